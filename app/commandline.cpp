@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "commandline.h"
+
+#include "capacity.h"
+#include "configimporter.h"
+#include "inputerror.h"
+#include "presetstore.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace Headroom {
+
+namespace {
+
+const QStringList subcommands = {QStringLiteral("plan"), QStringLiteral("presets")};
+
+QCommandLineOption opt(const char *name, const char *help, const char *valueName = nullptr)
+{
+    return valueName ? QCommandLineOption(QString::fromLatin1(name), QString::fromUtf8(help), QString::fromLatin1(valueName))
+                     : QCommandLineOption(QString::fromLatin1(name), QString::fromUtf8(help));
+}
+
+void addPlanOptions(QCommandLineParser &p)
+{
+    p.addOptions({
+        opt("model", "Model preset id (see `headroom presets list`) or a HuggingFace config.json path.", "ID|PATH"),
+        opt("layers", "Custom shape: num_hidden_layers.", "N"),
+        opt("heads", "Custom shape: num_attention_heads (optional; checks TP).", "N"),
+        opt("kv-heads", "num_key_value_heads: the custom shape's, or a what-if override of the preset's.", "N"),
+        opt("head-dim", "Custom shape: head_dim.", "N"),
+        opt("params", "Total parameters (8e9 or 8000000000); sets the count a config.json lacks.", "N"),
+        opt("gpu", "GPU preset id, e.g. h100-sxm-80gb.", "ID"),
+        opt("gpu-memory", "Memory per card, with a unit: 80GB, 79.6GiB. Alone, a custom card.", "SIZE"),
+        opt("weights", "Weights of the whole model, split over the TP group: 16GB.", "SIZE"),
+        opt("workspace", "Workspace per card (activations + runtime reserve); default 4GB.", "SIZE"),
+        opt("tp", "Tensor-parallel GPUs per replica (default 1).", "N"),
+        opt("context", "Resident tokens per session (prompt + output).", "TOKENS"),
+        opt("sessions", "Concurrent sessions to check (default 1).", "N"),
+        opt("weights-dtype", "Weight precision: fp32 bf16 fp16 fp8 int8 int4 nvfp4 mxfp4.", "D"),
+        opt("kv-dtype", "KV-cache precision: fp32 bf16 fp16 fp8 int8 int4 nvfp4 mxfp4 q8_0 q4_0.", "D"),
+        opt("engine", "Budget rule: plain (card - weights - workspace) or vllm (card x utilization - ...).", "E"),
+        opt("gpu-memory-utilization", "vLLM's gpu_memory_utilization (default 0.9).", "F"),
+        opt("block-size", "Tokens per KV block (default 16; 1 = no paging).", "N"),
+        opt("max-model-len", "Maximum context per session (default: max_position_embeddings).", "N"),
+        opt("preallocate", "Reserve the maximum context for every session."),
+        opt("price", "Price in dollars per GPU-hour (overrides the preset's).", "USD"),
+        opt("units", "Units for text output: GB (10^9, default) or GiB (2^30).", "GB|GiB"),
+        opt("json", "Print one JSON object (bytes as integers)."),
+    });
+}
+
+const PresetStore *openStore(QTextStream &err)
+{
+    static PresetStore *store = nullptr;
+    static bool tried = false;
+    if (!tried) {
+        tried = true;
+        auto *s = new PresetStore(PresetStore::defaultPath());
+        QString error;
+        if (s->open(&error)) {
+            store = s;
+        } else {
+            err << "warning: " << error << " Using the built-in presets only.\n";
+            delete s;
+        }
+    }
+    return store;
+}
+
+PresetRecord findPreset(const QString &id, const QString &kind, const QString &field, QTextStream &err)
+{
+    PresetRecord r;
+    if (const PresetStore *store = openStore(err)) {
+        r = store->find(id);
+    } else {
+        for (const PresetRecord &b : PresetStore::builtInPresets())
+            if (b.id == id)
+                r = b;
+    }
+    if (r.id.isEmpty() || r.kind != kind)
+        throw InputError(field, QStringLiteral("unknown %1 preset \"%2\"; `headroom presets list` shows the ids").arg(kind, id));
+    return r;
+}
+
+QString value(const QCommandLineParser &p, const char *name)
+{
+    return p.value(QString::fromLatin1(name));
+}
+
+bool isSet(const QCommandLineParser &p, const char *name)
+{
+    return p.isSet(QString::fromLatin1(name));
+}
+
+qint64 countOpt(const QCommandLineParser &p, const char *name, qint64 minimum = 1)
+{
+    return Units::parseCount(value(p, name), QStringLiteral("--") + QString::fromLatin1(name), minimum);
+}
+
+int smallOpt(const QCommandLineParser &p, const char *name)
+{
+    const qint64 v = countOpt(p, name);
+    if (v > 1'000'000)
+        throw InputError(QStringLiteral("--") + QString::fromLatin1(name), QStringLiteral("%1 is implausibly large").arg(v));
+    return int(v);
+}
+
+Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err)
+{
+    Scenario s;
+    const bool custom = isSet(p, "layers") || isSet(p, "head-dim");
+    if (isSet(p, "model") && custom)
+        throw InputError(QStringLiteral("--model"), QStringLiteral("give either --model or a custom shape (--layers, --kv-heads, --head-dim), not both"));
+    if (isSet(p, "model")) {
+        const QString m = value(p, "model");
+        if (QFileInfo::exists(m) || m.endsWith(QLatin1String(".json")))
+            s.model = ConfigImporter::fromFile(m, QStringLiteral("--model"));
+        else
+            s.model = ConfigImporter::fromPreset(findPreset(m, QStringLiteral("model"), QStringLiteral("--model"), err).json);
+        if (isSet(p, "kv-heads"))
+            s.kvHeadsOverride = smallOpt(p, "kv-heads");
+    } else if (custom) {
+        for (const char *need : {"layers", "kv-heads", "head-dim"})
+            if (!isSet(p, need))
+                throw InputError(QStringLiteral("--") + QString::fromLatin1(need), QStringLiteral("is needed for a custom shape"));
+        LayerGroup g;
+        g.kind = LayerKind::FullAttention;
+        g.kvHeads = smallOpt(p, "kv-heads");
+        g.headDimK = g.headDimV = smallOpt(p, "head-dim");
+        s.model.id = QStringLiteral("custom");
+        s.model.name = QStringLiteral("Custom model");
+        s.model.kvHeads = g.kvHeads;
+        s.model.headDim = g.headDimK;
+        s.model.attentionHeads = isSet(p, "heads") ? smallOpt(p, "heads") : 0;
+        s.model.addLayers(g, smallOpt(p, "layers"));
+    } else {
+        throw InputError(QStringLiteral("--model"), QStringLiteral("give a preset id or config.json path, or a custom shape with --layers, --kv-heads and --head-dim"));
+    }
+    if (isSet(p, "params")) {
+        s.model.totalParams = countOpt(p, "params");
+        s.model.activeParams = s.model.activeParams > 0 ? std::min(s.model.activeParams, s.model.totalParams) : s.model.totalParams;
+        s.model.checkpointBytes = 0;
+    }
+
+    if (isSet(p, "gpu"))
+        s.gpu = GpuSpec::fromPreset(findPreset(value(p, "gpu"), QStringLiteral("gpu"), QStringLiteral("--gpu"), err).json);
+    if (isSet(p, "gpu-memory")) {
+        const qint64 mem = Units::parseSize(value(p, "gpu-memory"), QStringLiteral("--gpu-memory"));
+        if (isSet(p, "gpu"))
+            s.gpuMemoryBytes = mem;
+        else
+            s.gpu = GpuSpec::custom(mem);
+    } else if (!isSet(p, "gpu")) {
+        throw InputError(QStringLiteral("--gpu"), QStringLiteral("give a GPU preset id, or --gpu-memory SIZE for a custom card"));
+    }
+    if (isSet(p, "weights"))
+        s.weightsBytes = Units::parseSize(value(p, "weights"), QStringLiteral("--weights"));
+    if (isSet(p, "workspace"))
+        s.workspaceBytes = Units::parseSize(value(p, "workspace"), QStringLiteral("--workspace"), true);
+    if (isSet(p, "tp"))
+        s.tp = smallOpt(p, "tp");
+    if (!isSet(p, "context"))
+        throw InputError(QStringLiteral("--context"), QStringLiteral("is required: resident tokens per session, e.g. --context 100000"));
+    s.contextTokens = countOpt(p, "context");
+    if (isSet(p, "sessions"))
+        s.sessions = countOpt(p, "sessions");
+    if (isSet(p, "weights-dtype"))
+        s.weightsDtype = Dtypes::parse(value(p, "weights-dtype"), QStringLiteral("--weights-dtype"));
+    if (isSet(p, "kv-dtype"))
+        s.kvDtype = Dtypes::parse(value(p, "kv-dtype"), QStringLiteral("--kv-dtype"));
+    if (isSet(p, "engine"))
+        s.engine = Engines::parse(value(p, "engine"), QStringLiteral("--engine"));
+    if (isSet(p, "gpu-memory-utilization"))
+        s.gpuMemoryUtilization = Units::parseFraction(value(p, "gpu-memory-utilization"), QStringLiteral("--gpu-memory-utilization"), 0, 1);
+    if (isSet(p, "block-size"))
+        s.blockSize = smallOpt(p, "block-size");
+    if (isSet(p, "max-model-len"))
+        s.maxModelLen = countOpt(p, "max-model-len");
+    s.preallocate = isSet(p, "preallocate");
+    if (isSet(p, "price")) {
+        const double price = Units::parseFraction(value(p, "price"), QStringLiteral("--price"), 0, 1e6);
+        s.priceUsdPerGpuHour = price;
+    }
+    return s;
+}
+
+UnitSystem unitsFrom(const QCommandLineParser &p)
+{
+    if (!isSet(p, "units"))
+        return UnitSystem::Decimal;
+    const QString u = value(p, "units").toLower();
+    if (u == QLatin1String("gb"))
+        return UnitSystem::Decimal;
+    if (u == QLatin1String("gib"))
+        return UnitSystem::Binary;
+    throw InputError(QStringLiteral("--units"), QStringLiteral("must be GB or GiB, got \"%1\"").arg(value(p, "units")));
+}
+
+int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
+{
+    const Scenario s = scenarioFrom(p, err);
+    const UnitSystem units = unitsFrom(p);
+    const CapacityResult r = computeCapacity(s);
+    if (!r.ok) {
+        err << "error: " << r.error << '\n';
+        return 1;
+    }
+    const QStringList derivation = explainCapacity(s, r, units);
+    if (isSet(p, "json")) {
+        QJsonObject o = r.toJson();
+        o.insert(QStringLiteral("inputs"), s.toJson());
+        o.insert(QStringLiteral("derivation"), QJsonArray::fromStringList(derivation));
+        out << QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented));
+        return 0;
+    }
+    auto fmt = [units](qint64 b) { return Units::formatBytes(b, units); };
+    out << s.model.name << " on " << (s.tp > 1 ? QStringLiteral("%1 x ").arg(s.tp) : QString()) << s.gpu.name << ", "
+        << Units::formatCount(s.contextTokens) << " tokens per session\n\n";
+    out << "KV bytes per token:    " << Units::formatExactBytes(r.kvBytesPerToken) << " (" << fmt(r.kvBytesPerToken) << ")\n";
+    out << "Bytes per session:     " << Units::formatExactBytes(r.sessionBytes) << " (" << fmt(r.sessionBytes) << ")\n";
+    out << "KV budget per GPU:     " << fmt(r.kvBudgetBytesPerGpu) << '\n';
+    out << "Sessions that fit:     " << Units::formatCount(r.maxSessions) << (s.tp > 1 ? " per TP group" : "") << '\n';
+    out << "KV for " << Units::formatCount(s.sessions) << " session(s): " << fmt(r.kvBytesForSessionsPerGpu) << " per GPU"
+        << (r.fits ? QStringLiteral(" (fits)") : QStringLiteral(" (does not fit)")) << '\n';
+    if (r.costPerSessionHourUsd)
+        out << "Cost per session-hour: $" << QString::number(*r.costPerSessionHourUsd, 'f', 3) << '\n';
+    out << '\n' << r.verdict << '\n';
+    for (const QString &f : r.fixes)
+        out << "  fix: " << f << '\n';
+    for (const QString &w : r.warnings)
+        out << "note: " << w << '\n';
+    out << "\nDerivation:\n";
+    for (const QString &line : derivation)
+        out << "  " << line << '\n';
+    return 0;
+}
+
+int runPresets(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
+{
+    const QStringList pos = p.positionalArguments();
+    if (pos.size() < 2 || pos.at(1) != QLatin1String("list")) {
+        err << "usage: headroom presets list [--json]\n";
+        return 2;
+    }
+    const PresetStore *store = openStore(err);
+    const QVector<PresetRecord> all = store ? store->list() : PresetStore::builtInPresets();
+    if (p.isSet(QStringLiteral("json"))) {
+        QJsonArray a;
+        for (const PresetRecord &r : all)
+            a.append(QJsonObject{{QStringLiteral("id"), r.id},
+                                 {QStringLiteral("kind"), r.kind},
+                                 {QStringLiteral("name"), r.name},
+                                 {QStringLiteral("source"), r.source},
+                                 {QStringLiteral("built_in"), r.builtIn}});
+        out << QString::fromUtf8(QJsonDocument(a).toJson(QJsonDocument::Indented));
+        return 0;
+    }
+    for (const PresetRecord &r : all)
+        out << r.kind.leftJustified(6) << r.id.leftJustified(30) << r.name << (r.builtIn ? "" : "  (yours)") << '\n';
+    return 0;
+}
+
+} // namespace
+
+bool CommandLine::wants(const QStringList &arguments)
+{
+    if (arguments.size() < 2)
+        return false;
+    const QString first = arguments.at(1);
+    return subcommands.contains(first) || first == QLatin1String("--help") || first == QLatin1String("-h")
+        || first == QLatin1String("--version") || first == QLatin1String("help");
+}
+
+int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream &err)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "Headroom: how many long LLM sessions fit on a GPU, and what they cost.\n\n"
+        "Commands:\n"
+        "  plan          capacity of one scenario (figures, derivation; --json)\n"
+        "  presets list  built-in and your model and GPU presets (--json)\n"
+        "Without a command, the window opens."));
+    p.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsOptions);
+    p.addPositionalArgument(QStringLiteral("command"), QStringLiteral("plan or presets"));
+    const QCommandLineOption help = p.addHelpOption();
+    const QCommandLineOption version = p.addVersionOption();
+    addPlanOptions(p);
+    if (!p.parse(arguments)) {
+        err << "error: " << p.errorText() << '\n';
+        return 2;
+    }
+    if (p.isSet(help) || (arguments.size() > 1 && arguments.at(1) == QLatin1String("help"))) {
+        out << p.helpText();
+        return 0;
+    }
+    if (p.isSet(version)) {
+        out << QCoreApplication::applicationName() << ' ' << QCoreApplication::applicationVersion() << '\n';
+        return 0;
+    }
+    const QStringList pos = p.positionalArguments();
+    try {
+        if (pos.value(0) == QLatin1String("plan")) {
+            if (pos.size() > 1) {
+                err << "error: unexpected argument \"" << pos.at(1) << "\"\n";
+                return 2;
+            }
+            return runPlan(p, out, err);
+        }
+        if (pos.value(0) == QLatin1String("presets"))
+            return runPresets(p, out, err);
+    } catch (const InputError &e) {
+        err << "error: " << e.text() << '\n';
+        return 1;
+    }
+    err << "error: unknown command \"" << pos.value(0) << "\"; use plan or presets (see --help)\n";
+    return 2;
+}
+
+} // namespace Headroom

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "capacity.h"
+#include "inputerror.h"
+
+#include <QLocale>
+#include <cmath>
+
+namespace Headroom {
+
+namespace {
+
+using Units::formatCount;
+
+struct Budget
+{
+    qint64 weights = 0;
+    QString weightsBasis;
+    qint64 weightsPerGpu = 0;
+    qint64 workspace = 0;
+    qint64 memory = 0;
+    qint64 usable = 0;
+    qint64 budget = 0;    // may be negative here
+};
+
+Budget budgetOf(const Scenario &s)
+{
+    Budget b;
+    if (s.sessions < 0)
+        throw InputError(QStringLiteral("--sessions"), QStringLiteral("must not be negative"));
+    b.memory = s.effectiveGpuMemoryBytes();
+    if (b.memory <= 0)
+        throw InputError(QStringLiteral("--gpu-memory"), QStringLiteral("must be larger than zero"));
+    b.workspace = s.effectiveWorkspaceBytes();
+    if (b.workspace < 0)
+        throw InputError(QStringLiteral("--workspace"), QStringLiteral("must not be negative"));
+    if (s.weightsBytes) {
+        b.weights = *s.weightsBytes;
+        b.weightsBasis = QStringLiteral("given");
+    } else if (!s.weightsDtype && s.model.checkpointBytes > 0) {
+        b.weights = s.model.checkpointBytes;
+        b.weightsBasis = QStringLiteral("published checkpoint size");
+    } else {
+        if (s.model.totalParams <= 0)
+            throw InputError(QStringLiteral("--params"),
+                             QStringLiteral("the parameter count of %1 is unknown: give --params or --weights").arg(s.model.name));
+        const Dtype d = s.effectiveWeightsDtype();
+        b.weights = Dtypes::bytesFor(d, s.model.totalParams, QStringLiteral("--params"));
+        b.weightsBasis = QStringLiteral("%1 parameters × %2 (%3)")
+                             .arg(formatCount(s.model.totalParams), Dtypes::describeSize(d), Dtypes::name(d));
+    }
+    if (b.weights < 0)
+        throw InputError(QStringLiteral("--weights"), QStringLiteral("must not be negative"));
+    b.weightsPerGpu = Units::ceilDiv(b.weights, s.tp < 1 ? 1 : s.tp);
+    if (s.engine == Engine::Vllm) {
+        if (!(s.gpuMemoryUtilization > 0 && s.gpuMemoryUtilization <= 1))
+            throw InputError(QStringLiteral("--gpu-memory-utilization"),
+                             QStringLiteral("must be greater than 0 and at most 1, got %1").arg(s.gpuMemoryUtilization));
+        // long double keeps the product exact to the byte for any card below 2^63 B.
+        b.usable = qint64(std::floor((long double)b.memory * (long double)s.gpuMemoryUtilization));
+    } else {
+        b.usable = b.memory;
+    }
+    b.budget = b.usable - b.weightsPerGpu - b.workspace;
+    return b;
+}
+
+qint64 reservedTokens(const Scenario &s)
+{
+    if (!s.preallocate)
+        return s.contextTokens;
+    const qint64 maxLen = s.effectiveMaxModelLen();
+    if (maxLen <= 0)
+        throw InputError(QStringLiteral("--max-model-len"),
+                         QStringLiteral("is needed for preallocation: %1 states no max_position_embeddings").arg(s.model.name));
+    return maxLen;
+}
+
+KvCost costOf(const Scenario &s)
+{
+    if (s.contextTokens < 1)
+        throw InputError(QStringLiteral("--context"), QStringLiteral("must be at least 1 token, got %1").arg(s.contextTokens));
+    if (s.model.groups.isEmpty())
+        throw InputError(QStringLiteral("--model"), QStringLiteral("has no layers"));
+    return KvCost(s.model, s.effectiveKvDtype(), s.tp, s.blockSize, s.kvHeadsOverride);
+}
+
+// Sessions that fit a variant of the scenario, or -1 when the variant is invalid.
+qint64 sessionsOf(const Scenario &s)
+{
+    try {
+        const KvCost cost = costOf(s);
+        const Budget b = budgetOf(s);
+        const qint64 per = cost.sessionBytes(reservedTokens(s), true);
+        return b.budget <= 0 || per <= 0 ? 0 : b.budget / per;
+    } catch (const InputError &) {
+        return -1;
+    }
+}
+
+QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r)
+{
+    QStringList out;
+    auto offer = [&](const QString &what, const Scenario &variant) {
+        const qint64 n = sessionsOf(variant);
+        if (n >= want)
+            out << QStringLiteral("%1: %2 session%3").arg(what, formatCount(n), n == 1 ? QString() : QStringLiteral("s"));
+    };
+    for (Dtype d : {Dtype::FP8, Dtype::NVFP4}) {
+        if (Dtypes::bytesFor(d, 1024, {}) < Dtypes::bytesFor(r.kvDtype, 1024, {})) {
+            Scenario v = s;
+            v.kvDtype = d;
+            offer(QStringLiteral("cache precision %1").arg(Dtypes::name(d)), v);
+        }
+    }
+    const int kvHeads = s.kvHeadsOverride.value_or(s.model.kvHeads);
+    for (int heads : {8, 4, 1}) {
+        if (heads < kvHeads && s.model.kvHeads > 0) {
+            Scenario v = s;
+            v.kvHeadsOverride = heads;
+            offer(QStringLiteral("attention design: %1 KV heads (GQA what-if)").arg(heads), v);
+            break;
+        }
+    }
+    if (!s.preallocate) {
+        const qint64 cap = maxContextFor(s, want);
+        if (cap > 0 && cap < s.contextTokens)
+            out << QStringLiteral("retention cap at %1 tokens: %2 session%3")
+                       .arg(formatCount(cap), formatCount(want), want == 1 ? QString() : QStringLiteral("s"));
+    } else {
+        Scenario v = s;
+        v.preallocate = false;
+        offer(QStringLiteral("paged allocation instead of preallocating %1 tokens").arg(formatCount(r.reservedTokensPerSession)), v);
+    }
+    for (int tp = s.tp * 2; tp <= 8; tp *= 2) {
+        Scenario v = s;
+        v.tp = tp;
+        const qint64 n = sessionsOf(v);
+        if (n >= want) {
+            out << QStringLiteral("more memory: TP %1 (%2 GPUs per replica): %3 session%4")
+                       .arg(tp).arg(tp).arg(formatCount(n), n == 1 ? QString() : QStringLiteral("s"));
+            break;
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+qint64 maxContextFor(const Scenario &s, qint64 sessions)
+{
+    const KvCost cost = costOf(s);
+    const Budget b = budgetOf(s);
+    if (sessions < 1 || b.budget <= 0)
+        return 0;
+    const qint64 perSession = b.budget / sessions;
+    auto fits = [&](qint64 tokens) {
+        try {
+            return cost.sessionBytes(tokens, true) <= perSession;
+        } catch (const InputError &) {
+            return false; // overflow: certainly too long
+        }
+    };
+    if (!fits(1))
+        return 0;
+    // sessionBytes is non-decreasing in tokens: double, then bisect.
+    constexpr qint64 limit = qint64(1) << 50; // beyond any context: only windows and fixed state remain
+    qint64 lo = 1, hi = 2;
+    while (fits(hi)) {
+        lo = hi;
+        if (hi >= limit)
+            return limit;
+        hi *= 2;
+    }
+    while (hi - lo > 1) {
+        const qint64 mid = lo + (hi - lo) / 2;
+        (fits(mid) ? lo : hi) = mid;
+    }
+    return lo;
+}
+
+CapacityResult computeCapacity(const Scenario &s)
+{
+    CapacityResult r;
+    try {
+        const KvCost cost = costOf(s);
+        const Budget b = budgetOf(s);
+        r.weightsDtype = s.effectiveWeightsDtype();
+        r.kvDtype = s.effectiveKvDtype();
+        r.groups = cost.groups();
+        r.blockSize = s.blockSize;
+        r.kvBytesPerToken = cost.bytesPerToken();
+        r.kvBytesPerTokenPerGpu = cost.bytesPerTokenPerGpu();
+        r.stateBytesPerSession = cost.stateBytesPerSession();
+        r.sessionBytes = cost.sessionBytes(s.contextTokens, false);
+        r.sessionBytesPerGpu = cost.sessionBytes(s.contextTokens, true);
+        r.reservedTokensPerSession = reservedTokens(s);
+        r.reservedSessionBytesPerGpu = cost.sessionBytes(r.reservedTokensPerSession, true);
+        r.weightsBytes = b.weights;
+        r.weightsBasis = b.weightsBasis;
+        r.weightsBytesPerGpu = b.weightsPerGpu;
+        r.workspaceBytesPerGpu = b.workspace;
+        r.gpuMemoryBytes = b.memory;
+        r.usableMemoryBytes = b.usable;
+        r.kvBudgetBytesPerGpu = std::max<qint64>(0, b.budget);
+        r.shortfallBytesPerGpu = std::max<qint64>(0, -b.budget);
+        if (r.kvBytesPerTokenPerGpu > 0) {
+            const qint64 blockBytes = Units::mul(r.kvBytesPerTokenPerGpu, s.blockSize, QStringLiteral("--block-size"));
+            r.kvCapacityTokens = r.kvBudgetBytesPerGpu / blockBytes * s.blockSize;
+        }
+        r.maxSessions = r.reservedSessionBytesPerGpu > 0 ? r.kvBudgetBytesPerGpu / r.reservedSessionBytesPerGpu : 0;
+        r.sessionsExact = r.reservedSessionBytesPerGpu > 0
+            ? double(r.kvBudgetBytesPerGpu) / double(r.reservedSessionBytesPerGpu) : 0.0;
+        r.sessions = s.sessions;
+        r.kvBytesForSessionsPerGpu = Units::mul(s.sessions, r.reservedSessionBytesPerGpu, QStringLiteral("--sessions"));
+        r.freeBytesPerGpu = b.budget - r.kvBytesForSessionsPerGpu;
+        r.fits = b.budget >= 0 && s.sessions <= r.maxSessions;
+        const qint64 maxPos = s.effectiveMaxModelLen();
+        r.contextBeyondMax = maxPos > 0 && s.contextTokens > maxPos;
+        if (r.contextBeyondMax)
+            r.warnings << QStringLiteral("The context of %1 tokens is beyond %2's maximum of %3 tokens: computed anyway.")
+                              .arg(formatCount(s.contextTokens), s.model.name, formatCount(maxPos));
+        if (s.kvHeadsOverride && *s.kvHeadsOverride != s.model.kvHeads)
+            r.warnings << QStringLiteral("What-if: %1 KV heads instead of the published %2.")
+                              .arg(*s.kvHeadsOverride).arg(s.model.kvHeads);
+        if (s.model.kvHeads > 0 && s.tp > s.effectiveKvHeads())
+            r.warnings << QStringLiteral("TP %1 exceeds %2 KV heads: each head is replicated on %3 GPUs.")
+                              .arg(s.tp).arg(s.effectiveKvHeads()).arg(s.tp / s.effectiveKvHeads());
+        const auto price = s.effectivePrice();
+        if (price && r.maxSessions > 0)
+            r.costPerSessionHourUsd = *price * s.tp / double(r.maxSessions);
+
+        const QString tokens = formatCount(r.reservedTokensPerSession);
+        const qint64 want = std::max<qint64>(1, s.sessions);
+        if (b.budget <= 0) {
+            r.verdict = QStringLiteral("Nothing fits: weights and workspace need %1 more than the %2 usable per GPU.")
+                            .arg(Units::formatBytes(r.shortfallBytesPerGpu, UnitSystem::Decimal),
+                                 Units::formatBytes(b.usable, UnitSystem::Decimal));
+        } else if (r.maxSessions == 0) {
+            r.verdict = QStringLiteral("Not one %1-token session fits: it needs %2 of KV cache per GPU, the budget is %3.")
+                            .arg(tokens, Units::formatBytes(r.reservedSessionBytesPerGpu, UnitSystem::Decimal),
+                                 Units::formatBytes(r.kvBudgetBytesPerGpu, UnitSystem::Decimal));
+        } else if (!r.fits) {
+            r.verdict = QStringLiteral("%1 sessions asked, %2 fit: the KV cache overflows by %3 per GPU.")
+                            .arg(formatCount(s.sessions), formatCount(r.maxSessions),
+                                 Units::formatBytes(-r.freeBytesPerGpu, UnitSystem::Decimal));
+        } else {
+            r.verdict = QStringLiteral("%1 session%2 of %3 tokens fit%4; the KV cache budget is the limit.")
+                            .arg(formatCount(r.maxSessions), r.maxSessions == 1 ? QString() : QStringLiteral("s"), tokens,
+                                 s.tp > 1 ? QStringLiteral(" per TP group of %1 GPUs").arg(s.tp) : QString());
+        }
+        if (!r.fits || r.maxSessions == 0)
+            r.fixes = fixesFor(s, want, r);
+        r.ok = true;
+    } catch (const InputError &e) {
+        r = CapacityResult{};
+        r.ok = false;
+        r.error = e.text();
+        r.errorField = e.field();
+    }
+    return r;
+}
+
+} // namespace Headroom

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "dtype.h"
+#include "kvcost.h"
+
+#include <QDebug>
+#include <QJsonObject>
+#include <QStringList>
+#include <optional>
+
+namespace Headroom {
+
+/// Everything computeCapacity() answers for one Scenario. Bytes are exact
+/// integers; "per GPU" means one card of the TP group; session counts are per
+/// TP group (one model replica). When ok is false only error/errorField are set.
+struct CapacityResult
+{
+    bool ok = false;
+    QString error;       ///< one line for the user, naming the field
+    QString errorField;  ///< the offending input, e.g. "--tp"
+    QStringList warnings; ///< computed anyway, but worth saying (context beyond the model's maximum, ...)
+
+    Dtype weightsDtype = Dtype::BF16;
+    Dtype kvDtype = Dtype::BF16;
+    QVector<GroupCost> groups;        ///< per-layer-group costs, for the derivation
+    int blockSize = 16;
+    qint64 kvBytesPerToken = 0;       ///< model's own per-token KV bytes (TP 1, no window binding)
+    qint64 kvBytesPerTokenPerGpu = 0; ///< per GPU, replication included
+    qint64 stateBytesPerSession = 0;  ///< recurrent state per session, whole model
+    qint64 sessionBytes = 0;          ///< one session at the context, whole model, paged
+    qint64 sessionBytesPerGpu = 0;    ///< the same on one GPU
+    qint64 reservedTokensPerSession = 0;    ///< context, or the maximum under preallocation
+    qint64 reservedSessionBytesPerGpu = 0;  ///< what each session takes on a GPU under the policy
+    qint64 weightsBytes = 0;          ///< whole model
+    QString weightsBasis;             ///< "8,030,261,248 parameters x 2 B (bf16)", "published checkpoint", "given"
+    qint64 weightsBytesPerGpu = 0;    ///< ceil(weights / TP)
+    qint64 workspaceBytesPerGpu = 0;
+    qint64 gpuMemoryBytes = 0;        ///< card memory in force
+    qint64 usableMemoryBytes = 0;     ///< card x gpu_memory_utilization under vLLM, else the card
+    qint64 kvBudgetBytesPerGpu = 0;   ///< usable - weights - workspace, at least 0
+    qint64 shortfallBytesPerGpu = 0;  ///< how far weights + workspace exceed the usable memory (0 if not)
+    qint64 kvCapacityTokens = 0;      ///< whole blocks of tokens the budget holds at the full per-token rate
+    qint64 maxSessions = 0;           ///< floor(budget / reserved session bytes), per TP group
+    double sessionsExact = 0;         ///< budget / reserved session bytes, unrounded (display only)
+    qint64 sessions = 0;              ///< the sessions asked about
+    qint64 kvBytesForSessionsPerGpu = 0; ///< sessions x reserved session bytes
+    qint64 freeBytesPerGpu = 0;       ///< budget - KV for the sessions; negative = overflow
+    bool fits = false;                ///< the asked sessions fit
+    bool contextBeyondMax = false;    ///< context > the model's maximum (computed anyway)
+    std::optional<double> costPerSessionHourUsd; ///< price x TP / maxSessions
+    QString verdict;                  ///< one sentence: what fits and what limits it
+    QStringList fixes;                ///< levers that make one more session fit, when none or too few fit
+
+    /// The command line's JSON fields (bytes as integers). Stable contract:
+    /// fields are added, never renamed.
+    QJsonObject toJson() const;
+};
+
+QDebug operator<<(QDebug dbg, const CapacityResult &r);
+
+} // namespace Headroom

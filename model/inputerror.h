@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QString>
+#include <exception>
+
+namespace Headroom {
+
+/// An input the engine cannot use: a zero or negative count, an unknown unit or
+/// preset, a malformed config.json field, a product that overflows 64 bits.
+/// field() names the offending input as the user spelled it (a command-line
+/// flag, a config.json key or a scenario field); message() is one sentence a
+/// person can act on. Thrown inside model/ and caught at the API boundary
+/// (computeCapacity(), the importers, the command line), never across Qt slots.
+class InputError : public std::exception
+{
+public:
+    /// field: the input's name, e.g. "--context" or "num_key_value_heads".
+    /// message: what is wrong with it, e.g. "must be a positive whole number".
+    InputError(QString field, QString message)
+        : m_field(std::move(field)), m_message(std::move(message)) {}
+
+    /// The name of the offending input.
+    const QString &field() const { return m_field; }
+    /// What is wrong, without the field name.
+    const QString &message() const { return m_message; }
+    /// "field: message", the line printed to the user.
+    QString text() const { return m_field.isEmpty() ? m_message : m_field + QStringLiteral(": ") + m_message; }
+    const char *what() const noexcept override { return "Headroom::InputError"; }
+
+private:
+    QString m_field;
+    QString m_message;
+};
+
+} // namespace Headroom

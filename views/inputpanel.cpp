@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "inputpanel.h"
+#include "planner.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <cmath>
+
+namespace Headroom {
+
+namespace {
+const int kTpChoices[] = {1, 2, 4, 8};
+constexpr qint64 kContextBottom = 1000;
+
+QSlider *makeSlider(int maximum, const QString &name)
+{
+    auto *s = new QSlider(Qt::Horizontal);
+    s->setRange(0, maximum);
+    s->setPageStep(1);
+    s->setTickPosition(QSlider::TicksBelow);
+    s->setAccessibleName(name);
+    s->setFocusPolicy(Qt::StrongFocus);
+    return s;
+}
+
+QWidget *row(QWidget *a, QWidget *b, QWidget *c = nullptr)
+{
+    auto *w = new QWidget;
+    auto *l = new QHBoxLayout(w);
+    l->setContentsMargins(0, 0, 0, 0);
+    l->addWidget(a, 1);
+    l->addWidget(b);
+    if (c)
+        l->addWidget(c);
+    return w;
+}
+
+QLabel *valueLabel()
+{
+    auto *l = new QLabel;
+    l->setMinimumWidth(90);
+    return l;
+}
+} // namespace
+
+InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<GpuSpec> gpus, QWidget *parent)
+    : QWidget(parent), m_planner(planner), m_models(std::move(models)), m_gpus(std::move(gpus))
+{
+    m_model = new QComboBox;
+    for (const ModelShape &m : m_models)
+        m_model->addItem(m.name, m.id);
+    m_gpu = new QComboBox;
+    for (const GpuSpec &g : m_gpus)
+        m_gpu->addItem(g.name, g.id);
+    m_engine = new QComboBox;
+    m_engine->addItem(tr("Plain: card − weights − workspace"), int(Engine::Plain));
+    m_engine->addItem(tr("vLLM: card × utilization − weights − workspace"), int(Engine::Vllm));
+
+    m_contextSlider = makeSlider(1000, tr("Context length"));
+    m_contextSlider->setPageStep(50);
+    m_contextSlider->setTickInterval(100);
+    m_contextSpin = new QSpinBox;
+    m_contextSpin->setRange(1, 100'000'000);
+    m_contextSpin->setGroupSeparatorShown(true);
+    m_contextSpin->setSuffix(tr(" tokens"));
+    m_contextSpin->setAccessibleName(tr("Context length in tokens"));
+    m_contextNote = new QLabel;
+    m_contextNote->setWordWrap(true);
+
+    m_sessionsSlider = makeSlider(512, tr("Concurrent sessions"));
+    m_sessionsSlider->setMinimum(1);
+    m_sessionsSlider->setPageStep(8);
+    m_sessionsSlider->setTickInterval(64);
+    m_sessionsSpin = new QSpinBox;
+    m_sessionsSpin->setRange(1, 1'000'000);
+    m_sessionsSpin->setGroupSeparatorShown(true);
+    m_sessionsSpin->setSuffix(tr(" sessions"));
+
+    const QList<Dtype> dtypes = Dtypes::offered();
+    m_kvDtypeSlider = makeSlider(int(dtypes.size()) - 1, tr("KV-cache precision"));
+    m_kvDtypeLabel = valueLabel();
+    m_weightsDtypeSlider = makeSlider(int(dtypes.size()) - 1, tr("Weight precision"));
+    m_weightsDtypeLabel = valueLabel();
+    m_kvHeadsSlider = makeSlider(0, tr("KV heads (what-if)"));
+    m_kvHeadsLabel = valueLabel();
+    m_kvHeadsReset = new QPushButton(tr("&Reset"));
+    m_kvHeadsReset->setToolTip(tr("Restore the preset's num_key_value_heads"));
+    m_tpSlider = makeSlider(3, tr("Tensor parallelism"));
+    m_tpLabel = valueLabel();
+
+    auto *form = new QFormLayout(this);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->addRow(tr("&Model"), m_model);
+    form->addRow(tr("&GPU"), m_gpu);
+    form->addRow(tr("&Engine rule"), m_engine);
+    form->addRow(tr("&Context"), m_contextSlider);
+    form->addRow(QString(), m_contextSpin);
+    form->addRow(QString(), m_contextNote);
+    form->addRow(tr("&Sessions"), row(m_sessionsSlider, m_sessionsSpin));
+    form->addRow(tr("&KV precision"), row(m_kvDtypeSlider, m_kvDtypeLabel));
+    form->addRow(tr("&Weight precision"), row(m_weightsDtypeSlider, m_weightsDtypeLabel));
+    form->addRow(tr("KV &heads"), row(m_kvHeadsSlider, m_kvHeadsLabel, m_kvHeadsReset));
+    form->addRow(tr("&TP"), row(m_tpSlider, m_tpLabel));
+
+    connect(m_model, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (i >= 0 && i < m_models.size())
+            m_planner->setModel(m_models.at(i));
+    });
+    connect(m_gpu, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (i >= 0 && i < m_gpus.size())
+            m_planner->setGpu(m_gpus.at(i));
+    });
+    connect(m_engine, &QComboBox::currentIndexChanged, this,
+            [this](int i) { m_planner->setEngine(Engine(m_engine->itemData(i).toInt())); });
+    connect(m_contextSlider, &QSlider::valueChanged, this, [this](int pos) {
+        m_planner->setContextTokens(positionToContext(pos), m_contextSlider->isSliderDown());
+    });
+    connect(m_contextSpin, &QSpinBox::valueChanged, this, [this](int v) { m_planner->setContextTokens(v); });
+    connect(m_sessionsSlider, &QSlider::valueChanged, this,
+            [this](int v) { m_planner->setSessions(v, m_sessionsSlider->isSliderDown()); });
+    connect(m_sessionsSpin, &QSpinBox::valueChanged, this, [this](int v) { m_planner->setSessions(v); });
+    connect(m_kvDtypeSlider, &QSlider::valueChanged, this,
+            [this](int v) { m_planner->setKvDtype(Dtypes::offered().value(v)); });
+    connect(m_weightsDtypeSlider, &QSlider::valueChanged, this,
+            [this](int v) { m_planner->setWeightsDtype(Dtypes::offered().value(v)); });
+    connect(m_kvHeadsSlider, &QSlider::valueChanged, this, [this](int v) {
+        const QVector<int> choices = kvHeadChoices();
+        if (v >= 0 && v < choices.size())
+            m_planner->setKvHeadsOverride(choices.at(v));
+    });
+    connect(m_kvHeadsReset, &QPushButton::clicked, this, [this] { m_planner->setKvHeadsOverride(std::nullopt); });
+    connect(m_tpSlider, &QSlider::valueChanged, this, [this](int v) { m_planner->setTp(kTpChoices[std::clamp(v, 0, 3)]); });
+    connect(m_planner, &Planner::scenarioChanged, this, &InputPanel::showScenario);
+    showScenario(m_planner->scenario());
+}
+
+qint64 InputPanel::contextTop() const
+{
+    // "1K to the model's maximum and beyond": four times the maximum, at least 1M.
+    const qint64 maxPos = m_planner->scenario().model.maxPositionEmbeddings;
+    return std::max<qint64>(1'048'576, 4 * maxPos);
+}
+
+int InputPanel::contextToPosition(qint64 tokens) const
+{
+    const double lo = std::log(double(kContextBottom)), hi = std::log(double(contextTop()));
+    const double t = (std::log(double(std::max<qint64>(tokens, 1))) - lo) / (hi - lo);
+    return int(std::lround(std::clamp(t, 0.0, 1.0) * 1000));
+}
+
+qint64 InputPanel::positionToContext(int position) const
+{
+    const double lo = std::log(double(kContextBottom)), hi = std::log(double(contextTop()));
+    const double tokens = std::exp(lo + (hi - lo) * position / 1000.0);
+    // Round to 3 significant figures so a drag lands on readable lengths.
+    const double mag = std::pow(10.0, std::floor(std::log10(tokens)) - 2);
+    return qint64(std::llround(tokens / mag) * mag);
+}
+
+QVector<int> InputPanel::kvHeadChoices() const
+{
+    QVector<int> out;
+    const ModelShape &m = m_planner->scenario().model;
+    const int heads = m.attentionHeads > 0 ? m.attentionHeads : m.kvHeads;
+    for (int h = 1; h <= heads; ++h)
+        if (heads % h == 0)
+            out << h;
+    return out;
+}
+
+void InputPanel::showScenario(const Scenario &s)
+{
+    const QSignalBlocker b1(m_model), b2(m_gpu), b3(m_engine), b4(m_contextSlider), b5(m_contextSpin),
+        b6(m_sessionsSlider), b7(m_sessionsSpin), b8(m_kvDtypeSlider), b9(m_weightsDtypeSlider), b10(m_kvHeadsSlider),
+        b11(m_tpSlider);
+    m_model->setCurrentIndex(m_model->findData(s.model.id));
+    m_gpu->setCurrentIndex(m_gpu->findData(s.gpu.id));
+    m_engine->setCurrentIndex(m_engine->findData(int(s.engine)));
+    if (!m_contextSlider->isSliderDown())
+        m_contextSlider->setValue(contextToPosition(s.contextTokens));
+    m_contextSpin->setValue(int(std::min<qint64>(s.contextTokens, m_contextSpin->maximum())));
+    const qint64 maxPos = s.model.maxPositionEmbeddings;
+    m_contextNote->setText(maxPos > 0 ? (s.contextTokens > maxPos
+                                             ? tr("<b>Beyond the model's maximum of %1 tokens</b>").arg(Units::formatCount(maxPos))
+                                             : tr("Model maximum: %1 tokens").arg(Units::formatCount(maxPos)))
+                                      : QString());
+    m_sessionsSlider->setValue(int(std::min<qint64>(s.sessions, m_sessionsSlider->maximum())));
+    m_sessionsSpin->setValue(int(std::min<qint64>(s.sessions, m_sessionsSpin->maximum())));
+    const QList<Dtype> dtypes = Dtypes::offered();
+    m_kvDtypeSlider->setValue(int(dtypes.indexOf(s.effectiveKvDtype())));
+    m_kvDtypeLabel->setText(QStringLiteral("%1 · %2").arg(Dtypes::name(s.effectiveKvDtype()), Dtypes::describeSize(s.effectiveKvDtype())));
+    m_weightsDtypeSlider->setValue(int(dtypes.indexOf(s.effectiveWeightsDtype())));
+    const bool checkpoint = !s.weightsDtype && s.model.checkpointBytes > 0;
+    m_weightsDtypeLabel->setText(checkpoint ? tr("checkpoint") : Dtypes::name(s.effectiveWeightsDtype()));
+    const QVector<int> choices = kvHeadChoices();
+    const bool hasHeads = s.model.kvHeads > 0;
+    m_kvHeadsSlider->setEnabled(hasHeads);
+    m_kvHeadsSlider->setRange(0, std::max(0, int(choices.size()) - 1));
+    m_kvHeadsSlider->setValue(int(choices.indexOf(s.effectiveKvHeads())));
+    m_kvHeadsLabel->setText(hasHeads ? (s.kvHeadsOverride ? tr("%1 (what-if)").arg(s.effectiveKvHeads())
+                                                          : tr("%1 (preset)").arg(s.effectiveKvHeads()))
+                                     : tr("n/a (MLA)"));
+    m_kvHeadsReset->setEnabled(bool(s.kvHeadsOverride));
+    int tpIndex = 0;
+    for (int i = 0; i < 4; ++i)
+        if (kTpChoices[i] == s.tp)
+            tpIndex = i;
+    m_tpSlider->setValue(tpIndex);
+    m_tpLabel->setText(tr("%1 GPU(s)").arg(s.tp));
+}
+
+} // namespace Headroom

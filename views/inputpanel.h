@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "gpuspec.h"
+#include "modelshape.h"
+#include "scenario.h"
+
+#include <QWidget>
+
+QT_BEGIN_NAMESPACE
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+QT_END_NAMESPACE
+
+namespace Headroom {
+
+class Planner;
+
+/// The inputs, left of the answer: model, GPU and engine pickers; sliders
+/// for context length (logarithmic), KV and weight precision, kv_heads,
+/// sessions and TP, each with its value and unit beside it. Every change
+/// goes to the Planner (one undo step; a drag merges into one); the panel
+/// mirrors the Planner's scenario back, so undo moves the sliders too.
+class InputPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    /// models/gpus: the presets to offer (from the store), in display order.
+    InputPanel(Planner *planner, QVector<ModelShape> models, QVector<GpuSpec> gpus, QWidget *parent = nullptr);
+
+    /// Slider position (0..1000) for a context length, and back: 1,000 tokens
+    /// at 0, the top at 1000, logarithmic between.
+    int contextToPosition(qint64 tokens) const;
+    qint64 positionToContext(int position) const;
+
+    QSlider *contextSlider() const { return m_contextSlider; }
+    QSpinBox *contextSpin() const { return m_contextSpin; }
+    QSlider *sessionsSlider() const { return m_sessionsSlider; }
+    QSlider *kvDtypeSlider() const { return m_kvDtypeSlider; }
+    QSlider *kvHeadsSlider() const { return m_kvHeadsSlider; }
+    QSlider *tpSlider() const { return m_tpSlider; }
+    QComboBox *modelCombo() const { return m_model; }
+    QComboBox *gpuCombo() const { return m_gpu; }
+
+private:
+    void showScenario(const Scenario &s);
+    qint64 contextTop() const;
+    QVector<int> kvHeadChoices() const;
+
+    Planner *m_planner;
+    QVector<ModelShape> m_models;
+    QVector<GpuSpec> m_gpus;
+    QComboBox *m_model;
+    QComboBox *m_gpu;
+    QComboBox *m_engine;
+    QSlider *m_contextSlider;
+    QSpinBox *m_contextSpin;
+    QSlider *m_sessionsSlider;
+    QSpinBox *m_sessionsSpin;
+    QSlider *m_kvDtypeSlider;
+    QLabel *m_kvDtypeLabel;
+    QSlider *m_weightsDtypeSlider;
+    QLabel *m_weightsDtypeLabel;
+    QSlider *m_kvHeadsSlider;
+    QLabel *m_kvHeadsLabel;
+    QPushButton *m_kvHeadsReset;
+    QSlider *m_tpSlider;
+    QLabel *m_tpLabel;
+    QLabel *m_contextNote;
+};
+
+} // namespace Headroom

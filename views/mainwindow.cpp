@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "mainwindow.h"
+
+#include "capacity.h"
+#include "configimporter.h"
+#include "inputerror.h"
+#include "inputpanel.h"
+#include "memorychartview.h"
+#include "planner.h"
+#include "presetstore.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QToolBar>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+namespace Headroom {
+
+namespace {
+constexpr int kSettingsVersion = 1;
+const QString kDefaultModel = QStringLiteral("llama-3.1-8b");
+const QString kDefaultGpu = QStringLiteral("h100-sxm-80gb");
+
+QString html(const QString &s)
+{
+    return s.toHtmlEscaped();
+}
+} // namespace
+
+MainWindow::MainWindow(const QString &storePath, QWidget *parent)
+    : QMainWindow(parent), m_planner(new Planner(this))
+{
+    setWindowTitle(tr("Headroom"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/headroom.svg")));
+
+    // Presets: the store, else the built-ins as shipped (the store stays untouched).
+    PresetStore store(storePath.isEmpty() ? PresetStore::defaultPath() : storePath);
+    QString error;
+    QVector<PresetRecord> records;
+    if (store.open(&error)) {
+        records = store.list();
+    } else {
+        records = PresetStore::builtInPresets();
+        QTimer::singleShot(0, this, [this, error] {
+            QMessageBox::warning(this, tr("Preset database"), error + tr("\n\nHeadroom uses its built-in presets for now."));
+        });
+    }
+    QVector<ModelShape> models;
+    QVector<GpuSpec> gpus;
+    QStringList skipped;
+    for (const PresetRecord &r : records) {
+        try {
+            if (r.kind == QLatin1String("model"))
+                models << ConfigImporter::fromPreset(r.json);
+            else if (r.kind == QLatin1String("gpu"))
+                gpus << GpuSpec::fromPreset(r.json);
+        } catch (const InputError &e) {
+            skipped << QStringLiteral("%1: %2").arg(r.id, e.text());
+        }
+    }
+    if (!skipped.isEmpty())
+        statusBar()->showMessage(tr("Presets skipped: %1").arg(skipped.join(QStringLiteral("; "))));
+
+    Scenario start;
+    for (const ModelShape &m : models)
+        if (m.id == kDefaultModel || start.model.id.isEmpty())
+            start.model = m;
+    for (const GpuSpec &g : gpus)
+        if (g.id == kDefaultGpu || start.gpu.id.isEmpty())
+            start.gpu = g;
+    start.contextTokens = 100'000;
+    m_planner->reset(start);
+
+    // Left: inputs.
+    m_inputs = new InputPanel(m_planner, models, gpus);
+    auto *scroll = new QScrollArea;
+    scroll->setWidget(m_inputs);
+    scroll->setWidgetResizable(true);
+    scroll->setMinimumWidth(380);
+
+    // Centre: the answer.
+    auto *answer = new QWidget;
+    auto *answerLayout = new QVBoxLayout(answer);
+    m_sessions = new QLabel;
+    QFont big = m_sessions->font();
+    big.setPointSizeF(big.pointSizeF() * 2.2);
+    big.setBold(true);
+    m_sessions->setFont(big);
+    m_sessions->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_verdict = new QLabel;
+    m_verdict->setWordWrap(true);
+    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_figures = new QLabel;
+    m_figures->setTextFormat(Qt::RichText);
+    m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_chart = new MemoryChartView;
+    answerLayout->addWidget(m_chart, 1);
+    answerLayout->addWidget(m_sessions);
+    answerLayout->addWidget(m_verdict);
+    answerLayout->addWidget(m_figures);
+
+    // Right: why.
+    auto *tabs = new QTabWidget;
+    m_derivation = new QTextBrowser;
+    m_derivation->setAccessibleName(tr("Derivation"));
+    m_sources = new QTextBrowser;
+    m_sources->setOpenExternalLinks(true);
+    tabs->addTab(m_derivation, tr("&Derivation"));
+    tabs->addTab(m_sources, tr("S&ources"));
+    tabs->setMinimumWidth(360);
+
+    auto *split = new QSplitter;
+    split->addWidget(scroll);
+    split->addWidget(answer);
+    split->addWidget(tabs);
+    split->setStretchFactor(1, 1);
+    setCentralWidget(split);
+
+    createActions();
+    connect(m_planner, &Planner::resultChanged, this, &MainWindow::showResult);
+    showResult(m_planner->result());
+
+    QSettings settings;
+    if (settings.value(QStringLiteral("window/version")).toInt() == kSettingsVersion) {
+        restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+        restoreState(settings.value(QStringLiteral("window/state")).toByteArray(), kSettingsVersion);
+        if (settings.value(QStringLiteral("units")).toString() == QLatin1String("GiB"))
+            m_units->setCurrentIndex(1);
+    } else {
+        resize(1400, 820);
+    }
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createActions()
+{
+    QUndoStack *undo = m_planner->undoStack();
+    QAction *undoAction = undo->createUndoAction(this, tr("&Undo"));
+    undoAction->setShortcut(QKeySequence::Undo);
+    QAction *redoAction = undo->createRedoAction(this, tr("&Redo"));
+    redoAction->setShortcut(QKeySequence::Redo);
+    auto *quit = new QAction(tr("&Quit"), this);
+    quit->setShortcut(QKeySequence::Quit);
+    connect(quit, &QAction::triggered, this, &QWidget::close);
+
+    m_units = new QComboBox;
+    m_units->addItem(tr("GB (10^9 B)"));
+    m_units->addItem(tr("GiB (2^30 B)"));
+    m_units->setToolTip(tr("Units for every figure: GB as spec sheets state memory, GiB as vLLM and nvidia-smi report it"));
+    connect(m_units, &QComboBox::currentIndexChanged, this,
+            [this](int i) { m_planner->setUnits(i == 1 ? UnitSystem::Binary : UnitSystem::Decimal); });
+    auto *toggleUnits = new QAction(tr("Toggle &GB / GiB"), this);
+    toggleUnits->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_U));
+    connect(toggleUnits, &QAction::triggered, this, [this] { m_units->setCurrentIndex(1 - m_units->currentIndex()); });
+
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(quit);
+    QMenu *edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addAction(undoAction);
+    edit->addAction(redoAction);
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(toggleUnits);
+
+    QToolBar *bar = addToolBar(tr("Main"));
+    bar->setObjectName(QStringLiteral("mainToolBar"));
+    bar->addAction(undoAction);
+    bar->addAction(redoAction);
+    bar->addSeparator();
+    bar->addWidget(new QLabel(tr(" Units: ")));
+    bar->addWidget(m_units);
+}
+
+void MainWindow::showResult(const CapacityResult &r)
+{
+    const Scenario &s = m_planner->scenario();
+    const UnitSystem u = m_planner->units();
+    auto fmt = [u](qint64 b) { return Units::formatBytes(b, u); };
+    m_chart->setResult(r, s.tp, u);
+    if (!r.ok) {
+        m_sessions->setText(tr("—"));
+        m_verdict->setText(QStringLiteral("<span style='color:#b00020'>%1</span>").arg(html(r.error)));
+        m_figures->clear();
+        m_derivation->setPlainText(r.error);
+        return;
+    }
+    m_sessions->setText(tr("%n session(s) fit", nullptr, int(std::min<qint64>(r.maxSessions, INT_MAX)))
+                        + (s.tp > 1 ? tr(" per %1 GPUs").arg(s.tp) : QString()));
+    QString verdict = html(r.verdict);
+    if (!r.fixes.isEmpty())
+        verdict += QStringLiteral("<br>") + tr("Levers that fix it: ") + html(r.fixes.join(QStringLiteral("; ")));
+    for (const QString &w : r.warnings)
+        verdict += QStringLiteral("<br><i>%1</i>").arg(html(w));
+    m_verdict->setText(r.fits ? verdict : QStringLiteral("<span style='color:#b00020'><b>%1</b></span>").arg(verdict));
+    const QString cost = r.costPerSessionHourUsd ? QStringLiteral("$%1").arg(*r.costPerSessionHourUsd, 0, 'f', 3)
+                                                 : tr("set a price");
+    m_figures->setText(tr("<table cellspacing=6>"
+                          "<tr><td>KV per token</td><td><b>%1</b> (%2)</td></tr>"
+                          "<tr><td>Per session (%3 tokens)</td><td><b>%4</b></td></tr>"
+                          "<tr><td>KV for %5 session(s)</td><td><b>%6</b> of %7 budget per GPU</td></tr>"
+                          "<tr><td>Cost per session-hour</td><td><b>%8</b></td></tr></table>")
+                           .arg(Units::formatExactBytes(r.kvBytesPerToken), fmt(r.kvBytesPerToken),
+                                Units::formatCount(r.reservedTokensPerSession), fmt(r.sessionBytes),
+                                Units::formatCount(s.sessions), fmt(r.kvBytesForSessionsPerGpu), fmt(r.kvBudgetBytesPerGpu), cost));
+    QString d = QStringLiteral("<ol>");
+    for (const QString &line : explainCapacity(s, r, u))
+        d += QStringLiteral("<li>%1</li>").arg(html(line));
+    m_derivation->setHtml(d + QStringLiteral("</ol>"));
+    m_sources->setHtml(tr("<h3>%1</h3><p>%2 (%3)</p><p>Parameters: %4; weights: %5.</p>"
+                          "<h3>%6</h3><p>Memory: %7 — %8</p><p>%9</p><p>Price: %10</p>")
+                           .arg(html(s.model.name), html(s.model.source), html(s.model.sourceDate),
+                                Units::formatCount(s.model.totalParams), html(r.weightsBasis), html(s.gpu.name),
+                                Units::formatExactBytes(s.gpu.memoryBytes), html(s.gpu.memorySource), html(s.gpu.source),
+                                s.gpu.priceUsdPerHour ? html(QStringLiteral("$%1 per GPU-hour, %2 (%3)")
+                                                              .arg(*s.gpu.priceUsdPerHour, 0, 'f', 2)
+                                                              .arg(s.gpu.priceSource, s.gpu.priceDate))
+                                                      : tr("none published: set a price")));
+}
+
+QString MainWindow::sessionsText() const
+{
+    return m_sessions->text();
+}
+
+QString MainWindow::derivationText() const
+{
+    return m_derivation->toPlainText();
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/version"), kSettingsVersion);
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState(kSettingsVersion));
+    settings.setValue(QStringLiteral("units"), m_units->currentIndex() == 1 ? QStringLiteral("GiB") : QStringLiteral("GB"));
+    event->accept();
+}
+
+} // namespace Headroom

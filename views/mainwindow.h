@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "capacityresult.h"
+
+#include <QMainWindow>
+
+QT_BEGIN_NAMESPACE
+class QLabel;
+class QTextBrowser;
+class QComboBox;
+QT_END_NAMESPACE
+
+namespace Headroom {
+
+class InputPanel;
+class MemoryChartView;
+class Planner;
+class PresetStore;
+
+/// The one window, read left to right as the question is asked: inputs,
+/// the answer (stacked memory chart and the figures people repeat), and why
+/// (the derivation with numbers plugged in). Opens the preset store; a store
+/// that cannot be opened is reported and left untouched, and the built-in
+/// presets are used instead.
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    /// storePath: the preset database (PresetStore::defaultPath() when empty).
+    explicit MainWindow(const QString &storePath = {}, QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    Planner *planner() const { return m_planner; }
+    InputPanel *inputPanel() const { return m_inputs; }
+    MemoryChartView *chartView() const { return m_chart; }
+    /// The large "sessions that fit" figure, as shown.
+    QString sessionsText() const;
+    /// The derivation as shown (plain text).
+    QString derivationText() const;
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void showResult(const CapacityResult &result);
+    void createActions();
+
+    Planner *m_planner;
+    InputPanel *m_inputs = nullptr;
+    MemoryChartView *m_chart = nullptr;
+    QLabel *m_sessions = nullptr;
+    QLabel *m_verdict = nullptr;
+    QLabel *m_figures = nullptr;
+    QTextBrowser *m_derivation = nullptr;
+    QTextBrowser *m_sources = nullptr;
+    QComboBox *m_units = nullptr;
+};
+
+} // namespace Headroom

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "memorychartview.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QStackedBarSeries>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <cmath>
+
+namespace Headroom {
+
+MemoryChartView::MemoryChartView(QWidget *parent)
+    : QWidget(parent), m_chart(new QChart), m_series(new QStackedBarSeries), m_axisX(new QBarCategoryAxis),
+      m_axisY(new QValueAxis)
+{
+    struct Style { const char *label; QColor color; };
+    const Style styles[6] = {
+        {QT_TR_NOOP("Weights"), QColor(0x3b, 0x6e, 0xa8)},
+        {QT_TR_NOOP("Workspace"), QColor(0x8c, 0x8c, 0x8c)},
+        {QT_TR_NOOP("Held back (utilization)"), QColor(0xc8, 0xc8, 0xc8)},
+        {QT_TR_NOOP("KV cache"), QColor(0xe0, 0x9a, 0x2b)},
+        {QT_TR_NOOP("Free"), QColor(0xb9, 0xe0, 0xb0)},
+        {QT_TR_NOOP("Overflow"), QColor(0xc6, 0x28, 0x28)},
+    };
+    for (int i = 0; i < 6; ++i) {
+        m_sets[i] = new QBarSet(tr(styles[i].label));
+        m_sets[i]->setColor(styles[i].color);
+        m_sets[i]->setBorderColor(styles[i].color.darker(130));
+        m_series->append(m_sets[i]);
+    }
+    m_sets[5]->setBrush(QBrush(styles[5].color, Qt::BDiagPattern));
+    m_chart->addSeries(m_series);
+    m_chart->addAxis(m_axisX, Qt::AlignBottom);
+    m_chart->addAxis(m_axisY, Qt::AlignLeft);
+    m_series->attachAxis(m_axisX);
+    m_series->attachAxis(m_axisY);
+    m_series->setBarWidth(0.6);
+    m_chart->setAnimationOptions(QChart::NoAnimation); // every tick redraws at once
+    m_chart->legend()->setAlignment(Qt::AlignBottom);
+    m_chart->setTitle(tr("Memory per GPU"));
+    m_axisY->setLabelFormat(QStringLiteral("%.0f"));
+
+    m_view = new QChartView(m_chart, this);
+    m_view->setRenderHint(QPainter::Antialiasing);
+    m_view->setMinimumSize(360, 320);
+    m_view->setAccessibleName(tr("Stacked memory chart"));
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_view);
+}
+
+void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem units)
+{
+    Segments s;
+    if (r.ok) {
+        const qint64 card = r.gpuMemoryBytes;
+        s.weights = r.weightsBytesPerGpu;
+        s.workspace = r.workspaceBytesPerGpu;
+        s.heldBack = card - r.usableMemoryBytes;
+        const qint64 fixed = s.weights + s.workspace + s.heldBack;
+        const qint64 room = std::max<qint64>(0, card - fixed);
+        s.kvCache = std::min(r.kvBytesForSessionsPerGpu, room);
+        s.free = room - s.kvCache;
+        s.overflow = std::max<qint64>(0, fixed + r.kvBytesForSessionsPerGpu - card);
+    }
+    m_segments = s;
+    const qint64 giga = Units::gigaBytes(units);
+    const qint64 values[6] = {s.weights, s.workspace, s.heldBack, s.kvCache, s.free, s.overflow};
+    const int bars = std::clamp(gpus, 1, 8);
+    for (int i = 0; i < 6; ++i) {
+        m_sets[i]->remove(0, m_sets[i]->count());
+        for (int g = 0; g < bars; ++g)
+            m_sets[i]->append(double(values[i]) / double(giga));
+    }
+    QStringList categories;
+    for (int g = 0; g < bars; ++g)
+        categories << (bars == 1 ? tr("GPU") : tr("GPU %1").arg(g + 1));
+    m_axisX->setCategories(categories);
+    const double top = double(r.ok ? std::max(r.gpuMemoryBytes, s.weights + s.workspace + s.heldBack + s.kvCache + s.overflow) : 1)
+        / double(giga);
+    m_axisY->setRange(0, std::ceil(top / 10.0) * 10.0);
+    m_axisY->setTitleText(r.ok ? tr("%1 (card: %2)").arg(Units::gigaLabel(units), Units::formatBytes(r.gpuMemoryBytes, units))
+                               : Units::gigaLabel(units));
+    m_chart->setTitle(s.overflow > 0 ? tr("Memory per GPU: over capacity by %1").arg(Units::formatBytes(s.overflow, units))
+                                     : tr("Memory per GPU"));
+}
+
+} // namespace Headroom

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "capacityresult.h"
+#include "units.h"
+
+#include <QWidget>
+
+QT_BEGIN_NAMESPACE
+class QChart;
+class QChartView;
+class QStackedBarSeries;
+class QBarSet;
+class QBarCategoryAxis;
+class QValueAxis;
+QT_END_NAMESPACE
+
+namespace Headroom {
+
+/// The stacked memory chart of the GPUs in one TP group: weights, workspace,
+/// memory held back by gpu_memory_utilization, KV cache for the chosen
+/// sessions, free memory, and (when the plan does not fit) the overflow above
+/// the card's capacity. Renders a CapacityResult it is given; computes
+/// nothing. Qt Charts stays behind this class (it is deprecated from Qt 6.10).
+class MemoryChartView : public QWidget
+{
+    Q_OBJECT
+public:
+    /// The bytes each segment shows for one GPU, in stacking order.
+    struct Segments
+    {
+        qint64 weights = 0;
+        qint64 workspace = 0;
+        qint64 heldBack = 0;   ///< card - usable (vLLM's gpu_memory_utilization)
+        qint64 kvCache = 0;    ///< KV for the chosen sessions, within the card
+        qint64 free = 0;
+        qint64 overflow = 0;   ///< demand beyond the card
+    };
+
+    explicit MemoryChartView(QWidget *parent = nullptr);
+
+    /// Shows `result` for `gpus` cards in `units`.
+    void setResult(const CapacityResult &result, int gpus, UnitSystem units);
+    /// What the chart shows now, in bytes per GPU.
+    const Segments &segments() const { return m_segments; }
+    /// The chart, for painting into a report.
+    QChart *chart() const { return m_chart; }
+
+private:
+    QChart *m_chart;
+    QChartView *m_view;
+    QStackedBarSeries *m_series;
+    QBarCategoryAxis *m_axisX;
+    QValueAxis *m_axisY;
+    QBarSet *m_sets[6];
+    Segments m_segments;
+};
+
+} // namespace Headroom

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "planner.h"
+#include "capacity.h"
+
+namespace Headroom {
+
+Planner::Planner(QObject *parent)
+    : QObject(parent)
+{
+    m_result = computeCapacity(m_scenario);
+}
+
+void Planner::reset(const Scenario &scenario)
+{
+    m_undo.clear();
+    apply(scenario);
+}
+
+void Planner::apply(const Scenario &scenario)
+{
+    m_scenario = scenario;
+    m_result = computeCapacity(m_scenario);
+    Q_EMIT scenarioChanged(m_scenario);
+    Q_EMIT resultChanged(m_result);
+}
+
+void Planner::edit(const Scenario &next, ScenarioCommand::Id id, const QString &text, bool mergeable)
+{
+    if (next == m_scenario)
+        return;
+    m_undo.push(new ScenarioCommand(this, m_scenario, next, id, mergeable, text));
+}
+
+void Planner::setModel(const ModelShape &model)
+{
+    Scenario s = m_scenario;
+    s.model = model;
+    s.kvHeadsOverride.reset();
+    s.weightsDtype.reset();
+    s.kvDtype.reset();
+    edit(s, ScenarioCommand::Model, tr("Choose model %1").arg(model.name));
+}
+
+void Planner::setGpu(const GpuSpec &gpu)
+{
+    Scenario s = m_scenario;
+    s.gpu = gpu;
+    s.gpuMemoryBytes.reset();
+    edit(s, ScenarioCommand::Gpu, tr("Choose GPU %1").arg(gpu.name));
+}
+
+void Planner::setContextTokens(qint64 tokens, bool dragging)
+{
+    Scenario s = m_scenario;
+    s.contextTokens = tokens;
+    edit(s, ScenarioCommand::Context, tr("Change context length"), dragging);
+}
+
+void Planner::setSessions(qint64 sessions, bool dragging)
+{
+    Scenario s = m_scenario;
+    s.sessions = sessions;
+    edit(s, ScenarioCommand::Sessions, tr("Change sessions"), dragging);
+}
+
+void Planner::setTp(int tp)
+{
+    Scenario s = m_scenario;
+    s.tp = tp;
+    edit(s, ScenarioCommand::Tp, tr("Change tensor parallelism"), true);
+}
+
+void Planner::setKvDtype(Dtype dtype)
+{
+    Scenario s = m_scenario;
+    s.kvDtype = dtype;
+    edit(s, ScenarioCommand::KvDtype, tr("Change KV-cache precision"), true);
+}
+
+void Planner::setWeightsDtype(Dtype dtype)
+{
+    Scenario s = m_scenario;
+    s.weightsDtype = dtype;
+    edit(s, ScenarioCommand::WeightsDtype, tr("Change weight precision"), true);
+}
+
+void Planner::setKvHeadsOverride(std::optional<int> heads)
+{
+    Scenario s = m_scenario;
+    if (heads && *heads == s.model.kvHeads)
+        heads.reset();
+    s.kvHeadsOverride = heads;
+    edit(s, ScenarioCommand::KvHeads, heads ? tr("What-if KV heads") : tr("Reset KV heads"), bool(heads));
+}
+
+void Planner::setEngine(Engine engine)
+{
+    Scenario s = m_scenario;
+    s.engine = engine;
+    edit(s, ScenarioCommand::Engine, tr("Change engine rule"));
+}
+
+void Planner::setUnits(UnitSystem units)
+{
+    if (units == m_units)
+        return;
+    m_units = units;
+    Q_EMIT unitsChanged(units);
+    Q_EMIT resultChanged(m_result);
+}
+
+} // namespace Headroom

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "capacityresult.h"
+#include "scenario.h"
+#include "scenariocommand.h"
+#include "units.h"
+
+#include <QObject>
+#include <QUndoStack>
+
+namespace Headroom {
+
+/// Owns the current scenario (the document): every edit goes through a
+/// setter that pushes a ScenarioCommand on the undo stack, the engine reruns
+/// (computeCapacity, microseconds) and resultChanged() carries the answer.
+/// Views observe it; they never compute capacity themselves.
+class Planner : public QObject
+{
+    Q_OBJECT
+public:
+    explicit Planner(QObject *parent = nullptr);
+
+    const Scenario &scenario() const { return m_scenario; }
+    const CapacityResult &result() const { return m_result; }
+    QUndoStack *undoStack() { return &m_undo; }
+    /// Display units (GB or GiB) for every figure the views format.
+    UnitSystem units() const { return m_units; }
+
+    /// Replaces the scenario without an undo step (start-up, opening a file).
+    void reset(const Scenario &scenario);
+    /// Applies `next` as one undo step named `text`; `mergeable` joins it
+    /// with the previous step on the same input (a slider drag).
+    void edit(const Scenario &next, ScenarioCommand::Id id, const QString &text, bool mergeable = false);
+
+    void setModel(const ModelShape &model);
+    void setGpu(const GpuSpec &gpu);
+    void setContextTokens(qint64 tokens, bool dragging = false);
+    void setSessions(qint64 sessions, bool dragging = false);
+    void setTp(int tp);
+    void setKvDtype(Dtype dtype);
+    void setWeightsDtype(Dtype dtype);
+    /// A what-if num_key_value_heads; std::nullopt restores the preset's.
+    void setKvHeadsOverride(std::optional<int> heads);
+    void setEngine(Engine engine);
+    void setUnits(UnitSystem units);
+
+    /// Used by ScenarioCommand: sets the scenario and recomputes, no undo step.
+    void apply(const Scenario &scenario);
+
+Q_SIGNALS:
+    void scenarioChanged(const Headroom::Scenario &scenario);
+    void resultChanged(const Headroom::CapacityResult &result);
+    void unitsChanged(Headroom::UnitSystem units);
+
+private:
+    Scenario m_scenario;
+    CapacityResult m_result;
+    QUndoStack m_undo;
+    UnitSystem m_units = UnitSystem::Decimal;
+};
+
+} // namespace Headroom
