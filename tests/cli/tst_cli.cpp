@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The command-line contract: `headroom plan --json` reproduces the founding
+// worked examples (shared/design/seed-figures.md), and bad input prints one
+// line naming the field and exits non-zero.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+private:
+    QTemporaryDir m_home;
+
+    struct Run
+    {
+        int code = -1;
+        QByteArray out;
+        QByteArray err;
+        QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
+    };
+
+    Run run(const QStringList &args)
+    {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path());
+        env.insert(QStringLiteral("HOME"), m_home.path());
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(HEADROOM_BINARY), args);
+        if (!p.waitForFinished(60000))
+            return {};
+        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+    }
+
+    static QStringList plan(const char *args)
+    {
+        QStringList out{QStringLiteral("plan")};
+        out << QString::fromLatin1(args).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        out << QStringLiteral("--json");
+        return out;
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_home.isValid()); }
+
+    void doneWhen()
+    {
+        // Issue #2 "Done when": Llama-3.1-8B (config.json: 32 layers, 8 KV heads,
+        // head_dim 128, bf16) gives 2 x 8 x 128 x 2 x 32 = 131,072 B per token.
+        const Run r = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --context 100000"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject o = r.json();
+        QCOMPARE(o.value(QStringLiteral("kv_bytes_per_token")).toInteger(), qint64(131072));
+        QCOMPARE(o.value(QStringLiteral("session_bytes")).toInteger(), qint64(13'107'200'000));
+        QCOMPARE(o.value(QStringLiteral("gpu_memory_bytes")).toInteger(), qint64(81559) * 1048576);
+        QCOMPARE(o.value(QStringLiteral("inputs")).toObject().value(QStringLiteral("model")).toString(), QStringLiteral("llama-3.1-8b"));
+        for (const char *key : {"kv_bytes_per_token_per_gpu", "weights_bytes", "weights_bytes_per_gpu", "workspace_bytes_per_gpu",
+                                "kv_budget_bytes_per_gpu", "kv_capacity_tokens", "max_sessions", "fits"})
+            QVERIFY2(o.contains(QString::fromLatin1(key)), key);
+    }
+
+    void seedFigures_data()
+    {
+        QTest::addColumn<QString>("args");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<qint64>("expected");
+        const QString a = QStringLiteral("--layers 32 --kv-heads 8 --head-dim 128 --params 8e9 --gpu-memory 80GB --workspace 4GB --context 100000");
+        QTest::newRow("seed A: 131,072 B per token") << a << QStringLiteral("kv_bytes_per_token") << qint64(131072);
+        QTest::newRow("seed A: 13,107,200,000 B per session") << a << QStringLiteral("session_bytes") << qint64(13'107'200'000);
+        QTest::newRow("seed A: 16 GB weights") << a << QStringLiteral("weights_bytes") << qint64(16'000'000'000);
+        QTest::newRow("seed A: 4 sessions") << a << QStringLiteral("max_sessions") << qint64(4);
+        QTest::newRow("seed A: 64 sessions = 838,860,800,000 B")
+            << a + QStringLiteral(" --sessions 64") << QStringLiteral("kv_bytes_for_sessions_per_gpu") << qint64(838'860'800'000);
+        const QString b = QStringLiteral("--layers 32 --heads 32 --kv-heads 32 --head-dim 128 --weights 14GB --gpu-memory 80GB --workspace 0GB --kv-dtype fp16");
+        QTest::newRow("seed B: 524,288 B per token") << b + QStringLiteral(" --context 4000") << QStringLiteral("kv_bytes_per_token") << qint64(524288);
+        QTest::newRow("seed B: 4,000 tokens = 2,097,152,000 B") << b + QStringLiteral(" --context 4000") << QStringLiteral("session_bytes") << qint64(2'097'152'000);
+        QTest::newRow("seed B: 31 conversations in 66 GB") << b + QStringLiteral(" --context 4000") << QStringLiteral("max_sessions") << qint64(31);
+        QTest::newRow("seed B: 8,000 tokens = 4,194,304,000 B") << b + QStringLiteral(" --context 8000") << QStringLiteral("session_bytes") << qint64(4'194'304'000);
+        QTest::newRow("seed B: 128,000 tokens MHA, 0 sessions") << b + QStringLiteral(" --context 128000") << QStringLiteral("max_sessions") << qint64(0);
+        QTest::newRow("seed B: 128,000 tokens = 67.1 GB") << b + QStringLiteral(" --context 128000") << QStringLiteral("session_bytes") << qint64(67'108'864'000);
+        const QString binary = QStringLiteral("--layers 32 --kv-heads 32 --head-dim 128 --weights 14GiB --gpu-memory 80GiB --workspace 0GiB --kv-dtype fp16 --context 4096");
+        QTest::newRow("seed B: 33 conversations of 2 GiB in 66 GiB") << binary << QStringLiteral("max_sessions") << qint64(33);
+        const QString gqa = QStringLiteral("--layers 32 --kv-heads 8 --head-dim 128 --weights 14GB --gpu-memory 80GB --workspace 0GB --kv-dtype fp16 --context 128000");
+        QTest::newRow("seed B: GQA-8 128,000 tokens = 16.8 GB") << gqa << QStringLiteral("session_bytes") << qint64(16'777'216'000);
+        QTest::newRow("seed B: GQA-8, 3 sessions") << gqa << QStringLiteral("max_sessions") << qint64(3);
+        QTest::newRow("seed B: GQA-8 + 8-bit cache = 65,536 B") << gqa + QStringLiteral(" --kv-dtype fp8") << QStringLiteral("kv_bytes_per_token") << qint64(65536);
+    }
+    void seedFigures()
+    {
+        QFETCH(QString, args);
+        QFETCH(QString, field);
+        QFETCH(qint64, expected);
+        const Run r = run(plan(args.toLatin1().constData()));
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(r.json().value(field).toInteger(-1), expected);
+    }
+
+    void seedB_saysWhichLeverFixesIt()
+    {
+        const Run r = run(plan("--layers 32 --heads 32 --kv-heads 32 --head-dim 128 --weights 14GB --gpu-memory 80GB "
+                               "--workspace 0GB --kv-dtype fp16 --context 128000"));
+        const QJsonObject o = r.json();
+        QCOMPARE(o.value(QStringLiteral("fits")).toBool(true), false);
+        QVERIFY(!o.value(QStringLiteral("fixes")).toArray().isEmpty());
+    }
+
+    void tensorParallelFields()
+    {
+        // Llama-3.1-70B (80 layers, 8 KV heads, head_dim 128) at TP 4: 2 KV heads per GPU.
+        const Run r = run(plan("--model llama-3.1-70b --gpu h100-sxm-80gb --tp 4 --context 32768"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(r.json().value(QStringLiteral("kv_bytes_per_token")).toInteger(), qint64(327680));
+        QCOMPARE(r.json().value(QStringLiteral("kv_bytes_per_token_per_gpu")).toInteger(), qint64(81920));
+    }
+
+    void configJsonPath()
+    {
+        QTemporaryDir dir;
+        QFile f(dir.filePath(QStringLiteral("config.json")));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        // Llama-2-7b-hf config.json (geometry fields).
+        f.write(R"({"model_type":"llama","num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":32,
+                    "hidden_size":4096,"max_position_embeddings":4096,"torch_dtype":"float16"})");
+        f.close();
+        const Run r = run({QStringLiteral("plan"), QStringLiteral("--model"), f.fileName(), QStringLiteral("--params"),
+                           QStringLiteral("6.74e9"), QStringLiteral("--gpu"), QStringLiteral("a100-sxm4-80gb"),
+                           QStringLiteral("--context"), QStringLiteral("4096"), QStringLiteral("--json")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(r.json().value(QStringLiteral("kv_bytes_per_token")).toInteger(), qint64(524288));
+        QCOMPARE(r.json().value(QStringLiteral("weights_bytes")).toInteger(), qint64(13'480'000'000));
+    }
+
+    void presetsList()
+    {
+        const Run r = run({QStringLiteral("presets"), QStringLiteral("list"), QStringLiteral("--json")});
+        QCOMPARE(r.code, 0);
+        const QJsonArray a = QJsonDocument::fromJson(r.out).array();
+        int models = 0, gpus = 0;
+        for (const QJsonValue &v : a) {
+            const QJsonObject o = v.toObject();
+            QVERIFY(!o.value(QStringLiteral("source")).toString().isEmpty());
+            models += o.value(QStringLiteral("kind")).toString() == QLatin1String("model");
+            gpus += o.value(QStringLiteral("kind")).toString() == QLatin1String("gpu");
+        }
+        QVERIFY(models >= 20);
+        QVERIFY(gpus >= 12);
+    }
+
+    void badInput_data()
+    {
+        QTest::addColumn<QString>("args");
+        QTest::addColumn<QString>("field");
+        QTest::newRow("unknown model preset") << QStringLiteral("--model nope-7b --gpu h100-sxm-80gb --context 1000") << QStringLiteral("--model");
+        QTest::newRow("unknown gpu preset") << QStringLiteral("--model llama-3.1-8b --gpu tpu-v9 --context 1000") << QStringLiteral("--gpu");
+        QTest::newRow("zero context") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 0") << QStringLiteral("--context");
+        QTest::newRow("negative sessions") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 10 --sessions -4") << QStringLiteral("--sessions");
+        QTest::newRow("negative memory") << QStringLiteral("--model llama-3.1-8b --gpu-memory -80GB --context 10") << QStringLiteral("--gpu-memory");
+        QTest::newRow("bare number memory") << QStringLiteral("--model llama-3.1-8b --gpu-memory 80 --context 10") << QStringLiteral("--gpu-memory");
+        QTest::newRow("unknown unit") << QStringLiteral("--model llama-3.1-8b --gpu-memory 80GX --context 10") << QStringLiteral("--gpu-memory");
+        QTest::newRow("context overflowing 64 bits") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 9e18") << QStringLiteral("--context");
+        QTest::newRow("context beyond 2^63") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 1e30") << QStringLiteral("--context");
+        QTest::newRow("TP no engine runs") << QStringLiteral("--model llama-3.1-70b --gpu h100-sxm-80gb --context 10 --tp 3") << QStringLiteral("--tp");
+        QTest::newRow("unknown dtype") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 10 --kv-dtype fp7") << QStringLiteral("--kv-dtype");
+        QTest::newRow("unknown engine") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 10 --engine tgi") << QStringLiteral("--engine");
+        QTest::newRow("no context") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb") << QStringLiteral("--context");
+        QTest::newRow("zero layers") << QStringLiteral("--layers 0 --kv-heads 8 --head-dim 128 --params 8e9 --gpu-memory 80GB --context 10") << QStringLiteral("--layers");
+    }
+    void badInput()
+    {
+        QFETCH(QString, args);
+        QFETCH(QString, field);
+        const Run r = run(plan(args.toLatin1().constData()));
+        QVERIFY2(r.code != 0, r.out.constData());
+        const QString err = QString::fromUtf8(r.err).trimmed();
+        QCOMPARE(err.count(QLatin1Char('\n')), 0);
+        QVERIFY2(err.contains(field), qPrintable(err));
+        QVERIFY(r.out.isEmpty());
+    }
+
+    void malformedConfigJson()
+    {
+        QTemporaryDir dir;
+        QFile f(dir.filePath(QStringLiteral("config.json")));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\n  \"num_hidden_layers\": 32,\n  \"num_attention_heads\": ,\n}\n");
+        f.close();
+        const Run r = run({QStringLiteral("plan"), QStringLiteral("--model"), f.fileName(), QStringLiteral("--gpu"),
+                           QStringLiteral("h100-sxm-80gb"), QStringLiteral("--context"), QStringLiteral("10")});
+        QVERIFY(r.code != 0);
+        const QString err = QString::fromUtf8(r.err);
+        QVERIFY2(err.contains(QStringLiteral("--model")) && err.contains(QStringLiteral("line 3")), qPrintable(err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The main window offscreen: it opens on Llama-3.1-8B / H100 at 100,000
+// tokens, and moving an input moves the chart to the expected bytes
+// (seed-figures.md A: 131,072 B per token for this shape).
+#include "inputpanel.h"
+#include "mainwindow.h"
+#include "memorychartview.h"
+#include "planner.h"
+
+#include <QComboBox>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace Headroom;
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QVERIFY(m_dir.isValid());
+    }
+
+    void opensOnTheFoundationExample()
+    {
+        MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
+        w.show();
+        QCOMPARE(w.planner()->scenario().model.id, QStringLiteral("llama-3.1-8b"));
+        QCOMPARE(w.planner()->scenario().gpu.id, QStringLiteral("h100-sxm-80gb"));
+        QCOMPARE(w.planner()->scenario().contextTokens, qint64(100000));
+        // One session of 100,000 tokens x 131,072 B; weights 8,030,261,248 x 2 B (model card, preset).
+        QCOMPARE(w.chartView()->segments().kvCache, qint64(13'107'200'000));
+        QCOMPARE(w.chartView()->segments().weights, qint64(16'060'522'496));
+        QVERIFY2(w.sessionsText().startsWith(QStringLiteral("4 ")), qPrintable(w.sessionsText()));
+        QVERIFY(w.derivationText().contains(QStringLiteral("= 4,096 B per layer per token")));
+    }
+
+    void slidersRedrawTheChart()
+    {
+        MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
+        w.show();
+        InputPanel *in = w.inputPanel();
+        // Sessions 1 -> 3: three sessions of 13,107,200,000 B.
+        in->sessionsSlider()->setValue(3);
+        QCOMPARE(w.chartView()->segments().kvCache, qint64(3) * 13'107'200'000);
+        // Context slider to its bottom: 1,000 tokens = 63 blocks of 16 = 1,008 tokens held, x3.
+        in->contextSlider()->setValue(0);
+        QCOMPARE(w.planner()->scenario().contextTokens, qint64(1000));
+        QCOMPARE(w.chartView()->segments().kvCache, qint64(3) * 1008 * 131072);
+        // Keyboard: the spin box takes an exact length.
+        in->contextSpin()->setValue(50000);
+        QCOMPARE(w.chartView()->segments().kvCache, qint64(3) * 50000 * 131072);
+        // fp8 cache halves every entry (1 B instead of 2).
+        in->kvDtypeSlider()->setValue(int(Dtypes::offered().indexOf(Dtype::FP8)));
+        QCOMPARE(w.chartView()->segments().kvCache, qint64(3) * 50000 * 65536);
+        // Undo restores bf16, then 100,000 tokens... one step per edit.
+        w.planner()->undoStack()->undo();
+        QCOMPARE(w.chartView()->segments().kvCache, qint64(3) * 50000 * 131072);
+        // TP 2: 4 of 8 KV heads per GPU.
+        in->tpSlider()->setValue(1);
+        QCOMPARE(w.planner()->scenario().tp, 2);
+        QCOMPARE(w.chartView()->segments().kvCache, qint64(3) * 50000 * 65536);
+        QCOMPARE(w.chartView()->segments().weights, qint64(8'030'261'248));
+    }
+
+    void overflowIsShown()
+    {
+        MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
+        w.planner()->setSessions(64); // 64 x 13.1 GB = 838.9 GB on an 85.5 GB card
+        const MemoryChartView::Segments s = w.chartView()->segments();
+        QVERIFY(s.overflow > 0);
+        QCOMPARE(s.free, qint64(0));
+        QCOMPARE(s.weights + s.workspace + s.kvCache + s.overflow, s.weights + s.workspace + qint64(64) * 13'107'200'000);
+        QVERIFY(!w.planner()->result().fits);
+    }
+
+    void kvHeadsWhatIfAndReset()
+    {
+        MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
+        InputPanel *in = w.inputPanel();
+        // Heads 32 -> choices 1, 2, 4, 8, 16, 32; index 2 = 4 KV heads: half of 131,072 B.
+        in->kvHeadsSlider()->setValue(2);
+        QCOMPARE(w.planner()->result().kvBytesPerToken, qint64(65536));
+        w.planner()->setKvHeadsOverride(std::nullopt);
+        QCOMPARE(w.planner()->result().kvBytesPerToken, qint64(131072));
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"
