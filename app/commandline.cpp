@@ -11,6 +11,7 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
 
 namespace Headroom {
 
@@ -42,7 +43,21 @@ void addPlanOptions(QCommandLineParser &p)
         opt("sessions", "Concurrent sessions to check (default 1).", "N"),
         opt("weights-dtype", "Weight precision: fp32 bf16 fp16 fp8 int8 int4 nvfp4 mxfp4.", "D"),
         opt("kv-dtype", "KV-cache precision: fp32 bf16 fp16 fp8 int8 int4 nvfp4 mxfp4 q8_0 q4_0.", "D"),
-        opt("engine", "Budget rule: plain (card - weights - workspace) or vllm (card x utilization - ...).", "E"),
+        opt("engine", "Budget rule and printed figures: plain, vllm, sglang, trtllm, llamacpp or ollama.", "E"),
+        opt("kv-cache-memory", "Pin the KV budget per GPU, as vLLM's --kv-cache-memory (or a printed figure).", "SIZE"),
+        opt("free-memory-before", "Measured free memory per GPU before the weights load (SGLang).", "SIZE"),
+        opt("free-memory-after", "Measured free memory per GPU after the weights load (SGLang, TensorRT-LLM).", "SIZE"),
+        opt("activation-peak", "vLLM's measured activation peak per GPU.", "SIZE"),
+        opt("non-torch", "vLLM's measured non-torch memory per GPU.", "SIZE"),
+        opt("cuda-graph", "vLLM's measured CUDA-graph memory per GPU.", "SIZE"),
+        opt("vllm-version", "vLLM version family, e.g. 0.6, 0.10, 0.11 (default 0.11).", "X.Y"),
+        opt("max-num-batched-tokens", "vLLM's max_num_batched_tokens (sets the activation estimate).", "N"),
+        opt("mem-fraction-static", "SGLang's mem_fraction_static (default by TP: 0.88, 0.87, 0.85, 0.81).", "F"),
+        opt("free-gpu-memory-fraction", "TensorRT-LLM's free_gpu_memory_fraction (default 0.9).", "F"),
+        opt("tokens-per-block", "TensorRT-LLM tokens per block (default 32; 64 in older builds).", "N"),
+        opt("n-ctx", "llama.cpp n_ctx / Ollama num_ctx (cells).", "N"),
+        opt("n-seq", "llama.cpp n_seq_max / Ollama num_parallel (default 1).", "N"),
+        opt("n-batch", "llama.cpp n_ubatch / Ollama batch (default 512).", "N"),
         opt("gpu-memory-utilization", "vLLM's gpu_memory_utilization (default 0.9).", "F"),
         opt("block-size", "Tokens per KV block (default 16; 1 = no paging).", "N"),
         opt("max-model-len", "Maximum context per session (default: max_position_embeddings).", "N"),
@@ -174,6 +189,39 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err)
         s.kvDtype = Dtypes::parse(value(p, "kv-dtype"), QStringLiteral("--kv-dtype"));
     if (isSet(p, "engine"))
         s.engine = Engines::parse(value(p, "engine"), QStringLiteral("--engine"));
+    EngineSettings &e = s.engineSettings;
+    auto size = [&](const char *name, std::optional<qint64> &into, bool allowZero) {
+        if (isSet(p, name))
+            into = Units::parseSize(value(p, name), QStringLiteral("--") + QString::fromLatin1(name), allowZero);
+    };
+    size("kv-cache-memory", e.kvCacheMemory, false);
+    size("free-memory-before", e.freeMemoryBefore, false);
+    size("free-memory-after", e.freeMemoryAfter, false);
+    size("activation-peak", e.activationPeak, true);
+    size("non-torch", e.nonTorch, true);
+    size("cuda-graph", e.cudaGraph, true);
+    if (isSet(p, "vllm-version")) {
+        static const QRegularExpression re(QStringLiteral("^v?(\\d{1,3})\\.(\\d{1,3})(\\.\\d+)?$"));
+        const auto m = re.match(value(p, "vllm-version").trimmed());
+        if (!m.hasMatch())
+            throw InputError(QStringLiteral("--vllm-version"), QStringLiteral("must look like 0.10 or 0.11.2, got \"%1\"").arg(value(p, "vllm-version")));
+        e.vllmMajor = m.captured(1).toInt();
+        e.vllmMinor = m.captured(2).toInt();
+    }
+    if (isSet(p, "max-num-batched-tokens"))
+        e.maxNumBatchedTokens = countOpt(p, "max-num-batched-tokens");
+    if (isSet(p, "mem-fraction-static"))
+        e.memFractionStatic = Units::parseFraction(value(p, "mem-fraction-static"), QStringLiteral("--mem-fraction-static"), 0, 1);
+    if (isSet(p, "free-gpu-memory-fraction"))
+        e.freeGpuMemoryFraction = Units::parseFraction(value(p, "free-gpu-memory-fraction"), QStringLiteral("--free-gpu-memory-fraction"), 0, 1);
+    if (isSet(p, "tokens-per-block"))
+        e.trtTokensPerBlock = smallOpt(p, "tokens-per-block");
+    if (isSet(p, "n-ctx"))
+        e.nCtx = countOpt(p, "n-ctx");
+    if (isSet(p, "n-seq"))
+        e.nSeq = smallOpt(p, "n-seq");
+    if (isSet(p, "n-batch"))
+        e.nBatch = smallOpt(p, "n-batch");
     if (isSet(p, "gpu-memory-utilization"))
         s.gpuMemoryUtilization = Units::parseFraction(value(p, "gpu-memory-utilization"), QStringLiteral("--gpu-memory-utilization"), 0, 1);
     if (isSet(p, "block-size"))

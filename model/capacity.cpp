@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "capacity.h"
+#include "enginefigures.h"
 #include "inputerror.h"
 
 #include <QLocale>
@@ -20,6 +21,8 @@ struct Budget
     qint64 memory = 0;
     qint64 usable = 0;
     qint64 budget = 0;    // may be negative here
+    qint64 activationPeak = 0;
+    QString rule;
 };
 
 Budget budgetOf(const Scenario &s)
@@ -30,8 +33,7 @@ Budget budgetOf(const Scenario &s)
     b.memory = s.effectiveGpuMemoryBytes();
     if (b.memory <= 0)
         throw InputError(QStringLiteral("--gpu-memory"), QStringLiteral("must be larger than zero"));
-    b.workspace = s.effectiveWorkspaceBytes();
-    if (b.workspace < 0)
+    if (s.effectiveWorkspaceBytes() < 0)
         throw InputError(QStringLiteral("--workspace"), QStringLiteral("must not be negative"));
     if (s.weightsBytes) {
         b.weights = *s.weightsBytes;
@@ -51,16 +53,12 @@ Budget budgetOf(const Scenario &s)
     if (b.weights < 0)
         throw InputError(QStringLiteral("--weights"), QStringLiteral("must not be negative"));
     b.weightsPerGpu = Units::ceilDiv(b.weights, s.tp < 1 ? 1 : s.tp);
-    if (s.engine == Engine::Vllm) {
-        if (!(s.gpuMemoryUtilization > 0 && s.gpuMemoryUtilization <= 1))
-            throw InputError(QStringLiteral("--gpu-memory-utilization"),
-                             QStringLiteral("must be greater than 0 and at most 1, got %1").arg(s.gpuMemoryUtilization));
-        // long double keeps the product exact to the byte for any card below 2^63 B.
-        b.usable = qint64(std::floor((long double)b.memory * (long double)s.gpuMemoryUtilization));
-    } else {
-        b.usable = b.memory;
-    }
-    b.budget = b.usable - b.weightsPerGpu - b.workspace;
+    const EngineBudget e = engineBudget(s, b.weightsPerGpu);
+    b.usable = e.usable;
+    b.workspace = e.workspace;
+    b.budget = e.budget;
+    b.activationPeak = e.activationPeak;
+    b.rule = e.rule;
     return b;
 }
 
@@ -202,6 +200,9 @@ CapacityResult computeCapacity(const Scenario &s)
         r.gpuMemoryBytes = b.memory;
         r.usableMemoryBytes = b.usable;
         r.kvBudgetBytesPerGpu = std::max<qint64>(0, b.budget);
+        r.budgetRule = b.rule;
+        r.engineFigures = computeEngineFigures(s, cost, b.budget);
+        r.engineFigures.activationPeakBytes = b.activationPeak;
         r.shortfallBytesPerGpu = std::max<qint64>(0, -b.budget);
         if (r.kvBytesPerTokenPerGpu > 0) {
             const qint64 blockBytes = Units::mul(r.kvBytesPerTokenPerGpu, s.blockSize, QStringLiteral("--block-size"));
@@ -244,8 +245,9 @@ CapacityResult computeCapacity(const Scenario &s)
                             .arg(formatCount(s.sessions), formatCount(r.maxSessions),
                                  Units::formatBytes(-r.freeBytesPerGpu, UnitSystem::Decimal));
         } else {
-            r.verdict = QStringLiteral("%1 session%2 of %3 tokens fit%4; the KV cache budget is the limit.")
-                            .arg(formatCount(r.maxSessions), r.maxSessions == 1 ? QString() : QStringLiteral("s"), tokens,
+            r.verdict = QStringLiteral("%1 of %2 tokens %3%4; the KV cache budget is the limit.")
+                            .arg(r.maxSessions == 1 ? QStringLiteral("1 session") : formatCount(r.maxSessions) + QStringLiteral(" sessions"),
+                                 tokens, r.maxSessions == 1 ? QStringLiteral("fits") : QStringLiteral("fit"),
                                  s.tp > 1 ? QStringLiteral(" per TP group of %1 GPUs").arg(s.tp) : QString());
         }
         if (!r.fits || r.maxSessions == 0)

@@ -41,6 +41,8 @@ QJsonObject CapacityResult::toJson() const
     o.insert(QStringLiteral("verdict"), verdict);
     o.insert(QStringLiteral("fixes"), QJsonArray::fromStringList(fixes));
     o.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(warnings));
+    o.insert(QStringLiteral("budget_rule"), budgetRule);
+    engineFigures.addTo(o);
     return o;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "dtype.h"
+#include "enginefigures.h"
 #include "kvcost.h"
 
 #include <QDebug>
@@ -51,6 +52,8 @@ struct CapacityResult
     std::optional<double> costPerSessionHourUsd; ///< price x TP / maxSessions
     QString verdict;                  ///< one sentence: what fits and what limits it
     QStringList fixes;                ///< levers that make one more session fit, when none or too few fit
+    QString budgetRule;               ///< the engine's budget rule in words
+    EngineFigures engineFigures;      ///< what the chosen engine would print
 
     /// The command line's JSON fields (bytes as integers). Stable contract:
     /// fields are added, never renamed.

@@ -115,7 +115,11 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
         if (m.modelType == QLatin1String(d.modelType) && !c.contains(QString::fromLatin1(d.key)))
             c.insert(QString::fromLatin1(d.key), double(d.value));
     const int layers = smallField(c, "num_hidden_layers", 0, true);
+    m.hiddenLayers = layers;
     m.hiddenSize = intField(c, "hidden_size", 0, false);
+    m.intermediateSize = intField(c, "intermediate_size", 0, false, 0);
+    m.moeIntermediateSize = intField(c, "moe_intermediate_size", 0, false, 0);
+    m.vocabSize = intField(c, "vocab_size", 0, false, 0);
     m.maxPositionEmbeddings = intField(c, "max_position_embeddings", 0, false);
     const QString dtypeWord = c.value(QStringLiteral("torch_dtype")).toString(c.value(QStringLiteral("dtype")).toString());
     if (!dtypeWord.isEmpty())
@@ -137,10 +141,15 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
     const bool mla = has(c, "kv_lora_rank");
     const bool isJamba = has(c, "attn_layer_period");
     const bool isQwenNext = has(c, "full_attention_interval") || has(c, "linear_num_value_heads");
+    // Falcon-H1: attention and a Mamba-2 mixer side by side in every layer.
+    const bool isParallelHybrid = m.modelType == QLatin1String("falcon_h1");
 
     QSet<QString> consumed;
     if (isJamba)
         consumed << QStringLiteral("attn_layer_period");
+    if (isParallelHybrid)
+        consumed << QStringLiteral("mamba_d_ssm") << QStringLiteral("mamba_n_heads") << QStringLiteral("mamba_d_head")
+                 << QStringLiteral("mamba_n_groups");
     for (const char *marker : hybridMarkers) {
         const QString k = QString::fromLatin1(marker);
         if (has(c, marker) && !consumed.contains(k))
@@ -248,6 +257,21 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
         linear.convStateValues = (kernel - 1) * (2 * kHeads * kDim + vHeads * vDim);
     }
 
+    if (isParallelHybrid) {
+        // llama.cpp (src/llama-model.cpp) for Mamba-2: conv state (d_conv - 1) x
+        // (d_inner + 2 x n_group x d_state), SSM state d_state x d_inner, d_inner = mamba_d_ssm.
+        const qint64 heads = intField(c, "mamba_n_heads", 0, true);
+        const qint64 headDim = intField(c, "mamba_d_head", 0, true);
+        const qint64 dInner = intField(c, "mamba_d_ssm", heads * headDim, false);
+        const qint64 groups = intField(c, "mamba_n_groups", 1, false);
+        const qint64 dState = intField(c, "mamba_d_state", 0, true);
+        const qint64 dConv = intField(c, "mamba_d_conv", 4, false);
+        LayerGroup mixer;
+        mixer.kind = LayerKind::Recurrent;
+        mixer.convStateValues = Units::mul(dConv - 1, dInner + 2 * groups * dState, QStringLiteral("mamba_d_conv"));
+        mixer.ssmStateValues = Units::mul(dState, dInner, QStringLiteral("mamba_d_state"));
+        m.addLayers(mixer, layers);
+    }
     for (Slot s : kinds) {
         switch (s) {
         case Slot::Full: m.addLayers(attention, 1); break;

@@ -120,6 +120,42 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
                     r.shortfallBytesPerGpu > 0 ? QStringLiteral("−%1: nothing left for the KV cache").arg(fmt(r.shortfallBytesPerGpu))
                                                : fmt(r.kvBudgetBytesPerGpu));
 
+    if (s.engine != Engine::Plain)
+        out << QStringLiteral("Engine rule (%1): %2").arg(Engines::name(s.engine), r.budgetRule);
+    if (r.engineFigures.activationPeakBytes > 0)
+        out << QStringLiteral("  workspace = activation peak %1 (%2) + non-torch + CUDA graphs")
+                   .arg(fmt(r.engineFigures.activationPeakBytes),
+                        s.engineSettings.activationPeak ? QStringLiteral("measured") : QStringLiteral("estimated from max_num_batched_tokens"));
+    const EngineFigures &e = r.engineFigures;
+    switch (s.engine) {
+    case Engine::Vllm:
+        if (e.numBlocks > 0)
+            out << QStringLiteral("vLLM would print: %1 blocks of %2 tokens; GPU KV cache size %3 tokens; maximum concurrency %4x at %5 tokens")
+                       .arg(formatCount(e.numBlocks)).arg(s.blockSize).arg(formatCount(e.kvCacheTokens),
+                            QLocale::c().toString(e.maxConcurrency, 'f', 2), formatCount(e.maxModelLen));
+        break;
+    case Engine::Sglang:
+        out << QStringLiteral("SGLang would print: #tokens %1 (page size 1)").arg(formatCount(e.kvCacheTokens));
+        break;
+    case Engine::Trtllm:
+        out << QStringLiteral("TensorRT-LLM would allocate %1 for %2 tokens (%3 blocks of %4)")
+                   .arg(formatExactBytes(e.kvCacheBytes), formatCount(e.kvCacheTokens), formatCount(e.numBlocks))
+                   .arg(s.engineSettings.trtTokensPerBlock);
+        break;
+    case Engine::LlamaCpp:
+    case Engine::Ollama:
+        out << QStringLiteral("%1: %2 cells → KV %3 (%4)%5")
+                   .arg(s.engine == Engine::Ollama ? QStringLiteral("Ollama memory.required.kv") : QStringLiteral("llama.cpp KV self size"),
+                        formatCount(e.kvCacheTokens), formatExactBytes(e.kvSelfBytes), Units::formatBytes(e.kvSelfBytes, UnitSystem::Binary),
+                        e.recurrentStateBytes > 0 ? QStringLiteral(" + recurrent state %1").arg(Units::formatBytes(e.recurrentStateBytes, UnitSystem::Binary))
+                                                  : QString());
+        break;
+    case Engine::Plain:
+        break;
+    }
+    if (!e.note.isEmpty())
+        out << QStringLiteral("  (%1)").arg(e.note);
+
     // 4. Sessions and cost.
     if (r.reservedSessionBytesPerGpu > 0)
         out << QStringLiteral("Sessions%1: floor(%2 ÷ %3) = %4 (%5)")

@@ -17,6 +17,8 @@ bool LayerGroup::operator==(const LayerGroup &o) const
 
 int ModelShape::layers() const
 {
+    if (hiddenLayers > 0)
+        return hiddenLayers;
     int n = 0;
     for (const LayerGroup &g : groups)
         n += g.count;
@@ -49,7 +51,8 @@ bool ModelShape::operator==(const ModelShape &o) const
 {
     return id == o.id && name == o.name && hfId == o.hfId && source == o.source && sourceDate == o.sourceDate
         && modelType == o.modelType && attentionHeads == o.attentionHeads && kvHeads == o.kvHeads
-        && headDim == o.headDim && hiddenSize == o.hiddenSize && totalParams == o.totalParams
+        && headDim == o.headDim && hiddenSize == o.hiddenSize && hiddenLayers == o.hiddenLayers
+        && intermediateSize == o.intermediateSize && moeIntermediateSize == o.moeIntermediateSize && vocabSize == o.vocabSize && totalParams == o.totalParams
         && activeParams == o.activeParams && checkpointBytes == o.checkpointBytes
         && maxPositionEmbeddings == o.maxPositionEmbeddings && numExperts == o.numExperts
         && expertsPerToken == o.expertsPerToken && weightsDtype == o.weightsDtype

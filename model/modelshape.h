@@ -54,6 +54,10 @@ struct ModelShape
     int kvHeads = 0;            ///< num_key_value_heads of the attention layers (0 for MLA-only)
     int headDim = 0;            ///< head_dim of the attention layers
     qint64 hiddenSize = 0;      ///< hidden_size
+    int hiddenLayers = 0;       ///< num_hidden_layers as the config states it (a parallel hybrid has two groups per layer)
+    qint64 intermediateSize = 0;    ///< intermediate_size (dense FFN)
+    qint64 moeIntermediateSize = 0; ///< moe_intermediate_size (per expert; 0 = as intermediate_size)
+    qint64 vocabSize = 0;       ///< vocab_size
     qint64 totalParams = 0;     ///< all parameters, every expert included
     qint64 activeParams = 0;    ///< parameters used per token (MoE: active experts only)
     qint64 checkpointBytes = 0; ///< published weight-file size for mixed-precision checkpoints (0 = none)
@@ -64,7 +68,7 @@ struct ModelShape
     Dtype recurrentStateDtype = Dtype::FP32; ///< recurrent state precision (engines keep it in fp32)
     QVector<LayerGroup> groups; ///< layer groups, summing to the model's layer count
 
-    /// Total layers over all groups.
+    /// num_hidden_layers: hiddenLayers when the config stated it, else the layers over all groups.
     int layers() const;
     /// Layers of one kind.
     int layersOf(LayerKind kind) const;

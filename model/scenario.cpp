@@ -50,6 +50,21 @@ QJsonObject Scenario::toJson() const
     o.insert(QStringLiteral("workspace_bytes_per_gpu"), effectiveWorkspaceBytes());
     o.insert(QStringLiteral("engine"), Engines::name(engine));
     o.insert(QStringLiteral("gpu_memory_utilization"), gpuMemoryUtilization);
+    const EngineSettings &e = engineSettings;
+    auto opt = [](const std::optional<qint64> &v) { return v ? QJsonValue(*v) : QJsonValue(); };
+    o.insert(QStringLiteral("kv_cache_memory_bytes"), opt(e.kvCacheMemory));
+    o.insert(QStringLiteral("free_memory_before_bytes"), opt(e.freeMemoryBefore));
+    o.insert(QStringLiteral("free_memory_after_bytes"), opt(e.freeMemoryAfter));
+    o.insert(QStringLiteral("activation_peak_bytes"), opt(e.activationPeak));
+    o.insert(QStringLiteral("non_torch_bytes"), opt(e.nonTorch));
+    o.insert(QStringLiteral("cuda_graph_bytes"), opt(e.cudaGraph));
+    o.insert(QStringLiteral("mem_fraction_static"), e.memFractionStatic ? QJsonValue(*e.memFractionStatic) : QJsonValue());
+    o.insert(QStringLiteral("free_gpu_memory_fraction"), e.freeGpuMemoryFraction);
+    o.insert(QStringLiteral("max_num_batched_tokens"), opt(e.maxNumBatchedTokens));
+    o.insert(QStringLiteral("vllm_version"), QStringLiteral("%1.%2").arg(e.vllmMajor).arg(e.vllmMinor));
+    o.insert(QStringLiteral("n_ctx"), opt(e.nCtx));
+    o.insert(QStringLiteral("n_seq"), e.nSeq);
+    o.insert(QStringLiteral("n_batch"), e.nBatch);
     o.insert(QStringLiteral("block_size"), blockSize);
     o.insert(QStringLiteral("max_model_len"), effectiveMaxModelLen());
     o.insert(QStringLiteral("preallocate"), preallocate);
@@ -64,7 +79,7 @@ bool Scenario::operator==(const Scenario &o) const
         && kvHeadsOverride == o.kvHeadsOverride && gpuMemoryBytes == o.gpuMemoryBytes
         && weightsBytes == o.weightsBytes && workspaceBytes == o.workspaceBytes
         && runtimeReserveBytes == o.runtimeReserveBytes && activationBytes == o.activationBytes
-        && engine == o.engine && gpuMemoryUtilization == o.gpuMemoryUtilization && blockSize == o.blockSize
+        && engine == o.engine && engineSettings == o.engineSettings && gpuMemoryUtilization == o.gpuMemoryUtilization && blockSize == o.blockSize
         && maxModelLen == o.maxModelLen && preallocate == o.preallocate
         && priceUsdPerGpuHour == o.priceUsdPerGpuHour;
 }

@@ -31,6 +31,7 @@ struct Scenario
     qint64 runtimeReserveBytes = Engines::defaultRuntimeReserveBytes; ///< per card
     qint64 activationBytes = Engines::defaultActivationBytes;         ///< per card
     Engine engine = Engine::Plain;
+    EngineSettings engineSettings;       ///< measured figures and engine options
     double gpuMemoryUtilization = Engines::defaultGpuMemoryUtilization; ///< vLLM rule only
     int blockSize = Engines::defaultBlockSize; ///< tokens per KV block (1 = no paging)
     std::optional<qint64> maxModelLen;   ///< --max-model-len; empty: max_position_embeddings

@@ -59,8 +59,11 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     for (const GpuSpec &g : m_gpus)
         m_gpu->addItem(g.name, g.id);
     m_engine = new QComboBox;
-    m_engine->addItem(tr("Plain: card − weights − workspace"), int(Engine::Plain));
-    m_engine->addItem(tr("vLLM: card × utilization − weights − workspace"), int(Engine::Vllm));
+    for (Engine e : Engines::all()) {
+        const QString full = Engines::describe(e);
+        m_engine->addItem(full.section(QStringLiteral(" ("), 0, 0), int(e));
+        m_engine->setItemData(m_engine->count() - 1, full, Qt::ToolTipRole);
+    }
 
     m_contextSlider = makeSlider(1000, tr("Context length"));
     m_contextSlider->setPageStep(50);

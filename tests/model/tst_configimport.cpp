@@ -390,10 +390,11 @@ void TestConfigImport::badInput_data()
             "num_key_value_heads": 8, "head_dim": 64, "layer_types": ["sliding_attention", "full_attention"]})")
         << QStringList{QStringLiteral("sliding_window")} << QString();
 
-    // Falcon-H1-like (parallel attention + Mamba-2 in every layer): its Mamba-2 markers must be
-    // refused, never sized as 24 layers of dense attention.
-    QTest::newRow("Falcon-H1-like hybrid with mamba_d_ssm: refused")
-        << QByteArray(R"({"model_type": "falcon_h1", "hidden_size": 1024, "num_hidden_layers": 24,
+    // A Mamba-2 hybrid whose layer layout the importer does not know (Bamba interleaves
+    // attention at listed layers): its Mamba-2 markers must be refused, never sized as
+    // 24 layers of dense attention. (Falcon-H1, attention and Mamba-2 in every layer, is sized.)
+    QTest::newRow("Mamba-2 hybrid of an unknown layout (model_type bamba) with mamba_d_ssm: refused")
+        << QByteArray(R"({"model_type": "bamba", "hidden_size": 1024, "num_hidden_layers": 24,
             "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 64,
             "mamba_d_ssm": 1536, "mamba_n_heads": 24, "mamba_d_head": 64, "mamba_n_groups": 1,
             "mamba_d_state": 128, "mamba_d_conv": 4, "mamba_expand": 2})")
