@@ -78,8 +78,10 @@ const PresetStore *openStore(QTextStream &err)
         QString error;
         if (s->open(&error)) {
             store = s;
+            if (!s->warning().isEmpty())
+                err << "warning: " << s->warning() << '\n';
         } else {
-            err << "warning: " << error << " Using the built-in presets only.\n";
+            err << "warning: " << error << (error.endsWith(QLatin1Char('.')) ? " " : ". ") << "Using the built-in presets only.\n";
             delete s;
         }
     }
@@ -130,9 +132,12 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err)
     const bool custom = isSet(p, "layers") || isSet(p, "head-dim");
     if (isSet(p, "model") && custom)
         throw InputError(QStringLiteral("--model"), QStringLiteral("give either --model or a custom shape (--layers, --kv-heads, --head-dim), not both"));
+    if (isSet(p, "model") && isSet(p, "heads"))
+        throw InputError(QStringLiteral("--heads"), QStringLiteral("applies to a custom shape only; the preset or config.json gives num_attention_heads"));
     if (isSet(p, "model")) {
         const QString m = value(p, "model");
-        if (QFileInfo::exists(m) || m.endsWith(QLatin1String(".json")))
+        // Preset ids never hold a slash: a path does, or ends in .json, or names a file.
+        if (m.contains(QLatin1Char('/')) || m.endsWith(QLatin1String(".json")) || QFileInfo(m).isFile())
             s.model = ConfigImporter::fromFile(m, QStringLiteral("--model"));
         else
             s.model = ConfigImporter::fromPreset(findPreset(m, QStringLiteral("model"), QStringLiteral("--model"), err).json);
@@ -151,6 +156,8 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err)
         s.model.kvHeads = g.kvHeads;
         s.model.headDim = g.headDimK;
         s.model.attentionHeads = isSet(p, "heads") ? smallOpt(p, "heads") : 0;
+        if (s.model.attentionHeads > 0 && (g.kvHeads > s.model.attentionHeads || s.model.attentionHeads % g.kvHeads != 0))
+            throw InputError(QStringLiteral("--kv-heads"), QStringLiteral("%1 must divide --heads %2").arg(g.kvHeads).arg(s.model.attentionHeads));
         s.model.addLayers(g, smallOpt(p, "layers"));
     } else {
         throw InputError(QStringLiteral("--model"), QStringLiteral("give a preset id or config.json path, or a custom shape with --layers, --kv-heads and --head-dim"));
@@ -222,6 +229,7 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err)
         e.nSeq = smallOpt(p, "n-seq");
     if (isSet(p, "n-batch"))
         e.nBatch = smallOpt(p, "n-batch");
+    s.gpuMemoryUtilizationGiven = isSet(p, "gpu-memory-utilization");
     if (isSet(p, "gpu-memory-utilization"))
         s.gpuMemoryUtilization = Units::parseFraction(value(p, "gpu-memory-utilization"), QStringLiteral("--gpu-memory-utilization"), 0, 1);
     if (isSet(p, "block-size"))
@@ -295,7 +303,13 @@ int runPresets(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
         return 2;
     }
     const PresetStore *store = openStore(err);
-    const QVector<PresetRecord> all = store ? store->list() : PresetStore::builtInPresets();
+    QVector<PresetRecord> all = store ? store->list() : PresetStore::builtInPresets();
+    if (store)
+        for (const QString &problem : store->problems())
+            err << "warning: " << problem << '\n';
+    std::sort(all.begin(), all.end(), [](const PresetRecord &a, const PresetRecord &b) {
+        return a.kind != b.kind ? a.kind > b.kind : a.id < b.id; // models first, then GPUs, by id
+    });
     if (p.isSet(QStringLiteral("json"))) {
         QJsonArray a;
         for (const PresetRecord &r : all)

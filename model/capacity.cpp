@@ -70,7 +70,18 @@ qint64 reservedTokens(const Scenario &s)
     if (maxLen <= 0)
         throw InputError(QStringLiteral("--max-model-len"),
                          QStringLiteral("is needed for preallocation: %1 states no max_position_embeddings").arg(s.model.name));
+    if (s.contextTokens > maxLen)
+        throw InputError(QStringLiteral("--context"),
+                         QStringLiteral("%1 tokens exceed the %2-token maximum every session reserves under preallocation "
+                                        "(raise --max-model-len)")
+                             .arg(formatCount(s.contextTokens), formatCount(maxLen)));
     return maxLen;
+}
+
+// The field a reserved length comes from, for overflow messages.
+QString reservedField(const Scenario &s)
+{
+    return s.preallocate ? QStringLiteral("--max-model-len") : QStringLiteral("--context");
 }
 
 KvCost costOf(const Scenario &s)
@@ -88,7 +99,7 @@ qint64 sessionsOf(const Scenario &s)
     try {
         const KvCost cost = costOf(s);
         const Budget b = budgetOf(s);
-        const qint64 per = cost.sessionBytes(reservedTokens(s), true);
+        const qint64 per = cost.sessionBytes(reservedTokens(s), true, reservedField(s));
         return b.budget <= 0 || per <= 0 ? 0 : b.budget / per;
     } catch (const InputError &) {
         return -1;
@@ -192,7 +203,7 @@ CapacityResult computeCapacity(const Scenario &s)
         r.sessionBytes = cost.sessionBytes(s.contextTokens, false);
         r.sessionBytesPerGpu = cost.sessionBytes(s.contextTokens, true);
         r.reservedTokensPerSession = reservedTokens(s);
-        r.reservedSessionBytesPerGpu = cost.sessionBytes(r.reservedTokensPerSession, true);
+        r.reservedSessionBytesPerGpu = cost.sessionBytes(r.reservedTokensPerSession, true, reservedField(s));
         r.weightsBytes = b.weights;
         r.weightsBasis = b.weightsBasis;
         r.weightsBytesPerGpu = b.weightsPerGpu;
@@ -213,13 +224,19 @@ CapacityResult computeCapacity(const Scenario &s)
             ? double(r.kvBudgetBytesPerGpu) / double(r.reservedSessionBytesPerGpu) : 0.0;
         r.sessions = s.sessions;
         r.kvBytesForSessionsPerGpu = Units::mul(s.sessions, r.reservedSessionBytesPerGpu, QStringLiteral("--sessions"));
-        r.freeBytesPerGpu = b.budget - r.kvBytesForSessionsPerGpu;
+        r.freeBytesPerGpu = Units::sub(b.budget, r.kvBytesForSessionsPerGpu, QStringLiteral("--sessions"));
         r.fits = b.budget >= 0 && s.sessions <= r.maxSessions;
         const qint64 maxPos = s.effectiveMaxModelLen();
         r.contextBeyondMax = maxPos > 0 && s.contextTokens > maxPos;
         if (r.contextBeyondMax)
-            r.warnings << QStringLiteral("The context of %1 tokens is beyond %2's maximum of %3 tokens: computed anyway.")
-                              .arg(formatCount(s.contextTokens), s.model.name, formatCount(maxPos));
+            r.warnings << (s.maxModelLen ? QStringLiteral("The context of %1 tokens is beyond --max-model-len %2: computed anyway.")
+                                               .arg(formatCount(s.contextTokens), formatCount(maxPos))
+                                         : QStringLiteral("The context of %1 tokens is beyond %2's maximum of %3 tokens: computed anyway.")
+                                               .arg(formatCount(s.contextTokens), s.model.name, formatCount(maxPos)));
+        if (s.engine != Engine::Vllm && s.gpuMemoryUtilizationGiven)
+            r.warnings << QStringLiteral("gpu_memory_utilization applies to the vLLM rule only (--engine vllm); ignored here.");
+        if (s.weightsBytes && s.weightsDtype)
+            r.warnings << QStringLiteral("The given weights size wins over the weights precision.");
         if (s.kvHeadsOverride && *s.kvHeadsOverride != s.model.kvHeads)
             r.warnings << QStringLiteral("What-if: %1 KV heads instead of the published %2.")
                               .arg(*s.kvHeadsOverride).arg(s.model.kvHeads);

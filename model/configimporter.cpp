@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "configimporter.h"
 #include "inputerror.h"
+#include "parametercount.h"
 #include "units.h"
 
 #include <QDir>
@@ -92,6 +93,11 @@ const char *const hybridMarkers[] = {
 ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
 {
     QJsonObject c = root;
+    for (const char *key : {"text_config", "quantization_config"}) {
+        const QJsonValue v = root.value(QString::fromLatin1(key));
+        if (!v.isUndefined() && !v.isNull() && !v.isObject())
+            throw InputError(QString::fromLatin1(key), QStringLiteral("must be a JSON object"));
+    }
     if (root.value(QStringLiteral("text_config")).isObject()) {
         // Multimodal: the language model's fields live in text_config.
         c = root.value(QStringLiteral("text_config")).toObject();
@@ -121,6 +127,11 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
     m.moeIntermediateSize = intField(c, "moe_intermediate_size", 0, false, 0);
     m.vocabSize = intField(c, "vocab_size", 0, false, 0);
     m.maxPositionEmbeddings = intField(c, "max_position_embeddings", 0, false);
+    for (const char *key : {"torch_dtype", "dtype", "model_type"}) {
+        const QJsonValue v = c.value(QString::fromLatin1(key));
+        if (!v.isUndefined() && !v.isNull() && !v.isString())
+            throw InputError(QString::fromLatin1(key), QStringLiteral("must be a string"));
+    }
     const QString dtypeWord = c.value(QStringLiteral("torch_dtype")).toString(c.value(QStringLiteral("dtype")).toString());
     if (!dtypeWord.isEmpty())
         m.weightsDtype = Dtypes::parse(dtypeWord, QStringLiteral("torch_dtype"));
@@ -162,6 +173,10 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
     // Attention geometry.
     m.attentionHeads = smallField(c, "num_attention_heads", 0, true);
     m.kvHeads = smallField(c, "num_key_value_heads", m.attentionHeads, false);
+    if (!has(c, "kv_lora_rank") && (m.kvHeads > m.attentionHeads || m.attentionHeads % m.kvHeads != 0))
+        throw InputError(QStringLiteral("num_key_value_heads"),
+                         QStringLiteral("%1 must divide num_attention_heads %2 (each KV head serves a whole group of query heads)")
+                             .arg(m.kvHeads).arg(m.attentionHeads));
     if (has(c, "head_dim")) {
         m.headDim = smallField(c, "head_dim", 0, true);
     } else if (!mla) {
@@ -179,6 +194,8 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
     // Which slot each layer is.
     QVector<Slot> kinds(layers, Slot::Full);
     const QJsonValue layerTypes = c.value(QStringLiteral("layer_types"));
+    if (!layerTypes.isUndefined() && !layerTypes.isNull() && !layerTypes.isArray())
+        throw InputError(QStringLiteral("layer_types"), QStringLiteral("must be an array of layer kinds"));
     const qint64 window = intField(c, "sliding_window", 0, false, 0);
     const QJsonValue useSw = c.value(QStringLiteral("use_sliding_window"));
     if (layerTypes.isArray()) {
@@ -253,8 +270,12 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
         const qint64 kDim = intField(c, "linear_key_head_dim", 0, true);
         const qint64 vDim = intField(c, "linear_value_head_dim", 0, true);
         const qint64 kernel = intField(c, "linear_conv_kernel_dim", 4, false);
-        linear.ssmStateValues = vHeads * kDim * vDim;
-        linear.convStateValues = (kernel - 1) * (2 * kHeads * kDim + vHeads * vDim);
+        const QString field = QStringLiteral("linear_num_value_heads");
+        linear.ssmStateValues = Units::mul(Units::mul(vHeads, kDim, field), vDim, field);
+        linear.convStateValues = Units::mul(kernel - 1,
+                                            Units::add(Units::mul(2 * kHeads, kDim, QStringLiteral("linear_num_key_heads")),
+                                                       Units::mul(vHeads, vDim, field), field),
+                                            QStringLiteral("linear_conv_kernel_dim"));
     }
 
     if (isParallelHybrid) {
@@ -272,6 +293,9 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
         mixer.ssmStateValues = Units::mul(dState, dInner, QStringLiteral("mamba_d_state"));
         m.addLayers(mixer, layers);
     }
+    const ParameterCount count = countParameters(root);
+    m.derivedParams = m.totalParams = count.total;
+    m.derivedActiveParams = m.activeParams = count.active;
     for (Slot s : kinds) {
         switch (s) {
         case Slot::Full: m.addLayers(attention, 1); break;
@@ -293,18 +317,29 @@ ModelShape ConfigImporter::fromPreset(const QJsonObject &preset)
     m.hfId = preset.value(QStringLiteral("hf_id")).toString();
     m.source = preset.value(QStringLiteral("source")).toString();
     m.sourceDate = preset.value(QStringLiteral("source_date")).toString();
-    m.totalParams = intField(preset, "total_params", 0, false);
-    m.activeParams = intField(preset, "active_params", m.totalParams, false);
+    m.totalParams = intField(preset, "total_params", m.derivedParams, false);
+    m.activeParams = intField(preset, "active_params", preset.contains(QStringLiteral("total_params")) ? m.totalParams : m.derivedActiveParams, false);
     m.checkpointBytes = intField(preset, "checkpoint_bytes", 0, false, 0);
     return m;
 }
 
 ModelShape ConfigImporter::fromFile(const QString &path, const QString &field)
 {
+    // A config.json is a few kB; refuse devices, pipes and anything huge
+    // rather than reading without end.
+    const QFileInfo info(path);
+    if (!info.exists())
+        throw InputError(field, QStringLiteral("%1 does not exist").arg(path));
+    if (!info.isFile())
+        throw InputError(field, QStringLiteral("%1 is not a regular file").arg(path));
+    constexpr qint64 maxConfigBytes = 16 * Units::MiB;
+    if (info.size() > maxConfigBytes)
+        throw InputError(field, QStringLiteral("%1 is %2, too large for a config.json (at most 16 MiB)")
+                                    .arg(path, Units::formatBytes(info.size(), UnitSystem::Binary)));
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))
         throw InputError(field, QStringLiteral("cannot read %1: %2").arg(path, f.errorString()));
-    const QByteArray bytes = f.readAll();
+    const QByteArray bytes = f.read(maxConfigBytes + 1);
     QJsonParseError err{};
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &err);
     if (err.error != QJsonParseError::NoError) {

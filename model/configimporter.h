@@ -40,11 +40,13 @@ namespace Headroom {
 class ConfigImporter
 {
 public:
-    /// Shape from the contents of a config.json. Parameter counts are left 0
-    /// (a config.json does not state them).
+    /// Shape from the contents of a config.json. A config.json states no
+    /// parameter count: total and active are derived from its shapes
+    /// (countParameters), 0 where they cannot be.
     static ModelShape fromConfig(const QJsonObject &config);
     /// Shape from a model preset: its "config" plus id, name, source and the
-    /// published total_params / active_params / checkpoint_bytes.
+    /// published total_params / active_params / checkpoint_bytes (derived
+    /// counts stay in derivedParams / derivedActiveParams for comparison).
     static ModelShape fromPreset(const QJsonObject &preset);
     /// Reads `path`: a config.json or a Headroom model preset. Throws
     /// InputError(field) for an unreadable file or malformed JSON (with the

@@ -134,7 +134,7 @@ EngineBudget engineBudget(const Scenario &s, qint64 weightsPerGpu)
     case Engine::LlamaCpp:
     case Engine::Ollama:
         b.workspace = s.effectiveWorkspaceBytes();
-        b.budget = memory - weightsPerGpu - b.workspace;
+        b.budget = memory - Units::add(weightsPerGpu, b.workspace, QStringLiteral("--weights"));
         b.rule = QStringLiteral("card − weights − workspace");
         break;
     case Engine::Vllm: {
@@ -160,7 +160,7 @@ EngineBudget engineBudget(const Scenario &s, qint64 weightsPerGpu)
                 : QStringLiteral("card × gpu_memory_utilization − weights − activation peak − non-torch (vLLM < 0.11 "
                                  "does not subtract CUDA graphs)");
         }
-        b.budget = b.usable - weightsPerGpu - b.workspace;
+        b.budget = b.usable - Units::add(weightsPerGpu, b.workspace, QStringLiteral("--weights"));
         break;
     }
     case Engine::Sglang: {
@@ -184,7 +184,8 @@ EngineBudget engineBudget(const Scenario &s, qint64 weightsPerGpu)
             b.budget = *e.kvCacheMemory;
             b.rule = QStringLiteral("pinned by --kv-cache-memory");
         } else {
-            const qint64 after = e.freeMemoryAfter.value_or(memory - weightsPerGpu - s.effectiveWorkspaceBytes());
+            const qint64 after = e.freeMemoryAfter.value_or(
+                memory - Units::add(weightsPerGpu, s.effectiveWorkspaceBytes(), QStringLiteral("--weights")));
             b.budget = after > 0 ? fractionOf(after, e.freeGpuMemoryFraction) : after;
             b.rule = QStringLiteral("free_gpu_memory_fraction %1 × free memory after load").arg(e.freeGpuMemoryFraction);
         }

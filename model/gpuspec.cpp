@@ -39,8 +39,8 @@ GpuSpec GpuSpec::fromPreset(const QJsonObject &p)
     g.sourceDate = p.value(QStringLiteral("source_date")).toString();
     const QJsonValue price = p.value(QStringLiteral("price_usd_per_hour"));
     if (price.isDouble()) {
-        if (!(price.toDouble() > 0))
-            throw InputError(QStringLiteral("price_usd_per_hour"), QStringLiteral("must be positive or null"));
+        if (!(price.toDouble() > 0 && price.toDouble() <= 1e6))
+            throw InputError(QStringLiteral("price_usd_per_hour"), QStringLiteral("must be between 0 and 1,000,000 dollars, or null"));
         g.priceUsdPerHour = price.toDouble();
     }
     g.priceSource = p.value(QStringLiteral("price_source")).toString();

@@ -10,7 +10,6 @@ namespace Headroom {
 namespace {
 const QString kTp = QStringLiteral("--tp");
 const QString kKvHeads = QStringLiteral("--kv-heads");
-const QString kContext = QStringLiteral("--context");
 
 // Bytes of one row of `values` values, K or V, in a block format.
 qint64 rowBytes(Dtype d, qint64 values)
@@ -38,6 +37,12 @@ KvCost::KvCost(const ModelShape &model, Dtype kvDtype, int tp, int blockSize, st
             throw InputError(kKvHeads, QStringLiteral("%1 must divide num_attention_heads %2 (each KV head serves a "
                                                       "whole group of query heads)")
                                            .arg(*kvHeadsOverride).arg(model.attentionHeads));
+    }
+    if (model.attentionHeads == 0 && hasKvHeads) {
+        int kv = kvHeadsOverride.value_or(model.kvHeads);
+        if (tp > kv)
+            throw InputError(QStringLiteral("--heads"),
+                             QStringLiteral("is needed to check TP %1 against the attention heads (TP exceeds %2 KV heads)").arg(tp).arg(kv));
     }
     if (model.attentionHeads > 0 && model.attentionHeads % tp != 0)
         throw InputError(kTp, QStringLiteral("TP %1 does not divide num_attention_heads %2").arg(tp).arg(model.attentionHeads));
@@ -81,24 +86,24 @@ KvCost::KvCost(const ModelShape &model, Dtype kvDtype, int tp, int blockSize, st
     }
 }
 
-qint64 KvCost::heldTokens(const LayerGroup &g, qint64 tokens) const
+qint64 KvCost::heldTokens(const LayerGroup &g, qint64 tokens, const QString &field) const
 {
     if (g.kind == LayerKind::Recurrent)
         return 0;
     const qint64 t = g.kind == LayerKind::SlidingWindow ? std::min(tokens, g.window) : tokens;
-    return Units::mul(Units::ceilDiv(t, m_blockSize), m_blockSize, kContext);
+    return Units::mul(Units::ceilDiv(t, m_blockSize), m_blockSize, field);
 }
 
-qint64 KvCost::sessionBytes(qint64 tokens, bool perGpu) const
+qint64 KvCost::sessionBytes(qint64 tokens, bool perGpu, const QString &field) const
 {
     if (tokens < 0)
-        throw InputError(kContext, QStringLiteral("must not be negative"));
+        throw InputError(field, QStringLiteral("must not be negative"));
     qint64 total = 0;
     for (const GroupCost &c : m_groups) {
         const qint64 layerBytes = c.group.kind == LayerKind::Recurrent
             ? (perGpu ? c.stateBytesPerLayerPerGpu : c.stateBytesPerLayer)
-            : Units::mul(heldTokens(c.group, tokens), perGpu ? c.bytesPerTokenPerLayerPerGpu : c.bytesPerTokenPerLayer, kContext);
-        total = Units::add(total, Units::mul(layerBytes, c.group.count, kContext), kContext);
+            : Units::mul(heldTokens(c.group, tokens, field), perGpu ? c.bytesPerTokenPerLayerPerGpu : c.bytesPerTokenPerLayer, field);
+        total = Units::add(total, Units::mul(layerBytes, c.group.count, field), field);
     }
     return total;
 }

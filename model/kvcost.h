@@ -57,10 +57,10 @@ public:
     qint64 stateBytesPerSession() const { return m_stateBytes; }
     qint64 stateBytesPerSessionPerGpu() const { return m_stateBytesPerGpu; }
     /// Tokens a layer holds for a session of `tokens`, with paging: ceil to the block size.
-    qint64 heldTokens(const LayerGroup &g, qint64 tokens) const;
+    qint64 heldTokens(const LayerGroup &g, qint64 tokens, const QString &field = QStringLiteral("--context")) const;
     /// Bytes one session of `tokens` resident tokens takes: whole model
-    /// (perGpu false) or one GPU of the TP group. Throws InputError("--context") on overflow.
-    qint64 sessionBytes(qint64 tokens, bool perGpu) const;
+    /// (perGpu false) or one GPU of the TP group. Throws InputError(field) on overflow.
+    qint64 sessionBytes(qint64 tokens, bool perGpu, const QString &field = QStringLiteral("--context")) const;
     /// The per-group costs, in the model's group order, for derivations.
     const QVector<GroupCost> &groups() const { return m_groups; }
     int tp() const { return m_tp; }

@@ -53,7 +53,8 @@ bool ModelShape::operator==(const ModelShape &o) const
         && modelType == o.modelType && attentionHeads == o.attentionHeads && kvHeads == o.kvHeads
         && headDim == o.headDim && hiddenSize == o.hiddenSize && hiddenLayers == o.hiddenLayers
         && intermediateSize == o.intermediateSize && moeIntermediateSize == o.moeIntermediateSize && vocabSize == o.vocabSize && totalParams == o.totalParams
-        && activeParams == o.activeParams && checkpointBytes == o.checkpointBytes
+        && activeParams == o.activeParams && derivedParams == o.derivedParams
+        && derivedActiveParams == o.derivedActiveParams && checkpointBytes == o.checkpointBytes
         && maxPositionEmbeddings == o.maxPositionEmbeddings && numExperts == o.numExperts
         && expertsPerToken == o.expertsPerToken && weightsDtype == o.weightsDtype
         && recurrentStateDtype == o.recurrentStateDtype && groups == o.groups;

@@ -60,6 +60,8 @@ struct ModelShape
     qint64 vocabSize = 0;       ///< vocab_size
     qint64 totalParams = 0;     ///< all parameters, every expert included
     qint64 activeParams = 0;    ///< parameters used per token (MoE: active experts only)
+    qint64 derivedParams = 0;   ///< total parameters counted from the config's shapes (countParameters)
+    qint64 derivedActiveParams = 0; ///< active parameters counted from the shapes
     qint64 checkpointBytes = 0; ///< published weight-file size for mixed-precision checkpoints (0 = none)
     qint64 maxPositionEmbeddings = 0; ///< max_position_embeddings (0 = unknown)
     int numExperts = 0;         ///< routed experts per MoE layer (0 = dense)

@@ -39,6 +39,8 @@ QJsonObject Scenario::toJson() const
     o.insert(QStringLiteral("num_key_value_heads"), kvHeadsOverride.value_or(model.kvHeads));
     o.insert(QStringLiteral("head_dim"), model.headDim);
     o.insert(QStringLiteral("total_params"), model.totalParams);
+    o.insert(QStringLiteral("active_params"), model.activeParams);
+    o.insert(QStringLiteral("derived_params"), model.derivedParams);
     o.insert(QStringLiteral("tp"), tp);
     o.insert(QStringLiteral("context_tokens"), contextTokens);
     o.insert(QStringLiteral("sessions"), sessions);
@@ -79,7 +81,7 @@ bool Scenario::operator==(const Scenario &o) const
         && kvHeadsOverride == o.kvHeadsOverride && gpuMemoryBytes == o.gpuMemoryBytes
         && weightsBytes == o.weightsBytes && workspaceBytes == o.workspaceBytes
         && runtimeReserveBytes == o.runtimeReserveBytes && activationBytes == o.activationBytes
-        && engine == o.engine && engineSettings == o.engineSettings && gpuMemoryUtilization == o.gpuMemoryUtilization && blockSize == o.blockSize
+        && engine == o.engine && engineSettings == o.engineSettings && gpuMemoryUtilization == o.gpuMemoryUtilization && gpuMemoryUtilizationGiven == o.gpuMemoryUtilizationGiven && blockSize == o.blockSize
         && maxModelLen == o.maxModelLen && preallocate == o.preallocate
         && priceUsdPerGpuHour == o.priceUsdPerGpuHour;
 }

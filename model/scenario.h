@@ -33,6 +33,7 @@ struct Scenario
     Engine engine = Engine::Plain;
     EngineSettings engineSettings;       ///< measured figures and engine options
     double gpuMemoryUtilization = Engines::defaultGpuMemoryUtilization; ///< vLLM rule only
+    bool gpuMemoryUtilizationGiven = false; ///< set by the user (warned about outside the vLLM rule)
     int blockSize = Engines::defaultBlockSize; ///< tokens per KV block (1 = no paging)
     std::optional<qint64> maxModelLen;   ///< --max-model-len; empty: max_position_embeddings
     bool preallocate = false;            ///< reserve the maximum context for every session

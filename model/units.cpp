@@ -30,6 +30,14 @@ qint64 add(qint64 a, qint64 b, const QString &field)
     return r;
 }
 
+qint64 sub(qint64 a, qint64 b, const QString &field)
+{
+    qint64 r = 0;
+    if (qSubOverflow(a, b, &r))
+        throw InputError(field, QStringLiteral("is too large: the byte count overflows 64 bits"));
+    return r;
+}
+
 namespace {
 
 // Exact decimal parsing: a mantissa with up to 18 significant digits and an
@@ -46,8 +54,15 @@ struct Decimal
 Decimal parseDecimal(QString text)
 {
     Decimal d;
-    text.remove(QLatin1Char('_'));
-    text.remove(QLatin1Char(','));
+    // Commas and underscores only as thousands separators ("100,000", "100_000"):
+    // "1,5" is a decimal comma in many locales, and guessing would be wrong either way.
+    static const QRegularExpression grouped(QStringLiteral("^[+-]?\\d{1,3}([,_]\\d{3})+(\\.\\d*)?([eE][+-]?\\d+)?$"));
+    if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('_'))) {
+        if (!grouped.match(text).hasMatch())
+            return d;
+        text.remove(QLatin1Char('_'));
+        text.remove(QLatin1Char(','));
+    }
     static const QRegularExpression re(QStringLiteral("^([+-]?)(\\d*)(?:\\.(\\d*))?(?:[eE]([+-]?\\d{1,4}))?$"));
     const auto m = re.match(text);
     if (!m.hasMatch())
@@ -64,18 +79,26 @@ Decimal parseDecimal(QString text)
     return d;
 }
 
-// Rounds digits x 10^exponent x unit to the nearest integer, or returns false on overflow.
-bool scaleDecimal(const Decimal &d, qint64 unit, qint64 *out)
+// Rounds digits x 10^exponent x unit to the nearest integer, or returns false on
+// overflow. *exact (if given) tells whether no rounding happened.
+bool scaleDecimal(const Decimal &d, qint64 unit, qint64 *out, bool *exact = nullptr)
 {
     QString digits = d.digits;
     int exponent = d.exponent;
-    // Trim trailing zeros into the exponent, then keep at most 18 digits.
+    if (exact)
+        *exact = true;
+    if (digits.size() > 18) {
+        // More precision than 64 bits hold: keep 18 significant digits.
+        if (exact)
+            *exact = false;
+        exponent += int(digits.size()) - 18;
+        digits.truncate(18);
+    }
+    // Trim trailing zeros into the exponent.
     while (digits.size() > 1 && digits.endsWith(QLatin1Char('0'))) {
         digits.chop(1);
         ++exponent;
     }
-    if (digits.size() > 18)
-        return false;
     const qint64 mantissa = digits.toLongLong();
     if (mantissa == 0) {
         *out = 0;
@@ -90,6 +113,8 @@ bool scaleDecimal(const Decimal &d, qint64 unit, qint64 *out)
     if (exponent < 0) {
         if (exponent < -30) {
             *out = 0;
+            if (exact)
+                *exact = false;
             return true;
         }
         // Divide by 10^-exponent with round-half-up, step by step.
@@ -103,8 +128,12 @@ bool scaleDecimal(const Decimal &d, qint64 unit, qint64 *out)
         }
         if (small) {
             *out = 0;
+            if (exact)
+                *exact = false;
             return true;
         }
+        if (exact && value % divisor != 0)
+            *exact = false;
         value = value / divisor + ((value % divisor) * 2 >= divisor ? 1 : 0);
     }
     *out = value;
@@ -116,7 +145,7 @@ bool scaleDecimal(const Decimal &d, qint64 unit, qint64 *out)
 qint64 parseSize(const QString &input, const QString &field, bool allowZero)
 {
     const QString text = input.trimmed();
-    static const QRegularExpression re(QStringLiteral("^([0-9.eE+\\-_,]+)\\s*([A-Za-z]+)$"));
+    static const QRegularExpression re(QStringLiteral("^([+-]?[0-9.,_]+(?:[eE][+-]?[0-9]+)?)\\s*([A-Za-z]+)$"));
     const auto m = re.match(text);
     if (!m.hasMatch()) {
         static const QRegularExpression bare(QStringLiteral("^[0-9.eE+\\-_,]+$"));
@@ -157,13 +186,10 @@ qint64 parseCount(const QString &input, const QString &field, qint64 minimum)
     if (!d.ok)
         throw InputError(field, QStringLiteral("\"%1\" is not a whole number").arg(text));
     qint64 value = 0;
-    if (!scaleDecimal(d, 1, &value))
+    bool exact = true;
+    if (!scaleDecimal(d, 1, &value, &exact))
         throw InputError(field, QStringLiteral("%1 is too large: it overflows 64 bits").arg(text));
-    // Reject fractions: 1.5 is not a count. Re-scale by 10 and compare.
-    qint64 check = 0;
-    Decimal tenth = d;
-    tenth.exponent += 1;
-    if (scaleDecimal(tenth, 1, &check) && check != value * 10)
+    if (!exact)
         throw InputError(field, QStringLiteral("\"%1\" is not a whole number").arg(text));
     if (d.negative && value != 0)
         throw InputError(field, QStringLiteral("must be positive, got %1").arg(text));

@@ -27,6 +27,8 @@ constexpr qint64 TiB = 1024 * GiB;
 qint64 mul(qint64 a, qint64 b, const QString &field);
 /// a + b, or InputError(field, ...) on overflow. Both operands must be >= 0.
 qint64 add(qint64 a, qint64 b, const QString &field);
+/// a - b, or InputError(field, ...) when the difference leaves 64 bits.
+qint64 sub(qint64 a, qint64 b, const QString &field);
 /// ceil(a / b) for a >= 0, b > 0.
 constexpr qint64 ceilDiv(qint64 a, qint64 b) { return a / b + (a % b != 0 ? 1 : 0); }
 

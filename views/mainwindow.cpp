@@ -52,6 +52,13 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     QVector<PresetRecord> records;
     if (store.open(&error)) {
         records = store.list();
+        QStringList problems = store.problems();
+        if (!store.warning().isEmpty())
+            problems.prepend(store.warning());
+        if (!problems.isEmpty())
+            QTimer::singleShot(0, this, [this, problems] {
+                QMessageBox::warning(this, tr("Preset database"), problems.join(QLatin1Char('\n')));
+            });
     } else {
         records = PresetStore::builtInPresets();
         QTimer::singleShot(0, this, [this, error] {
@@ -73,6 +80,14 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     }
     if (!skipped.isEmpty())
         statusBar()->showMessage(tr("Presets skipped: %1").arg(skipped.join(QStringLiteral("; "))));
+    // A store with no usable model or GPU (rows deleted by hand) falls back to the shipped ones.
+    const bool noModels = models.isEmpty(), noGpus = gpus.isEmpty();
+    for (const PresetRecord &r : (noModels || noGpus) ? PresetStore::builtInPresets() : QVector<PresetRecord>{}) {
+        if (noModels && r.kind == QLatin1String("model"))
+            models << ConfigImporter::fromPreset(r.json);
+        else if (noGpus && r.kind == QLatin1String("gpu"))
+            gpus << GpuSpec::fromPreset(r.json);
+    }
 
     Scenario start;
     for (const ModelShape &m : models)
@@ -219,7 +234,7 @@ void MainWindow::showResult(const CapacityResult &r)
     for (const QString &line : explainCapacity(s, r, u))
         d += QStringLiteral("<li>%1</li>").arg(html(line));
     m_derivation->setHtml(d + QStringLiteral("</ol>"));
-    m_sources->setHtml(tr("<h3>%1</h3><p>%2 (%3)</p><p>Parameters: %4; weights: %5.</p>"
+    m_sources->setHtml(tr("<h3>%1</h3><p>%2 (%3)</p><p>Parameters: %4 published, %11 counted from the config's shapes; weights: %5.</p>"
                           "<h3>%6</h3><p>Memory: %7 — %8</p><p>%9</p><p>Price: %10</p>")
                            .arg(html(s.model.name), html(s.model.source), html(s.model.sourceDate),
                                 Units::formatCount(s.model.totalParams), html(r.weightsBasis), html(s.gpu.name),
@@ -227,7 +242,8 @@ void MainWindow::showResult(const CapacityResult &r)
                                 s.gpu.priceUsdPerHour ? html(QStringLiteral("$%1 per GPU-hour, %2 (%3)")
                                                               .arg(*s.gpu.priceUsdPerHour, 0, 'f', 2)
                                                               .arg(s.gpu.priceSource, s.gpu.priceDate))
-                                                      : tr("none published: set a price")));
+                                                      : tr("none published: set a price"))
+                           .arg(Units::formatCount(s.model.derivedParams)));
 }
 
 QString MainWindow::sessionsText() const

@@ -6,6 +6,7 @@
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QSqlDatabase>
@@ -92,7 +93,12 @@ bool PresetStore::open(QString *error)
         *error = QStringLiteral("Cannot open the preset database %1: %2").arg(m_path, db.lastError().text());
         return false;
     }
-    return migrate(error) && refreshBuiltIns(error);
+    if (!migrate(error))
+        return false;
+    QString refreshError;
+    if (!refreshBuiltIns(&refreshError))
+        m_warning = refreshError + QStringLiteral(" The presets as stored are used.");
+    return true;
 }
 
 bool PresetStore::migrate(QString *error)
@@ -160,10 +166,35 @@ bool PresetStore::refreshBuiltIns(QString *error)
         hash.addData(QJsonDocument(r.json).toJson(QJsonDocument::Compact));
     const QString digest = QString::fromLatin1(hash.result().toHex());
 
+    // Up to date when every shipped preset is there, byte for byte as shipped
+    // (or edited by the user), and nothing stale is left: then nothing is written.
     QSqlQuery q(db);
-    q.prepare(QStringLiteral("SELECT value FROM meta WHERE key = 'builtin_hash'"));
-    if (q.exec() && q.next() && q.value(0).toString() == digest)
-        return true;
+    if (q.exec(QStringLiteral("SELECT id, origin, json FROM presets"))) {
+        QHash<QString, QPair<QString, QString>> rows;
+        while (q.next())
+            rows.insert(q.value(0).toString(), {q.value(1).toString(), q.value(2).toString()});
+        bool current = true;
+        int builtInRows = 0;
+        for (auto it = rows.cbegin(); it != rows.cend(); ++it)
+            builtInRows += it.value().first == QLatin1String("builtin");
+        int expectedBuiltIns = 0;
+        for (const PresetRecord &r : shipped) {
+            const auto row = rows.constFind(r.id);
+            if (row == rows.cend()) {
+                current = false;
+                break;
+            }
+            if (row->first == QLatin1String("builtin")) {
+                ++expectedBuiltIns;
+                if (row->second != QString::fromUtf8(QJsonDocument(r.json).toJson(QJsonDocument::Compact))) {
+                    current = false;
+                    break;
+                }
+            }
+        }
+        if (current && builtInRows == expectedBuiltIns)
+            return true;
+    }
 
     if (!db.transaction()) {
         *error = QStringLiteral("Cannot write the preset database %1: %2").arg(m_path, db.lastError().text());
@@ -209,12 +240,16 @@ QVector<PresetRecord> PresetStore::list(const QString &kind) const
                              : QStringLiteral("SELECT json, origin FROM presets WHERE kind = ?"));
     if (!kind.isEmpty())
         q.addBindValue(kind);
-    if (!q.exec())
+    if (!q.exec()) {
+        m_problems << QStringLiteral("Cannot read presets from %1: %2").arg(m_path, sqlError(q));
         return out;
+    }
     while (q.next()) {
         const QJsonDocument doc = QJsonDocument::fromJson(q.value(0).toString().toUtf8());
         if (doc.isObject())
             out << recordFrom(doc.object(), q.value(1).toString() == QLatin1String("builtin"));
+        else
+            m_problems << QStringLiteral("A preset in %1 is damaged and was skipped.").arg(m_path);
     }
     std::sort(out.begin(), out.end(), [](const PresetRecord &a, const PresetRecord &b) {
         return a.kind != b.kind ? a.kind < b.kind : QString::localeAwareCompare(a.name, b.name) < 0;

@@ -3,6 +3,7 @@
 
 #include <QJsonObject>
 #include <QString>
+#include <QStringList>
 #include <QVector>
 
 namespace Headroom {
@@ -41,9 +42,16 @@ public:
     /// The built-in presets as shipped (from the resources), in id order.
     static QVector<PresetRecord> builtInPresets();
 
-    /// Opens, creates or migrates the schema and refreshes built-ins.
-    /// Returns false with *error set (naming the file) on any failure.
+    /// Opens, creates or migrates the schema and refreshes built-ins when the
+    /// shipped set differs from the stored one (nothing is written otherwise).
+    /// Returns false with *error set (naming the file) when the file cannot be
+    /// used; a store that opens but cannot be refreshed (read-only) is used as
+    /// stored, with warning() saying so.
     bool open(QString *error);
+    /// Why the store is used as stored (empty when all is well).
+    QString warning() const { return m_warning; }
+    /// Rows list() had to skip, one sentence each.
+    QStringList problems() const { return m_problems; }
     /// The path of the database file.
     QString path() const { return m_path; }
 
@@ -67,6 +75,8 @@ private:
     bool refreshBuiltIns(QString *error);
     QString m_path;
     QString m_connection;
+    QString m_warning;
+    mutable QStringList m_problems;
 };
 
 } // namespace Headroom

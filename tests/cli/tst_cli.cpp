@@ -167,6 +167,12 @@ private Q_SLOTS:
         QTest::newRow("unknown dtype") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 10 --kv-dtype fp7") << QStringLiteral("--kv-dtype");
         QTest::newRow("unknown engine") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 10 --engine tgi") << QStringLiteral("--engine");
         QTest::newRow("no context") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb") << QStringLiteral("--context");
+        QTest::newRow("weights that overflow the budget") << QStringLiteral("--model llama-3.1-8b --gpu-memory 80GB --weights 8000000TB --workspace 8000000TB --context 1000") << QStringLiteral("--weights");
+        QTest::newRow("fractional count") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 1.04") << QStringLiteral("--context");
+        QTest::newRow("custom kv heads not dividing heads") << QStringLiteral("--layers 32 --heads 32 --kv-heads 64 --head-dim 128 --params 8e9 --gpu-memory 80GB --context 10") << QStringLiteral("--kv-heads");
+        QTest::newRow("TP past the KV heads without --heads") << QStringLiteral("--layers 32 --kv-heads 8 --head-dim 128 --params 8e9 --gpu-memory 80GB --context 10 --tp 1000000") << QStringLiteral("--heads");
+        QTest::newRow("preallocation shorter than the context") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 200000 --preallocate") << QStringLiteral("--context");
+        QTest::newRow("device as config.json") << QStringLiteral("--model /dev/zero --gpu h100-sxm-80gb --context 10") << QStringLiteral("--model");
         QTest::newRow("zero layers") << QStringLiteral("--layers 0 --kv-heads 8 --head-dim 128 --params 8e9 --gpu-memory 80GB --context 10") << QStringLiteral("--layers");
     }
     void badInput()

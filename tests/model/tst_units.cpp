@@ -24,6 +24,8 @@ private Q_SLOTS:
         QTest::newRow("1kB") << QStringLiteral("1kB") << qint64(1000);
         QTest::newRow("1KiB") << QStringLiteral("1KiB") << qint64(1024);
         QTest::newRow("nvidia-smi 81559 MiB") << QStringLiteral("81559MiB") << qint64(85520809984);
+        QTest::newRow("thousands separators") << QStringLiteral("1,000MB") << qint64(1'000'000'000);
+        QTest::newRow("more digits than 64 bits hold") << QStringLiteral("1.0000000000000000001GB") << qint64(1'000'000'000);
     }
     void parseSize()
     {
@@ -42,6 +44,8 @@ private Q_SLOTS:
         QTest::newRow("zero") << QStringLiteral("0GB") << QStringLiteral("larger than zero");
         QTest::newRow("overflow") << QStringLiteral("99999999999TB") << QStringLiteral("overflows");
         QTest::newRow("garbage") << QStringLiteral("lots") << QStringLiteral("not a memory size");
+        QTest::newRow("decimal comma is ambiguous") << QStringLiteral("1,5GB") << QStringLiteral("not a number");
+        QTest::newRow("exabytes are not a unit here") << QStringLiteral("8EB") << QStringLiteral("unknown unit \"EB\"");
     }
     void parseSizeRejects()
     {
@@ -62,7 +66,8 @@ private Q_SLOTS:
         QCOMPARE(Units::parseCount(QStringLiteral("100000"), QStringLiteral("--context")), qint64(100000));
         QCOMPARE(Units::parseCount(QStringLiteral("100_000"), QStringLiteral("--context")), qint64(100000));
         QCOMPARE(Units::parseCount(QStringLiteral("1.5e3"), QStringLiteral("--context")), qint64(1500));
-        for (const char *bad : {"0", "-3", "1.5", "abc", "1e30", ""}) {
+        QCOMPARE(Units::parseCount(QStringLiteral("100,000"), QStringLiteral("--context")), qint64(100000));
+        for (const char *bad : {"0", "-3", "1.5", "1.04", "2.0001", "1,5", "12,34", "abc", "1e30", ""}) {
             try {
                 Units::parseCount(QString::fromLatin1(bad), QStringLiteral("--sessions"));
                 QFAIL(bad);

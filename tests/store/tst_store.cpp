@@ -150,6 +150,31 @@ private Q_SLOTS:
         QCOMPARE(store.find(QStringLiteral("llama-3.1-8b")).name, QStringLiteral("Llama-3.1-8B"));
     }
 
+    void repairsDeletedBuiltInsAndSkipsDamagedRows()
+    {
+        const QString path = fresh("repair.sqlite");
+        QString error;
+        {
+            PresetStore store(path);
+            QVERIFY(store.open(&error));
+        }
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("raw2"));
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(QStringLiteral("DELETE FROM presets WHERE id = 'llama-3.1-8b'")));
+            QVERIFY(q.exec(QStringLiteral("INSERT INTO presets VALUES ('broken-one', 'gpu', 'user', '{broken')")));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("raw2"));
+        PresetStore store(path);
+        QVERIFY(store.open(&error));
+        QCOMPARE(store.find(QStringLiteral("llama-3.1-8b")).name, QStringLiteral("Llama-3.1-8B"));
+        store.list();
+        QCOMPARE(store.problems().size(), 1);
+    }
+
     void rejectsBadIds()
     {
         PresetStore store(fresh("ids.sqlite"));

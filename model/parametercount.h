@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QJsonObject>
+#include <QString>
+
+namespace Headroom {
+
+/// Parameters derived from a config.json's shapes, for configs that do not
+/// state a count (and to show beside a published one).
+struct ParameterCount
+{
+    qint64 total = 0;   ///< every weight, all experts (0 = could not derive)
+    qint64 active = 0;  ///< per token: attention, dense layers, shared and top-k routed experts
+    QString note;       ///< what was counted, or why nothing was
+};
+
+/// Counts the weight matrices a transformers modelling file builds from the
+/// config (text_config for multimodal configs), biases and norms included:
+/// - embeddings vocab x hidden, plus an untied LM head of the same size
+///   (tie_word_embeddings; absent = tied for Gemma, untied otherwise, the
+///   defaults of GemmaConfig / LlamaConfig);
+/// - attention q/k/v/o (num_attention_heads x head_dim for q and o,
+///   num_key_value_heads x head_dim for k and v); MLA as DeepSeek-V3's
+///   q_a/q_b (q_lora_rank), kv_a (kv_lora_rank + qk_rope_head_dim) and kv_b;
+/// - a gated MLP of 3 x hidden x intermediate_size; MoE layers hold
+///   num_experts gated experts of moe_intermediate_size (else
+///   intermediate_size), a router of hidden x experts, and n_shared_experts
+///   (or a shared_expert_intermediate_size expert); first_k_dense_replace
+///   dense layers first (DeepSeek), every expert_layer_period-th from
+///   expert_layer_offset (Jamba);
+/// - Mamba-1 mixers (Jamba: in_proj, conv1d, x_proj, dt_proj, A, D, out_proj)
+///   and Gated DeltaNet mixers (Qwen3-Next: in_proj_qkvz, in_proj_ba, conv1d,
+///   dt_bias, A_log, norm, out_proj).
+/// Accurate to about 1% on the built-in presets' published counts (the
+/// rest is biases and norms some families add). Never throws: a config it
+/// cannot count gives total 0 and a note.
+ParameterCount countParameters(const QJsonObject &config);
+
+} // namespace Headroom
