@@ -112,13 +112,20 @@ QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r)
     auto offer = [&](const QString &what, const Scenario &variant) {
         const qint64 n = sessionsOf(variant);
         if (n >= want)
-            out << QStringLiteral("%1: %2 session%3").arg(what, formatCount(n), n == 1 ? QString() : QStringLiteral("s"));
+            out << QStringLiteral("%1: %2").arg(what, Units::plural(n, QStringLiteral("session"), QStringLiteral("sessions")));
     };
     for (Dtype d : {Dtype::FP8, Dtype::NVFP4}) {
         if (Dtypes::bytesFor(d, 1024, {}) < Dtypes::bytesFor(r.kvDtype, 1024, {})) {
             Scenario v = s;
             v.kvDtype = d;
             offer(QStringLiteral("cache precision %1").arg(Dtypes::name(d)), v);
+        }
+    }
+    for (Dtype d : {Dtype::FP8, Dtype::INT4}) {
+        if (Dtypes::bytesFor(d, 1024, {}) < Dtypes::bytesFor(r.weightsDtype, 1024, {}) && s.model.totalParams > 0 && !s.weightsBytes) {
+            Scenario v = s;
+            v.weightsDtype = d;
+            offer(QStringLiteral("weight precision %1").arg(Dtypes::name(d)), v);
         }
     }
     const int kvHeads = s.kvHeadsOverride.value_or(s.model.kvHeads);
@@ -133,20 +140,20 @@ QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r)
     if (!s.preallocate) {
         const qint64 cap = maxContextFor(s, want);
         if (cap > 0 && cap < s.contextTokens)
-            out << QStringLiteral("retention cap at %1 tokens: %2 session%3")
-                       .arg(formatCount(cap), formatCount(want), want == 1 ? QString() : QStringLiteral("s"));
+            out << QStringLiteral("retention cap at %1 tokens: %2")
+                       .arg(formatCount(cap), Units::plural(want, QStringLiteral("session"), QStringLiteral("sessions")));
     } else {
         Scenario v = s;
         v.preallocate = false;
         offer(QStringLiteral("paged allocation instead of preallocating %1 tokens").arg(formatCount(r.reservedTokensPerSession)), v);
     }
-    for (int tp = s.tp * 2; tp <= 8; tp *= 2) {
+    for (int tp = s.tp * 2; tp <= 16; tp *= 2) {
         Scenario v = s;
         v.tp = tp;
         const qint64 n = sessionsOf(v);
         if (n >= want) {
-            out << QStringLiteral("more memory: TP %1 (%2 GPUs per replica): %3 session%4")
-                       .arg(tp).arg(tp).arg(formatCount(n), n == 1 ? QString() : QStringLiteral("s"));
+            out << QStringLiteral("more memory: TP %1 (%1 GPUs per replica): %2")
+                       .arg(tp).arg(Units::plural(n, QStringLiteral("session"), QStringLiteral("sessions")));
             break;
         }
     }
@@ -247,29 +254,17 @@ CapacityResult computeCapacity(const Scenario &s)
         if (price && r.maxSessions > 0)
             r.costPerSessionHourUsd = *price * s.tp / double(r.maxSessions);
 
-        const QString tokens = formatCount(r.reservedTokensPerSession);
         const qint64 want = std::max<qint64>(1, s.sessions);
-        if (b.budget <= 0) {
-            r.verdict = QStringLiteral("Nothing fits: weights and workspace need %1 more than the %2 usable per GPU.")
-                            .arg(Units::formatBytes(r.shortfallBytesPerGpu, UnitSystem::Decimal),
-                                 Units::formatBytes(b.usable, UnitSystem::Decimal));
-        } else if (r.maxSessions == 0) {
-            r.verdict = QStringLiteral("Not one %1-token session fits: it needs %2 of KV cache per GPU, the budget is %3.")
-                            .arg(tokens, Units::formatBytes(r.reservedSessionBytesPerGpu, UnitSystem::Decimal),
-                                 Units::formatBytes(r.kvBudgetBytesPerGpu, UnitSystem::Decimal));
-        } else if (!r.fits) {
-            r.verdict = QStringLiteral("%1 sessions asked, %2 fit: the KV cache overflows by %3 per GPU.")
-                            .arg(formatCount(s.sessions), formatCount(r.maxSessions),
-                                 Units::formatBytes(-r.freeBytesPerGpu, UnitSystem::Decimal));
-        } else {
-            r.verdict = QStringLiteral("%1 of %2 tokens %3%4; the KV cache budget is the limit.")
-                            .arg(r.maxSessions == 1 ? QStringLiteral("1 session") : formatCount(r.maxSessions) + QStringLiteral(" sessions"),
-                                 tokens, r.maxSessions == 1 ? QStringLiteral("fits") : QStringLiteral("fit"),
-                                 s.tp > 1 ? QStringLiteral(" per TP group of %1 GPUs").arg(s.tp) : QString());
-        }
+        // The engines degrade sharply as the KV pool fills (preemption, recompute).
+        if (r.maxSessions > 0 && r.sessionsExact - double(r.maxSessions) < 0.05 * double(r.maxSessions) && r.fits
+            && s.sessions == r.maxSessions)
+            r.warnings << QStringLiteral("Tight: %1 leaves only %2 of the KV budget free per GPU.")
+                              .arg(Units::plural(r.maxSessions, QStringLiteral("session"), QStringLiteral("sessions")),
+                                   Units::formatBytes(r.freeBytesPerGpu, UnitSystem::Decimal));
+        r.ok = true;
+        r.verdict = capacityVerdict(s, r, UnitSystem::Decimal);
         if (!r.fits || r.maxSessions == 0)
             r.fixes = fixesFor(s, want, r);
-        r.ok = true;
     } catch (const InputError &e) {
         r = CapacityResult{};
         r.ok = false;

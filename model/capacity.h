@@ -28,6 +28,9 @@ CapacityResult computeCapacity(const Scenario &scenario);
 /// per layer"). Figures in `units`; exact bytes alongside.
 QStringList explainCapacity(const Scenario &scenario, const CapacityResult &result, UnitSystem units);
 
+/// One sentence a person repeats: what fits and what limits it, figures in `units`.
+QString capacityVerdict(const Scenario &scenario, const CapacityResult &result, UnitSystem units);
+
 /// The largest context (tokens) at which `sessions` sessions still fit the
 /// scenario's KV budget, or 0 when not even one token does. Throws InputError
 /// for an invalid scenario.

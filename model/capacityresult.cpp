@@ -2,6 +2,7 @@
 #include "capacityresult.h"
 
 #include <QJsonArray>
+#include <cmath>
 
 namespace Headroom {
 
@@ -37,7 +38,7 @@ QJsonObject CapacityResult::toJson() const
     o.insert(QStringLiteral("weights_dtype"), Dtypes::name(weightsDtype));
     o.insert(QStringLiteral("kv_dtype"), Dtypes::name(kvDtype));
     o.insert(QStringLiteral("cost_per_session_hour_usd"),
-             costPerSessionHourUsd ? QJsonValue(*costPerSessionHourUsd) : QJsonValue());
+             costPerSessionHourUsd ? QJsonValue(std::round(*costPerSessionHourUsd * 1e6) / 1e6) : QJsonValue());
     o.insert(QStringLiteral("verdict"), verdict);
     o.insert(QStringLiteral("fixes"), QJsonArray::fromStringList(fixes));
     o.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(warnings));

@@ -9,10 +9,7 @@ namespace {
 using Units::formatCount;
 using Units::formatExactBytes;
 
-QString plural(qint64 n, const QString &one, const QString &many)
-{
-    return formatCount(n) + QLatin1Char(' ') + (n == 1 ? one : many);
-}
+using Units::plural;
 
 // "× 2 B (bf16)" or "× 9 B per 16 values (nvfp4)"
 QString perValue(Dtype d)
@@ -31,6 +28,28 @@ QString headsTimesDim(const LayerGroup &g, int heads)
     return factor + plural(heads, QStringLiteral("KV head"), QStringLiteral("KV heads")) + QStringLiteral(" × ") + dims;
 }
 } // namespace
+
+QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u)
+{
+    if (!r.ok)
+        return r.error;
+    auto fmt = [u](qint64 b) { return Units::formatBytes(b, u); };
+    const QString tokens = formatCount(r.reservedTokensPerSession);
+    if (r.shortfallBytesPerGpu > 0 || r.kvBudgetBytesPerGpu == 0)
+        return QStringLiteral("Nothing fits: weights and workspace need %1 more than the %2 usable per GPU.")
+            .arg(fmt(r.shortfallBytesPerGpu), fmt(r.usableMemoryBytes));
+    if (r.maxSessions == 0)
+        return QStringLiteral("Not one %1-token session fits: it needs %2 of KV cache per GPU, the budget is %3.")
+            .arg(tokens, fmt(r.reservedSessionBytesPerGpu), fmt(r.kvBudgetBytesPerGpu));
+    if (!r.fits)
+        return QStringLiteral("%1 asked, %2 fit: the KV cache overflows by %3 per GPU.")
+            .arg(plural(s.sessions, QStringLiteral("session"), QStringLiteral("sessions")), formatCount(r.maxSessions),
+                 fmt(-r.freeBytesPerGpu));
+    return QStringLiteral("%1 of %2 tokens %3%4; the KV cache budget is the limit.")
+        .arg(plural(r.maxSessions, QStringLiteral("session"), QStringLiteral("sessions")), tokens,
+             r.maxSessions == 1 ? QStringLiteral("fits") : QStringLiteral("fit"),
+             s.tp > 1 ? QStringLiteral(" per TP group of %1 GPUs").arg(s.tp) : QString());
+}
 
 QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSystem u)
 {
@@ -104,14 +123,28 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
                                                             formatExactBytes(perToken))
                            : QString(),
                     QStringLiteral("%1 (%2)").arg(formatExactBytes(r.reservedSessionBytesPerGpu), fmt(r.reservedSessionBytesPerGpu)));
-    if (!simple)
-        out << QStringLiteral("  (sliding-window layers hold at most their window; recurrent layers a fixed state)");
+    if (!simple) {
+        QStringList terms;
+        for (const GroupCost &c : r.groups) {
+            if (c.group.kind == LayerKind::Recurrent)
+                terms << QStringLiteral("%1 × %2 state").arg(c.group.count).arg(formatExactBytes(tp ? c.stateBytesPerLayerPerGpu : c.stateBytesPerLayer));
+            else {
+                const qint64 held = c.group.kind == LayerKind::SlidingWindow ? std::min(tokens, c.group.window) : tokens;
+                terms << QStringLiteral("%1 × %2 tokens × %3")
+                             .arg(c.group.count)
+                             .arg(formatCount(Units::ceilDiv(held, r.blockSize) * r.blockSize),
+                                  formatExactBytes(tp ? c.bytesPerTokenPerLayerPerGpu : c.bytesPerTokenPerLayer));
+            }
+        }
+        out << QStringLiteral("  = %1 (sliding-window layers hold at most their window; recurrent layers a fixed state)")
+                   .arg(terms.join(QStringLiteral(" + ")));
+    }
 
     // 3. Weights and budget.
     out << QStringLiteral("Weights: %1 = %2%3")
                .arg(r.weightsBasis, fmt(r.weightsBytes),
                     tp ? QStringLiteral("; ÷ TP %1 = %2 per GPU").arg(s.tp).arg(fmt(r.weightsBytesPerGpu)) : QString());
-    const QString usable = s.engine == Engine::Vllm
+    const QString usable = s.engine == Engine::Vllm && !s.engineSettings.kvCacheMemory
         ? QStringLiteral("%1 card × %2 gpu_memory_utilization = %3 usable")
               .arg(fmt(r.gpuMemoryBytes), QLocale::c().toString(s.gpuMemoryUtilization, 'g', 4), fmt(r.usableMemoryBytes))
         : QStringLiteral("%1 card").arg(fmt(r.gpuMemoryBytes));
@@ -162,11 +195,10 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
                    .arg(tp ? QStringLiteral(" per TP group") : QString(), fmt(r.kvBudgetBytesPerGpu), fmt(r.reservedSessionBytesPerGpu),
                         formatCount(r.maxSessions), QLocale::c().toString(r.sessionsExact, 'f', 2));
     if (r.costPerSessionHourUsd)
-        out << QStringLiteral("Cost: $%1 per GPU-hour × %2 ÷ %3 = $%4 per session-hour")
-                   .arg(QLocale::c().toString(*s.effectivePrice(), 'f', 2),
-                        plural(s.tp, QStringLiteral("GPU"), QStringLiteral("GPUs")),
+        out << QStringLiteral("Cost: %1 per GPU-hour × %2 ÷ %3 = %4 per session-hour")
+                   .arg(Units::formatUsd(*s.effectivePrice()), plural(s.tp, QStringLiteral("GPU"), QStringLiteral("GPUs")),
                         plural(r.maxSessions, QStringLiteral("session"), QStringLiteral("sessions")),
-                        QLocale::c().toString(*r.costPerSessionHourUsd, 'f', 3));
+                        Units::formatUsd(*r.costPerSessionHourUsd));
     else if (!s.effectivePrice())
         out << QStringLiteral("Cost: set a price per GPU-hour (no published figure for %1)").arg(s.gpu.name);
     return out;

@@ -80,8 +80,9 @@ QString describeSize(Dtype d)
 
 QList<Dtype> offered()
 {
-    return {Dtype::Q4_0, Dtype::INT4, Dtype::MXFP4, Dtype::NVFP4, Dtype::Q8_0,
-            Dtype::INT8, Dtype::FP8,  Dtype::FP16,  Dtype::BF16,  Dtype::FP32};
+    // By bytes per value: int4 0.5, mxfp4 0.53, nvfp4 0.5625, q4_0 0.5625, int8/fp8 1, q8_0 1.06, 2, 2, 4.
+    return {Dtype::INT4, Dtype::MXFP4, Dtype::NVFP4, Dtype::Q4_0, Dtype::INT8,
+            Dtype::FP8,  Dtype::Q8_0,  Dtype::FP16,  Dtype::BF16, Dtype::FP32};
 }
 
 } // namespace Headroom::Dtypes

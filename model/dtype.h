@@ -45,7 +45,7 @@ Dtype parse(const QString &text, const QString &field);
 qint64 bytesFor(Dtype d, qint64 values, const QString &field);
 /// "2 B" for whole-byte formats, "9 B per 16 values" for block formats.
 QString describeSize(Dtype d);
-/// The formats offered for weights and KV cache, in increasing precision order
+/// The formats offered for weights and KV cache, by increasing bytes per value,
 /// as the precision sliders show them (q8_0/q4_0 are llama.cpp cache formats).
 QList<Dtype> offered();
 /// All accepted spellings, for error messages and --help.

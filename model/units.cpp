@@ -240,6 +240,20 @@ QString formatCount(qint64 value)
     return english.toString(value);
 }
 
+QString plural(qint64 n, const QString &one, const QString &many)
+{
+    return formatCount(n) + QLatin1Char(' ') + (n == 1 ? one : many);
+}
+
+QString formatUsd(double dollars)
+{
+    if (!std::isfinite(dollars))
+        return QStringLiteral("n/a");
+    if (dollars >= 1.0 || dollars == 0.0)
+        return QLatin1Char('$') + QLocale::c().toString(dollars, 'f', 2);
+    return QLatin1Char('$') + QLocale::c().toString(dollars, 'g', 3);
+}
+
 QString formatExactBytes(qint64 bytes)
 {
     return formatCount(bytes) + QStringLiteral(" B");

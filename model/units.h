@@ -55,6 +55,10 @@ QString formatBytes(qint64 bytes, UnitSystem system, int decimals = 1);
 QString formatIn(qint64 bytes, qint64 unit, const QString &label, int decimals);
 /// Whole number with thousands separators: 131072 -> "131,072".
 QString formatCount(qint64 value);
+/// "1 session" / "4 sessions": the count with separators and the right noun.
+QString plural(qint64 n, const QString &one, const QString &many);
+/// Dollars: "$2.95", "$0.738", "$0.000123" (3 significant digits below $1).
+QString formatUsd(double dollars);
 /// "131,072 B" (exact bytes with separators and the unit).
 QString formatExactBytes(qint64 bytes);
 /// Unit label of the system's gigabyte: "GB" or "GiB".

@@ -44,7 +44,15 @@ QWidget *row(QWidget *a, QWidget *b, QWidget *c = nullptr)
 QLabel *valueLabel()
 {
     auto *l = new QLabel;
-    l->setMinimumWidth(90);
+    l->setFixedWidth(150); // a fixed width keeps the slider still while its label changes
+    return l;
+}
+
+// A form label whose mnemonic moves focus to `buddy` (not to the row around it).
+QLabel *buddyLabel(const QString &text, QWidget *buddy)
+{
+    auto *l = new QLabel(text);
+    l->setBuddy(buddy);
     return l;
 }
 } // namespace
@@ -73,6 +81,7 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     m_contextSpin->setGroupSeparatorShown(true);
     m_contextSpin->setSuffix(tr(" tokens"));
     m_contextSpin->setAccessibleName(tr("Context length in tokens"));
+    m_contextSpin->setKeyboardTracking(false); // one recompute and one undo step per entered value
     m_contextNote = new QLabel;
     m_contextNote->setWordWrap(true);
 
@@ -83,6 +92,7 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     m_sessionsSpin = new QSpinBox;
     m_sessionsSpin->setRange(1, 1'000'000);
     m_sessionsSpin->setGroupSeparatorShown(true);
+    m_sessionsSpin->setKeyboardTracking(false);
 
     const QList<Dtype> dtypes = Dtypes::offered();
     m_kvDtypeSlider = makeSlider(int(dtypes.size()) - 1, tr("KV-cache precision"));
@@ -98,17 +108,17 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
 
     auto *form = new QFormLayout(this);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    form->addRow(tr("&Model"), m_model);
-    form->addRow(tr("&GPU"), m_gpu);
-    form->addRow(tr("&Engine rule"), m_engine);
-    form->addRow(tr("&Context"), m_contextSlider);
+    form->addRow(buddyLabel(tr("&Model"), m_model), m_model);
+    form->addRow(buddyLabel(tr("&GPU"), m_gpu), m_gpu);
+    form->addRow(buddyLabel(tr("&Engine rule"), m_engine), m_engine);
+    form->addRow(buddyLabel(tr("&Context"), m_contextSlider), m_contextSlider);
     form->addRow(QString(), m_contextSpin);
     form->addRow(QString(), m_contextNote);
-    form->addRow(tr("&Sessions"), row(m_sessionsSlider, m_sessionsSpin));
-    form->addRow(tr("&KV precision"), row(m_kvDtypeSlider, m_kvDtypeLabel));
-    form->addRow(tr("&Weight precision"), row(m_weightsDtypeSlider, m_weightsDtypeLabel));
-    form->addRow(tr("KV &heads"), row(m_kvHeadsSlider, m_kvHeadsLabel, m_kvHeadsReset));
-    form->addRow(tr("&TP"), row(m_tpSlider, m_tpLabel));
+    form->addRow(buddyLabel(tr("&Sessions"), m_sessionsSlider), row(m_sessionsSlider, m_sessionsSpin));
+    form->addRow(buddyLabel(tr("&KV precision"), m_kvDtypeSlider), row(m_kvDtypeSlider, m_kvDtypeLabel));
+    form->addRow(buddyLabel(tr("&Weight precision"), m_weightsDtypeSlider), row(m_weightsDtypeSlider, m_weightsDtypeLabel));
+    form->addRow(buddyLabel(tr("KV &heads"), m_kvHeadsSlider), row(m_kvHeadsSlider, m_kvHeadsLabel, m_kvHeadsReset));
+    form->addRow(buddyLabel(tr("&TP"), m_tpSlider), row(m_tpSlider, m_tpLabel));
 
     connect(m_model, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (i >= 0 && i < m_models.size())
@@ -140,6 +150,20 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     connect(m_tpSlider, &QSlider::valueChanged, this, [this](int v) { m_planner->setTp(kTpChoices[std::clamp(v, 0, 3)]); });
     connect(m_planner, &Planner::scenarioChanged, this, &InputPanel::showScenario);
     showScenario(m_planner->scenario());
+}
+
+void InputPanel::addModel(const ModelShape &model)
+{
+    for (int i = 0; i < m_models.size(); ++i) {
+        if (m_models.at(i).id == model.id) {
+            m_models[i] = model;
+            m_model->setItemText(i, model.name);
+            return;
+        }
+    }
+    m_models.append(model);
+    const QSignalBlocker block(m_model);
+    m_model->addItem(model.name, model.id);
 }
 
 qint64 InputPanel::contextTop() const
@@ -208,14 +232,14 @@ void InputPanel::showScenario(const Scenario &s)
     m_kvHeadsSlider->setValue(int(choices.indexOf(s.effectiveKvHeads())));
     m_kvHeadsLabel->setText(hasHeads ? (s.kvHeadsOverride ? tr("%1 (what-if)").arg(s.effectiveKvHeads())
                                                           : tr("%1 (preset)").arg(s.effectiveKvHeads()))
-                                     : tr("n/a (MLA)"));
+                                     : tr("n/a (no K/V heads)"));
     m_kvHeadsReset->setEnabled(bool(s.kvHeadsOverride));
     int tpIndex = 0;
     for (int i = 0; i < 4; ++i)
         if (kTpChoices[i] == s.tp)
             tpIndex = i;
     m_tpSlider->setValue(tpIndex);
-    m_tpLabel->setText(tr("%1 GPU(s)").arg(s.tp));
+    m_tpLabel->setText(s.tp == 1 ? tr("1 GPU") : tr("%1 GPUs").arg(s.tp));
 }
 
 } // namespace Headroom

@@ -36,6 +36,9 @@ public:
     int contextToPosition(qint64 tokens) const;
     qint64 positionToContext(int position) const;
 
+    /// Offers `model` in the model picker (an imported config.json), replacing one with the same id.
+    void addModel(const ModelShape &model);
+
     QSlider *contextSlider() const { return m_contextSlider; }
     QSpinBox *contextSpin() const { return m_contextSpin; }
     QSlider *sessionsSlider() const { return m_sessionsSlider; }

@@ -12,6 +12,11 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QMimeData>
+#include <QUrl>
 #include <QComboBox>
 #include <QLabel>
 #include <QMenuBar>
@@ -45,6 +50,7 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
 {
     setWindowTitle(tr("Headroom"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/headroom.svg")));
+    setAcceptDrops(true);
 
     // Presets: the store, else the built-ins as shipped (the store stays untouched).
     PresetStore store(storePath.isEmpty() ? PresetStore::defaultPath() : storePath);
@@ -152,11 +158,11 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     if (settings.value(QStringLiteral("window/version")).toInt() == kSettingsVersion) {
         restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
         restoreState(settings.value(QStringLiteral("window/state")).toByteArray(), kSettingsVersion);
-        if (settings.value(QStringLiteral("units")).toString() == QLatin1String("GiB"))
-            m_units->setCurrentIndex(1);
     } else {
         resize(1400, 820);
     }
+    if (settings.value(QStringLiteral("units")).toString() == QLatin1String("GiB"))
+        m_units->setCurrentIndex(1);
 }
 
 MainWindow::~MainWindow() = default;
@@ -168,6 +174,14 @@ void MainWindow::createActions()
     undoAction->setShortcut(QKeySequence::Undo);
     QAction *redoAction = undo->createRedoAction(this, tr("&Redo"));
     redoAction->setShortcut(QKeySequence::Redo);
+    auto *open = new QAction(tr("&Open config.json…"), this);
+    open->setShortcut(QKeySequence::Open);
+    open->setToolTip(tr("Import a HuggingFace config.json as the model (or drop one on the window)"));
+    connect(open, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open config.json"), QString(), tr("JSON files (*.json)"));
+        if (!path.isEmpty())
+            openModelFile(path);
+    });
     auto *quit = new QAction(tr("&Quit"), this);
     quit->setShortcut(QKeySequence::Quit);
     connect(quit, &QAction::triggered, this, &QWidget::close);
@@ -176,13 +190,17 @@ void MainWindow::createActions()
     m_units->addItem(tr("GB (10^9 B)"));
     m_units->addItem(tr("GiB (2^30 B)"));
     m_units->setToolTip(tr("Units for every figure: GB as spec sheets state memory, GiB as vLLM and nvidia-smi report it"));
-    connect(m_units, &QComboBox::currentIndexChanged, this,
-            [this](int i) { m_planner->setUnits(i == 1 ? UnitSystem::Binary : UnitSystem::Decimal); });
+    connect(m_units, &QComboBox::currentIndexChanged, this, [this](int i) {
+        m_planner->setUnits(i == 1 ? UnitSystem::Binary : UnitSystem::Decimal);
+        QSettings().setValue(QStringLiteral("units"), i == 1 ? QStringLiteral("GiB") : QStringLiteral("GB"));
+    });
     auto *toggleUnits = new QAction(tr("Toggle &GB / GiB"), this);
-    toggleUnits->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_U));
+    toggleUnits->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_U)); // Ctrl+U clears a line edit
     connect(toggleUnits, &QAction::triggered, this, [this] { m_units->setCurrentIndex(1 - m_units->currentIndex()); });
 
     QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(open);
+    file->addSeparator();
     file->addAction(quit);
     QMenu *edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(undoAction);
@@ -192,6 +210,8 @@ void MainWindow::createActions()
 
     QToolBar *bar = addToolBar(tr("Main"));
     bar->setObjectName(QStringLiteral("mainToolBar"));
+    bar->addAction(open);
+    bar->addSeparator();
     bar->addAction(undoAction);
     bar->addAction(redoAction);
     bar->addSeparator();
@@ -212,16 +232,17 @@ void MainWindow::showResult(const CapacityResult &r)
         m_derivation->setPlainText(r.error);
         return;
     }
-    m_sessions->setText((r.maxSessions == 1 ? tr("1 session fits") : tr("%1 sessions fit").arg(Units::formatCount(r.maxSessions)))
+    m_sessions->setText(Units::plural(r.maxSessions, tr("session fits"), tr("sessions fit"))
                         + (s.tp > 1 ? tr(" per %1 GPUs").arg(s.tp) : QString()));
-    QString verdict = html(r.verdict);
+    QString verdict = html(capacityVerdict(s, r, u));
     if (!r.fixes.isEmpty())
         verdict += QStringLiteral("<br>") + tr("Levers that fix it: ") + html(r.fixes.join(QStringLiteral("; ")));
     for (const QString &w : r.warnings)
         verdict += QStringLiteral("<br><i>%1</i>").arg(html(w));
     m_verdict->setText(r.fits ? verdict : QStringLiteral("<span style='color:#b00020'><b>%1</b></span>").arg(verdict));
-    const QString cost = r.costPerSessionHourUsd ? QStringLiteral("$%1").arg(*r.costPerSessionHourUsd, 0, 'f', 3)
-                                                 : tr("set a price");
+    const QString cost = r.costPerSessionHourUsd ? Units::formatUsd(*r.costPerSessionHourUsd)
+        : s.effectivePrice()                      ? tr("— (no session fits)")
+                                                  : tr("set a price");
     m_figures->setText(tr("<table cellspacing=6>"
                           "<tr><td>KV per token</td><td><b>%1</b> (%2)</td></tr>"
                           "<tr><td>Per session (%3 tokens)</td><td><b>%4</b></td></tr>"
@@ -244,6 +265,42 @@ void MainWindow::showResult(const CapacityResult &r)
                                                               .arg(s.gpu.priceSource, s.gpu.priceDate))
                                                       : tr("none published: set a price"))
                            .arg(Units::formatCount(s.model.derivedParams)));
+}
+
+bool MainWindow::openModelFile(const QString &path, QString *error)
+{
+    try {
+        const ModelShape model = ConfigImporter::fromFile(path, tr("config.json"));
+        if (model.totalParams <= 0)
+            statusBar()->showMessage(tr("%1: parameter count unknown; weights cannot be sized").arg(path));
+        m_inputs->addModel(model);
+        m_planner->setModel(model);
+        statusBar()->showMessage(tr("Imported %1: %2 layers, %3 parameters counted from its shapes")
+                                     .arg(path)
+                                     .arg(model.layers())
+                                     .arg(Units::formatCount(model.derivedParams)),
+                                 10000);
+        return true;
+    } catch (const InputError &e) {
+        if (error)
+            *error = e.text();
+        else
+            QMessageBox::warning(this, tr("Cannot import config.json"), e.text());
+        return false;
+    }
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.size() == 1 && urls.first().isLocalFile() && urls.first().toLocalFile().endsWith(QLatin1String(".json")))
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    openModelFile(event->mimeData()->urls().first().toLocalFile());
+    event->acceptProposedAction();
 }
 
 QString MainWindow::sessionsText() const

@@ -39,8 +39,15 @@ public:
     /// The derivation as shown (plain text).
     QString derivationText() const;
 
+    /// Imports a HuggingFace config.json (or a model preset file) as the
+    /// current model. Returns false when it cannot: the reason goes to *error
+    /// when given, else to a message box.
+    bool openModelFile(const QString &path, QString *error = nullptr);
+
 protected:
     void closeEvent(QCloseEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
 
 private:
     void showResult(const CapacityResult &result);

@@ -6,6 +6,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QLegend>
+#include <QLineSeries>
 #include <QLegendMarker>
 #include <QStackedBarSeries>
 #include <QVBoxLayout>
@@ -25,7 +26,7 @@ MemoryChartView::MemoryChartView(QWidget *parent)
         {QT_TR_NOOP("Held back (utilization)"), QColor(0xc8, 0xc8, 0xc8)},
         {QT_TR_NOOP("KV cache"), QColor(0xe0, 0x9a, 0x2b)},
         {QT_TR_NOOP("Free"), QColor(0xb9, 0xe0, 0xb0)},
-        {QT_TR_NOOP("Overflow"), QColor(0xc6, 0x28, 0x28)},
+        {QT_TR_NOOP("Over capacity"), QColor(0xc6, 0x28, 0x28)},
     };
     for (int i = 0; i < 6; ++i) {
         m_sets[i] = new QBarSet(tr(styles[i].label));
@@ -39,6 +40,18 @@ MemoryChartView::MemoryChartView(QWidget *parent)
     m_chart->addAxis(m_axisY, Qt::AlignLeft);
     m_series->attachAxis(m_axisX);
     m_series->attachAxis(m_axisY);
+    m_capacity = new QLineSeries;
+    QPen pen(QColor(0x20, 0x20, 0x20));
+    pen.setStyle(Qt::DashLine);
+    pen.setWidthF(1.5);
+    m_capacity->setPen(pen);
+    m_chart->addSeries(m_capacity);
+    auto *lineX = new QValueAxis;
+    lineX->setRange(0, 1);
+    lineX->setVisible(false);
+    m_chart->addAxis(lineX, Qt::AlignTop);
+    m_capacity->attachAxis(lineX);
+    m_capacity->attachAxis(m_axisY);
     m_series->setBarWidth(0.6);
     m_chart->setAnimationOptions(QChart::NoAnimation); // every tick redraws at once
     m_chart->legend()->setAlignment(Qt::AlignBottom);
@@ -49,6 +62,7 @@ MemoryChartView::MemoryChartView(QWidget *parent)
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->setMinimumSize(360, 320);
     m_view->setAccessibleName(tr("Stacked memory chart"));
+    m_view->setFocusPolicy(Qt::NoFocus);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view);
@@ -58,15 +72,22 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
 {
     Segments s;
     if (r.ok) {
+        // Stack the demand in order and clip it at the card: what lies beyond is overflow.
         const qint64 card = r.gpuMemoryBytes;
-        s.weights = r.weightsBytesPerGpu;
-        s.workspace = r.workspaceBytesPerGpu;
-        s.heldBack = card - r.usableMemoryBytes;
-        const qint64 fixed = s.weights + s.workspace + s.heldBack;
-        const qint64 room = std::max<qint64>(0, card - fixed);
-        s.kvCache = std::min(r.kvBytesForSessionsPerGpu, room);
-        s.free = room - s.kvCache;
-        s.overflow = std::max<qint64>(0, fixed + r.kvBytesForSessionsPerGpu - card);
+        qint64 room = card;
+        auto take = [&room](qint64 want) {
+            const qint64 got = std::clamp<qint64>(want, 0, room);
+            room -= got;
+            return got;
+        };
+        s.weights = take(r.weightsBytesPerGpu);
+        s.workspace = take(r.workspaceBytesPerGpu);
+        s.heldBack = take(card - r.usableMemoryBytes);
+        s.kvCache = take(r.kvBytesForSessionsPerGpu);
+        s.free = room;
+        const qint64 demand = r.weightsBytesPerGpu + r.workspaceBytesPerGpu + (card - r.usableMemoryBytes)
+            + r.kvBytesForSessionsPerGpu;
+        s.overflow = std::max<qint64>(0, demand - card);
     }
     m_segments = s;
     const qint64 giga = Units::gigaBytes(units);
@@ -81,8 +102,11 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     for (int g = 0; g < bars; ++g)
         categories << (bars == 1 ? tr("GPU") : tr("GPU %1").arg(g + 1));
     m_axisX->setCategories(categories);
-    const double top = double(r.ok ? std::max(r.gpuMemoryBytes, s.weights + s.workspace + s.heldBack + s.kvCache + s.overflow) : 1)
-        / double(giga);
+    const double top = double(r.ok ? r.gpuMemoryBytes + s.overflow : 1) / double(giga);
+    // The card's capacity as a dashed line across the bars.
+    const double cap = double(r.ok ? r.gpuMemoryBytes : 0) / double(giga);
+    m_capacity->replace({QPointF(0, cap), QPointF(1, cap)});
+    m_capacity->setName(tr("Card capacity %1").arg(Units::formatBytes(r.ok ? r.gpuMemoryBytes : 0, units)));
     m_axisY->setRange(0, top);
     m_axisY->applyNiceNumbers();
     // Legend entries for segments that are empty here (no utilization rule, no overflow) only distract.

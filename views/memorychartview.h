@@ -13,6 +13,7 @@ class QStackedBarSeries;
 class QBarSet;
 class QBarCategoryAxis;
 class QValueAxis;
+class QLineSeries;
 QT_END_NAMESPACE
 
 namespace Headroom {
@@ -52,6 +53,7 @@ private:
     QStackedBarSeries *m_series;
     QBarCategoryAxis *m_axisX;
     QValueAxis *m_axisY;
+    QLineSeries *m_capacity;
     QBarSet *m_sets[6];
     Segments m_segments;
 };

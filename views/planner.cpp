@@ -35,9 +35,10 @@ void Planner::setModel(const ModelShape &model)
 {
     Scenario s = m_scenario;
     s.model = model;
+    // The what-if heads and the weights' format belong to the old model; the
+    // cache precision is a serving choice and stays, so models compare fairly.
     s.kvHeadsOverride.reset();
     s.weightsDtype.reset();
-    s.kvDtype.reset();
     edit(s, ScenarioCommand::Model, tr("Choose model %1").arg(model.name));
 }
 

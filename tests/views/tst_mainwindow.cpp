@@ -83,6 +83,32 @@ private Q_SLOTS:
         QVERIFY(!w.planner()->result().fits);
     }
 
+    void weightsBeyondTheCardAreClipped()
+    {
+        // Jamba-v0.1: 51,570,323,328 parameters x 2 B = 103.1 GB of weights on an 85.5 GB card
+        // (nvidia-smi 81,559 MiB): the bar stops at the card and the rest is overflow.
+        MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
+        InputPanel *in = w.inputPanel();
+        in->modelCombo()->setCurrentIndex(in->modelCombo()->findData(QStringLiteral("jamba-v0.1")));
+        const MemoryChartView::Segments s = w.chartView()->segments();
+        const qint64 card = qint64(81559) * 1048576;
+        QCOMPARE(s.weights, card);
+        QCOMPARE(s.workspace + s.kvCache + s.free, qint64(0));
+        const CapacityResult &r = w.planner()->result();
+        QCOMPARE(s.overflow, r.weightsBytesPerGpu + r.workspaceBytesPerGpu + r.kvBytesForSessionsPerGpu - card);
+    }
+
+    void importsAConfigJson()
+    {
+        // The Llama-2-7b fixture (tests/data/llama-2-7b/config.json): MHA, 524,288 B per token.
+        MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
+        QVERIFY(w.openModelFile(QStringLiteral(HEADROOM_TEST_DATA "/llama-2-7b/config.json")));
+        QCOMPARE(w.planner()->result().kvBytesPerToken, qint64(524288));
+        QString error;
+        QVERIFY(!w.openModelFile(QStringLiteral(HEADROOM_TEST_DATA "/no-such/config.json"), &error));
+        QVERIFY2(error.contains(QStringLiteral("does not exist")), qPrintable(error));
+    }
+
     void kvHeadsWhatIfAndReset()
     {
         MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
