@@ -280,10 +280,11 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
     out << "Bytes per session:     " << Units::formatExactBytes(r.sessionBytes) << " (" << fmt(r.sessionBytes) << ")\n";
     out << "KV budget per GPU:     " << fmt(r.kvBudgetBytesPerGpu) << '\n';
     out << "Sessions that fit:     " << Units::formatCount(r.maxSessions) << (s.tp > 1 ? " per TP group" : "") << '\n';
-    out << "KV for " << Units::formatCount(s.sessions) << " session(s): " << fmt(r.kvBytesForSessionsPerGpu) << " per GPU"
+    out << QStringLiteral("KV for %1:").arg(Units::plural(s.sessions, QStringLiteral("session"), QStringLiteral("sessions"))).leftJustified(23)
+        << fmt(r.kvBytesForSessionsPerGpu) << " per GPU"
         << (r.fits ? QStringLiteral(" (fits)") : QStringLiteral(" (does not fit)")) << '\n';
     if (r.costPerSessionHourUsd)
-        out << "Cost per session-hour: $" << QString::number(*r.costPerSessionHourUsd, 'f', 3) << '\n';
+        out << "Cost per session-hour: " << Units::formatUsd(*r.costPerSessionHourUsd) << '\n';
     out << '\n' << r.verdict << '\n';
     for (const QString &f : r.fixes)
         out << "  fix: " << f << '\n';

@@ -44,7 +44,7 @@ QWidget *row(QWidget *a, QWidget *b, QWidget *c = nullptr)
 QLabel *valueLabel()
 {
     auto *l = new QLabel;
-    l->setFixedWidth(150); // a fixed width keeps the slider still while its label changes
+    l->setFixedWidth(120); // a fixed width keeps the slider still while its label changes
     return l;
 }
 
@@ -67,6 +67,10 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     for (const GpuSpec &g : m_gpus)
         m_gpu->addItem(g.name, g.id);
     m_engine = new QComboBox;
+    for (QComboBox *combo : {m_model, m_gpu, m_engine}) { // long names elide instead of widening the panel
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(22);
+    }
     for (Engine e : Engines::all()) {
         const QString full = Engines::describe(e);
         m_engine->addItem(full.section(QStringLiteral(" ("), 0, 0), int(e));

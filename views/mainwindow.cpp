@@ -110,7 +110,8 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     auto *scroll = new QScrollArea;
     scroll->setWidget(m_inputs);
     scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(380);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(std::min(520, m_inputs->sizeHint().width() + 24));
 
     // Centre: the answer.
     auto *answer = new QWidget;
@@ -246,11 +247,11 @@ void MainWindow::showResult(const CapacityResult &r)
     m_figures->setText(tr("<table cellspacing=6>"
                           "<tr><td>KV per token</td><td><b>%1</b> (%2)</td></tr>"
                           "<tr><td>Per session (%3 tokens)</td><td><b>%4</b></td></tr>"
-                          "<tr><td>KV for %5 session(s)</td><td><b>%6</b> of %7 budget per GPU</td></tr>"
+                          "<tr><td>KV for %5</td><td><b>%6</b> of %7 budget per GPU</td></tr>"
                           "<tr><td>Cost per session-hour</td><td><b>%8</b></td></tr></table>")
                            .arg(Units::formatExactBytes(r.kvBytesPerToken), fmt(r.kvBytesPerToken),
                                 Units::formatCount(r.reservedTokensPerSession), fmt(r.sessionBytes),
-                                Units::formatCount(s.sessions), fmt(r.kvBytesForSessionsPerGpu), fmt(r.kvBudgetBytesPerGpu), cost));
+                                Units::plural(s.sessions, tr("session"), tr("sessions")), fmt(r.kvBytesForSessionsPerGpu), fmt(r.kvBudgetBytesPerGpu), cost));
     QString d = QStringLiteral("<ol>");
     for (const QString &line : explainCapacity(s, r, u))
         d += QStringLiteral("<li>%1</li>").arg(html(line));

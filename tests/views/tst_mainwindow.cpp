@@ -7,6 +7,7 @@
 #include "memorychartview.h"
 #include "planner.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QSlider>
 #include <QSpinBox>
@@ -70,6 +71,27 @@ private Q_SLOTS:
         QCOMPARE(w.planner()->scenario().tp, 2);
         QCOMPARE(w.chartView()->segments().kvCache, qint64(3) * 50000 * 65536);
         QCOMPARE(w.chartView()->segments().weights, qint64(8'030'261'248));
+    }
+
+    void mnemonicsReachTheControls()
+    {
+        MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        InputPanel *in = w.inputPanel();
+        const struct { Qt::Key key; QWidget *target; } keys[] = {
+            {Qt::Key_S, in->sessionsSlider()}, {Qt::Key_K, in->kvDtypeSlider()}, {Qt::Key_H, in->kvHeadsSlider()},
+            {Qt::Key_T, in->tpSlider()},       {Qt::Key_M, in->modelCombo()},    {Qt::Key_C, in->contextSlider()},
+        };
+        for (const auto &k : keys) {
+            QTest::keyClick(&w, k.key, Qt::AltModifier);
+            QCOMPARE(QApplication::focusWidget(), k.target);
+        }
+        // Arrow keys then move the focused slider: 1 -> 3 sessions.
+        QTest::keyClick(&w, Qt::Key_S, Qt::AltModifier);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Right);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Right);
+        QCOMPARE(w.planner()->scenario().sessions, qint64(3));
     }
 
     void overflowIsShown()
