@@ -4,10 +4,12 @@
 #include "capacity.h"
 #include "configimporter.h"
 #include "inputerror.h"
+#include "logcalibration.h"
 #include "presetstore.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -17,7 +19,7 @@ namespace Headroom {
 
 namespace {
 
-const QStringList subcommands = {QStringLiteral("plan"), QStringLiteral("presets")};
+const QStringList subcommands = {QStringLiteral("plan"), QStringLiteral("presets"), QStringLiteral("calibrate")};
 
 QCommandLineOption opt(const char *name, const char *help, const char *valueName = nullptr)
 {
@@ -126,7 +128,7 @@ int smallOpt(const QCommandLineParser &p, const char *name)
     return int(v);
 }
 
-Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err)
+Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requireContext = true)
 {
     Scenario s;
     const bool custom = isSet(p, "layers") || isSet(p, "head-dim");
@@ -159,7 +161,7 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err)
         if (s.model.attentionHeads > 0 && (g.kvHeads > s.model.attentionHeads || s.model.attentionHeads % g.kvHeads != 0))
             throw InputError(QStringLiteral("--kv-heads"), QStringLiteral("%1 must divide --heads %2").arg(g.kvHeads).arg(s.model.attentionHeads));
         s.model.addLayers(g, smallOpt(p, "layers"));
-    } else {
+    } else if (requireContext) {
         throw InputError(QStringLiteral("--model"), QStringLiteral("give a preset id or config.json path, or a custom shape with --layers, --kv-heads and --head-dim"));
     }
     if (isSet(p, "params")) {
@@ -176,7 +178,7 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err)
             s.gpuMemoryBytes = mem;
         else
             s.gpu = GpuSpec::custom(mem);
-    } else if (!isSet(p, "gpu")) {
+    } else if (!isSet(p, "gpu") && requireContext) {
         throw InputError(QStringLiteral("--gpu"), QStringLiteral("give a GPU preset id, or --gpu-memory SIZE for a custom card"));
     }
     if (isSet(p, "weights"))
@@ -185,9 +187,10 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err)
         s.workspaceBytes = Units::parseSize(value(p, "workspace"), QStringLiteral("--workspace"), true);
     if (isSet(p, "tp"))
         s.tp = smallOpt(p, "tp");
-    if (!isSet(p, "context"))
+    if (!isSet(p, "context") && requireContext)
         throw InputError(QStringLiteral("--context"), QStringLiteral("is required: resident tokens per session, e.g. --context 100000"));
-    s.contextTokens = countOpt(p, "context");
+    if (isSet(p, "context"))
+        s.contextTokens = countOpt(p, "context");
     if (isSet(p, "sessions"))
         s.sessions = countOpt(p, "sessions");
     if (isSet(p, "weights-dtype"))
@@ -296,6 +299,66 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
     return 0;
 }
 
+// The preset whose hf_id (or its last path part) matches a model name printed in a log.
+std::optional<ModelShape> presetForLogModel(const QString &printed, QTextStream &err)
+{
+    if (printed.isEmpty())
+        return std::nullopt;
+    const QString name = printed.section(QLatin1Char('/'), -2).toLower();
+    const PresetStore *store = openStore(err);
+    for (const PresetRecord &r : store ? store->list(QStringLiteral("model")) : PresetStore::builtInPresets()) {
+        const QString hf = r.json.value(QStringLiteral("hf_id")).toString().toLower();
+        if (r.kind == QLatin1String("model") && !hf.isEmpty() && (hf == name || hf.section(QLatin1Char('/'), -1) == name.section(QLatin1Char('/'), -1)))
+            return ConfigImporter::fromPreset(r.json);
+    }
+    return std::nullopt;
+}
+
+int runCalibrate(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
+{
+    const QStringList pos = p.positionalArguments();
+    if (pos.size() != 2) {
+        err << "usage: headroom calibrate LOGFILE [--model ID|PATH] [--gpu ID] [--json]\n";
+        return 2;
+    }
+    QFile file(pos.at(1));
+    const QFileInfo info(pos.at(1));
+    if (!info.isFile() || info.size() > 64 * Units::MiB || !file.open(QIODevice::ReadOnly))
+        throw InputError(QStringLiteral("LOGFILE"), QStringLiteral("cannot read %1 (a text log of at most 64 MiB)").arg(pos.at(1)));
+    const LogReading reading = LogCalibration::read(QString::fromUtf8(file.readAll()), QStringLiteral("LOGFILE"));
+    Scenario base = scenarioFrom(p, err, false);
+    if (base.model.groups.isEmpty()) {
+        if (const auto preset = presetForLogModel(reading.model, err))
+            base.model = *preset;
+        else if (reading.engine != Engine::LlamaCpp)
+            throw InputError(QStringLiteral("--model"), QStringLiteral("the log names model \"%1\", which is not a preset: give --model ID|PATH")
+                                                            .arg(reading.model));
+    }
+    if (base.gpu.memoryBytes <= 0)
+        base.gpu = GpuSpec::custom(reading.totalMemory.value_or(reading.freeBefore.value_or(80 * Units::GiB)));
+    Scenario calibrated = LogCalibration::apply(reading, base);
+    if (calibrated.model.totalParams <= 0 && !calibrated.weightsBytes)
+        calibrated.weightsBytes = 0; // llama.cpp logs size the cache, not the weights
+    const QVector<CalibrationRow> rows = LogCalibration::compare(reading, calibrated);
+    if (isSet(p, "json")) {
+        QJsonObject o = LogCalibration::toJson(reading, rows);
+        o.insert(QStringLiteral("inputs"), calibrated.toJson());
+        out << QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented));
+        return 0;
+    }
+    out << Engines::name(reading.engine) << " log" << (reading.version.isEmpty() ? QString() : QStringLiteral(" (v%1)").arg(reading.version))
+        << ", model " << (reading.model.isEmpty() ? calibrated.model.name : reading.model) << ": " << reading.linesUsed << " of "
+        << reading.linesRead << " lines read\n\n";
+    out << QStringLiteral("%1 %2 %3 %4\n").arg(QStringLiteral("figure").leftJustified(50), QStringLiteral("printed").rightJustified(14),
+                                               QStringLiteral("predicted").rightJustified(14), QStringLiteral("difference").rightJustified(11));
+    for (const CalibrationRow &row : rows)
+        out << QStringLiteral("%1 %2 %3 %4\n")
+                   .arg(row.figure.leftJustified(50), row.format(row.printed).rightJustified(14),
+                        row.format(row.predicted).rightJustified(14),
+                        QStringLiteral("%1%").arg(row.difference() * 100, 0, 'f', 2).rightJustified(11));
+    return 0;
+}
+
 int runPresets(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
 {
     const QStringList pos = p.positionalArguments();
@@ -346,6 +409,7 @@ int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream
         "Commands:\n"
         "  plan          capacity of one scenario (figures, derivation; --json)\n"
         "  presets list  built-in and your model and GPU presets (--json)\n"
+        "  calibrate LOG read a vLLM, SGLang or llama.cpp start-up log; printed vs predicted (--json)\n"
         "Without a command, the window opens."));
     p.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsOptions);
     p.addPositionalArgument(QStringLiteral("command"), QStringLiteral("plan or presets"));
@@ -375,6 +439,8 @@ int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream
         }
         if (pos.value(0) == QLatin1String("presets"))
             return runPresets(p, out, err);
+        if (pos.value(0) == QLatin1String("calibrate"))
+            return runCalibrate(p, out, err);
     } catch (const InputError &e) {
         err << "error: " << e.text() << '\n';
         return 1;

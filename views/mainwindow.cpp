@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
 
+#include "calibrationdialog.h"
 #include "capacity.h"
 #include "configimporter.h"
 #include "inputerror.h"
@@ -104,6 +105,7 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
             start.gpu = g;
     start.contextTokens = 100'000;
     m_planner->reset(start);
+    m_models = models;
 
     // Left: inputs.
     m_inputs = new InputPanel(m_planner, models, gpus);
@@ -206,6 +208,15 @@ void MainWindow::createActions()
     QMenu *edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(undoAction);
     edit->addAction(redoAction);
+    auto *calibrate = new QAction(tr("&Calibrate from log…"), this);
+    calibrate->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    calibrate->setToolTip(tr("Paste a vLLM, SGLang or llama.cpp start-up log: printed against predicted"));
+    connect(calibrate, &QAction::triggered, this, [this] {
+        CalibrationDialog dialog(m_planner, m_models, this);
+        dialog.exec();
+    });
+    QMenu *tools = menuBar()->addMenu(tr("&Tools"));
+    tools->addAction(calibrate);
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(toggleUnits);
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "capacityresult.h"
+#include "modelshape.h"
 
 #include <QMainWindow>
 
@@ -54,6 +55,7 @@ private:
     void createActions();
 
     Planner *m_planner;
+    QVector<ModelShape> m_models;
     InputPanel *m_inputs = nullptr;
     MemoryChartView *m_chart = nullptr;
     QLabel *m_sessions = nullptr;

@@ -187,6 +187,22 @@ private Q_SLOTS:
         QVERIFY(r.out.isEmpty());
     }
 
+    void calibrate()
+    {
+        // E07 (tests/data/logs/sglang-qwq-32b-tp4.log) with QwQ-32B's shape: 46,611 tokens printed.
+        const Run r = run({QStringLiteral("calibrate"), QStringLiteral(HEADROOM_TEST_DATA "/logs/sglang-qwq-32b-tp4.log"),
+                           QStringLiteral("--layers"), QStringLiteral("64"), QStringLiteral("--heads"), QStringLiteral("40"),
+                           QStringLiteral("--kv-heads"), QStringLiteral("8"), QStringLiteral("--head-dim"), QStringLiteral("128"),
+                           QStringLiteral("--json")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject row = r.json().value(QStringLiteral("comparison")).toArray().first().toObject();
+        QCOMPARE(row.value(QStringLiteral("printed")).toDouble(), 46611.0);
+        QVERIFY(std::abs(row.value(QStringLiteral("difference")).toDouble()) < 0.003);
+        const Run bad = run({QStringLiteral("calibrate"), QStringLiteral(HEADROOM_TEST_DATA "/llama-2-7b/config.json")});
+        QVERIFY(bad.code != 0);
+        QVERIFY2(QString::fromUtf8(bad.err).contains(QStringLiteral("stopped at line")), bad.err.constData());
+    }
+
     void malformedConfigJson()
     {
         QTemporaryDir dir;

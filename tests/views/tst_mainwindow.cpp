@@ -2,6 +2,7 @@
 // The main window offscreen: it opens on Llama-3.1-8B / H100 at 100,000
 // tokens, and moving an input moves the chart to the expected bytes
 // (seed-figures.md A: 131,072 B per token for this shape).
+#include "calibrationdialog.h"
 #include "inputpanel.h"
 #include "mainwindow.h"
 #include "memorychartview.h"
@@ -9,6 +10,8 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QFile>
+#include <QTableWidget>
 #include <QSlider>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -129,6 +132,24 @@ private Q_SLOTS:
         QString error;
         QVERIFY(!w.openModelFile(QStringLiteral(HEADROOM_TEST_DATA "/no-such/config.json"), &error));
         QVERIFY2(error.contains(QStringLiteral("does not exist")), qPrintable(error));
+    }
+
+    void calibratesFromAPastedLog()
+    {
+        // E07's SGLang figures (tests/data/logs/sglang-qwq-32b-tp4.log) calibrate the scenario.
+        MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
+        QFile f(QStringLiteral(HEADROOM_TEST_DATA "/logs/sglang-qwq-32b-tp4.log"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        CalibrationDialog dialog(w.planner(), {}, &w);
+        QVERIFY2(dialog.readLog(QString::fromUtf8(f.readAll())), qPrintable(dialog.status()));
+        QCOMPARE(dialog.table()->rowCount(), 1);
+        QCOMPARE(dialog.table()->item(0, 1)->text(), QStringLiteral("46,611 tokens"));
+        dialog.applyReading();
+        QCOMPARE(w.planner()->scenario().engine, Engine::Sglang);
+        QCOMPARE(w.planner()->scenario().tp, 4);
+        w.planner()->undoStack()->undo();
+        QCOMPARE(w.planner()->scenario().engine, Engine::Plain);
+        QVERIFY(!dialog.readLog(QStringLiteral("not a log")));
     }
 
     void kvHeadsWhatIfAndReset()

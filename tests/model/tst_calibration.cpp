@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Calibration from start-up logs: the figures engines printed
+// (shared/validation/engine-logs.md E02, E07, E11, in tests/data/logs/) are
+// read back and predicted again from the calibrated scenario.
+#include "capacity.h"
+#include "configimporter.h"
+#include "inputerror.h"
+#include "logcalibration.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QTest>
+
+using namespace Headroom;
+
+namespace {
+QString log(const char *name)
+{
+    QFile f(QStringLiteral(HEADROOM_TEST_DATA "/logs/") + QString::fromLatin1(name));
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+ModelShape dense(int layers, int heads, int kvHeads, int headDim)
+{
+    ModelShape m;
+    m.name = QStringLiteral("test");
+    m.attentionHeads = heads;
+    m.kvHeads = kvHeads;
+    m.headDim = headDim;
+    m.totalParams = m.activeParams = 1'000'000'000;
+    LayerGroup g;
+    g.kvHeads = kvHeads;
+    g.headDimK = g.headDimV = headDim;
+    m.addLayers(g, layers);
+    return m;
+}
+
+Scenario base(const ModelShape &m)
+{
+    Scenario s;
+    s.model = m;
+    s.gpu = GpuSpec::custom(80 * Units::GiB);
+    return s;
+}
+} // namespace
+
+class TestCalibration : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void vllmE02()
+    {
+        const LogReading r = LogCalibration::read(log("vllm-v1-qwen3-14b.log"), QStringLiteral("log"));
+        QCOMPARE(r.engine, Engine::Vllm);
+        QCOMPARE(r.model, QStringLiteral("Qwen/Qwen3-14B"));
+        QCOMPARE(r.version, QStringLiteral("0.10.1"));
+        QCOMPARE(*r.kvTokens, qint64(42656));
+        QCOMPARE(*r.maxModelLen, qint64(32768));
+        QCOMPARE(*r.kvBudget, qint64(std::llround(6.51 * double(Units::GiB))));
+        // Qwen3-14B: 40 layers, 40 heads, 8 KV heads, head_dim 128.
+        const Scenario s = LogCalibration::apply(r, base(dense(40, 40, 8, 128)));
+        QCOMPARE(s.engine, Engine::Vllm);
+        const QVector<CalibrationRow> rows = LogCalibration::compare(r, s);
+        QCOMPARE(rows.size(), 2);
+        for (const CalibrationRow &row : rows)
+            QVERIFY2(std::abs(row.difference()) < 0.005, qPrintable(row.figure + QString::number(row.predicted)));
+    }
+
+    void sglangE07()
+    {
+        const LogReading r = LogCalibration::read(log("sglang-qwq-32b-tp4.log"), QStringLiteral("log"));
+        QCOMPARE(r.engine, Engine::Sglang);
+        QCOMPARE(*r.tp, 4);
+        QCOMPARE(*r.memFractionStatic, 0.85);
+        // QwQ-32B: 64 layers, 40 heads, 8 KV heads, head_dim 128.
+        const Scenario s = LogCalibration::apply(r, base(dense(64, 40, 8, 128)));
+        QCOMPARE(s.tp, 4);
+        QCOMPARE(*s.weightsBytes, 4 * qint64(std::llround(15.54 * double(Units::GiB))));
+        const QVector<CalibrationRow> rows = LogCalibration::compare(r, s);
+        QCOMPARE(rows.size(), 1);
+        // Printed 46,611 tokens; the free-memory figures were printed to 0.01 GiB (see tst_engines).
+        QVERIFY2(std::abs(rows.first().difference()) < 0.003, qPrintable(QString::number(rows.first().predicted)));
+    }
+
+    void llamaCppE11()
+    {
+        const LogReading r = LogCalibration::read(log("llamacpp-llama2-7b.log"), QStringLiteral("log"));
+        QCOMPARE(r.engine, Engine::LlamaCpp);
+        QCOMPARE(*r.layers, 32);
+        QCOMPARE(*r.kvSelf, qint64(1024) * Units::MiB);
+        Scenario s = LogCalibration::apply(r, base(dense(1, 1, 1, 1)));
+        QCOMPARE(s.model.layers(), 32);
+        QCOMPARE(*s.engineSettings.nCtx, qint64(2048));
+        const QVector<CalibrationRow> rows = LogCalibration::compare(r, s);
+        QCOMPARE(rows.size(), 1);
+        QCOMPARE(rows.first().predicted, 1024.0);
+    }
+
+    void vllmBreakdownKeepsTheMeasuredWorkspace()
+    {
+        // A vLLM V1 memory-profiling line (format of gpu_worker.py, 0.8-0.10): E05's figures.
+        const QString text = QStringLiteral(
+            "Initializing a V1 LLM engine (v0.9.2) with config: model='Qwen/Qwen2.5-7B-Instruct-AWQ', max_seq_len=32768, tensor_parallel_size=1\n"
+            "Memory profiling takes 4.1 seconds\n"
+            "the current vLLM instance can use total_gpu_memory (15.99GiB) x gpu_memory_utilization (0.90) = 14.39GiB\n"
+            "model weights take 5.29GiB; non_torch_memory takes 0.06GiB; PyTorch activation peak memory takes 1.04GiB; "
+            "the rest of the memory reserved for KV Cache is 8.00GiB.\n"
+            "GPU KV cache size: 149,712 tokens\n");
+        const LogReading r = LogCalibration::read(text, QStringLiteral("log"));
+        const Scenario s = LogCalibration::apply(r, base(dense(28, 28, 4, 128)));
+        QCOMPARE(*s.workspaceBytes, *r.activationPeak + *r.nonTorch);
+        const QVector<CalibrationRow> rows = LogCalibration::compare(r, s);
+        QCOMPARE(rows.first().unit, QStringLiteral("GiB"));
+        QVERIFY2(std::abs(rows.first().difference()) < 0.003, qPrintable(QString::number(rows.first().predicted)));
+    }
+
+    void unreadableLogSaysWhereItStopped()
+    {
+        try {
+            LogCalibration::read(QStringLiteral("hello\nworld\nnothing here\n"), QStringLiteral("LOGFILE"));
+            QFAIL("accepted");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), QStringLiteral("LOGFILE"));
+            QVERIFY2(e.message().contains(QStringLiteral("stopped at line 3")), qPrintable(e.message()));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCalibration)
+#include "tst_calibration.moc"

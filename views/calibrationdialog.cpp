@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "calibrationdialog.h"
+
+#include "inputerror.h"
+#include "logcalibration.h"
+#include "planner.h"
+
+#include <QDialogButtonBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace Headroom {
+
+CalibrationDialog::CalibrationDialog(Planner *planner, QVector<ModelShape> models, QWidget *parent)
+    : QDialog(parent), m_planner(planner), m_models(std::move(models))
+{
+    setWindowTitle(tr("Calibrate from a start-up log"));
+    m_log = new QPlainTextEdit;
+    m_log->setPlaceholderText(tr("Paste a vLLM, SGLang or llama.cpp start-up log here: from the model config to the KV cache size."));
+    m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_table = new QTableWidget(0, 4);
+    m_table->setHorizontalHeaderLabels({tr("Figure"), tr("Printed"), tr("Predicted"), tr("Difference")});
+    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_status = new QLabel;
+    m_status->setWordWrap(true);
+    auto *read = new QPushButton(tr("&Read log"));
+    m_apply = new QPushButton(tr("&Apply to scenario"));
+    m_apply->setEnabled(false);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+    buttons->addButton(read, QDialogButtonBox::ActionRole);
+    buttons->addButton(m_apply, QDialogButtonBox::AcceptRole);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_log, 2);
+    layout->addWidget(m_status);
+    layout->addWidget(m_table, 1);
+    layout->addWidget(buttons);
+    connect(read, &QPushButton::clicked, this, [this] { readLog(m_log->toPlainText()); });
+    connect(m_apply, &QPushButton::clicked, this, [this] {
+        applyReading();
+        accept();
+    });
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    resize(900, 600);
+}
+
+bool CalibrationDialog::readLog(const QString &log)
+{
+    m_apply->setEnabled(false);
+    m_table->setRowCount(0);
+    try {
+        const LogReading reading = LogCalibration::read(log, tr("log"));
+        Scenario base = m_planner->scenario();
+        const QString printed = reading.model.section(QLatin1Char('/'), -2).toLower();
+        for (const ModelShape &m : m_models)
+            if (!m.hfId.isEmpty() && (m.hfId.toLower() == printed || m.hfId.section(QLatin1Char('/'), -1).toLower() == printed.section(QLatin1Char('/'), -1)))
+                base.model = m;
+        m_calibrated = LogCalibration::apply(reading, base);
+        const QVector<CalibrationRow> rows = LogCalibration::compare(reading, m_calibrated);
+        for (const CalibrationRow &row : rows) {
+            const int i = m_table->rowCount();
+            m_table->insertRow(i);
+            m_table->setItem(i, 0, new QTableWidgetItem(row.figure));
+            m_table->setItem(i, 1, new QTableWidgetItem(row.format(row.printed)));
+            m_table->setItem(i, 2, new QTableWidgetItem(row.format(row.predicted)));
+            m_table->setItem(i, 3, new QTableWidgetItem(QStringLiteral("%1%").arg(row.difference() * 100, 0, 'f', 2)));
+        }
+        m_status->setText(tr("%1 log%2, model %3 (using %4): %5 of %6 lines read.")
+                              .arg(Engines::name(reading.engine),
+                                   reading.version.isEmpty() ? QString() : QStringLiteral(" v") + reading.version,
+                                   reading.model.isEmpty() ? tr("not named") : reading.model, m_calibrated.model.name)
+                              .arg(reading.linesUsed)
+                              .arg(reading.linesRead));
+        m_apply->setEnabled(true);
+        return true;
+    } catch (const InputError &e) {
+        m_status->setText(QStringLiteral("<span style='color:#b00020'>%1</span>").arg(e.text().toHtmlEscaped()));
+        return false;
+    }
+}
+
+void CalibrationDialog::applyReading()
+{
+    m_planner->edit(m_calibrated, ScenarioCommand::Other, tr("Calibrate from log"));
+}
+
+QString CalibrationDialog::status() const
+{
+    return m_status->text();
+}
+
+} // namespace Headroom
