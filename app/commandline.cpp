@@ -43,7 +43,7 @@ void addPlanOptions(QCommandLineParser &p)
         opt("tp", "Tensor-parallel GPUs per replica (default 1).", "N"),
         opt("context", "Resident tokens per session (prompt + output).", "TOKENS"),
         opt("sessions", "Concurrent sessions to check (default 1).", "N"),
-        opt("weights-dtype", "Weight precision: fp32 bf16 fp16 fp8 int8 int4 nvfp4 mxfp4.", "D"),
+        opt("weights-dtype", "Weight precision: fp32 bf16 fp16 fp8 int8 int4 nvfp4 mxfp4 (q8_0 q4_0 as ggml blocks).", "D"),
         opt("kv-dtype", "KV-cache precision: fp32 bf16 fp16 fp8 int8 int4 nvfp4 mxfp4 q8_0 q4_0.", "D"),
         opt("engine", "Budget rule and printed figures: plain, vllm, sglang, trtllm, llamacpp or ollama.", "E"),
         opt("kv-cache-memory", "Pin the KV budget per GPU, as vLLM's --kv-cache-memory (or a printed figure).", "SIZE"),
@@ -385,8 +385,19 @@ int runPresets(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
         out << QString::fromUtf8(QJsonDocument(a).toJson(QJsonDocument::Indented));
         return 0;
     }
-    for (const PresetRecord &r : all)
-        out << r.kind.leftJustified(6) << r.id.leftJustified(30) << r.name << (r.builtIn ? "" : "  (yours)") << '\n';
+    for (const PresetRecord &r : all) {
+        QString detail;
+        if (r.kind == QLatin1String("gpu")) {
+            const QJsonValue price = r.json.value(QStringLiteral("price_usd_per_hour"));
+            detail = QStringLiteral("%1, %2").arg(Units::formatBytes(qint64(r.json.value(QStringLiteral("memory_bytes")).toDouble()), UnitSystem::Decimal),
+                                                 price.isDouble() ? Units::formatUsd(price.toDouble()) + QStringLiteral("/GPU-hour")
+                                                                  : QStringLiteral("set a price"));
+        } else {
+            detail = QStringLiteral("%1 parameters").arg(Units::formatCount(qint64(r.json.value(QStringLiteral("total_params")).toDouble())));
+        }
+        out << r.kind.leftJustified(6) << r.id.leftJustified(30) << r.name.leftJustified(28) << detail
+            << (r.builtIn ? "" : "  (yours)") << '\n';
+    }
     return 0;
 }
 
