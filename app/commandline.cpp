@@ -14,6 +14,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
+#include <cmath>
 
 namespace Headroom {
 
@@ -65,6 +66,16 @@ void addPlanOptions(QCommandLineParser &p)
         opt("max-model-len", "Maximum context per session (default: max_position_embeddings).", "N"),
         opt("preallocate", "Reserve the maximum context for every session."),
         opt("price", "Price in dollars per GPU-hour (overrides the preset's).", "USD"),
+        opt("distribution", "Session lengths: trace:PATH, lognormal:median=N,p99=N[,max=N] (or p90=N), "
+                            "quantiles:p50=N,p90=N,p99=N[,p99.9=N],max=N, fixed:N.", "SPEC"),
+        opt("length-scale", "Multiply every length of the distribution (a short trace standing in for long contexts).", "K"),
+        opt("retain", "Retained-context cap: each session keeps min(L, TOKENS).", "TOKENS"),
+        opt("risk", "Accepted probability that the KV pool overflows (default 0.01; down to 1e-6).", "P"),
+        opt("margin", "Headroom kept free when setting the admission limit (default 0.05).", "F"),
+        opt("target-sessions", "Concurrent sessions the fleet must hold (sizes gpus_needed).", "N"),
+        opt("bandwidth-efficiency", "Achieved / peak memory bandwidth in decode (default 0.8).", "F"),
+        opt("compute-utilization", "Achieved / peak dense TFLOPS (default 0.5).", "F"),
+        opt("traffic-multiplier", "Scale a trace's arrival rate for Little's law (default 1).", "K"),
         opt("units", "Units for text output: GB (10^9, default) or GiB (2^30).", "GB|GiB"),
         opt("json", "Print one JSON object (bytes as integers)."),
     });
@@ -187,10 +198,33 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
         s.workspaceBytes = Units::parseSize(value(p, "workspace"), QStringLiteral("--workspace"), true);
     if (isSet(p, "tp"))
         s.tp = smallOpt(p, "tp");
-    if (!isSet(p, "context") && requireContext)
-        throw InputError(QStringLiteral("--context"), QStringLiteral("is required: resident tokens per session, e.g. --context 100000"));
-    if (isSet(p, "context"))
+    if (isSet(p, "distribution"))
+        s.distribution = LengthDistribution::parse(value(p, "distribution"), QStringLiteral("--distribution"));
+    if (isSet(p, "length-scale"))
+        s.lengthScale = Units::parseFraction(value(p, "length-scale"), QStringLiteral("--length-scale"), 0, 1e6);
+    if (isSet(p, "retain"))
+        s.retainTokens = countOpt(p, "retain");
+    if (isSet(p, "risk"))
+        s.risk = Units::parseFraction(value(p, "risk"), QStringLiteral("--risk"), 0, 0.5);
+    if (isSet(p, "margin"))
+        s.marginFraction = Units::parseFraction(value(p, "margin"), QStringLiteral("--margin"), -1e-12, 0.99);
+    if (isSet(p, "target-sessions"))
+        s.targetSessions = countOpt(p, "target-sessions");
+    if (isSet(p, "bandwidth-efficiency"))
+        s.bandwidthEfficiency = Units::parseFraction(value(p, "bandwidth-efficiency"), QStringLiteral("--bandwidth-efficiency"), 0, 1);
+    if (isSet(p, "compute-utilization"))
+        s.computeUtilization = Units::parseFraction(value(p, "compute-utilization"), QStringLiteral("--compute-utilization"), 0, 1);
+    if (isSet(p, "traffic-multiplier"))
+        s.trafficMultiplier = Units::parseFraction(value(p, "traffic-multiplier"), QStringLiteral("--traffic-multiplier"), 0, 1e6);
+    if (!isSet(p, "context") && requireContext && !s.distribution)
+        throw InputError(QStringLiteral("--context"), QStringLiteral("is required: resident tokens per session, e.g. --context 100000 (or give --distribution)"));
+    if (isSet(p, "context")) {
         s.contextTokens = countOpt(p, "context");
+    } else if (s.distribution) {
+        // The longest session the distribution holds, after the scale and the cap.
+        const qint64 longest = s.distribution->scaled(s.lengthScale).maximum();
+        s.contextTokens = s.retainTokens ? std::min(longest, *s.retainTokens) : longest;
+    }
     if (isSet(p, "sessions"))
         s.sessions = countOpt(p, "sessions");
     if (isSet(p, "weights-dtype"))
@@ -288,6 +322,35 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
         << (r.fits ? QStringLiteral(" (fits)") : QStringLiteral(" (does not fit)")) << '\n';
     if (r.costPerSessionHourUsd)
         out << "Cost per session-hour: " << Units::formatUsd(*r.costPerSessionHourUsd) << '\n';
+    const DistributionFigures &d = r.distribution;
+    if (s.distribution) {
+        out << "\nSessions at " << QString::number(s.risk * 100, 'g', 4) << "% risk: " << Units::formatCount(d.sessionsAtRisk)
+            << "  (worst case " << Units::formatCount(d.sessionsWorstCase) << ", at the mean " << Units::formatCount(d.sessionsAtMean)
+            << ")\n";
+        out << "Admission limit:       " << Units::formatCount(d.admissionLimit) << " (budget less a "
+            << QString::number(s.marginFraction * 100, 'g', 3) << "% margin)\n";
+        out << "Overflow probability:  " << QString::number(d.overflowProbability, 'g', 3) << " at "
+            << Units::plural(s.sessions, QStringLiteral("session"), QStringLiteral("sessions")) << '\n';
+        out << "Lengths (tokens):      mean " << Units::formatCount(qint64(std::llround(d.meanTokens))) << ", p50 "
+            << Units::formatCount(d.p50) << ", p90 " << Units::formatCount(d.p90) << ", p99 " << Units::formatCount(d.p99)
+            << ", max " << Units::formatCount(d.maxTokens) << '\n';
+        if (s.retainTokens)
+            out << "Retention cap:         " << QString::number(d.truncatedShare * 100, 'f', 2) << "% of sessions lose history; "
+                << QString::number(d.meanTokensDropped, 'f', 0) << " tokens dropped on average, p99 " << Units::formatCount(d.p99TokensDropped) << '\n';
+        if (d.hasPrompts)
+            out << "Admitting by prompt:   " << Units::formatCount(d.admissionByPrompt) << " sessions, "
+                << QString::number(d.riskAtGrownSize, 'g', 3) << " overflow risk once they have grown\n";
+    }
+    if (d.itlMsAtRisk)
+        out << "Decode at " << Units::formatCount(d.sessionsAtRisk) << " sessions: " << QString::number(*d.itlMsAtRisk, 'f', 1)
+            << " ms per token, " << QString::number(d.tokensPerSecondPerGpu.value_or(0), 'f', 0) << " tokens/s per GPU\n";
+    if (d.costPerMillionTokensUsd)
+        out << "Cost per million output tokens: " << Units::formatUsd(*d.costPerMillionTokensUsd) << '\n';
+    if (d.gpusNeeded)
+        out << "Fleet for " << Units::formatCount(*s.targetSessions) << " sessions: " << Units::formatCount(*d.gpusNeeded) << " GPUs"
+            << (d.fleetCostPerHourUsd ? QStringLiteral(", %1 per hour, %2 per month").arg(Units::formatUsd(*d.fleetCostPerHourUsd), Units::formatUsd(*d.fleetCostPerMonthUsd))
+                                      : QString())
+            << '\n';
     out << '\n' << r.verdict << '\n';
     for (const QString &f : r.fixes)
         out << "  fix: " << f << '\n';

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "capacity.h"
 #include "enginefigures.h"
+#include "overflowrisk.h"
+#include "servingestimate.h"
 #include "inputerror.h"
 
 #include <QLocale>
@@ -160,6 +162,95 @@ QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r)
     return out;
 }
 
+// The lengths sessions hold: the distribution (scaled), else the context or,
+// under preallocation, the reserved maximum.
+LengthDistribution lengthsOf(const Scenario &s, qint64 reserved)
+{
+    if (s.preallocate || !s.distribution)
+        return LengthDistribution::fixed(reserved);
+    if (!(s.lengthScale > 0 && s.lengthScale <= 1e6))
+        throw InputError(QStringLiteral("--length-scale"), QStringLiteral("must be above 0 and at most 1,000,000"));
+    return s.distribution->scaled(s.lengthScale);
+}
+
+DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, const Budget &b, const CapacityResult &r)
+{
+    DistributionFigures d;
+    if (!(s.risk >= 1e-6 && s.risk <= 0.5))
+        throw InputError(QStringLiteral("--risk"), QStringLiteral("must be between 1e-6 and 0.5, got %1").arg(s.risk));
+    if (!(s.marginFraction >= 0 && s.marginFraction < 1))
+        throw InputError(QStringLiteral("--margin"), QStringLiteral("must be at least 0 and below 1"));
+    if (s.retainTokens && *s.retainTokens < 1)
+        throw InputError(QStringLiteral("--retain"), QStringLiteral("must be at least 1 token"));
+    const LengthDistribution lengths = lengthsOf(s, r.reservedTokensPerSession);
+    const qint64 cap = s.preallocate ? 0 : s.retainTokens.value_or(0);
+    d.meanTokens = lengths.mean();
+    d.p50 = lengths.quantile(0.5);
+    d.p90 = lengths.quantile(0.9);
+    d.p99 = lengths.quantile(0.99);
+    d.maxTokens = lengths.maximum();
+    if (cap > 0) {
+        d.truncatedShare = lengths.shareAbove(cap);
+        d.meanTokensDropped = lengths.meanDropped(cap);
+        d.p99TokensDropped = lengths.droppedQuantile(cap, 0.99);
+    }
+    const qint64 budget = r.kvBudgetBytesPerGpu;
+    const OverflowRisk risk(lengths, cost, cap);
+    d.meanSessionBytesPerGpu = risk.meanBytes();
+    d.sessionsAtRisk = risk.sessionsAtRisk(budget, s.risk);
+    d.sessionsWorstCase = risk.sessionsWorstCase(budget);
+    d.sessionsAtMean = risk.sessionsAtMean(budget);
+    const qint64 admissionBudget = qint64(std::floor(double(budget) * (1.0 - s.marginFraction)));
+    d.admissionLimit = risk.sessionsAtRisk(admissionBudget, s.risk);
+    d.overflowProbability = risk.overflowProbability(s.sessions, budget);
+    if (!lengths.promptLengths.isEmpty() && !s.preallocate) {
+        // Admission that counts prompts only lets in more sessions than their grown size allows.
+        LengthDistribution prompts = lengths;
+        prompts.lengths = lengths.promptLengths;
+        prompts.probabilities = lengths.promptProbabilities;
+        const OverflowRisk promptRisk(prompts, cost, cap);
+        d.hasPrompts = true;
+        d.admissionByPrompt = promptRisk.sessionsAtRisk(budget, s.risk);
+        d.riskAtGrownSize = risk.overflowProbability(d.admissionByPrompt, budget);
+    }
+    // Throughput and cost at the risk-based count.
+    if (const auto step = decodeStep(s, b.weightsPerGpu, d.meanSessionBytesPerGpu, s.sessions))
+        d.itlMs = step->seconds * 1e3;
+    const auto atRisk = decodeStep(s, b.weightsPerGpu, d.meanSessionBytesPerGpu, d.sessionsAtRisk);
+    const auto price = s.effectivePrice();
+    if (atRisk) {
+        d.itlMsAtRisk = atRisk->seconds * 1e3;
+        d.tokensPerSecondPerGpu = atRisk->tokensPerSecondPerGpu;
+        if (price)
+            d.costPerMillionTokensUsd = *price / (atRisk->tokensPerSecondPerGpu * 3600.0) * 1e6;
+    }
+    const double prompt = lengths.promptLengths.isEmpty() ? d.meanTokens / 2.0 : [&] {
+        double m = 0;
+        for (int i = 0; i < lengths.promptLengths.size(); ++i)
+            m += double(lengths.promptLengths.at(i)) * lengths.promptProbabilities.at(i);
+        return m;
+    }();
+    if (const auto ttft = timeToFirstToken(s, b.weightsPerGpu, prompt))
+        d.ttftMs = *ttft * 1e3;
+    if (s.targetSessions) {
+        if (d.sessionsAtRisk > 0) {
+            d.gpusNeeded = Units::ceilDiv(*s.targetSessions, d.sessionsAtRisk) * s.tp;
+            if (price) {
+                d.fleetCostPerHourUsd = *price * double(*d.gpusNeeded);
+                d.fleetCostPerMonthUsd = *d.fleetCostPerHourUsd * 730.0;
+            }
+        }
+    }
+    // Little's law on a trace with arrival times: sessions at once = rate x time in system.
+    const QVector<double> &arrivals = lengths.arrivalSeconds;
+    if (arrivals.size() > 1 && arrivals.last() > arrivals.first()) {
+        d.arrivalRatePerSecond = double(arrivals.size() - 1) / (arrivals.last() - arrivals.first()) * s.trafficMultiplier;
+        if (d.ttftMs && d.itlMsAtRisk)
+            d.concurrencyFromTraffic = *d.arrivalRatePerSecond * (*d.ttftMs + lengths.meanOutputTokens * *d.itlMsAtRisk) / 1e3;
+    }
+    return d;
+}
+
 } // namespace
 
 qint64 maxContextFor(const Scenario &s, qint64 sessions)
@@ -250,9 +341,10 @@ CapacityResult computeCapacity(const Scenario &s)
         if (s.model.kvHeads > 0 && s.tp > s.effectiveKvHeads())
             r.warnings << QStringLiteral("TP %1 exceeds %2 KV heads: each head is replicated on %3 GPUs.")
                               .arg(s.tp).arg(s.effectiveKvHeads()).arg(s.tp / s.effectiveKvHeads());
+        r.distribution = distributionFigures(s, cost, b, r);
         const auto price = s.effectivePrice();
-        if (price && r.maxSessions > 0)
-            r.costPerSessionHourUsd = *price * s.tp / double(r.maxSessions);
+        if (price && r.distribution.sessionsAtRisk > 0)
+            r.costPerSessionHourUsd = *price * s.tp / double(r.distribution.sessionsAtRisk);
 
         const qint64 want = std::max<qint64>(1, s.sessions);
         // The engines degrade sharply as the KV pool fills (preemption, recompute).

@@ -43,6 +43,38 @@ QJsonObject CapacityResult::toJson() const
     o.insert(QStringLiteral("fixes"), QJsonArray::fromStringList(fixes));
     o.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(warnings));
     o.insert(QStringLiteral("budget_rule"), budgetRule);
+    const DistributionFigures &d = distribution;
+    auto opt = [](const std::optional<double> &v, double scale = 1e6) {
+        return v ? QJsonValue(std::round(*v * scale) / scale) : QJsonValue();
+    };
+    o.insert(QStringLiteral("sessions_at_risk"), d.sessionsAtRisk);
+    o.insert(QStringLiteral("sessions_worst_case"), d.sessionsWorstCase);
+    o.insert(QStringLiteral("sessions_at_mean"), d.sessionsAtMean);
+    o.insert(QStringLiteral("admission_limit"), d.admissionLimit);
+    o.insert(QStringLiteral("overflow_probability"), d.overflowProbability);
+    o.insert(QStringLiteral("truncated_share"), d.truncatedShare);
+    o.insert(QStringLiteral("mean_tokens_dropped"), d.meanTokensDropped);
+    o.insert(QStringLiteral("p99_tokens_dropped"), d.p99TokensDropped);
+    o.insert(QStringLiteral("mean_session_bytes_per_gpu"), std::round(d.meanSessionBytesPerGpu));
+    o.insert(QStringLiteral("distribution"), QJsonObject{{QStringLiteral("mean"), d.meanTokens},
+                                                         {QStringLiteral("p50"), d.p50},
+                                                         {QStringLiteral("p90"), d.p90},
+                                                         {QStringLiteral("p99"), d.p99},
+                                                         {QStringLiteral("max"), d.maxTokens}});
+    if (d.hasPrompts) {
+        o.insert(QStringLiteral("admission_by_prompt"), d.admissionByPrompt);
+        o.insert(QStringLiteral("risk_at_grown_size"), d.riskAtGrownSize);
+    }
+    o.insert(QStringLiteral("itl_ms"), opt(d.itlMs, 1e4));
+    o.insert(QStringLiteral("itl_ms_at_risk"), opt(d.itlMsAtRisk, 1e4));
+    o.insert(QStringLiteral("tokens_per_second_per_gpu"), opt(d.tokensPerSecondPerGpu, 1e3));
+    o.insert(QStringLiteral("ttft_ms"), opt(d.ttftMs, 1e4));
+    o.insert(QStringLiteral("cost_per_million_tokens_usd"), opt(d.costPerMillionTokensUsd));
+    o.insert(QStringLiteral("gpus_needed"), d.gpusNeeded ? QJsonValue(*d.gpusNeeded) : QJsonValue());
+    o.insert(QStringLiteral("fleet_cost_per_hour_usd"), opt(d.fleetCostPerHourUsd));
+    o.insert(QStringLiteral("fleet_cost_per_month_usd"), opt(d.fleetCostPerMonthUsd));
+    o.insert(QStringLiteral("arrival_rate_per_second"), opt(d.arrivalRatePerSecond));
+    o.insert(QStringLiteral("concurrency_from_traffic"), opt(d.concurrencyFromTraffic));
     engineFigures.addTo(o);
     return o;
 }

@@ -12,6 +12,36 @@
 
 namespace Headroom {
 
+/// Figures against a distribution of session lengths (a fixed length when the
+/// scenario gives none), per TP group unless named per GPU.
+struct DistributionFigures
+{
+    qint64 sessionsAtRisk = 0;     ///< largest N with P(KV of N sessions > budget) <= risk
+    qint64 sessionsWorstCase = 0;  ///< every session at the distribution's maximum (after the cap)
+    qint64 sessionsAtMean = 0;     ///< budget / mean session bytes
+    qint64 admissionLimit = 0;     ///< sessions at risk against the budget less the margin
+    double overflowProbability = 0; ///< at the scenario's sessions
+    double meanSessionBytesPerGpu = 0;
+    double truncatedShare = 0;     ///< sessions that lose history under the cap
+    double meanTokensDropped = 0;
+    qint64 p99TokensDropped = 0;
+    double meanTokens = 0;         ///< distribution after the length scale, before the cap
+    qint64 p50 = 0, p90 = 0, p99 = 0, maxTokens = 0;
+    bool hasPrompts = false;       ///< the trace gives prompts apart from outputs
+    qint64 admissionByPrompt = 0;  ///< sessions admitted at the risk if only prompts are counted
+    double riskAtGrownSize = 0;    ///< overflow probability once those sessions have grown to prompt + output
+    std::optional<double> itlMs;   ///< inter-token latency at the scenario's sessions
+    std::optional<double> itlMsAtRisk;          ///< at the risk-based count
+    std::optional<double> tokensPerSecondPerGpu; ///< at the risk-based count
+    std::optional<double> ttftMs;  ///< time to first token for the mean prompt (or half the mean length)
+    std::optional<double> costPerMillionTokensUsd;
+    std::optional<qint64> gpusNeeded; ///< for the target sessions, whole TP groups
+    std::optional<double> fleetCostPerHourUsd;
+    std::optional<double> fleetCostPerMonthUsd; ///< 730 hours
+    std::optional<double> arrivalRatePerSecond;  ///< trace: requests per second x traffic multiplier
+    std::optional<double> concurrencyFromTraffic; ///< Little's law: rate x time in system
+};
+
 /// Everything computeCapacity() answers for one Scenario. Bytes are exact
 /// integers; "per GPU" means one card of the TP group; session counts are per
 /// TP group (one model replica). When ok is false only error/errorField are set.
@@ -54,6 +84,7 @@ struct CapacityResult
     QStringList fixes;                ///< levers that make one more session fit, when none or too few fit
     QString budgetRule;               ///< the engine's budget rule in words
     EngineFigures engineFigures;      ///< what the chosen engine would print
+    DistributionFigures distribution; ///< risk-based counts, throughput and fleet
 
     /// The command line's JSON fields (bytes as integers). Stable contract:
     /// fields are added, never renamed.

@@ -71,6 +71,15 @@ QJsonObject Scenario::toJson() const
     o.insert(QStringLiteral("max_model_len"), effectiveMaxModelLen());
     o.insert(QStringLiteral("preallocate"), preallocate);
     o.insert(QStringLiteral("price_usd_per_gpu_hour"), effectivePrice() ? QJsonValue(*effectivePrice()) : QJsonValue());
+    o.insert(QStringLiteral("distribution"), distribution ? QJsonValue(distribution->spec) : QJsonValue());
+    o.insert(QStringLiteral("length_scale"), lengthScale);
+    o.insert(QStringLiteral("retain_tokens"), retainTokens ? QJsonValue(*retainTokens) : QJsonValue());
+    o.insert(QStringLiteral("risk"), risk);
+    o.insert(QStringLiteral("margin"), marginFraction);
+    o.insert(QStringLiteral("target_sessions"), targetSessions ? QJsonValue(*targetSessions) : QJsonValue());
+    o.insert(QStringLiteral("bandwidth_efficiency"), bandwidthEfficiency);
+    o.insert(QStringLiteral("compute_utilization"), computeUtilization);
+    o.insert(QStringLiteral("traffic_multiplier"), trafficMultiplier);
     return o;
 }
 
@@ -83,7 +92,10 @@ bool Scenario::operator==(const Scenario &o) const
         && runtimeReserveBytes == o.runtimeReserveBytes && activationBytes == o.activationBytes
         && engine == o.engine && engineSettings == o.engineSettings && gpuMemoryUtilization == o.gpuMemoryUtilization && gpuMemoryUtilizationGiven == o.gpuMemoryUtilizationGiven && blockSize == o.blockSize
         && maxModelLen == o.maxModelLen && preallocate == o.preallocate
-        && priceUsdPerGpuHour == o.priceUsdPerGpuHour;
+        && priceUsdPerGpuHour == o.priceUsdPerGpuHour && distribution == o.distribution && lengthScale == o.lengthScale
+        && retainTokens == o.retainTokens && risk == o.risk && marginFraction == o.marginFraction
+        && targetSessions == o.targetSessions && bandwidthEfficiency == o.bandwidthEfficiency
+        && computeUtilization == o.computeUtilization && trafficMultiplier == o.trafficMultiplier;
 }
 
 QDebug operator<<(QDebug dbg, const Scenario &s)

@@ -4,6 +4,7 @@
 #include "dtype.h"
 #include "engineprofile.h"
 #include "gpuspec.h"
+#include "lengthdistribution.h"
 #include "modelshape.h"
 
 #include <QJsonObject>
@@ -38,6 +39,17 @@ struct Scenario
     std::optional<qint64> maxModelLen;   ///< --max-model-len; empty: max_position_embeddings
     bool preallocate = false;            ///< reserve the maximum context for every session
     std::optional<double> priceUsdPerGpuHour; ///< overrides the card's price
+
+    // Planning against a distribution of session lengths (issue: tail-length distributions).
+    std::optional<LengthDistribution> distribution; ///< resident tokens per session; empty: every session at contextTokens
+    double lengthScale = 1.0;            ///< every length x this factor (--length-scale)
+    std::optional<qint64> retainTokens;  ///< retained-context cap: a session keeps min(L, cap) tokens (--retain)
+    double risk = 0.01;                  ///< accepted P(KV pool overflows) (--risk), 1e-6 .. 0.5
+    double marginFraction = 0.05;        ///< headroom kept free for admission (engines degrade near a full pool)
+    std::optional<qint64> targetSessions; ///< concurrent sessions the fleet must hold (--target-sessions)
+    double bandwidthEfficiency = 0.8;    ///< achieved / peak memory bandwidth in decode (--bandwidth-efficiency)
+    double computeUtilization = 0.5;     ///< achieved / peak dense TFLOPS (--compute-utilization)
+    double trafficMultiplier = 1.0;      ///< scales a trace's arrival rate for Little's law (--traffic-multiplier)
 
     /// Weights precision in force (bf16 for a float32 checkpoint: served in bf16).
     Dtype effectiveWeightsDtype() const;

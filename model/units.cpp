@@ -249,6 +249,8 @@ QString formatUsd(double dollars)
 {
     if (!std::isfinite(dollars))
         return QStringLiteral("n/a");
+    if (dollars >= 1000.0)
+        return QLatin1Char('$') + formatCount(qint64(std::llround(dollars)));
     if (dollars >= 1.0 || dollars == 0.0)
         return QLatin1Char('$') + QLocale::c().toString(dollars, 'f', 2);
     return QLatin1Char('$') + QLocale::c().toString(dollars, 'g', 3);

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QDebug>
+#include <QString>
+#include <QVector>
+
+namespace Headroom {
+
+/// A distribution of resident tokens per session (prompt + output), as a
+/// discrete law: sorted distinct lengths with probabilities summing to 1.
+/// From a trace (each request weighs the same), a log-normal fitted to a
+/// median and a p99 or p90 (optionally truncated at a maximum), a quantile
+/// table (log length linear in probability between the given quantiles,
+/// 1 token at p = 0, the maximum at p = 1), or a fixed length. Continuous
+/// shapes are discretised at `kDiscretePoints` equal-probability quantiles.
+/// A trace that gives prompt and output separately also keeps the law of the
+/// prompt alone (for admission counted at the prompt). A value type.
+struct LengthDistribution
+{
+    enum class Kind { Fixed, Trace, LogNormal, Quantiles };
+
+    Kind kind = Kind::Fixed;
+    QString spec;                 ///< the --distribution spec it came from (or the trace path)
+    QVector<qint64> lengths;      ///< distinct resident lengths, ascending, tokens
+    QVector<double> probabilities; ///< P(length), same size, sum 1
+    QVector<qint64> promptLengths; ///< trace only: distinct prompt lengths (empty otherwise)
+    QVector<double> promptProbabilities;
+    QVector<double> arrivalSeconds; ///< trace only: arrival times, seconds from the first request
+    double meanOutputTokens = 0;  ///< trace only: mean generated tokens per request
+    qint64 requests = 0;          ///< trace only: rows read
+
+    static constexpr int kDiscretePoints = 4096;
+
+    /// Every session at `tokens`.
+    static LengthDistribution fixed(qint64 tokens);
+    /// Log-normal with the given median and upper quantile (p = 0.99 or 0.90),
+    /// truncated at `maximum` tokens when > 0 (mass above it is removed and
+    /// the rest renormalised). Throws InputError(field) when median < 1, the
+    /// quantile is not above the median, or the maximum is below the median.
+    static LengthDistribution logNormal(double median, double upper, double upperP, qint64 maximum, const QString &field);
+    /// A quantile table: pairs (p, tokens) with 0 < p < 1 ascending in both,
+    /// and the maximum (p = 1). Throws InputError(field) naming the quantile
+    /// out of order.
+    static LengthDistribution quantiles(const QVector<QPair<double, qint64>> &points, qint64 maximum, const QString &field);
+    /// Reads a trace: the Azure LLM inference format
+    /// (TIMESTAMP,ContextTokens,GeneratedTokens: resident = context +
+    /// generated) or one column of lengths, with or without a header.
+    /// Throws InputError(field) with the line number for a non-numeric or
+    /// negative cell, and for an empty file.
+    static LengthDistribution fromTrace(const QString &path, const QString &field);
+    /// Parses a --distribution spec: trace:PATH, lognormal:median=N,p99=N[,max=N]
+    /// (or p90=N), quantiles:p50=N,p90=N,p99=N[,p99.9=N],max=N, fixed:N.
+    static LengthDistribution parse(const QString &spec, const QString &field);
+
+    /// Every length multiplied by `factor` (rounded, at least 1 token).
+    LengthDistribution scaled(double factor) const;
+    /// Mean length, tokens.
+    double mean() const;
+    /// The smallest length L with P(length <= L) >= p.
+    qint64 quantile(double p) const;
+    qint64 maximum() const { return lengths.isEmpty() ? 0 : lengths.last(); }
+    /// Share of sessions longer than `cap` (they lose history under the cap).
+    double shareAbove(qint64 cap) const;
+    /// Mean of max(L - cap, 0): tokens dropped per session, all sessions counted.
+    double meanDropped(qint64 cap) const;
+    /// The p-quantile of max(L - cap, 0).
+    qint64 droppedQuantile(qint64 cap, double p) const;
+
+    bool operator==(const LengthDistribution &o) const;
+    bool operator!=(const LengthDistribution &o) const { return !(*this == o); }
+};
+
+QDebug operator<<(QDebug dbg, const LengthDistribution &d);
+
+} // namespace Headroom

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Planning against a distribution of session lengths: exact small cases
+// (a two-point law gives a binomial tail), the saddlepoint tail against exact
+// convolution, a Monte Carlo cross-check, both Azure traces end to end
+// (figures computed from the CSV files independently), the retention cap and
+// bad trace files.
+#include "capacity.h"
+#include "inputerror.h"
+#include "lengthdistribution.h"
+#include "normaldistribution.h"
+#include "overflowrisk.h"
+
+#include <QRandomGenerator>
+#include <QTest>
+#include <cmath>
+
+using namespace Headroom;
+
+namespace {
+
+ModelShape llama8b()
+{
+    // Llama-3.1-8B config.json: 32 layers, 8 KV heads, head_dim 128 -> 131,072 B per token at bf16.
+    ModelShape m;
+    m.attentionHeads = 32;
+    m.kvHeads = 8;
+    LayerGroup g;
+    g.kvHeads = 8;
+    g.headDimK = g.headDimV = 128;
+    m.addLayers(g, 32);
+    return m;
+}
+
+const QString conv = QStringLiteral(HEADROOM_SHARED "/traces/azure-llm-inference-2023-conv.csv");
+const QString code = QStringLiteral(HEADROOM_SHARED "/traces/azure-llm-inference-2023-code.csv");
+
+LengthDistribution twoPoint(qint64 shortLen, qint64 longLen, double q)
+{
+    LengthDistribution d;
+    d.kind = LengthDistribution::Kind::Trace;
+    d.lengths = {shortLen, longLen};
+    d.probabilities = {1 - q, q};
+    return d;
+}
+
+// P(Binomial(n, q) > m), summed term by term.
+double binomialTail(int n, double q, int m)
+{
+    double tail = 0;
+    for (int k = m + 1; k <= n; ++k)
+        tail += std::exp(std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) + k * std::log(q)
+                         + (n - k) * std::log1p(-q));
+    return tail;
+}
+
+} // namespace
+
+class TestRisk : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void normalQuantile()
+    {
+        // Standard normal tables: z(0.99) = 2.326347874, z(0.90) = 1.281551566, z(1e-6) = -4.753424309.
+        QVERIFY(std::abs(Normal::quantile(0.99) - 2.326347874) < 1e-8);
+        QVERIFY(std::abs(Normal::quantile(0.90) - 1.281551566) < 1e-8);
+        QVERIFY(std::abs(Normal::quantile(1e-6) + 4.753424309) < 1e-8);
+    }
+
+    void twoPointIsBinomial_data()
+    {
+        QTest::addColumn<int>("n");
+        QTest::newRow("N = 10") << 10;
+        QTest::newRow("N = 40") << 40;
+        QTest::newRow("N = 100") << 100;
+    }
+    void twoPointIsBinomial()
+    {
+        // Short sessions of 1,600 tokens (100 blocks x 2 MiB = 209,715,200 B), long ones of
+        // 16,000 (2,097,152,000 B) with probability 0.1. With N sessions and a budget B, the
+        // pool overflows when more than m = floor((B - N x short) / (long - short)) are long.
+        QFETCH(int, n);
+        const KvCost cost(llama8b(), Dtype::BF16, 1, 16);
+        const OverflowRisk risk(twoPoint(1600, 16000, 0.1), cost, 0);
+        const qint64 shortB = 209'715'200, longB = 2'097'152'000;
+        const qint64 budget = qint64(n) * shortB + qint64(std::max(1, n / 5)) * (longB - shortB) + 12345;
+        const int m = int((budget - qint64(n) * shortB) / (longB - shortB));
+        const double expected = binomialTail(n, 0.1, m);
+        QVERIFY2(std::abs(risk.exactOverflow(n, budget) - expected) < 1e-12, qPrintable(QString::number(risk.exactOverflow(n, budget))));
+        const double sp = risk.saddlepointOverflow(n, budget);
+        QVERIFY2(std::abs(sp - expected) / expected < 0.08, qPrintable(QStringLiteral("%1 vs %2").arg(sp).arg(expected)));
+    }
+
+    void saddlepointAgreesWithExactConvolution_data()
+    {
+        QTest::addColumn<double>("scale");
+        QTest::addColumn<double>("eps");
+        QTest::newRow("conversation trace x8, eps 1e-2") << 8.0 << 1e-2;
+        QTest::newRow("conversation trace x8, eps 1e-4") << 8.0 << 1e-4;
+        QTest::newRow("conversation trace x8, eps 1e-6") << 8.0 << 1e-6;
+    }
+    void saddlepointAgreesWithExactConvolution()
+    {
+        QFETCH(double, scale);
+        QFETCH(double, eps);
+        const KvCost cost(llama8b(), Dtype::BF16, 1, 16);
+        const OverflowRisk risk(LengthDistribution::fromTrace(conv, QStringLiteral("trace")).scaled(scale), cost, 0);
+        const qint64 budget = 20'000'000'000;
+        // The count is right to the session against exact convolution.
+        const qint64 n = risk.sessionsAtRisk(budget, eps);
+        QVERIFY(risk.exactOverflow(n, budget) <= eps);
+        QVERIFY(risk.exactOverflow(n + 1, budget) > eps);
+        // The two exact methods (direct convolution, FFT) agree.
+        QVERIFY(std::abs(risk.fftOverflow(n + 1, budget, qint64(1) << 20) - risk.exactOverflow(n + 1, budget)) < 1e-12);
+    }
+
+    void saddlepointTailAtLargeN_data()
+    {
+        QTest::addColumn<qint64>("budget");
+        QTest::addColumn<double>("eps");
+        QTest::newRow("conversation trace, 30 GB, eps 1e-2") << qint64(30'000'000'000) << 1e-2;
+        QTest::newRow("conversation trace, 30 GB, eps 1e-6") << qint64(30'000'000'000) << 1e-6;
+        QTest::newRow("conversation trace, 65 GB, eps 1e-6") << qint64(65'000'000'000) << 1e-6;
+    }
+    void saddlepointTailAtLargeN()
+    {
+        // Where the count is in the hundreds the saddlepoint alone decides it: its tail must
+        // agree with the exact one (FFT, large enough not to wrap) to well under 1%.
+        QFETCH(qint64, budget);
+        QFETCH(double, eps);
+        const KvCost cost(llama8b(), Dtype::BF16, 1, 16);
+        const OverflowRisk risk(LengthDistribution::fromTrace(conv, QStringLiteral("trace")), cost, 0);
+        const qint64 n = risk.sessionsAtRisk(budget, eps);
+        QVERIFY(n > 100);
+        const double exactAbove = risk.fftOverflow(n + 1, budget, qint64(1) << 22);
+        const double exactAt = risk.fftOverflow(n, budget, qint64(1) << 22);
+        QVERIFY2(exactAt <= eps && exactAbove > eps, qPrintable(QStringLiteral("%1 %2").arg(exactAt).arg(exactAbove)));
+        const double sp = risk.saddlepointOverflow(n + 1, budget);
+        QVERIFY2(std::abs(sp - exactAbove) / exactAbove < 0.005, qPrintable(QStringLiteral("%1 vs %2").arg(sp).arg(exactAbove)));
+    }
+
+    void monteCarlo()
+    {
+        // 100,000 seeded draws of N sessions from the code trace; 4 standard errors of tolerance.
+        const KvCost cost(llama8b(), Dtype::BF16, 1, 16);
+        const LengthDistribution d = LengthDistribution::fromTrace(code, QStringLiteral("trace"));
+        const OverflowRisk risk(d, cost, 0);
+        const int n = 60;
+        const qint64 budget = 18'500'000'000;
+        const double p = risk.overflowProbability(n, budget);
+        QVERIFY(p > 0.01 && p < 0.5);
+        QVector<double> cdf;
+        double c = 0;
+        for (double q : d.probabilities)
+            cdf << (c += q);
+        QRandomGenerator rng(20231116);
+        const int trials = 100000;
+        int over = 0;
+        for (int t = 0; t < trials; ++t) {
+            qint64 sum = 0;
+            for (int i = 0; i < n; ++i) {
+                const double u = rng.generateDouble();
+                const int j = int(std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
+                sum += cost.sessionBytes(d.lengths.at(std::min(j, int(d.lengths.size()) - 1)), true);
+            }
+            over += sum > budget;
+        }
+        const double mc = double(over) / trials, se = std::sqrt(p * (1 - p) / trials);
+        QVERIFY2(std::abs(mc - p) < 4 * se, qPrintable(QStringLiteral("model %1, Monte Carlo %2").arg(p).arg(mc)));
+    }
+
+    void azureTraces_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<qint64>("rows");
+        QTest::addColumn<double>("mean");
+        QTest::addColumn<qint64>("p50");
+        QTest::addColumn<qint64>("p99");
+        QTest::addColumn<qint64>("max");
+        QTest::addColumn<double>("above4096");
+        QTest::addColumn<double>("dropped4096");
+        // Computed from the CSV files with an independent script (context + generated per row).
+        QTest::newRow("Azure conversation trace 2023") << conv << qint64(19366) << 1365.8233502 << qint64(1412) << qint64(4259)
+                                                       << qint64(14089) << 0.0832386657 << 14.3967262;
+        QTest::newRow("Azure code trace 2023") << code << qint64(8819) << 2075.7308085 << qint64(1493) << qint64(7462) << qint64(7841)
+                                               << 0.1425331670 << 291.0756322;
+    }
+    void azureTraces()
+    {
+        QFETCH(QString, path);
+        QFETCH(qint64, rows);
+        QFETCH(double, mean);
+        QFETCH(qint64, p50);
+        QFETCH(qint64, p99);
+        QFETCH(qint64, max);
+        QFETCH(double, above4096);
+        QFETCH(double, dropped4096);
+        const LengthDistribution d = LengthDistribution::fromTrace(path, QStringLiteral("trace"));
+        QCOMPARE(d.requests, rows);
+        QVERIFY(std::abs(d.mean() - mean) < 1e-6);
+        QCOMPARE(d.quantile(0.5), p50);
+        QCOMPARE(d.quantile(0.99), p99);
+        QCOMPARE(d.maximum(), max);
+        QVERIFY(std::abs(d.shareAbove(4096) - above4096) < 1e-9);
+        QVERIFY(std::abs(d.meanDropped(4096) - dropped4096) < 1e-6);
+        QCOMPARE(d.arrivalSeconds.size(), rows);
+        QVERIFY(!d.promptLengths.isEmpty());
+
+        // End to end on Llama-3.1-8B with a 60 GB budget: worst case <= at risk <= at mean.
+        Scenario s;
+        s.model = llama8b();
+        s.model.totalParams = s.model.activeParams = 8'000'000'000;
+        s.gpu = GpuSpec::custom(80'000'000'000);
+        s.workspaceBytes = 4'000'000'000;
+        s.distribution = d;
+        s.contextTokens = d.maximum();
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(r.distribution.sessionsWorstCase, qint64(60'000'000'000) / (Units::ceilDiv(max, 16) * 16 * 131072));
+        QVERIFY(r.distribution.sessionsWorstCase <= r.distribution.sessionsAtRisk);
+        QVERIFY(r.distribution.sessionsAtRisk <= r.distribution.sessionsAtMean);
+        QVERIFY(r.distribution.admissionLimit <= r.distribution.sessionsAtRisk);
+        // Admission by prompt lets in more sessions than their grown size holds at 1%.
+        QVERIFY(r.distribution.admissionByPrompt >= r.distribution.sessionsAtRisk);
+        QVERIFY(r.distribution.riskAtGrownSize >= s.risk);
+    }
+
+    void retentionCap()
+    {
+        // four-lengths.csv: 1,000, 3,000, 3,000, 9,000 tokens; cap at 2,500:
+        // 3 of 4 lose history; dropped 0, 500, 500, 6,500: mean 1,875; p99 6,500.
+        const LengthDistribution d = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_TEST_DATA "/traces/four-lengths.csv"), QStringLiteral("t"));
+        QCOMPARE(d.shareAbove(2500), 0.75);
+        QCOMPARE(d.meanDropped(2500), 1875.0);
+        QCOMPARE(d.droppedQuantile(2500, 0.99), qint64(6500));
+        // Capped sessions cost their cap: the largest is ceil(2,500/16) x 16 = 2,512 tokens x 131,072 B.
+        const OverflowRisk capped(d, KvCost(llama8b(), Dtype::BF16, 1, 16), 2500);
+        QCOMPARE(capped.maxBytes(), qint64(2512) * 131072);
+    }
+
+    void parametricShapes()
+    {
+        const LengthDistribution ln = LengthDistribution::parse(QStringLiteral("lognormal:median=2000,p99=60000"), QStringLiteral("d"));
+        QVERIFY(std::abs(double(ln.quantile(0.5)) / 2000.0 - 1) < 0.01);
+        QVERIFY(std::abs(double(ln.quantile(0.99)) / 60000.0 - 1) < 0.02);
+        const LengthDistribution capped = LengthDistribution::parse(QStringLiteral("lognormal:median=2000,p90=8000,max=20000"), QStringLiteral("d"));
+        QVERIFY(capped.maximum() <= 20000);
+        const LengthDistribution q = LengthDistribution::parse(QStringLiteral("quantiles:p50=1000,p90=4000,p99=16000,max=64000"), QStringLiteral("d"));
+        QVERIFY(std::abs(double(q.quantile(0.5)) / 1000.0 - 1) < 0.01);
+        QVERIFY(std::abs(double(q.quantile(0.9)) / 4000.0 - 1) < 0.01);
+        QVERIFY(q.maximum() <= 64000 && q.maximum() > 50000);
+        QCOMPARE(LengthDistribution::parse(QStringLiteral("fixed:100000"), QStringLiteral("d")).mean(), 100000.0);
+        QCOMPARE(LengthDistribution::fixed(4000).scaled(2.5).maximum(), qint64(10000));
+    }
+
+    void badInput_data()
+    {
+        QTest::addColumn<QString>("spec");
+        QTest::addColumn<QString>("needle");
+        QTest::newRow("non-numeric cell") << QStringLiteral("trace:" HEADROOM_TEST_DATA "/traces/non-numeric.csv") << QStringLiteral("line 4");
+        QTest::newRow("negative length") << QStringLiteral("trace:" HEADROOM_TEST_DATA "/traces/negative.csv") << QStringLiteral("line 2");
+        QTest::newRow("empty file") << QStringLiteral("trace:" HEADROOM_TEST_DATA "/traces/empty.csv") << QStringLiteral("no lengths");
+        QTest::newRow("unknown header") << QStringLiteral("trace:" HEADROOM_TEST_DATA "/traces/wrong-header.csv") << QStringLiteral("line 1");
+        QTest::newRow("missing file") << QStringLiteral("trace:/nonexistent.csv") << QStringLiteral("not a readable file");
+        QTest::newRow("quantiles out of order") << QStringLiteral("quantiles:p50=5000,p90=4000,max=9000") << QStringLiteral("below");
+        QTest::newRow("p99 under the median") << QStringLiteral("lognormal:median=5000,p99=4000") << QStringLiteral("above the median");
+        QTest::newRow("unknown kind") << QStringLiteral("weibull:k=2") << QStringLiteral("unknown distribution");
+        QTest::newRow("unknown parameter") << QStringLiteral("lognormal:median=5,p99=40,mode=3") << QStringLiteral("unknown parameter");
+    }
+    void badInput()
+    {
+        QFETCH(QString, spec);
+        QFETCH(QString, needle);
+        try {
+            LengthDistribution::parse(spec, QStringLiteral("--distribution"));
+            QFAIL("accepted");
+        } catch (const InputError &e) {
+            QVERIFY(e.field().startsWith(QStringLiteral("--distribution")));
+            QVERIFY2(e.message().contains(needle), qPrintable(e.message()));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRisk)
+#include "tst_risk.moc"
