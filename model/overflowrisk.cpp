@@ -110,7 +110,13 @@ double OverflowRisk::fftOverflow(qint64 sessions, qint64 budget, qint64 maxPoint
         in[m_units.at(j)] += m_probs.at(j);
     fftw_execute(forward);
     for (int k = 0; k < n / 2 + 1; ++k) {
-        const std::complex<double> z = std::pow(std::complex<double>(spectrum[k][0], spectrum[k][1]), double(sessions));
+        // z^N by repeated squaring: log2(N) products, exact in form (no complex log).
+        std::complex<double> base(spectrum[k][0], spectrum[k][1]), z(1.0, 0.0);
+        for (qint64 e = sessions; e > 0; e >>= 1) {
+            if (e & 1)
+                z *= base;
+            base *= base;
+        }
         spectrum[k][0] = z.real();
         spectrum[k][1] = z.imag();
     }
@@ -208,7 +214,7 @@ double OverflowRisk::overflowProbability(qint64 sessions, qint64 budget) const
         return 0;
     // Exact when cheap: direct convolution for tiny cases, else the FFT up to 2^16 points.
     const double work = double(sessions) * double(s) * double(m_units.size());
-    if (work <= 2e6)
+    if (work <= 2e5)
         return exactOverflow(sessions, budget);
     const double viaFft = fftOverflow(sessions, budget);
     return std::isnan(viaFft) ? saddlepointOverflow(sessions, budget) : viaFft;
