@@ -224,6 +224,15 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
         if (price)
             d.costPerMillionTokensUsd = *price / (atRisk->tokensPerSecondPerGpu * 3600.0) * 1e6;
     }
+    // Batch versus latency: 24 points from 1 session to 1.5 x the risk-based count.
+    const qint64 top = std::max<qint64>(8, d.sessionsAtRisk + d.sessionsAtRisk / 2);
+    for (int i = 0; i < 24; ++i) {
+        const qint64 batch = std::max<qint64>(1, qint64(std::llround(std::pow(double(top), i / 23.0))));
+        if (!d.throughputCurve.isEmpty() && d.throughputCurve.last().sessions == batch)
+            continue;
+        if (const auto step = decodeStep(s, b.weightsPerGpu, d.meanSessionBytesPerGpu, batch))
+            d.throughputCurve << ThroughputPoint{batch, step->seconds * 1e3, step->tokensPerSecondPerGpu};
+    }
     const double prompt = lengths.promptLengths.isEmpty() ? d.meanTokens / 2.0 : [&] {
         double m = 0;
         for (int i = 0; i < lengths.promptLengths.size(); ++i)

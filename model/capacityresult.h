@@ -12,6 +12,14 @@
 
 namespace Headroom {
 
+/// Decode speed at one batch size (a point of the latency / throughput curve).
+struct ThroughputPoint
+{
+    qint64 sessions = 0;
+    double itlMs = 0;
+    double tokensPerSecondPerGpu = 0;
+};
+
 /// Figures against a distribution of session lengths (a fixed length when the
 /// scenario gives none), per TP group unless named per GPU.
 struct DistributionFigures
@@ -40,6 +48,7 @@ struct DistributionFigures
     std::optional<double> fleetCostPerMonthUsd; ///< 730 hours
     std::optional<double> arrivalRatePerSecond;  ///< trace: requests per second x traffic multiplier
     std::optional<double> concurrencyFromTraffic; ///< Little's law: rate x time in system
+    QVector<ThroughputPoint> throughputCurve;     ///< latency and throughput against concurrency, up to past the risk-based count
 };
 
 /// Everything computeCapacity() answers for one Scenario. Bytes are exact

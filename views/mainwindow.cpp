@@ -3,6 +3,7 @@
 
 #include "calibrationdialog.h"
 #include "capacity.h"
+#include "distributionview.h"
 #include "configimporter.h"
 #include "inputerror.h"
 #include "inputpanel.h"
@@ -146,9 +147,14 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     tabs->addTab(m_sources, tr("S&ources"));
     tabs->setMinimumWidth(360);
 
+    m_distribution = new DistributionView(m_planner);
+    m_centre = new QTabWidget;
+    m_centre->addTab(answer, tr("&Memory per GPU"));
+    m_centre->addTab(m_distribution, tr("&Lengths and risk"));
+
     auto *split = new QSplitter;
     split->addWidget(scroll);
-    split->addWidget(answer);
+    split->addWidget(m_centre);
     split->addWidget(tabs);
     split->setStretchFactor(1, 1);
     setCentralWidget(split);
@@ -185,6 +191,14 @@ void MainWindow::createActions()
         if (!path.isEmpty())
             openModelFile(path);
     });
+    auto *importTrace = new QAction(tr("Import &trace…"), this);
+    importTrace->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+    importTrace->setToolTip(tr("Session lengths from a request log (Azure trace CSV or one length per line)"));
+    connect(importTrace, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Import trace"), QString(), tr("CSV files (*.csv *.txt)"));
+        if (!path.isEmpty() && m_distribution->importTrace(path))
+            m_centre->setCurrentWidget(m_distribution);
+    });
     auto *quit = new QAction(tr("&Quit"), this);
     quit->setShortcut(QKeySequence::Quit);
     connect(quit, &QAction::triggered, this, &QWidget::close);
@@ -203,6 +217,7 @@ void MainWindow::createActions()
 
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(open);
+    file->addAction(importTrace);
     file->addSeparator();
     file->addAction(quit);
     QMenu *edit = menuBar()->addMenu(tr("&Edit"));
@@ -244,8 +259,12 @@ void MainWindow::showResult(const CapacityResult &r)
         m_derivation->setPlainText(r.error);
         return;
     }
-    m_sessions->setText(Units::plural(r.maxSessions, tr("session fits"), tr("sessions fit"))
-                        + (s.tp > 1 ? tr(" per %1 GPUs").arg(s.tp) : QString()));
+    const QString perGroup = s.tp > 1 ? tr(" per %1 GPUs").arg(s.tp) : QString();
+    if (s.distribution)
+        m_sessions->setText(Units::plural(r.distribution.sessionsAtRisk, tr("session fits"), tr("sessions fit")) + perGroup
+                            + tr(" at %1 risk").arg(QString::number(s.risk, 'g', 3)));
+    else
+        m_sessions->setText(Units::plural(r.maxSessions, tr("session fits"), tr("sessions fit")) + perGroup);
     QString verdict = html(capacityVerdict(s, r, u));
     if (!r.fixes.isEmpty())
         verdict += QStringLiteral("<br>") + tr("Levers that fix it: ") + html(r.fixes.join(QStringLiteral("; ")));

@@ -10,11 +10,13 @@ QT_BEGIN_NAMESPACE
 class QLabel;
 class QTextBrowser;
 class QComboBox;
+class QTabWidget;
 QT_END_NAMESPACE
 
 namespace Headroom {
 
 class InputPanel;
+class DistributionView;
 class MemoryChartView;
 class Planner;
 class PresetStore;
@@ -35,6 +37,7 @@ public:
     Planner *planner() const { return m_planner; }
     InputPanel *inputPanel() const { return m_inputs; }
     MemoryChartView *chartView() const { return m_chart; }
+    DistributionView *distributionView() const { return m_distribution; }
     /// The large "sessions that fit" figure, as shown.
     QString sessionsText() const;
     /// The derivation as shown (plain text).
@@ -64,6 +67,8 @@ private:
     QTextBrowser *m_derivation = nullptr;
     QTextBrowser *m_sources = nullptr;
     QComboBox *m_units = nullptr;
+    DistributionView *m_distribution = nullptr;
+    QTabWidget *m_centre = nullptr;
 };
 
 } // namespace Headroom

@@ -2,6 +2,9 @@
 #include "planner.h"
 #include "capacity.h"
 
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
+
 namespace Headroom {
 
 Planner::Planner(QObject *parent)
@@ -19,9 +22,27 @@ void Planner::reset(const Scenario &scenario)
 void Planner::apply(const Scenario &scenario)
 {
     m_scenario = scenario;
-    m_result = computeCapacity(m_scenario);
     Q_EMIT scenarioChanged(m_scenario);
-    Q_EMIT resultChanged(m_result);
+    const quint64 generation = ++m_generation;
+    if (!scenario.distribution) {
+        // Microseconds: answer at once.
+        m_result = computeCapacity(m_scenario);
+        Q_EMIT resultChanged(m_result);
+        return;
+    }
+    // The tail estimate takes milliseconds: run it off the GUI thread so a drag
+    // never blocks; a result for an older scenario is dropped (the latest wins).
+    auto *watcher = new QFutureWatcher<CapacityResult>(this);
+    ++m_pending;
+    connect(watcher, &QFutureWatcher<CapacityResult>::finished, this, [this, watcher, generation] {
+        --m_pending;
+        if (generation == m_generation) {
+            m_result = watcher->result();
+            Q_EMIT resultChanged(m_result);
+        }
+        watcher->deleteLater();
+    });
+    watcher->setFuture(QtConcurrent::run([scenario] { return computeCapacity(scenario); }));
 }
 
 void Planner::edit(const Scenario &next, ScenarioCommand::Id id, const QString &text, bool mergeable)
@@ -99,6 +120,34 @@ void Planner::setEngine(Engine engine)
     Scenario s = m_scenario;
     s.engine = engine;
     edit(s, ScenarioCommand::Engine, tr("Change engine rule"));
+}
+
+void Planner::setDistribution(std::optional<LengthDistribution> distribution, bool dragging)
+{
+    Scenario s = m_scenario;
+    s.distribution = std::move(distribution);
+    edit(s, ScenarioCommand::Distribution, tr("Change session lengths"), dragging);
+}
+
+void Planner::setRetainTokens(std::optional<qint64> tokens)
+{
+    Scenario s = m_scenario;
+    s.retainTokens = tokens;
+    edit(s, ScenarioCommand::Retain, tr("Change retention cap"), true);
+}
+
+void Planner::setRisk(double risk)
+{
+    Scenario s = m_scenario;
+    s.risk = risk;
+    edit(s, ScenarioCommand::Risk, tr("Change risk"));
+}
+
+void Planner::setLengthScale(double scale)
+{
+    Scenario s = m_scenario;
+    s.lengthScale = scale;
+    edit(s, ScenarioCommand::LengthScale, tr("Change length scale"), true);
 }
 
 void Planner::setUnits(UnitSystem units)

@@ -43,6 +43,13 @@ public:
     /// A what-if num_key_value_heads; std::nullopt restores the preset's.
     void setKvHeadsOverride(std::optional<int> heads);
     void setEngine(Engine engine);
+    /// The session-length distribution (std::nullopt: every session at the context).
+    void setDistribution(std::optional<LengthDistribution> distribution, bool dragging = false);
+    void setRetainTokens(std::optional<qint64> tokens);
+    void setRisk(double risk);
+    void setLengthScale(double scale);
+    /// True while a result for the latest scenario is being computed off the GUI thread.
+    bool busy() const { return m_pending > 0; }
     void setUnits(UnitSystem units);
 
     /// Used by ScenarioCommand: sets the scenario and recomputes, no undo step.
@@ -58,6 +65,8 @@ private:
     CapacityResult m_result;
     QUndoStack m_undo;
     UnitSystem m_units = UnitSystem::Decimal;
+    quint64 m_generation = 0;
+    int m_pending = 0;
 };
 
 } // namespace Headroom

@@ -16,7 +16,8 @@ class ScenarioCommand : public QUndoCommand
 {
 public:
     /// Which input changed; commands with the same id merge when `mergeable`.
-    enum Id { Model = 1, Gpu, Context, Sessions, Tp, KvDtype, WeightsDtype, KvHeads, Engine, Utilization, Other };
+    enum Id { Model = 1, Gpu, Context, Sessions, Tp, KvDtype, WeightsDtype, KvHeads, Engine, Utilization,
+              Distribution, Retain, Risk, LengthScale, Other };
 
     /// planner: the owner to update; before/after: the scenario values;
     /// text: the undo menu's wording ("Change context length").

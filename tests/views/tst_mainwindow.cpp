@@ -3,6 +3,8 @@
 // tokens, and moving an input moves the chart to the expected bytes
 // (seed-figures.md A: 131,072 B per token for this shape).
 #include "calibrationdialog.h"
+#include "distributionchartview.h"
+#include "distributionview.h"
 #include "inputpanel.h"
 #include "mainwindow.h"
 #include "memorychartview.h"
@@ -150,6 +152,43 @@ private Q_SLOTS:
         w.planner()->undoStack()->undo();
         QCOMPARE(w.planner()->scenario().engine, Engine::Plain);
         QVERIFY(!dialog.readLog(QStringLiteral("not a log")));
+    }
+
+    void distributionFromATrace()
+    {
+        // The Azure conversation trace (shared/traces): the risk figures arrive off the GUI thread.
+        MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
+        QString error;
+        QVERIFY(!w.distributionView()->importTrace(QStringLiteral(HEADROOM_TEST_DATA "/traces/non-numeric.csv"), &error));
+        QVERIFY2(error.contains(QStringLiteral("line 4")), qPrintable(error));
+        QVERIFY(!w.planner()->scenario().distribution); // the previous distribution stays
+        QVERIFY(w.distributionView()->importTrace(QStringLiteral(HEADROOM_SHARED "/traces/azure-llm-inference-2023-conv.csv"), &error));
+        QTRY_VERIFY(!w.planner()->busy());
+        const DistributionFigures &d = w.planner()->result().distribution;
+        // Worst case: the longest request, 14,089 tokens -> 881 blocks x 2 MiB per session.
+        const qint64 budget = w.planner()->result().kvBudgetBytesPerGpu;
+        QCOMPARE(d.sessionsWorstCase, budget / (qint64(881) * 16 * 131072));
+        QVERIFY(d.sessionsWorstCase < d.sessionsAtRisk && d.sessionsAtRisk < d.sessionsAtMean);
+        QVERIFY(w.sessionsText().contains(QStringLiteral("risk")));
+        QVERIFY(w.distributionView()->figuresText().contains(QStringLiteral("Sessions at 0.01 risk")));
+    }
+
+    void draggingAQuantileIsOneUndoStep()
+    {
+        MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
+        DistributionView *v = w.distributionView();
+        v->sourceCombo()->setCurrentIndex(3); // quantile table
+        QTRY_VERIFY(!w.planner()->busy());
+        QCOMPARE(v->chartView()->handlePoints().size(), 4);
+        const int steps = w.planner()->undoStack()->count();
+        for (qint64 tokens : {2500, 3000, 3500, 4000})
+            Q_EMIT v->chartView()->handleDragged(0, tokens, false);
+        Q_EMIT v->chartView()->handleDragged(0, 4000, true);
+        QTRY_VERIFY(!w.planner()->busy());
+        QCOMPARE(v->quantileSpin(0)->value(), 4000);
+        // The median of the (4,096-point) discretised table is the dragged 4,000 tokens to 1%.
+        QVERIFY(std::abs(double(w.planner()->scenario().distribution->quantile(0.5)) / 4000.0 - 1) < 0.01);
+        QCOMPARE(w.planner()->undoStack()->count(), steps + 1);
     }
 
     void kvHeadsWhatIfAndReset()

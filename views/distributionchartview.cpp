@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "distributionchartview.h"
+
+#include <QAreaSeries>
+#include <QChart>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QMouseEvent>
+#include <QScatterSeries>
+#include <QValueAxis>
+#include <cmath>
+
+namespace Headroom {
+
+DistributionChartView::DistributionChartView(QWidget *parent)
+    : QChartView(new QChart, parent), m_axisX(new QLogValueAxis), m_axisCdf(new QValueAxis), m_axisShare(new QValueAxis),
+      m_cdf(new QLineSeries), m_histogram(new QLineSeries), m_capLine(new QLineSeries), m_capTop(new QLineSeries),
+      m_capBottom(new QLineSeries), m_handles(new QScatterSeries)
+{
+    QChart *c = chart();
+    c->setAnimationOptions(QChart::NoAnimation);
+    c->setTitle(tr("Session lengths"));
+    m_axisX->setBase(10);
+    m_axisX->setLabelFormat(QStringLiteral("%.0f"));
+    m_axisX->setTitleText(tr("resident tokens per session (log scale)"));
+    m_axisX->setMinorTickCount(8);
+    m_axisCdf->setRange(0, 1);
+    m_axisCdf->setTitleText(tr("share of sessions at or below (CDF)"));
+    m_axisShare->setTitleText(tr("share per band (histogram)"));
+    m_axisShare->setLabelFormat(QStringLiteral("%.2f"));
+    c->addAxis(m_axisX, Qt::AlignBottom);
+    c->addAxis(m_axisCdf, Qt::AlignLeft);
+    c->addAxis(m_axisShare, Qt::AlignRight);
+
+    m_capArea = new QAreaSeries(m_capTop, m_capBottom);
+    m_capArea->setName(tr("lost to the cap"));
+    m_capArea->setColor(QColor(0xc6, 0x28, 0x28, 50));
+    m_capArea->setBorderColor(Qt::transparent);
+    m_histogram->setName(tr("histogram"));
+    m_histogram->setColor(QColor(0xe0, 0x9a, 0x2b));
+    m_cdf->setName(tr("CDF"));
+    m_cdf->setColor(QColor(0x3b, 0x6e, 0xa8));
+    QPen capPen(QColor(0xc6, 0x28, 0x28));
+    capPen.setStyle(Qt::DashLine);
+    capPen.setWidthF(1.5);
+    m_capLine->setPen(capPen);
+    m_capLine->setName(tr("retention cap"));
+    m_handles->setName(tr("quantiles (drag)"));
+    m_handles->setMarkerSize(12);
+    m_handles->setColor(QColor(0x20, 0x20, 0x20));
+    for (QAbstractSeries *series : std::initializer_list<QAbstractSeries *>{m_capArea, m_histogram, m_cdf, m_capLine, m_handles}) {
+        c->addSeries(series);
+        series->attachAxis(m_axisX);
+        series->attachAxis(series == m_histogram ? m_axisShare : m_axisCdf);
+    }
+    setRenderHint(QPainter::Antialiasing);
+    setMinimumHeight(280);
+    setMouseTracking(true);
+}
+
+void DistributionChartView::show(const LengthDistribution &d, qint64 cap, const QVector<QPair<double, qint64>> &handles)
+{
+    if (d.lengths.isEmpty())
+        return;
+    const double lo = std::max(1.0, std::pow(10.0, std::floor(std::log10(double(d.lengths.first())))));
+    const double hi = std::pow(10.0, std::ceil(std::log10(double(std::max(d.maximum(), cap) + 1))));
+    m_axisX->setRange(lo, hi);
+    // CDF as steps over the distinct lengths (thinned to at most ~400 points).
+    QList<QPointF> cdf;
+    double c = 0;
+    const int stride = std::max(1, int(d.lengths.size() / 400));
+    cdf << QPointF(lo, 0);
+    for (int i = 0; i < d.lengths.size(); ++i) {
+        c += d.probabilities.at(i);
+        if (i % stride == 0 || i == d.lengths.size() - 1)
+            cdf << QPointF(double(d.lengths.at(i)), c);
+    }
+    cdf << QPointF(hi, 1.0);
+    m_cdf->replace(cdf);
+    // Histogram: share of sessions in 40 equal bands of log length.
+    const int bands = 40;
+    QVector<double> share(bands, 0.0);
+    const double llo = std::log(lo), lhi = std::log(hi);
+    for (int i = 0; i < d.lengths.size(); ++i) {
+        const int b = std::clamp(int((std::log(double(d.lengths.at(i))) - llo) / (lhi - llo) * bands), 0, bands - 1);
+        share[b] += d.probabilities.at(i);
+    }
+    QList<QPointF> hist;
+    double top = 0;
+    for (int b = 0; b < bands; ++b) {
+        const double x0 = std::exp(llo + (lhi - llo) * b / bands), x1 = std::exp(llo + (lhi - llo) * (b + 1) / bands);
+        hist << QPointF(x0, share.at(b)) << QPointF(x1, share.at(b));
+        top = std::max(top, share.at(b));
+    }
+    m_histogram->replace(hist);
+    m_axisShare->setRange(0, std::max(0.01, top * 1.15));
+    if (cap > 0) {
+        m_capLine->replace({QPointF(double(cap), 0), QPointF(double(cap), 1)});
+        m_capTop->replace({QPointF(double(cap), 1), QPointF(hi, 1)});
+        m_capBottom->replace({QPointF(double(cap), 0), QPointF(hi, 0)});
+    } else {
+        m_capLine->clear();
+        m_capTop->clear();
+        m_capBottom->clear();
+    }
+    m_capLine->setVisible(cap > 0);
+    m_capArea->setVisible(cap > 0);
+    QList<QPointF> points;
+    for (const auto &h : handles)
+        points << QPointF(double(h.second), h.first);
+    m_handles->replace(points);
+    m_handles->setVisible(!handles.isEmpty());
+}
+
+QVector<QPointF> DistributionChartView::handlePoints() const
+{
+    return m_handles->points();
+}
+
+qint64 DistributionChartView::tokensAt(const QPointF &viewPos) const
+{
+    const QPointF value = chart()->mapToValue(chart()->mapFromScene(mapToScene(viewPos.toPoint())), m_handles);
+    return std::max<qint64>(1, qint64(std::llround(value.x())));
+}
+
+void DistributionChartView::mousePressEvent(QMouseEvent *event)
+{
+    m_dragging = -1;
+    const QList<QPointF> points = m_handles->points();
+    double best = 12.0; // pixels
+    for (int i = 0; i < points.size() && m_handles->isVisible(); ++i) {
+        const QPointF scene = chart()->mapToScene(chart()->mapToPosition(points.at(i), m_handles));
+        const QPointF view = mapFromScene(scene);
+        const double distance = QLineF(view, event->position()).length();
+        if (distance < best) {
+            best = distance;
+            m_dragging = i;
+        }
+    }
+    if (m_dragging < 0)
+        QChartView::mousePressEvent(event);
+}
+
+void DistributionChartView::mouseMoveEvent(QMouseEvent *event)
+{
+    if (m_dragging >= 0)
+        Q_EMIT handleDragged(m_dragging, tokensAt(event->position()), false);
+    else
+        QChartView::mouseMoveEvent(event);
+}
+
+void DistributionChartView::mouseReleaseEvent(QMouseEvent *event)
+{
+    if (m_dragging >= 0) {
+        Q_EMIT handleDragged(m_dragging, tokensAt(event->position()), true);
+        m_dragging = -1;
+    } else {
+        QChartView::mouseReleaseEvent(event);
+    }
+}
+
+} // namespace Headroom

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "distributionview.h"
+
+#include "distributionchartview.h"
+#include "inputerror.h"
+#include "planner.h"
+#include "throughputchartview.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTabWidget>
+#include <QTextDocument>
+#include <QVBoxLayout>
+#include <cmath>
+
+namespace Headroom {
+
+namespace {
+enum Source { Context = 0, Trace, LogNormal, Quantiles };
+const double kQuantileP[4] = {0.5, 0.9, 0.99, 0.999};
+
+QSpinBox *tokensSpin(int value)
+{
+    auto *s = new QSpinBox;
+    s->setRange(1, 100'000'000);
+    s->setValue(value);
+    s->setGroupSeparatorShown(true);
+    s->setSuffix(QObject::tr(" tokens"));
+    s->setKeyboardTracking(false);
+    return s;
+}
+} // namespace
+
+DistributionView::DistributionView(Planner *planner, QWidget *parent)
+    : QWidget(parent), m_planner(planner)
+{
+    m_source = new QComboBox;
+    m_source->addItems({tr("Every session at the context"), tr("Trace (CSV)"), tr("Log-normal"), tr("Quantile table")});
+    m_pages = new QStackedWidget;
+    m_pages->addWidget(new QLabel(tr("Worst case: every session holds the context length.")));
+    auto *tracePage = new QWidget;
+    auto *traceLayout = new QHBoxLayout(tracePage);
+    traceLayout->setContentsMargins(0, 0, 0, 0);
+    m_traceLabel = new QLabel(tr("No trace loaded"));
+    auto *importButton = new QPushButton(tr("&Import trace…"));
+    traceLayout->addWidget(m_traceLabel, 1);
+    traceLayout->addWidget(importButton);
+    m_pages->addWidget(tracePage);
+    auto *lnPage = new QWidget;
+    auto *lnForm = new QFormLayout(lnPage);
+    m_median = tokensSpin(2000);
+    m_p99 = tokensSpin(32000);
+    m_max = tokensSpin(131072);
+    lnForm->addRow(tr("Median"), m_median);
+    lnForm->addRow(tr("p99"), m_p99);
+    lnForm->addRow(tr("Maximum"), m_max);
+    m_pages->addWidget(lnPage);
+    auto *qPage = new QWidget;
+    auto *qForm = new QFormLayout(qPage);
+    const int defaults[5] = {2000, 8000, 32000, 64000, 131072};
+    const char *names[5] = {"p50", "p90", "p99", "p99.9", "max"};
+    for (int i = 0; i < 5; ++i) {
+        m_quantile[i] = tokensSpin(defaults[i]);
+        qForm->addRow(QString::fromLatin1(names[i]), m_quantile[i]);
+    }
+    m_pages->addWidget(qPage);
+
+    m_scale = new QDoubleSpinBox;
+    m_scale->setRange(0.01, 1000);
+    m_scale->setDecimals(2);
+    m_scale->setValue(1.0);
+    m_scale->setPrefix(QStringLiteral("× "));
+    m_scale->setKeyboardTracking(false);
+    m_capOn = new QCheckBox(tr("Cap retained context at"));
+    m_cap = tokensSpin(32768);
+    m_risk = new QComboBox;
+    for (double r : {0.05, 0.01, 1e-3, 1e-4, 1e-5, 1e-6})
+        m_risk->addItem(QStringLiteral("%1").arg(r, 0, 'g', 3), r);
+    m_risk->setToolTip(tr("Accepted probability that the sessions' KV cache overflows the pool"));
+
+    auto *form = new QFormLayout;
+    form->addRow(tr("Session &lengths"), m_source);
+    form->addRow(QString(), m_pages);
+    form->addRow(tr("Length &scale"), m_scale);
+    auto *capRow = new QHBoxLayout;
+    capRow->addWidget(m_capOn);
+    capRow->addWidget(m_cap, 1);
+    form->addRow(tr("Retention"), capRow);
+    form->addRow(tr("&Risk"), m_risk);
+
+    m_figures = new QLabel;
+    m_figures->setTextFormat(Qt::RichText);
+    m_figures->setWordWrap(true);
+    m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_useTraffic = new QPushButton(tr("Use the traffic's concurrency"));
+    m_useTraffic->setToolTip(tr("Little's law: arrival rate × time in system, as the sessions to check"));
+    m_useTraffic->setVisible(false);
+
+    m_chart = new DistributionChartView;
+    m_throughput = new ThroughputChartView;
+    auto *charts = new QTabWidget;
+    charts->addTab(m_chart, tr("Distribution"));
+    charts->addTab(m_throughput, tr("Throughput"));
+
+    auto *left = new QWidget;
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->addLayout(form);
+    leftLayout->addWidget(m_figures);
+    leftLayout->addWidget(m_useTraffic);
+    leftLayout->addStretch();
+    auto *split = new QSplitter;
+    split->addWidget(left);
+    split->addWidget(charts);
+    split->setStretchFactor(1, 1);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(split);
+
+    connect(m_source, &QComboBox::currentIndexChanged, this, [this](int i) {
+        m_pages->setCurrentIndex(i);
+        applySource();
+    });
+    connect(importButton, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Import trace"), QString(), tr("CSV files (*.csv *.txt)"));
+        if (!path.isEmpty())
+            importTrace(path);
+    });
+    for (QSpinBox *s : {m_median, m_p99, m_max, m_quantile[0], m_quantile[1], m_quantile[2], m_quantile[3], m_quantile[4]})
+        connect(s, &QSpinBox::valueChanged, this, [this] { applySource(); });
+    connect(m_scale, &QDoubleSpinBox::valueChanged, this, [this](double v) { m_planner->setLengthScale(v); });
+    connect(m_capOn, &QCheckBox::toggled, this, [this](bool on) {
+        m_planner->setRetainTokens(on ? std::optional<qint64>(m_cap->value()) : std::nullopt);
+    });
+    connect(m_cap, &QSpinBox::valueChanged, this, [this](int v) {
+        if (m_capOn->isChecked())
+            m_planner->setRetainTokens(v);
+    });
+    connect(m_risk, &QComboBox::currentIndexChanged, this, [this](int i) { m_planner->setRisk(m_risk->itemData(i).toDouble()); });
+    connect(m_chart, &DistributionChartView::handleDragged, this, [this](int i, qint64 tokens, bool finished) {
+        if (i < 0 || i > 3)
+            return;
+        const QSignalBlocker block(m_quantile[i]);
+        // A handle stays between its neighbours.
+        const qint64 lo = i > 0 ? m_quantile[i - 1]->value() : 1, hi = m_quantile[i + 1]->value();
+        m_quantile[i]->setValue(int(std::clamp(tokens, lo, hi)));
+        applySource(!finished);
+    });
+    connect(m_useTraffic, &QPushButton::clicked, this, [this] {
+        if (const auto c = m_planner->result().distribution.concurrencyFromTraffic)
+            m_planner->setSessions(std::max<qint64>(1, qint64(std::ceil(*c))));
+    });
+    connect(m_planner, &Planner::scenarioChanged, this, &DistributionView::showScenario);
+    connect(m_planner, &Planner::resultChanged, this, &DistributionView::showResult);
+    showScenario(m_planner->scenario());
+    showResult(m_planner->result());
+}
+
+bool DistributionView::importTrace(const QString &path, QString *error)
+{
+    try {
+        m_trace = LengthDistribution::fromTrace(path, tr("trace"));
+        m_traceLabel->setText(tr("%1: %2 requests").arg(QFileInfo(path).fileName(), Units::formatCount(m_trace->requests)));
+        const QSignalBlocker block(m_source);
+        m_source->setCurrentIndex(Trace);
+        m_pages->setCurrentIndex(Trace);
+        applySource();
+        return true;
+    } catch (const InputError &e) {
+        // The previous distribution stays in place.
+        if (error)
+            *error = e.text();
+        else
+            QMessageBox::warning(this, tr("Cannot import the trace"), e.text());
+        return false;
+    }
+}
+
+void DistributionView::applySource(bool dragging)
+{
+    try {
+        switch (m_source->currentIndex()) {
+        case Context:
+            m_planner->setDistribution(std::nullopt);
+            break;
+        case Trace:
+            if (m_trace)
+                m_planner->setDistribution(m_trace);
+            break;
+        case LogNormal:
+            m_planner->setDistribution(LengthDistribution::logNormal(m_median->value(), m_p99->value(), 0.99, m_max->value(), tr("log-normal")),
+                                       dragging);
+            break;
+        case Quantiles: {
+            QVector<QPair<double, qint64>> points;
+            for (int i = 0; i < 4; ++i)
+                points << qMakePair(kQuantileP[i], qint64(m_quantile[i]->value()));
+            m_planner->setDistribution(LengthDistribution::quantiles(points, m_quantile[4]->value(), tr("quantiles")), dragging);
+            break;
+        }
+        }
+    } catch (const InputError &e) {
+        // Out of order: say so and keep the previous distribution.
+        m_figures->setText(QStringLiteral("<span style='color:#b00020'>%1</span>").arg(e.text().toHtmlEscaped()));
+    }
+}
+
+void DistributionView::showScenario(const Scenario &s)
+{
+    const QSignalBlocker b1(m_scale), b2(m_capOn), b3(m_cap), b4(m_risk);
+    m_scale->setValue(s.lengthScale);
+    m_capOn->setChecked(bool(s.retainTokens));
+    if (s.retainTokens)
+        m_cap->setValue(int(std::min<qint64>(*s.retainTokens, m_cap->maximum())));
+    int best = 0;
+    for (int i = 0; i < m_risk->count(); ++i)
+        if (std::abs(std::log(m_risk->itemData(i).toDouble() / s.risk)) < std::abs(std::log(m_risk->itemData(best).toDouble() / s.risk)))
+            best = i;
+    m_risk->setCurrentIndex(best);
+    const LengthDistribution shown = s.distribution ? s.distribution->scaled(s.lengthScale) : LengthDistribution::fixed(s.contextTokens);
+    QVector<QPair<double, qint64>> handles;
+    if (s.distribution && s.distribution->kind == LengthDistribution::Kind::Quantiles)
+        for (int i = 0; i < 4; ++i)
+            handles << qMakePair(kQuantileP[i], qint64(std::llround(m_quantile[i]->value() * s.lengthScale)));
+    m_chart->show(shown, s.retainTokens.value_or(0), handles);
+}
+
+void DistributionView::showResult(const CapacityResult &r)
+{
+    if (!r.ok) {
+        m_figures->setText(QStringLiteral("<span style='color:#b00020'>%1</span>").arg(r.error.toHtmlEscaped()));
+        return;
+    }
+    const Scenario &s = m_planner->scenario();
+    const DistributionFigures &d = r.distribution;
+    QString text = tr("<table cellspacing=4>"
+                      "<tr><td>Sessions, worst case</td><td><b>%1</b></td></tr>"
+                      "<tr><td>Sessions at the mean</td><td><b>%2</b></td></tr>"
+                      "<tr><td>Sessions at %3 risk</td><td><b>%4</b></td></tr>"
+                      "<tr><td>Admission limit (%5 margin)</td><td><b>%6</b></td></tr>"
+                      "<tr><td>Overflow at %7</td><td><b>%8</b></td></tr>")
+                       .arg(Units::formatCount(d.sessionsWorstCase), Units::formatCount(d.sessionsAtMean),
+                            QString::number(s.risk, 'g', 3), Units::formatCount(d.sessionsAtRisk),
+                            QStringLiteral("%1%").arg(s.marginFraction * 100, 0, 'g', 3), Units::formatCount(d.admissionLimit),
+                            Units::plural(s.sessions, tr("session"), tr("sessions")), QString::number(d.overflowProbability, 'g', 3));
+    text += tr("<tr><td>Lengths</td><td>mean %1, p50 %2, p99 %3, max %4 tokens</td></tr>")
+                .arg(Units::formatCount(qint64(std::llround(d.meanTokens))), Units::formatCount(d.p50), Units::formatCount(d.p99),
+                     Units::formatCount(d.maxTokens));
+    if (s.retainTokens)
+        text += tr("<tr><td>Lost to the cap</td><td>%1% of sessions; %2 tokens on average, p99 %3</td></tr>")
+                    .arg(d.truncatedShare * 100, 0, 'f', 2)
+                    .arg(Units::formatCount(qint64(std::llround(d.meanTokensDropped))), Units::formatCount(d.p99TokensDropped));
+    if (d.hasPrompts)
+        text += tr("<tr><td>Admitting by prompt</td><td>%1 sessions, risk %2 once grown</td></tr>")
+                    .arg(Units::formatCount(d.admissionByPrompt), QString::number(d.riskAtGrownSize, 'g', 3));
+    if (d.itlMsAtRisk)
+        text += tr("<tr><td>Decode at %1</td><td>%2 ms/token, %3 tokens/s per GPU</td></tr>")
+                    .arg(Units::formatCount(d.sessionsAtRisk), QString::number(*d.itlMsAtRisk, 'f', 1),
+                         Units::formatCount(qint64(std::llround(*d.tokensPerSecondPerGpu))));
+    if (d.costPerMillionTokensUsd)
+        text += tr("<tr><td>Cost</td><td>%1 per session-hour, %2 per million tokens</td></tr>")
+                    .arg(r.costPerSessionHourUsd ? Units::formatUsd(*r.costPerSessionHourUsd) : tr("—"), Units::formatUsd(*d.costPerMillionTokensUsd));
+    if (d.concurrencyFromTraffic)
+        text += tr("<tr><td>Traffic (Little's law)</td><td>%1 req/s × time in system = %2 sessions at once</td></tr>")
+                    .arg(QString::number(*d.arrivalRatePerSecond, 'f', 2), QString::number(*d.concurrencyFromTraffic, 'f', 1));
+    m_figures->setText(text + QStringLiteral("</table>"));
+    m_useTraffic->setVisible(bool(d.concurrencyFromTraffic));
+    m_throughput->show(d);
+}
+
+QString DistributionView::figuresText() const
+{
+    QTextDocument doc;
+    doc.setHtml(m_figures->text());
+    return doc.toPlainText();
+}
+
+} // namespace Headroom

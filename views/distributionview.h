@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "capacityresult.h"
+#include "scenario.h"
+
+#include <QWidget>
+
+QT_BEGIN_NAMESPACE
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+class QStackedWidget;
+QT_END_NAMESPACE
+
+namespace Headroom {
+
+class DistributionChartView;
+class Planner;
+class ThroughputChartView;
+
+/// The distribution editor: where session lengths come from (a fixed
+/// context, a trace CSV, a log-normal, a quantile table with draggable
+/// handles), the length scale, the retention cap and the accepted risk; the
+/// chart of the distribution with the cap; and the three session counts
+/// (worst case, at the mean, at the risk), the overflow probability, the
+/// admission limit, throughput and fleet, updating as the user drags. Edits
+/// go through the Planner; figures come from its result.
+class DistributionView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit DistributionView(Planner *planner, QWidget *parent = nullptr);
+
+    /// Imports a trace CSV as the distribution; false (with *error) when it cannot.
+    bool importTrace(const QString &path, QString *error = nullptr);
+    /// The figures as shown (plain text), for tests.
+    QString figuresText() const;
+    DistributionChartView *chartView() const { return m_chart; }
+    QSpinBox *quantileSpin(int i) const { return m_quantile[i]; }
+    QComboBox *sourceCombo() const { return m_source; }
+
+private:
+    void showScenario(const Scenario &s);
+    void showResult(const CapacityResult &r);
+    void applySource(bool dragging = false);
+
+    Planner *m_planner;
+    QComboBox *m_source;
+    QStackedWidget *m_pages;
+    QLabel *m_traceLabel;
+    QSpinBox *m_median;
+    QSpinBox *m_p99;
+    QSpinBox *m_max;
+    QSpinBox *m_quantile[5]; // p50, p90, p99, p99.9, max
+    QDoubleSpinBox *m_scale;
+    QCheckBox *m_capOn;
+    QSpinBox *m_cap;
+    QComboBox *m_risk;
+    QLabel *m_figures;
+    QPushButton *m_useTraffic;
+    DistributionChartView *m_chart;
+    ThroughputChartView *m_throughput;
+    std::optional<LengthDistribution> m_trace;
+};
+
+} // namespace Headroom
