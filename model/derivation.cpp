@@ -194,10 +194,15 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
         out << QStringLiteral("Sessions%1: floor(%2 ÷ %3) = %4 (%5)")
                    .arg(tp ? QStringLiteral(" per TP group") : QString(), fmt(r.kvBudgetBytesPerGpu), fmt(r.reservedSessionBytesPerGpu),
                         formatCount(r.maxSessions), QLocale::c().toString(r.sessionsExact, 'f', 2));
+    const DistributionFigures &d = r.distribution;
+    if (s.distribution && !s.preallocate)
+        out << QStringLiteral("Against the length distribution (%1): %2 at %3 risk of overflowing the pool (worst case %4, at the mean %5)")
+                   .arg(s.distribution->spec, plural(d.sessionsAtRisk, QStringLiteral("session"), QStringLiteral("sessions")),
+                        QString::number(s.risk, 'g', 3), formatCount(d.sessionsWorstCase), formatCount(d.sessionsAtMean));
     if (r.costPerSessionHourUsd)
         out << QStringLiteral("Cost: %1 per GPU-hour × %2 ÷ %3 = %4 per session-hour")
                    .arg(Units::formatUsd(*s.effectivePrice()), plural(s.tp, QStringLiteral("GPU"), QStringLiteral("GPUs")),
-                        plural(r.maxSessions, QStringLiteral("session"), QStringLiteral("sessions")),
+                        plural(d.sessionsAtRisk, QStringLiteral("session"), QStringLiteral("sessions")),
                         Units::formatUsd(*r.costPerSessionHourUsd));
     else if (!s.effectivePrice())
         out << QStringLiteral("Cost: set a price per GPU-hour (no published figure for %1)").arg(s.gpu.name);

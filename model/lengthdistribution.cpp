@@ -30,14 +30,17 @@ void assign(const QMap<qint64, double> &counts, QVector<qint64> &lengths, QVecto
     }
 }
 
-// Equal-mass discretisation of a continuous quantile function Q(u), u in (0, 1).
+// Equal-mass discretisation of a continuous quantile function Q(u): each of
+// n cells of probability 1/n sits at its upper quantile u = (i + 1) / n, so
+// lengths round up (conservative for capacity) and a bounded law keeps its
+// maximum; an unbounded one puts its last cell at u = 1 - 1 / (2n).
 template <typename Q>
-void discretise(Q q, QVector<qint64> &lengths, QVector<double> &probs)
+void discretise(Q q, bool bounded, QVector<qint64> &lengths, QVector<double> &probs)
 {
     QMap<qint64, double> counts;
     const int n = LengthDistribution::kDiscretePoints;
     for (int i = 0; i < n; ++i) {
-        const double u = (i + 0.5) / n;
+        const double u = (i + 1 < n || bounded) ? double(i + 1) / n : 1.0 - 0.5 / n;
         counts[std::max<qint64>(1, qint64(std::llround(q(u))))] += 1.0;
     }
     assign(counts, lengths, probs);
@@ -74,7 +77,8 @@ LengthDistribution LengthDistribution::logNormal(double median, double upper, do
     const double sigma = (std::log(upper) - mu) / Normal::quantile(upperP);
     // Truncation at the maximum: sample the quantile function on [0, F(max)].
     const double top = maximum > 0 ? Normal::cdf((std::log(double(maximum)) - mu) / sigma) : 1.0;
-    discretise([&](double u) { return std::exp(mu + sigma * Normal::quantile(u * top)); }, d.lengths, d.probabilities);
+    discretise([&](double u) { return u * top >= 1.0 ? double(maximum) : std::exp(mu + sigma * Normal::quantile(u * top)); },
+               maximum > 0, d.lengths, d.probabilities);
     if (maximum > 0)
         while (!d.lengths.isEmpty() && d.lengths.last() > maximum) // rounding at the edge
             d.lengths.last() = maximum;
@@ -104,7 +108,7 @@ LengthDistribution LengthDistribution::quantiles(const QVector<QPair<double, qin
             const auto &a = knots.at(i - 1), &b = knots.at(i);
             return std::exp(a.second + (b.second - a.second) * (u - a.first) / (b.first - a.first));
         },
-        d.lengths, d.probabilities);
+        true, d.lengths, d.probabilities);
     return d;
 }
 

@@ -13,7 +13,8 @@ namespace Headroom {
 /// median and a p99 or p90 (optionally truncated at a maximum), a quantile
 /// table (log length linear in probability between the given quantiles,
 /// 1 token at p = 0, the maximum at p = 1), or a fixed length. Continuous
-/// shapes are discretised at `kDiscretePoints` equal-probability quantiles.
+/// shapes are discretised into `kDiscretePoints` cells of equal probability,
+/// each at its upper quantile (lengths round up; a bounded law keeps its maximum).
 /// A trace that gives prompt and output separately also keeps the law of the
 /// prompt alone (for admission counted at the prompt). A value type.
 struct LengthDistribution

@@ -114,20 +114,34 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
     charts->addTab(m_chart, tr("Distribution"));
     charts->addTab(m_throughput, tr("Throughput"));
 
-    auto *left = new QWidget;
-    auto *leftLayout = new QVBoxLayout(left);
-    leftLayout->addLayout(form);
-    leftLayout->addWidget(m_figures);
-    leftLayout->addWidget(m_useTraffic);
-    leftLayout->addStretch();
-    auto *split = new QSplitter;
-    split->addWidget(left);
+    // Inputs and figures side by side on top; the charts take the full width below.
+    auto *top = new QWidget;
+    auto *topLayout = new QHBoxLayout(top);
+    auto *inputs = new QVBoxLayout;
+    inputs->addLayout(form);
+    inputs->addStretch();
+    auto *figures = new QVBoxLayout;
+    figures->addWidget(m_figures);
+    figures->addWidget(m_useTraffic);
+    figures->addStretch();
+    m_figures->setMinimumWidth(380);
+    topLayout->addLayout(inputs, 3);
+    topLayout->addLayout(figures, 4);
+    auto *split = new QSplitter(Qt::Vertical);
+    split->addWidget(top);
     split->addWidget(charts);
     split->setStretchFactor(1, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(split);
 
+    connect(m_pages, &QStackedWidget::currentChanged, this, [this](int current) {
+        // Size the stack to the page shown, not the tallest one.
+        for (int i = 0; i < m_pages->count(); ++i)
+            m_pages->widget(i)->setSizePolicy(QSizePolicy::Preferred, i == current ? QSizePolicy::Preferred : QSizePolicy::Ignored);
+        m_pages->adjustSize();
+    });
+    Q_EMIT m_pages->currentChanged(0);
     connect(m_source, &QComboBox::currentIndexChanged, this, [this](int i) {
         m_pages->setCurrentIndex(i);
         applySource();
