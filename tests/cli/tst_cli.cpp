@@ -203,6 +203,43 @@ private Q_SLOTS:
         QVERIFY2(QString::fromUtf8(bad.err).contains(QStringLiteral("stopped at line")), bad.err.constData());
     }
 
+    void distributionFigures()
+    {
+        // Llama-3.1-8B on the H100 preset: budget 85,520,809,984 - 16,060,522,496 - 4e9 =
+        // 65,460,287,488 B. Every session fixed at 100,000 tokens (13,107,200,000 B): 4 at any risk.
+        Run r = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution fixed:100000"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(r.json().value(QStringLiteral("sessions_at_risk")).toInteger(), qint64(4));
+        QCOMPARE(r.json().value(QStringLiteral("sessions_worst_case")).toInteger(), qint64(4));
+        // The Azure conversation trace capped at 4,096 tokens (shares computed from the CSV
+        // independently): 8.3239% lose history, 14.397 tokens dropped on average; the worst
+        // case is the cap, 256 blocks x 2 MiB = 536,870,912 B: 65,460,287,488 / that = 121.
+        const QString trace = QStringLiteral("--distribution trace:" HEADROOM_SHARED "/traces/azure-llm-inference-2023-conv.csv");
+        r = run(plan(QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --retain 4096 --target-sessions 1000 --sessions 300 ")
+                         .append(trace).toLatin1().constData()));
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject o = r.json();
+        QVERIFY(std::abs(o.value(QStringLiteral("truncated_share")).toDouble() - 0.0832386657) < 1e-9);
+        QVERIFY(std::abs(o.value(QStringLiteral("mean_tokens_dropped")).toDouble() - 14.3967262) < 1e-6);
+        QCOMPARE(o.value(QStringLiteral("sessions_worst_case")).toInteger(), qint64(121));
+        const QJsonObject d = o.value(QStringLiteral("distribution")).toObject();
+        QCOMPARE(d.value(QStringLiteral("p50")).toInteger(), qint64(1412));
+        QCOMPARE(d.value(QStringLiteral("p99")).toInteger(), qint64(4259));
+        QCOMPARE(d.value(QStringLiteral("max")).toInteger(), qint64(14089));
+        const qint64 atRisk = o.value(QStringLiteral("sessions_at_risk")).toInteger();
+        QVERIFY(atRisk > 121 && atRisk < o.value(QStringLiteral("sessions_at_mean")).toInteger());
+        QVERIFY(o.value(QStringLiteral("admission_limit")).toInteger() <= atRisk);
+        QCOMPARE(o.value(QStringLiteral("gpus_needed")).toInteger(), (1000 + atRisk - 1) / atRisk);
+        for (const char *key : {"overflow_probability", "itl_ms", "tokens_per_second_per_gpu", "cost_per_session_hour_usd",
+                                "cost_per_million_tokens_usd"})
+            QVERIFY2(o.value(QString::fromLatin1(key)).isDouble(), key);
+        // --risk 0 and a p99 under the median are refused, naming the flag.
+        r = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution fixed:1000 --risk 0"));
+        QVERIFY(r.code != 0 && r.err.contains("--risk"));
+        r = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution lognormal:median=5000,p99=100"));
+        QVERIFY(r.code != 0 && r.err.contains("--distribution"));
+    }
+
     void malformedConfigJson()
     {
         QTemporaryDir dir;
