@@ -251,9 +251,8 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
         }
     }
     // Little's law on a trace with arrival times: sessions at once = rate x time in system.
-    const QVector<double> &arrivals = lengths.arrivalSeconds;
-    if (arrivals.size() > 1 && arrivals.last() > arrivals.first()) {
-        d.arrivalRatePerSecond = double(arrivals.size() - 1) / (arrivals.last() - arrivals.first()) * s.trafficMultiplier;
+    if (lengths.arrivalRatePerSecond > 0) {
+        d.arrivalRatePerSecond = lengths.arrivalRatePerSecond * s.trafficMultiplier;
         if (d.ttftMs && d.itlMsAtRisk)
             d.concurrencyFromTraffic = *d.arrivalRatePerSecond * (*d.ttftMs + lengths.meanOutputTokens * *d.itlMsAtRisk) / 1e3;
     }

@@ -211,7 +211,8 @@ LengthDistribution LengthDistribution::fromTrace(const QString &path, const QStr
         assign(prompts, d.promptLengths, d.promptProbabilities);
         d.meanOutputTokens = outputs / double(rows);
     }
-    d.arrivalSeconds = arrivals;
+    if (arrivals.size() > 1 && arrivals.last() > arrivals.first())
+        d.arrivalRatePerSecond = double(arrivals.size() - 1) / (arrivals.last() - arrivals.first());
     d.requests = rows;
     return d;
 }
@@ -339,7 +340,8 @@ qint64 LengthDistribution::droppedQuantile(qint64 cap, double p) const
 bool LengthDistribution::operator==(const LengthDistribution &o) const
 {
     return kind == o.kind && spec == o.spec && lengths == o.lengths && probabilities == o.probabilities
-        && promptLengths == o.promptLengths && promptProbabilities == o.promptProbabilities;
+        && promptLengths == o.promptLengths && promptProbabilities == o.promptProbabilities
+        && arrivalRatePerSecond == o.arrivalRatePerSecond && meanOutputTokens == o.meanOutputTokens && requests == o.requests;
 }
 
 QDebug operator<<(QDebug dbg, const LengthDistribution &d)

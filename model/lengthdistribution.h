@@ -27,7 +27,7 @@ struct LengthDistribution
     QVector<double> probabilities; ///< P(length), same size, sum 1
     QVector<qint64> promptLengths; ///< trace only: distinct prompt lengths (empty otherwise)
     QVector<double> promptProbabilities;
-    QVector<double> arrivalSeconds; ///< trace only: arrival times, seconds from the first request
+    double arrivalRatePerSecond = 0; ///< trace only: (requests - 1) / (last - first arrival), 0 when unknown
     double meanOutputTokens = 0;  ///< trace only: mean generated tokens per request
     qint64 requests = 0;          ///< trace only: rows read
 
