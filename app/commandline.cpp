@@ -5,6 +5,7 @@
 #include "configimporter.h"
 #include "inputerror.h"
 #include "logcalibration.h"
+#include "scenariofile.h"
 #include "presetstore.h"
 
 #include <QCommandLineParser>
@@ -78,6 +79,8 @@ void addPlanOptions(QCommandLineParser &p)
         opt("traffic-multiplier", "Scale a trace's arrival rate for Little's law (default 1).", "K"),
         opt("units", "Units for text output: GB (10^9, default) or GiB (2^30).", "GB|GiB"),
         opt("json", "Print one JSON object (bytes as integers)."),
+        opt("scenario", "Start from a .headroom scenario file (or a saved plan --json); flags override it.", "FILE"),
+        opt("save", "plan: also save the resolved scenario to FILE (.headroom).", "FILE"),
     });
 }
 
@@ -116,6 +119,16 @@ PresetRecord findPreset(const QString &id, const QString &kind, const QString &f
     return r;
 }
 
+ModelShape presetModel(const QString &id, QTextStream &err)
+{
+    return ConfigImporter::fromPreset(findPreset(id, QStringLiteral("model"), QStringLiteral("model"), err).json);
+}
+
+GpuSpec presetGpu(const QString &id, QTextStream &err)
+{
+    return GpuSpec::fromPreset(findPreset(id, QStringLiteral("gpu"), QStringLiteral("gpu"), err).json);
+}
+
 QString value(const QCommandLineParser &p, const char *name)
 {
     return p.value(QString::fromLatin1(name));
@@ -139,9 +152,19 @@ int smallOpt(const QCommandLineParser &p, const char *name)
     return int(v);
 }
 
+ModelShape presetModel(const QString &id, QTextStream &err);
+GpuSpec presetGpu(const QString &id, QTextStream &err);
+
 Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requireContext = true)
 {
     Scenario s;
+    bool fromFile = false;
+    if (isSet(p, "scenario")) {
+        // The file first; every flag given then overrides it.
+        s = ScenarioFile::read(value(p, "scenario"), nullptr, [&err](const QString &id) { return presetModel(id, err); },
+                               [&err](const QString &id) { return presetGpu(id, err); });
+        fromFile = true;
+    }
     const bool custom = isSet(p, "layers") || isSet(p, "head-dim");
     if (isSet(p, "model") && custom)
         throw InputError(QStringLiteral("--model"), QStringLiteral("give either --model or a custom shape (--layers, --kv-heads, --head-dim), not both"));
@@ -172,8 +195,10 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
         if (s.model.attentionHeads > 0 && (g.kvHeads > s.model.attentionHeads || s.model.attentionHeads % g.kvHeads != 0))
             throw InputError(QStringLiteral("--kv-heads"), QStringLiteral("%1 must divide --heads %2").arg(g.kvHeads).arg(s.model.attentionHeads));
         s.model.addLayers(g, smallOpt(p, "layers"));
-    } else if (requireContext) {
+    } else if (requireContext && !fromFile) {
         throw InputError(QStringLiteral("--model"), QStringLiteral("give a preset id or config.json path, or a custom shape with --layers, --kv-heads and --head-dim"));
+    } else if (fromFile && isSet(p, "kv-heads")) {
+        s.kvHeadsOverride = smallOpt(p, "kv-heads");
     }
     if (isSet(p, "params")) {
         s.model.totalParams = countOpt(p, "params");
@@ -185,11 +210,11 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
         s.gpu = GpuSpec::fromPreset(findPreset(value(p, "gpu"), QStringLiteral("gpu"), QStringLiteral("--gpu"), err).json);
     if (isSet(p, "gpu-memory")) {
         const qint64 mem = Units::parseSize(value(p, "gpu-memory"), QStringLiteral("--gpu-memory"));
-        if (isSet(p, "gpu"))
+        if (isSet(p, "gpu") || fromFile)
             s.gpuMemoryBytes = mem;
         else
             s.gpu = GpuSpec::custom(mem);
-    } else if (!isSet(p, "gpu") && requireContext) {
+    } else if (!isSet(p, "gpu") && requireContext && !fromFile) {
         throw InputError(QStringLiteral("--gpu"), QStringLiteral("give a GPU preset id, or --gpu-memory SIZE for a custom card"));
     }
     if (isSet(p, "weights"))
@@ -216,11 +241,11 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
         s.computeUtilization = Units::parseFraction(value(p, "compute-utilization"), QStringLiteral("--compute-utilization"), 0, 1);
     if (isSet(p, "traffic-multiplier"))
         s.trafficMultiplier = Units::parseFraction(value(p, "traffic-multiplier"), QStringLiteral("--traffic-multiplier"), 0, 1e6);
-    if (!isSet(p, "context") && requireContext && !s.distribution)
+    if (!isSet(p, "context") && requireContext && !s.distribution && !fromFile)
         throw InputError(QStringLiteral("--context"), QStringLiteral("is required: resident tokens per session, e.g. --context 100000 (or give --distribution)"));
     if (isSet(p, "context")) {
         s.contextTokens = countOpt(p, "context");
-    } else if (s.distribution) {
+    } else if (s.distribution && !(fromFile && !isSet(p, "distribution") && !isSet(p, "retain") && !isSet(p, "length-scale"))) {
         // The longest session the distribution holds, after the scale and the cap.
         const qint64 longest = s.distribution->scaled(s.lengthScale).maximum();
         s.contextTokens = s.retainTokens ? std::min(longest, *s.retainTokens) : longest;
@@ -266,14 +291,16 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
         e.nSeq = smallOpt(p, "n-seq");
     if (isSet(p, "n-batch"))
         e.nBatch = smallOpt(p, "n-batch");
-    s.gpuMemoryUtilizationGiven = isSet(p, "gpu-memory-utilization");
+    if (isSet(p, "gpu-memory-utilization"))
+        s.gpuMemoryUtilizationGiven = true;
     if (isSet(p, "gpu-memory-utilization"))
         s.gpuMemoryUtilization = Units::parseFraction(value(p, "gpu-memory-utilization"), QStringLiteral("--gpu-memory-utilization"), 0, 1);
     if (isSet(p, "block-size"))
         s.blockSize = smallOpt(p, "block-size");
     if (isSet(p, "max-model-len"))
         s.maxModelLen = countOpt(p, "max-model-len");
-    s.preallocate = isSet(p, "preallocate");
+    if (isSet(p, "preallocate"))
+        s.preallocate = true;
     if (isSet(p, "price")) {
         const double price = Units::parseFraction(value(p, "price"), QStringLiteral("--price"), 0, 1e6);
         s.priceUsdPerGpuHour = price;
@@ -303,6 +330,8 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
         return 1;
     }
     const QStringList derivation = explainCapacity(s, r, units);
+    if (isSet(p, "save"))
+        ScenarioFile::write(value(p, "save"), s, QFileInfo(value(p, "save")).completeBaseName());
     if (isSet(p, "json")) {
         QJsonObject o = r.toJson();
         o.insert(QStringLiteral("inputs"), s.toJson());
