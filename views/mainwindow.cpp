@@ -10,13 +10,17 @@
 #include "memorychartview.h"
 #include "planner.h"
 #include "presetstore.h"
+#include "scenariofile.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QDateTime>
+#include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QMimeData>
 #include <QUrl>
 #include <QComboBox>
@@ -55,7 +59,8 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     setAcceptDrops(true);
 
     // Presets: the store, else the built-ins as shipped (the store stays untouched).
-    PresetStore store(storePath.isEmpty() ? PresetStore::defaultPath() : storePath);
+    m_storePath = storePath.isEmpty() ? PresetStore::defaultPath() : storePath;
+    PresetStore store(m_storePath);
     QString error;
     QVector<PresetRecord> records;
     if (store.open(&error)) {
@@ -97,16 +102,9 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
             gpus << GpuSpec::fromPreset(r.json);
     }
 
-    Scenario start;
-    for (const ModelShape &m : models)
-        if (m.id == kDefaultModel || start.model.id.isEmpty())
-            start.model = m;
-    for (const GpuSpec &g : gpus)
-        if (g.id == kDefaultGpu || start.gpu.id.isEmpty())
-            start.gpu = g;
-    start.contextTokens = 100'000;
-    m_planner->reset(start);
     m_models = models;
+    m_gpus = gpus;
+    m_planner->reset(defaultScenario());
 
     // Left: inputs.
     m_inputs = new InputPanel(m_planner, models, gpus);
@@ -160,6 +158,13 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     setCentralWidget(split);
 
     createActions();
+    rebuildRecentMenu();
+    connect(m_planner->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
+    auto *autosaveTimer = new QTimer(this);
+    connect(autosaveTimer, &QTimer::timeout, this, &MainWindow::autosave);
+    autosaveTimer->start(30'000);
+    updateTitle();
+    QTimer::singleShot(0, this, &MainWindow::offerRecovery);
     connect(m_planner, &Planner::resultChanged, this, &MainWindow::showResult);
     showResult(m_planner->result());
 
@@ -183,8 +188,44 @@ void MainWindow::createActions()
     undoAction->setShortcut(QKeySequence::Undo);
     QAction *redoAction = undo->createRedoAction(this, tr("&Redo"));
     redoAction->setShortcut(QKeySequence::Redo);
-    auto *open = new QAction(tr("&Open config.json…"), this);
-    open->setShortcut(QKeySequence::Open);
+    auto *newScenario = new QAction(tr("&New scenario"), this);
+    newScenario->setShortcut(QKeySequence::New);
+    connect(newScenario, &QAction::triggered, this, [this] {
+        if (!maybeSave())
+            return;
+        m_path.clear();
+        m_planner->reset(defaultScenario());
+        updateTitle();
+    });
+    auto *openScenarioAction = new QAction(tr("&Open scenario…"), this);
+    openScenarioAction->setShortcut(QKeySequence::Open);
+    connect(openScenarioAction, &QAction::triggered, this, [this] {
+        if (!maybeSave())
+            return;
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), QString(), tr("Headroom scenarios (*.headroom *.json)"));
+        if (!path.isEmpty())
+            openScenario(path);
+    });
+    auto *save = new QAction(tr("&Save"), this);
+    save->setShortcut(QKeySequence::Save);
+    auto *saveAs = new QAction(tr("Save &as…"), this);
+    saveAs->setShortcut(QKeySequence::SaveAs);
+    connect(saveAs, &QAction::triggered, this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), m_path, tr("Headroom scenarios (*.headroom)"));
+        if (path.isEmpty())
+            return;
+        if (!path.endsWith(QLatin1String(".headroom")))
+            path += QStringLiteral(".headroom");
+        saveScenario(path);
+    });
+    connect(save, &QAction::triggered, this, [this, saveAs] {
+        if (m_path.isEmpty() || !m_path.endsWith(QLatin1String(".headroom")))
+            saveAs->trigger();
+        else
+            saveScenario(m_path);
+    });
+    auto *open = new QAction(tr("Import &config.json…"), this);
+    open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     open->setToolTip(tr("Import a HuggingFace config.json as the model (or drop one on the window)"));
     connect(open, &QAction::triggered, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open config.json"), QString(), tr("JSON files (*.json)"));
@@ -216,6 +257,12 @@ void MainWindow::createActions()
     connect(toggleUnits, &QAction::triggered, this, [this] { m_units->setCurrentIndex(1 - m_units->currentIndex()); });
 
     QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(newScenario);
+    file->addAction(openScenarioAction);
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addAction(save);
+    file->addAction(saveAs);
+    file->addSeparator();
     file->addAction(open);
     file->addAction(importTrace);
     file->addSeparator();
@@ -237,7 +284,8 @@ void MainWindow::createActions()
 
     QToolBar *bar = addToolBar(tr("Main"));
     bar->setObjectName(QStringLiteral("mainToolBar"));
-    bar->addAction(open);
+    bar->addAction(openScenarioAction);
+    bar->addAction(save);
     bar->addSeparator();
     bar->addAction(undoAction);
     bar->addAction(redoAction);
@@ -344,8 +392,175 @@ QString MainWindow::derivationText() const
     return m_derivation->toPlainText();
 }
 
+Scenario MainWindow::defaultScenario() const
+{
+    Scenario start;
+    for (const ModelShape &m : m_models)
+        if (m.id == kDefaultModel || start.model.id.isEmpty())
+            start.model = m;
+    for (const GpuSpec &g : m_gpus)
+        if (g.id == kDefaultGpu || start.gpu.id.isEmpty())
+            start.gpu = g;
+    start.contextTokens = 100'000;
+    return start;
+}
+
+bool MainWindow::openScenario(const QString &path, QString *error)
+{
+    auto model = [this](const QString &id) {
+        for (const ModelShape &m : m_models)
+            if (m.id == id)
+                return m;
+        throw InputError(QStringLiteral("inputs.model"), tr("unknown model preset \"%1\"").arg(id));
+    };
+    auto gpu = [this](const QString &id) {
+        for (const GpuSpec &g : m_gpus)
+            if (g.id == id)
+                return g;
+        throw InputError(QStringLiteral("inputs.gpu"), tr("unknown GPU preset \"%1\"").arg(id));
+    };
+    try {
+        const Scenario s = ScenarioFile::read(path, nullptr, model, gpu);
+        m_inputs->addModel(s.model);
+        m_path = path;
+        m_planner->reset(s);
+        addRecent(path);
+        updateTitle();
+        return true;
+    } catch (const InputError &e) {
+        if (error)
+            *error = e.text();
+        else
+            QMessageBox::warning(this, tr("Cannot open the scenario"), e.text());
+        return false;
+    }
+}
+
+bool MainWindow::saveScenario(const QString &path, QString *error)
+{
+    try {
+        ScenarioFile::write(path, m_planner->scenario(), QFileInfo(path).completeBaseName());
+        m_path = path;
+        m_planner->undoStack()->setClean();
+        QFile::remove(autosavePath());
+        addRecent(path);
+        updateTitle();
+        statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+        return true;
+    } catch (const InputError &e) {
+        if (error)
+            *error = e.text();
+        else
+            QMessageBox::warning(this, tr("Cannot save the scenario"), e.text());
+        return false;
+    }
+}
+
+QString MainWindow::autosavePath() const
+{
+    return QFileInfo(m_storePath).absolutePath() + QStringLiteral("/autosave.headroom");
+}
+
+void MainWindow::autosave()
+{
+    if (m_planner->undoStack()->isClean())
+        return;
+    try {
+        ScenarioFile::write(autosavePath(), m_planner->scenario(), m_path.isEmpty() ? tr("Recovered") : QFileInfo(m_path).completeBaseName());
+    } catch (const InputError &e) {
+        statusBar()->showMessage(tr("Autosave failed: %1").arg(e.text()), 10000);
+    }
+}
+
+void MainWindow::offerRecovery()
+{
+    const QFileInfo info(autosavePath());
+    if (!info.exists())
+        return;
+    const auto answer = QMessageBox::question(
+        this, tr("Recover unsaved changes"),
+        tr("Headroom did not close normally. Recover the scenario autosaved at %1?").arg(info.lastModified().toString(Qt::TextDate)),
+        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+    if (answer == QMessageBox::Yes) {
+        QString error;
+        const QString keep = autosavePath() + QStringLiteral(".recovered");
+        QFile::remove(keep);
+        QFile::copy(autosavePath(), keep);
+        if (openScenario(keep, &error)) {
+            m_path.clear();
+            // Recovered work is unsaved work: one undo step back to the defaults marks it so.
+            Scenario recovered = m_planner->scenario();
+            m_planner->reset(defaultScenario());
+            m_planner->edit(recovered, ScenarioCommand::Other, tr("Recover autosave"));
+            updateTitle();
+        } else {
+            QMessageBox::warning(this, tr("Cannot recover"), error);
+        }
+        QFile::remove(keep);
+    }
+    QFile::remove(autosavePath());
+}
+
+void MainWindow::updateTitle()
+{
+    setWindowFilePath(m_path.isEmpty() ? tr("Untitled") : m_path);
+    setWindowModified(!m_planner->undoStack()->isClean());
+}
+
+void MainWindow::addRecent(const QString &path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > 8)
+        recent.removeLast();
+    settings.setValue(QStringLiteral("recentFiles"), recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    for (int i = 0; i < recent.size(); ++i) {
+        QAction *a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(recent.at(i)).fileName()));
+        a->setToolTip(recent.at(i));
+        connect(a, &QAction::triggered, this, [this, path = recent.at(i)] {
+            if (maybeSave())
+                openScenario(path);
+        });
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+bool MainWindow::maybeSave()
+{
+    if (m_planner->undoStack()->isClean())
+        return true;
+    const auto answer = QMessageBox::warning(this, tr("Unsaved changes"), tr("The scenario has unsaved changes. Save them?"),
+                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel)
+        return false;
+    if (answer == QMessageBox::Discard)
+        return true;
+    if (m_path.endsWith(QLatin1String(".headroom")))
+        return saveScenario(m_path);
+    QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), QString(), tr("Headroom scenarios (*.headroom)"));
+    if (path.isEmpty())
+        return false;
+    if (!path.endsWith(QLatin1String(".headroom")))
+        path += QStringLiteral(".headroom");
+    return saveScenario(path);
+}
+
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    QFile::remove(autosavePath());
     QSettings settings;
     settings.setValue(QStringLiteral("window/version"), kSettingsVersion);
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "capacityresult.h"
+#include "scenario.h"
 #include "modelshape.h"
 
 #include <QMainWindow>
@@ -10,6 +11,7 @@ QT_BEGIN_NAMESPACE
 class QLabel;
 class QTextBrowser;
 class QComboBox;
+class QMenu;
 class QTabWidget;
 QT_END_NAMESPACE
 
@@ -43,6 +45,17 @@ public:
     /// The derivation as shown (plain text).
     QString derivationText() const;
 
+    /// Opens a .headroom scenario (or a saved plan --json); false with *error (else a message box).
+    bool openScenario(const QString &path, QString *error = nullptr);
+    /// Saves the scenario to `path` atomically; false with *error (else a message box).
+    bool saveScenario(const QString &path, QString *error = nullptr);
+    /// The file the scenario was last opened from or saved to (empty: untitled).
+    QString scenarioPath() const { return m_path; }
+    /// Where the autosave goes (beside the preset database).
+    QString autosavePath() const;
+    /// Writes the autosave now when there are unsaved changes (the timer does it every 30 s).
+    void autosave();
+
     /// Imports a HuggingFace config.json (or a model preset file) as the
     /// current model. Returns false when it cannot: the reason goes to *error
     /// when given, else to a message box.
@@ -56,9 +69,19 @@ protected:
 private:
     void showResult(const CapacityResult &result);
     void createActions();
+    void updateTitle();
+    void addRecent(const QString &path);
+    void rebuildRecentMenu();
+    bool maybeSave();
+    void offerRecovery();
+    Scenario defaultScenario() const;
 
     Planner *m_planner;
     QVector<ModelShape> m_models;
+    QVector<GpuSpec> m_gpus;
+    QString m_storePath;
+    QString m_path;
+    QMenu *m_recentMenu = nullptr;
     InputPanel *m_inputs = nullptr;
     MemoryChartView *m_chart = nullptr;
     QLabel *m_sessions = nullptr;

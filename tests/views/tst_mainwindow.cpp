@@ -13,6 +13,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QFile>
+#include <QFileInfo>
 #include <QTableWidget>
 #include <QSlider>
 #include <QSpinBox>
@@ -189,6 +190,38 @@ private Q_SLOTS:
         // The median of the (4,096-point) discretised table is the dragged 4,000 tokens to 1%.
         QVERIFY(std::abs(double(w.planner()->scenario().distribution->quantile(0.5)) / 4000.0 - 1) < 0.01);
         QCOMPARE(w.planner()->undoStack()->count(), steps + 1);
+    }
+
+    void saveOpenAndAutosave()
+    {
+        QTemporaryDir dir;
+        const QString store = dir.filePath(QStringLiteral("presets.sqlite"));
+        const QString file = dir.filePath(QStringLiteral("plan.headroom"));
+        {
+            MainWindow w(store);
+            w.planner()->setSessions(3);
+            QVERIFY(w.isWindowModified());
+            w.autosave(); // what the 30-second timer does with unsaved changes
+            QVERIFY(QFileInfo::exists(w.autosavePath()));
+            QString error;
+            QVERIFY2(w.saveScenario(file, &error), qPrintable(error));
+            QVERIFY(!w.isWindowModified());
+            QVERIFY(!QFileInfo::exists(w.autosavePath())); // saved: nothing to recover
+        }
+        MainWindow w(store);
+        QString error;
+        QVERIFY2(w.openScenario(file, &error), qPrintable(error));
+        QCOMPARE(w.planner()->scenario().sessions, qint64(3));
+        QCOMPARE(w.chartView()->segments().kvCache, qint64(3) * 13'107'200'000);
+        QCOMPARE(w.scenarioPath(), file);
+        // A damaged file is refused and the open scenario stays.
+        QFile damaged(dir.filePath(QStringLiteral("damaged.headroom")));
+        QVERIFY(damaged.open(QIODevice::WriteOnly));
+        damaged.write("{ \"format\": \"headroom-scenario\", ");
+        damaged.close();
+        QVERIFY(!w.openScenario(damaged.fileName(), &error));
+        QVERIFY2(error.contains(QStringLiteral("damaged")), qPrintable(error));
+        QCOMPARE(w.planner()->scenario().sessions, qint64(3));
     }
 
     void kvHeadsWhatIfAndReset()
