@@ -21,7 +21,7 @@ namespace Headroom {
 
 namespace {
 
-const QStringList subcommands = {QStringLiteral("plan"), QStringLiteral("presets"), QStringLiteral("calibrate")};
+const QStringList subcommands = {QStringLiteral("plan"), QStringLiteral("presets"), QStringLiteral("calibrate"), QStringLiteral("report")};
 
 QCommandLineOption opt(const char *name, const char *help, const char *valueName = nullptr)
 {
@@ -81,6 +81,8 @@ void addPlanOptions(QCommandLineParser &p)
         opt("json", "Print one JSON object (bytes as integers)."),
         opt("scenario", "Start from a .headroom scenario file (or a saved plan --json); flags override it.", "FILE"),
         opt("save", "plan: also save the resolved scenario to FILE (.headroom).", "FILE"),
+        QCommandLineOption({QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("report: the PDF to write."), QStringLiteral("FILE")),
+        opt("page-size", "report: A4 (default) or Letter.", "SIZE"),
     });
 }
 
@@ -504,7 +506,7 @@ bool CommandLine::wants(const QStringList &arguments)
         || first == QLatin1String("--version") || first == QLatin1String("help");
 }
 
-int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream &err)
+int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream &err, const ReportWriterHook &writeReport)
 {
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral(
@@ -513,6 +515,7 @@ int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream
         "  plan          capacity of one scenario (figures, derivation; --json)\n"
         "  presets list  built-in and your model and GPU presets (--json)\n"
         "  calibrate LOG read a vLLM, SGLang or llama.cpp start-up log; printed vs predicted (--json)\n"
+        "  report        the PDF capacity report: the plan flags or --scenario FILE, and -o report.pdf\n"
         "Without a command, the window opens."));
     p.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsOptions);
     p.addPositionalArgument(QStringLiteral("command"), QStringLiteral("plan or presets"));
@@ -544,6 +547,31 @@ int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream
             return runPresets(p, out, err);
         if (pos.value(0) == QLatin1String("calibrate"))
             return runCalibrate(p, out, err);
+        if (pos.value(0) == QLatin1String("report")) {
+            if (!p.isSet(QStringLiteral("output"))) {
+                err << "error: -o/--output: give the PDF to write, e.g. -o report.pdf\n";
+                return 2;
+            }
+            const QString size = p.isSet(QStringLiteral("page-size")) ? p.value(QStringLiteral("page-size")) : QStringLiteral("A4");
+            if (size.compare(QLatin1String("A4"), Qt::CaseInsensitive) != 0 && size.compare(QLatin1String("Letter"), Qt::CaseInsensitive) != 0)
+                throw InputError(QStringLiteral("--page-size"), QStringLiteral("must be A4 or Letter, got \"%1\"").arg(size));
+            const Scenario s = scenarioFrom(p, err);
+            const CapacityResult r = computeCapacity(s);
+            if (!r.ok) {
+                err << "error: " << r.error << '\n';
+                return 1;
+            }
+            const QString name = p.isSet(QStringLiteral("scenario")) ? QFileInfo(p.value(QStringLiteral("scenario"))).completeBaseName()
+                                                                      : s.model.name + QStringLiteral(" on ") + s.gpu.name;
+            const QString problem = writeReport ? writeReport(s, r, name, unitsFrom(p), p.value(QStringLiteral("output")), size)
+                                                : QStringLiteral("this build cannot draw reports");
+            if (!problem.isEmpty()) {
+                err << "error: " << problem << '\n';
+                return 1;
+            }
+            out << "wrote " << p.value(QStringLiteral("output")) << '\n';
+            return 0;
+        }
     } catch (const InputError &e) {
         err << "error: " << e.text() << '\n';
         return 1;

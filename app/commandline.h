@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "capacityresult.h"
+#include "scenario.h"
+#include "units.h"
+
 #include <QStringList>
 #include <QTextStream>
+#include <functional>
 
 namespace Headroom {
 
@@ -15,9 +20,14 @@ public:
     /// True when `arguments` (argv, program name first) ask for the command
     /// line rather than the window: a known subcommand, --help or --version.
     static bool wants(const QStringList &arguments);
+    /// Writes a report: (scenario, its result, name, units, output path,
+    /// page size "A4" or "Letter") -> empty on success, else the error line.
+    using ReportWriterHook = std::function<QString(const Scenario &, const CapacityResult &, const QString &, UnitSystem,
+                                                   const QString &, const QString &)>;
     /// Runs the subcommand; returns the process exit code: 0 done, 1 bad
-    /// input (a field named on stderr), 2 a usage error.
-    static int run(const QStringList &arguments, QTextStream &out, QTextStream &err);
+    /// input (a field named on stderr), 2 a usage error. `report` writes
+    /// through `writeReport` (the window libraries draw it).
+    static int run(const QStringList &arguments, QTextStream &out, QTextStream &err, const ReportWriterHook &writeReport = {});
 };
 
 } // namespace Headroom

@@ -2,6 +2,7 @@
 // Headroom: a QCoreApplication for the command line, a QApplication otherwise.
 #include "commandline.h"
 #include "mainwindow.h"
+#include "reportwriter.h"
 
 #include <QApplication>
 #include <QCoreApplication>
@@ -23,6 +24,28 @@ int main(int argc, char *argv[])
     QStringList arguments;
     for (int i = 0; i < argc; ++i)
         arguments << QString::fromLocal8Bit(argv[i]);
+    if (arguments.value(1) == QLatin1String("report")) {
+        // The report paints charts: a QApplication, offscreen when there is no display.
+        if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")
+            && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        QApplication app(argc, argv);
+        describe();
+        QTextStream out(stdout), err(stderr);
+        const int code = Headroom::CommandLine::run(
+            QCoreApplication::arguments(), out, err,
+            [](const Headroom::Scenario &s, const Headroom::CapacityResult &r, const QString &name, Headroom::UnitSystem units,
+               const QString &path, const QString &size) {
+                QString error;
+                Headroom::ReportInput input{name, s, r, units, {}};
+                const bool ok = Headroom::ReportWriter::writePdf(
+                    path, input, size.compare(QLatin1String("Letter"), Qt::CaseInsensitive) == 0 ? QPageSize::Letter : QPageSize::A4, &error);
+                return ok ? QString() : error;
+            });
+        out.flush();
+        err.flush();
+        return code;
+    }
     if (Headroom::CommandLine::wants(arguments)) {
         QCoreApplication app(argc, argv);
         describe();

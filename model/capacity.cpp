@@ -293,6 +293,24 @@ qint64 maxContextFor(const Scenario &s, qint64 sessions)
     return lo;
 }
 
+QVector<QPair<qint64, qint64>> sessionsAcrossContexts(const Scenario &s, int points)
+{
+    QVector<QPair<qint64, qint64>> out;
+    try {
+        const KvCost cost = costOf(s);
+        const Budget b = budgetOf(s);
+        const qint64 top = std::max<qint64>(131072, 4 * s.effectiveMaxModelLen());
+        for (int i = 0; i < points; ++i) {
+            const qint64 context = qint64(std::llround(1000.0 * std::pow(double(top) / 1000.0, double(i) / (points - 1))));
+            const qint64 per = cost.sessionBytes(context, true);
+            out << qMakePair(context, b.budget > 0 && per > 0 ? b.budget / per : qint64(0));
+        }
+    } catch (const InputError &) {
+        out.clear();
+    }
+    return out;
+}
+
 CapacityResult computeCapacity(const Scenario &s)
 {
     CapacityResult r;

@@ -31,6 +31,11 @@ QStringList explainCapacity(const Scenario &scenario, const CapacityResult &resu
 /// One sentence a person repeats: what fits and what limits it, figures in `units`.
 QString capacityVerdict(const Scenario &scenario, const CapacityResult &result, UnitSystem units);
 
+/// Sessions that fit (per TP group, at a fixed context) at `points` context
+/// lengths spaced logarithmically from 1,000 tokens to four times the
+/// model's maximum (at least 131,072): the "sessions against context" curve.
+QVector<QPair<qint64, qint64>> sessionsAcrossContexts(const Scenario &scenario, int points = 32);
+
 /// The largest context (tokens) at which `sessions` sessions still fit the
 /// scenario's KV budget, or 0 when not even one token does. Throws InputError
 /// for an invalid scenario.

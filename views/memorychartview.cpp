@@ -68,8 +68,17 @@ MemoryChartView::MemoryChartView(QWidget *parent)
     layout->addWidget(m_view);
 }
 
+void MemoryChartView::setScaleTop(qint64 bytes)
+{
+    m_scaleTop = bytes;
+    setResult(m_result, m_gpus, m_units);
+}
+
 void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem units)
 {
+    m_result = r;
+    m_gpus = gpus;
+    m_units = units;
     Segments s;
     if (r.ok) {
         // Stack the demand in order and clip it at the card: what lies beyond is overflow.
@@ -102,7 +111,7 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     for (int g = 0; g < bars; ++g)
         categories << (bars == 1 ? tr("GPU") : tr("GPU %1").arg(g + 1));
     m_axisX->setCategories(categories);
-    const double top = double(r.ok ? r.gpuMemoryBytes + s.overflow : 1) / double(giga);
+    const double top = double(m_scaleTop > 0 ? m_scaleTop : r.ok ? r.gpuMemoryBytes + s.overflow : 1) / double(giga);
     // The card's capacity as a dashed line across the bars.
     const double cap = double(r.ok ? r.gpuMemoryBytes : 0) / double(giga);
     m_capacity->replace({QPointF(0, cap), QPointF(1, cap)});

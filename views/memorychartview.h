@@ -42,6 +42,8 @@ public:
 
     /// Shows `result` for `gpus` cards in `units`.
     void setResult(const CapacityResult &result, int gpus, UnitSystem units);
+    /// Fixes the value axis top at `bytes` (comparisons share one scale); 0 = automatic.
+    void setScaleTop(qint64 bytes);
     /// What the chart shows now, in bytes per GPU.
     const Segments &segments() const { return m_segments; }
     /// The chart, for painting into a report.
@@ -56,6 +58,10 @@ private:
     QLineSeries *m_capacity;
     QBarSet *m_sets[6];
     Segments m_segments;
+    qint64 m_scaleTop = 0;
+    CapacityResult m_result;
+    int m_gpus = 1;
+    UnitSystem m_units = UnitSystem::Decimal;
 };
 
 } // namespace Headroom
