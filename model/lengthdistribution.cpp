@@ -30,18 +30,26 @@ void assign(const QMap<qint64, double> &counts, QVector<qint64> &lengths, QVecto
     }
 }
 
-// Equal-mass discretisation of a continuous quantile function Q(u): each of
-// n cells of probability 1/n sits at its upper quantile u = (i + 1) / n, so
-// lengths round up (conservative for capacity) and a bounded law keeps its
-// maximum; an unbounded one puts its last cell at u = 1 - 1 / (2n).
-template <typename Q>
-void discretise(Q q, bool bounded, QVector<qint64> &lengths, QVector<double> &probs)
+// Discretises a continuous law given by its CDF on a geometric grid of
+// lengths (ratio 1.005 between neighbours, whole tokens): each grid point L_i
+// carries F(L_i) - F(L_i-1), the mass of the cell it closes, so every length
+// rounds up by at most 0.5% (conservative for capacity) and the tail keeps
+// its true, tiny masses rather than a 1/n granule. `top` is the largest length.
+template <typename Cdf>
+void discretise(Cdf cdf, qint64 top, QVector<qint64> &lengths, QVector<double> &probs)
 {
     QMap<qint64, double> counts;
-    const int n = LengthDistribution::kDiscretePoints;
-    for (int i = 0; i < n; ++i) {
-        const double u = (i + 1 < n || bounded) ? double(i + 1) / n : 1.0 - 0.5 / n;
-        counts[std::max<qint64>(1, qint64(std::llround(q(u))))] += 1.0;
+    double previous = 0;
+    double x = 1.0;
+    qint64 last = 0;
+    while (last < top) {
+        const qint64 l = std::min(top, std::max(last + 1, qint64(std::ceil(x))));
+        const double f = l >= top ? 1.0 : std::clamp(cdf(double(l)), previous, 1.0);
+        if (f > previous)
+            counts[l] += f - previous;
+        previous = f;
+        last = l;
+        x *= 1.005;
     }
     assign(counts, lengths, probs);
 }
@@ -71,17 +79,22 @@ LengthDistribution LengthDistribution::logNormal(double median, double upper, do
         throw InputError(field, QStringLiteral("p%1 (%2) must be above the median (%3)").arg(upperP * 100).arg(upper).arg(median));
     if (maximum > 0 && maximum < median)
         throw InputError(field, QStringLiteral("max (%1) must not be below the median (%2)").arg(maximum).arg(median));
+    if (maximum > 0 && double(maximum) < upper)
+        throw InputError(field, QStringLiteral("max (%1) must be at least p%2 (%3)").arg(maximum).arg(upperP * 100).arg(upper));
     LengthDistribution d;
     d.kind = Kind::LogNormal;
+    d.spec = QStringLiteral("lognormal:median=%1,p%2=%3%4")
+                 .arg(median)
+                 .arg(upperP > 0.95 ? 99 : 90)
+                 .arg(upper)
+                 .arg(maximum > 0 ? QStringLiteral(",max=%1").arg(maximum) : QString());
     const double mu = std::log(median);
     const double sigma = (std::log(upper) - mu) / Normal::quantile(upperP);
-    // Truncation at the maximum: sample the quantile function on [0, F(max)].
-    const double top = maximum > 0 ? Normal::cdf((std::log(double(maximum)) - mu) / sigma) : 1.0;
-    discretise([&](double u) { return u * top >= 1.0 ? double(maximum) : std::exp(mu + sigma * Normal::quantile(u * top)); },
-               maximum > 0, d.lengths, d.probabilities);
-    if (maximum > 0)
-        while (!d.lengths.isEmpty() && d.lengths.last() > maximum) // rounding at the edge
-            d.lengths.last() = maximum;
+    // Truncated at the maximum and renormalised; unbounded, the law stops at
+    // its 1 - 1e-12 quantile (mass beyond is below any risk Headroom accepts).
+    const double mass = maximum > 0 ? Normal::cdf((std::log(double(maximum)) - mu) / sigma) : 1.0;
+    const qint64 top = maximum > 0 ? maximum : qint64(std::ceil(std::exp(mu + sigma * Normal::quantile(1.0 - 1e-12))));
+    discretise([&](double l) { return Normal::cdf((std::log(l) - mu) / sigma) / mass; }, top, d.lengths, d.probabilities);
     return d;
 }
 
@@ -100,15 +113,24 @@ LengthDistribution LengthDistribution::quantiles(const QVector<QPair<double, qin
     knots << qMakePair(1.0, std::log(double(maximum)));
     LengthDistribution d;
     d.kind = Kind::Quantiles;
+    QStringList parts;
+    for (const auto &pt : points)
+        parts << QStringLiteral("p%1=%2").arg(pt.first * 100).arg(pt.second);
+    parts << QStringLiteral("max=%1").arg(maximum);
+    d.spec = QStringLiteral("quantiles:") + parts.join(QLatin1Char(','));
+    // The CDF: p linear in log length between the knots.
     discretise(
-        [&](double u) {
+        [&](double l) {
+            const double x = std::log(l);
             int i = 1;
-            while (i < knots.size() - 1 && knots.at(i).first < u)
+            while (i < knots.size() - 1 && knots.at(i).second < x)
                 ++i;
             const auto &a = knots.at(i - 1), &b = knots.at(i);
-            return std::exp(a.second + (b.second - a.second) * (u - a.first) / (b.first - a.first));
+            if (b.second <= a.second)
+                return b.first;
+            return a.first + (b.first - a.first) * std::clamp((x - a.second) / (b.second - a.second), 0.0, 1.0);
         },
-        true, d.lengths, d.probabilities);
+        maximum, d.lengths, d.probabilities);
     return d;
 }
 

@@ -13,8 +13,10 @@ namespace Headroom {
 /// median and a p99 or p90 (optionally truncated at a maximum), a quantile
 /// table (log length linear in probability between the given quantiles,
 /// 1 token at p = 0, the maximum at p = 1), or a fixed length. Continuous
-/// shapes are discretised into `kDiscretePoints` cells of equal probability,
-/// each at its upper quantile (lengths round up; a bounded law keeps its maximum).
+/// shapes are discretised on a geometric grid of lengths 0.5% apart, each
+/// point carrying the mass of the cell it closes (lengths round up by at most
+/// 0.5%; tail masses stay exact); an unbounded log-normal stops at its
+/// 1 - 1e-12 quantile.
 /// A trace that gives prompt and output separately also keeps the law of the
 /// prompt alone (for admission counted at the prompt). A value type.
 struct LengthDistribution
@@ -30,8 +32,6 @@ struct LengthDistribution
     double arrivalRatePerSecond = 0; ///< trace only: (requests - 1) / (last - first arrival), 0 when unknown
     double meanOutputTokens = 0;  ///< trace only: mean generated tokens per request
     qint64 requests = 0;          ///< trace only: rows read
-
-    static constexpr int kDiscretePoints = 4096;
 
     /// Every session at `tokens`.
     static LengthDistribution fixed(qint64 tokens);
