@@ -231,10 +231,17 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
         s.lengthScale = Units::parseFraction(value(p, "length-scale"), QStringLiteral("--length-scale"), 0, 1e6);
     if (isSet(p, "retain"))
         s.retainTokens = countOpt(p, "retain");
-    if (isSet(p, "risk"))
+    if (isSet(p, "risk")) {
         s.risk = Units::parseFraction(value(p, "risk"), QStringLiteral("--risk"), 0, 0.5);
-    if (isSet(p, "margin"))
-        s.marginFraction = Units::parseFraction(value(p, "margin"), QStringLiteral("--margin"), -1e-12, 0.99);
+        if (s.risk < 1e-6)
+            throw InputError(QStringLiteral("--risk"), QStringLiteral("must be between 1e-6 and 0.5, got %1").arg(value(p, "risk")));
+    }
+    if (isSet(p, "margin")) {
+        bool ok = false;
+        s.marginFraction = value(p, "margin").toDouble(&ok);
+        if (!ok || !(s.marginFraction >= 0 && s.marginFraction <= 0.9))
+            throw InputError(QStringLiteral("--margin"), QStringLiteral("must be a fraction from 0 to 0.9, got %1").arg(value(p, "margin")));
+    }
     if (isSet(p, "target-sessions"))
         s.targetSessions = countOpt(p, "target-sessions");
     if (isSet(p, "bandwidth-efficiency"))
@@ -347,12 +354,15 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
     out << "KV bytes per token:    " << Units::formatExactBytes(r.kvBytesPerToken) << " (" << fmt(r.kvBytesPerToken) << ")\n";
     out << "Bytes per session:     " << Units::formatExactBytes(r.sessionBytes) << " (" << fmt(r.sessionBytes) << ")\n";
     out << "KV budget per GPU:     " << fmt(r.kvBudgetBytesPerGpu) << '\n';
-    out << "Sessions that fit:     " << Units::formatCount(r.maxSessions) << (s.tp > 1 ? " per TP group" : "") << '\n';
+    out << (s.distribution ? QStringLiteral("Sessions at %1 tokens: ").arg(Units::formatCount(r.reservedTokensPerSession))
+                           : QStringLiteral("Sessions that fit:     "))
+        << Units::formatCount(r.maxSessions) << (s.tp > 1 ? " per TP group" : "") << '\n';
     out << QStringLiteral("KV for %1:").arg(Units::plural(s.sessions, QStringLiteral("session"), QStringLiteral("sessions"))).leftJustified(23)
         << fmt(r.kvBytesForSessionsPerGpu) << " per GPU"
         << (r.fits ? QStringLiteral(" (fits)") : QStringLiteral(" (does not fit)")) << '\n';
     if (r.costPerSessionHourUsd)
-        out << "Cost per session-hour: " << Units::formatUsd(*r.costPerSessionHourUsd) << '\n';
+        out << "Cost per session-hour: " << Units::formatUsd(*r.costPerSessionHourUsd)
+            << (s.distribution ? QStringLiteral(" (at the risk-based count)") : QString()) << '\n';
     const DistributionFigures &d = r.distribution;
     if (s.distribution) {
         out << "\nSessions at " << QString::number(s.risk * 100, 'g', 4) << "% risk: " << Units::formatCount(d.sessionsAtRisk)
@@ -425,8 +435,10 @@ int runCalibrate(const QCommandLineParser &p, QTextStream &out, QTextStream &err
         if (const auto preset = presetForLogModel(reading.model, err))
             base.model = *preset;
         else if (reading.engine != Engine::LlamaCpp)
-            throw InputError(QStringLiteral("--model"), QStringLiteral("the log names model \"%1\", which is not a preset: give --model ID|PATH")
-                                                            .arg(reading.model));
+            throw InputError(QStringLiteral("--model"), reading.model.isEmpty()
+                                                            ? QStringLiteral("the log names no model: give --model ID|PATH")
+                                                            : QStringLiteral("the log names model \"%1\", which is not a preset: give --model ID|PATH")
+                                                                  .arg(reading.model));
     }
     if (base.gpu.memoryBytes <= 0)
         base.gpu = GpuSpec::custom(reading.totalMemory.value_or(reading.freeBefore.value_or(80 * Units::GiB)));
@@ -434,8 +446,10 @@ int runCalibrate(const QCommandLineParser &p, QTextStream &out, QTextStream &err
     if (calibrated.model.totalParams <= 0 && !calibrated.weightsBytes)
         calibrated.weightsBytes = 0; // llama.cpp logs size the cache, not the weights
     const QVector<CalibrationRow> rows = LogCalibration::compare(reading, calibrated);
+    const QStringList notes = LogCalibration::warnings(reading, calibrated, rows);
     if (isSet(p, "json")) {
         QJsonObject o = LogCalibration::toJson(reading, rows);
+        o.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(notes));
         o.insert(QStringLiteral("inputs"), calibrated.toJson());
         out << QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented));
         return 0;
@@ -449,7 +463,9 @@ int runCalibrate(const QCommandLineParser &p, QTextStream &out, QTextStream &err
         out << QStringLiteral("%1 %2 %3 %4\n")
                    .arg(row.figure.leftJustified(50), row.format(row.printed).rightJustified(14),
                         row.format(row.predicted).rightJustified(14),
-                        QStringLiteral("%1%").arg(row.difference() * 100, 0, 'f', 2).rightJustified(11));
+                        (std::isfinite(row.difference()) ? QStringLiteral("%1%").arg(row.difference() * 100, 0, 'f', 2) : QStringLiteral("n/a")).rightJustified(11));
+    for (const QString &note : notes)
+        out << "note: " << note << '\n';
     return 0;
 }
 
@@ -518,7 +534,7 @@ int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream
         "  report        the PDF capacity report: the plan flags or --scenario FILE, and -o report.pdf\n"
         "Without a command, the window opens."));
     p.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsOptions);
-    p.addPositionalArgument(QStringLiteral("command"), QStringLiteral("plan or presets"));
+    p.addPositionalArgument(QStringLiteral("command"), QStringLiteral("plan, presets list, calibrate LOG or report"));
     const QCommandLineOption help = p.addHelpOption();
     const QCommandLineOption version = p.addVersionOption();
     addPlanOptions(p);

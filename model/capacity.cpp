@@ -66,8 +66,9 @@ Budget budgetOf(const Scenario &s)
 
 qint64 reservedTokens(const Scenario &s)
 {
+    // A retention cap holds every session to min(L, cap), the context included.
     if (!s.preallocate)
-        return s.contextTokens;
+        return s.retainTokens ? std::min(s.contextTokens, *s.retainTokens) : s.contextTokens;
     const qint64 maxLen = s.effectiveMaxModelLen();
     if (maxLen <= 0)
         throw InputError(QStringLiteral("--max-model-len"),
@@ -243,7 +244,7 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
         d.ttftMs = *ttft * 1e3;
     if (s.targetSessions) {
         if (d.sessionsAtRisk > 0) {
-            d.gpusNeeded = Units::ceilDiv(*s.targetSessions, d.sessionsAtRisk) * s.tp;
+            d.gpusNeeded = Units::mul(Units::ceilDiv(*s.targetSessions, d.sessionsAtRisk), s.tp, QStringLiteral("--target-sessions"));
             if (price) {
                 d.fleetCostPerHourUsd = *price * double(*d.gpusNeeded);
                 d.fleetCostPerMonthUsd = *d.fleetCostPerHourUsd * 730.0;
@@ -348,7 +349,9 @@ CapacityResult computeCapacity(const Scenario &s)
             ? double(r.kvBudgetBytesPerGpu) / double(r.reservedSessionBytesPerGpu) : 0.0;
         r.sessions = s.sessions;
         r.kvBytesForSessionsPerGpu = Units::mul(s.sessions, r.reservedSessionBytesPerGpu, QStringLiteral("--sessions"));
-        r.freeBytesPerGpu = Units::sub(b.budget, r.kvBytesForSessionsPerGpu, QStringLiteral("--sessions"));
+        const qint64 left = Units::sub(b.budget, r.kvBytesForSessionsPerGpu, QStringLiteral("--sessions"));
+        r.freeBytesPerGpu = std::max<qint64>(0, left);
+        r.overflowBytesPerGpu = b.budget >= 0 ? std::max<qint64>(0, -left) : r.kvBytesForSessionsPerGpu;
         r.fits = b.budget >= 0 && s.sessions <= r.maxSessions;
         const qint64 maxPos = s.effectiveMaxModelLen();
         r.contextBeyondMax = maxPos > 0 && s.contextTokens > maxPos;
@@ -361,6 +364,21 @@ CapacityResult computeCapacity(const Scenario &s)
             r.warnings << QStringLiteral("gpu_memory_utilization applies to the vLLM rule only (--engine vllm); ignored here.");
         if (s.weightsBytes && s.weightsDtype)
             r.warnings << QStringLiteral("The given weights size wins over the weights precision.");
+        const EngineSettings &es = s.engineSettings;
+        const qint64 card = b.memory;
+        if (es.kvCacheMemory && *es.kvCacheMemory > card)
+            r.warnings << QStringLiteral("--kv-cache-memory (%1) is more than the card holds (%2).")
+                              .arg(Units::formatBytes(*es.kvCacheMemory, UnitSystem::Decimal), Units::formatBytes(card, UnitSystem::Decimal));
+        if (es.kvCacheMemory && (s.engine == Engine::Plain || s.engine == Engine::LlamaCpp || s.engine == Engine::Ollama))
+            r.warnings << QStringLiteral("--kv-cache-memory applies to the vllm, sglang and trtllm rules; ignored here.");
+        for (const auto &[value, flag] : {std::pair{es.freeMemoryBefore, "--free-memory-before"}, std::pair{es.freeMemoryAfter, "--free-memory-after"}})
+            if (value && *value > card)
+                r.warnings << QStringLiteral("%1 (%2) is more than the card holds (%3).")
+                                  .arg(QString::fromLatin1(flag), Units::formatBytes(*value, UnitSystem::Decimal), Units::formatBytes(card, UnitSystem::Decimal));
+        if ((s.engine == Engine::LlamaCpp || s.engine == Engine::Ollama) && r.engineFigures.kvSelfBytes > card)
+            r.warnings << QStringLiteral("The engine's KV at %1 cells (%2) is more than the card holds (%3).")
+                              .arg(formatCount(r.engineFigures.kvCacheTokens), Units::formatBytes(r.engineFigures.kvSelfBytes, UnitSystem::Decimal),
+                                   Units::formatBytes(card, UnitSystem::Decimal));
         if (s.kvHeadsOverride && *s.kvHeadsOverride != s.model.kvHeads)
             r.warnings << QStringLiteral("What-if: %1 KV heads instead of the published %2.")
                               .arg(*s.kvHeadsOverride).arg(s.model.kvHeads);

@@ -33,6 +33,7 @@ QJsonObject CapacityResult::toJson() const
     o.insert(QStringLiteral("sessions"), sessions);
     o.insert(QStringLiteral("kv_bytes_for_sessions_per_gpu"), kvBytesForSessionsPerGpu);
     o.insert(QStringLiteral("free_bytes_per_gpu"), freeBytesPerGpu);
+    o.insert(QStringLiteral("overflow_bytes_per_gpu"), overflowBytesPerGpu);
     o.insert(QStringLiteral("fits"), fits);
     o.insert(QStringLiteral("context_beyond_max"), contextBeyondMax);
     o.insert(QStringLiteral("weights_dtype"), Dtypes::name(weightsDtype));

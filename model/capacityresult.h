@@ -85,7 +85,8 @@ struct CapacityResult
     double sessionsExact = 0;         ///< budget / reserved session bytes, unrounded (display only)
     qint64 sessions = 0;              ///< the sessions asked about
     qint64 kvBytesForSessionsPerGpu = 0; ///< sessions x reserved session bytes
-    qint64 freeBytesPerGpu = 0;       ///< budget - KV for the sessions; negative = overflow
+    qint64 freeBytesPerGpu = 0;       ///< budget left after the sessions' KV (0 when it overflows)
+    qint64 overflowBytesPerGpu = 0;   ///< how far the sessions' KV exceeds the budget (0 when it fits)
     bool fits = false;                ///< the asked sessions fit
     bool contextBeyondMax = false;    ///< context > the model's maximum (computed anyway)
     std::optional<double> costPerSessionHourUsd; ///< price x TP / maxSessions

@@ -44,7 +44,15 @@ QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u
     if (!r.fits)
         return QStringLiteral("%1 asked, %2 fit: the KV cache overflows by %3 per GPU.")
             .arg(plural(s.sessions, QStringLiteral("session"), QStringLiteral("sessions")), formatCount(r.maxSessions),
-                 fmt(-r.freeBytesPerGpu));
+                 fmt(r.overflowBytesPerGpu));
+    if (s.distribution && !s.preallocate) {
+        const DistributionFigures &d = r.distribution;
+        return QStringLiteral("%1 %2%3 at %4 risk of overflowing the KV pool (worst case %5, at the mean %6); the KV cache budget is the limit.")
+            .arg(plural(d.sessionsAtRisk, QStringLiteral("session"), QStringLiteral("sessions")),
+                 d.sessionsAtRisk == 1 ? QStringLiteral("fits") : QStringLiteral("fit"),
+                 s.tp > 1 ? QStringLiteral(" per TP group of %1 GPUs").arg(s.tp) : QString(), QString::number(s.risk, 'g', 3),
+                 formatCount(d.sessionsWorstCase), formatCount(d.sessionsAtMean));
+    }
     return QStringLiteral("%1 of %2 tokens %3%4; the KV cache budget is the limit.")
         .arg(plural(r.maxSessions, QStringLiteral("session"), QStringLiteral("sessions")), tokens,
              r.maxSessions == 1 ? QStringLiteral("fits") : QStringLiteral("fit"),
@@ -191,8 +199,10 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
 
     // 4. Sessions and cost.
     if (r.reservedSessionBytesPerGpu > 0)
-        out << QStringLiteral("Sessions%1: floor(%2 ÷ %3) = %4 (%5)")
-                   .arg(tp ? QStringLiteral(" per TP group") : QString(), fmt(r.kvBudgetBytesPerGpu), fmt(r.reservedSessionBytesPerGpu),
+        out << QStringLiteral("Sessions%1%2: floor(%3 ÷ %4) = %5 (%6)")
+                   .arg(tp ? QStringLiteral(" per TP group") : QString(),
+                        s.distribution ? QStringLiteral(" at %1 tokens each").arg(formatCount(r.reservedTokensPerSession)) : QString(),
+                        fmt(r.kvBudgetBytesPerGpu), fmt(r.reservedSessionBytesPerGpu),
                         formatCount(r.maxSessions), QLocale::c().toString(r.sessionsExact, 'f', 2));
     const DistributionFigures &d = r.distribution;
     if (s.distribution && !s.preallocate)

@@ -172,6 +172,10 @@ EngineBudget engineBudget(const Scenario &s, qint64 weightsPerGpu)
         } else {
             const qint64 before = e.freeMemoryBefore.value_or(memory - s.runtimeReserveBytes);
             const qint64 after = e.freeMemoryAfter.value_or(before - weightsPerGpu);
+            if (after > before)
+                throw InputError(QStringLiteral("--free-memory-after"),
+                                 QStringLiteral("%1 cannot exceed the free memory before loading (%2): loading takes memory")
+                                     .arg(Units::formatBytes(after, UnitSystem::Binary), Units::formatBytes(before, UnitSystem::Binary)));
             b.budget = after - fractionOf(before, 1.0 - fraction);
             b.rule = QStringLiteral("free after load − free before load × (1 − mem_fraction_static %1)").arg(fraction);
         }
@@ -206,8 +210,8 @@ EngineFigures computeEngineFigures(const Scenario &s, const KvCost &cost, qint64
     switch (s.engine) {
     case Engine::Plain:
         f.kvCacheBytes = pool;
-        f.kvCacheTokens = perToken > 0 ? pool / perToken : 0;
-        f.numBlocks = f.kvCacheTokens / s.blockSize;
+        f.numBlocks = perToken > 0 ? pool / Units::mul(perToken, s.blockSize, QStringLiteral("--block-size")) : 0;
+        f.kvCacheTokens = f.numBlocks * s.blockSize;
         f.predicts = QStringList{QStringLiteral("textbook figures, no engine")};
         break;
     case Engine::Vllm:
@@ -239,7 +243,7 @@ EngineFigures computeEngineFigures(const Scenario &s, const KvCost &cost, qint64
     case Engine::Ollama: {
         const bool ollama = s.engine == Engine::Ollama;
         const qint64 seqs = std::max(1, e.nSeq);
-        qint64 cells = e.nCtx.value_or(ollama ? Engines::ollamaDefaultContext : Engines::llamaCppDefaultContext);
+        qint64 cells = e.nCtx.value_or(s.maxModelLen.value_or(ollama ? Engines::ollamaDefaultContext : Engines::llamaCppDefaultContext));
         if (ollama)
             cells = Units::mul(cells, seqs, QStringLiteral("--n-ctx"));
         else

@@ -4,12 +4,11 @@
 #include "normaldistribution.h"
 #include "units.h"
 
-#include <QDateTime>
+#include <QDate>
 #include <QFile>
 #include <QFileInfo>
 #include <QMap>
 #include <QRegularExpression>
-#include <QTextStream>
 #include <cmath>
 
 namespace Headroom {
@@ -134,35 +133,58 @@ LengthDistribution LengthDistribution::quantiles(const QVector<QPair<double, qin
     return d;
 }
 
+namespace {
+
+// Seconds of "yyyy-MM-dd HH:mm:ss[.fffffff]" from an arbitrary epoch (UTC, no
+// time-zone lookups: a trace has millions of rows), or NaN when malformed.
+double traceSeconds(const QString &stamp)
+{
+    static const QRegularExpression re(QStringLiteral("^(\\d{4})-(\\d{2})-(\\d{2})[ T](\\d{2}):(\\d{2}):(\\d{2}(?:\\.\\d+)?)"));
+    const auto m = re.match(stamp);
+    if (!m.hasMatch())
+        return std::numeric_limits<double>::quiet_NaN();
+    const QDate date(m.captured(1).toInt(), m.captured(2).toInt(), m.captured(3).toInt());
+    if (!date.isValid())
+        return std::numeric_limits<double>::quiet_NaN();
+    return double(date.toJulianDay()) * 86400.0 + m.captured(4).toDouble() * 3600.0 + m.captured(5).toDouble() * 60.0
+        + m.captured(6).toDouble();
+}
+
+} // namespace
+
 LengthDistribution LengthDistribution::fromTrace(const QString &path, const QString &field)
 {
     const QFileInfo info(path);
     if (!info.isFile())
         throw InputError(field, QStringLiteral("%1 is not a readable file").arg(path));
-    if (info.size() > 1024 * Units::MiB)
-        throw InputError(field, QStringLiteral("%1 is larger than 1 GiB").arg(path));
+    if (info.size() > 256 * Units::MiB)
+        throw InputError(field, QStringLiteral("%1 is larger than 256 MiB; sample it first").arg(path));
     QFile f(path);
-    if (!f.open(QIODevice::ReadOnly | QIODevice::Text))
+    if (!f.open(QIODevice::ReadOnly))
         throw InputError(field, QStringLiteral("cannot read %1: %2").arg(path, f.errorString()));
-    QTextStream in(&f);
+    // Any line ending: \n, \r\n or a lone \r (spreadsheets' "CSV (Macintosh)").
+    QString text = QString::fromUtf8(f.readAll());
+    if (text.startsWith(QChar(0xFEFF)))
+        text.remove(0, 1);
+    text.replace(QStringLiteral("\r\n"), QStringLiteral("\n"));
+    text.replace(QLatin1Char('\r'), QLatin1Char('\n'));
+    const QStringList lines = text.split(QLatin1Char('\n'));
     QMap<qint64, double> totals, prompts;
-    QVector<double> arrivals;
-    double outputs = 0;
-    qint64 rows = 0;
-    int lineNo = 0, contextCol = -1, generatedCol = -1, timeCol = -1, lengthCol = 0;
+    double outputs = 0, firstArrival = 0, lastArrival = 0;
+    qint64 rows = 0, timed = 0;
+    int contextCol = -1, generatedCol = -1, timeCol = -1;
     bool azure = false, firstLine = true;
-    QDateTime first;
-    while (!in.atEnd()) {
-        const QString line = in.readLine().trimmed();
-        ++lineNo;
+    for (int n = 0; n < lines.size(); ++n) {
+        const int lineNo = n + 1;
+        const QString line = lines.at(n).trimmed();
         if (line.isEmpty())
             continue;
         const QStringList cells = line.split(QLatin1Char(','));
         if (firstLine) {
             firstLine = false;
-            // A header names its columns; a first row of numbers is data.
+            // A header names its columns with words; anything that reads as a number is data.
             bool numeric = false;
-            cells.value(cells.size() - 1).trimmed().toLongLong(&numeric);
+            cells.constLast().trimmed().toDouble(&numeric);
             if (!numeric) {
                 for (int i = 0; i < cells.size(); ++i) {
                     const QString h = cells.at(i).trimmed().toLower();
@@ -194,29 +216,26 @@ LengthDistribution LengthDistribution::fromTrace(const QString &path, const QStr
         if (azure) {
             const qint64 context = cell(contextCol, "ContextTokens");
             const qint64 generated = cell(generatedCol, "GeneratedTokens");
-            const qint64 total = context + generated;
+            qint64 total = 0;
+            if (qAddOverflow(context, generated, &total))
+                throw InputError(field, QStringLiteral("%1 line %2: ContextTokens + GeneratedTokens overflows 64 bits").arg(path).arg(lineNo));
             if (total < 1)
                 throw InputError(field, QStringLiteral("%1 line %2: a request of 0 tokens").arg(path).arg(lineNo));
             totals[total] += 1;
             prompts[std::max<qint64>(1, context)] += 1;
             outputs += double(generated);
             if (timeCol >= 0) {
-                // "2023-11-16 18:15:46.6805900": seconds with 7 decimals; Qt reads milliseconds.
-                const QString stamp = cells.value(timeCol).trimmed();
-                QDateTime t = QDateTime::fromString(stamp.left(23), QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
-                if (!t.isValid())
-                    t = QDateTime::fromString(stamp.left(19), QStringLiteral("yyyy-MM-dd HH:mm:ss"));
-                if (t.isValid()) {
-                    t.setTimeSpec(Qt::UTC);
-                    if (!first.isValid())
-                        first = t;
-                    arrivals << double(first.msecsTo(t)) / 1000.0;
+                const double t = traceSeconds(cells.value(timeCol).trimmed());
+                if (std::isfinite(t)) {
+                    if (timed++ == 0)
+                        firstArrival = t;
+                    lastArrival = t;
                 }
             }
         } else {
             if (cells.size() != 1)
                 throw InputError(field, QStringLiteral("%1 line %2: expected one length per line").arg(path).arg(lineNo));
-            const qint64 v = cell(lengthCol, "length");
+            const qint64 v = cell(0, "length");
             if (v < 1)
                 throw InputError(field, QStringLiteral("%1 line %2: a session of 0 tokens").arg(path).arg(lineNo));
             totals[v] += 1;
@@ -233,8 +252,8 @@ LengthDistribution LengthDistribution::fromTrace(const QString &path, const QStr
         assign(prompts, d.promptLengths, d.promptProbabilities);
         d.meanOutputTokens = outputs / double(rows);
     }
-    if (arrivals.size() > 1 && arrivals.last() > arrivals.first())
-        d.arrivalRatePerSecond = double(arrivals.size() - 1) / (arrivals.last() - arrivals.first());
+    if (timed > 1 && lastArrival > firstArrival)
+        d.arrivalRatePerSecond = double(timed - 1) / (lastArrival - firstArrival);
     d.requests = rows;
     return d;
 }

@@ -7,6 +7,7 @@
 #include <QJsonObject>
 #include <QString>
 #include <QVector>
+#include <limits>
 #include <optional>
 
 namespace Headroom {
@@ -53,8 +54,8 @@ struct CalibrationRow
     QString unit;        ///< "tokens", "GiB", "MiB", "x", "blocks"
     /// A value of this row with its unit: counts whole with separators, sizes to 2 decimals.
     QString format(double value) const;
-    /// predicted - printed, relative to printed (0 when printed is 0).
-    double difference() const { return printed != 0 ? (predicted - printed) / printed : 0; }
+    /// predicted - printed, relative to printed (NaN when printed is 0: no ratio).
+    double difference() const { return printed != 0 ? (predicted - printed) / printed : std::numeric_limits<double>::quiet_NaN(); }
 };
 
 /// Reads vLLM (V0 and V1), SGLang and llama.cpp start-up logs. Each figure
@@ -78,6 +79,10 @@ public:
     /// The printed figures beside what the calibrated scenario predicts: the
     /// budget from the measured terms, and the counts from the printed budget.
     static QVector<CalibrationRow> compare(const LogReading &reading, const Scenario &calibrated);
+
+    /// What the reader assumed or could not match (a different model, TP or
+    /// card than the log's; large differences), one sentence each.
+    static QStringList warnings(const LogReading &reading, const Scenario &calibrated, const QVector<CalibrationRow> &rows);
 
     /// Rows and readings as JSON (`headroom calibrate --json`).
     static QJsonObject toJson(const LogReading &reading, const QVector<CalibrationRow> &rows);

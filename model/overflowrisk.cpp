@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "overflowrisk.h"
+#include "inputerror.h"
 #include "normaldistribution.h"
 
 #include <QMap>
@@ -16,8 +17,10 @@ OverflowRisk::OverflowRisk(const LengthDistribution &d, const KvCost &cost, qint
     QMap<qint64, double> bytes;
     for (int i = 0; i < d.lengths.size(); ++i) {
         const qint64 tokens = cap > 0 ? std::min(d.lengths.at(i), cap) : d.lengths.at(i);
-        bytes[cost.sessionBytes(tokens, true)] += d.probabilities.at(i);
+        bytes[cost.sessionBytes(tokens, true, QStringLiteral("--distribution"))] += d.probabilities.at(i);
     }
+    if (bytes.isEmpty() || bytes.lastKey() <= 0)
+        throw InputError(QStringLiteral("--distribution"), QStringLiteral("sessions hold no KV cache (a model without attention layers?)"));
     m_offset = bytes.firstKey();
     qint64 g = 0;
     for (auto it = bytes.cbegin(); it != bytes.cend(); ++it)
@@ -134,6 +137,16 @@ double OverflowRisk::fftOverflow(qint64 sessions, qint64 budget, qint64 maxPoint
     return std::clamp(tail, 0.0, 1.0);
 }
 
+double OverflowRisk::singleSessionBound(qint64 sessions, qint64 s) const
+{
+    // The pool overflows whenever any one session alone reaches the threshold:
+    // a true lower bound that the saddlepoint can miss for heavy tails.
+    double q = 0;
+    for (int j = int(m_units.size()) - 1; j >= 0 && m_units.at(j) >= s; --j)
+        q += m_probs.at(j);
+    return q > 0 ? -std::expm1(double(sessions) * std::log1p(-std::min(q, 1.0 - 1e-16))) : 0.0;
+}
+
 double OverflowRisk::saddlepointOverflow(qint64 sessions, qint64 budget) const
 {
     const qint64 s = threshold(sessions, budget);
@@ -198,9 +211,9 @@ double OverflowRisk::saddlepointOverflow(qint64 sessions, qint64 budget) const
     const double w = (t > 0 ? 1.0 : -1.0) * std::sqrt(std::max(0.0, w2));
     const double u = (1.0 - std::exp(-t)) * std::sqrt(n * k2);
     if (u == 0 || w == 0)
-        return Normal::upperTail((double(s) - 0.5 - n * m_meanUnits) / std::sqrt(n * variance));
+        return std::max(Normal::upperTail((double(s) - 0.5 - n * m_meanUnits) / std::sqrt(n * variance)), singleSessionBound(sessions, s));
     const double p = Normal::upperTail(w) + Normal::pdf(w) * (1.0 / u - 1.0 / w);
-    return std::clamp(p, 0.0, 1.0);
+    return std::clamp(std::max(p, singleSessionBound(sessions, s)), 0.0, 1.0);
 }
 
 double OverflowRisk::overflowProbability(qint64 sessions, qint64 budget) const

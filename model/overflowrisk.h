@@ -54,6 +54,8 @@ public:
     double saddlepointOverflow(qint64 sessions, qint64 budgetBytes) const;
 
 private:
+    // P(at least one of `sessions` sizes >= s units): a lower bound on the overflow.
+    double singleSessionBound(qint64 sessions, qint64 s) const;
     // Threshold in lattice units: P(sum of units >= s), s = floor((B - N offset) / unit) + 1.
     qint64 threshold(qint64 sessions, qint64 budgetBytes) const;
 

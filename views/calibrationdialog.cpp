@@ -67,14 +67,18 @@ bool CalibrationDialog::readLog(const QString &log)
             m_table->setItem(i, 0, new QTableWidgetItem(row.figure));
             m_table->setItem(i, 1, new QTableWidgetItem(row.format(row.printed)));
             m_table->setItem(i, 2, new QTableWidgetItem(row.format(row.predicted)));
-            m_table->setItem(i, 3, new QTableWidgetItem(QStringLiteral("%1%").arg(row.difference() * 100, 0, 'f', 2)));
+            m_table->setItem(i, 3, new QTableWidgetItem(std::isfinite(row.difference()) ? QStringLiteral("%1%").arg(row.difference() * 100, 0, 'f', 2)
+                                                                                        : tr("n/a")));
         }
-        m_status->setText(tr("%1 log%2, model %3 (using %4): %5 of %6 lines read.")
+        QString status = tr("%1 log%2, model %3 (using %4): %5 of %6 lines read.")
                               .arg(Engines::name(reading.engine),
                                    reading.version.isEmpty() ? QString() : QStringLiteral(" v") + reading.version,
                                    reading.model.isEmpty() ? tr("not named") : reading.model, m_calibrated.model.name)
                               .arg(reading.linesUsed)
-                              .arg(reading.linesRead));
+                              .arg(reading.linesRead);
+        for (const QString &w : LogCalibration::warnings(reading, m_calibrated, rows))
+            status += QStringLiteral("<br><span style='color:#b00020'>%1</span>").arg(w.toHtmlEscaped());
+        m_status->setText(status);
         m_apply->setEnabled(true);
         return true;
     } catch (const InputError &e) {

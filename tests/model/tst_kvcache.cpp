@@ -98,7 +98,8 @@ private Q_SLOTS:
         const CapacityResult r = computeCapacity(s);
         QCOMPARE(r.kvBytesForSessionsPerGpu, qint64(838'860'800'000)); // "roughly 840 GB"
         QVERIFY(!r.fits);
-        QVERIFY(r.freeBytesPerGpu < 0);
+        QCOMPARE(r.freeBytesPerGpu, qint64(0));
+        QCOMPARE(r.overflowBytesPerGpu, qint64(838'860'800'000 - 60'000'000'000)); // 839 GB asked of a 60 GB budget
     }
 
     void seedB_data()
