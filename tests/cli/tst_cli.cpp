@@ -173,6 +173,9 @@ private Q_SLOTS:
         QTest::newRow("TP past the KV heads without --heads") << QStringLiteral("--layers 32 --kv-heads 8 --head-dim 128 --params 8e9 --gpu-memory 80GB --context 10 --tp 1000000") << QStringLiteral("--heads");
         QTest::newRow("preallocation shorter than the context") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 200000 --preallocate") << QStringLiteral("--context");
         QTest::newRow("device as config.json") << QStringLiteral("--model /dev/zero --gpu h100-sxm-80gb --context 10") << QStringLiteral("--model");
+        QTest::newRow("fleet that overflows") << QStringLiteral("--model llama-3.1-70b --gpu h100-sxm-80gb --tp 8 --distribution fixed:1000000 --target-sessions 9e18") << QStringLiteral("--target-sessions");
+        QTest::newRow("free memory after above before") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 1000 --engine sglang --free-memory-before 80GB --free-memory-after 90GB") << QStringLiteral("--free-memory-after");
+        QTest::newRow("risk below 1e-6") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution fixed:1000 --risk 1e-7") << QStringLiteral("--risk");
         QTest::newRow("zero layers") << QStringLiteral("--layers 0 --kv-heads 8 --head-dim 128 --params 8e9 --gpu-memory 80GB --context 10") << QStringLiteral("--layers");
     }
     void badInput()

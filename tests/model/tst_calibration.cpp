@@ -114,6 +114,16 @@ private Q_SLOTS:
         QVERIFY2(std::abs(rows.first().difference()) < 0.003, qPrintable(QString::number(rows.first().predicted)));
     }
 
+    void malformedShapeIsRefusedWithItsLine()
+    {
+        try {
+            LogCalibration::read(log("llamacpp-zero-layers.log"), QStringLiteral("LOGFILE"));
+            QFAIL("accepted n_layer = 0");
+        } catch (const InputError &e) {
+            QVERIFY2(e.message().contains(QStringLiteral("line 1")) && e.message().contains(QStringLiteral("n_layer")), qPrintable(e.message()));
+        }
+    }
+
     void unreadableLogSaysWhereItStopped()
     {
         try {

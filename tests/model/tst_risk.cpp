@@ -256,6 +256,27 @@ private Q_SLOTS:
         QCOMPARE(LengthDistribution::fixed(4000).scaled(2.5).maximum(), qint64(10000));
     }
 
+    void heavyTailOneSessionAloneOverflows()
+    {
+        // log-normal median 1,000, p99 1,000,000: sigma = ln(1000) / 2.3263 = 2.9693. A 60 GB
+        // budget holds 457,763 tokens of 131,072 B; P(one session is longer) =
+        // 1 - Phi(ln(457763 / 1000) / 2.9693) = 1 - Phi(2.0637) = 1.95%: above a 1% risk even
+        // for one session, so none may be admitted at that risk.
+        const KvCost cost(llama8b(), Dtype::BF16, 1, 16);
+        const OverflowRisk risk(LengthDistribution::parse(QStringLiteral("lognormal:median=1000,p99=1000000"), QStringLiteral("d")), cost, 0);
+        const qint64 budget = 60'000'000'000;
+        const double one = risk.overflowProbability(1, budget);
+        QVERIFY2(std::abs(one - 0.0195) < 0.001, qPrintable(QString::number(one)));
+        QCOMPARE(risk.sessionsAtRisk(budget, 0.01), qint64(0));
+        QVERIFY(risk.sessionsAtRisk(budget, 0.05) > 0);
+    }
+
+    void carriageReturnLineEndings()
+    {
+        const LengthDistribution d = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_TEST_DATA "/traces/cr-line-endings.csv"), QStringLiteral("t"));
+        QCOMPARE(d.lengths, (QVector<qint64>{100, 200, 300}));
+    }
+
     void badInput_data()
     {
         QTest::addColumn<QString>("spec");
