@@ -3,6 +3,8 @@
 
 #include "calibrationdialog.h"
 #include "capacity.h"
+#include "compareview.h"
+#include "reportwriter.h"
 #include "distributionview.h"
 #include "configimporter.h"
 #include "inputerror.h"
@@ -13,6 +15,13 @@
 #include "scenariofile.h"
 
 #include <QAction>
+#include <QClipboard>
+#include <QJsonObject>
+#include <QPainter>
+#include <QPrintPreviewDialog>
+#include <QPrinter>
+#include <QSaveFile>
+#include <QSvgGenerator>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDragEnterEvent>
@@ -149,6 +158,8 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     m_centre = new QTabWidget;
     m_centre->addTab(answer, tr("&Memory per GPU"));
     m_centre->addTab(m_distribution, tr("&Lengths and risk"));
+    m_compare = new CompareView(m_planner);
+    m_centre->addTab(m_compare, tr("Com&pare"));
 
     auto *split = new QSplitter;
     split->addWidget(scroll);
@@ -240,6 +251,61 @@ void MainWindow::createActions()
         if (!path.isEmpty() && m_distribution->importTrace(path))
             m_centre->setCurrentWidget(m_distribution);
     });
+    auto *exportPdf = new QAction(tr("&Export report…"), this);
+    exportPdf->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    exportPdf->setToolTip(tr("The PDF capacity report (pinned scenarios become a comparison page)"));
+    connect(exportPdf, &QAction::triggered, this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QString(), tr("PDF (*.pdf)"));
+        if (path.isEmpty())
+            return;
+        if (!path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive))
+            path += QStringLiteral(".pdf");
+        const bool letter = QLocale().measurementSystem() == QLocale::ImperialUSSystem;
+        if (exportReport(path, letter ? QPageSize::Letter : QPageSize::A4))
+            statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+    });
+    auto *preview = new QAction(tr("Print pre&view…"), this);
+    preview->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    connect(preview, &QAction::triggered, this, [this] {
+        QPrinter printer(QPrinter::HighResolution);
+        QPrintPreviewDialog dialog(&printer, this);
+        connect(&dialog, &QPrintPreviewDialog::paintRequested, this, [this](QPrinter *p) {
+            QString error;
+            if (!ReportWriter::paint(p, reportInput(), &error))
+                statusBar()->showMessage(error, 10000);
+        });
+        dialog.exec();
+    });
+    auto *copyChart = new QAction(tr("&Copy chart"), this);
+    copyChart->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    connect(copyChart, &QAction::triggered, this, [this] {
+        QApplication::clipboard()->setImage(m_chart->grab().toImage());
+        statusBar()->showMessage(tr("Chart copied"), 3000);
+    });
+    auto *exportChartAction = new QAction(tr("Export c&hart…"), this);
+    connect(exportChartAction, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QString(), tr("SVG (*.svg);;PNG (*.png)"));
+        if (!path.isEmpty())
+            exportChart(path);
+    });
+    auto *exportCsv = new QAction(tr("Export &figures (CSV)…"), this);
+    connect(exportCsv, &QAction::triggered, this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, tr("Export figures"), QString(), tr("CSV (*.csv)"));
+        if (path.isEmpty())
+            return;
+        if (!path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive))
+            path += QStringLiteral(".csv");
+        exportFiguresCsv(path);
+    });
+    auto *pin = new QAction(tr("&Pin for comparison"), this);
+    pin->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+    pin->setToolTip(tr("Keep the current scenario as a comparison column, then change one input"));
+    connect(pin, &QAction::triggered, this, [this] {
+        if (m_planner->pinCurrent())
+            m_centre->setCurrentWidget(m_compare);
+        else
+            statusBar()->showMessage(tr("Three scenarios are pinned already: remove one first"), 5000);
+    });
     auto *quit = new QAction(tr("&Quit"), this);
     quit->setShortcut(QKeySequence::Quit);
     connect(quit, &QAction::triggered, this, &QWidget::close);
@@ -266,10 +332,18 @@ void MainWindow::createActions()
     file->addAction(open);
     file->addAction(importTrace);
     file->addSeparator();
+    file->addAction(exportPdf);
+    file->addAction(preview);
+    file->addAction(exportChartAction);
+    file->addAction(exportCsv);
+    file->addSeparator();
     file->addAction(quit);
     QMenu *edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(undoAction);
     edit->addAction(redoAction);
+    edit->addSeparator();
+    edit->addAction(copyChart);
+    edit->addAction(pin);
     auto *calibrate = new QAction(tr("&Calibrate from log…"), this);
     calibrate->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
     calibrate->setToolTip(tr("Paste a vLLM, SGLang or llama.cpp start-up log: printed against predicted"));
@@ -286,6 +360,9 @@ void MainWindow::createActions()
     bar->setObjectName(QStringLiteral("mainToolBar"));
     bar->addAction(openScenarioAction);
     bar->addAction(save);
+    bar->addSeparator();
+    bar->addAction(exportPdf);
+    bar->addAction(pin);
     bar->addSeparator();
     bar->addAction(undoAction);
     bar->addAction(redoAction);
@@ -454,6 +531,91 @@ bool MainWindow::saveScenario(const QString &path, QString *error)
             QMessageBox::warning(this, tr("Cannot save the scenario"), e.text());
         return false;
     }
+}
+
+ReportInput MainWindow::reportInput() const
+{
+    ReportInput input{m_path.isEmpty() ? m_planner->scenario().model.name + tr(" on ") + m_planner->scenario().gpu.name
+                                       : QFileInfo(m_path).completeBaseName(),
+                      m_planner->scenario(), m_planner->result(), m_planner->units(), {}};
+    for (const Planner::Pinned &p : m_planner->pinned())
+        input.comparisons << qMakePair(tr("Pinned %1").arg(p.name), p.scenario);
+    return input;
+}
+
+bool MainWindow::exportReport(const QString &path, QPageSize::PageSizeId size, QString *error)
+{
+    QString why;
+    if (ReportWriter::writePdf(path, reportInput(), size, &why))
+        return true;
+    if (error)
+        *error = why;
+    else
+        QMessageBox::warning(this, tr("Cannot export the report"), why);
+    return false;
+}
+
+bool MainWindow::exportChart(const QString &path, QString *error)
+{
+    QString why;
+    if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setSize(m_chart->size());
+        svg.setViewBox(QRect(QPoint(0, 0), m_chart->size()));
+        svg.setTitle(tr("Memory per GPU"));
+        QPainter painter;
+        if (painter.begin(&svg)) {
+            m_chart->render(&painter);
+            painter.end();
+        } else {
+            why = tr("cannot write %1").arg(path);
+        }
+    } else if (!m_chart->grab().save(path, "PNG")) {
+        why = tr("cannot write %1").arg(path);
+    }
+    if (why.isEmpty())
+        return true;
+    if (error)
+        *error = why;
+    else
+        QMessageBox::warning(this, tr("Cannot export the chart"), why);
+    return false;
+}
+
+bool MainWindow::exportFiguresCsv(const QString &path, QString *error)
+{
+    // Numbers only (bytes as integers), one row per scenario: the same figures as plan --json.
+    const char *keys[] = {"kv_bytes_per_token", "session_bytes", "weights_bytes_per_gpu", "kv_budget_bytes_per_gpu", "max_sessions",
+                          "sessions_at_risk", "sessions_worst_case", "sessions_at_mean", "admission_limit", "cost_per_session_hour_usd",
+                          "cost_per_million_tokens_usd"};
+    QVector<QPair<QString, CapacityResult>> rows;
+    for (const Planner::Pinned &p : m_planner->pinned())
+        rows << qMakePair(p.name, p.result);
+    rows << qMakePair(tr("Current"), m_planner->result());
+    auto quote = [](QString v) -> QString { return QLatin1Char('"') + v.replace(QLatin1Char('"'), QStringLiteral("\"\"")) + QLatin1Char('"'); };
+    QString csv = QStringLiteral("scenario");
+    for (const char *k : keys)
+        csv += QLatin1Char(',') + QString::fromLatin1(k);
+    csv += QLatin1Char('\n');
+    for (const auto &row : rows) {
+        const QJsonObject o = row.second.toJson();
+        csv += quote(row.first);
+        for (const char *k : keys) {
+            const QJsonValue v = o.value(QString::fromLatin1(k));
+            csv += QLatin1Char(',') + (v.isDouble() ? QString::number(v.toDouble(), 'g', 17) : QString());
+        }
+        csv += QLatin1Char('\n');
+    }
+    QSaveFile f(path);
+    if (f.open(QIODevice::WriteOnly) && f.write(csv.toUtf8()) >= 0 && f.commit())
+        return true;
+    const QString why = tr("cannot write %1: %2").arg(path, f.errorString());
+    if (error)
+        *error = why;
+    else
+        QMessageBox::warning(this, tr("Cannot export the figures"), why);
+    return false;
 }
 
 QString MainWindow::autosavePath() const

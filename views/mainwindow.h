@@ -6,6 +6,7 @@
 #include "modelshape.h"
 
 #include <QMainWindow>
+#include <QPageSize>
 
 QT_BEGIN_NAMESPACE
 class QLabel;
@@ -18,6 +19,7 @@ QT_END_NAMESPACE
 namespace Headroom {
 
 class InputPanel;
+class CompareView;
 class DistributionView;
 class MemoryChartView;
 class Planner;
@@ -56,6 +58,13 @@ public:
     /// Writes the autosave now when there are unsaved changes (the timer does it every 30 s).
     void autosave();
 
+    /// Writes the PDF report (with the pinned scenarios as a comparison page).
+    bool exportReport(const QString &path, QPageSize::PageSizeId size, QString *error = nullptr);
+    /// Writes the memory chart as SVG (vector) or PNG, by the file's suffix.
+    bool exportChart(const QString &path, QString *error = nullptr);
+    /// Writes the key figures of the current and pinned scenarios as CSV.
+    bool exportFiguresCsv(const QString &path, QString *error = nullptr);
+
     /// Imports a HuggingFace config.json (or a model preset file) as the
     /// current model. Returns false when it cannot: the reason goes to *error
     /// when given, else to a message box.
@@ -75,6 +84,7 @@ private:
     bool maybeSave();
     void offerRecovery();
     Scenario defaultScenario() const;
+    struct ReportInput reportInput() const;
 
     Planner *m_planner;
     QVector<ModelShape> m_models;
@@ -91,6 +101,7 @@ private:
     QTextBrowser *m_sources = nullptr;
     QComboBox *m_units = nullptr;
     DistributionView *m_distribution = nullptr;
+    CompareView *m_compare = nullptr;
     QTabWidget *m_centre = nullptr;
 };
 

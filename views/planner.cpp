@@ -150,6 +150,26 @@ void Planner::setLengthScale(double scale)
     edit(s, ScenarioCommand::LengthScale, tr("Change length scale"), true);
 }
 
+bool Planner::pinCurrent()
+{
+    if (m_pinned.size() >= 3)
+        return false;
+    const QString name = QString(QLatin1Char(char('A' + m_pinned.size())));
+    m_pinned.append(Pinned{name, m_scenario, computeCapacity(m_scenario)});
+    Q_EMIT pinnedChanged();
+    return true;
+}
+
+void Planner::unpin(int index)
+{
+    if (index < 0 || index >= m_pinned.size())
+        return;
+    m_pinned.remove(index);
+    for (int i = 0; i < m_pinned.size(); ++i)
+        m_pinned[i].name = QString(QLatin1Char(char('A' + i)));
+    Q_EMIT pinnedChanged();
+}
+
 void Planner::setUnits(UnitSystem units)
 {
     if (units == m_units)

@@ -55,7 +55,22 @@ public:
     /// Used by ScenarioCommand: sets the scenario and recomputes, no undo step.
     void apply(const Scenario &scenario);
 
+    /// A scenario pinned for comparison, with its result.
+    struct Pinned
+    {
+        QString name;
+        Scenario scenario;
+        CapacityResult result;
+    };
+    /// Pins the current scenario for comparison (up to 3 besides the current one).
+    /// Returns false when 3 are pinned already.
+    bool pinCurrent();
+    /// Removes the pinned scenario at `index`.
+    void unpin(int index);
+    const QVector<Pinned> &pinned() const { return m_pinned; }
+
 Q_SIGNALS:
+    void pinnedChanged();
     void scenarioChanged(const Headroom::Scenario &scenario);
     void resultChanged(const Headroom::CapacityResult &result);
     void unitsChanged(Headroom::UnitSystem units);
@@ -65,6 +80,7 @@ private:
     CapacityResult m_result;
     QUndoStack m_undo;
     UnitSystem m_units = UnitSystem::Decimal;
+    QVector<Pinned> m_pinned;
     quint64 m_generation = 0;
     int m_pending = 0;
 };

@@ -3,6 +3,7 @@
 // tokens, and moving an input moves the chart to the expected bytes
 // (seed-figures.md A: 131,072 B per token for this shape).
 #include "calibrationdialog.h"
+#include "compareview.h"
 #include "distributionchartview.h"
 #include "distributionview.h"
 #include "inputpanel.h"
@@ -222,6 +223,47 @@ private Q_SLOTS:
         QVERIFY(!w.openScenario(damaged.fileName(), &error));
         QVERIFY2(error.contains(QStringLiteral("damaged")), qPrintable(error));
         QCOMPARE(w.planner()->scenario().sessions, qint64(3));
+    }
+
+    void compareAndExport()
+    {
+        QTemporaryDir dir;
+        MainWindow w(dir.filePath(QStringLiteral("presets.sqlite")));
+        // Pin bf16, switch the cache to fp8: one action and one change.
+        QVERIFY(w.planner()->pinCurrent());
+        w.inputPanel()->kvDtypeSlider()->setValue(int(Dtypes::offered().indexOf(Dtype::FP8)));
+        CompareView *compare = w.findChild<CompareView *>();
+        QVERIFY(compare);
+        QTableWidget *t = compare->table();
+        QCOMPARE(t->columnCount(), 2);
+        int bytesRow = -1;
+        for (int r = 0; r < t->rowCount(); ++r)
+            if (t->verticalHeaderItem(r)->text() == QLatin1String("KV bytes per token"))
+                bytesRow = r;
+        QVERIFY(bytesRow >= 0);
+        // 131,072 B at bf16, 65,536 B with the 8-bit cache (seed-figures.md B), the change highlighted.
+        QCOMPARE(t->item(bytesRow, 0)->text(), QStringLiteral("131,072 B"));
+        QCOMPARE(t->item(bytesRow, 1)->text(), QStringLiteral("65,536 B"));
+        QVERIFY(t->item(bytesRow, 1)->font().bold());
+        QVERIFY(!t->item(0, 1)->font().bold()); // same model: not highlighted
+
+        QString error;
+        const QString pdf = dir.filePath(QStringLiteral("r.pdf"));
+        QVERIFY2(w.exportReport(pdf, QPageSize::A4, &error), qPrintable(error));
+        QVERIFY(QFileInfo(pdf).size() > 10000);
+        const QString svg = dir.filePath(QStringLiteral("chart.svg"));
+        QVERIFY2(w.exportChart(svg, &error), qPrintable(error));
+        QFile svgFile(svg);
+        QVERIFY(svgFile.open(QIODevice::ReadOnly));
+        QVERIFY(svgFile.readAll().contains("<svg"));
+        const QString csv = dir.filePath(QStringLiteral("figures.csv"));
+        QVERIFY2(w.exportFiguresCsv(csv, &error), qPrintable(error));
+        QFile csvFile(csv);
+        QVERIFY(csvFile.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = csvFile.readAll().split('\n');
+        QVERIFY(lines.at(0).startsWith("scenario,kv_bytes_per_token,"));
+        QVERIFY(lines.at(1).startsWith("\"A\",131072,"));
+        QVERIFY(lines.at(2).startsWith("\"Current\",65536,"));
     }
 
     void kvHeadsWhatIfAndReset()

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QWidget>
+
+QT_BEGIN_NAMESPACE
+class QTableWidget;
+class QHBoxLayout;
+class QPushButton;
+QT_END_NAMESPACE
+
+namespace Headroom {
+
+class MemoryChartView;
+class Planner;
+
+/// Up to four scenarios side by side: the pinned ones (A, B, C) and the
+/// current one, live. A table of the key figures with every value that
+/// differs from the first column highlighted, and the memory charts on one
+/// shared scale. Pin the current scenario, change one input, and the
+/// difference shows at once. Renders the Planner's results.
+class CompareView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit CompareView(Planner *planner, QWidget *parent = nullptr);
+    QTableWidget *table() const { return m_table; }
+
+private:
+    void refresh();
+
+    Planner *m_planner;
+    QTableWidget *m_table;
+    QHBoxLayout *m_charts;
+    QVector<MemoryChartView *> m_chartViews;
+    QPushButton *m_pin;
+    QPushButton *m_unpin;
+};
+
+} // namespace Headroom
