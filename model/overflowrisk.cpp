@@ -42,13 +42,22 @@ qint64 OverflowRisk::threshold(qint64 sessions, qint64 budget) const
     return qint64(std::floor(room / (long double)m_unit)) + 1;
 }
 
+std::optional<double> OverflowRisk::trivial(qint64 sessions, qint64 s) const
+{
+    if (sessions <= 0)
+        return 0.0;
+    if (s < 0)
+        return 1.0; // even the smallest sessions overflow
+    if (double(s) > double(sessions) * double(m_units.last()))
+        return 0.0; // even the largest ones fit
+    return std::nullopt;
+}
+
 double OverflowRisk::exactOverflow(qint64 sessions, qint64 budget) const
 {
     const qint64 s = threshold(sessions, budget);
-    if (sessions <= 0)
-        return 0;
-    if (s < 0)
-        return 1;
+    if (const auto known = trivial(sessions, s))
+        return *known;
     // pmf of the unit sum on [0, s - 1]; mass beyond s - 1 is the overflow.
     QVector<double> pmf(int(std::min<qint64>(s, qint64(1) << 26)), 0.0);
     pmf[0] = 1.0;
@@ -86,13 +95,9 @@ QMutex &fftwPlanner()
 double OverflowRisk::fftOverflow(qint64 sessions, qint64 budget, qint64 maxPoints) const
 {
     const qint64 s = threshold(sessions, budget);
-    if (sessions <= 0)
-        return 0;
-    if (s < 0)
-        return 1;
+    if (const auto known = trivial(sessions, s))
+        return *known;
     const qint64 top = m_units.last();
-    if (double(s) > double(sessions) * double(top))
-        return 0;
     const qint64 span = sessions * top + 1;
     qint64 size = 1;
     while (size < span)
@@ -150,14 +155,10 @@ double OverflowRisk::singleSessionBound(qint64 sessions, qint64 s) const
 double OverflowRisk::saddlepointOverflow(qint64 sessions, qint64 budget) const
 {
     const qint64 s = threshold(sessions, budget);
-    if (sessions <= 0)
-        return 0;
-    if (s < 0)
-        return 1;
+    if (const auto known = trivial(sessions, s))
+        return *known;
     const double n = double(sessions);
     const qint64 top = m_units.last();
-    if (double(s) > n * double(top))
-        return 0;
     if (s == 0)
         return 1;
     const double x = double(s) / n; // mean per session at the threshold, in units
@@ -219,12 +220,8 @@ double OverflowRisk::saddlepointOverflow(qint64 sessions, qint64 budget) const
 double OverflowRisk::overflowProbability(qint64 sessions, qint64 budget) const
 {
     const qint64 s = threshold(sessions, budget);
-    if (sessions <= 0)
-        return 0;
-    if (s < 0)
-        return 1;
-    if (double(s) > double(sessions) * double(m_units.last()))
-        return 0;
+    if (const auto known = trivial(sessions, s))
+        return *known;
     // Exact when cheap: direct convolution for tiny cases, else the FFT up to 2^16 points.
     const double work = double(sessions) * double(s) * double(m_units.size());
     if (work <= 2e5)

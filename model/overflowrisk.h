@@ -5,6 +5,7 @@
 #include "lengthdistribution.h"
 
 #include <QVector>
+#include <optional>
 
 namespace Headroom {
 
@@ -54,6 +55,8 @@ public:
     double saddlepointOverflow(qint64 sessions, qint64 budgetBytes) const;
 
 private:
+    // The answer without computing (0 sessions; even the smallest overflow; even the largest fit).
+    std::optional<double> trivial(qint64 sessions, qint64 s) const;
     // P(at least one of `sessions` sizes >= s units): a lower bound on the overflow.
     double singleSessionBound(qint64 sessions, qint64 s) const;
     // Threshold in lattice units: P(sum of units >= s), s = floor((B - N offset) / unit) + 1.

@@ -438,11 +438,7 @@ bool MainWindow::openModelFile(const QString &path, QString *error)
                                  10000);
         return true;
     } catch (const InputError &e) {
-        if (error)
-            *error = e.text();
-        else
-            QMessageBox::warning(this, tr("Cannot import config.json"), e.text());
-        return false;
+        return fail(tr("Cannot import config.json"), e.text(), error);
     }
 }
 
@@ -467,6 +463,15 @@ QString MainWindow::sessionsText() const
 QString MainWindow::derivationText() const
 {
     return m_derivation->toPlainText();
+}
+
+bool MainWindow::fail(const QString &title, const QString &why, QString *error)
+{
+    if (error)
+        *error = why;
+    else
+        QMessageBox::warning(this, title, why);
+    return false;
 }
 
 Scenario MainWindow::defaultScenario() const
@@ -505,11 +510,7 @@ bool MainWindow::openScenario(const QString &path, QString *error)
         updateTitle();
         return true;
     } catch (const InputError &e) {
-        if (error)
-            *error = e.text();
-        else
-            QMessageBox::warning(this, tr("Cannot open the scenario"), e.text());
-        return false;
+        return fail(tr("Cannot open the scenario"), e.text(), error);
     }
 }
 
@@ -525,11 +526,7 @@ bool MainWindow::saveScenario(const QString &path, QString *error)
         statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
         return true;
     } catch (const InputError &e) {
-        if (error)
-            *error = e.text();
-        else
-            QMessageBox::warning(this, tr("Cannot save the scenario"), e.text());
-        return false;
+        return fail(tr("Cannot save the scenario"), e.text(), error);
     }
 }
 
@@ -548,11 +545,7 @@ bool MainWindow::exportReport(const QString &path, QPageSize::PageSizeId size, Q
     QString why;
     if (ReportWriter::writePdf(path, reportInput(), size, &why))
         return true;
-    if (error)
-        *error = why;
-    else
-        QMessageBox::warning(this, tr("Cannot export the report"), why);
-    return false;
+    return fail(tr("Cannot export the report"), why, error);
 }
 
 bool MainWindow::exportChart(const QString &path, QString *error)
@@ -576,11 +569,7 @@ bool MainWindow::exportChart(const QString &path, QString *error)
     }
     if (why.isEmpty())
         return true;
-    if (error)
-        *error = why;
-    else
-        QMessageBox::warning(this, tr("Cannot export the chart"), why);
-    return false;
+    return fail(tr("Cannot export the chart"), why, error);
 }
 
 bool MainWindow::exportFiguresCsv(const QString &path, QString *error)
@@ -611,11 +600,7 @@ bool MainWindow::exportFiguresCsv(const QString &path, QString *error)
     if (f.open(QIODevice::WriteOnly) && f.write(csv.toUtf8()) >= 0 && f.commit())
         return true;
     const QString why = tr("cannot write %1: %2").arg(path, f.errorString());
-    if (error)
-        *error = why;
-    else
-        QMessageBox::warning(this, tr("Cannot export the figures"), why);
-    return false;
+    return fail(tr("Cannot export the figures"), why, error);
 }
 
 QString MainWindow::autosavePath() const

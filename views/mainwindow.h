@@ -84,6 +84,8 @@ private:
     bool maybeSave();
     void offerRecovery();
     Scenario defaultScenario() const;
+    /// Reports a failure: into *error when given (tests, scripts), else in a message box. Returns false.
+    bool fail(const QString &title, const QString &why, QString *error);
     struct ReportInput reportInput() const;
 
     Planner *m_planner;

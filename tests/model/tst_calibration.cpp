@@ -9,9 +9,12 @@
 
 #include <QFile>
 #include <QJsonDocument>
+#include "testshapes.h"
+
 #include <QTest>
 
 using namespace Headroom;
+using Headroom::Test::dense;
 
 namespace {
 QString log(const char *name)
@@ -20,20 +23,6 @@ QString log(const char *name)
     return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
 }
 
-ModelShape dense(int layers, int heads, int kvHeads, int headDim)
-{
-    ModelShape m;
-    m.name = QStringLiteral("test");
-    m.attentionHeads = heads;
-    m.kvHeads = kvHeads;
-    m.headDim = headDim;
-    m.totalParams = m.activeParams = 1'000'000'000;
-    LayerGroup g;
-    g.kvHeads = kvHeads;
-    g.headDimK = g.headDimV = headDim;
-    m.addLayers(g, layers);
-    return m;
-}
 
 Scenario base(const ModelShape &m)
 {

@@ -8,30 +8,19 @@
 #include "enginefigures.h"
 
 #include <QJsonDocument>
+#include "testshapes.h"
+
 #include <QTest>
 #include <cmath>
 
 using namespace Headroom;
+using Headroom::Test::dense;
 
 namespace {
 
 constexpr qint64 MiB = qint64(1) << 20;
 constexpr qint64 GiB = qint64(1) << 30;
 
-ModelShape dense(int layers, int heads, int kvHeads, int headDim)
-{
-    ModelShape m;
-    m.name = QStringLiteral("test");
-    m.attentionHeads = heads;
-    m.kvHeads = kvHeads;
-    m.headDim = headDim;
-    m.totalParams = m.activeParams = 1'000'000'000;
-    LayerGroup g;
-    g.kvHeads = kvHeads;
-    g.headDimK = g.headDimV = headDim;
-    m.addLayers(g, layers);
-    return m;
-}
 
 ModelShape fromJson(const char *json)
 {

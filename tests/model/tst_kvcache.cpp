@@ -6,29 +6,15 @@
 #include "inputerror.h"
 #include "kvcost.h"
 
+#include "testshapes.h"
+
 #include <QTest>
 
 using namespace Headroom;
+using Headroom::Test::dense;
 
 namespace {
 
-// A dense full-attention shape, as a custom --layers/--kv-heads/--head-dim model.
-ModelShape dense(int layers, int heads, int kvHeads, int headDim, qint64 params = 0)
-{
-    ModelShape m;
-    m.id = QStringLiteral("test");
-    m.name = QStringLiteral("test model");
-    m.attentionHeads = heads;
-    m.kvHeads = kvHeads;
-    m.headDim = headDim;
-    m.totalParams = m.activeParams = params;
-    LayerGroup g;
-    g.kind = LayerKind::FullAttention;
-    g.kvHeads = kvHeads;
-    g.headDimK = g.headDimV = headDim;
-    m.addLayers(g, layers);
-    return m;
-}
 
 Scenario seedA(qint64 context)
 {
