@@ -4,6 +4,7 @@
 #include "capacity.h"
 #include "configimporter.h"
 #include "inputerror.h"
+#include "levers.h"
 #include "logcalibration.h"
 #include "scenariofile.h"
 #include "presetstore.h"
@@ -21,7 +22,8 @@ namespace Headroom {
 
 namespace {
 
-const QStringList subcommands = {QStringLiteral("plan"), QStringLiteral("presets"), QStringLiteral("calibrate"), QStringLiteral("report")};
+const QStringList subcommands = {QStringLiteral("plan"),   QStringLiteral("presets"),  QStringLiteral("calibrate"),
+                                 QStringLiteral("report"), QStringLiteral("levers"),   QStringLiteral("diagnose")};
 
 QCommandLineOption opt(const char *name, const char *help, const char *valueName = nullptr)
 {
@@ -81,6 +83,12 @@ void addPlanOptions(QCommandLineParser &p)
         opt("json", "Print one JSON object (bytes as integers)."),
         opt("scenario", "Start from a .headroom scenario file (or a saved plan --json); flags override it.", "FILE"),
         opt("save", "plan: also save the resolved scenario to FILE (.headroom).", "FILE"),
+        opt("solve", "plan: max-context (for --sessions), min-gpus (for --target-sessions) or max-model-len.", "WHAT"),
+        opt("target-sessions-per-gpu", "levers: the sessions per GPU an option must reach.", "F"),
+        opt("max-itl-ms", "levers: the inter-token latency an option must keep under.", "MS"),
+        opt("shared-prefix", "levers: a system prompt of TOKENS shared by every session (prefix caching).", "TOKENS"),
+        opt("host-memory", "levers: host memory per GPU for offloading cold KV (default 256GB).", "SIZE"),
+        opt("failed-at-sessions", "diagnose: the session count at which the service failed.", "N"),
         QCommandLineOption({QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("report: the PDF to write."), QStringLiteral("FILE")),
         opt("page-size", "report: A4 (default) or Letter.", "SIZE"),
     });
@@ -119,6 +127,32 @@ PresetRecord findPreset(const QString &id, const QString &kind, const QString &f
     if (r.id.isEmpty() || r.kind != kind)
         throw InputError(field, QStringLiteral("unknown %1 preset \"%2\"; `headroom presets list` shows the ids").arg(kind, id));
     return r;
+}
+
+QVector<ModelShape> allModels(QTextStream &err)
+{
+    QVector<ModelShape> out;
+    const PresetStore *store = openStore(err);
+    for (const PresetRecord &r : store ? store->list(QStringLiteral("model")) : PresetStore::builtInPresets())
+        if (r.kind == QLatin1String("model"))
+            try {
+                out << ConfigImporter::fromPreset(r.json);
+            } catch (const InputError &) {
+            }
+    return out;
+}
+
+QVector<GpuSpec> allGpus(QTextStream &err)
+{
+    QVector<GpuSpec> out;
+    const PresetStore *store = openStore(err);
+    for (const PresetRecord &r : store ? store->list(QStringLiteral("gpu")) : PresetStore::builtInPresets())
+        if (r.kind == QLatin1String("gpu"))
+            try {
+                out << GpuSpec::fromPreset(r.json);
+            } catch (const InputError &) {
+            }
+    return out;
 }
 
 ModelShape presetModel(const QString &id, QTextStream &err)
@@ -339,10 +373,29 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
         return 1;
     }
     const QStringList derivation = explainCapacity(s, r, units);
+    QJsonObject solved;
+    if (isSet(p, "solve")) {
+        const QString what = value(p, "solve");
+        if (what == QLatin1String("max-context")) {
+            solved.insert(QStringLiteral("solved_context_tokens"), solveMaxContext(s, s.sessions));
+        } else if (what == QLatin1String("min-gpus")) {
+            if (!s.targetSessions)
+                throw InputError(QStringLiteral("--solve"), QStringLiteral("min-gpus needs --target-sessions N"));
+            const auto [gpus, tp] = solveMinGpus(s, *s.targetSessions);
+            solved.insert(QStringLiteral("solved_gpus"), gpus > 0 ? QJsonValue(gpus) : QJsonValue());
+            solved.insert(QStringLiteral("solved_tp"), tp > 0 ? QJsonValue(tp) : QJsonValue());
+        } else if (what == QLatin1String("max-model-len")) {
+            solved.insert(QStringLiteral("solved_max_model_len"), solveMaxModelLen(s));
+        } else {
+            throw InputError(QStringLiteral("--solve"), QStringLiteral("must be max-context, min-gpus or max-model-len, got \"%1\"").arg(what));
+        }
+    }
     if (isSet(p, "save"))
         ScenarioFile::write(value(p, "save"), s, QFileInfo(value(p, "save")).completeBaseName());
     if (isSet(p, "json")) {
         QJsonObject o = r.toJson();
+        for (const QString &key : solved.keys())
+            o.insert(key, solved.value(key));
         o.insert(QStringLiteral("inputs"), s.toJson());
         o.insert(QStringLiteral("derivation"), QJsonArray::fromStringList(derivation));
         out << QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented));
@@ -392,6 +445,8 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
             << (d.fleetCostPerHourUsd ? QStringLiteral(", %1 per hour, %2 per month").arg(Units::formatUsd(*d.fleetCostPerHourUsd), Units::formatUsd(*d.fleetCostPerMonthUsd))
                                       : QString())
             << '\n';
+    for (const QString &key : solved.keys())
+        out << key << ": " << (solved.value(key).isNull() ? QStringLiteral("none") : QString::number(solved.value(key).toDouble(), 'f', 0)) << '\n';
     out << '\n' << r.verdict << '\n';
     for (const QString &f : r.fixes)
         out << "  fix: " << f << '\n';
@@ -469,6 +524,56 @@ int runCalibrate(const QCommandLineParser &p, QTextStream &out, QTextStream &err
     return 0;
 }
 
+int runLevers(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
+{
+    const Scenario s = scenarioFrom(p, err);
+    LeverTarget target;
+    if (isSet(p, "target-sessions-per-gpu"))
+        target.sessionsPerGpu = Units::parseFraction(value(p, "target-sessions-per-gpu"), QStringLiteral("--target-sessions-per-gpu"), 0, 1e9);
+    if (isSet(p, "max-itl-ms"))
+        target.maxItlMs = Units::parseFraction(value(p, "max-itl-ms"), QStringLiteral("--max-itl-ms"), 0, 1e9);
+    const qint64 prefix = isSet(p, "shared-prefix") ? countOpt(p, "shared-prefix") : 0;
+    const qint64 host = isSet(p, "host-memory") ? Units::parseSize(value(p, "host-memory"), QStringLiteral("--host-memory"), true) : 256'000'000'000;
+    const CapacityResult now = computeCapacity(s);
+    if (!now.ok) {
+        err << "error: " << now.error << '\n';
+        return 1;
+    }
+    const LeverReport report = evaluateLevers(s, allModels(err), allGpus(err), target, prefix, host);
+    if (isSet(p, "json")) {
+        out << QString::fromUtf8(QJsonDocument(report.toJson()).toJson(QJsonDocument::Indented));
+        return 0;
+    }
+    out << "Now: " << QString::number(report.current.sessionsPerGpu, 'f', 2) << " sessions per GPU"
+        << (report.current.costPerSessionHourUsd ? QStringLiteral(", %1 per session-hour").arg(Units::formatUsd(*report.current.costPerSessionHourUsd)) : QString())
+        << "\n\n";
+    out << QStringLiteral("%1 %2 %3 %4  %5\n").arg(QStringLiteral("lever").leftJustified(10), QStringLiteral("option").leftJustified(44),
+                                                 QStringLiteral("per GPU").rightJustified(9), QStringLiteral("$/session-h").rightJustified(12),
+                                                 QStringLiteral("price paid"));
+    for (const LeverOption &o : report.options)
+        out << QStringLiteral("%1 %2 %3 %4  %5%6\n")
+                   .arg(o.lever.leftJustified(10), o.option.left(44).leftJustified(44), QString::number(o.sessionsPerGpu, 'f', 2).rightJustified(9),
+                        (o.costPerSessionHourUsd && o.sessionsPerGroup > 0 ? Units::formatUsd(*o.costPerSessionHourUsd) : QStringLiteral("—")).rightJustified(12),
+                        o.sideEffect, o.cheapest ? QStringLiteral("  <- cheapest meeting the target") : QString());
+    out << '\n' << report.answer << '\n';
+    return 0;
+}
+
+int runDiagnose(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
+{
+    if (!isSet(p, "failed-at-sessions"))
+        throw InputError(QStringLiteral("--failed-at-sessions"), QStringLiteral("is required: the session count at which it failed"));
+    if (!isSet(p, "context"))
+        throw InputError(QStringLiteral("--context"), QStringLiteral("is required: the tokens per session when it failed"));
+    const Scenario s = scenarioFrom(p, err);
+    const Diagnosis d = diagnoseFailure(s, countOpt(p, "failed-at-sessions"), countOpt(p, "context"), allModels(err), allGpus(err));
+    if (isSet(p, "json"))
+        out << QString::fromUtf8(QJsonDocument(d.toJson()).toJson(QJsonDocument::Indented));
+    else
+        out << d.sentence << '\n';
+    return 0;
+}
+
 int runPresets(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
 {
     const QStringList pos = p.positionalArguments();
@@ -518,8 +623,11 @@ bool CommandLine::wants(const QStringList &arguments)
     if (arguments.size() < 2)
         return false;
     const QString first = arguments.at(1);
-    return subcommands.contains(first) || first == QLatin1String("--help") || first == QLatin1String("-h")
-        || first == QLatin1String("--version") || first == QLatin1String("help");
+    // A word that is not a file is a command (an unknown one is reported, not
+    // taken for the window); a file opens in the window.
+    if (!first.startsWith(QLatin1Char('-')))
+        return !QFileInfo(first).isFile();
+    return first == QLatin1String("--help") || first == QLatin1String("-h") || first == QLatin1String("--version");
 }
 
 int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream &err, const ReportWriterHook &writeReport)
@@ -532,9 +640,11 @@ int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream
         "  presets list  built-in and your model and GPU presets (--json)\n"
         "  calibrate LOG read a vLLM, SGLang or llama.cpp start-up log; printed vs predicted (--json)\n"
         "  report        the PDF capacity report: the plan flags or --scenario FILE, and -o report.pdf\n"
+        "  levers        the four levers priced: precision, attention, retention, memory (--json)\n"
+        "  diagnose      explain a failure: --failed-at-sessions N --context TOKENS (--json)\n"
         "Without a command, the window opens."));
     p.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsOptions);
-    p.addPositionalArgument(QStringLiteral("command"), QStringLiteral("plan, presets list, calibrate LOG or report"));
+    p.addPositionalArgument(QStringLiteral("command"), QStringLiteral("plan, presets list, calibrate LOG, report, levers or diagnose"));
     const QCommandLineOption help = p.addHelpOption();
     const QCommandLineOption version = p.addVersionOption();
     addPlanOptions(p);
@@ -563,6 +673,10 @@ int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream
             return runPresets(p, out, err);
         if (pos.value(0) == QLatin1String("calibrate"))
             return runCalibrate(p, out, err);
+        if (pos.value(0) == QLatin1String("levers"))
+            return runLevers(p, out, err);
+        if (pos.value(0) == QLatin1String("diagnose"))
+            return runDiagnose(p, out, err);
         if (pos.value(0) == QLatin1String("report")) {
             if (!p.isSet(QStringLiteral("output"))) {
                 err << "error: -o/--output: give the PDF to write, e.g. -o report.pdf\n";
@@ -592,7 +706,7 @@ int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream
         err << "error: " << e.text() << '\n';
         return 1;
     }
-    err << "error: unknown command \"" << pos.value(0) << "\"; use plan or presets (see --help)\n";
+    err << "error: unknown command \"" << pos.value(0) << "\"; use plan, presets, calibrate, report, levers or diagnose (see --help)\n";
     return 2;
 }
 

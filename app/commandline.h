@@ -18,7 +18,8 @@ class CommandLine
 {
 public:
     /// True when `arguments` (argv, program name first) ask for the command
-    /// line rather than the window: a known subcommand, --help or --version.
+    /// line rather than the window: a command word (known or not), --help or
+    /// --version. A file name opens in the window.
     static bool wants(const QStringList &arguments);
     /// Writes a report: (scenario, its result, name, units, output path,
     /// page size "A4" or "Letter") -> empty on success, else the error line.

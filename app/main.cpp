@@ -61,5 +61,8 @@ int main(int argc, char *argv[])
     QGuiApplication::setDesktopFileName(QStringLiteral("io.github.headroom.Headroom"));
     Headroom::MainWindow window;
     window.show();
+    // `headroom plan.headroom` opens that scenario.
+    if (arguments.size() > 1 && !arguments.at(1).startsWith(QLatin1Char('-')))
+        window.openScenario(arguments.at(1));
     return app.exec();
 }

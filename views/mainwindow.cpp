@@ -4,6 +4,7 @@
 #include "calibrationdialog.h"
 #include "capacity.h"
 #include "compareview.h"
+#include "leversview.h"
 #include "reportwriter.h"
 #include "distributionview.h"
 #include "configimporter.h"
@@ -113,6 +114,7 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
 
     m_models = models;
     m_gpus = gpus;
+    m_planner->setPresets(models, gpus);
     m_planner->reset(defaultScenario());
 
     // Left: inputs.
@@ -160,6 +162,8 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     m_centre->addTab(m_distribution, tr("&Lengths and risk"));
     m_compare = new CompareView(m_planner);
     m_centre->addTab(m_compare, tr("Com&pare"));
+    m_levers = new LeversView(m_planner);
+    m_centre->addTab(m_levers, tr("Le&vers"));
 
     auto *split = new QSplitter;
     split->addWidget(scroll);

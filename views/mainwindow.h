@@ -42,6 +42,7 @@ public:
     InputPanel *inputPanel() const { return m_inputs; }
     MemoryChartView *chartView() const { return m_chart; }
     DistributionView *distributionView() const { return m_distribution; }
+    class LeversView *leversView() const { return m_levers; }
     /// The large "sessions that fit" figure, as shown.
     QString sessionsText() const;
     /// The derivation as shown (plain text).
@@ -104,6 +105,7 @@ private:
     QComboBox *m_units = nullptr;
     DistributionView *m_distribution = nullptr;
     CompareView *m_compare = nullptr;
+    class LeversView *m_levers = nullptr;
     QTabWidget *m_centre = nullptr;
 };
 

@@ -150,6 +150,22 @@ void Planner::setLengthScale(double scale)
     edit(s, ScenarioCommand::LengthScale, tr("Change length scale"), true);
 }
 
+void Planner::setPresets(QVector<ModelShape> models, QVector<GpuSpec> gpus)
+{
+    m_models = std::move(models);
+    m_gpus = std::move(gpus);
+}
+
+LeverReport Planner::levers(const LeverTarget &target, qint64 sharedPrefixTokens, qint64 hostMemoryPerGpu) const
+{
+    return evaluateLevers(m_scenario, m_models, m_gpus, target, sharedPrefixTokens, hostMemoryPerGpu);
+}
+
+Diagnosis Planner::diagnose(qint64 sessions, qint64 tokens) const
+{
+    return diagnoseFailure(m_scenario, sessions, tokens, m_models, m_gpus);
+}
+
 bool Planner::pinCurrent()
 {
     if (m_pinned.size() >= 3)

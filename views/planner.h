@@ -2,6 +2,7 @@
 #pragma once
 
 #include "capacityresult.h"
+#include "levers.h"
 #include "scenario.h"
 #include "scenariocommand.h"
 #include "units.h"
@@ -69,6 +70,13 @@ public:
     void unpin(int index);
     const QVector<Pinned> &pinned() const { return m_pinned; }
 
+    /// The presets the levers draw other models and cards from.
+    void setPresets(QVector<ModelShape> models, QVector<GpuSpec> gpus);
+    /// The four levers priced for the current scenario (evaluateLevers).
+    LeverReport levers(const LeverTarget &target, qint64 sharedPrefixTokens, qint64 hostMemoryPerGpu) const;
+    /// A failure at `sessions` sessions of `tokens` explained (diagnoseFailure); throws InputError.
+    Diagnosis diagnose(qint64 sessions, qint64 tokens) const;
+
 Q_SIGNALS:
     void pinnedChanged();
     void scenarioChanged(const Headroom::Scenario &scenario);
@@ -81,6 +89,8 @@ private:
     QUndoStack m_undo;
     UnitSystem m_units = UnitSystem::Decimal;
     QVector<Pinned> m_pinned;
+    QVector<ModelShape> m_models;
+    QVector<GpuSpec> m_gpus;
     quint64 m_generation = 0;
     int m_pending = 0;
 };

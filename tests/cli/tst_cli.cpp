@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSet>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -241,6 +242,46 @@ private Q_SLOTS:
         QVERIFY(r.code != 0 && r.err.contains("--risk"));
         r = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution lognormal:median=5000,p99=100"));
         QVERIFY(r.code != 0 && r.err.contains("--distribution"));
+    }
+
+    void leversDiagnoseAndSolve()
+    {
+        // Seed B at 128,000 tokens (0 sessions in 66 GB): the levers restore service.
+        Run r = run({QStringLiteral("levers"), QStringLiteral("--layers"), QStringLiteral("32"), QStringLiteral("--heads"), QStringLiteral("32"),
+                     QStringLiteral("--kv-heads"), QStringLiteral("32"), QStringLiteral("--head-dim"), QStringLiteral("128"),
+                     QStringLiteral("--weights"), QStringLiteral("14GB"), QStringLiteral("--gpu-memory"), QStringLiteral("80GB"),
+                     QStringLiteral("--workspace"), QStringLiteral("0GB"), QStringLiteral("--kv-dtype"), QStringLiteral("fp16"),
+                     QStringLiteral("--context"), QStringLiteral("128000"), QStringLiteral("--price"), QStringLiteral("2.95"),
+                     QStringLiteral("--target-sessions-per-gpu"), QStringLiteral("1"), QStringLiteral("--json")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonArray options = r.json().value(QStringLiteral("options")).toArray();
+        QSet<QString> restored;
+        for (const QJsonValue &v : options) {
+            const QJsonObject o = v.toObject();
+            for (const char *key : {"lever", "option", "sessions_per_gpu", "cost_per_session_hour_usd", "side_effect"})
+                QVERIFY2(o.contains(QString::fromLatin1(key)), key);
+            if (o.value(QStringLiteral("sessions_per_gpu")).toDouble() >= 1.0)
+                restored << o.value(QStringLiteral("lever")).toString();
+        }
+        QCOMPARE(restored, (QSet<QString>{QStringLiteral("precision"), QStringLiteral("attention"), QStringLiteral("retention"), QStringLiteral("memory")}));
+        // Llama-3.1-8B on the H100 preset (65,460,287,488 B budget, 13,107,200,000 B per
+        // 100,000-token session: 4 fit): fine at 200 sessions of 1,000 tokens, died at 12 long ones.
+        r = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --failed-at-sessions 12 --context 100000").mid(0).replaceInStrings(QStringLiteral("plan"), QStringLiteral("diagnose")));
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(r.json().value(QStringLiteral("explained_by_kv")).toBool(), true);
+        QCOMPARE(r.json().value(QStringLiteral("resident_tokens")).toInteger(), qint64(1'200'000));
+        QCOMPARE(r.json().value(QStringLiteral("expected_failure_sessions")).toInteger(), qint64(5));
+        QVERIFY(!r.json().value(QStringLiteral("cheapest_fix")).toString().isEmpty());
+        r = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --failed-at-sessions 200 --context 1000").replaceInStrings(QStringLiteral("plan"), QStringLiteral("diagnose")));
+        QCOMPARE(r.json().value(QStringLiteral("explained_by_kv")).toBool(), false);
+        // Seed A: --solve max-context for 4 sessions = 114,432 tokens; min-gpus for 9 = 2 at TP 2.
+        r = run(plan("--layers 32 --heads 32 --kv-heads 8 --head-dim 128 --params 8e9 --gpu-memory 80GB --workspace 4GB --context 100000 --sessions 4 --solve max-context"));
+        QCOMPARE(r.json().value(QStringLiteral("solved_context_tokens")).toInteger(), qint64(114'432));
+        r = run(plan("--layers 32 --heads 32 --kv-heads 8 --head-dim 128 --params 8e9 --gpu-memory 80GB --workspace 4GB --context 100000 --target-sessions 9 --solve min-gpus"));
+        QCOMPARE(r.json().value(QStringLiteral("solved_gpus")).toInteger(), qint64(2));
+        QCOMPARE(r.json().value(QStringLiteral("solved_tp")).toInteger(), qint64(2));
+        r = run(plan("--layers 32 --heads 32 --kv-heads 8 --head-dim 128 --params 8e9 --gpu-memory 80GB --workspace 4GB --context 100000 --solve max-model-len"));
+        QCOMPARE(r.json().value(QStringLiteral("solved_max_model_len")).toInteger(), qint64(457'760));
     }
 
     void malformedConfigJson()

@@ -4,6 +4,7 @@
 // (seed-figures.md A: 131,072 B per token for this shape).
 #include "calibrationdialog.h"
 #include "compareview.h"
+#include "leversview.h"
 #include "distributionchartview.h"
 #include "distributionview.h"
 #include "inputpanel.h"
@@ -15,6 +16,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QFileInfo>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QSlider>
 #include <QSpinBox>
@@ -264,6 +266,20 @@ private Q_SLOTS:
         QVERIFY(lines.at(0).startsWith("scenario,kv_bytes_per_token,"));
         QVERIFY(lines.at(1).startsWith("\"A\",131072,"));
         QVERIFY(lines.at(2).startsWith("\"Current\",65536,"));
+    }
+
+    void leversTab()
+    {
+        MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
+        w.show();
+        LeversView *levers = w.leversView();
+        for (auto *tabs : w.findChildren<QTabWidget *>())
+            if (tabs->indexOf(levers) >= 0)
+                tabs->setCurrentWidget(levers);
+        QVERIFY(levers->table()->rowCount() > 5);
+        QVERIFY2(levers->answer().startsWith(QStringLiteral("Cheapest here")), qPrintable(levers->answer()));
+        // Llama-3.1-8B on the H100: 12 sessions of 100,000 tokens cannot fit (4 do).
+        QVERIFY(levers->diagnose(12, 100000).startsWith(QStringLiteral("KV exhaustion explains it")));
     }
 
     void kvHeadsWhatIfAndReset()

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The levers, the inverse questions and the diagnosis, on the founding worked
+// examples (shared/design/seed-figures.md) where the answers are known.
+#include "capacity.h"
+#include "levers.h"
+#include "testshapes.h"
+
+#include <QTest>
+
+using namespace Headroom;
+using Headroom::Test::dense;
+
+namespace {
+
+// Seed B: 7B MHA fp16 (32 x 32 x 128), 14 GB of weights, an 80 GB card, no workspace.
+Scenario seedB(qint64 context)
+{
+    Scenario s;
+    s.model = dense(32, 32, 32, 128, 7'000'000'000);
+    s.gpu = GpuSpec::custom(80'000'000'000);
+    s.gpu.priceUsdPerHour = 2.95;
+    s.weightsBytes = 14'000'000'000;
+    s.workspaceBytes = 0;
+    s.kvDtype = Dtype::FP16;
+    s.contextTokens = context;
+    return s;
+}
+
+// Seed A: 8B GQA bf16 (32 x 8 x 128), 8e9 parameters, an 80 GB card, 4 GB workspace.
+Scenario seedA(qint64 context)
+{
+    Scenario s;
+    s.model = dense(32, 32, 8, 128, 8'000'000'000);
+    s.gpu = GpuSpec::custom(80'000'000'000);
+    s.gpu.priceUsdPerHour = 2.95;
+    s.workspaceBytes = 4'000'000'000;
+    s.weightsDtype = Dtype::BF16;
+    s.contextTokens = context;
+    return s;
+}
+
+const LeverOption *find(const LeverReport &r, const QString &option)
+{
+    for (const LeverOption &o : r.options)
+        if (o.option == option)
+            return &o;
+    return nullptr;
+}
+
+} // namespace
+
+class TestLevers : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void seedB128kRestoredByEachLever_data()
+    {
+        QTest::addColumn<QString>("option");
+        QTest::addColumn<qint64>("sessions");
+        QTest::addColumn<int>("tp");
+        // 128,000 tokens: 67.1 GB MHA fp16 in a 66 GB budget, 0 sessions (seed B). Fixes:
+        QTest::newRow("8-bit cache: 33.6 GB, 1 session") << QStringLiteral("KV cache fp8") << qint64(1) << 1;
+        QTest::newRow("GQA-8: 16.8 GB, 3 sessions (seed B)") << QStringLiteral("8 KV heads (GQA what-if)") << qint64(3) << 1;
+        QTest::newRow("cap at 65,536 tokens: 34.4 GB, 1 session") << QStringLiteral("cap at 65,536 tokens") << qint64(1) << 1;
+        // TP 2: 16 KV heads and 7 GB of weights per GPU: 73 GB / 33.6 GB = 2 per group.
+        QTest::newRow("TP 2: 2 sessions per 2 GPUs") << QStringLiteral("TP 2") << qint64(2) << 2;
+    }
+    void seedB128kRestoredByEachLever()
+    {
+        QFETCH(QString, option);
+        QFETCH(qint64, sessions);
+        QFETCH(int, tp);
+        const LeverReport r = evaluateLevers(seedB(128000), {}, {}, LeverTarget{1.0, std::nullopt});
+        QCOMPARE(r.current.sessionsPerGroup, qint64(0));
+        const LeverOption *o = find(r, option);
+        QVERIFY2(o, qPrintable(option));
+        QCOMPARE(o->sessionsPerGroup, sessions);
+        QCOMPARE(o->sessionsPerGpu, double(sessions) / tp);
+        QVERIFY(std::abs(*o->costPerSessionHourUsd - 2.95 * tp / double(sessions)) < 1e-9);
+        QVERIFY(!o->sideEffect.isEmpty());
+        QVERIFY(!r.answer.isEmpty());
+    }
+
+    void sortedByCostCheapestMarked()
+    {
+        const LeverReport r = evaluateLevers(seedB(128000), {}, {}, LeverTarget{1.0, std::nullopt});
+        double previous = 0;
+        int cheapest = 0;
+        for (const LeverOption &o : r.options) {
+            if (o.sessionsPerGroup > 0 && o.costPerSessionHourUsd) {
+                QVERIFY(*o.costPerSessionHourUsd >= previous);
+                previous = *o.costPerSessionHourUsd;
+            }
+            cheapest += o.cheapest;
+            if (o.cheapest)
+                QVERIFY(o.meetsTarget && o.sessionsPerGpu >= 1.0);
+        }
+        QCOMPARE(cheapest, 1);
+    }
+
+    void diagnosis()
+    {
+        // Seed A on its 80 GB card: 60 GB holds 4 sessions of 100,000 tokens (13.1 GB each).
+        // A service that died at 12 such sessions: 1,200,000 resident tokens, far past the
+        // budget; it should have failed from the 5th.
+        Diagnosis d = diagnoseFailure(seedA(100000), 12, 100000, {}, {});
+        QCOMPARE(d.residentTokens, qint64(1'200'000));
+        QVERIFY(d.explainedByKv);
+        QCOMPARE(d.expectedFailureSessions, qint64(5));
+        // 60e9 B / (16 x 131,072 B) = 28,610 whole blocks of 16 tokens.
+        QCOMPARE(d.kvBudgetTokens, qint64(28'610) * 16);
+        QVERIFY(!d.cheapestFix.isEmpty());
+        // Fine at 200 short sessions of 1,000 tokens: 26% of the budget, not KV.
+        d = diagnoseFailure(seedA(100000), 200, 1000, {}, {});
+        QVERIFY(!d.explainedByKv);
+    }
+
+    void inverseQuestions()
+    {
+        // Longest context for 4 sessions: 15 GB each = 114,440 tokens, whole blocks: 114,432.
+        QCOMPARE(solveMaxContext(seedA(100000), 4), qint64(114'432));
+        // max_model_len for one session: 60e9 / 131,072 B = 457,763 tokens, whole blocks: 457,760.
+        QCOMPARE(solveMaxModelLen(seedA(100000)), qint64(457'760));
+        // Fewest GPUs for 9 sessions of 100,000: TP 1 holds 4 per GPU (3 GPUs); TP 2 holds
+        // (80 - 8 - 4) / 6.5536 = 10 per pair (2 GPUs); TP 4 holds 21 per 4 GPUs (4).
+        const auto [gpus, tp] = solveMinGpus(seedA(100000), 9);
+        QCOMPARE(gpus, qint64(2));
+        QCOMPARE(tp, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLevers)
+#include "tst_levers.moc"
