@@ -151,8 +151,9 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
     if (hostMemoryPerGpu > 0 && now.gpu.hostLinkBytesPerSecond > 0 && base.distribution.meanSessionBytesPerGpu > 0) {
         // Cold KV in host memory: the pool grows by the host memory, but every
         // decode step reads the offloaded part over the host link.
+        // Host memory extends the pool as if the card were larger (any engine rule).
         Scenario v = now;
-        v.engineSettings.kvCacheMemory = Units::add(base.kvBudgetBytesPerGpu, hostMemoryPerGpu, QStringLiteral("--host-memory"));
+        v.gpuMemoryBytes = Units::add(base.gpuMemoryBytes, hostMemoryPerGpu, QStringLiteral("--host-memory"));
         LeverOption o = price(QStringLiteral("memory"), QStringLiteral("offload cold KV to %1 of host memory").arg(Units::formatBytes(hostMemoryPerGpu, UnitSystem::Decimal)), v, QString());
         const double offloaded = std::max(0.0, double(o.sessionsPerGroup) * base.distribution.meanSessionBytesPerGpu - double(base.kvBudgetBytesPerGpu));
         const double addedMs = offloaded / double(now.gpu.hostLinkBytesPerSecond) * 1e3;

@@ -98,6 +98,23 @@ private Q_SLOTS:
         QCOMPARE(cheapest, 1);
     }
 
+    void offloadGrowsThePoolAndCostsLatency()
+    {
+        // Seed A on an H100-like card with a 64 GB/s host link: 256 GB of host memory adds
+        // (80 + 256 - 16 - 4) / 13.1072 = 24 sessions of 100,000 tokens (4 on the card alone);
+        // decode then reads the 20 off-card sessions' KV over the link every step.
+        Scenario s = seedA(100000);
+        s.gpu.bandwidthBytesPerSecond = 3'350'000'000'000;
+        s.gpu.hostLinkBytesPerSecond = 64'000'000'000;
+        const LeverReport r = evaluateLevers(s, {}, {}, LeverTarget{});
+        const LeverOption *o = find(r, QStringLiteral("offload cold KV to 256.0 GB of host memory"));
+        QVERIFY(o);
+        QCOMPARE(o->sessionsPerGroup, qint64((80'000'000'000 + 256'000'000'000 - 16'000'000'000 - 4'000'000'000) / 13'107'200'000));
+        // (24 x 13.1072 GB - 60 GB) / 64 GB/s = 3.978 s added per token.
+        const double added = (24.0 * 13.1072e9 - 60e9) / 64e9 * 1e3;
+        QVERIFY2(o->sideEffect.contains(QString::number(added, 'f', 1)), qPrintable(o->sideEffect));
+    }
+
     void diagnosis()
     {
         // Seed A on its 80 GB card: 60 GB holds 4 sessions of 100,000 tokens (13.1 GB each).
