@@ -129,30 +129,32 @@ PresetRecord findPreset(const QString &id, const QString &kind, const QString &f
     return r;
 }
 
+// Every preset of one kind that reads (the store's, else the built-ins).
+template <typename T>
+QVector<T> allPresets(const QString &kind, T (*read)(const QJsonObject &), QTextStream &err)
+{
+    QVector<T> out;
+    const PresetStore *store = openStore(err);
+    for (const PresetRecord &r : store ? store->list(kind) : PresetStore::builtInPresets()) {
+        if (r.kind != kind)
+            continue;
+        try {
+            out << read(r.json);
+        } catch (const InputError &) {
+            // A damaged user preset is left out of the options, not fatal.
+        }
+    }
+    return out;
+}
+
 QVector<ModelShape> allModels(QTextStream &err)
 {
-    QVector<ModelShape> out;
-    const PresetStore *store = openStore(err);
-    for (const PresetRecord &r : store ? store->list(QStringLiteral("model")) : PresetStore::builtInPresets())
-        if (r.kind == QLatin1String("model"))
-            try {
-                out << ConfigImporter::fromPreset(r.json);
-            } catch (const InputError &) {
-            }
-    return out;
+    return allPresets<ModelShape>(QStringLiteral("model"), &ConfigImporter::fromPreset, err);
 }
 
 QVector<GpuSpec> allGpus(QTextStream &err)
 {
-    QVector<GpuSpec> out;
-    const PresetStore *store = openStore(err);
-    for (const PresetRecord &r : store ? store->list(QStringLiteral("gpu")) : PresetStore::builtInPresets())
-        if (r.kind == QLatin1String("gpu"))
-            try {
-                out << GpuSpec::fromPreset(r.json);
-            } catch (const InputError &) {
-            }
-    return out;
+    return allPresets<GpuSpec>(QStringLiteral("gpu"), &GpuSpec::fromPreset, err);
 }
 
 ModelShape presetModel(const QString &id, QTextStream &err)

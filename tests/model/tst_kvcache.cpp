@@ -12,33 +12,10 @@
 
 using namespace Headroom;
 using Headroom::Test::dense;
+using Headroom::Test::seedA;
 
 namespace {
 
-
-Scenario seedA(qint64 context)
-{
-    Scenario s;
-    s.model = dense(32, 32, 8, 128, 8'000'000'000);
-    s.gpu = GpuSpec::custom(80'000'000'000);
-    s.workspaceBytes = 4'000'000'000;
-    s.weightsDtype = Dtype::BF16;
-    s.kvDtype = Dtype::BF16;
-    s.contextTokens = context;
-    return s;
-}
-
-Scenario seedBScenario(qint64 context, int kvHeads = 32, qint64 card = 80'000'000'000, qint64 weights = 14'000'000'000)
-{
-    Scenario s;
-    s.model = dense(32, 32, kvHeads, 128);
-    s.gpu = GpuSpec::custom(card);
-    s.weightsBytes = weights;
-    s.workspaceBytes = 0;
-    s.kvDtype = Dtype::FP16;
-    s.contextTokens = context;
-    return s;
-}
 
 ModelShape deepseekV3()
 {
@@ -118,7 +95,7 @@ private Q_SLOTS:
         QFETCH(qint64, bytesPerToken);
         QFETCH(qint64, sessionBytes);
         QFETCH(qint64, sessions);
-        const CapacityResult r = computeCapacity(seedBScenario(context, kvHeads, card, weights));
+        const CapacityResult r = computeCapacity(Test::seedB(context, kvHeads, card, weights));
         QVERIFY2(r.ok, qPrintable(r.error));
         QCOMPARE(r.kvBytesPerToken, bytesPerToken);
         QCOMPARE(r.sessionBytes, sessionBytes);
@@ -127,7 +104,7 @@ private Q_SLOTS:
 
     void seedB_zeroSessionsSaysWhyAndWhichLever()
     {
-        const CapacityResult r = computeCapacity(seedBScenario(128000));
+        const CapacityResult r = computeCapacity(Test::seedB(128000));
         QCOMPARE(r.maxSessions, qint64(0));
         QVERIFY(!r.fits);
         QVERIFY2(r.verdict.contains(QStringLiteral("Not one")), qPrintable(r.verdict));
@@ -140,7 +117,7 @@ private Q_SLOTS:
     void seedB_cachePrecision()
     {
         // "with GQA, 8 KV heads: 131,072 B per token; plus an 8-bit cache: 65,536 B".
-        Scenario s = seedBScenario(4000, 8);
+        Scenario s = Test::seedB(4000, 8);
         s.kvDtype = Dtype::FP8;
         QCOMPARE(computeCapacity(s).kvBytesPerToken, qint64(65536));
         s.kvDtype = Dtype::INT8;

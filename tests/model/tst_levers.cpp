@@ -8,34 +8,21 @@
 #include <QTest>
 
 using namespace Headroom;
-using Headroom::Test::dense;
 
 namespace {
 
-// Seed B: 7B MHA fp16 (32 x 32 x 128), 14 GB of weights, an 80 GB card, no workspace.
+// The founding examples, priced at $2.95 per GPU-hour.
 Scenario seedB(qint64 context)
 {
-    Scenario s;
-    s.model = dense(32, 32, 32, 128, 7'000'000'000);
-    s.gpu = GpuSpec::custom(80'000'000'000);
+    Scenario s = Headroom::Test::seedB(context);
     s.gpu.priceUsdPerHour = 2.95;
-    s.weightsBytes = 14'000'000'000;
-    s.workspaceBytes = 0;
-    s.kvDtype = Dtype::FP16;
-    s.contextTokens = context;
     return s;
 }
 
-// Seed A: 8B GQA bf16 (32 x 8 x 128), 8e9 parameters, an 80 GB card, 4 GB workspace.
 Scenario seedA(qint64 context)
 {
-    Scenario s;
-    s.model = dense(32, 32, 8, 128, 8'000'000'000);
-    s.gpu = GpuSpec::custom(80'000'000'000);
+    Scenario s = Headroom::Test::seedA(context);
     s.gpu.priceUsdPerHour = 2.95;
-    s.workspaceBytes = 4'000'000'000;
-    s.weightsDtype = Dtype::BF16;
-    s.contextTokens = context;
     return s;
 }
 
