@@ -148,6 +148,17 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         if (o.sessionsPerGroup > 0 || o.sideEffect.startsWith(QLatin1String("--tp")) == false)
             out << o;
     }
+    if (now.targetSessions && base.distribution.gpusNeeded && *base.distribution.gpusNeeded > now.tp) {
+        // Scale out: per card nothing changes, the fleet grows.
+        LeverOption o = price(QStringLiteral("memory"), QStringLiteral("more replicas (%1 x %2 GPUs)")
+                                                            .arg(*base.distribution.gpusNeeded / now.tp).arg(now.tp),
+                              now, QString());
+        o.sideEffect = QStringLiteral("%1 GPUs in all for %2 sessions%3")
+                           .arg(formatCount(*base.distribution.gpusNeeded), formatCount(*now.targetSessions),
+                                base.distribution.fleetCostPerHourUsd ? QStringLiteral(": %1 per hour").arg(Units::formatUsd(*base.distribution.fleetCostPerHourUsd))
+                                                                      : QString());
+        out << o;
+    }
     if (hostMemoryPerGpu > 0 && now.gpu.hostLinkBytesPerSecond > 0 && base.distribution.meanSessionBytesPerGpu > 0) {
         // Cold KV in host memory: the pool grows by the host memory, but every
         // decode step reads the offloaded part over the host link.
@@ -169,8 +180,10 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
     for (LeverOption &o : out) {
         o.change = report.current.sessionsPerGpu > 0 ? o.sessionsPerGpu / report.current.sessionsPerGpu - 1.0
                                                       : (o.sessionsPerGpu > 0 ? INFINITY : 0.0);
+        // Without a latency target, 200 ms per token (5 tokens/s, too slow to read along) is the ceiling.
+        const double maxItl = target.maxItlMs.value_or(200.0);
         o.meetsTarget = o.sessionsPerGroup > 0 && (!target.sessionsPerGpu || o.sessionsPerGpu >= *target.sessionsPerGpu)
-            && (!target.maxItlMs || (o.itlMs && *o.itlMs <= *target.maxItlMs));
+            && (!o.itlMs || *o.itlMs <= maxItl);
     }
     std::stable_sort(out.begin(), out.end(), [](const LeverOption &a, const LeverOption &b) {
         const double ca = a.sessionsPerGroup > 0 && a.costPerSessionHourUsd ? *a.costPerSessionHourUsd : INFINITY;

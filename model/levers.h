@@ -55,10 +55,12 @@ struct LeverReport
 ///   longest session (share losing history, tokens dropped), and a shared
 ///   system prompt of `sharedPrefixTokens` stored once per GPU (prefix caching);
 /// - memory: larger cards from `gpus` (their price), TP 2/4/8 (KV heads
-///   replicated past kv_heads), and offloading cold KV to `hostMemoryPerGpu`
+///   replicated past kv_heads), more replicas for the scenario's target
+///   sessions (the same per card, a larger fleet), and offloading cold KV to `hostMemoryPerGpu`
 ///   of host memory over the card's host link (decode reads it each step:
 ///   added inter-token latency = offloaded bytes / link bandwidth).
-/// A target marks which options meet it; the cheapest of those is flagged.
+/// A target marks which options meet it (without a latency target, options
+/// slower than 200 ms per token do not); the cheapest of those is flagged.
 LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &models, const QVector<GpuSpec> &gpus,
                            const LeverTarget &target, qint64 sharedPrefixTokens = 0,
                            qint64 hostMemoryPerGpu = 256'000'000'000);
