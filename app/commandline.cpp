@@ -367,7 +367,9 @@ UnitSystem unitsFrom(const QCommandLineParser &p)
 
 int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
 {
-    const Scenario s = scenarioFrom(p, err);
+    // Solving for the context needs none given.
+    const bool solvingLength = isSet(p, "solve") && (value(p, "solve") == QLatin1String("max-context") || value(p, "solve") == QLatin1String("max-model-len"));
+    const Scenario s = scenarioFrom(p, err, !solvingLength || isSet(p, "context"));
     const UnitSystem units = unitsFrom(p);
     const CapacityResult r = computeCapacity(s);
     if (!r.ok) {

@@ -71,7 +71,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
             continue;
         Scenario v = now;
         v.kvHeadsOverride = h;
-        out << price(QStringLiteral("attention"), QStringLiteral("%1 KV heads (GQA what-if)").arg(h), v,
+        out << price(QStringLiteral("attention"), h == 1 ? QStringLiteral("1 KV head (MQA what-if)") : QStringLiteral("%1 KV heads (GQA what-if)").arg(h), v,
                      QStringLiteral("a retrained or up-trained model (GQA), quality to check"));
         if (h <= 1)
             break;
@@ -79,6 +79,9 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
     const qint64 params = now.model.totalParams;
     for (const ModelShape &m : models) {
         if (m.id == now.model.id || params <= 0 || m.totalParams < params / 2 || m.totalParams > params * 2)
+            continue;
+        // It must serve the sessions' length: a 4K or 32K model is no answer to 128K contexts.
+        if (m.maxPositionEmbeddings > 0 && m.maxPositionEmbeddings < base.distribution.maxTokens)
             continue;
         try {
             if (KvCost(m, kv, 1, now.blockSize).bytesPerToken() >= base.kvBytesPerToken)
@@ -180,10 +183,11 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
     for (LeverOption &o : out) {
         o.change = report.current.sessionsPerGpu > 0 ? o.sessionsPerGpu / report.current.sessionsPerGpu - 1.0
                                                       : (o.sessionsPerGpu > 0 ? INFINITY : 0.0);
-        // Without a latency target, 200 ms per token (5 tokens/s, too slow to read along) is the ceiling.
+        // Without a latency target, 200 ms per token (5 tokens/s, too slow to read along) is the
+        // ceiling; an explicit target needs a known latency (a card with a bandwidth figure).
         const double maxItl = target.maxItlMs.value_or(200.0);
-        o.meetsTarget = o.sessionsPerGroup > 0 && (!target.sessionsPerGpu || o.sessionsPerGpu >= *target.sessionsPerGpu)
-            && (!o.itlMs || *o.itlMs <= maxItl);
+        const bool latencyOk = o.itlMs ? *o.itlMs <= maxItl : !target.maxItlMs;
+        o.meetsTarget = o.sessionsPerGroup > 0 && (!target.sessionsPerGpu || o.sessionsPerGpu >= *target.sessionsPerGpu) && latencyOk;
     }
     std::stable_sort(out.begin(), out.end(), [](const LeverOption &a, const LeverOption &b) {
         const double ca = a.sessionsPerGroup > 0 && a.costPerSessionHourUsd ? *a.costPerSessionHourUsd : INFINITY;
@@ -213,9 +217,9 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
     if (cheapest == out.cend())
         report.answer = QStringLiteral("No option here meets the target: relax it, or combine levers.");
     else
-        report.answer = QStringLiteral("Cheapest here: %1 (%2) at %3 per session-hour, %4 sessions per GPU. Per session-hour: %5.")
+        report.answer = QStringLiteral("The cheapest here is %1 (%2), at %3 per session-hour and %4 sessions per GPU; per session-hour, %5.")
                             .arg(cheapest->option, cheapest->lever, Units::formatUsd(*cheapest->costPerSessionHourUsd),
-                                 QString::number(cheapest->sessionsPerGpu, 'f', 2), parts.join(QStringLiteral("; ")));
+                                 QString::number(cheapest->sessionsPerGpu, 'f', 2), parts.join(QStringLiteral(", ")));
     return report;
 }
 
@@ -266,15 +270,21 @@ Diagnosis diagnoseFailure(const Scenario &s, qint64 failedAt, qint64 context, co
     const LeverReport levers = evaluateLevers(at, models, gpus, LeverTarget{double(failedAt) / double(at.tp), std::nullopt});
     const auto fix = std::find_if(levers.options.cbegin(), levers.options.cend(), [](const LeverOption &o) { return o.cheapest; });
     if (fix != levers.options.cend())
-        d.cheapestFix = QStringLiteral("%1 (%2): %3 sessions per TP group, %4 per session-hour")
-                            .arg(fix->option, fix->lever, formatCount(fix->sessionsPerGroup), Units::formatUsd(*fix->costPerSessionHourUsd));
+        d.cheapestFix = QStringLiteral("%1 (%2): %3 sessions per TP group, %4 per session-hour; price paid: %5")
+                            .arg(fix->option, fix->lever, formatCount(fix->sessionsPerGroup), Units::formatUsd(*fix->costPerSessionHourUsd),
+                                 fix->sideEffect);
     else
         d.cheapestFix = QStringLiteral("no single lever holds %1 sessions of %2 tokens: combine them").arg(formatCount(failedAt), formatCount(context));
     d.sentence = d.explainedByKv
         ? QStringLiteral("KV exhaustion explains it: %1 sessions of %2 tokens hold %3 tokens (%4 of the KV budget of %5 tokens); "
-                         "it should fail from %6 sessions. Cheapest fix: %7.")
+                         "it should fail from %6 sessions%7. Cheapest fix: %8.")
               .arg(formatCount(failedAt), formatCount(context), formatCount(d.residentTokens), percent(d.budgetShare),
-                   formatCount(d.kvBudgetTokens), formatCount(d.expectedFailureSessions), d.cheapestFix)
+                   formatCount(d.kvBudgetTokens), formatCount(d.expectedFailureSessions),
+                   failedAt > d.expectedFailureSessions
+                       ? QStringLiteral(" (it held to %1, so the engine's real budget is larger than planned: calibrate from its start-up log)")
+                             .arg(formatCount(failedAt - 1))
+                       : QString(),
+                   d.cheapestFix)
         : QStringLiteral("KV exhaustion does not explain it: %1 sessions of %2 tokens fill only %3 of the KV budget (%4 tokens). "
                          "Look elsewhere: activation peaks from long prefills, fragmentation, another process on the card, or a "
                          "workspace larger than planned.")
@@ -341,7 +351,9 @@ qint64 solveMaxModelLen(const Scenario &s)
     v.distribution.reset();
     v.preallocate = false;
     v.retainTokens.reset();
-    return maxContextFor(v, 1);
+    const qint64 fits = maxContextFor(v, 1);
+    // No engine starts past the model's own maximum.
+    return s.model.maxPositionEmbeddings > 0 ? std::min(fits, s.model.maxPositionEmbeddings) : fits;
 }
 
 } // namespace Headroom

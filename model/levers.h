@@ -50,7 +50,7 @@ struct LeverReport
 ///   (quality risk to measure);
 /// - attention: fewer KV heads (GQA what-if: retraining or quality) and the
 ///   presets in `models` of similar size (0.5x to 2x the parameters) with fewer
-///   KV bytes per token (a different model);
+///   KV bytes per token that serve the sessions' longest length (a different model);
 /// - retention: caps at 8,192, 32,768, 65,536 and 131,072 tokens below the
 ///   longest session (share losing history, tokens dropped), and a shared
 ///   system prompt of `sharedPrefixTokens` stored once per GPU (prefix caching);
@@ -90,7 +90,8 @@ qint64 solveMaxContext(const Scenario &s, qint64 sessions);
 /// the fewest GPUs over TP 1/2/4/8 (valid splits only) holding `target`
 /// sessions at the risk, and the TP that achieves it ({0, 0} when none does);
 QPair<qint64, int> solveMinGpus(const Scenario &s, qint64 target);
-/// and the largest max_model_len at which one session fits (vLLM's hint when it cannot start).
+/// and the largest max_model_len at which one session fits (vLLM's hint when it
+/// cannot start), no more than the model's max_position_embeddings.
 qint64 solveMaxModelLen(const Scenario &s);
 
 } // namespace Headroom

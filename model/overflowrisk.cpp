@@ -157,20 +157,27 @@ double OverflowRisk::saddlepointOverflow(qint64 sessions, qint64 budget) const
     const qint64 s = threshold(sessions, budget);
     if (const auto known = trivial(sessions, s))
         return *known;
-    const double n = double(sessions);
-    const qint64 top = m_units.last();
     if (s == 0)
         return 1;
+    if (sessions == 1)
+        return singleSessionBound(1, s); // exact: the one session reaches the threshold
+    const double n = double(sessions);
     const double x = double(s) / n; // mean per session at the threshold, in units
-    // Cumulants of one session at tilt t, in log-sum-exp form.
+    // Sizes capped at the threshold: a session of s units or more overflows the
+    // pool by itself, so P(sum >= s) is the same for min(size, s); the capped
+    // law is bounded, so its cumulants exist and the approximation holds even
+    // when the lengths are heavy-tailed.
+    const double cap = double(s);
+    auto size = [&](int j) { return std::min(double(m_units.at(j)), cap); };
+    // Cumulants of one capped session at tilt t, in log-sum-exp form.
     auto cumulants = [&](double t, double &k0, double &k1, double &k2) {
         double m = -INFINITY;
         for (int j = 0; j < m_units.size(); ++j)
-            m = std::max(m, std::log(m_probs.at(j)) + t * double(m_units.at(j)));
+            m = std::max(m, std::log(m_probs.at(j)) + t * size(j));
         double s0 = 0, s1 = 0, s2 = 0;
         for (int j = 0; j < m_units.size(); ++j) {
-            const double e = std::exp(std::log(m_probs.at(j)) + t * double(m_units.at(j)) - m);
-            const double k = double(m_units.at(j));
+            const double e = std::exp(std::log(m_probs.at(j)) + t * size(j) - m);
+            const double k = size(j);
             s0 += e;
             s1 += e * k;
             s2 += e * k * k;
@@ -181,16 +188,16 @@ double OverflowRisk::saddlepointOverflow(qint64 sessions, qint64 budget) const
     };
     double k0 = 0, k1 = 0, k2 = 0;
     cumulants(0, k0, k1, k2);
-    const double variance = k2;
+    const double mean = k1, variance = k2;
+    auto normal = [&] { return Normal::upperTail((double(s) - 0.5 - n * mean) / std::sqrt(n * variance)); };
     if (variance <= 0) // one size only: the sum is fixed
-        return double(s) <= n * m_meanUnits ? 1.0 : 0.0;
+        return double(s) <= n * mean ? 1.0 : 0.0;
     // Near the mean the saddlepoint formula is 0/0: a continuity-corrected normal is exact enough there.
-    if (std::abs(x - m_meanUnits) * std::sqrt(n / variance) < 1e-3)
-        return Normal::upperTail((double(s) - 0.5 - n * m_meanUnits) / std::sqrt(n * variance));
-    // Solve K'(t) = x by safeguarded Newton.
-    double lo = -50.0 / std::max<double>(1.0, double(top)), hi = 50.0;
-    double t = (x - m_meanUnits) / variance;
-    t = std::clamp(t, lo, hi);
+    if (std::abs(x - mean) * std::sqrt(n / variance) < 1e-3)
+        return normal();
+    // Solve K'(t) = x by safeguarded Newton; sizes are >= 0, so any tilt is safe in log-sum-exp form.
+    double lo = -50.0, hi = 50.0;
+    double t = std::clamp((x - mean) / variance, lo, hi);
     for (int i = 0; i < 200; ++i) {
         cumulants(t, k0, k1, k2);
         const double f = k1 - x;
@@ -211,9 +218,7 @@ double OverflowRisk::saddlepointOverflow(qint64 sessions, qint64 budget) const
     const double w2 = 2.0 * n * (t * x - k0);
     const double w = (t > 0 ? 1.0 : -1.0) * std::sqrt(std::max(0.0, w2));
     const double u = (1.0 - std::exp(-t)) * std::sqrt(n * k2);
-    if (u == 0 || w == 0)
-        return std::max(Normal::upperTail((double(s) - 0.5 - n * m_meanUnits) / std::sqrt(n * variance)), singleSessionBound(sessions, s));
-    const double p = Normal::upperTail(w) + Normal::pdf(w) * (1.0 / u - 1.0 / w);
+    const double p = (u == 0 || w == 0) ? normal() : Normal::upperTail(w) + Normal::pdf(w) * (1.0 / u - 1.0 / w);
     return std::clamp(std::max(p, singleSessionBound(sessions, s)), 0.0, 1.0);
 }
 

@@ -288,6 +288,19 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     s.preallocate = in.value(QStringLiteral("preallocate")).toBool();
     if (const auto price = readOptionalDouble(in, "price_usd_per_gpu_hour"); price && price != s.gpu.priceUsdPerHour)
         s.priceUsdPerGpuHour = price;
+    s.maxModelLen = readOptionalBig(in, "max_model_len");
+    if (s.maxModelLen == s.model.maxPositionEmbeddings)
+        s.maxModelLen.reset();
+    if (in.value(QStringLiteral("distribution")).isString())
+        s.distribution = LengthDistribution::parse(in.value(QStringLiteral("distribution")).toString(), QStringLiteral("inputs.distribution"));
+    s.lengthScale = readDouble(in, "length_scale", 1.0);
+    s.retainTokens = readOptionalBig(in, "retain_tokens");
+    s.risk = readDouble(in, "risk", s.risk);
+    s.marginFraction = readDouble(in, "margin", s.marginFraction);
+    s.targetSessions = readOptionalBig(in, "target_sessions");
+    s.bandwidthEfficiency = readDouble(in, "bandwidth_efficiency", s.bandwidthEfficiency);
+    s.computeUtilization = readDouble(in, "compute_utilization", s.computeUtilization);
+    s.trafficMultiplier = readDouble(in, "traffic_multiplier", s.trafficMultiplier);
     return s;
 }
 

@@ -10,6 +10,8 @@
 #include "normaldistribution.h"
 #include "overflowrisk.h"
 
+#include "testshapes.h"
+
 #include <QRandomGenerator>
 #include <QTest>
 #include <cmath>
@@ -269,6 +271,41 @@ private Q_SLOTS:
         QVERIFY2(std::abs(one - 0.0195) < 0.001, qPrintable(QString::number(one)));
         QCOMPARE(risk.sessionsAtRisk(budget, 0.01), qint64(0));
         QVERIFY(risk.sessionsAtRisk(budget, 0.05) > 0);
+    }
+
+    void heavyTailAgainstMonteCarlo()
+    {
+        // An unbounded log-normal (median 2,000, p99 50,000 tokens) on Llama-3.1-70B at TP 4
+        // (81,920 B per token per GPU, 46.2 GB budget): the count at 1% must hold in a seeded
+        // Monte Carlo (4 standard errors), and not be grossly conservative (30% more overflows).
+        ModelShape m = Headroom::Test::dense(80, 64, 8, 128);
+        const KvCost cost(m, Dtype::BF16, 4, 16);
+        const LengthDistribution d = LengthDistribution::parse(QStringLiteral("lognormal:median=2000,p99=50000"), QStringLiteral("d"));
+        const OverflowRisk risk(d, cost, 0);
+        const qint64 budget = 46'243'956'736;
+        const qint64 n = risk.sessionsAtRisk(budget, 0.01);
+        QVector<double> cdf;
+        double c = 0;
+        for (double q : d.probabilities)
+            cdf << (c += q);
+        auto monteCarlo = [&](qint64 sessions) {
+            QRandomGenerator rng(7);
+            const int trials = 40000;
+            int over = 0;
+            for (int t = 0; t < trials; ++t) {
+                qint64 sum = 0;
+                for (qint64 i = 0; i < sessions; ++i) {
+                    const int j = int(std::lower_bound(cdf.begin(), cdf.end(), rng.generateDouble()) - cdf.begin());
+                    sum += cost.sessionBytes(d.lengths.at(std::min(j, int(d.lengths.size()) - 1)), true);
+                }
+                over += sum > budget;
+            }
+            return double(over) / trials;
+        };
+        const double at = monteCarlo(n);
+        QVERIFY2(at <= 0.01 + 4 * std::sqrt(0.01 * 0.99 / 40000), qPrintable(QStringLiteral("%1 sessions: %2").arg(n).arg(at)));
+        const double beyond = monteCarlo(qint64(std::ceil(n * 1.3)));
+        QVERIFY2(beyond > 0.01, qPrintable(QStringLiteral("%1 sessions: %2").arg(qint64(std::ceil(n * 1.3))).arg(beyond)));
     }
 
     void carriageReturnLineEndings()

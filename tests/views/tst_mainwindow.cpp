@@ -277,7 +277,7 @@ private Q_SLOTS:
             if (tabs->indexOf(levers) >= 0)
                 tabs->setCurrentWidget(levers);
         QVERIFY(levers->table()->rowCount() > 5);
-        QVERIFY2(levers->answer().startsWith(QStringLiteral("Cheapest here")), qPrintable(levers->answer()));
+        QVERIFY2(levers->answer().startsWith(QStringLiteral("The cheapest here is")), qPrintable(levers->answer()));
         // Llama-3.1-8B on the H100: 12 sessions of 100,000 tokens cannot fit (4 do).
         QVERIFY(levers->diagnose(12, 100000).startsWith(QStringLiteral("KV exhaustion explains it")));
     }
