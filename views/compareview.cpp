@@ -104,6 +104,7 @@ void CompareView::refresh()
         delete m_chartViews.takeLast();
     while (m_chartViews.size() < columns.size()) {
         auto *chart = new MemoryChartView;
+        chart->setLegendVisible(false); // the colours are those of the memory chart
         m_charts->addWidget(chart);
         m_chartViews << chart;
     }

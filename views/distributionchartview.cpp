@@ -25,8 +25,8 @@ DistributionChartView::DistributionChartView(QWidget *parent)
     m_axisX->setTitleText(tr("resident tokens per session (log scale)"));
     m_axisX->setMinorTickCount(8);
     m_axisCdf->setRange(0, 1);
-    m_axisCdf->setTitleText(tr("share of sessions at or below (CDF)"));
-    m_axisShare->setTitleText(tr("share per band (histogram)"));
+    m_axisCdf->setTitleText(tr("CDF"));
+    m_axisShare->setTitleText(tr("share per band"));
     m_axisShare->setLabelFormat(QStringLiteral("%.2f"));
     c->addAxis(m_axisX, Qt::AlignBottom);
     c->addAxis(m_axisCdf, Qt::AlignLeft);
@@ -94,6 +94,7 @@ void DistributionChartView::show(const LengthDistribution &d, qint64 cap, const 
     }
     m_histogram->replace(hist);
     m_axisShare->setRange(0, std::max(0.01, top * 1.15));
+    m_axisShare->applyNiceNumbers();
     if (cap > 0) {
         m_capLine->replace({QPointF(double(cap), 0), QPointF(double(cap), 1)});
         m_capTop->replace({QPointF(double(cap), 1), QPointF(hi, 1)});

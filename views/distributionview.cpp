@@ -14,6 +14,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMap>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalBlocker>
@@ -232,7 +233,42 @@ void DistributionView::applySource(bool dragging)
 
 void DistributionView::showScenario(const Scenario &s)
 {
-    const QSignalBlocker b1(m_scale), b2(m_capOn), b3(m_cap), b4(m_risk);
+    const QSignalBlocker b1(m_scale), b2(m_capOn), b3(m_cap), b4(m_risk), b5(m_source), b6(m_median), b7(m_p99), b8(m_max),
+        b9(m_quantile[0]), b10(m_quantile[1]), b11(m_quantile[2]), b12(m_quantile[3]), b13(m_quantile[4]);
+    // Mirror where the lengths come from (after undo, or a scenario opened from a file).
+    int source = Context;
+    if (s.distribution) {
+        const LengthDistribution &d = *s.distribution;
+        QMap<QString, int> args; // "median" -> 2000, from the spec the law was built from
+        for (const QString &part : d.spec.section(QLatin1Char(':'), 1).split(QLatin1Char(','), Qt::SkipEmptyParts))
+            args.insert(part.section(QLatin1Char('='), 0, 0), int(std::min<qint64>(part.section(QLatin1Char('='), 1).toLongLong(), 100'000'000)));
+        switch (d.kind) {
+        case LengthDistribution::Kind::Trace:
+            source = Trace;
+            if (!m_trace || *m_trace != d) {
+                m_trace = d;
+                m_traceLabel->setText(tr("%1: %2 requests").arg(QFileInfo(d.spec.mid(6)).fileName(), Units::formatCount(d.requests)));
+            }
+            break;
+        case LengthDistribution::Kind::LogNormal:
+            source = LogNormal;
+            m_median->setValue(args.value(QStringLiteral("median"), m_median->value()));
+            m_p99->setValue(args.value(QStringLiteral("p99"), args.value(QStringLiteral("p90"), m_p99->value())));
+            m_max->setValue(args.value(QStringLiteral("max"), m_max->value()));
+            break;
+        case LengthDistribution::Kind::Quantiles: {
+            source = Quantiles;
+            const char *names[5] = {"p50", "p90", "p99", "p99.9", "max"};
+            for (int i = 0; i < 5; ++i)
+                m_quantile[i]->setValue(args.value(QString::fromLatin1(names[i]), m_quantile[i]->value()));
+            break;
+        }
+        case LengthDistribution::Kind::Fixed:
+            break;
+        }
+    }
+    m_source->setCurrentIndex(source);
+    m_pages->setCurrentIndex(source);
     m_scale->setValue(s.lengthScale);
     m_capOn->setChecked(bool(s.retainTokens));
     if (s.retainTokens)

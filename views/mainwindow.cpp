@@ -64,7 +64,6 @@ QString html(const QString &s)
 MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     : QMainWindow(parent), m_planner(new Planner(this))
 {
-    setWindowTitle(tr("Headroom"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/headroom.svg")));
     setAcceptDrops(true);
 
@@ -596,7 +595,7 @@ bool MainWindow::exportFiguresCsv(const QString &path, QString *error)
         csv += quote(row.first);
         for (const char *k : keys) {
             const QJsonValue v = o.value(QString::fromLatin1(k));
-            csv += QLatin1Char(',') + (v.isDouble() ? QString::number(v.toDouble(), 'g', 17) : QString());
+            csv += QLatin1Char(',') + (v.isDouble() ? QString::number(v.toDouble(), 'g', 15) : QString());
         }
         csv += QLatin1Char('\n');
     }

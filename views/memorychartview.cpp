@@ -68,6 +68,11 @@ MemoryChartView::MemoryChartView(QWidget *parent)
     layout->addWidget(m_view);
 }
 
+void MemoryChartView::setLegendVisible(bool visible)
+{
+    m_chart->legend()->setVisible(visible);
+}
+
 void MemoryChartView::setScaleTop(qint64 bytes)
 {
     m_scaleTop = bytes;

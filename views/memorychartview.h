@@ -42,6 +42,8 @@ public:
 
     /// Shows `result` for `gpus` cards in `units`.
     void setResult(const CapacityResult &result, int gpus, UnitSystem units);
+    /// Shows or hides the legend (small side-by-side charts share one colour key).
+    void setLegendVisible(bool visible);
     /// Fixes the value axis top at `bytes` (comparisons share one scale); 0 = automatic.
     void setScaleTop(qint64 bytes);
     /// What the chart shows now, in bytes per GPU.

@@ -81,6 +81,7 @@ QChart *sessionsChart(const Scenario &s)
     x->setTitleText(QCoreApplication::translate("ReportWriter", "context length, tokens (log scale)"));
     auto *y = new QValueAxis;
     y->setRange(0, double(top) * 1.1);
+    y->applyNiceNumbers();
     y->setLabelFormat(QStringLiteral("%.0f"));
     y->setTitleText(QCoreApplication::translate("ReportWriter", "sessions"));
     chart->addAxis(x, Qt::AlignBottom);
@@ -108,8 +109,16 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     const QString version = QCoreApplication::applicationVersion();
 
     // Chart widgets own their charts; keep them alive while painting.
+    // The memory chart at the sessions the plan recommends when a distribution set them.
     MemoryChartView memory;
-    memory.setResult(r, s.tp, u);
+    if (s.distribution && d.sessionsAtRisk > s.sessions) {
+        Scenario atRisk = s;
+        atRisk.sessions = d.sessionsAtRisk;
+        memory.setResult(computeCapacity(atRisk), s.tp, u);
+        memory.chart()->setTitle(tr("Memory per GPU at %1 sessions").arg(Units::formatCount(d.sessionsAtRisk)));
+    } else {
+        memory.setResult(r, s.tp, u);
+    }
     DistributionChartView distribution;
     distribution.show(s.distribution ? s.distribution->scaled(s.lengthScale) : LengthDistribution::fixed(r.reservedTokensPerSession),
                       s.retainTokens.value_or(0), {});
@@ -256,7 +265,7 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
         line(tr("Cost per session-hour"), [](const Scenario &, const CapacityResult &y) -> QString {
             return y.costPerSessionHourUsd ? Units::formatUsd(*y.costPerSessionHourUsd) : QStringLiteral("—");
         });
-        p6 += QStringLiteral("</table><p>%1</p>").arg(tr("Bold: differs from the first column. Charts below share one scale."));
+        p6 += QStringLiteral("</table><p>%1</p>").arg(tr("Bold: differs from the first column. Charts below share one scale and the colours of the memory chart."));
         qint64 top = 0;
         for (const CapacityResult &y : results)
             top = std::max(top, y.gpuMemoryBytes + std::max<qint64>(0, y.weightsBytesPerGpu + y.workspaceBytesPerGpu + y.kvBytesForSessionsPerGpu - y.gpuMemoryBytes));
@@ -264,6 +273,7 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
             auto chart = std::make_unique<MemoryChartView>();
             chart->setResult(results.at(i), all.at(i).second.tp, u);
             chart->setScaleTop(top);
+            chart->setLegendVisible(false);
             chart->chart()->setTitle(all.at(i).first);
             compareCharts.push_back(std::move(chart));
         }

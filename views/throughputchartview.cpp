@@ -53,7 +53,9 @@ void ThroughputChartView::show(const DistributionFigures &f)
     m_tps->replace(tps);
     m_axisX->setRange(1, maxX);
     m_axisItl->setRange(0, maxItl * 1.1);
+    m_axisItl->applyNiceNumbers();
     m_axisTps->setRange(0, maxTps * 1.1);
+    m_axisTps->applyNiceNumbers();
     if (f.sessionsAtRisk > 0)
         m_marker->replace({QPointF(double(f.sessionsAtRisk), 0), QPointF(double(f.sessionsAtRisk), maxItl * 1.1)});
     else

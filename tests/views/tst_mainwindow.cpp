@@ -174,6 +174,12 @@ private Q_SLOTS:
         QCOMPARE(d.sessionsWorstCase, budget / (qint64(881) * 16 * 131072));
         QVERIFY(d.sessionsWorstCase < d.sessionsAtRisk && d.sessionsAtRisk < d.sessionsAtMean);
         QVERIFY(w.sessionsText().contains(QStringLiteral("risk")));
+        QCOMPARE(w.distributionView()->sourceCombo()->currentIndex(), 1); // "Trace (CSV)"
+        w.planner()->undoStack()->undo();
+        QCOMPARE(w.distributionView()->sourceCombo()->currentIndex(), 0); // back to the context
+        w.planner()->undoStack()->redo();
+        QCOMPARE(w.distributionView()->sourceCombo()->currentIndex(), 1);
+        QTRY_VERIFY(!w.planner()->busy());
         QVERIFY(w.distributionView()->figuresText().contains(QStringLiteral("Sessions at 0.01 risk")));
     }
 
