@@ -208,6 +208,12 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
         throw InputError(QStringLiteral("--model"), QStringLiteral("give either --model or a custom shape (--layers, --kv-heads, --head-dim), not both"));
     if (isSet(p, "model") && isSet(p, "heads"))
         throw InputError(QStringLiteral("--heads"), QStringLiteral("applies to a custom shape only; the preset or config.json gives num_attention_heads"));
+    if (isSet(p, "model") && fromFile) {
+        // A new model drops the old one's what-ifs and weight figures, unless given again.
+        s.kvHeadsOverride.reset();
+        s.weightsBytes.reset();
+        s.weightsDtype.reset();
+    }
     if (isSet(p, "model")) {
         const QString m = value(p, "model");
         // Preset ids never hold a slash: a path does, or ends in .json, or names a file.
@@ -244,8 +250,11 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
         s.model.checkpointBytes = 0;
     }
 
-    if (isSet(p, "gpu"))
+    if (isSet(p, "gpu")) {
         s.gpu = GpuSpec::fromPreset(findPreset(value(p, "gpu"), QStringLiteral("gpu"), QStringLiteral("--gpu"), err).json);
+        s.gpuMemoryBytes.reset(); // the file's memory override belonged to its card
+        s.priceUsdPerGpuHour.reset();
+    }
     if (isSet(p, "gpu-memory")) {
         const qint64 mem = Units::parseSize(value(p, "gpu-memory"), QStringLiteral("--gpu-memory"));
         if (isSet(p, "gpu") || fromFile)
@@ -537,6 +546,10 @@ int runLevers(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
     if (isSet(p, "max-itl-ms"))
         target.maxItlMs = Units::parseFraction(value(p, "max-itl-ms"), QStringLiteral("--max-itl-ms"), 0, 1e9);
     const qint64 prefix = isSet(p, "shared-prefix") ? countOpt(p, "shared-prefix") : 0;
+    const LengthDistribution lengths = s.distribution ? s.distribution->scaled(s.lengthScale) : LengthDistribution::fixed(s.contextTokens);
+    if (prefix >= lengths.lengths.first())
+        throw InputError(QStringLiteral("--shared-prefix"), QStringLiteral("%1 tokens is not below the shortest session (%2 tokens): a shared prefix is part of every session")
+                                                                 .arg(Units::formatCount(prefix), Units::formatCount(lengths.lengths.first())));
     const qint64 host = isSet(p, "host-memory") ? Units::parseSize(value(p, "host-memory"), QStringLiteral("--host-memory"), true) : 256'000'000'000;
     const CapacityResult now = computeCapacity(s);
     if (!now.ok) {
@@ -689,6 +702,9 @@ int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream
             const QString size = p.isSet(QStringLiteral("page-size")) ? p.value(QStringLiteral("page-size")) : QStringLiteral("A4");
             if (size.compare(QLatin1String("A4"), Qt::CaseInsensitive) != 0 && size.compare(QLatin1String("Letter"), Qt::CaseInsensitive) != 0)
                 throw InputError(QStringLiteral("--page-size"), QStringLiteral("must be A4 or Letter, got \"%1\"").arg(size));
+            if (p.isSet(QStringLiteral("scenario"))
+                && QFileInfo(p.value(QStringLiteral("scenario"))).absoluteFilePath() == QFileInfo(p.value(QStringLiteral("output"))).absoluteFilePath())
+                throw InputError(QStringLiteral("--output"), QStringLiteral("is the scenario file itself: choose another name for the PDF"));
             const Scenario s = scenarioFrom(p, err);
             const CapacityResult r = computeCapacity(s);
             if (!r.ok) {

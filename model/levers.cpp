@@ -262,6 +262,17 @@ Diagnosis diagnoseFailure(const Scenario &s, qint64 failedAt, qint64 context, co
         throw InputError(r.errorField, r.error.mid(r.errorField.size() + 2));
     Diagnosis d;
     d.residentTokens = Units::mul(failedAt, r.reservedTokensPerSession, QStringLiteral("--failed-at-sessions"));
+    if (r.kvBudgetBytesPerGpu <= 0) {
+        d.kvBudgetTokens = 0;
+        d.budgetShare = 0;
+        d.explainedByKv = false;
+        d.expectedFailureSessions = 1;
+        d.cheapestFix = QStringLiteral("a card or TP group that holds the weights (%1 short per GPU)")
+                            .arg(Units::formatBytes(r.shortfallBytesPerGpu, UnitSystem::Decimal));
+        d.sentence = QStringLiteral("Not the KV cache: weights and workspace alone exceed the card by %1 per GPU, so it cannot start. Fix: %2.")
+                         .arg(Units::formatBytes(r.shortfallBytesPerGpu, UnitSystem::Decimal), d.cheapestFix);
+        return d;
+    }
     d.kvBudgetTokens = r.kvCapacityTokens;
     const double resident = double(r.reservedSessionBytesPerGpu) * double(failedAt);
     d.budgetShare = r.kvBudgetBytesPerGpu > 0 ? resident / double(r.kvBudgetBytesPerGpu) : INFINITY;
@@ -307,8 +318,14 @@ qint64 solveMaxContext(const Scenario &s, qint64 sessions)
 {
     if (sessions < 1)
         throw InputError(QStringLiteral("--sessions"), QStringLiteral("must be at least 1"));
-    if (!s.distribution)
-        return maxContextFor(s, sessions);
+    const qint64 modelMax = s.model.maxPositionEmbeddings > 0 ? s.model.maxPositionEmbeddings : std::numeric_limits<qint64>::max();
+    if (!s.distribution) {
+        // Every session at the answer: paged, not capped (the cap is what is being solved for).
+        Scenario v = s;
+        v.preallocate = false;
+        v.retainTokens.reset();
+        return std::min(maxContextFor(v, sessions), modelMax);
+    }
     // Against a distribution: the largest retention cap at which the sessions fit at the risk.
     auto fits = [&](qint64 cap) {
         Scenario v = s;
@@ -316,7 +333,7 @@ qint64 solveMaxContext(const Scenario &s, qint64 sessions)
         const CapacityResult r = computeCapacity(v);
         return r.ok && r.distribution.sessionsAtRisk >= sessions;
     };
-    qint64 hi = s.distribution->scaled(s.lengthScale).maximum();
+    qint64 hi = std::min(s.distribution->scaled(s.lengthScale).maximum(), modelMax);
     if (fits(hi))
         return hi;
     qint64 lo = 0;

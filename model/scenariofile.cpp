@@ -7,6 +7,7 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <cmath>
 
@@ -47,6 +48,26 @@ QJsonValue optional(const std::optional<T> &v)
         return big(*v);
     else
         return QJsonValue(*v);
+}
+
+// A small whole number (layers, heads, dimensions, TP, block size) in [minimum, 10^7].
+int readInt(const QJsonObject &o, const char *key, qint64 fallback, qint64 minimum, const QString &prefix = {})
+{
+    const qint64 v = readBig(o, key, fallback);
+    if (v < minimum || v > 10'000'000)
+        throw InputError(prefix + QString::fromLatin1(key), QStringLiteral("%1 is out of range (%2 to 10,000,000)").arg(v).arg(minimum));
+    return int(v);
+}
+
+// A number in [low, high] (both inclusive), or the fallback when absent.
+double readBounded(const QJsonObject &o, const char *key, double fallback, double low, double high, const QString &prefix = {})
+{
+    const QJsonValue v = o.value(QString::fromLatin1(key));
+    if (v.isUndefined() || v.isNull())
+        return fallback;
+    if (!v.isDouble() || !std::isfinite(v.toDouble()) || v.toDouble() < low || v.toDouble() > high)
+        throw InputError(prefix + QString::fromLatin1(key), QStringLiteral("must be a number from %1 to %2").arg(low).arg(high));
+    return v.toDouble();
 }
 
 std::optional<qint64> readOptionalBig(const QJsonObject &o, const char *key)
@@ -93,8 +114,11 @@ QVector<qint64> readBigArray(const QJsonObject &o, const char *key)
     QVector<qint64> out;
     const QJsonArray a = o.value(QString::fromLatin1(key)).toArray();
     for (int i = 0; i < a.size(); ++i) {
-        QJsonObject wrap{{QStringLiteral("v"), a.at(i)}};
-        out << readBig(wrap, "v");
+        try {
+            out << readBig(QJsonObject{{QString::fromLatin1(key), a.at(i)}}, key);
+        } catch (const InputError &) {
+            throw InputError(QStringLiteral("distribution.%1[%2]").arg(QString::fromLatin1(key)).arg(i), QStringLiteral("must be a whole number"));
+        }
     }
     return out;
 }
@@ -102,8 +126,11 @@ QVector<qint64> readBigArray(const QJsonObject &o, const char *key)
 QVector<double> readDoubleArray(const QJsonObject &o, const char *key)
 {
     QVector<double> out;
-    for (const QJsonValue &v : o.value(QString::fromLatin1(key)).toArray())
+    for (const QJsonValue &v : o.value(QString::fromLatin1(key)).toArray()) {
+        if (!v.isDouble() || !std::isfinite(v.toDouble()))
+            throw InputError(QStringLiteral("distribution.") + QString::fromLatin1(key), QStringLiteral("must hold numbers"));
         out << v.toDouble();
+    }
     return out;
 }
 
@@ -157,11 +184,12 @@ ModelShape modelFromJson(const QJsonObject &o)
     m.source = o.value(QStringLiteral("source")).toString();
     m.sourceDate = o.value(QStringLiteral("source_date")).toString();
     m.modelType = o.value(QStringLiteral("model_type")).toString();
-    m.attentionHeads = int(readBig(o, "num_attention_heads"));
-    m.kvHeads = int(readBig(o, "num_key_value_heads"));
-    m.headDim = int(readBig(o, "head_dim"));
+    const QString mp = QStringLiteral("model.");
+    m.attentionHeads = readInt(o, "num_attention_heads", 0, 0, mp);
+    m.kvHeads = readInt(o, "num_key_value_heads", 0, 0, mp);
+    m.headDim = readInt(o, "head_dim", 0, 0, mp);
     m.hiddenSize = readBig(o, "hidden_size");
-    m.hiddenLayers = int(readBig(o, "num_hidden_layers"));
+    m.hiddenLayers = readInt(o, "num_hidden_layers", 0, 0, mp);
     m.intermediateSize = readBig(o, "intermediate_size");
     m.moeIntermediateSize = readBig(o, "moe_intermediate_size");
     m.vocabSize = readBig(o, "vocab_size");
@@ -171,14 +199,19 @@ ModelShape modelFromJson(const QJsonObject &o)
     m.derivedActiveParams = readBig(o, "derived_active_params");
     m.checkpointBytes = readBig(o, "checkpoint_bytes");
     m.maxPositionEmbeddings = readBig(o, "max_position_embeddings");
-    m.numExperts = int(readBig(o, "num_experts"));
-    m.expertsPerToken = int(readBig(o, "num_experts_per_tok"));
+    m.numExperts = readInt(o, "num_experts", 0, 0, mp);
+    m.expertsPerToken = readInt(o, "num_experts_per_tok", 0, 0, mp);
+    for (const char *k : {"total_params", "active_params", "checkpoint_bytes", "max_position_embeddings", "hidden_size"})
+        if (readBig(o, k) < 0)
+            throw InputError(mp + QString::fromLatin1(k), QStringLiteral("must not be negative"));
     m.weightsDtype = Dtypes::parse(o.value(QStringLiteral("weights_dtype")).toString(QStringLiteral("bf16")), QStringLiteral("model.weights_dtype"));
     m.recurrentStateDtype = Dtypes::parse(o.value(QStringLiteral("recurrent_state_dtype")).toString(QStringLiteral("fp32")),
                                           QStringLiteral("model.recurrent_state_dtype"));
     const QJsonArray groups = o.value(QStringLiteral("groups")).toArray();
     if (groups.isEmpty())
         throw InputError(QStringLiteral("model.groups"), QStringLiteral("a model needs its layer groups"));
+    if (groups.size() > 1000)
+        throw InputError(QStringLiteral("model.groups"), QStringLiteral("%1 layer groups: a model has a handful").arg(groups.size()));
     for (const QJsonValue &v : groups) {
         const QJsonObject g = v.toObject();
         LayerGroup l;
@@ -186,17 +219,21 @@ ModelShape modelFromJson(const QJsonObject &o)
         if (kind < int(LayerKind::FullAttention) || kind > int(LayerKind::Recurrent))
             throw InputError(QStringLiteral("model.groups.kind"), QStringLiteral("unknown layer kind %1").arg(kind));
         l.kind = LayerKind(kind);
-        l.count = int(readBig(g, "count"));
-        l.kvHeads = int(readBig(g, "kv_heads"));
-        l.headDimK = int(readBig(g, "head_dim_k"));
-        l.headDimV = int(readBig(g, "head_dim_v"));
+        const QString gp = QStringLiteral("model.groups.");
+        const bool heads = l.kind == LayerKind::FullAttention || l.kind == LayerKind::SlidingWindow;
+        l.count = readInt(g, "count", 0, 1, gp);
+        l.kvHeads = readInt(g, "kv_heads", 0, heads ? 1 : 0, gp);
+        l.headDimK = readInt(g, "head_dim_k", 0, heads ? 1 : 0, gp);
+        l.headDimV = readInt(g, "head_dim_v", 0, heads ? 1 : 0, gp);
         l.window = readBig(g, "window");
-        l.latentDim = int(readBig(g, "latent_dim"));
-        l.ropeDim = int(readBig(g, "rope_dim"));
+        if (l.kind == LayerKind::SlidingWindow && l.window < 1)
+            throw InputError(gp + QStringLiteral("window"), QStringLiteral("a sliding-window group needs a window of at least 1 token"));
+        l.latentDim = readInt(g, "latent_dim", 0, l.kind == LayerKind::Mla ? 1 : 0, gp);
+        l.ropeDim = readInt(g, "rope_dim", 0, 0, gp);
         l.convStateValues = readBig(g, "conv_state_values");
         l.ssmStateValues = readBig(g, "ssm_state_values");
-        if (l.count < 1)
-            throw InputError(QStringLiteral("model.groups.count"), QStringLiteral("must be at least 1"));
+        if (l.convStateValues < 0 || l.ssmStateValues < 0 || (l.kind == LayerKind::Recurrent && l.convStateValues + l.ssmStateValues <= 0))
+            throw InputError(gp + QStringLiteral("ssm_state_values"), QStringLiteral("a recurrent group needs a positive state"));
         m.groups << l;
     }
     return m;
@@ -258,6 +295,19 @@ LengthDistribution distributionFromJson(const QJsonObject &o)
     for (int i = 0; i < d.lengths.size(); ++i)
         if (d.lengths.at(i) < 1 || (i > 0 && d.lengths.at(i) <= d.lengths.at(i - 1)) || d.probabilities.at(i) < 0)
             throw InputError(QStringLiteral("distribution.lengths"), QStringLiteral("must be positive and ascending"));
+    if (!d.promptLengths.isEmpty()) {
+        double promptSum = 0;
+        for (int i = 0; i < d.promptLengths.size(); ++i) {
+            if (d.promptLengths.at(i) < 1 || (i > 0 && d.promptLengths.at(i) <= d.promptLengths.at(i - 1)) || d.promptProbabilities.at(i) < 0)
+                throw InputError(QStringLiteral("distribution.prompt_lengths"), QStringLiteral("must be positive and ascending"));
+            promptSum += d.promptProbabilities.at(i);
+        }
+        if (std::abs(promptSum - 1) > 1e-6 || d.promptLengths.last() > d.lengths.last())
+            throw InputError(QStringLiteral("distribution.prompt_probabilities"),
+                             QStringLiteral("prompts must form a distribution no longer than the sessions"));
+    }
+    if (!(d.arrivalRatePerSecond >= 0) || !(d.meanOutputTokens >= 0) || d.requests < 0)
+        throw InputError(QStringLiteral("distribution"), QStringLiteral("arrival rate, mean output and requests must not be negative"));
     return d;
 }
 
@@ -268,6 +318,8 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     if (!models || !gpus)
         throw InputError(QStringLiteral("inputs"), QStringLiteral("a plan output names presets, and no preset store is at hand"));
     Scenario s;
+    if (in.value(QStringLiteral("model")).toString() == QLatin1String("custom"))
+        throw InputError(QStringLiteral("inputs.model"), QStringLiteral("a custom shape is not named in a plan output: save it with plan --save FILE.headroom"));
     s.model = models(in.value(QStringLiteral("model")).toString());
     const QString gpu = in.value(QStringLiteral("gpu")).toString();
     s.gpu = gpu == QLatin1String("custom") ? GpuSpec::custom(readBig(in, "gpu_memory_bytes")) : gpus(gpu);
@@ -291,6 +343,23 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     s.maxModelLen = readOptionalBig(in, "max_model_len");
     if (s.maxModelLen == s.model.maxPositionEmbeddings)
         s.maxModelLen.reset();
+    s.gpuMemoryUtilizationGiven = s.engine == Engine::Vllm;
+    EngineSettings &e = s.engineSettings;
+    e.kvCacheMemory = readOptionalBig(in, "kv_cache_memory_bytes");
+    e.freeMemoryBefore = readOptionalBig(in, "free_memory_before_bytes");
+    e.freeMemoryAfter = readOptionalBig(in, "free_memory_after_bytes");
+    e.activationPeak = readOptionalBig(in, "activation_peak_bytes");
+    e.nonTorch = readOptionalBig(in, "non_torch_bytes");
+    e.cudaGraph = readOptionalBig(in, "cuda_graph_bytes");
+    e.memFractionStatic = readOptionalDouble(in, "mem_fraction_static");
+    e.freeGpuMemoryFraction = readDouble(in, "free_gpu_memory_fraction", e.freeGpuMemoryFraction);
+    e.maxNumBatchedTokens = readOptionalBig(in, "max_num_batched_tokens");
+    e.nCtx = readOptionalBig(in, "n_ctx");
+    e.nSeq = int(std::clamp<qint64>(readBig(in, "n_seq", 1), 1, 1'000'000));
+    e.nBatch = int(std::clamp<qint64>(readBig(in, "n_batch", 512), 1, 1'000'000));
+    const QStringList vllm = in.value(QStringLiteral("vllm_version")).toString(QStringLiteral("0.11")).split(QLatin1Char('.'));
+    e.vllmMajor = vllm.value(0).toInt();
+    e.vllmMinor = vllm.value(1).toInt();
     if (in.value(QStringLiteral("distribution")).isString())
         s.distribution = LengthDistribution::parse(in.value(QStringLiteral("distribution")).toString(), QStringLiteral("inputs.distribution"));
     s.lengthScale = readDouble(in, "length_scale", 1.0);
@@ -368,7 +437,7 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
     }
     if (o.value(QStringLiteral("format")).toString() != QLatin1String("headroom-scenario"))
         throw InputError(QStringLiteral("format"), QStringLiteral("is not a Headroom scenario"));
-    const int version = int(readBig(o, "version"));
+    const qint64 version = readBig(o, "version");
     if (version > formatVersion)
         throw InputError(QStringLiteral("version"), QStringLiteral("%1 was written by a newer Headroom (this one reads up to %2)").arg(version).arg(formatVersion));
     if (version < 1)
@@ -388,22 +457,47 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
     es.nonTorch = readOptionalBig(e, "non_torch");
     es.cudaGraph = readOptionalBig(e, "cuda_graph");
     es.memFractionStatic = readOptionalDouble(e, "mem_fraction_static");
-    es.freeGpuMemoryFraction = readDouble(e, "free_gpu_memory_fraction", es.freeGpuMemoryFraction);
+    es.freeGpuMemoryFraction = readBounded(e, "free_gpu_memory_fraction", es.freeGpuMemoryFraction, 1e-6, 1, QStringLiteral("engine."));
     es.maxNumBatchedTokens = readOptionalBig(e, "max_num_batched_tokens");
-    const QStringList vllm = e.value(QStringLiteral("vllm_version")).toString(QStringLiteral("0.11")).split(QLatin1Char('.'));
-    es.vllmMajor = vllm.value(0).toInt();
-    es.vllmMinor = vllm.value(1).toInt();
+    static const QRegularExpression versionRe(QStringLiteral("^(\\d{1,3})\\.(\\d{1,3})$"));
+    const auto vllm = versionRe.match(e.value(QStringLiteral("vllm_version")).toString(QStringLiteral("0.11")));
+    if (!vllm.hasMatch())
+        throw InputError(QStringLiteral("engine.vllm_version"), QStringLiteral("must look like 0.11"));
+    es.vllmMajor = vllm.captured(1).toInt();
+    es.vllmMinor = vllm.captured(2).toInt();
     es.nCtx = readOptionalBig(e, "n_ctx");
-    es.nSeq = int(readBig(e, "n_seq", 1));
-    es.nBatch = int(readBig(e, "n_batch", 512));
-    es.trtTokensPerBlock = int(readBig(e, "tokens_per_block", 32));
-    s.gpuMemoryUtilization = readDouble(e, "gpu_memory_utilization", s.gpuMemoryUtilization);
+    const QString ep = QStringLiteral("engine.");
+    es.nSeq = readInt(e, "n_seq", 1, 1, ep);
+    es.nBatch = readInt(e, "n_batch", 512, 1, ep);
+    es.trtTokensPerBlock = readInt(e, "tokens_per_block", 32, 1, ep);
+    s.gpuMemoryUtilization = readBounded(e, "gpu_memory_utilization", s.gpuMemoryUtilization, 1e-6, 1, ep);
     s.gpuMemoryUtilizationGiven = e.value(QStringLiteral("gpu_memory_utilization_given")).toBool();
-    s.blockSize = int(readBig(e, "block_size", 16));
+    s.blockSize = readInt(e, "block_size", 16, 1, ep);
+    for (const auto &[value, key] : {std::pair{es.kvCacheMemory, "kv_cache_memory"}, {es.freeMemoryBefore, "free_memory_before"},
+                                      {es.freeMemoryAfter, "free_memory_after"}, {es.activationPeak, "activation_peak"},
+                                      {es.nonTorch, "non_torch"}, {es.cudaGraph, "cuda_graph"}, {es.nCtx, "n_ctx"},
+                                      {es.maxNumBatchedTokens, "max_num_batched_tokens"}})
+        if (value && *value < (QByteArray(key) == "n_ctx" || QByteArray(key) == "max_num_batched_tokens" ? 1 : 0))
+            throw InputError(ep + QString::fromLatin1(key), QStringLiteral("must not be negative or zero"));
+    if (es.memFractionStatic && !(*es.memFractionStatic > 0 && *es.memFractionStatic <= 1))
+        throw InputError(QStringLiteral("engine.mem_fraction_static"), QStringLiteral("must be above 0 and at most 1"));
     const QJsonObject in = o.value(QStringLiteral("inputs")).toObject();
-    s.tp = int(readBig(in, "tp", 1));
+    const QString ip = QStringLiteral("inputs.");
+    s.tp = readInt(in, "tp", 1, 1, ip);
     s.contextTokens = readBig(in, "context_tokens", s.contextTokens);
     s.sessions = readBig(in, "sessions", 1);
+    if (s.contextTokens < 1 || s.sessions < 0)
+        throw InputError(ip + QStringLiteral("context_tokens"), QStringLiteral("context must be at least 1 token and sessions not negative"));
+    for (const char *k : {"weights_dtype", "kv_dtype"}) {
+        const QJsonValue v = in.value(QString::fromLatin1(k));
+        if (!v.isUndefined() && !v.isNull() && !v.isString())
+            throw InputError(ip + QString::fromLatin1(k), QStringLiteral("must be a precision name such as bf16"));
+    }
+    if (!in.value(QStringLiteral("preallocate")).isUndefined() && !in.value(QStringLiteral("preallocate")).isBool())
+        throw InputError(ip + QStringLiteral("preallocate"), QStringLiteral("must be true or false"));
+    if (!o.value(QStringLiteral("distribution")).isUndefined() && !o.value(QStringLiteral("distribution")).isNull()
+        && !o.value(QStringLiteral("distribution")).isObject())
+        throw InputError(QStringLiteral("distribution"), QStringLiteral("must be an object"));
     if (in.value(QStringLiteral("weights_dtype")).isString())
         s.weightsDtype = Dtypes::parse(in.value(QStringLiteral("weights_dtype")).toString(), QStringLiteral("inputs.weights_dtype"));
     if (in.value(QStringLiteral("kv_dtype")).isString())
@@ -418,14 +512,22 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
     s.maxModelLen = readOptionalBig(in, "max_model_len");
     s.preallocate = in.value(QStringLiteral("preallocate")).toBool();
     s.priceUsdPerGpuHour = readOptionalDouble(in, "price_usd_per_gpu_hour");
-    s.lengthScale = readDouble(in, "length_scale", 1.0);
+    if (s.priceUsdPerGpuHour)
+        s.priceUsdPerGpuHour = readBounded(in, "price_usd_per_gpu_hour", 0, 1e-9, 1e6, ip);
+    s.lengthScale = readBounded(in, "length_scale", 1.0, 1e-6, 1e6, ip);
     s.retainTokens = readOptionalBig(in, "retain_tokens");
-    s.risk = readDouble(in, "risk", s.risk);
-    s.marginFraction = readDouble(in, "margin", s.marginFraction);
+    s.risk = readBounded(in, "risk", s.risk, 1e-6, 0.5, ip);
+    s.marginFraction = readBounded(in, "margin", s.marginFraction, 0, 0.9, ip);
     s.targetSessions = readOptionalBig(in, "target_sessions");
-    s.bandwidthEfficiency = readDouble(in, "bandwidth_efficiency", s.bandwidthEfficiency);
-    s.computeUtilization = readDouble(in, "compute_utilization", s.computeUtilization);
-    s.trafficMultiplier = readDouble(in, "traffic_multiplier", s.trafficMultiplier);
+    s.bandwidthEfficiency = readBounded(in, "bandwidth_efficiency", s.bandwidthEfficiency, 1e-6, 1, ip);
+    s.computeUtilization = readBounded(in, "compute_utilization", s.computeUtilization, 1e-6, 1, ip);
+    s.trafficMultiplier = readBounded(in, "traffic_multiplier", s.trafficMultiplier, 1e-6, 1e6, ip);
+    for (const auto &[value, key] : {std::pair{s.maxModelLen, "max_model_len"}, {s.retainTokens, "retain_tokens"}, {s.targetSessions, "target_sessions"}})
+        if (value && *value < 1)
+            throw InputError(ip + QString::fromLatin1(key), QStringLiteral("must be at least 1"));
+    for (const auto &[value, key] : {std::pair{s.gpuMemoryBytes, "gpu_memory_bytes"}, {s.weightsBytes, "weights_bytes"}, {s.workspaceBytes, "workspace_bytes"}})
+        if (value && *value < 0)
+            throw InputError(ip + QString::fromLatin1(key), QStringLiteral("must not be negative"));
     if (o.value(QStringLiteral("distribution")).isObject())
         s.distribution = distributionFromJson(o.value(QStringLiteral("distribution")).toObject());
     return s;
@@ -433,6 +535,9 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
 
 void ScenarioFile::write(const QString &path, const Scenario &scenario, const QString &name)
 {
+    const QFileInfo target(path);
+    if (target.exists() && !target.isFile())
+        throw InputError(QStringLiteral("file"), QStringLiteral("%1 is not a regular file: refusing to replace it").arg(path));
     QSaveFile f(path);
     if (!f.open(QIODevice::WriteOnly))
         throw InputError(QStringLiteral("file"), QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));

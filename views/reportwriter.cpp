@@ -17,6 +17,7 @@
 #include <QLogValueAxis>
 #include <QPainter>
 #include <QPdfWriter>
+#include <QSaveFile>
 #include <QTextDocument>
 #include <QValueAxis>
 #include <functional>
@@ -109,13 +110,17 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     const QString version = QCoreApplication::applicationVersion();
 
     // Chart widgets own their charts; keep them alive while painting.
-    // The memory chart at the sessions the plan recommends when a distribution set them.
+    // Against a distribution, the memory chart shows the recommended sessions at the mean length:
+    // the pool as it stands on average at the risk-based count.
     MemoryChartView memory;
-    if (s.distribution && d.sessionsAtRisk > s.sessions) {
+    if (s.distribution && d.sessionsAtRisk > 0) {
         Scenario atRisk = s;
         atRisk.sessions = d.sessionsAtRisk;
+        atRisk.contextTokens = std::max<qint64>(1, qint64(std::llround(d.meanTokens)));
+        atRisk.distribution.reset();
         memory.setResult(computeCapacity(atRisk), s.tp, u);
-        memory.chart()->setTitle(tr("Memory per GPU at %1 sessions").arg(Units::formatCount(d.sessionsAtRisk)));
+        memory.chart()->setTitle(tr("Memory per GPU: %1 sessions of the mean length (%2 tokens)")
+                                     .arg(Units::formatCount(d.sessionsAtRisk), Units::formatCount(atRisk.contextTokens)));
     } else {
         memory.setResult(r, s.tp, u);
     }
@@ -332,7 +337,19 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
 
 bool ReportWriter::writePdf(const QString &path, const ReportInput &input, QPageSize::PageSizeId pageSize, QString *error)
 {
-    QPdfWriter writer(path);
+    // Atomic: the PDF goes to a temporary file that replaces `path` only when
+    // complete, so a full disk or a failure leaves the previous file intact.
+    const QFileInfo target(path);
+    if (target.exists() && !target.isFile()) {
+        *error = QStringLiteral("%1 is not a regular file: refusing to replace it").arg(path);
+        return false;
+    }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    QPdfWriter writer(&file);
     writer.setPageSize(QPageSize(pageSize));
     writer.setPageMargins(QMarginsF(18, 18, 18, 18), QPageLayout::Millimeter);
     writer.setResolution(144);
@@ -340,11 +357,12 @@ bool ReportWriter::writePdf(const QString &path, const ReportInput &input, QPage
     writer.setCreator(QStringLiteral("Headroom %1").arg(QCoreApplication::applicationVersion()));
     QString why;
     if (!paint(&writer, input, &why)) {
+        file.cancelWriting();
         *error = QStringLiteral("%1: %2").arg(path, why);
         return false;
     }
-    if (!QFileInfo(path).exists() || QFileInfo(path).size() == 0) {
-        *error = QStringLiteral("%1: the PDF could not be written").arg(path);
+    if (!file.commit()) {
+        *error = QStringLiteral("cannot write %1: %2 (the previous file is unchanged)").arg(path, file.errorString());
         return false;
     }
     return true;

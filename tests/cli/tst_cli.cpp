@@ -4,6 +4,7 @@
 // line naming the field and exits non-zero.
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QFileInfo>
 #include <QJsonObject>
 #include <QSet>
 #include <QProcess>
@@ -282,6 +283,29 @@ private Q_SLOTS:
         QCOMPARE(r.json().value(QStringLiteral("solved_tp")).toInteger(), qint64(2));
         r = run(plan("--layers 32 --heads 32 --kv-heads 8 --head-dim 128 --params 8e9 --gpu-memory 80GB --workspace 4GB --context 100000 --solve max-model-len"));
         QCOMPARE(r.json().value(QStringLiteral("solved_max_model_len")).toInteger(), qint64(457'760));
+    }
+
+    void filesAreNeverClobbered()
+    {
+        QTemporaryDir dir;
+        const QString scenario = dir.filePath(QStringLiteral("s.headroom"));
+        Run r = run(plan(QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 1000 --save %1").arg(scenario).toLatin1().constData()));
+        QVERIFY2(r.code == 0, r.err.constData());
+        // A FIFO (like a device) is not a file to replace.
+        const QString fifo = dir.filePath(QStringLiteral("pipe"));
+        QCOMPARE(QProcess::execute(QStringLiteral("mkfifo"), {fifo}), 0);
+        r = run(plan(QStringLiteral("--scenario %1 --save %2").arg(scenario, fifo).toLatin1().constData()));
+        QVERIFY(r.code != 0 && r.err.contains("not a regular file"));
+        QVERIFY(QFileInfo(fifo).isFile() == false && QFileInfo::exists(fifo));
+        // The report must not overwrite the scenario it was made from.
+        r = run({QStringLiteral("report"), QStringLiteral("--scenario"), scenario, QStringLiteral("-o"), scenario});
+        QVERIFY(r.code != 0 && r.err.contains("--output"));
+        QVERIFY(run(plan(QStringLiteral("--scenario %1").arg(scenario).toLatin1().constData())).code == 0);
+        // A shared prefix longer than the sessions is refused, naming the flag.
+        r = run({QStringLiteral("levers"), QStringLiteral("--model"), QStringLiteral("llama-3.1-8b"), QStringLiteral("--gpu"),
+                 QStringLiteral("h100-sxm-80gb"), QStringLiteral("--context"), QStringLiteral("100000"), QStringLiteral("--shared-prefix"),
+                 QStringLiteral("200000")});
+        QVERIFY(r.code != 0 && r.err.contains("--shared-prefix"));
     }
 
     void malformedConfigJson()

@@ -79,6 +79,25 @@ private Q_SLOTS:
         broken.insert(QStringLiteral("model"), model);
         QTest::newRow("model without layers") << QJsonDocument(broken).toJson() << QStringLiteral("model.groups");
         QTest::newRow("not a scenario") << QByteArray("{\"hello\": 1}") << QStringLiteral("not a Headroom scenario");
+        QJsonObject noHeads = ScenarioFile::toJson(rich(), QStringLiteral("x"));
+        QJsonObject m2 = noHeads.value(QStringLiteral("model")).toObject();
+        QJsonArray groups = m2.value(QStringLiteral("groups")).toArray();
+        QJsonObject g0 = groups.at(0).toObject();
+        g0.insert(QStringLiteral("kv_heads"), 0);
+        groups.replace(0, g0);
+        m2.insert(QStringLiteral("groups"), groups);
+        noHeads.insert(QStringLiteral("model"), m2);
+        QTest::newRow("attention group with 0 KV heads") << QJsonDocument(noHeads).toJson() << QStringLiteral("model.groups.kv_heads");
+        QJsonObject wrapped = ScenarioFile::toJson(rich(), QStringLiteral("x"));
+        QJsonObject in = wrapped.value(QStringLiteral("inputs")).toObject();
+        in.insert(QStringLiteral("tp"), 4294967297.0);
+        wrapped.insert(QStringLiteral("inputs"), in);
+        QTest::newRow("TP that would wrap to 1") << QJsonDocument(wrapped).toJson() << QStringLiteral("inputs.tp");
+        QJsonObject negative = ScenarioFile::toJson(rich(), QStringLiteral("x"));
+        in = negative.value(QStringLiteral("inputs")).toObject();
+        in.insert(QStringLiteral("price_usd_per_gpu_hour"), -3);
+        negative.insert(QStringLiteral("inputs"), in);
+        QTest::newRow("negative price") << QJsonDocument(negative).toJson() << QStringLiteral("inputs.price_usd_per_gpu_hour");
     }
     void newerOrDamagedIsRefused()
     {
