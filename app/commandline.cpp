@@ -195,6 +195,11 @@ GpuSpec presetGpu(const QString &id, QTextStream &err);
 
 Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requireContext = true)
 {
+    // A fraction flag in (low, high] into `into`.
+    auto fraction = [&](const char *name, auto &into, double low, double high) {
+        if (isSet(p, name))
+            into = Units::parseFraction(value(p, name), QStringLiteral("--") + QString::fromLatin1(name), low, high);
+    };
     Scenario s;
     bool fromFile = false;
     if (isSet(p, "scenario")) {
@@ -272,8 +277,7 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
         s.tp = smallOpt(p, "tp");
     if (isSet(p, "distribution"))
         s.distribution = LengthDistribution::parse(value(p, "distribution"), QStringLiteral("--distribution"));
-    if (isSet(p, "length-scale"))
-        s.lengthScale = Units::parseFraction(value(p, "length-scale"), QStringLiteral("--length-scale"), 0, 1e6);
+    fraction("length-scale", s.lengthScale, 0, 1e6);
     if (isSet(p, "retain"))
         s.retainTokens = countOpt(p, "retain");
     if (isSet(p, "risk")) {
@@ -289,12 +293,9 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
     }
     if (isSet(p, "target-sessions"))
         s.targetSessions = countOpt(p, "target-sessions");
-    if (isSet(p, "bandwidth-efficiency"))
-        s.bandwidthEfficiency = Units::parseFraction(value(p, "bandwidth-efficiency"), QStringLiteral("--bandwidth-efficiency"), 0, 1);
-    if (isSet(p, "compute-utilization"))
-        s.computeUtilization = Units::parseFraction(value(p, "compute-utilization"), QStringLiteral("--compute-utilization"), 0, 1);
-    if (isSet(p, "traffic-multiplier"))
-        s.trafficMultiplier = Units::parseFraction(value(p, "traffic-multiplier"), QStringLiteral("--traffic-multiplier"), 0, 1e6);
+    fraction("bandwidth-efficiency", s.bandwidthEfficiency, 0, 1);
+    fraction("compute-utilization", s.computeUtilization, 0, 1);
+    fraction("traffic-multiplier", s.trafficMultiplier, 0, 1e6);
     if (!isSet(p, "context") && requireContext && !s.distribution && !fromFile)
         throw InputError(QStringLiteral("--context"), QStringLiteral("is required: resident tokens per session, e.g. --context 100000 (or give --distribution)"));
     if (isSet(p, "context")) {
@@ -333,10 +334,8 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
     }
     if (isSet(p, "max-num-batched-tokens"))
         e.maxNumBatchedTokens = countOpt(p, "max-num-batched-tokens");
-    if (isSet(p, "mem-fraction-static"))
-        e.memFractionStatic = Units::parseFraction(value(p, "mem-fraction-static"), QStringLiteral("--mem-fraction-static"), 0, 1);
-    if (isSet(p, "free-gpu-memory-fraction"))
-        e.freeGpuMemoryFraction = Units::parseFraction(value(p, "free-gpu-memory-fraction"), QStringLiteral("--free-gpu-memory-fraction"), 0, 1);
+    fraction("mem-fraction-static", e.memFractionStatic, 0, 1);
+    fraction("free-gpu-memory-fraction", e.freeGpuMemoryFraction, 0, 1);
     if (isSet(p, "tokens-per-block"))
         e.trtTokensPerBlock = smallOpt(p, "tokens-per-block");
     if (isSet(p, "n-ctx"))
@@ -345,20 +344,15 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
         e.nSeq = smallOpt(p, "n-seq");
     if (isSet(p, "n-batch"))
         e.nBatch = smallOpt(p, "n-batch");
-    if (isSet(p, "gpu-memory-utilization"))
-        s.gpuMemoryUtilizationGiven = true;
-    if (isSet(p, "gpu-memory-utilization"))
-        s.gpuMemoryUtilization = Units::parseFraction(value(p, "gpu-memory-utilization"), QStringLiteral("--gpu-memory-utilization"), 0, 1);
+    s.gpuMemoryUtilizationGiven = s.gpuMemoryUtilizationGiven || isSet(p, "gpu-memory-utilization");
+    fraction("gpu-memory-utilization", s.gpuMemoryUtilization, 0, 1);
     if (isSet(p, "block-size"))
         s.blockSize = smallOpt(p, "block-size");
     if (isSet(p, "max-model-len"))
         s.maxModelLen = countOpt(p, "max-model-len");
     if (isSet(p, "preallocate"))
         s.preallocate = true;
-    if (isSet(p, "price")) {
-        const double price = Units::parseFraction(value(p, "price"), QStringLiteral("--price"), 0, 1e6);
-        s.priceUsdPerGpuHour = price;
-    }
+    fraction("price", s.priceUsdPerGpuHour, 0, 1e6);
     return s;
 }
 
