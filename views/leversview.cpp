@@ -28,7 +28,7 @@ LeversView::LeversView(Planner *planner, QWidget *parent)
     m_maxItl = new QDoubleSpinBox;
     m_maxItl->setRange(0, 1e5);
     m_maxItl->setDecimals(1);
-    m_maxItl->setSpecialValueText(tr("any"));
+    m_maxItl->setSpecialValueText(tr("200 ms (default ceiling)"));
     m_maxItl->setSuffix(tr(" ms per token"));
     m_prefix = new QSpinBox;
     m_prefix->setRange(0, 10'000'000);
@@ -38,8 +38,8 @@ LeversView::LeversView(Planner *planner, QWidget *parent)
     for (QAbstractSpinBox *b : std::initializer_list<QAbstractSpinBox *>{m_targetSessions, m_maxItl, m_prefix})
         b->setKeyboardTracking(false);
     auto *targets = new QFormLayout;
-    targets->addRow(tr("Target: at least"), m_targetSessions);
-    targets->addRow(tr("and at most"), m_maxItl);
+    targets->addRow(tr("Target sessions per GPU, at least"), m_targetSessions);
+    targets->addRow(tr("Target latency per token, at most"), m_maxItl);
     targets->addRow(tr("Shared system prompt"), m_prefix);
 
     m_table = new QTableWidget(0, 7);
