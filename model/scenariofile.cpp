@@ -311,6 +311,49 @@ LengthDistribution distributionFromJson(const QJsonObject &o)
     return d;
 }
 
+// The engine settings as one object holds them: a .headroom file's "engine"
+// (prefix "engine.", byte fields bare) or the "inputs" echo of plan --json
+// (prefix "inputs.", byte fields ending in "_bytes"). Every value is range-checked.
+EngineSettings readEngineSettings(const QJsonObject &o, const QString &prefix, const char *byteSuffix)
+{
+    EngineSettings es;
+    auto bytes = [&](const char *key) {
+        const QByteArray name = QByteArray(key) + byteSuffix;
+        const std::optional<qint64> v = readOptionalBig(o, name.constData());
+        if (v && *v < 0)
+            throw InputError(prefix + QString::fromLatin1(name), QStringLiteral("must not be negative"));
+        return v;
+    };
+    auto positive = [&](const char *key) {
+        const std::optional<qint64> v = readOptionalBig(o, key);
+        if (v && *v < 1)
+            throw InputError(prefix + QString::fromLatin1(key), QStringLiteral("must be at least 1"));
+        return v;
+    };
+    es.kvCacheMemory = bytes("kv_cache_memory");
+    es.freeMemoryBefore = bytes("free_memory_before");
+    es.freeMemoryAfter = bytes("free_memory_after");
+    es.activationPeak = bytes("activation_peak");
+    es.nonTorch = bytes("non_torch");
+    es.cudaGraph = bytes("cuda_graph");
+    es.memFractionStatic = readOptionalDouble(o, "mem_fraction_static");
+    if (es.memFractionStatic)
+        es.memFractionStatic = readBounded(o, "mem_fraction_static", 0, 1e-6, 1, prefix);
+    es.freeGpuMemoryFraction = readBounded(o, "free_gpu_memory_fraction", es.freeGpuMemoryFraction, 1e-6, 1, prefix);
+    es.maxNumBatchedTokens = positive("max_num_batched_tokens");
+    static const QRegularExpression versionRe(QStringLiteral("^(\\d{1,3})\\.(\\d{1,3})$"));
+    const auto vllm = versionRe.match(o.value(QStringLiteral("vllm_version")).toString(QStringLiteral("0.11")));
+    if (!vllm.hasMatch())
+        throw InputError(prefix + QStringLiteral("vllm_version"), QStringLiteral("must look like 0.11"));
+    es.vllmMajor = vllm.captured(1).toInt();
+    es.vllmMinor = vllm.captured(2).toInt();
+    es.nCtx = positive("n_ctx");
+    es.nSeq = readInt(o, "n_seq", 1, 1, prefix);
+    es.nBatch = readInt(o, "n_batch", 512, 1, prefix);
+    es.trtTokensPerBlock = readInt(o, "tokens_per_block", 32, 1, prefix);
+    return es;
+}
+
 // Version 0: the output of `headroom plan --json`, whose "inputs" name presets.
 Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::ModelLookup &models, const ScenarioFile::GpuLookup &gpus)
 {
@@ -344,22 +387,7 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     if (s.maxModelLen == s.model.maxPositionEmbeddings)
         s.maxModelLen.reset();
     s.gpuMemoryUtilizationGiven = s.engine == Engine::Vllm;
-    EngineSettings &e = s.engineSettings;
-    e.kvCacheMemory = readOptionalBig(in, "kv_cache_memory_bytes");
-    e.freeMemoryBefore = readOptionalBig(in, "free_memory_before_bytes");
-    e.freeMemoryAfter = readOptionalBig(in, "free_memory_after_bytes");
-    e.activationPeak = readOptionalBig(in, "activation_peak_bytes");
-    e.nonTorch = readOptionalBig(in, "non_torch_bytes");
-    e.cudaGraph = readOptionalBig(in, "cuda_graph_bytes");
-    e.memFractionStatic = readOptionalDouble(in, "mem_fraction_static");
-    e.freeGpuMemoryFraction = readDouble(in, "free_gpu_memory_fraction", e.freeGpuMemoryFraction);
-    e.maxNumBatchedTokens = readOptionalBig(in, "max_num_batched_tokens");
-    e.nCtx = readOptionalBig(in, "n_ctx");
-    e.nSeq = int(std::clamp<qint64>(readBig(in, "n_seq", 1), 1, 1'000'000));
-    e.nBatch = int(std::clamp<qint64>(readBig(in, "n_batch", 512), 1, 1'000'000));
-    const QStringList vllm = in.value(QStringLiteral("vllm_version")).toString(QStringLiteral("0.11")).split(QLatin1Char('.'));
-    e.vllmMajor = vllm.value(0).toInt();
-    e.vllmMinor = vllm.value(1).toInt();
+    s.engineSettings = readEngineSettings(in, QStringLiteral("inputs."), "_bytes");
     if (in.value(QStringLiteral("distribution")).isString())
         s.distribution = LengthDistribution::parse(in.value(QStringLiteral("distribution")).toString(), QStringLiteral("inputs.distribution"));
     s.lengthScale = readDouble(in, "length_scale", 1.0);
@@ -449,38 +477,11 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
     s.gpu = GpuSpec::fromPreset(o.value(QStringLiteral("gpu")).toObject());
     const QJsonObject e = o.value(QStringLiteral("engine")).toObject();
     s.engine = Engines::parse(e.value(QStringLiteral("engine")).toString(QStringLiteral("plain")), QStringLiteral("engine.engine"));
-    EngineSettings &es = s.engineSettings;
-    es.kvCacheMemory = readOptionalBig(e, "kv_cache_memory");
-    es.freeMemoryBefore = readOptionalBig(e, "free_memory_before");
-    es.freeMemoryAfter = readOptionalBig(e, "free_memory_after");
-    es.activationPeak = readOptionalBig(e, "activation_peak");
-    es.nonTorch = readOptionalBig(e, "non_torch");
-    es.cudaGraph = readOptionalBig(e, "cuda_graph");
-    es.memFractionStatic = readOptionalDouble(e, "mem_fraction_static");
-    es.freeGpuMemoryFraction = readBounded(e, "free_gpu_memory_fraction", es.freeGpuMemoryFraction, 1e-6, 1, QStringLiteral("engine."));
-    es.maxNumBatchedTokens = readOptionalBig(e, "max_num_batched_tokens");
-    static const QRegularExpression versionRe(QStringLiteral("^(\\d{1,3})\\.(\\d{1,3})$"));
-    const auto vllm = versionRe.match(e.value(QStringLiteral("vllm_version")).toString(QStringLiteral("0.11")));
-    if (!vllm.hasMatch())
-        throw InputError(QStringLiteral("engine.vllm_version"), QStringLiteral("must look like 0.11"));
-    es.vllmMajor = vllm.captured(1).toInt();
-    es.vllmMinor = vllm.captured(2).toInt();
-    es.nCtx = readOptionalBig(e, "n_ctx");
+    s.engineSettings = readEngineSettings(e, QStringLiteral("engine."), "");
     const QString ep = QStringLiteral("engine.");
-    es.nSeq = readInt(e, "n_seq", 1, 1, ep);
-    es.nBatch = readInt(e, "n_batch", 512, 1, ep);
-    es.trtTokensPerBlock = readInt(e, "tokens_per_block", 32, 1, ep);
     s.gpuMemoryUtilization = readBounded(e, "gpu_memory_utilization", s.gpuMemoryUtilization, 1e-6, 1, ep);
     s.gpuMemoryUtilizationGiven = e.value(QStringLiteral("gpu_memory_utilization_given")).toBool();
     s.blockSize = readInt(e, "block_size", 16, 1, ep);
-    for (const auto &[value, key] : {std::pair{es.kvCacheMemory, "kv_cache_memory"}, {es.freeMemoryBefore, "free_memory_before"},
-                                      {es.freeMemoryAfter, "free_memory_after"}, {es.activationPeak, "activation_peak"},
-                                      {es.nonTorch, "non_torch"}, {es.cudaGraph, "cuda_graph"}, {es.nCtx, "n_ctx"},
-                                      {es.maxNumBatchedTokens, "max_num_batched_tokens"}})
-        if (value && *value < (QByteArray(key) == "n_ctx" || QByteArray(key) == "max_num_batched_tokens" ? 1 : 0))
-            throw InputError(ep + QString::fromLatin1(key), QStringLiteral("must not be negative or zero"));
-    if (es.memFractionStatic && !(*es.memFractionStatic > 0 && *es.memFractionStatic <= 1))
-        throw InputError(QStringLiteral("engine.mem_fraction_static"), QStringLiteral("must be above 0 and at most 1"));
     const QJsonObject in = o.value(QStringLiteral("inputs")).toObject();
     const QString ip = QStringLiteral("inputs.");
     s.tp = readInt(in, "tp", 1, 1, ip);
