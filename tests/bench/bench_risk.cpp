@@ -14,7 +14,7 @@ using namespace Headroom;
 
 int main(int argc, char **argv)
 {
-    const QString trace = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral(HEADROOM_SHARED "/traces/azure-llm-inference-2023-conv.csv");
+    const QString trace = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv");
     Scenario s;
     LayerGroup g;
     g.kvHeads = 8;

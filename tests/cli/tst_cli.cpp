@@ -219,7 +219,7 @@ private Q_SLOTS:
         // The Azure conversation trace capped at 4,096 tokens (shares computed from the CSV
         // independently): 8.3239% lose history, 14.397 tokens dropped on average; the worst
         // case is the cap, 256 blocks x 2 MiB = 536,870,912 B: 65,460,287,488 / that = 121.
-        const QString trace = QStringLiteral("--distribution trace:" HEADROOM_SHARED "/traces/azure-llm-inference-2023-conv.csv");
+        const QString trace = QStringLiteral("--distribution trace:" HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv");
         r = run(plan(QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --retain 4096 --target-sessions 1000 --sessions 300 ")
                          .append(trace).toLatin1().constData()));
         QVERIFY2(r.code == 0, r.err.constData());

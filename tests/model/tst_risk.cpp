@@ -33,8 +33,8 @@ ModelShape llama8b()
     return m;
 }
 
-const QString conv = QStringLiteral(HEADROOM_SHARED "/traces/azure-llm-inference-2023-conv.csv");
-const QString code = QStringLiteral(HEADROOM_SHARED "/traces/azure-llm-inference-2023-code.csv");
+const QString conv = QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv");
+const QString code = QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-code.csv");
 
 LengthDistribution twoPoint(qint64 shortLen, qint64 longLen, double q)
 {

@@ -34,7 +34,7 @@ Scenario rich()
     s.engineSettings.vllmMinor = 10;
     s.engineSettings.nCtx = 32768;
     s.maxModelLen = 65536;
-    s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SHARED "/traces/azure-llm-inference-2023-code.csv"), QStringLiteral("t"));
+    s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-code.csv"), QStringLiteral("t"));
     s.lengthScale = 4.0;
     s.retainTokens = 16384;
     s.risk = 1e-4;

@@ -166,7 +166,7 @@ private Q_SLOTS:
         QVERIFY(!w.distributionView()->importTrace(QStringLiteral(HEADROOM_TEST_DATA "/traces/non-numeric.csv"), &error));
         QVERIFY2(error.contains(QStringLiteral("line 4")), qPrintable(error));
         QVERIFY(!w.planner()->scenario().distribution); // the previous distribution stays
-        QVERIFY(w.distributionView()->importTrace(QStringLiteral(HEADROOM_SHARED "/traces/azure-llm-inference-2023-conv.csv"), &error));
+        QVERIFY(w.distributionView()->importTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"), &error));
         QTRY_VERIFY(!w.planner()->busy());
         const DistributionFigures &d = w.planner()->result().distribution;
         // Worst case: the longest request, 14,089 tokens -> 881 blocks x 2 MiB per session.

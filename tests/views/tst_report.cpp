@@ -42,7 +42,7 @@ private Q_SLOTS:
                 s.gpu = GpuSpec::fromPreset(r.json);
         }
         s.tp = 4;
-        s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SHARED "/traces/azure-llm-inference-2023-conv.csv"), QStringLiteral("t"));
+        s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"), QStringLiteral("t"));
         s.contextTokens = s.distribution->maximum();
         s.targetSessions = 1000;
         const CapacityResult r = computeCapacity(s);
