@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "commandline.h"
 
-#include "capacity.h"
-#include "configimporter.h"
-#include "inputerror.h"
-#include "levers.h"
-#include "logcalibration.h"
-#include "scenariofile.h"
+#include "plan/capacity.h"
+#include "io/configimporter.h"
+#include "core/inputerror.h"
+#include "plan/levers.h"
+#include "io/logcalibration.h"
+#include "io/scenariofile.h"
 #include "presetstore.h"
 
 #include <QCommandLineParser>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "calibrationdialog.h"
 
-#include "inputerror.h"
-#include "logcalibration.h"
+#include "core/inputerror.h"
+#include "io/logcalibration.h"
 #include "planner.h"
 
 #include <QDialogButtonBox>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "modelshape.h"
-#include "scenario.h"
+#include "kv/modelshape.h"
+#include "inputs/scenario.h"
 
 #include <QDialog>
 

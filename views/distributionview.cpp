@@ -2,7 +2,7 @@
 #include "distributionview.h"
 
 #include "distributionchartview.h"
-#include "inputerror.h"
+#include "core/inputerror.h"
 #include "planner.h"
 #include "throughputchartview.h"
 

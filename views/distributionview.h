@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "capacityresult.h"
-#include "scenario.h"
+#include "plan/capacityresult.h"
+#include "inputs/scenario.h"
 
 #include <QWidget>
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "gpuspec.h"
-#include "modelshape.h"
-#include "scenario.h"
+#include "kv/gpuspec.h"
+#include "kv/modelshape.h"
+#include "inputs/scenario.h"
 
 #include <QWidget>
 

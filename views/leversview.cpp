@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "leversview.h"
 
-#include "inputerror.h"
+#include "core/inputerror.h"
 #include "planner.h"
 
 #include <QDoubleSpinBox>

@@ -2,18 +2,18 @@
 #include "mainwindow.h"
 
 #include "calibrationdialog.h"
-#include "capacity.h"
+#include "plan/capacity.h"
 #include "compareview.h"
 #include "leversview.h"
 #include "reportwriter.h"
 #include "distributionview.h"
-#include "configimporter.h"
-#include "inputerror.h"
+#include "io/configimporter.h"
+#include "core/inputerror.h"
 #include "inputpanel.h"
 #include "memorychartview.h"
 #include "planner.h"
 #include "presetstore.h"
-#include "scenariofile.h"
+#include "io/scenariofile.h"
 
 #include <QAction>
 #include <QClipboard>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "capacityresult.h"
-#include "scenario.h"
-#include "modelshape.h"
+#include "plan/capacityresult.h"
+#include "inputs/scenario.h"
+#include "kv/modelshape.h"
 
 #include <QMainWindow>
 #include <QPageSize>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "capacityresult.h"
-#include "units.h"
+#include "plan/capacityresult.h"
+#include "core/units.h"
 
 #include <QWidget>
 

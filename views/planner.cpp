@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "planner.h"
-#include "capacity.h"
+#include "plan/capacity.h"
 
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "capacityresult.h"
-#include "levers.h"
-#include "scenario.h"
+#include "plan/capacityresult.h"
+#include "plan/levers.h"
+#include "inputs/scenario.h"
 #include "scenariocommand.h"
-#include "units.h"
+#include "core/units.h"
 
 #include <QObject>
 #include <QUndoStack>

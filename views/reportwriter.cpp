@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "reportwriter.h"
 
-#include "capacity.h"
+#include "plan/capacity.h"
 #include "distributionchartview.h"
 #include "memorychartview.h"
 #include "throughputchartview.h"

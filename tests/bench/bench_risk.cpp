@@ -4,8 +4,8 @@
 // prompt-only admission, overflow probability) for budgets that hold up to
 // ~10,000 sessions of the Azure conversation trace, at eps 1e-2 and 1e-6.
 // Target: under 16 ms per recompute on the 2-core machine. Prints a table.
-#include "capacity.h"
-#include "lengthdistribution.h"
+#include "plan/capacity.h"
+#include "lengths/lengthdistribution.h"
 
 #include <QElapsedTimer>
 #include <cstdio>

@@ -2,8 +2,8 @@
 // Shapes the model tests share.
 #pragma once
 
-#include "modelshape.h"
-#include "scenario.h"
+#include "kv/modelshape.h"
+#include "inputs/scenario.h"
 
 namespace Headroom::Test {
 

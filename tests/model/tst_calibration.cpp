@@ -2,10 +2,10 @@
 // Calibration from start-up logs: the figures engines printed
 // (shared/validation/engine-logs.md E02, E07, E11, in tests/data/logs/) are
 // read back and predicted again from the calibrated scenario.
-#include "capacity.h"
-#include "configimporter.h"
-#include "inputerror.h"
-#include "logcalibration.h"
+#include "plan/capacity.h"
+#include "io/configimporter.h"
+#include "core/inputerror.h"
+#include "io/logcalibration.h"
 
 #include <QFile>
 #include <QJsonDocument>

@@ -18,11 +18,11 @@
 // arithmetic next to it: KV bytes per token at a bf16 cache (2 B a value), TP 1, block 16;
 // recurrent state in fp32 (4 B a value) per session.
 
-#include "configimporter.h"
-#include "dtype.h"
-#include "inputerror.h"
-#include "kvcost.h"
-#include "modelshape.h"
+#include "io/configimporter.h"
+#include "core/dtype.h"
+#include "core/inputerror.h"
+#include "kv/kvcost.h"
+#include "kv/modelshape.h"
 
 #include <QDir>
 #include <QFile>

@@ -3,9 +3,9 @@
 // engine-logs.md, rows E01-E15). Engines print rounded figures: "3.81 GiB"
 // stands for anything in [3.805, 3.815) GiB, so a row passes when the printed
 // count lies in the range the rule gives over that interval.
-#include "capacity.h"
-#include "configimporter.h"
-#include "enginefigures.h"
+#include "plan/capacity.h"
+#include "io/configimporter.h"
+#include "engines/enginefigures.h"
 
 #include <QJsonDocument>
 #include "testshapes.h"

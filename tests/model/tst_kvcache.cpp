@@ -2,9 +2,9 @@
 // The capacity engine against cited figures: the founding worked examples
 // (shared/design/seed-figures.md), engine printouts (shared/validation/
 // engine-logs.md) and per-layer rules derived by hand from published configs.
-#include "capacity.h"
-#include "inputerror.h"
-#include "kvcost.h"
+#include "plan/capacity.h"
+#include "core/inputerror.h"
+#include "kv/kvcost.h"
 
 #include "testshapes.h"
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The levers, the inverse questions and the diagnosis, on the founding worked
 // examples (shared/design/seed-figures.md) where the answers are known.
-#include "capacity.h"
-#include "levers.h"
+#include "plan/capacity.h"
+#include "plan/levers.h"
 #include "testshapes.h"
 
 #include <QTest>

@@ -4,11 +4,11 @@
 // convolution, a Monte Carlo cross-check, both Azure traces end to end
 // (figures computed from the CSV files independently), the retention cap and
 // bad trace files.
-#include "capacity.h"
-#include "inputerror.h"
-#include "lengthdistribution.h"
-#include "normaldistribution.h"
-#include "overflowrisk.h"
+#include "plan/capacity.h"
+#include "core/inputerror.h"
+#include "lengths/lengthdistribution.h"
+#include "lengths/normaldistribution.h"
+#include "lengths/overflowrisk.h"
 
 #include "testshapes.h"
 

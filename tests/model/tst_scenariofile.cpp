@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The .headroom file: written atomically, read back identically, older
 // formats migrate, newer or damaged ones are refused and nothing is written.
-#include "capacity.h"
-#include "configimporter.h"
-#include "inputerror.h"
-#include "scenariofile.h"
+#include "plan/capacity.h"
+#include "io/configimporter.h"
+#include "core/inputerror.h"
+#include "io/scenariofile.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Units: exact size parsing (SI vs IEC prefixes, IEC 80000-13) and formatting.
-#include "inputerror.h"
-#include "units.h"
+#include "core/inputerror.h"
+#include "core/units.h"
 
 #include <QTest>
 

@@ -2,10 +2,10 @@
 // The SQLite preset store: fresh seed, upgrade keeps the user's presets,
 // damaged or foreign files are refused and left byte-for-byte untouched;
 // and every built-in preset reads, with spot checks against its cited source.
-#include "configimporter.h"
-#include "gpuspec.h"
-#include "inputerror.h"
-#include "kvcost.h"
+#include "io/configimporter.h"
+#include "kv/gpuspec.h"
+#include "core/inputerror.h"
+#include "kv/kvcost.h"
 #include "presetstore.h"
 
 #include <QDir>

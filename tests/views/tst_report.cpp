@@ -3,8 +3,8 @@
 // the Azure conversation trace as the distribution. Read back with pdftotext
 // (poppler-utils), it must hold the bytes per token, the sessions and the cost
 // figures that the plan gives, as text; fonts embedded; charts as vectors.
-#include "capacity.h"
-#include "configimporter.h"
+#include "plan/capacity.h"
+#include "io/configimporter.h"
 #include "presetstore.h"
 #include "reportwriter.h"
 

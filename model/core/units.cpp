@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/units.h"
+#include "core/inputerror.h"
+
+#include <QLocale>
+#include <QRegularExpression>
+#include <QtNumeric>
+#include <cmath>
+
+namespace Headroom::Units {
+
+qint64 mul(qint64 a, qint64 b, const QString &field)
+{
+    qint64 r = 0;
+    if (a < 0 || b < 0)
+        throw InputError(field, QStringLiteral("must not be negative"));
+    if (qMulOverflow(a, b, &r))
+        throw InputError(field, QStringLiteral("is too large: the byte count overflows 64 bits (%1 x %2)")
+                                    .arg(formatCount(a), formatCount(b)));
+    return r;
+}
+
+qint64 add(qint64 a, qint64 b, const QString &field)
+{
+    qint64 r = 0;
+    if (a < 0 || b < 0)
+        throw InputError(field, QStringLiteral("must not be negative"));
+    if (qAddOverflow(a, b, &r))
+        throw InputError(field, QStringLiteral("is too large: the byte count overflows 64 bits"));
+    return r;
+}
+
+qint64 sub(qint64 a, qint64 b, const QString &field)
+{
+    qint64 r = 0;
+    if (qSubOverflow(a, b, &r))
+        throw InputError(field, QStringLiteral("is too large: the byte count overflows 64 bits"));
+    return r;
+}
+
+namespace {
+
+// Exact decimal parsing: a mantissa with up to 18 significant digits and an
+// optional exponent, scaled by an integer unit, so "79.6GiB" and "8e9" are
+// computed without binary floating-point error and rounded half up.
+struct Decimal
+{
+    bool ok = false;
+    bool negative = false;
+    QString digits; // without the point
+    int exponent = 0; // value = digits x 10^exponent
+};
+
+Decimal parseDecimal(QString text)
+{
+    Decimal d;
+    // Commas and underscores only as thousands separators ("100,000", "100_000"):
+    // "1,5" is a decimal comma in many locales, and guessing would be wrong either way.
+    static const QRegularExpression grouped(QStringLiteral("^[+-]?\\d{1,3}([,_]\\d{3})+(\\.\\d*)?([eE][+-]?\\d+)?$"));
+    if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('_'))) {
+        if (!grouped.match(text).hasMatch())
+            return d;
+        text.remove(QLatin1Char('_'));
+        text.remove(QLatin1Char(','));
+    }
+    static const QRegularExpression re(QStringLiteral("^([+-]?)(\\d*)(?:\\.(\\d*))?(?:[eE]([+-]?\\d{1,4}))?$"));
+    const auto m = re.match(text);
+    if (!m.hasMatch())
+        return d;
+    const QString intPart = m.captured(2), frac = m.captured(3);
+    if (intPart.isEmpty() && frac.isEmpty())
+        return d;
+    d.negative = m.captured(1) == QLatin1String("-");
+    d.digits = intPart + frac;
+    d.exponent = m.captured(4).toInt() - int(frac.size());
+    while (d.digits.size() > 1 && d.digits.startsWith(QLatin1Char('0')))
+        d.digits.remove(0, 1);
+    d.ok = true;
+    return d;
+}
+
+// Rounds digits x 10^exponent x unit to the nearest integer, or returns false on
+// overflow. *exact (if given) tells whether no rounding happened.
+bool scaleDecimal(const Decimal &d, qint64 unit, qint64 *out, bool *exact = nullptr)
+{
+    QString digits = d.digits;
+    int exponent = d.exponent;
+    if (exact)
+        *exact = true;
+    if (digits.size() > 18) {
+        // More precision than 64 bits hold: keep 18 significant digits.
+        if (exact)
+            *exact = false;
+        exponent += int(digits.size()) - 18;
+        digits.truncate(18);
+    }
+    // Trim trailing zeros into the exponent.
+    while (digits.size() > 1 && digits.endsWith(QLatin1Char('0'))) {
+        digits.chop(1);
+        ++exponent;
+    }
+    const qint64 mantissa = digits.toLongLong();
+    if (mantissa == 0) {
+        *out = 0;
+        return true;
+    }
+    qint64 value = 0;
+    if (qMulOverflow(mantissa, unit, &value))
+        return false;
+    for (; exponent > 0; --exponent)
+        if (qMulOverflow(value, qint64(10), &value))
+            return false;
+    if (exponent < 0) {
+        if (exponent < -30) {
+            *out = 0;
+            if (exact)
+                *exact = false;
+            return true;
+        }
+        // Divide by 10^-exponent with round-half-up, step by step.
+        qint64 divisor = 1;
+        bool small = false;
+        for (int i = 0; i < -exponent; ++i) {
+            if (qMulOverflow(divisor, qint64(10), &divisor)) {
+                small = true;
+                break;
+            }
+        }
+        if (small) {
+            *out = 0;
+            if (exact)
+                *exact = false;
+            return true;
+        }
+        if (exact && value % divisor != 0)
+            *exact = false;
+        value = value / divisor + ((value % divisor) * 2 >= divisor ? 1 : 0);
+    }
+    *out = value;
+    return true;
+}
+
+} // namespace
+
+qint64 parseSize(const QString &input, const QString &field, bool allowZero)
+{
+    const QString text = input.trimmed();
+    static const QRegularExpression re(QStringLiteral("^([+-]?[0-9.,_]+(?:[eE][+-]?[0-9]+)?)\\s*([A-Za-z]+)$"));
+    const auto m = re.match(text);
+    if (!m.hasMatch()) {
+        static const QRegularExpression bare(QStringLiteral("^[0-9.eE+\\-_,]+$"));
+        if (bare.match(text).hasMatch())
+            throw InputError(field, QStringLiteral("\"%1\" has no unit; write it as e.g. 80GB, 79.6GiB or 512MiB").arg(text));
+        throw InputError(field, QStringLiteral("\"%1\" is not a memory size; write it as e.g. 80GB, 79.6GiB or 512MiB").arg(text));
+    }
+    const QString unit = m.captured(2);
+    struct U { const char *name; qint64 bytes; };
+    static const U units[] = {
+        {"B", 1},       {"kB", kB},     {"KB", kB},   {"kb", kB},   {"KiB", KiB},
+        {"MB", MB},     {"mb", MB},     {"MiB", MiB}, {"GB", GB},   {"gb", GB},
+        {"GiB", GiB},   {"TB", TB},     {"tb", TB},   {"TiB", TiB},
+    };
+    qint64 unitBytes = 0;
+    for (const U &u : units)
+        if (unit == QLatin1String(u.name))
+            unitBytes = u.bytes;
+    if (unitBytes == 0)
+        throw InputError(field, QStringLiteral("unknown unit \"%1\"; use B, kB, KiB, MB, MiB, GB, GiB, TB or TiB").arg(unit));
+    const Decimal d = parseDecimal(m.captured(1));
+    if (!d.ok)
+        throw InputError(field, QStringLiteral("\"%1\" is not a number").arg(m.captured(1)));
+    qint64 bytes = 0;
+    if (!scaleDecimal(d, unitBytes, &bytes))
+        throw InputError(field, QStringLiteral("%1 is too large: it overflows 64-bit bytes").arg(text));
+    if (d.negative && bytes != 0)
+        throw InputError(field, QStringLiteral("must be positive, got %1").arg(text));
+    if (bytes == 0 && !allowZero)
+        throw InputError(field, QStringLiteral("must be larger than zero, got %1").arg(text));
+    return bytes;
+}
+
+qint64 parseCount(const QString &input, const QString &field, qint64 minimum)
+{
+    const QString text = input.trimmed();
+    const Decimal d = parseDecimal(text);
+    if (!d.ok)
+        throw InputError(field, QStringLiteral("\"%1\" is not a whole number").arg(text));
+    qint64 value = 0;
+    bool exact = true;
+    if (!scaleDecimal(d, 1, &value, &exact))
+        throw InputError(field, QStringLiteral("%1 is too large: it overflows 64 bits").arg(text));
+    if (!exact)
+        throw InputError(field, QStringLiteral("\"%1\" is not a whole number").arg(text));
+    if (d.negative && value != 0)
+        throw InputError(field, QStringLiteral("must be positive, got %1").arg(text));
+    if (value < minimum)
+        throw InputError(field, minimum == 1 ? QStringLiteral("must be at least 1, got %1").arg(text)
+                                             : QStringLiteral("must be at least %1, got %2").arg(formatCount(minimum), text));
+    return value;
+}
+
+double parseFraction(const QString &input, const QString &field, double low, double high)
+{
+    bool ok = false;
+    const double v = input.trimmed().toDouble(&ok);
+    if (!ok || !std::isfinite(v))
+        throw InputError(field, QStringLiteral("\"%1\" is not a number").arg(input));
+    if (!(v > low && v <= high))
+        throw InputError(field, QStringLiteral("must be greater than %1 and at most %2, got %3")
+                                    .arg(low).arg(high).arg(input));
+    return v;
+}
+
+QString formatIn(qint64 bytes, qint64 unit, const QString &label, int decimals)
+{
+    return QLocale::c().toString(double(bytes) / double(unit), 'f', decimals) + QLatin1Char(' ') + label;
+}
+
+QString formatBytes(qint64 bytes, UnitSystem system, int decimals)
+{
+    const bool bin = system == UnitSystem::Binary;
+    const qint64 mag = bytes < 0 ? -bytes : bytes;
+    const qint64 tera = bin ? TiB : TB, giga = bin ? GiB : GB, mega = bin ? MiB : MB, kilo = bin ? KiB : kB;
+    if (mag >= tera * 10)
+        return formatIn(bytes, tera, bin ? QStringLiteral("TiB") : QStringLiteral("TB"), decimals);
+    if (mag >= giga / 10)
+        return formatIn(bytes, giga, bin ? QStringLiteral("GiB") : QStringLiteral("GB"), decimals);
+    if (mag >= mega)
+        return formatIn(bytes, mega, bin ? QStringLiteral("MiB") : QStringLiteral("MB"), decimals);
+    if (mag >= kilo)
+        return formatIn(bytes, kilo, bin ? QStringLiteral("KiB") : QStringLiteral("kB"), decimals);
+    return formatExactBytes(bytes);
+}
+
+QString formatCount(qint64 value)
+{
+    // Fixed English grouping, whatever the system locale: figures must read the
+    // same in a report, on screen and in tests.
+    static const QLocale english(QLocale::English, QLocale::UnitedStates);
+    return english.toString(value);
+}
+
+QString plural(qint64 n, const QString &one, const QString &many)
+{
+    return formatCount(n) + QLatin1Char(' ') + (n == 1 ? one : many);
+}
+
+QString formatUsd(double dollars)
+{
+    if (!std::isfinite(dollars))
+        return QStringLiteral("n/a");
+    if (dollars >= 1000.0)
+        return QLatin1Char('$') + formatCount(qint64(std::llround(dollars)));
+    if (dollars >= 1.0 || dollars == 0.0)
+        return QLatin1Char('$') + QLocale::c().toString(dollars, 'f', 2);
+    return QLatin1Char('$') + QLocale::c().toString(dollars, 'g', 3);
+}
+
+QString formatExactBytes(qint64 bytes)
+{
+    return formatCount(bytes) + QStringLiteral(" B");
+}
+
+QString gigaLabel(UnitSystem system)
+{
+    return system == UnitSystem::Binary ? QStringLiteral("GiB") : QStringLiteral("GB");
+}
+
+qint64 gigaBytes(UnitSystem system)
+{
+    return system == UnitSystem::Binary ? GiB : GB;
+}
+
+} // namespace Headroom::Units

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/dtype.h"
+#include "inputs/engineprofile.h"
+#include "kv/gpuspec.h"
+#include "lengths/lengthdistribution.h"
+#include "kv/modelshape.h"
+
+#include <QJsonObject>
+#include <optional>
+
+namespace Headroom {
+
+/// Every input of one capacity question, as a value type: the model and card
+/// (resolved presets), precisions, tensor parallelism, engine rule, context
+/// policy, concurrency and price. Optional fields left empty mean "as the
+/// preset says" (see the effective*() accessors). Pure data: no I/O.
+struct Scenario
+{
+    ModelShape model;
+    GpuSpec gpu;
+    int tp = 1;                          ///< tensor-parallel GPUs per model replica
+    qint64 contextTokens = 100'000;      ///< resident tokens per session (prompt + output)
+    qint64 sessions = 1;                 ///< concurrent sessions asked about, per TP group
+    std::optional<Dtype> weightsDtype;   ///< empty: the checkpoint (checkpoint_bytes, else torch_dtype)
+    std::optional<Dtype> kvDtype;        ///< empty: the model's dtype (engines' "auto")
+    std::optional<int> kvHeadsOverride;  ///< what-if num_key_value_heads for attention layers
+    std::optional<qint64> gpuMemoryBytes;   ///< overrides the card's memory, bytes per card
+    std::optional<qint64> weightsBytes;     ///< overrides the whole model's weights, bytes
+    std::optional<qint64> workspaceBytes;   ///< overrides the workspace, bytes per card
+    qint64 runtimeReserveBytes = Engines::defaultRuntimeReserveBytes; ///< per card
+    qint64 activationBytes = Engines::defaultActivationBytes;         ///< per card
+    Engine engine = Engine::Plain;
+    EngineSettings engineSettings;       ///< measured figures and engine options
+    double gpuMemoryUtilization = Engines::defaultGpuMemoryUtilization; ///< vLLM rule only
+    bool gpuMemoryUtilizationGiven = false; ///< set by the user (warned about outside the vLLM rule)
+    int blockSize = Engines::defaultBlockSize; ///< tokens per KV block (1 = no paging)
+    std::optional<qint64> maxModelLen;   ///< --max-model-len; empty: max_position_embeddings
+    bool preallocate = false;            ///< reserve the maximum context for every session
+    std::optional<double> priceUsdPerGpuHour; ///< overrides the card's price
+
+    // Planning against a distribution of session lengths (issue: tail-length distributions).
+    std::optional<LengthDistribution> distribution; ///< resident tokens per session; empty: every session at contextTokens
+    double lengthScale = 1.0;            ///< every length x this factor (--length-scale)
+    std::optional<qint64> retainTokens;  ///< retained-context cap: a session keeps min(L, cap) tokens (--retain)
+    double risk = 0.01;                  ///< accepted P(KV pool overflows) (--risk), 1e-6 .. 0.5
+    double marginFraction = 0.05;        ///< headroom kept free for admission (engines degrade near a full pool)
+    std::optional<qint64> targetSessions; ///< concurrent sessions the fleet must hold (--target-sessions)
+    double bandwidthEfficiency = 0.8;    ///< achieved / peak memory bandwidth in decode (--bandwidth-efficiency)
+    double computeUtilization = 0.5;     ///< achieved / peak dense TFLOPS (--compute-utilization)
+    double trafficMultiplier = 1.0;      ///< scales a trace's arrival rate for Little's law (--traffic-multiplier)
+
+    /// Weights precision in force (bf16 for a float32 checkpoint: served in bf16).
+    Dtype effectiveWeightsDtype() const;
+    /// KV-cache precision in force (the weights' 16-bit type when unset).
+    Dtype effectiveKvDtype() const;
+    /// Card memory in force, bytes.
+    qint64 effectiveGpuMemoryBytes() const { return gpuMemoryBytes.value_or(gpu.memoryBytes); }
+    /// num_key_value_heads in force: the what-if override, else the model's.
+    int effectiveKvHeads() const { return kvHeadsOverride.value_or(model.kvHeads); }
+    /// Workspace per card in force: the override, else reserve + activations.
+    qint64 effectiveWorkspaceBytes() const;
+    /// Context every session reserves under preallocation: --max-model-len,
+    /// else max_position_embeddings (0 when neither is known).
+    qint64 effectiveMaxModelLen() const { return maxModelLen.value_or(model.maxPositionEmbeddings); }
+    /// Price in force, $ per GPU-hour, if any.
+    std::optional<double> effectivePrice() const { return priceUsdPerGpuHour ? priceUsdPerGpuHour : gpu.priceUsdPerHour; }
+
+    /// The resolved inputs as JSON (the command line's "inputs" echo): ids,
+    /// numbers and bytes as integers.
+    QJsonObject toJson() const;
+
+    bool operator==(const Scenario &o) const;
+    bool operator!=(const Scenario &o) const { return !(*this == o); }
+};
+
+QDebug operator<<(QDebug dbg, const Scenario &s);
+
+} // namespace Headroom

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "io/configimporter.h"
+#include "core/inputerror.h"
+#include "kv/parametercount.h"
+#include "core/units.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSet>
+#include <cmath>
+
+namespace Headroom {
+
+namespace {
+
+// Whole positive (or non-negative) integer field; absent -> fallback.
+qint64 intField(const QJsonObject &o, const char *key, qint64 fallback, bool required, qint64 minimum = 1)
+{
+    const QString k = QString::fromLatin1(key);
+    const QJsonValue v = o.value(k);
+    if (v.isUndefined() || v.isNull()) {
+        if (required)
+            throw InputError(k, QStringLiteral("is missing from config.json"));
+        return fallback;
+    }
+    if (!v.isDouble())
+        throw InputError(k, QStringLiteral("must be a number, got %1")
+                                .arg(QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))));
+    const double d = v.toDouble();
+    if (!std::isfinite(d) || d != std::floor(d) || d >= 9.2e18)
+        throw InputError(k, QStringLiteral("must be a whole number, got %1").arg(d));
+    if (d < double(minimum))
+        throw InputError(k, minimum == 1 ? QStringLiteral("must be at least 1, got %1").arg(qint64(d))
+                                         : QStringLiteral("must be at least %1, got %2").arg(minimum).arg(qint64(d)));
+    return qint64(d);
+}
+
+int smallField(const QJsonObject &o, const char *key, qint64 fallback, bool required, qint64 minimum = 1)
+{
+    const qint64 v = intField(o, key, fallback, required, minimum);
+    if (v > 1000000)
+        throw InputError(QString::fromLatin1(key), QStringLiteral("is implausibly large (%1)").arg(v));
+    return int(v);
+}
+
+bool has(const QJsonObject &o, const char *key)
+{
+    const QJsonValue v = o.value(QString::fromLatin1(key));
+    return !v.isUndefined() && !v.isNull();
+}
+
+// Layer kinds the config names per layer.
+enum class Slot { Full, Sliding, Linear, Mamba };
+
+QVector<Slot> slotsFromLayerTypes(const QJsonArray &types, int layers)
+{
+    if (types.size() != layers)
+        throw InputError(QStringLiteral("layer_types"),
+                         QStringLiteral("lists %1 layers but num_hidden_layers is %2").arg(types.size()).arg(layers));
+    QVector<Slot> kinds;
+    for (int i = 0; i < types.size(); ++i) {
+        const QString t = types.at(i).toString();
+        if (t == QLatin1String("full_attention") || t == QLatin1String("attention") || t == QLatin1String("global"))
+            kinds << Slot::Full;
+        else if (t == QLatin1String("sliding_attention") || t == QLatin1String("local") || t == QLatin1String("sliding"))
+            kinds << Slot::Sliding;
+        else if (t == QLatin1String("linear_attention"))
+            kinds << Slot::Linear;
+        else if (t == QLatin1String("mamba"))
+            kinds << Slot::Mamba;
+        else
+            throw InputError(QStringLiteral("layer_types[%1]").arg(i),
+                             QStringLiteral("unknown layer kind \"%1\"; Headroom sizes full_attention, "
+                                            "sliding_attention, linear_attention and mamba layers")
+                                 .arg(t));
+    }
+    return kinds;
+}
+
+// Keys that mark a state-space or hybrid design; each must be consumed by a
+// rule below, or the config is refused rather than sized as dense attention.
+const char *const hybridMarkers[] = {
+    "ssm_cfg", "mamba_d_ssm", "mamba_n_heads", "mamba_d_head", "mamba_n_groups", "hybrid_override_pattern",
+    "block_types", "attention_hidden_size", "rwkv_version", "num_mem_blocks", "hybrid_layer_ids",
+    "layers_block_type", "attn_type_list", "linear_attn_config", "state_size",
+};
+
+} // namespace
+
+ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
+{
+    QJsonObject c = root;
+    for (const char *key : {"text_config", "quantization_config"}) {
+        const QJsonValue v = root.value(QString::fromLatin1(key));
+        if (!v.isUndefined() && !v.isNull() && !v.isObject())
+            throw InputError(QString::fromLatin1(key), QStringLiteral("must be a JSON object"));
+    }
+    if (root.value(QStringLiteral("text_config")).isObject()) {
+        // Multimodal: the language model's fields live in text_config.
+        c = root.value(QStringLiteral("text_config")).toObject();
+        for (const char *k : {"torch_dtype", "dtype"})
+            if (!c.contains(QString::fromLatin1(k)) && root.contains(QString::fromLatin1(k)))
+                c.insert(QString::fromLatin1(k), root.value(QString::fromLatin1(k)));
+    }
+
+    ModelShape m;
+    m.modelType = c.value(QStringLiteral("model_type")).toString(root.value(QStringLiteral("model_type")).toString());
+    // Published configs list only fields that differ from the transformers
+    // class defaults; fill the defaults this engine needs from those classes.
+    struct Default { const char *modelType; const char *key; qint64 value; const char *source; };
+    static const Default defaults[] = {
+        // transformers/models/gemma3/configuration_gemma3.py, Gemma3TextConfig.__init__
+        {"gemma3_text", "max_position_embeddings", 131072, "Gemma3TextConfig"},
+        {"gemma3_text", "sliding_window_pattern", 6, "Gemma3TextConfig"},
+        {"gemma3_text", "sliding_window", 4096, "Gemma3TextConfig"},
+    };
+    for (const Default &d : defaults)
+        if (m.modelType == QLatin1String(d.modelType) && !c.contains(QString::fromLatin1(d.key)))
+            c.insert(QString::fromLatin1(d.key), double(d.value));
+    const int layers = smallField(c, "num_hidden_layers", 0, true);
+    m.hiddenLayers = layers;
+    m.hiddenSize = intField(c, "hidden_size", 0, false);
+    m.intermediateSize = intField(c, "intermediate_size", 0, false, 0);
+    m.moeIntermediateSize = intField(c, "moe_intermediate_size", 0, false, 0);
+    m.vocabSize = intField(c, "vocab_size", 0, false, 0);
+    m.maxPositionEmbeddings = intField(c, "max_position_embeddings", 0, false);
+    for (const char *key : {"torch_dtype", "dtype", "model_type"}) {
+        const QJsonValue v = c.value(QString::fromLatin1(key));
+        if (!v.isUndefined() && !v.isNull() && !v.isString())
+            throw InputError(QString::fromLatin1(key), QStringLiteral("must be a string"));
+    }
+    const QString dtypeWord = c.value(QStringLiteral("torch_dtype")).toString(c.value(QStringLiteral("dtype")).toString());
+    if (!dtypeWord.isEmpty())
+        m.weightsDtype = Dtypes::parse(dtypeWord, QStringLiteral("torch_dtype"));
+    // A quantised checkpoint states its format here; it sets the weights' size.
+    const QJsonObject quant = c.value(QStringLiteral("quantization_config")).toObject(root.value(QStringLiteral("quantization_config")).toObject());
+    const QString method = quant.value(QStringLiteral("quant_method")).toString().toLower();
+    if (method == QLatin1String("fp8"))
+        m.weightsDtype = Dtype::FP8;
+    else if (method == QLatin1String("mxfp4"))
+        m.weightsDtype = Dtype::MXFP4;
+    else if ((method == QLatin1String("awq") || method == QLatin1String("gptq")) && quant.value(QStringLiteral("bits")).toInt() == 4)
+        m.weightsDtype = Dtype::INT4;
+    m.numExperts = smallField(c, "num_local_experts",
+                              smallField(c, "num_experts", smallField(c, "n_routed_experts", 0, false, 0), false, 0),
+                              false, 0);
+    m.expertsPerToken = smallField(c, "num_experts_per_tok", 0, false, 0);
+
+    const bool mla = has(c, "kv_lora_rank");
+    const bool isJamba = has(c, "attn_layer_period");
+    const bool isQwenNext = has(c, "full_attention_interval") || has(c, "linear_num_value_heads");
+    // Falcon-H1: attention and a Mamba-2 mixer side by side in every layer.
+    const bool isParallelHybrid = m.modelType == QLatin1String("falcon_h1");
+
+    QSet<QString> consumed;
+    if (isJamba)
+        consumed << QStringLiteral("attn_layer_period");
+    if (isParallelHybrid)
+        consumed << QStringLiteral("mamba_d_ssm") << QStringLiteral("mamba_n_heads") << QStringLiteral("mamba_d_head")
+                 << QStringLiteral("mamba_n_groups");
+    for (const char *marker : hybridMarkers) {
+        const QString k = QString::fromLatin1(marker);
+        if (has(c, marker) && !consumed.contains(k))
+            throw InputError(k, QStringLiteral("marks a hybrid or state-space layer design (model_type \"%1\") "
+                                               "that Headroom cannot size yet; refusing rather than sizing it as "
+                                               "dense attention")
+                                    .arg(m.modelType));
+    }
+
+    // Attention geometry.
+    m.attentionHeads = smallField(c, "num_attention_heads", 0, true);
+    m.kvHeads = smallField(c, "num_key_value_heads", m.attentionHeads, false);
+    if (!has(c, "kv_lora_rank") && (m.kvHeads > m.attentionHeads || m.attentionHeads % m.kvHeads != 0))
+        throw InputError(QStringLiteral("num_key_value_heads"),
+                         QStringLiteral("%1 must divide num_attention_heads %2 (each KV head serves a whole group of query heads)")
+                             .arg(m.kvHeads).arg(m.attentionHeads));
+    if (has(c, "head_dim")) {
+        m.headDim = smallField(c, "head_dim", 0, true);
+    } else if (!mla) {
+        if (m.hiddenSize == 0)
+            throw InputError(QStringLiteral("head_dim"),
+                             QStringLiteral("is missing and hidden_size is missing too, so it cannot be derived"));
+        if (m.hiddenSize % m.attentionHeads != 0)
+            throw InputError(QStringLiteral("head_dim"),
+                             QStringLiteral("is missing and hidden_size %1 is not divisible by num_attention_heads %2")
+                                 .arg(m.hiddenSize).arg(m.attentionHeads));
+        m.headDim = int(m.hiddenSize / m.attentionHeads);
+    }
+    const int headDimV = has(c, "v_head_dim") && !mla ? smallField(c, "v_head_dim", 0, true) : m.headDim;
+
+    // Which slot each layer is.
+    QVector<Slot> kinds(layers, Slot::Full);
+    const QJsonValue layerTypes = c.value(QStringLiteral("layer_types"));
+    if (!layerTypes.isUndefined() && !layerTypes.isNull() && !layerTypes.isArray())
+        throw InputError(QStringLiteral("layer_types"), QStringLiteral("must be an array of layer kinds"));
+    const qint64 window = intField(c, "sliding_window", 0, false, 0);
+    const QJsonValue useSw = c.value(QStringLiteral("use_sliding_window"));
+    if (layerTypes.isArray()) {
+        kinds = slotsFromLayerTypes(layerTypes.toArray(), layers);
+    } else if (isJamba) {
+        const int period = smallField(c, "attn_layer_period", 0, true);
+        const int offset = smallField(c, "attn_layer_offset", 0, true, 0);
+        if (offset >= period)
+            throw InputError(QStringLiteral("attn_layer_offset"),
+                             QStringLiteral("must be below attn_layer_period %1, got %2").arg(period).arg(offset));
+        for (int i = 0; i < layers; ++i)
+            kinds[i] = (i % period == offset) ? Slot::Full : Slot::Mamba;
+    } else if (isQwenNext) {
+        const int interval = smallField(c, "full_attention_interval", 0, true);
+        for (int i = 0; i < layers; ++i)
+            kinds[i] = ((i + 1) % interval == 0) ? Slot::Full : Slot::Linear;
+    } else if (window > 0 && m.modelType == QLatin1String("gemma2")) {
+        for (int i = 0; i < layers; ++i)
+            kinds[i] = (i % 2 == 0) ? Slot::Sliding : Slot::Full;
+    } else if (window > 0 && has(c, "sliding_window_pattern")) {
+        const int pattern = smallField(c, "sliding_window_pattern", 0, true);
+        for (int i = 0; i < layers; ++i)
+            kinds[i] = ((i + 1) % pattern != 0) ? Slot::Sliding : Slot::Full;
+    } else if (window > 0 && useSw.isBool()) {
+        if (useSw.toBool()) {
+            const int from = smallField(c, "max_window_layers", 0, false, 0);
+            for (int i = from; i < layers; ++i)
+                kinds[i] = Slot::Sliding;
+        }
+    } else if (window > 0) {
+        kinds.fill(Slot::Sliding);
+    }
+    if (kinds.contains(Slot::Sliding) && window <= 0)
+        throw InputError(QStringLiteral("sliding_window"),
+                         QStringLiteral("is missing but layer_types names sliding_attention layers"));
+
+    LayerGroup attention;
+    if (mla) {
+        attention.kind = LayerKind::Mla;
+        attention.latentDim = smallField(c, "kv_lora_rank", 0, true);
+        attention.ropeDim = smallField(c, "qk_rope_head_dim", 0, true);
+        m.kvHeads = 0;
+    } else {
+        attention.kind = LayerKind::FullAttention;
+        attention.kvHeads = m.kvHeads;
+        attention.headDimK = m.headDim;
+        attention.headDimV = headDimV;
+    }
+    LayerGroup sliding = attention;
+    if (mla && kinds.contains(Slot::Sliding))
+        throw InputError(QStringLiteral("sliding_window"), QStringLiteral("with MLA (kv_lora_rank) is not a known design"));
+    sliding.kind = LayerKind::SlidingWindow;
+    sliding.window = window;
+
+    LayerGroup recurrent;
+    recurrent.kind = LayerKind::Recurrent;
+    if (kinds.contains(Slot::Mamba)) {
+        const qint64 expand = intField(c, "mamba_expand", 2, false);
+        const qint64 dState = intField(c, "mamba_d_state", 16, false);
+        const qint64 dConv = intField(c, "mamba_d_conv", 4, false);
+        if (m.hiddenSize == 0)
+            throw InputError(QStringLiteral("hidden_size"), QStringLiteral("is needed to size the Mamba state"));
+        const qint64 dInner = Units::mul(expand, m.hiddenSize, QStringLiteral("mamba_expand"));
+        recurrent.convStateValues = Units::mul(dConv - 1, dInner, QStringLiteral("mamba_d_conv"));
+        recurrent.ssmStateValues = Units::mul(dState, dInner, QStringLiteral("mamba_d_state"));
+    }
+    LayerGroup linear;
+    linear.kind = LayerKind::Recurrent;
+    if (kinds.contains(Slot::Linear)) {
+        const qint64 kHeads = intField(c, "linear_num_key_heads", 0, true);
+        const qint64 vHeads = intField(c, "linear_num_value_heads", 0, true);
+        const qint64 kDim = intField(c, "linear_key_head_dim", 0, true);
+        const qint64 vDim = intField(c, "linear_value_head_dim", 0, true);
+        const qint64 kernel = intField(c, "linear_conv_kernel_dim", 4, false);
+        const QString field = QStringLiteral("linear_num_value_heads");
+        linear.ssmStateValues = Units::mul(Units::mul(vHeads, kDim, field), vDim, field);
+        linear.convStateValues = Units::mul(kernel - 1,
+                                            Units::add(Units::mul(2 * kHeads, kDim, QStringLiteral("linear_num_key_heads")),
+                                                       Units::mul(vHeads, vDim, field), field),
+                                            QStringLiteral("linear_conv_kernel_dim"));
+    }
+
+    if (isParallelHybrid) {
+        // llama.cpp (src/llama-model.cpp) for Mamba-2: conv state (d_conv - 1) x
+        // (d_inner + 2 x n_group x d_state), SSM state d_state x d_inner, d_inner = mamba_d_ssm.
+        const qint64 heads = intField(c, "mamba_n_heads", 0, true);
+        const qint64 headDim = intField(c, "mamba_d_head", 0, true);
+        const qint64 dInner = intField(c, "mamba_d_ssm", heads * headDim, false);
+        const qint64 groups = intField(c, "mamba_n_groups", 1, false);
+        const qint64 dState = intField(c, "mamba_d_state", 0, true);
+        const qint64 dConv = intField(c, "mamba_d_conv", 4, false);
+        LayerGroup mixer;
+        mixer.kind = LayerKind::Recurrent;
+        mixer.convStateValues = Units::mul(dConv - 1, dInner + 2 * groups * dState, QStringLiteral("mamba_d_conv"));
+        mixer.ssmStateValues = Units::mul(dState, dInner, QStringLiteral("mamba_d_state"));
+        m.addLayers(mixer, layers);
+    }
+    const ParameterCount count = countParameters(root);
+    m.derivedParams = m.totalParams = count.total;
+    m.derivedActiveParams = m.activeParams = count.active;
+    for (Slot s : kinds) {
+        switch (s) {
+        case Slot::Full: m.addLayers(attention, 1); break;
+        case Slot::Sliding: m.addLayers(sliding, 1); break;
+        case Slot::Mamba: m.addLayers(recurrent, 1); break;
+        case Slot::Linear: m.addLayers(linear, 1); break;
+        }
+    }
+    return m;
+}
+
+ModelShape ConfigImporter::fromPreset(const QJsonObject &preset)
+{
+    if (!preset.value(QStringLiteral("config")).isObject())
+        throw InputError(QStringLiteral("config"), QStringLiteral("a model preset needs a \"config\" object"));
+    ModelShape m = fromConfig(preset.value(QStringLiteral("config")).toObject());
+    m.id = preset.value(QStringLiteral("id")).toString();
+    m.name = preset.value(QStringLiteral("name")).toString(m.id);
+    m.hfId = preset.value(QStringLiteral("hf_id")).toString();
+    m.source = preset.value(QStringLiteral("source")).toString();
+    m.sourceDate = preset.value(QStringLiteral("source_date")).toString();
+    m.totalParams = intField(preset, "total_params", m.derivedParams, false);
+    m.activeParams = intField(preset, "active_params", preset.contains(QStringLiteral("total_params")) ? m.totalParams : m.derivedActiveParams, false);
+    m.checkpointBytes = intField(preset, "checkpoint_bytes", 0, false, 0);
+    return m;
+}
+
+ModelShape ConfigImporter::fromFile(const QString &path, const QString &field)
+{
+    // A config.json is a few kB; refuse devices, pipes and anything huge
+    // rather than reading without end.
+    const QFileInfo info(path);
+    if (!info.exists())
+        throw InputError(field, QStringLiteral("%1 does not exist").arg(path));
+    if (!info.isFile())
+        throw InputError(field, QStringLiteral("%1 is not a regular file").arg(path));
+    constexpr qint64 maxConfigBytes = 16 * Units::MiB;
+    if (info.size() > maxConfigBytes)
+        throw InputError(field, QStringLiteral("%1 is %2, too large for a config.json (at most 16 MiB)")
+                                    .arg(path, Units::formatBytes(info.size(), UnitSystem::Binary)));
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        throw InputError(field, QStringLiteral("cannot read %1: %2").arg(path, f.errorString()));
+    const QByteArray bytes = f.read(maxConfigBytes + 1);
+    QJsonParseError err{};
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &err);
+    if (err.error != QJsonParseError::NoError) {
+        const QByteArray before = bytes.left(err.offset);
+        const int line = int(before.count('\n')) + 1;
+        const int column = int(err.offset - before.lastIndexOf('\n'));
+        throw InputError(field, QStringLiteral("%1 is not valid JSON: %2 at line %3, column %4")
+                                    .arg(path, err.errorString()).arg(line).arg(column));
+    }
+    if (!doc.isObject())
+        throw InputError(field, QStringLiteral("%1 must hold a JSON object").arg(path));
+    const QJsonObject o = doc.object();
+    try {
+        ModelShape m = o.value(QStringLiteral("kind")).toString() == QLatin1String("model") ? fromPreset(o) : fromConfig(o);
+        if (m.id.isEmpty())
+            m.id = path;
+        if (m.name.isEmpty())
+            m.name = QFileInfo(path).dir().dirName() + QLatin1Char('/') + QFileInfo(path).fileName();
+        return m;
+    } catch (const InputError &e) {
+        throw InputError(e.field(), QStringLiteral("%1 (in %2)").arg(e.message(), path));
+    }
+}
+
+} // namespace Headroom

@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "io/scenariofile.h"
+#include "core/inputerror.h"
+#include "core/units.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <cmath>
+
+namespace Headroom {
+
+namespace {
+
+// Doubles round-trip through JSON exactly; qint64 above 2^53 does not, so
+// byte counts and token counts are written as decimal strings when large.
+QJsonValue big(qint64 v)
+{
+    return std::abs(v) < (qint64(1) << 53) ? QJsonValue(double(v)) : QJsonValue(QString::number(v));
+}
+
+qint64 readBig(const QJsonObject &o, const char *key, qint64 fallback = 0)
+{
+    const QJsonValue v = o.value(QString::fromLatin1(key));
+    if (v.isUndefined() || v.isNull())
+        return fallback;
+    if (v.isString()) {
+        bool ok = false;
+        const qint64 r = v.toString().toLongLong(&ok);
+        if (ok)
+            return r;
+    } else if (v.isDouble() && std::isfinite(v.toDouble()) && v.toDouble() == std::floor(v.toDouble())
+               && std::abs(v.toDouble()) < 9.2e18) {
+        return qint64(v.toDouble());
+    }
+    throw InputError(QString::fromLatin1(key), QStringLiteral("must be a whole number"));
+}
+
+template <typename T>
+QJsonValue optional(const std::optional<T> &v)
+{
+    if (!v)
+        return QJsonValue();
+    if constexpr (std::is_same_v<T, qint64>)
+        return big(*v);
+    else
+        return QJsonValue(*v);
+}
+
+// A small whole number (layers, heads, dimensions, TP, block size) in [minimum, 10^7].
+int readInt(const QJsonObject &o, const char *key, qint64 fallback, qint64 minimum, const QString &prefix = {})
+{
+    const qint64 v = readBig(o, key, fallback);
+    if (v < minimum || v > 10'000'000)
+        throw InputError(prefix + QString::fromLatin1(key), QStringLiteral("%1 is out of range (%2 to 10,000,000)").arg(v).arg(minimum));
+    return int(v);
+}
+
+// A number in [low, high] (both inclusive), or the fallback when absent.
+double readBounded(const QJsonObject &o, const char *key, double fallback, double low, double high, const QString &prefix = {})
+{
+    const QJsonValue v = o.value(QString::fromLatin1(key));
+    if (v.isUndefined() || v.isNull())
+        return fallback;
+    if (!v.isDouble() || !std::isfinite(v.toDouble()) || v.toDouble() < low || v.toDouble() > high)
+        throw InputError(prefix + QString::fromLatin1(key), QStringLiteral("must be a number from %1 to %2").arg(low).arg(high));
+    return v.toDouble();
+}
+
+std::optional<qint64> readOptionalBig(const QJsonObject &o, const char *key)
+{
+    const QJsonValue v = o.value(QString::fromLatin1(key));
+    if (v.isUndefined() || v.isNull())
+        return std::nullopt;
+    return readBig(o, key);
+}
+
+std::optional<double> readOptionalDouble(const QJsonObject &o, const char *key)
+{
+    const QJsonValue v = o.value(QString::fromLatin1(key));
+    if (v.isUndefined() || v.isNull())
+        return std::nullopt;
+    if (!v.isDouble() || !std::isfinite(v.toDouble()))
+        throw InputError(QString::fromLatin1(key), QStringLiteral("must be a number"));
+    return v.toDouble();
+}
+
+double readDouble(const QJsonObject &o, const char *key, double fallback)
+{
+    return readOptionalDouble(o, key).value_or(fallback);
+}
+
+QJsonArray bigArray(const QVector<qint64> &v)
+{
+    QJsonArray a;
+    for (qint64 x : v)
+        a.append(big(x));
+    return a;
+}
+
+QJsonArray doubleArray(const QVector<double> &v)
+{
+    QJsonArray a;
+    for (double x : v)
+        a.append(x);
+    return a;
+}
+
+QVector<qint64> readBigArray(const QJsonObject &o, const char *key)
+{
+    QVector<qint64> out;
+    const QJsonArray a = o.value(QString::fromLatin1(key)).toArray();
+    for (int i = 0; i < a.size(); ++i) {
+        try {
+            out << readBig(QJsonObject{{QString::fromLatin1(key), a.at(i)}}, key);
+        } catch (const InputError &) {
+            throw InputError(QStringLiteral("distribution.%1[%2]").arg(QString::fromLatin1(key)).arg(i), QStringLiteral("must be a whole number"));
+        }
+    }
+    return out;
+}
+
+QVector<double> readDoubleArray(const QJsonObject &o, const char *key)
+{
+    QVector<double> out;
+    for (const QJsonValue &v : o.value(QString::fromLatin1(key)).toArray()) {
+        if (!v.isDouble() || !std::isfinite(v.toDouble()))
+            throw InputError(QStringLiteral("distribution.") + QString::fromLatin1(key), QStringLiteral("must hold numbers"));
+        out << v.toDouble();
+    }
+    return out;
+}
+
+QJsonObject modelToJson(const ModelShape &m)
+{
+    QJsonArray groups;
+    for (const LayerGroup &g : m.groups)
+        groups.append(QJsonObject{{QStringLiteral("kind"), int(g.kind)},
+                                  {QStringLiteral("count"), g.count},
+                                  {QStringLiteral("kv_heads"), g.kvHeads},
+                                  {QStringLiteral("head_dim_k"), g.headDimK},
+                                  {QStringLiteral("head_dim_v"), g.headDimV},
+                                  {QStringLiteral("window"), big(g.window)},
+                                  {QStringLiteral("latent_dim"), g.latentDim},
+                                  {QStringLiteral("rope_dim"), g.ropeDim},
+                                  {QStringLiteral("conv_state_values"), big(g.convStateValues)},
+                                  {QStringLiteral("ssm_state_values"), big(g.ssmStateValues)}});
+    return QJsonObject{{QStringLiteral("id"), m.id},
+                       {QStringLiteral("name"), m.name},
+                       {QStringLiteral("hf_id"), m.hfId},
+                       {QStringLiteral("source"), m.source},
+                       {QStringLiteral("source_date"), m.sourceDate},
+                       {QStringLiteral("model_type"), m.modelType},
+                       {QStringLiteral("num_attention_heads"), m.attentionHeads},
+                       {QStringLiteral("num_key_value_heads"), m.kvHeads},
+                       {QStringLiteral("head_dim"), m.headDim},
+                       {QStringLiteral("hidden_size"), big(m.hiddenSize)},
+                       {QStringLiteral("num_hidden_layers"), m.hiddenLayers},
+                       {QStringLiteral("intermediate_size"), big(m.intermediateSize)},
+                       {QStringLiteral("moe_intermediate_size"), big(m.moeIntermediateSize)},
+                       {QStringLiteral("vocab_size"), big(m.vocabSize)},
+                       {QStringLiteral("total_params"), big(m.totalParams)},
+                       {QStringLiteral("active_params"), big(m.activeParams)},
+                       {QStringLiteral("derived_params"), big(m.derivedParams)},
+                       {QStringLiteral("derived_active_params"), big(m.derivedActiveParams)},
+                       {QStringLiteral("checkpoint_bytes"), big(m.checkpointBytes)},
+                       {QStringLiteral("max_position_embeddings"), big(m.maxPositionEmbeddings)},
+                       {QStringLiteral("num_experts"), m.numExperts},
+                       {QStringLiteral("num_experts_per_tok"), m.expertsPerToken},
+                       {QStringLiteral("weights_dtype"), Dtypes::name(m.weightsDtype)},
+                       {QStringLiteral("recurrent_state_dtype"), Dtypes::name(m.recurrentStateDtype)},
+                       {QStringLiteral("groups"), groups}};
+}
+
+ModelShape modelFromJson(const QJsonObject &o)
+{
+    ModelShape m;
+    m.id = o.value(QStringLiteral("id")).toString();
+    m.name = o.value(QStringLiteral("name")).toString();
+    m.hfId = o.value(QStringLiteral("hf_id")).toString();
+    m.source = o.value(QStringLiteral("source")).toString();
+    m.sourceDate = o.value(QStringLiteral("source_date")).toString();
+    m.modelType = o.value(QStringLiteral("model_type")).toString();
+    const QString mp = QStringLiteral("model.");
+    m.attentionHeads = readInt(o, "num_attention_heads", 0, 0, mp);
+    m.kvHeads = readInt(o, "num_key_value_heads", 0, 0, mp);
+    m.headDim = readInt(o, "head_dim", 0, 0, mp);
+    m.hiddenSize = readBig(o, "hidden_size");
+    m.hiddenLayers = readInt(o, "num_hidden_layers", 0, 0, mp);
+    m.intermediateSize = readBig(o, "intermediate_size");
+    m.moeIntermediateSize = readBig(o, "moe_intermediate_size");
+    m.vocabSize = readBig(o, "vocab_size");
+    m.totalParams = readBig(o, "total_params");
+    m.activeParams = readBig(o, "active_params");
+    m.derivedParams = readBig(o, "derived_params");
+    m.derivedActiveParams = readBig(o, "derived_active_params");
+    m.checkpointBytes = readBig(o, "checkpoint_bytes");
+    m.maxPositionEmbeddings = readBig(o, "max_position_embeddings");
+    m.numExperts = readInt(o, "num_experts", 0, 0, mp);
+    m.expertsPerToken = readInt(o, "num_experts_per_tok", 0, 0, mp);
+    for (const char *k : {"total_params", "active_params", "checkpoint_bytes", "max_position_embeddings", "hidden_size"})
+        if (readBig(o, k) < 0)
+            throw InputError(mp + QString::fromLatin1(k), QStringLiteral("must not be negative"));
+    m.weightsDtype = Dtypes::parse(o.value(QStringLiteral("weights_dtype")).toString(QStringLiteral("bf16")), QStringLiteral("model.weights_dtype"));
+    m.recurrentStateDtype = Dtypes::parse(o.value(QStringLiteral("recurrent_state_dtype")).toString(QStringLiteral("fp32")),
+                                          QStringLiteral("model.recurrent_state_dtype"));
+    const QJsonArray groups = o.value(QStringLiteral("groups")).toArray();
+    if (groups.isEmpty())
+        throw InputError(QStringLiteral("model.groups"), QStringLiteral("a model needs its layer groups"));
+    if (groups.size() > 1000)
+        throw InputError(QStringLiteral("model.groups"), QStringLiteral("%1 layer groups: a model has a handful").arg(groups.size()));
+    for (const QJsonValue &v : groups) {
+        const QJsonObject g = v.toObject();
+        LayerGroup l;
+        const int kind = int(readBig(g, "kind"));
+        if (kind < int(LayerKind::FullAttention) || kind > int(LayerKind::Recurrent))
+            throw InputError(QStringLiteral("model.groups.kind"), QStringLiteral("unknown layer kind %1").arg(kind));
+        l.kind = LayerKind(kind);
+        const QString gp = QStringLiteral("model.groups.");
+        const bool heads = l.kind == LayerKind::FullAttention || l.kind == LayerKind::SlidingWindow;
+        l.count = readInt(g, "count", 0, 1, gp);
+        l.kvHeads = readInt(g, "kv_heads", 0, heads ? 1 : 0, gp);
+        l.headDimK = readInt(g, "head_dim_k", 0, heads ? 1 : 0, gp);
+        l.headDimV = readInt(g, "head_dim_v", 0, heads ? 1 : 0, gp);
+        l.window = readBig(g, "window");
+        if (l.kind == LayerKind::SlidingWindow && l.window < 1)
+            throw InputError(gp + QStringLiteral("window"), QStringLiteral("a sliding-window group needs a window of at least 1 token"));
+        l.latentDim = readInt(g, "latent_dim", 0, l.kind == LayerKind::Mla ? 1 : 0, gp);
+        l.ropeDim = readInt(g, "rope_dim", 0, 0, gp);
+        l.convStateValues = readBig(g, "conv_state_values");
+        l.ssmStateValues = readBig(g, "ssm_state_values");
+        if (l.convStateValues < 0 || l.ssmStateValues < 0 || (l.kind == LayerKind::Recurrent && l.convStateValues + l.ssmStateValues <= 0))
+            throw InputError(gp + QStringLiteral("ssm_state_values"), QStringLiteral("a recurrent group needs a positive state"));
+        m.groups << l;
+    }
+    return m;
+}
+
+QJsonObject gpuToJson(const GpuSpec &g)
+{
+    return QJsonObject{{QStringLiteral("id"), g.id},
+                       {QStringLiteral("kind"), QStringLiteral("gpu")},
+                       {QStringLiteral("name"), g.name},
+                       {QStringLiteral("vendor"), g.vendor},
+                       {QStringLiteral("memory_bytes"), big(g.memoryBytes)},
+                       {QStringLiteral("memory_source"), g.memorySource},
+                       {QStringLiteral("marketed_memory"), g.marketedMemory},
+                       {QStringLiteral("bandwidth_bytes_per_s"), g.bandwidthBytesPerSecond > 0 ? big(g.bandwidthBytesPerSecond) : QJsonValue()},
+                       {QStringLiteral("bf16_dense_tflops"), g.bf16DenseTflops},
+                       {QStringLiteral("host_link_bytes_per_s"), g.hostLinkBytesPerSecond > 0 ? big(g.hostLinkBytesPerSecond) : QJsonValue()},
+                       {QStringLiteral("source"), g.source},
+                       {QStringLiteral("source_date"), g.sourceDate},
+                       {QStringLiteral("price_usd_per_hour"), optional(g.priceUsdPerHour)},
+                       {QStringLiteral("price_source"), g.priceSource},
+                       {QStringLiteral("price_date"), g.priceDate}};
+}
+
+QJsonObject distributionToJson(const LengthDistribution &d)
+{
+    return QJsonObject{{QStringLiteral("kind"), int(d.kind)},
+                       {QStringLiteral("spec"), d.spec},
+                       {QStringLiteral("lengths"), bigArray(d.lengths)},
+                       {QStringLiteral("probabilities"), doubleArray(d.probabilities)},
+                       {QStringLiteral("prompt_lengths"), bigArray(d.promptLengths)},
+                       {QStringLiteral("prompt_probabilities"), doubleArray(d.promptProbabilities)},
+                       {QStringLiteral("arrival_rate_per_second"), d.arrivalRatePerSecond},
+                       {QStringLiteral("mean_output_tokens"), d.meanOutputTokens},
+                       {QStringLiteral("requests"), big(d.requests)}};
+}
+
+LengthDistribution distributionFromJson(const QJsonObject &o)
+{
+    LengthDistribution d;
+    const int kind = int(readBig(o, "kind"));
+    if (kind < 0 || kind > int(LengthDistribution::Kind::Quantiles))
+        throw InputError(QStringLiteral("distribution.kind"), QStringLiteral("unknown kind %1").arg(kind));
+    d.kind = LengthDistribution::Kind(kind);
+    d.spec = o.value(QStringLiteral("spec")).toString();
+    d.lengths = readBigArray(o, "lengths");
+    d.probabilities = readDoubleArray(o, "probabilities");
+    d.promptLengths = readBigArray(o, "prompt_lengths");
+    d.promptProbabilities = readDoubleArray(o, "prompt_probabilities");
+    d.arrivalRatePerSecond = readDouble(o, "arrival_rate_per_second", 0);
+    d.meanOutputTokens = readDouble(o, "mean_output_tokens", 0);
+    d.requests = readBig(o, "requests");
+    double sum = 0;
+    for (double p : d.probabilities)
+        sum += p;
+    if (d.lengths.isEmpty() || d.lengths.size() != d.probabilities.size() || std::abs(sum - 1) > 1e-6
+        || d.promptLengths.size() != d.promptProbabilities.size())
+        throw InputError(QStringLiteral("distribution"), QStringLiteral("lengths and probabilities do not form a distribution"));
+    for (int i = 0; i < d.lengths.size(); ++i)
+        if (d.lengths.at(i) < 1 || (i > 0 && d.lengths.at(i) <= d.lengths.at(i - 1)) || d.probabilities.at(i) < 0)
+            throw InputError(QStringLiteral("distribution.lengths"), QStringLiteral("must be positive and ascending"));
+    if (!d.promptLengths.isEmpty()) {
+        double promptSum = 0;
+        for (int i = 0; i < d.promptLengths.size(); ++i) {
+            if (d.promptLengths.at(i) < 1 || (i > 0 && d.promptLengths.at(i) <= d.promptLengths.at(i - 1)) || d.promptProbabilities.at(i) < 0)
+                throw InputError(QStringLiteral("distribution.prompt_lengths"), QStringLiteral("must be positive and ascending"));
+            promptSum += d.promptProbabilities.at(i);
+        }
+        if (std::abs(promptSum - 1) > 1e-6 || d.promptLengths.last() > d.lengths.last())
+            throw InputError(QStringLiteral("distribution.prompt_probabilities"),
+                             QStringLiteral("prompts must form a distribution no longer than the sessions"));
+    }
+    if (!(d.arrivalRatePerSecond >= 0) || !(d.meanOutputTokens >= 0) || d.requests < 0)
+        throw InputError(QStringLiteral("distribution"), QStringLiteral("arrival rate, mean output and requests must not be negative"));
+    return d;
+}
+
+// The engine settings as one object holds them: a .headroom file's "engine"
+// (prefix "engine.", byte fields bare) or the "inputs" echo of plan --json
+// (prefix "inputs.", byte fields ending in "_bytes"). Every value is range-checked.
+EngineSettings readEngineSettings(const QJsonObject &o, const QString &prefix, const char *byteSuffix)
+{
+    EngineSettings es;
+    auto bytes = [&](const char *key) {
+        const QByteArray name = QByteArray(key) + byteSuffix;
+        const std::optional<qint64> v = readOptionalBig(o, name.constData());
+        if (v && *v < 0)
+            throw InputError(prefix + QString::fromLatin1(name), QStringLiteral("must not be negative"));
+        return v;
+    };
+    auto positive = [&](const char *key) {
+        const std::optional<qint64> v = readOptionalBig(o, key);
+        if (v && *v < 1)
+            throw InputError(prefix + QString::fromLatin1(key), QStringLiteral("must be at least 1"));
+        return v;
+    };
+    es.kvCacheMemory = bytes("kv_cache_memory");
+    es.freeMemoryBefore = bytes("free_memory_before");
+    es.freeMemoryAfter = bytes("free_memory_after");
+    es.activationPeak = bytes("activation_peak");
+    es.nonTorch = bytes("non_torch");
+    es.cudaGraph = bytes("cuda_graph");
+    es.memFractionStatic = readOptionalDouble(o, "mem_fraction_static");
+    if (es.memFractionStatic)
+        es.memFractionStatic = readBounded(o, "mem_fraction_static", 0, 1e-6, 1, prefix);
+    es.freeGpuMemoryFraction = readBounded(o, "free_gpu_memory_fraction", es.freeGpuMemoryFraction, 1e-6, 1, prefix);
+    es.maxNumBatchedTokens = positive("max_num_batched_tokens");
+    static const QRegularExpression versionRe(QStringLiteral("^(\\d{1,3})\\.(\\d{1,3})$"));
+    const auto vllm = versionRe.match(o.value(QStringLiteral("vllm_version")).toString(QStringLiteral("0.11")));
+    if (!vllm.hasMatch())
+        throw InputError(prefix + QStringLiteral("vllm_version"), QStringLiteral("must look like 0.11"));
+    es.vllmMajor = vllm.captured(1).toInt();
+    es.vllmMinor = vllm.captured(2).toInt();
+    es.nCtx = positive("n_ctx");
+    es.nSeq = readInt(o, "n_seq", 1, 1, prefix);
+    es.nBatch = readInt(o, "n_batch", 512, 1, prefix);
+    es.trtTokensPerBlock = readInt(o, "tokens_per_block", 32, 1, prefix);
+    return es;
+}
+
+// Version 0: the output of `headroom plan --json`, whose "inputs" name presets.
+Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::ModelLookup &models, const ScenarioFile::GpuLookup &gpus)
+{
+    const QJsonObject in = plan.value(QStringLiteral("inputs")).toObject();
+    if (!models || !gpus)
+        throw InputError(QStringLiteral("inputs"), QStringLiteral("a plan output names presets, and no preset store is at hand"));
+    Scenario s;
+    if (in.value(QStringLiteral("model")).toString() == QLatin1String("custom"))
+        throw InputError(QStringLiteral("inputs.model"), QStringLiteral("a custom shape is not named in a plan output: save it with plan --save FILE.headroom"));
+    s.model = models(in.value(QStringLiteral("model")).toString());
+    const QString gpu = in.value(QStringLiteral("gpu")).toString();
+    s.gpu = gpu == QLatin1String("custom") ? GpuSpec::custom(readBig(in, "gpu_memory_bytes")) : gpus(gpu);
+    s.tp = int(readBig(in, "tp", 1));
+    s.contextTokens = readBig(in, "context_tokens", s.contextTokens);
+    s.sessions = readBig(in, "sessions", 1);
+    s.weightsDtype = Dtypes::parse(in.value(QStringLiteral("weights_dtype")).toString(QStringLiteral("bf16")), QStringLiteral("inputs.weights_dtype"));
+    s.kvDtype = Dtypes::parse(in.value(QStringLiteral("kv_dtype")).toString(QStringLiteral("bf16")), QStringLiteral("inputs.kv_dtype"));
+    if (const auto kv = readOptionalBig(in, "kv_heads_override"))
+        s.kvHeadsOverride = int(*kv);
+    if (readBig(in, "gpu_memory_bytes") != s.gpu.memoryBytes)
+        s.gpuMemoryBytes = readBig(in, "gpu_memory_bytes");
+    s.weightsBytes = readOptionalBig(in, "weights_bytes_override");
+    s.workspaceBytes = readBig(in, "workspace_bytes_per_gpu", s.effectiveWorkspaceBytes());
+    s.engine = Engines::parse(in.value(QStringLiteral("engine")).toString(QStringLiteral("plain")), QStringLiteral("inputs.engine"));
+    s.gpuMemoryUtilization = readDouble(in, "gpu_memory_utilization", s.gpuMemoryUtilization);
+    s.blockSize = int(readBig(in, "block_size", 16));
+    s.preallocate = in.value(QStringLiteral("preallocate")).toBool();
+    if (const auto price = readOptionalDouble(in, "price_usd_per_gpu_hour"); price && price != s.gpu.priceUsdPerHour)
+        s.priceUsdPerGpuHour = price;
+    s.maxModelLen = readOptionalBig(in, "max_model_len");
+    if (s.maxModelLen == s.model.maxPositionEmbeddings)
+        s.maxModelLen.reset();
+    s.gpuMemoryUtilizationGiven = s.engine == Engine::Vllm;
+    s.engineSettings = readEngineSettings(in, QStringLiteral("inputs."), "_bytes");
+    if (in.value(QStringLiteral("distribution")).isString())
+        s.distribution = LengthDistribution::parse(in.value(QStringLiteral("distribution")).toString(), QStringLiteral("inputs.distribution"));
+    s.lengthScale = readDouble(in, "length_scale", 1.0);
+    s.retainTokens = readOptionalBig(in, "retain_tokens");
+    s.risk = readDouble(in, "risk", s.risk);
+    s.marginFraction = readDouble(in, "margin", s.marginFraction);
+    s.targetSessions = readOptionalBig(in, "target_sessions");
+    s.bandwidthEfficiency = readDouble(in, "bandwidth_efficiency", s.bandwidthEfficiency);
+    s.computeUtilization = readDouble(in, "compute_utilization", s.computeUtilization);
+    s.trafficMultiplier = readDouble(in, "traffic_multiplier", s.trafficMultiplier);
+    return s;
+}
+
+} // namespace
+
+QJsonObject ScenarioFile::toJson(const Scenario &s, const QString &name)
+{
+    const EngineSettings &e = s.engineSettings;
+    QJsonObject engine{{QStringLiteral("engine"), Engines::name(s.engine)},
+                       {QStringLiteral("kv_cache_memory"), optional(e.kvCacheMemory)},
+                       {QStringLiteral("free_memory_before"), optional(e.freeMemoryBefore)},
+                       {QStringLiteral("free_memory_after"), optional(e.freeMemoryAfter)},
+                       {QStringLiteral("activation_peak"), optional(e.activationPeak)},
+                       {QStringLiteral("non_torch"), optional(e.nonTorch)},
+                       {QStringLiteral("cuda_graph"), optional(e.cudaGraph)},
+                       {QStringLiteral("mem_fraction_static"), optional(e.memFractionStatic)},
+                       {QStringLiteral("free_gpu_memory_fraction"), e.freeGpuMemoryFraction},
+                       {QStringLiteral("max_num_batched_tokens"), optional(e.maxNumBatchedTokens)},
+                       {QStringLiteral("vllm_version"), QStringLiteral("%1.%2").arg(e.vllmMajor).arg(e.vllmMinor)},
+                       {QStringLiteral("n_ctx"), optional(e.nCtx)},
+                       {QStringLiteral("n_seq"), e.nSeq},
+                       {QStringLiteral("n_batch"), e.nBatch},
+                       {QStringLiteral("tokens_per_block"), e.trtTokensPerBlock},
+                       {QStringLiteral("gpu_memory_utilization"), s.gpuMemoryUtilization},
+                       {QStringLiteral("gpu_memory_utilization_given"), s.gpuMemoryUtilizationGiven},
+                       {QStringLiteral("block_size"), s.blockSize}};
+    QJsonObject inputs{{QStringLiteral("tp"), s.tp},
+                       {QStringLiteral("context_tokens"), big(s.contextTokens)},
+                       {QStringLiteral("sessions"), big(s.sessions)},
+                       {QStringLiteral("weights_dtype"), s.weightsDtype ? QJsonValue(Dtypes::name(*s.weightsDtype)) : QJsonValue()},
+                       {QStringLiteral("kv_dtype"), s.kvDtype ? QJsonValue(Dtypes::name(*s.kvDtype)) : QJsonValue()},
+                       {QStringLiteral("kv_heads_override"), s.kvHeadsOverride ? QJsonValue(*s.kvHeadsOverride) : QJsonValue()},
+                       {QStringLiteral("gpu_memory_bytes"), optional(s.gpuMemoryBytes)},
+                       {QStringLiteral("weights_bytes"), optional(s.weightsBytes)},
+                       {QStringLiteral("workspace_bytes"), optional(s.workspaceBytes)},
+                       {QStringLiteral("runtime_reserve_bytes"), big(s.runtimeReserveBytes)},
+                       {QStringLiteral("activation_bytes"), big(s.activationBytes)},
+                       {QStringLiteral("max_model_len"), optional(s.maxModelLen)},
+                       {QStringLiteral("preallocate"), s.preallocate},
+                       {QStringLiteral("price_usd_per_gpu_hour"), optional(s.priceUsdPerGpuHour)},
+                       {QStringLiteral("length_scale"), s.lengthScale},
+                       {QStringLiteral("retain_tokens"), optional(s.retainTokens)},
+                       {QStringLiteral("risk"), s.risk},
+                       {QStringLiteral("margin"), s.marginFraction},
+                       {QStringLiteral("target_sessions"), optional(s.targetSessions)},
+                       {QStringLiteral("bandwidth_efficiency"), s.bandwidthEfficiency},
+                       {QStringLiteral("compute_utilization"), s.computeUtilization},
+                       {QStringLiteral("traffic_multiplier"), s.trafficMultiplier}};
+    return QJsonObject{{QStringLiteral("format"), QStringLiteral("headroom-scenario")},
+                       {QStringLiteral("version"), formatVersion},
+                       {QStringLiteral("name"), name},
+                       {QStringLiteral("model"), modelToJson(s.model)},
+                       {QStringLiteral("gpu"), gpuToJson(s.gpu)},
+                       {QStringLiteral("engine"), engine},
+                       {QStringLiteral("inputs"), inputs},
+                       {QStringLiteral("distribution"), s.distribution ? QJsonValue(distributionToJson(*s.distribution)) : QJsonValue()}};
+}
+
+Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const ModelLookup &models, const GpuLookup &gpus)
+{
+    if (!o.contains(QStringLiteral("format")) && o.value(QStringLiteral("inputs")).isObject() && o.contains(QStringLiteral("kv_bytes_per_token"))) {
+        if (name)
+            *name = QString();
+        return migrateFromPlanOutput(o, models, gpus);
+    }
+    if (o.value(QStringLiteral("format")).toString() != QLatin1String("headroom-scenario"))
+        throw InputError(QStringLiteral("format"), QStringLiteral("is not a Headroom scenario"));
+    const qint64 version = readBig(o, "version");
+    if (version > formatVersion)
+        throw InputError(QStringLiteral("version"), QStringLiteral("%1 was written by a newer Headroom (this one reads up to %2)").arg(version).arg(formatVersion));
+    if (version < 1)
+        throw InputError(QStringLiteral("version"), QStringLiteral("%1 is not a known version").arg(version));
+    Scenario s;
+    if (name)
+        *name = o.value(QStringLiteral("name")).toString();
+    s.model = modelFromJson(o.value(QStringLiteral("model")).toObject());
+    s.gpu = GpuSpec::fromPreset(o.value(QStringLiteral("gpu")).toObject());
+    const QJsonObject e = o.value(QStringLiteral("engine")).toObject();
+    s.engine = Engines::parse(e.value(QStringLiteral("engine")).toString(QStringLiteral("plain")), QStringLiteral("engine.engine"));
+    s.engineSettings = readEngineSettings(e, QStringLiteral("engine."), "");
+    const QString ep = QStringLiteral("engine.");
+    s.gpuMemoryUtilization = readBounded(e, "gpu_memory_utilization", s.gpuMemoryUtilization, 1e-6, 1, ep);
+    s.gpuMemoryUtilizationGiven = e.value(QStringLiteral("gpu_memory_utilization_given")).toBool();
+    s.blockSize = readInt(e, "block_size", 16, 1, ep);
+    const QJsonObject in = o.value(QStringLiteral("inputs")).toObject();
+    const QString ip = QStringLiteral("inputs.");
+    s.tp = readInt(in, "tp", 1, 1, ip);
+    s.contextTokens = readBig(in, "context_tokens", s.contextTokens);
+    s.sessions = readBig(in, "sessions", 1);
+    if (s.contextTokens < 1 || s.sessions < 0)
+        throw InputError(ip + QStringLiteral("context_tokens"), QStringLiteral("context must be at least 1 token and sessions not negative"));
+    for (const char *k : {"weights_dtype", "kv_dtype"}) {
+        const QJsonValue v = in.value(QString::fromLatin1(k));
+        if (!v.isUndefined() && !v.isNull() && !v.isString())
+            throw InputError(ip + QString::fromLatin1(k), QStringLiteral("must be a precision name such as bf16"));
+    }
+    if (!in.value(QStringLiteral("preallocate")).isUndefined() && !in.value(QStringLiteral("preallocate")).isBool())
+        throw InputError(ip + QStringLiteral("preallocate"), QStringLiteral("must be true or false"));
+    if (!o.value(QStringLiteral("distribution")).isUndefined() && !o.value(QStringLiteral("distribution")).isNull()
+        && !o.value(QStringLiteral("distribution")).isObject())
+        throw InputError(QStringLiteral("distribution"), QStringLiteral("must be an object"));
+    if (in.value(QStringLiteral("weights_dtype")).isString())
+        s.weightsDtype = Dtypes::parse(in.value(QStringLiteral("weights_dtype")).toString(), QStringLiteral("inputs.weights_dtype"));
+    if (in.value(QStringLiteral("kv_dtype")).isString())
+        s.kvDtype = Dtypes::parse(in.value(QStringLiteral("kv_dtype")).toString(), QStringLiteral("inputs.kv_dtype"));
+    if (const auto kv = readOptionalBig(in, "kv_heads_override"))
+        s.kvHeadsOverride = int(*kv);
+    s.gpuMemoryBytes = readOptionalBig(in, "gpu_memory_bytes");
+    s.weightsBytes = readOptionalBig(in, "weights_bytes");
+    s.workspaceBytes = readOptionalBig(in, "workspace_bytes");
+    s.runtimeReserveBytes = readBig(in, "runtime_reserve_bytes", s.runtimeReserveBytes);
+    s.activationBytes = readBig(in, "activation_bytes", s.activationBytes);
+    s.maxModelLen = readOptionalBig(in, "max_model_len");
+    s.preallocate = in.value(QStringLiteral("preallocate")).toBool();
+    s.priceUsdPerGpuHour = readOptionalDouble(in, "price_usd_per_gpu_hour");
+    if (s.priceUsdPerGpuHour)
+        s.priceUsdPerGpuHour = readBounded(in, "price_usd_per_gpu_hour", 0, 1e-9, 1e6, ip);
+    s.lengthScale = readBounded(in, "length_scale", 1.0, 1e-6, 1e6, ip);
+    s.retainTokens = readOptionalBig(in, "retain_tokens");
+    s.risk = readBounded(in, "risk", s.risk, 1e-6, 0.5, ip);
+    s.marginFraction = readBounded(in, "margin", s.marginFraction, 0, 0.9, ip);
+    s.targetSessions = readOptionalBig(in, "target_sessions");
+    s.bandwidthEfficiency = readBounded(in, "bandwidth_efficiency", s.bandwidthEfficiency, 1e-6, 1, ip);
+    s.computeUtilization = readBounded(in, "compute_utilization", s.computeUtilization, 1e-6, 1, ip);
+    s.trafficMultiplier = readBounded(in, "traffic_multiplier", s.trafficMultiplier, 1e-6, 1e6, ip);
+    for (const auto &[value, key] : {std::pair{s.maxModelLen, "max_model_len"}, {s.retainTokens, "retain_tokens"}, {s.targetSessions, "target_sessions"}})
+        if (value && *value < 1)
+            throw InputError(ip + QString::fromLatin1(key), QStringLiteral("must be at least 1"));
+    for (const auto &[value, key] : {std::pair{s.gpuMemoryBytes, "gpu_memory_bytes"}, {s.weightsBytes, "weights_bytes"}, {s.workspaceBytes, "workspace_bytes"}})
+        if (value && *value < 0)
+            throw InputError(ip + QString::fromLatin1(key), QStringLiteral("must not be negative"));
+    if (o.value(QStringLiteral("distribution")).isObject())
+        s.distribution = distributionFromJson(o.value(QStringLiteral("distribution")).toObject());
+    return s;
+}
+
+void ScenarioFile::write(const QString &path, const Scenario &scenario, const QString &name)
+{
+    const QFileInfo target(path);
+    if (target.exists() && !target.isFile())
+        throw InputError(QStringLiteral("file"), QStringLiteral("%1 is not a regular file: refusing to replace it").arg(path));
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        throw InputError(QStringLiteral("file"), QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    f.write(QJsonDocument(toJson(scenario, name)).toJson(QJsonDocument::Indented));
+    if (!f.commit())
+        throw InputError(QStringLiteral("file"), QStringLiteral("cannot write %1: %2 (the previous file is unchanged)").arg(path, f.errorString()));
+}
+
+Scenario ScenarioFile::read(const QString &path, QString *name, const ModelLookup &models, const GpuLookup &gpus)
+{
+    const QFileInfo info(path);
+    if (!info.isFile())
+        throw InputError(QStringLiteral("file"), QStringLiteral("%1 is not a readable file").arg(path));
+    if (info.size() > 256 * Units::MiB)
+        throw InputError(QStringLiteral("file"), QStringLiteral("%1 is too large for a scenario").arg(path));
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        throw InputError(QStringLiteral("file"), QStringLiteral("cannot read %1: %2").arg(path, f.errorString()));
+    const QByteArray bytes = f.readAll();
+    QJsonParseError err{};
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &err);
+    if (err.error != QJsonParseError::NoError) {
+        const QByteArray before = bytes.left(err.offset);
+        throw InputError(QStringLiteral("file"), QStringLiteral("%1 is damaged: %2 at line %3").arg(path, err.errorString()).arg(before.count('\n') + 1));
+    }
+    if (!doc.isObject())
+        throw InputError(QStringLiteral("file"), QStringLiteral("%1 is not a Headroom scenario").arg(path));
+    try {
+        return fromJson(doc.object(), name, models, gpus);
+    } catch (const InputError &e) {
+        throw InputError(e.field(), QStringLiteral("%1 (in %2)").arg(e.message(), path));
+    }
+}
+
+} // namespace Headroom

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "inputs/scenario.h"
+
+#include <QJsonObject>
+#include <functional>
+
+namespace Headroom {
+
+/// The .headroom file: one Scenario as JSON with a format version, written
+/// atomically (QSaveFile) and read back identically (the model shape, card,
+/// distribution and every input are stored, not just preset ids, so a file
+/// keeps its meaning when presets change).
+///
+/// Versions: 1 is this format. Version 0 is the JSON that `headroom plan
+/// --json` prints: its "inputs" migrate to a scenario (preset ids resolved by
+/// the caller). A newer version, or a damaged file, is refused with a message
+/// naming the file and field; nothing is written then.
+class ScenarioFile
+{
+public:
+    static constexpr int formatVersion = 1;
+    /// Looks up presets by id for version-0 files; throws InputError when unknown.
+    using ModelLookup = std::function<ModelShape(const QString &id)>;
+    using GpuLookup = std::function<GpuSpec(const QString &id)>;
+
+    /// The file's JSON for `scenario`, titled `name`.
+    static QJsonObject toJson(const Scenario &scenario, const QString &name);
+    /// A scenario from a file's JSON; `name` receives its title. Throws InputError(field).
+    static Scenario fromJson(const QJsonObject &json, QString *name, const ModelLookup &models = {}, const GpuLookup &gpus = {});
+    /// Writes `path` atomically. Throws InputError("file") when it cannot (the old file stays).
+    static void write(const QString &path, const Scenario &scenario, const QString &name);
+    /// Reads `path`. Throws InputError naming the file, the line for malformed JSON, or the field.
+    static Scenario read(const QString &path, QString *name, const ModelLookup &models = {}, const GpuLookup &gpus = {});
+};
+
+} // namespace Headroom

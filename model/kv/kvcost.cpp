@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "kv/kvcost.h"
+#include "core/inputerror.h"
+#include "core/units.h"
+
+#include <algorithm>
+
+namespace Headroom {
+
+namespace {
+const QString kTp = QStringLiteral("--tp");
+const QString kKvHeads = QStringLiteral("--kv-heads");
+
+// Bytes of one row of `values` values, K or V, in a block format.
+qint64 rowBytes(Dtype d, qint64 values)
+{
+    return Dtypes::bytesFor(d, values, QStringLiteral("--kv-dtype"));
+}
+} // namespace
+
+KvCost::KvCost(const ModelShape &model, Dtype kvDtype, int tp, int blockSize, std::optional<int> kvHeadsOverride)
+    : m_kvDtype(kvDtype), m_tp(tp), m_blockSize(blockSize)
+{
+    if (tp < 1)
+        throw InputError(kTp, QStringLiteral("must be at least 1, got %1").arg(tp));
+    if (blockSize < 1)
+        throw InputError(QStringLiteral("--block-size"), QStringLiteral("must be at least 1, got %1").arg(blockSize));
+    const bool hasKvHeads = model.has(LayerKind::FullAttention) || model.has(LayerKind::SlidingWindow);
+    if (kvHeadsOverride) {
+        if (!hasKvHeads)
+            throw InputError(kKvHeads, QStringLiteral("does not apply: %1 has no K/V heads (its attention is %2)")
+                                           .arg(model.name, model.has(LayerKind::Mla) ? QStringLiteral("MLA")
+                                                                                      : QStringLiteral("recurrent")));
+        if (*kvHeadsOverride < 1)
+            throw InputError(kKvHeads, QStringLiteral("must be at least 1, got %1").arg(*kvHeadsOverride));
+        if (model.attentionHeads > 0 && model.attentionHeads % *kvHeadsOverride != 0)
+            throw InputError(kKvHeads, QStringLiteral("%1 must divide num_attention_heads %2 (each KV head serves a "
+                                                      "whole group of query heads)")
+                                           .arg(*kvHeadsOverride).arg(model.attentionHeads));
+    }
+    if (model.attentionHeads == 0 && hasKvHeads) {
+        int kv = kvHeadsOverride.value_or(model.kvHeads);
+        if (tp > kv)
+            throw InputError(QStringLiteral("--heads"),
+                             QStringLiteral("is needed to check TP %1 against the attention heads (TP exceeds %2 KV heads)").arg(tp).arg(kv));
+    }
+    if (model.attentionHeads > 0 && model.attentionHeads % tp != 0)
+        throw InputError(kTp, QStringLiteral("TP %1 does not divide num_attention_heads %2").arg(tp).arg(model.attentionHeads));
+
+    for (LayerGroup g : model.groups) {
+        GroupCost c;
+        switch (g.kind) {
+        case LayerKind::FullAttention:
+        case LayerKind::SlidingWindow: {
+            if (kvHeadsOverride)
+                g.kvHeads = *kvHeadsOverride;
+            if (g.kvHeads % tp != 0 && tp % g.kvHeads != 0)
+                throw InputError(kTp, QStringLiteral("TP %1 and num_key_value_heads %2: neither divides the other, "
+                                                     "so no engine can split the KV heads")
+                                          .arg(tp).arg(g.kvHeads));
+            c.kvHeadsPerGpu = std::max(1, g.kvHeads / tp);
+            c.bytesPerTokenPerLayer = Units::add(rowBytes(kvDtype, qint64(g.kvHeads) * g.headDimK),
+                                                 rowBytes(kvDtype, qint64(g.kvHeads) * g.headDimV), kKvHeads);
+            c.bytesPerTokenPerLayerPerGpu = Units::add(rowBytes(kvDtype, qint64(c.kvHeadsPerGpu) * g.headDimK),
+                                                       rowBytes(kvDtype, qint64(c.kvHeadsPerGpu) * g.headDimV), kKvHeads);
+            break;
+        }
+        case LayerKind::Mla:
+            c.bytesPerTokenPerLayer = rowBytes(kvDtype, qint64(g.latentDim) + g.ropeDim);
+            c.bytesPerTokenPerLayerPerGpu = c.bytesPerTokenPerLayer;
+            break;
+        case LayerKind::Recurrent: {
+            const qint64 values = Units::add(g.convStateValues, g.ssmStateValues, QStringLiteral("recurrent state"));
+            c.stateBytesPerLayer = Dtypes::bytesFor(model.recurrentStateDtype, values, QStringLiteral("recurrent state"));
+            c.stateBytesPerLayerPerGpu = Dtypes::bytesFor(model.recurrentStateDtype, Units::ceilDiv(values, tp),
+                                                          QStringLiteral("recurrent state"));
+            break;
+        }
+        }
+        c.group = g;
+        m_bytesPerToken = Units::add(m_bytesPerToken, Units::mul(c.bytesPerTokenPerLayer, g.count, kKvHeads), kKvHeads);
+        m_bytesPerTokenPerGpu = Units::add(m_bytesPerTokenPerGpu, Units::mul(c.bytesPerTokenPerLayerPerGpu, g.count, kKvHeads), kKvHeads);
+        m_stateBytes = Units::add(m_stateBytes, Units::mul(c.stateBytesPerLayer, g.count, kKvHeads), kKvHeads);
+        m_stateBytesPerGpu = Units::add(m_stateBytesPerGpu, Units::mul(c.stateBytesPerLayerPerGpu, g.count, kKvHeads), kKvHeads);
+        m_groups.append(c);
+    }
+}
+
+qint64 KvCost::heldTokens(const LayerGroup &g, qint64 tokens, const QString &field) const
+{
+    if (g.kind == LayerKind::Recurrent)
+        return 0;
+    const qint64 t = g.kind == LayerKind::SlidingWindow ? std::min(tokens, g.window) : tokens;
+    return Units::mul(Units::ceilDiv(t, m_blockSize), m_blockSize, field);
+}
+
+qint64 KvCost::sessionBytes(qint64 tokens, bool perGpu, const QString &field) const
+{
+    if (tokens < 0)
+        throw InputError(field, QStringLiteral("must not be negative"));
+    qint64 total = 0;
+    for (const GroupCost &c : m_groups) {
+        const qint64 layerBytes = c.group.kind == LayerKind::Recurrent
+            ? (perGpu ? c.stateBytesPerLayerPerGpu : c.stateBytesPerLayer)
+            : Units::mul(heldTokens(c.group, tokens, field), perGpu ? c.bytesPerTokenPerLayerPerGpu : c.bytesPerTokenPerLayer, field);
+        total = Units::add(total, Units::mul(layerBytes, c.group.count, field), field);
+    }
+    return total;
+}
+
+} // namespace Headroom

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/dtype.h"
+#include "kv/modelshape.h"
+
+#include <QVector>
+#include <optional>
+
+namespace Headroom {
+
+/// The cache cost of one layer group, per GPU of a TP group and for the whole model.
+struct GroupCost
+{
+    LayerGroup group;             ///< the layers (kv_heads after any override)
+    int kvHeadsPerGpu = 0;        ///< attention heads' K/V per GPU after TP split or replication
+    qint64 bytesPerTokenPerLayer = 0;       ///< model's own figure (TP 1), K and V together
+    qint64 bytesPerTokenPerLayerPerGpu = 0; ///< what one GPU holds
+    qint64 stateBytesPerLayer = 0;          ///< recurrent: fixed state per session per layer (model)
+    qint64 stateBytesPerLayerPerGpu = 0;    ///< recurrent: per GPU (split across the TP group)
+};
+
+/// KV-cache bytes for a model at a cache precision, tensor parallelism and
+/// block size: the per-layer rule of each attention kind, summed.
+///
+/// - Full attention: (kv_heads x head_dim_K + kv_heads x head_dim_V) values
+///   per layer per token (the "2 x kv_heads x head_dim" of MHA/GQA/MQA).
+/// - Sliding window: the same per token, for at most `window` tokens.
+/// - MLA: kv_lora_rank + qk_rope_head_dim values per layer per token, one
+///   latent with no K/V factor 2 (DeepSeek-V2 paper, section 2.1; llama.cpp
+///   prints c^KV and K^R separately: shared/validation/engine-logs.md E09).
+/// - Recurrent: conv + SSM state per layer per session, any length, in the
+///   model's recurrent_state dtype (fp32).
+/// Under TP, K/V heads per GPU = kv_heads / TP, or 1 (replicated) when TP >
+/// kv_heads (vLLM: num_kv_heads // tp_size, at least 1); an MLA latent is
+/// replicated on every GPU; recurrent state and weights are split.
+/// Paged allocation: a layer holds ceil(tokens / block) blocks of `block`
+/// tokens, tokens = min(L, window) for a sliding layer (vLLM's block table).
+/// Bytes of a block format (nvfp4, q8_0, ...) are per row of values.
+class KvCost
+{
+public:
+    /// Throws InputError naming --tp (with both numbers) when TP splits no
+    /// engine would run: kv_heads not divisible by TP nor TP by kv_heads, or
+    /// attention heads not divisible by TP; naming --kv-heads when the
+    /// override does not divide the attention heads or the model has no
+    /// K/V heads (MLA, recurrent-only); naming --block-size when < 1.
+    KvCost(const ModelShape &model, Dtype kvDtype, int tp, int blockSize,
+           std::optional<int> kvHeadsOverride = std::nullopt);
+
+    /// Bytes per token the whole model adds while no window binds (K and V,
+    /// all attention layers), at TP 1: the figure engines print per token.
+    qint64 bytesPerToken() const { return m_bytesPerToken; }
+    /// The same for one GPU of the TP group, replication included.
+    qint64 bytesPerTokenPerGpu() const { return m_bytesPerTokenPerGpu; }
+    /// Fixed recurrent-state bytes per session (model / per GPU).
+    qint64 stateBytesPerSession() const { return m_stateBytes; }
+    qint64 stateBytesPerSessionPerGpu() const { return m_stateBytesPerGpu; }
+    /// Tokens a layer holds for a session of `tokens`, with paging: ceil to the block size.
+    qint64 heldTokens(const LayerGroup &g, qint64 tokens, const QString &field = QStringLiteral("--context")) const;
+    /// Bytes one session of `tokens` resident tokens takes: whole model
+    /// (perGpu false) or one GPU of the TP group. Throws InputError(field) on overflow.
+    qint64 sessionBytes(qint64 tokens, bool perGpu, const QString &field = QStringLiteral("--context")) const;
+    /// The per-group costs, in the model's group order, for derivations.
+    const QVector<GroupCost> &groups() const { return m_groups; }
+    int tp() const { return m_tp; }
+    int blockSize() const { return m_blockSize; }
+    Dtype kvDtype() const { return m_kvDtype; }
+
+private:
+    QVector<GroupCost> m_groups;
+    Dtype m_kvDtype;
+    int m_tp;
+    int m_blockSize;
+    qint64 m_bytesPerToken = 0;
+    qint64 m_bytesPerTokenPerGpu = 0;
+    qint64 m_stateBytes = 0;
+    qint64 m_stateBytesPerGpu = 0;
+};
+
+} // namespace Headroom

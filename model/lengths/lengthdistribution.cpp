@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "lengths/lengthdistribution.h"
+#include "core/inputerror.h"
+#include "lengths/normaldistribution.h"
+#include "core/units.h"
+
+#include <QDate>
+#include <QFile>
+#include <QFileInfo>
+#include <QMap>
+#include <QRegularExpression>
+#include <cmath>
+
+namespace Headroom {
+
+namespace {
+
+// Collects lengths with weights into the sorted distinct form.
+void assign(const QMap<qint64, double> &counts, QVector<qint64> &lengths, QVector<double> &probs)
+{
+    double total = 0;
+    for (double c : counts)
+        total += c;
+    lengths.clear();
+    probs.clear();
+    for (auto it = counts.cbegin(); it != counts.cend(); ++it) {
+        lengths << it.key();
+        probs << it.value() / total;
+    }
+}
+
+// Discretises a continuous law given by its CDF on a geometric grid of
+// lengths (ratio 1.005 between neighbours, whole tokens): each grid point L_i
+// carries F(L_i) - F(L_i-1), the mass of the cell it closes, so every length
+// rounds up by at most 0.5% (conservative for capacity) and the tail keeps
+// its true, tiny masses rather than a 1/n granule. `top` is the largest length.
+template <typename Cdf>
+void discretise(Cdf cdf, qint64 top, QVector<qint64> &lengths, QVector<double> &probs)
+{
+    QMap<qint64, double> counts;
+    double previous = 0;
+    double x = 1.0;
+    qint64 last = 0;
+    while (last < top) {
+        const qint64 l = std::min(top, std::max(last + 1, qint64(std::ceil(x))));
+        const double f = l >= top ? 1.0 : std::clamp(cdf(double(l)), previous, 1.0);
+        if (f > previous)
+            counts[l] += f - previous;
+        previous = f;
+        last = l;
+        x *= 1.005;
+    }
+    assign(counts, lengths, probs);
+}
+
+qint64 parseLength(const QString &text, const QString &field)
+{
+    return Units::parseCount(text, field);
+}
+
+} // namespace
+
+LengthDistribution LengthDistribution::fixed(qint64 tokens)
+{
+    LengthDistribution d;
+    d.kind = Kind::Fixed;
+    d.spec = QStringLiteral("fixed:%1").arg(tokens);
+    d.lengths = {tokens};
+    d.probabilities = {1.0};
+    return d;
+}
+
+LengthDistribution LengthDistribution::logNormal(double median, double upper, double upperP, qint64 maximum, const QString &field)
+{
+    if (!(median >= 1))
+        throw InputError(field, QStringLiteral("median must be at least 1 token"));
+    if (!(upper > median))
+        throw InputError(field, QStringLiteral("p%1 (%2) must be above the median (%3)").arg(upperP * 100).arg(upper).arg(median));
+    if (maximum > 0 && maximum < median)
+        throw InputError(field, QStringLiteral("max (%1) must not be below the median (%2)").arg(maximum).arg(median));
+    if (maximum > 0 && double(maximum) < upper)
+        throw InputError(field, QStringLiteral("max (%1) must be at least p%2 (%3)").arg(maximum).arg(upperP * 100).arg(upper));
+    LengthDistribution d;
+    d.kind = Kind::LogNormal;
+    d.spec = QStringLiteral("lognormal:median=%1,p%2=%3%4")
+                 .arg(median)
+                 .arg(upperP > 0.95 ? 99 : 90)
+                 .arg(upper)
+                 .arg(maximum > 0 ? QStringLiteral(",max=%1").arg(maximum) : QString());
+    const double mu = std::log(median);
+    const double sigma = (std::log(upper) - mu) / Normal::quantile(upperP);
+    // Truncated at the maximum and renormalised; unbounded, the law stops at
+    // its 1 - 1e-12 quantile (mass beyond is below any risk Headroom accepts).
+    const double mass = maximum > 0 ? Normal::cdf((std::log(double(maximum)) - mu) / sigma) : 1.0;
+    const qint64 top = maximum > 0 ? maximum : qint64(std::ceil(std::exp(mu + sigma * Normal::quantile(1.0 - 1e-12))));
+    discretise([&](double l) { return Normal::cdf((std::log(l) - mu) / sigma) / mass; }, top, d.lengths, d.probabilities);
+    return d;
+}
+
+LengthDistribution LengthDistribution::quantiles(const QVector<QPair<double, qint64>> &points, qint64 maximum, const QString &field)
+{
+    QVector<QPair<double, double>> knots{{0.0, 0.0}}; // (p, log length): 1 token at p = 0
+    for (const auto &pt : points) {
+        if (!(pt.first > knots.last().first && pt.first < 1.0))
+            throw InputError(field, QStringLiteral("quantile p%1 is out of order").arg(pt.first * 100));
+        if (pt.second < 1 || std::log(double(pt.second)) < knots.last().second)
+            throw InputError(field, QStringLiteral("p%1 = %2 tokens is below the quantile before it").arg(pt.first * 100).arg(pt.second));
+        knots << qMakePair(pt.first, std::log(double(pt.second)));
+    }
+    if (maximum < 1 || std::log(double(maximum)) < knots.last().second)
+        throw InputError(field, QStringLiteral("max (%1) must be at least the highest quantile").arg(maximum));
+    knots << qMakePair(1.0, std::log(double(maximum)));
+    LengthDistribution d;
+    d.kind = Kind::Quantiles;
+    QStringList parts;
+    for (const auto &pt : points)
+        parts << QStringLiteral("p%1=%2").arg(pt.first * 100).arg(pt.second);
+    parts << QStringLiteral("max=%1").arg(maximum);
+    d.spec = QStringLiteral("quantiles:") + parts.join(QLatin1Char(','));
+    // The CDF: p linear in log length between the knots.
+    discretise(
+        [&](double l) {
+            const double x = std::log(l);
+            int i = 1;
+            while (i < knots.size() - 1 && knots.at(i).second < x)
+                ++i;
+            const auto &a = knots.at(i - 1), &b = knots.at(i);
+            if (b.second <= a.second)
+                return b.first;
+            return a.first + (b.first - a.first) * std::clamp((x - a.second) / (b.second - a.second), 0.0, 1.0);
+        },
+        maximum, d.lengths, d.probabilities);
+    return d;
+}
+
+namespace {
+
+// Seconds of "yyyy-MM-dd HH:mm:ss[.fffffff]" from an arbitrary epoch (UTC, no
+// time-zone lookups: a trace has millions of rows), or NaN when malformed.
+double traceSeconds(const QString &stamp)
+{
+    static const QRegularExpression re(QStringLiteral("^(\\d{4})-(\\d{2})-(\\d{2})[ T](\\d{2}):(\\d{2}):(\\d{2}(?:\\.\\d+)?)"));
+    const auto m = re.match(stamp);
+    if (!m.hasMatch())
+        return std::numeric_limits<double>::quiet_NaN();
+    const QDate date(m.captured(1).toInt(), m.captured(2).toInt(), m.captured(3).toInt());
+    if (!date.isValid())
+        return std::numeric_limits<double>::quiet_NaN();
+    return double(date.toJulianDay()) * 86400.0 + m.captured(4).toDouble() * 3600.0 + m.captured(5).toDouble() * 60.0
+        + m.captured(6).toDouble();
+}
+
+} // namespace
+
+LengthDistribution LengthDistribution::fromTrace(const QString &path, const QString &field)
+{
+    const QFileInfo info(path);
+    if (!info.isFile())
+        throw InputError(field, QStringLiteral("%1 is not a readable file").arg(path));
+    if (info.size() > 256 * Units::MiB)
+        throw InputError(field, QStringLiteral("%1 is larger than 256 MiB; sample it first").arg(path));
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        throw InputError(field, QStringLiteral("cannot read %1: %2").arg(path, f.errorString()));
+    // Any line ending: \n, \r\n or a lone \r (spreadsheets' "CSV (Macintosh)").
+    QString text = QString::fromUtf8(f.readAll());
+    if (text.startsWith(QChar(0xFEFF)))
+        text.remove(0, 1);
+    text.replace(QStringLiteral("\r\n"), QStringLiteral("\n"));
+    text.replace(QLatin1Char('\r'), QLatin1Char('\n'));
+    const QStringList lines = text.split(QLatin1Char('\n'));
+    QMap<qint64, double> totals, prompts;
+    double outputs = 0, firstArrival = 0, lastArrival = 0;
+    qint64 rows = 0, timed = 0;
+    int contextCol = -1, generatedCol = -1, timeCol = -1;
+    bool azure = false, firstLine = true;
+    for (int n = 0; n < lines.size(); ++n) {
+        const int lineNo = n + 1;
+        const QString line = lines.at(n).trimmed();
+        if (line.isEmpty())
+            continue;
+        const QStringList cells = line.split(QLatin1Char(','));
+        if (firstLine) {
+            firstLine = false;
+            // A header names its columns with words; anything that reads as a number is data.
+            bool numeric = false;
+            cells.constLast().trimmed().toDouble(&numeric);
+            if (!numeric) {
+                for (int i = 0; i < cells.size(); ++i) {
+                    const QString h = cells.at(i).trimmed().toLower();
+                    if (h == QLatin1String("contexttokens"))
+                        contextCol = i;
+                    else if (h == QLatin1String("generatedtokens"))
+                        generatedCol = i;
+                    else if (h == QLatin1String("timestamp"))
+                        timeCol = i;
+                }
+                azure = contextCol >= 0 && generatedCol >= 0;
+                if (!azure && cells.size() != 1)
+                    throw InputError(field, QStringLiteral("%1 line %2: expected the Azure trace header "
+                                                           "TIMESTAMP,ContextTokens,GeneratedTokens or one column of lengths")
+                                                .arg(path).arg(lineNo));
+                continue;
+            }
+        }
+        auto cell = [&](int col, const char *name) {
+            const QString c = cells.value(col).trimmed();
+            bool ok = false;
+            const qint64 v = c.toLongLong(&ok);
+            if (!ok)
+                throw InputError(field, QStringLiteral("%1 line %2, %3: \"%4\" is not a whole number").arg(path).arg(lineNo).arg(QString::fromLatin1(name), c));
+            if (v < 0)
+                throw InputError(field, QStringLiteral("%1 line %2, %3: a length cannot be negative (%4)").arg(path).arg(lineNo).arg(QString::fromLatin1(name)).arg(v));
+            return v;
+        };
+        if (azure) {
+            const qint64 context = cell(contextCol, "ContextTokens");
+            const qint64 generated = cell(generatedCol, "GeneratedTokens");
+            qint64 total = 0;
+            if (qAddOverflow(context, generated, &total))
+                throw InputError(field, QStringLiteral("%1 line %2: ContextTokens + GeneratedTokens overflows 64 bits").arg(path).arg(lineNo));
+            if (total < 1)
+                throw InputError(field, QStringLiteral("%1 line %2: a request of 0 tokens").arg(path).arg(lineNo));
+            totals[total] += 1;
+            prompts[std::max<qint64>(1, context)] += 1;
+            outputs += double(generated);
+            if (timeCol >= 0) {
+                const double t = traceSeconds(cells.value(timeCol).trimmed());
+                if (std::isfinite(t)) {
+                    if (timed++ == 0)
+                        firstArrival = t;
+                    lastArrival = t;
+                }
+            }
+        } else {
+            if (cells.size() != 1)
+                throw InputError(field, QStringLiteral("%1 line %2: expected one length per line").arg(path).arg(lineNo));
+            const qint64 v = cell(0, "length");
+            if (v < 1)
+                throw InputError(field, QStringLiteral("%1 line %2: a session of 0 tokens").arg(path).arg(lineNo));
+            totals[v] += 1;
+        }
+        ++rows;
+    }
+    if (rows == 0)
+        throw InputError(field, QStringLiteral("%1 holds no lengths").arg(path));
+    LengthDistribution d;
+    d.kind = Kind::Trace;
+    d.spec = QStringLiteral("trace:") + path;
+    assign(totals, d.lengths, d.probabilities);
+    if (azure) {
+        assign(prompts, d.promptLengths, d.promptProbabilities);
+        d.meanOutputTokens = outputs / double(rows);
+    }
+    if (timed > 1 && lastArrival > firstArrival)
+        d.arrivalRatePerSecond = double(timed - 1) / (lastArrival - firstArrival);
+    d.requests = rows;
+    return d;
+}
+
+LengthDistribution LengthDistribution::parse(const QString &spec, const QString &field)
+{
+    const int colon = spec.indexOf(QLatin1Char(':'));
+    const QString kind = spec.left(colon).trimmed().toLower();
+    const QString rest = colon >= 0 ? spec.mid(colon + 1) : QString();
+    if (colon < 0)
+        throw InputError(field, QStringLiteral("\"%1\" must start with trace:, lognormal:, quantiles: or fixed:").arg(spec));
+    if (kind == QLatin1String("trace"))
+        return fromTrace(rest, field);
+    if (kind == QLatin1String("fixed")) {
+        LengthDistribution d = fixed(parseLength(rest, field));
+        d.spec = spec;
+        return d;
+    }
+    QMap<QString, QString> args;
+    for (const QString &part : rest.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const QStringList kv = part.split(QLatin1Char('='));
+        if (kv.size() != 2)
+            throw InputError(field, QStringLiteral("\"%1\" must be name=value").arg(part));
+        const QString key = kv.at(0).trimmed().toLower();
+        if (args.contains(key))
+            throw InputError(field, QStringLiteral("%1 is given twice").arg(key));
+        args.insert(key, kv.at(1).trimmed());
+    }
+    auto need = [&](const char *key) {
+        const QString k = QString::fromLatin1(key);
+        if (!args.contains(k))
+            throw InputError(field, QStringLiteral("%1 needs %2=N").arg(kind, k));
+        return parseLength(args.take(k), field + QLatin1Char(' ') + k);
+    };
+    LengthDistribution d;
+    if (kind == QLatin1String("lognormal")) {
+        const qint64 median = need("median");
+        double p = 0.99;
+        qint64 upper = 0;
+        if (args.contains(QStringLiteral("p99")) && args.contains(QStringLiteral("p90")))
+            throw InputError(field, QStringLiteral("give p99 or p90, not both"));
+        if (args.contains(QStringLiteral("p90"))) {
+            p = 0.90;
+            upper = need("p90");
+        } else {
+            upper = need("p99");
+        }
+        const qint64 maximum = args.contains(QStringLiteral("max")) ? need("max") : 0;
+        d = logNormal(double(median), double(upper), p, maximum, field);
+    } else if (kind == QLatin1String("quantiles")) {
+        QVector<QPair<double, qint64>> points;
+        for (const auto &[key, p] : {std::pair{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}, {"p99.9", 0.999}})
+            if (args.contains(QString::fromLatin1(key)))
+                points << qMakePair(p, need(key));
+        d = quantiles(points, need("max"), field);
+    } else {
+        throw InputError(field, QStringLiteral("unknown distribution \"%1\"; use trace, lognormal, quantiles or fixed").arg(kind));
+    }
+    if (!args.isEmpty())
+        throw InputError(field, QStringLiteral("unknown parameter %1").arg(args.firstKey()));
+    d.spec = spec;
+    return d;
+}
+
+LengthDistribution LengthDistribution::scaled(double factor) const
+{
+    if (factor == 1.0)
+        return *this;
+    LengthDistribution d = *this;
+    auto scale = [factor](const QVector<qint64> &ls, const QVector<double> &ps, QVector<qint64> &outL, QVector<double> &outP) {
+        QMap<qint64, double> m;
+        for (int i = 0; i < ls.size(); ++i)
+            m[std::max<qint64>(1, qint64(std::llround(double(ls.at(i)) * factor)))] += ps.at(i);
+        assign(m, outL, outP);
+    };
+    scale(lengths, probabilities, d.lengths, d.probabilities);
+    scale(promptLengths, promptProbabilities, d.promptLengths, d.promptProbabilities);
+    d.meanOutputTokens *= factor;
+    return d;
+}
+
+double LengthDistribution::mean() const
+{
+    double m = 0;
+    for (int i = 0; i < lengths.size(); ++i)
+        m += double(lengths.at(i)) * probabilities.at(i);
+    return m;
+}
+
+qint64 LengthDistribution::quantile(double p) const
+{
+    double c = 0;
+    for (int i = 0; i < lengths.size(); ++i) {
+        c += probabilities.at(i);
+        if (c >= p - 1e-12)
+            return lengths.at(i);
+    }
+    return maximum();
+}
+
+double LengthDistribution::shareAbove(qint64 cap) const
+{
+    double s = 0;
+    for (int i = 0; i < lengths.size(); ++i)
+        if (lengths.at(i) > cap)
+            s += probabilities.at(i);
+    return s;
+}
+
+double LengthDistribution::meanDropped(qint64 cap) const
+{
+    double s = 0;
+    for (int i = 0; i < lengths.size(); ++i)
+        if (lengths.at(i) > cap)
+            s += double(lengths.at(i) - cap) * probabilities.at(i);
+    return s;
+}
+
+qint64 LengthDistribution::droppedQuantile(qint64 cap, double p) const
+{
+    const qint64 l = quantile(p);
+    return std::max<qint64>(0, l - cap);
+}
+
+bool LengthDistribution::operator==(const LengthDistribution &o) const
+{
+    return kind == o.kind && spec == o.spec && lengths == o.lengths && probabilities == o.probabilities
+        && promptLengths == o.promptLengths && promptProbabilities == o.promptProbabilities
+        && arrivalRatePerSecond == o.arrivalRatePerSecond && meanOutputTokens == o.meanOutputTokens && requests == o.requests;
+}
+
+QDebug operator<<(QDebug dbg, const LengthDistribution &d)
+{
+    QDebugStateSaver saver(dbg);
+    dbg.nospace() << "LengthDistribution(" << d.spec << ", " << d.lengths.size() << " lengths, mean " << d.mean() << ", max "
+                  << d.maximum() << ')';
+    return dbg;
+}
+
+} // namespace Headroom

@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "plan/capacity.h"
+#include "engines/enginefigures.h"
+#include "lengths/overflowrisk.h"
+#include "plan/servingestimate.h"
+#include "core/inputerror.h"
+
+#include <QLocale>
+#include <cmath>
+
+namespace Headroom {
+
+namespace {
+
+using Units::formatCount;
+
+struct Budget
+{
+    qint64 weights = 0;
+    QString weightsBasis;
+    qint64 weightsPerGpu = 0;
+    qint64 workspace = 0;
+    qint64 memory = 0;
+    qint64 usable = 0;
+    qint64 budget = 0;    // may be negative here
+    qint64 activationPeak = 0;
+    QString rule;
+};
+
+Budget budgetOf(const Scenario &s)
+{
+    Budget b;
+    if (s.sessions < 0)
+        throw InputError(QStringLiteral("--sessions"), QStringLiteral("must not be negative"));
+    b.memory = s.effectiveGpuMemoryBytes();
+    if (b.memory <= 0)
+        throw InputError(QStringLiteral("--gpu-memory"), QStringLiteral("must be larger than zero"));
+    if (s.effectiveWorkspaceBytes() < 0)
+        throw InputError(QStringLiteral("--workspace"), QStringLiteral("must not be negative"));
+    if (s.weightsBytes) {
+        b.weights = *s.weightsBytes;
+        b.weightsBasis = QStringLiteral("given");
+    } else if (!s.weightsDtype && s.model.checkpointBytes > 0) {
+        b.weights = s.model.checkpointBytes;
+        b.weightsBasis = QStringLiteral("published checkpoint size");
+    } else {
+        if (s.model.totalParams <= 0)
+            throw InputError(QStringLiteral("--params"),
+                             QStringLiteral("the parameter count of %1 is unknown: give --params or --weights").arg(s.model.name));
+        const Dtype d = s.effectiveWeightsDtype();
+        b.weights = Dtypes::bytesFor(d, s.model.totalParams, QStringLiteral("--params"));
+        b.weightsBasis = QStringLiteral("%1 parameters × %2 (%3)")
+                             .arg(formatCount(s.model.totalParams), Dtypes::describeSize(d), Dtypes::name(d));
+    }
+    if (b.weights < 0)
+        throw InputError(QStringLiteral("--weights"), QStringLiteral("must not be negative"));
+    b.weightsPerGpu = Units::ceilDiv(b.weights, s.tp < 1 ? 1 : s.tp);
+    const EngineBudget e = engineBudget(s, b.weightsPerGpu);
+    b.usable = e.usable;
+    b.workspace = e.workspace;
+    b.budget = e.budget;
+    b.activationPeak = e.activationPeak;
+    b.rule = e.rule;
+    return b;
+}
+
+qint64 reservedTokens(const Scenario &s)
+{
+    // A retention cap holds every session to min(L, cap), the context included.
+    if (!s.preallocate)
+        return s.retainTokens ? std::min(s.contextTokens, *s.retainTokens) : s.contextTokens;
+    const qint64 maxLen = s.effectiveMaxModelLen();
+    if (maxLen <= 0)
+        throw InputError(QStringLiteral("--max-model-len"),
+                         QStringLiteral("is needed for preallocation: %1 states no max_position_embeddings").arg(s.model.name));
+    if (s.contextTokens > maxLen)
+        throw InputError(QStringLiteral("--context"),
+                         QStringLiteral("%1 tokens exceed the %2-token maximum every session reserves under preallocation "
+                                        "(raise --max-model-len)")
+                             .arg(formatCount(s.contextTokens), formatCount(maxLen)));
+    return maxLen;
+}
+
+// The field a reserved length comes from, for overflow messages.
+QString reservedField(const Scenario &s)
+{
+    return s.preallocate ? QStringLiteral("--max-model-len") : QStringLiteral("--context");
+}
+
+KvCost costOf(const Scenario &s)
+{
+    if (s.contextTokens < 1)
+        throw InputError(QStringLiteral("--context"), QStringLiteral("must be at least 1 token, got %1").arg(s.contextTokens));
+    if (s.model.groups.isEmpty())
+        throw InputError(QStringLiteral("--model"), QStringLiteral("has no layers"));
+    return KvCost(s.model, s.effectiveKvDtype(), s.tp, s.blockSize, s.kvHeadsOverride);
+}
+
+// Sessions that fit a variant of the scenario, or -1 when the variant is invalid.
+qint64 sessionsOf(const Scenario &s)
+{
+    try {
+        const KvCost cost = costOf(s);
+        const Budget b = budgetOf(s);
+        const qint64 per = cost.sessionBytes(reservedTokens(s), true, reservedField(s));
+        return b.budget <= 0 || per <= 0 ? 0 : b.budget / per;
+    } catch (const InputError &) {
+        return -1;
+    }
+}
+
+QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r)
+{
+    QStringList out;
+    auto offer = [&](const QString &what, const Scenario &variant) {
+        const qint64 n = sessionsOf(variant);
+        if (n >= want)
+            out << QStringLiteral("%1: %2").arg(what, Units::plural(n, QStringLiteral("session"), QStringLiteral("sessions")));
+    };
+    for (Dtype d : {Dtype::FP8, Dtype::NVFP4}) {
+        if (Dtypes::bytesFor(d, 1024, {}) < Dtypes::bytesFor(r.kvDtype, 1024, {})) {
+            Scenario v = s;
+            v.kvDtype = d;
+            offer(QStringLiteral("cache precision %1").arg(Dtypes::name(d)), v);
+        }
+    }
+    for (Dtype d : {Dtype::FP8, Dtype::INT4}) {
+        if (Dtypes::bytesFor(d, 1024, {}) < Dtypes::bytesFor(r.weightsDtype, 1024, {}) && s.model.totalParams > 0 && !s.weightsBytes) {
+            Scenario v = s;
+            v.weightsDtype = d;
+            offer(QStringLiteral("weight precision %1").arg(Dtypes::name(d)), v);
+        }
+    }
+    const int kvHeads = s.kvHeadsOverride.value_or(s.model.kvHeads);
+    for (int heads : {8, 4, 1}) {
+        if (heads < kvHeads && s.model.kvHeads > 0) {
+            Scenario v = s;
+            v.kvHeadsOverride = heads;
+            offer(QStringLiteral("attention design: %1 KV heads (GQA what-if)").arg(heads), v);
+            break;
+        }
+    }
+    if (!s.preallocate) {
+        const qint64 cap = maxContextFor(s, want);
+        if (cap > 0 && cap < s.contextTokens)
+            out << QStringLiteral("retention cap at %1 tokens: %2")
+                       .arg(formatCount(cap), Units::plural(want, QStringLiteral("session"), QStringLiteral("sessions")));
+    } else {
+        Scenario v = s;
+        v.preallocate = false;
+        offer(QStringLiteral("paged allocation instead of preallocating %1 tokens").arg(formatCount(r.reservedTokensPerSession)), v);
+    }
+    for (int tp = s.tp * 2; tp <= 16; tp *= 2) {
+        Scenario v = s;
+        v.tp = tp;
+        const qint64 n = sessionsOf(v);
+        if (n >= want) {
+            out << QStringLiteral("more memory: TP %1 (%1 GPUs per replica): %2")
+                       .arg(tp).arg(Units::plural(n, QStringLiteral("session"), QStringLiteral("sessions")));
+            break;
+        }
+    }
+    return out;
+}
+
+// The lengths sessions hold: the distribution (scaled), else the context or,
+// under preallocation, the reserved maximum.
+LengthDistribution lengthsOf(const Scenario &s, qint64 reserved)
+{
+    if (s.preallocate || !s.distribution)
+        return LengthDistribution::fixed(reserved);
+    if (!(s.lengthScale > 0 && s.lengthScale <= 1e6))
+        throw InputError(QStringLiteral("--length-scale"), QStringLiteral("must be above 0 and at most 1,000,000"));
+    return s.distribution->scaled(s.lengthScale);
+}
+
+DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, const Budget &b, const CapacityResult &r)
+{
+    DistributionFigures d;
+    if (!(s.risk >= 1e-6 && s.risk <= 0.5))
+        throw InputError(QStringLiteral("--risk"), QStringLiteral("must be between 1e-6 and 0.5, got %1").arg(s.risk));
+    if (!(s.marginFraction >= 0 && s.marginFraction < 1))
+        throw InputError(QStringLiteral("--margin"), QStringLiteral("must be at least 0 and below 1"));
+    if (s.retainTokens && *s.retainTokens < 1)
+        throw InputError(QStringLiteral("--retain"), QStringLiteral("must be at least 1 token"));
+    const LengthDistribution lengths = lengthsOf(s, r.reservedTokensPerSession);
+    const qint64 cap = s.preallocate ? 0 : s.retainTokens.value_or(0);
+    d.meanTokens = lengths.mean();
+    d.p50 = lengths.quantile(0.5);
+    d.p90 = lengths.quantile(0.9);
+    d.p99 = lengths.quantile(0.99);
+    d.maxTokens = lengths.maximum();
+    if (cap > 0) {
+        d.truncatedShare = lengths.shareAbove(cap);
+        d.meanTokensDropped = lengths.meanDropped(cap);
+        d.p99TokensDropped = lengths.droppedQuantile(cap, 0.99);
+    }
+    const qint64 budget = r.kvBudgetBytesPerGpu;
+    const OverflowRisk risk(lengths, cost, cap);
+    d.meanSessionBytesPerGpu = risk.meanBytes();
+    d.sessionsAtRisk = risk.sessionsAtRisk(budget, s.risk);
+    d.sessionsWorstCase = risk.sessionsWorstCase(budget);
+    d.sessionsAtMean = risk.sessionsAtMean(budget);
+    const qint64 admissionBudget = qint64(std::floor(double(budget) * (1.0 - s.marginFraction)));
+    d.admissionLimit = risk.sessionsAtRisk(admissionBudget, s.risk);
+    d.overflowProbability = risk.overflowProbability(s.sessions, budget);
+    if (!lengths.promptLengths.isEmpty() && !s.preallocate) {
+        // Admission that counts prompts only lets in more sessions than their grown size allows.
+        LengthDistribution prompts = lengths;
+        prompts.lengths = lengths.promptLengths;
+        prompts.probabilities = lengths.promptProbabilities;
+        const OverflowRisk promptRisk(prompts, cost, cap);
+        d.hasPrompts = true;
+        d.admissionByPrompt = promptRisk.sessionsAtRisk(budget, s.risk);
+        d.riskAtGrownSize = risk.overflowProbability(d.admissionByPrompt, budget);
+    }
+    // Throughput and cost at the risk-based count.
+    if (const auto step = decodeStep(s, b.weightsPerGpu, d.meanSessionBytesPerGpu, s.sessions))
+        d.itlMs = step->seconds * 1e3;
+    const auto atRisk = decodeStep(s, b.weightsPerGpu, d.meanSessionBytesPerGpu, d.sessionsAtRisk);
+    const auto price = s.effectivePrice();
+    if (atRisk) {
+        d.itlMsAtRisk = atRisk->seconds * 1e3;
+        d.tokensPerSecondPerGpu = atRisk->tokensPerSecondPerGpu;
+        if (price)
+            d.costPerMillionTokensUsd = *price / (atRisk->tokensPerSecondPerGpu * 3600.0) * 1e6;
+    }
+    // Batch versus latency: 24 points from 1 session to 1.5 x the risk-based count.
+    const qint64 top = std::max<qint64>(8, d.sessionsAtRisk + d.sessionsAtRisk / 2);
+    for (int i = 0; i < 24; ++i) {
+        const qint64 batch = std::max<qint64>(1, qint64(std::llround(std::pow(double(top), i / 23.0))));
+        if (!d.throughputCurve.isEmpty() && d.throughputCurve.last().sessions == batch)
+            continue;
+        if (const auto step = decodeStep(s, b.weightsPerGpu, d.meanSessionBytesPerGpu, batch))
+            d.throughputCurve << ThroughputPoint{batch, step->seconds * 1e3, step->tokensPerSecondPerGpu};
+    }
+    const double prompt = lengths.promptLengths.isEmpty() ? d.meanTokens / 2.0 : [&] {
+        double m = 0;
+        for (int i = 0; i < lengths.promptLengths.size(); ++i)
+            m += double(lengths.promptLengths.at(i)) * lengths.promptProbabilities.at(i);
+        return m;
+    }();
+    if (const auto ttft = timeToFirstToken(s, b.weightsPerGpu, prompt))
+        d.ttftMs = *ttft * 1e3;
+    if (s.targetSessions) {
+        if (d.sessionsAtRisk > 0) {
+            d.gpusNeeded = Units::mul(Units::ceilDiv(*s.targetSessions, d.sessionsAtRisk), s.tp, QStringLiteral("--target-sessions"));
+            if (price) {
+                d.fleetCostPerHourUsd = *price * double(*d.gpusNeeded);
+                d.fleetCostPerMonthUsd = *d.fleetCostPerHourUsd * 730.0;
+            }
+        }
+    }
+    // Little's law on a trace with arrival times: sessions at once = rate x time in system.
+    if (lengths.arrivalRatePerSecond > 0) {
+        d.arrivalRatePerSecond = lengths.arrivalRatePerSecond * s.trafficMultiplier;
+        if (d.ttftMs && d.itlMsAtRisk)
+            d.concurrencyFromTraffic = *d.arrivalRatePerSecond * (*d.ttftMs + lengths.meanOutputTokens * *d.itlMsAtRisk) / 1e3;
+    }
+    return d;
+}
+
+} // namespace
+
+qint64 maxContextFor(const Scenario &s, qint64 sessions)
+{
+    const KvCost cost = costOf(s);
+    const Budget b = budgetOf(s);
+    if (sessions < 1 || b.budget <= 0)
+        return 0;
+    const qint64 perSession = b.budget / sessions;
+    auto fits = [&](qint64 tokens) {
+        try {
+            return cost.sessionBytes(tokens, true) <= perSession;
+        } catch (const InputError &) {
+            return false; // overflow: certainly too long
+        }
+    };
+    if (!fits(1))
+        return 0;
+    // sessionBytes is non-decreasing in tokens: double, then bisect.
+    constexpr qint64 limit = qint64(1) << 50; // beyond any context: only windows and fixed state remain
+    qint64 lo = 1, hi = 2;
+    while (fits(hi)) {
+        lo = hi;
+        if (hi >= limit)
+            return limit;
+        hi *= 2;
+    }
+    while (hi - lo > 1) {
+        const qint64 mid = lo + (hi - lo) / 2;
+        (fits(mid) ? lo : hi) = mid;
+    }
+    return lo;
+}
+
+QVector<QPair<qint64, qint64>> sessionsAcrossContexts(const Scenario &s, int points)
+{
+    QVector<QPair<qint64, qint64>> out;
+    try {
+        const KvCost cost = costOf(s);
+        const Budget b = budgetOf(s);
+        const qint64 top = std::max<qint64>(131072, 4 * s.effectiveMaxModelLen());
+        for (int i = 0; i < points; ++i) {
+            const qint64 context = qint64(std::llround(1000.0 * std::pow(double(top) / 1000.0, double(i) / (points - 1))));
+            const qint64 per = cost.sessionBytes(context, true);
+            out << qMakePair(context, b.budget > 0 && per > 0 ? b.budget / per : qint64(0));
+        }
+    } catch (const InputError &) {
+        out.clear();
+    }
+    return out;
+}
+
+CapacityResult computeCapacity(const Scenario &s)
+{
+    CapacityResult r;
+    try {
+        const KvCost cost = costOf(s);
+        const Budget b = budgetOf(s);
+        r.weightsDtype = s.effectiveWeightsDtype();
+        r.kvDtype = s.effectiveKvDtype();
+        r.groups = cost.groups();
+        r.blockSize = s.blockSize;
+        r.kvBytesPerToken = cost.bytesPerToken();
+        r.kvBytesPerTokenPerGpu = cost.bytesPerTokenPerGpu();
+        r.stateBytesPerSession = cost.stateBytesPerSession();
+        r.sessionBytes = cost.sessionBytes(s.contextTokens, false);
+        r.sessionBytesPerGpu = cost.sessionBytes(s.contextTokens, true);
+        r.reservedTokensPerSession = reservedTokens(s);
+        r.reservedSessionBytesPerGpu = cost.sessionBytes(r.reservedTokensPerSession, true, reservedField(s));
+        r.weightsBytes = b.weights;
+        r.weightsBasis = b.weightsBasis;
+        r.weightsBytesPerGpu = b.weightsPerGpu;
+        r.workspaceBytesPerGpu = b.workspace;
+        r.gpuMemoryBytes = b.memory;
+        r.usableMemoryBytes = b.usable;
+        r.kvBudgetBytesPerGpu = std::max<qint64>(0, b.budget);
+        r.budgetRule = b.rule;
+        r.engineFigures = computeEngineFigures(s, cost, b.budget);
+        r.engineFigures.activationPeakBytes = b.activationPeak;
+        r.shortfallBytesPerGpu = std::max<qint64>(0, -b.budget);
+        if (r.kvBytesPerTokenPerGpu > 0) {
+            const qint64 blockBytes = Units::mul(r.kvBytesPerTokenPerGpu, s.blockSize, QStringLiteral("--block-size"));
+            r.kvCapacityTokens = r.kvBudgetBytesPerGpu / blockBytes * s.blockSize;
+        }
+        r.maxSessions = r.reservedSessionBytesPerGpu > 0 ? r.kvBudgetBytesPerGpu / r.reservedSessionBytesPerGpu : 0;
+        r.sessionsExact = r.reservedSessionBytesPerGpu > 0
+            ? double(r.kvBudgetBytesPerGpu) / double(r.reservedSessionBytesPerGpu) : 0.0;
+        r.sessions = s.sessions;
+        r.kvBytesForSessionsPerGpu = Units::mul(s.sessions, r.reservedSessionBytesPerGpu, QStringLiteral("--sessions"));
+        const qint64 left = Units::sub(b.budget, r.kvBytesForSessionsPerGpu, QStringLiteral("--sessions"));
+        r.freeBytesPerGpu = std::max<qint64>(0, left);
+        r.overflowBytesPerGpu = b.budget >= 0 ? std::max<qint64>(0, -left) : r.kvBytesForSessionsPerGpu;
+        r.fits = b.budget >= 0 && s.sessions <= r.maxSessions;
+        const qint64 maxPos = s.effectiveMaxModelLen();
+        r.contextBeyondMax = maxPos > 0 && s.contextTokens > maxPos;
+        if (r.contextBeyondMax)
+            r.warnings << (s.maxModelLen ? QStringLiteral("The context of %1 tokens is beyond --max-model-len %2: computed anyway.")
+                                               .arg(formatCount(s.contextTokens), formatCount(maxPos))
+                                         : QStringLiteral("The context of %1 tokens is beyond %2's maximum of %3 tokens: computed anyway.")
+                                               .arg(formatCount(s.contextTokens), s.model.name, formatCount(maxPos)));
+        if (s.engine != Engine::Vllm && s.gpuMemoryUtilizationGiven)
+            r.warnings << QStringLiteral("gpu_memory_utilization applies to the vLLM rule only (--engine vllm); ignored here.");
+        if (s.weightsBytes && s.weightsDtype)
+            r.warnings << QStringLiteral("The given weights size wins over the weights precision.");
+        const EngineSettings &es = s.engineSettings;
+        const qint64 card = b.memory;
+        if (es.kvCacheMemory && *es.kvCacheMemory > card)
+            r.warnings << QStringLiteral("--kv-cache-memory (%1) is more than the card holds (%2).")
+                              .arg(Units::formatBytes(*es.kvCacheMemory, UnitSystem::Decimal), Units::formatBytes(card, UnitSystem::Decimal));
+        if (es.kvCacheMemory && (s.engine == Engine::Plain || s.engine == Engine::LlamaCpp || s.engine == Engine::Ollama))
+            r.warnings << QStringLiteral("--kv-cache-memory applies to the vllm, sglang and trtllm rules; ignored here.");
+        for (const auto &[value, flag] : {std::pair{es.freeMemoryBefore, "--free-memory-before"}, std::pair{es.freeMemoryAfter, "--free-memory-after"}})
+            if (value && *value > card)
+                r.warnings << QStringLiteral("%1 (%2) is more than the card holds (%3).")
+                                  .arg(QString::fromLatin1(flag), Units::formatBytes(*value, UnitSystem::Decimal), Units::formatBytes(card, UnitSystem::Decimal));
+        if ((s.engine == Engine::LlamaCpp || s.engine == Engine::Ollama) && r.engineFigures.kvSelfBytes > card)
+            r.warnings << QStringLiteral("The engine's KV at %1 cells (%2) is more than the card holds (%3).")
+                              .arg(formatCount(r.engineFigures.kvCacheTokens), Units::formatBytes(r.engineFigures.kvSelfBytes, UnitSystem::Decimal),
+                                   Units::formatBytes(card, UnitSystem::Decimal));
+        if (s.kvHeadsOverride && *s.kvHeadsOverride != s.model.kvHeads)
+            r.warnings << QStringLiteral("What-if: %1 KV heads instead of the published %2.")
+                              .arg(*s.kvHeadsOverride).arg(s.model.kvHeads);
+        if (s.model.kvHeads > 0 && s.tp > s.effectiveKvHeads())
+            r.warnings << QStringLiteral("TP %1 exceeds %2 KV heads: each head is replicated on %3 GPUs.")
+                              .arg(s.tp).arg(s.effectiveKvHeads()).arg(s.tp / s.effectiveKvHeads());
+        r.distribution = distributionFigures(s, cost, b, r);
+        const auto price = s.effectivePrice();
+        if (price && r.distribution.sessionsAtRisk > 0)
+            r.costPerSessionHourUsd = *price * s.tp / double(r.distribution.sessionsAtRisk);
+
+        const qint64 want = std::max<qint64>(1, s.sessions);
+        // The engines degrade sharply as the KV pool fills (preemption, recompute).
+        if (r.maxSessions > 0 && r.sessionsExact - double(r.maxSessions) < 0.05 * double(r.maxSessions) && r.fits
+            && s.sessions == r.maxSessions)
+            r.warnings << QStringLiteral("Tight: %1 leaves only %2 of the KV budget free per GPU.")
+                              .arg(Units::plural(r.maxSessions, QStringLiteral("session"), QStringLiteral("sessions")),
+                                   Units::formatBytes(r.freeBytesPerGpu, UnitSystem::Decimal));
+        r.ok = true;
+        r.verdict = capacityVerdict(s, r, UnitSystem::Decimal);
+        if (!r.fits || r.maxSessions == 0)
+            r.fixes = fixesFor(s, want, r);
+    } catch (const InputError &e) {
+        r = CapacityResult{};
+        r.ok = false;
+        r.error = e.text();
+        r.errorField = e.field();
+    }
+    return r;
+}
+
+} // namespace Headroom

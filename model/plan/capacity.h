@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "plan/capacityresult.h"
+#include "inputs/scenario.h"
+#include "core/units.h"
+
+namespace Headroom {
+
+/// The capacity engine: Scenario in, CapacityResult out. Pure: no I/O, no
+/// QObject, cheap enough to rerun on every slider tick.
+///
+/// GPU memory = weights + workspace + KV cache (seed-figures.md, "Rules"):
+/// - weights = the override, else the published checkpoint size (when no
+///   weights precision was chosen), else total parameters x bytes per weight;
+///   split evenly over the TP group (ceil).
+/// - budget per GPU = usable - weights per GPU - workspace, usable = card
+///   (plain) or floor(card x gpu_memory_utilization) (vLLM rule).
+/// - sessions per TP group = floor(budget / bytes one session reserves on a
+///   GPU), a session reserving its context (paged, KvCost) or the maximum
+///   context under preallocation.
+/// - cost per session-hour = $ per GPU-hour x TP / sessions.
+/// Errors (returned, never thrown): ok = false with the field named.
+CapacityResult computeCapacity(const Scenario &scenario);
+
+/// The derivation with the numbers plugged in, one line per step, the way a
+/// person explains it at a whiteboard ("2 x 8 KV heads x 128 x 2 B = 4,096 B
+/// per layer"). Figures in `units`; exact bytes alongside.
+QStringList explainCapacity(const Scenario &scenario, const CapacityResult &result, UnitSystem units);
+
+/// One sentence a person repeats: what fits and what limits it, figures in `units`.
+QString capacityVerdict(const Scenario &scenario, const CapacityResult &result, UnitSystem units);
+
+/// Sessions that fit (per TP group, at a fixed context) at `points` context
+/// lengths spaced logarithmically from 1,000 tokens to four times the
+/// model's maximum (at least 131,072): the "sessions against context" curve.
+QVector<QPair<qint64, qint64>> sessionsAcrossContexts(const Scenario &scenario, int points = 32);
+
+/// The largest context (tokens) at which `sessions` sessions still fit the
+/// scenario's KV budget, or 0 when not even one token does. Throws InputError
+/// for an invalid scenario.
+qint64 maxContextFor(const Scenario &scenario, qint64 sessions);
+
+} // namespace Headroom

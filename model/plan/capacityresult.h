@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/dtype.h"
+#include "engines/enginefigures.h"
+#include "kv/kvcost.h"
+
+#include <QDebug>
+#include <QJsonObject>
+#include <QStringList>
+#include <optional>
+
+namespace Headroom {
+
+/// Decode speed at one batch size (a point of the latency / throughput curve).
+struct ThroughputPoint
+{
+    qint64 sessions = 0;
+    double itlMs = 0;
+    double tokensPerSecondPerGpu = 0;
+};
+
+/// Figures against a distribution of session lengths (a fixed length when the
+/// scenario gives none), per TP group unless named per GPU.
+struct DistributionFigures
+{
+    qint64 sessionsAtRisk = 0;     ///< largest N with P(KV of N sessions > budget) <= risk
+    qint64 sessionsWorstCase = 0;  ///< every session at the distribution's maximum (after the cap)
+    qint64 sessionsAtMean = 0;     ///< budget / mean session bytes
+    qint64 admissionLimit = 0;     ///< sessions at risk against the budget less the margin
+    double overflowProbability = 0; ///< at the scenario's sessions
+    double meanSessionBytesPerGpu = 0;
+    double truncatedShare = 0;     ///< sessions that lose history under the cap
+    double meanTokensDropped = 0;
+    qint64 p99TokensDropped = 0;
+    double meanTokens = 0;         ///< distribution after the length scale, before the cap
+    qint64 p50 = 0, p90 = 0, p99 = 0, maxTokens = 0;
+    bool hasPrompts = false;       ///< the trace gives prompts apart from outputs
+    qint64 admissionByPrompt = 0;  ///< sessions admitted at the risk if only prompts are counted
+    double riskAtGrownSize = 0;    ///< overflow probability once those sessions have grown to prompt + output
+    std::optional<double> itlMs;   ///< inter-token latency at the scenario's sessions
+    std::optional<double> itlMsAtRisk;          ///< at the risk-based count
+    std::optional<double> tokensPerSecondPerGpu; ///< at the risk-based count
+    std::optional<double> ttftMs;  ///< time to first token for the mean prompt (or half the mean length)
+    std::optional<double> costPerMillionTokensUsd;
+    std::optional<qint64> gpusNeeded; ///< for the target sessions, whole TP groups
+    std::optional<double> fleetCostPerHourUsd;
+    std::optional<double> fleetCostPerMonthUsd; ///< 730 hours
+    std::optional<double> arrivalRatePerSecond;  ///< trace: requests per second x traffic multiplier
+    std::optional<double> concurrencyFromTraffic; ///< Little's law: rate x time in system
+    QVector<ThroughputPoint> throughputCurve;     ///< latency and throughput against concurrency, up to past the risk-based count
+};
+
+/// Everything computeCapacity() answers for one Scenario. Bytes are exact
+/// integers; "per GPU" means one card of the TP group; session counts are per
+/// TP group (one model replica). When ok is false only error/errorField are set.
+struct CapacityResult
+{
+    bool ok = false;
+    QString error;       ///< one line for the user, naming the field
+    QString errorField;  ///< the offending input, e.g. "--tp"
+    QStringList warnings; ///< computed anyway, but worth saying (context beyond the model's maximum, ...)
+
+    Dtype weightsDtype = Dtype::BF16;
+    Dtype kvDtype = Dtype::BF16;
+    QVector<GroupCost> groups;        ///< per-layer-group costs, for the derivation
+    int blockSize = 16;
+    qint64 kvBytesPerToken = 0;       ///< model's own per-token KV bytes (TP 1, no window binding)
+    qint64 kvBytesPerTokenPerGpu = 0; ///< per GPU, replication included
+    qint64 stateBytesPerSession = 0;  ///< recurrent state per session, whole model
+    qint64 sessionBytes = 0;          ///< one session at the context, whole model, paged
+    qint64 sessionBytesPerGpu = 0;    ///< the same on one GPU
+    qint64 reservedTokensPerSession = 0;    ///< context, or the maximum under preallocation
+    qint64 reservedSessionBytesPerGpu = 0;  ///< what each session takes on a GPU under the policy
+    qint64 weightsBytes = 0;          ///< whole model
+    QString weightsBasis;             ///< "8,030,261,248 parameters x 2 B (bf16)", "published checkpoint", "given"
+    qint64 weightsBytesPerGpu = 0;    ///< ceil(weights / TP)
+    qint64 workspaceBytesPerGpu = 0;
+    qint64 gpuMemoryBytes = 0;        ///< card memory in force
+    qint64 usableMemoryBytes = 0;     ///< card x gpu_memory_utilization under vLLM, else the card
+    qint64 kvBudgetBytesPerGpu = 0;   ///< usable - weights - workspace, at least 0
+    qint64 shortfallBytesPerGpu = 0;  ///< how far weights + workspace exceed the usable memory (0 if not)
+    qint64 kvCapacityTokens = 0;      ///< whole blocks of tokens the budget holds at the full per-token rate
+    qint64 maxSessions = 0;           ///< floor(budget / reserved session bytes), per TP group
+    double sessionsExact = 0;         ///< budget / reserved session bytes, unrounded (display only)
+    qint64 sessions = 0;              ///< the sessions asked about
+    qint64 kvBytesForSessionsPerGpu = 0; ///< sessions x reserved session bytes
+    qint64 freeBytesPerGpu = 0;       ///< budget left after the sessions' KV (0 when it overflows)
+    qint64 overflowBytesPerGpu = 0;   ///< how far the sessions' KV exceeds the budget (0 when it fits)
+    bool fits = false;                ///< the asked sessions fit
+    bool contextBeyondMax = false;    ///< context > the model's maximum (computed anyway)
+    std::optional<double> costPerSessionHourUsd; ///< price x TP / maxSessions
+    QString verdict;                  ///< one sentence: what fits and what limits it
+    QStringList fixes;                ///< levers that make one more session fit, when none or too few fit
+    QString budgetRule;               ///< the engine's budget rule in words
+    EngineFigures engineFigures;      ///< what the chosen engine would print
+    DistributionFigures distribution; ///< risk-based counts, throughput and fleet
+
+    /// The command line's JSON fields (bytes as integers). Stable contract:
+    /// fields are added, never renamed.
+    QJsonObject toJson() const;
+};
+
+QDebug operator<<(QDebug dbg, const CapacityResult &r);
+
+} // namespace Headroom

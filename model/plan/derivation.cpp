@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "plan/capacity.h"
+
+#include <QLocale>
+
+namespace Headroom {
+
+namespace {
+using Units::formatCount;
+using Units::formatExactBytes;
+
+using Units::plural;
+
+// "× 2 B (bf16)" or "× 9 B per 16 values (nvfp4)"
+QString perValue(Dtype d)
+{
+    const DtypeInfo &i = Dtypes::info(d);
+    if (i.valuesPerBlock == 1)
+        return QStringLiteral("%1 B (%2)").arg(i.bytesPerBlock).arg(Dtypes::name(d));
+    return QStringLiteral("(%1 B per %2 values, %3)").arg(i.bytesPerBlock).arg(i.valuesPerBlock).arg(Dtypes::name(d));
+}
+
+QString headsTimesDim(const LayerGroup &g, int heads)
+{
+    const QString dims = g.headDimK == g.headDimV ? QStringLiteral("%1 head_dim").arg(g.headDimK)
+                                                  : QStringLiteral("(%1 + %2) head_dim K + V").arg(g.headDimK).arg(g.headDimV);
+    const QString factor = g.headDimK == g.headDimV ? QStringLiteral("2 (K and V) × ") : QString();
+    return factor + plural(heads, QStringLiteral("KV head"), QStringLiteral("KV heads")) + QStringLiteral(" × ") + dims;
+}
+} // namespace
+
+QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u)
+{
+    if (!r.ok)
+        return r.error;
+    auto fmt = [u](qint64 b) { return Units::formatBytes(b, u); };
+    const QString tokens = formatCount(r.reservedTokensPerSession);
+    if (r.shortfallBytesPerGpu > 0 || r.kvBudgetBytesPerGpu == 0)
+        return QStringLiteral("Nothing fits: weights and workspace need %1 more than the %2 usable per GPU.")
+            .arg(fmt(r.shortfallBytesPerGpu), fmt(r.usableMemoryBytes));
+    if (r.maxSessions == 0)
+        return QStringLiteral("Not one %1-token session fits: it needs %2 of KV cache per GPU, the budget is %3.")
+            .arg(tokens, fmt(r.reservedSessionBytesPerGpu), fmt(r.kvBudgetBytesPerGpu));
+    if (!r.fits)
+        return QStringLiteral("%1 asked, %2 fit: the KV cache overflows by %3 per GPU.")
+            .arg(plural(s.sessions, QStringLiteral("session"), QStringLiteral("sessions")), formatCount(r.maxSessions),
+                 fmt(r.overflowBytesPerGpu));
+    if (s.distribution && !s.preallocate) {
+        const DistributionFigures &d = r.distribution;
+        return QStringLiteral("%1 %2%3 at %4 risk of overflowing the KV pool (worst case %5, at the mean %6); the KV cache budget is the limit.")
+            .arg(plural(d.sessionsAtRisk, QStringLiteral("session"), QStringLiteral("sessions")),
+                 d.sessionsAtRisk == 1 ? QStringLiteral("fits") : QStringLiteral("fit"),
+                 s.tp > 1 ? QStringLiteral(" per TP group of %1 GPUs").arg(s.tp) : QString(), QString::number(s.risk, 'g', 3),
+                 formatCount(d.sessionsWorstCase), formatCount(d.sessionsAtMean));
+    }
+    return QStringLiteral("%1 of %2 tokens %3%4; the KV cache budget is the limit.")
+        .arg(plural(r.maxSessions, QStringLiteral("session"), QStringLiteral("sessions")), tokens,
+             r.maxSessions == 1 ? QStringLiteral("fits") : QStringLiteral("fit"),
+             s.tp > 1 ? QStringLiteral(" per TP group of %1 GPUs").arg(s.tp) : QString());
+}
+
+QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSystem u)
+{
+    QStringList out;
+    if (!r.ok) {
+        out << r.error;
+        return out;
+    }
+    auto fmt = [u](qint64 b) { return Units::formatBytes(b, u); };
+    const bool tp = s.tp > 1;
+
+    // 1. Per-token cost of each layer group.
+    QStringList perLayerTerms;
+    for (const GroupCost &c : r.groups) {
+        const LayerGroup &g = c.group;
+        const QString layers = plural(g.count, QStringLiteral("layer"), QStringLiteral("layers"));
+        switch (g.kind) {
+        case LayerKind::FullAttention:
+        case LayerKind::SlidingWindow: {
+            QString line = QStringLiteral("%1, %2: %3 × %4 = %5 per layer per token")
+                               .arg(g.kind == LayerKind::SlidingWindow
+                                        ? QStringLiteral("Sliding window of %1 tokens").arg(formatCount(g.window))
+                                        : QStringLiteral("Full attention"),
+                                    layers, headsTimesDim(g, g.kvHeads), perValue(r.kvDtype),
+                                    formatExactBytes(c.bytesPerTokenPerLayer));
+            if (tp)
+                line += QStringLiteral("; per GPU at TP %1: %2 → %3")
+                            .arg(s.tp)
+                            .arg(g.kvHeads >= s.tp ? QStringLiteral("%1 / %2 = %3 KV heads").arg(g.kvHeads).arg(s.tp).arg(c.kvHeadsPerGpu)
+                                                   : QStringLiteral("1 KV head, replicated on %1 GPUs").arg(s.tp / g.kvHeads),
+                                 formatExactBytes(c.bytesPerTokenPerLayerPerGpu));
+            out << line;
+            perLayerTerms << QStringLiteral("%1 × %2").arg(g.count).arg(formatExactBytes(tp ? c.bytesPerTokenPerLayerPerGpu : c.bytesPerTokenPerLayer));
+            break;
+        }
+        case LayerKind::Mla:
+            out << QStringLiteral("MLA, %1: (%2 latent + %3 RoPE) × %4 = %5 per layer per token (one latent, no K/V factor 2%6)")
+                       .arg(layers).arg(g.latentDim).arg(g.ropeDim).arg(perValue(r.kvDtype), formatExactBytes(c.bytesPerTokenPerLayer),
+                            tp ? QStringLiteral("; replicated on each of the %1 GPUs").arg(s.tp) : QString());
+            perLayerTerms << QStringLiteral("%1 × %2").arg(g.count).arg(formatExactBytes(c.bytesPerTokenPerLayer));
+            break;
+        case LayerKind::Recurrent:
+            out << QStringLiteral("Recurrent, %1: (%2 conv + %3 state) values × %4 = %5 per layer per session, whatever its length%6")
+                       .arg(layers, formatCount(g.convStateValues), formatCount(g.ssmStateValues),
+                            perValue(s.model.recurrentStateDtype), formatExactBytes(c.stateBytesPerLayer),
+                            tp ? QStringLiteral("; split over %1 GPUs: %2").arg(s.tp).arg(formatExactBytes(c.stateBytesPerLayerPerGpu)) : QString());
+            break;
+        }
+    }
+    const qint64 perToken = tp ? r.kvBytesPerTokenPerGpu : r.kvBytesPerToken;
+    if (!perLayerTerms.isEmpty())
+        out << QStringLiteral("Per token%1: %2 = %3 (%4)")
+                   .arg(tp ? QStringLiteral(" per GPU") : QString(), perLayerTerms.join(QStringLiteral(" + ")),
+                        formatExactBytes(perToken), fmt(perToken));
+
+    // 2. One session.
+    const qint64 tokens = r.reservedTokensPerSession;
+    QString paging;
+    if (r.blockSize > 1) {
+        const qint64 blocks = Units::ceilDiv(tokens, r.blockSize);
+        paging = QStringLiteral(" = %1 blocks of %2 tokens").arg(formatCount(blocks)).arg(r.blockSize);
+        if (blocks * r.blockSize != tokens)
+            paging += QStringLiteral(" (%1 tokens held)").arg(formatCount(blocks * r.blockSize));
+    }
+    const bool simple = r.groups.size() == 1 && r.groups.first().group.kind != LayerKind::SlidingWindow
+        && r.groups.first().group.kind != LayerKind::Recurrent;
+    out << QStringLiteral("One session%1 of %2 tokens%3%4: %5%6")
+               .arg(s.preallocate ? QStringLiteral(" (preallocated to the maximum)") : QString(), formatCount(tokens), paging,
+                    tp ? QStringLiteral(", per GPU") : QString(),
+                    simple ? QStringLiteral("%1 × %2 = ").arg(formatCount(Units::ceilDiv(tokens, r.blockSize) * r.blockSize),
+                                                            formatExactBytes(perToken))
+                           : QString(),
+                    QStringLiteral("%1 (%2)").arg(formatExactBytes(r.reservedSessionBytesPerGpu), fmt(r.reservedSessionBytesPerGpu)));
+    if (!simple) {
+        QStringList terms;
+        for (const GroupCost &c : r.groups) {
+            if (c.group.kind == LayerKind::Recurrent)
+                terms << QStringLiteral("%1 × %2 state").arg(c.group.count).arg(formatExactBytes(tp ? c.stateBytesPerLayerPerGpu : c.stateBytesPerLayer));
+            else {
+                const qint64 held = c.group.kind == LayerKind::SlidingWindow ? std::min(tokens, c.group.window) : tokens;
+                terms << QStringLiteral("%1 × %2 tokens × %3")
+                             .arg(c.group.count)
+                             .arg(formatCount(Units::ceilDiv(held, r.blockSize) * r.blockSize),
+                                  formatExactBytes(tp ? c.bytesPerTokenPerLayerPerGpu : c.bytesPerTokenPerLayer));
+            }
+        }
+        out << QStringLiteral("  = %1 (sliding-window layers hold at most their window; recurrent layers a fixed state)")
+                   .arg(terms.join(QStringLiteral(" + ")));
+    }
+
+    // 3. Weights and budget.
+    out << QStringLiteral("Weights: %1 = %2%3")
+               .arg(r.weightsBasis, fmt(r.weightsBytes),
+                    tp ? QStringLiteral("; ÷ TP %1 = %2 per GPU").arg(s.tp).arg(fmt(r.weightsBytesPerGpu)) : QString());
+    const QString usable = s.engine == Engine::Vllm && !s.engineSettings.kvCacheMemory
+        ? QStringLiteral("%1 card × %2 gpu_memory_utilization = %3 usable")
+              .arg(fmt(r.gpuMemoryBytes), QLocale::c().toString(s.gpuMemoryUtilization, 'g', 4), fmt(r.usableMemoryBytes))
+        : QStringLiteral("%1 card").arg(fmt(r.gpuMemoryBytes));
+    out << QStringLiteral("KV budget per GPU: %1 − %2 weights − %3 workspace = %4")
+               .arg(usable, fmt(r.weightsBytesPerGpu), fmt(r.workspaceBytesPerGpu),
+                    r.shortfallBytesPerGpu > 0 ? QStringLiteral("−%1: nothing left for the KV cache").arg(fmt(r.shortfallBytesPerGpu))
+                                               : fmt(r.kvBudgetBytesPerGpu));
+
+    if (s.engine != Engine::Plain)
+        out << QStringLiteral("Engine rule (%1): %2").arg(Engines::name(s.engine), r.budgetRule);
+    if (r.engineFigures.activationPeakBytes > 0)
+        out << QStringLiteral("  workspace = activation peak %1 (%2) + non-torch + CUDA graphs")
+                   .arg(fmt(r.engineFigures.activationPeakBytes),
+                        s.engineSettings.activationPeak ? QStringLiteral("measured") : QStringLiteral("estimated from max_num_batched_tokens"));
+    const EngineFigures &e = r.engineFigures;
+    switch (s.engine) {
+    case Engine::Vllm:
+        if (e.numBlocks > 0)
+            out << QStringLiteral("vLLM would print: %1 blocks of %2 tokens; GPU KV cache size %3 tokens; maximum concurrency %4x at %5 tokens")
+                       .arg(formatCount(e.numBlocks)).arg(s.blockSize).arg(formatCount(e.kvCacheTokens),
+                            QLocale::c().toString(e.maxConcurrency, 'f', 2), formatCount(e.maxModelLen));
+        break;
+    case Engine::Sglang:
+        out << QStringLiteral("SGLang would print: #tokens %1 (page size 1)").arg(formatCount(e.kvCacheTokens));
+        break;
+    case Engine::Trtllm:
+        out << QStringLiteral("TensorRT-LLM would allocate %1 for %2 tokens (%3 blocks of %4)")
+                   .arg(formatExactBytes(e.kvCacheBytes), formatCount(e.kvCacheTokens), formatCount(e.numBlocks))
+                   .arg(s.engineSettings.trtTokensPerBlock);
+        break;
+    case Engine::LlamaCpp:
+    case Engine::Ollama:
+        out << QStringLiteral("%1: %2 cells → KV %3 (%4)%5")
+                   .arg(s.engine == Engine::Ollama ? QStringLiteral("Ollama memory.required.kv") : QStringLiteral("llama.cpp KV self size"),
+                        formatCount(e.kvCacheTokens), formatExactBytes(e.kvSelfBytes), Units::formatBytes(e.kvSelfBytes, UnitSystem::Binary),
+                        e.recurrentStateBytes > 0 ? QStringLiteral(" + recurrent state %1").arg(Units::formatBytes(e.recurrentStateBytes, UnitSystem::Binary))
+                                                  : QString());
+        break;
+    case Engine::Plain:
+        break;
+    }
+    if (!e.note.isEmpty())
+        out << QStringLiteral("  (%1)").arg(e.note);
+
+    // 4. Sessions and cost.
+    if (r.reservedSessionBytesPerGpu > 0)
+        out << QStringLiteral("Sessions%1%2: floor(%3 ÷ %4) = %5 (%6)")
+                   .arg(tp ? QStringLiteral(" per TP group") : QString(),
+                        s.distribution ? QStringLiteral(" at %1 tokens each").arg(formatCount(r.reservedTokensPerSession)) : QString(),
+                        fmt(r.kvBudgetBytesPerGpu), fmt(r.reservedSessionBytesPerGpu),
+                        formatCount(r.maxSessions), QLocale::c().toString(r.sessionsExact, 'f', 2));
+    const DistributionFigures &d = r.distribution;
+    if (s.distribution && !s.preallocate)
+        out << QStringLiteral("Against the length distribution (%1): %2 at %3 risk of overflowing the pool (worst case %4, at the mean %5)")
+                   .arg(s.distribution->spec, plural(d.sessionsAtRisk, QStringLiteral("session"), QStringLiteral("sessions")),
+                        QString::number(s.risk, 'g', 3), formatCount(d.sessionsWorstCase), formatCount(d.sessionsAtMean));
+    if (r.costPerSessionHourUsd)
+        out << QStringLiteral("Cost: %1 per GPU-hour × %2 ÷ %3 = %4 per session-hour")
+                   .arg(Units::formatUsd(*s.effectivePrice()), plural(s.tp, QStringLiteral("GPU"), QStringLiteral("GPUs")),
+                        plural(d.sessionsAtRisk, QStringLiteral("session"), QStringLiteral("sessions")),
+                        Units::formatUsd(*r.costPerSessionHourUsd));
+    else if (!s.effectivePrice())
+        out << QStringLiteral("Cost: set a price per GPU-hour (no published figure for %1)").arg(s.gpu.name);
+    return out;
+}
+
+} // namespace Headroom

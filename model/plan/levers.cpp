@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "plan/levers.h"
+#include "plan/capacity.h"
+#include "core/inputerror.h"
+#include "kv/kvcost.h"
+#include "core/units.h"
+
+#include <QJsonArray>
+#include <cmath>
+
+namespace Headroom {
+
+namespace {
+
+using Units::formatCount;
+
+LeverOption price(const QString &lever, const QString &option, const Scenario &s, const QString &sideEffect)
+{
+    LeverOption o;
+    o.lever = lever;
+    o.option = option;
+    o.scenario = s;
+    o.sideEffect = sideEffect;
+    const CapacityResult r = computeCapacity(s);
+    if (!r.ok) {
+        o.sideEffect = r.error;
+        return o;
+    }
+    o.sessionsPerGroup = r.distribution.sessionsAtRisk;
+    o.sessionsPerGpu = double(o.sessionsPerGroup) / double(std::max(1, s.tp));
+    o.costPerSessionHourUsd = r.costPerSessionHourUsd;
+    o.costPerMillionTokensUsd = r.distribution.costPerMillionTokensUsd;
+    o.itlMs = r.distribution.itlMsAtRisk;
+    return o;
+}
+
+QString percent(double share)
+{
+    return QString::number(share * 100, 'f', share < 0.01 ? 2 : 1) + QLatin1Char('%');
+}
+
+} // namespace
+
+LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &models, const QVector<GpuSpec> &gpus,
+                           const LeverTarget &target, qint64 sharedPrefixTokens, qint64 hostMemoryPerGpu)
+{
+    LeverReport report;
+    report.current = price(QStringLiteral("now"), QStringLiteral("as planned"), now, QString());
+    const CapacityResult base = computeCapacity(now);
+    if (!base.ok) {
+        report.answer = base.error;
+        return report;
+    }
+    QVector<LeverOption> &out = report.options;
+
+    // Fewer bytes per entry.
+    const Dtype kv = base.kvDtype;
+    for (Dtype d : {Dtype::FP8, Dtype::INT8, Dtype::NVFP4, Dtype::INT4}) {
+        if (Dtypes::bytesFor(d, 1024, {}) >= Dtypes::bytesFor(kv, 1024, {}))
+            continue;
+        Scenario v = now;
+        v.kvDtype = d;
+        out << price(QStringLiteral("precision"), QStringLiteral("KV cache %1").arg(Dtypes::name(d)), v,
+                     QStringLiteral("quality risk of a %1 cache, to measure on your evaluations").arg(Dtypes::name(d)));
+    }
+
+    // Fewer entries per token.
+    const int heads = now.effectiveKvHeads();
+    for (int h = heads / 2; h >= 1 && now.model.kvHeads > 0; h /= 2) {
+        if (now.model.attentionHeads > 0 && now.model.attentionHeads % h != 0)
+            continue;
+        Scenario v = now;
+        v.kvHeadsOverride = h;
+        out << price(QStringLiteral("attention"), h == 1 ? QStringLiteral("1 KV head (MQA what-if)") : QStringLiteral("%1 KV heads (GQA what-if)").arg(h), v,
+                     QStringLiteral("a retrained or up-trained model (GQA), quality to check"));
+        if (h <= 1)
+            break;
+    }
+    const qint64 params = now.model.totalParams;
+    for (const ModelShape &m : models) {
+        if (m.id == now.model.id || params <= 0 || m.totalParams < params / 2 || m.totalParams > params * 2)
+            continue;
+        // It must serve the sessions' length: a 4K or 32K model is no answer to 128K contexts.
+        if (m.maxPositionEmbeddings > 0 && m.maxPositionEmbeddings < base.distribution.maxTokens)
+            continue;
+        try {
+            if (KvCost(m, kv, 1, now.blockSize).bytesPerToken() >= base.kvBytesPerToken)
+                continue;
+        } catch (const InputError &) {
+            continue;
+        }
+        Scenario v = now;
+        v.model = m;
+        v.kvHeadsOverride.reset();
+        v.weightsDtype.reset();
+        out << price(QStringLiteral("attention"), QStringLiteral("model %1").arg(m.name), v,
+                     QStringLiteral("a different model of similar size: quality to compare"));
+    }
+
+    // Fewer tokens resident.
+    const qint64 longest = base.distribution.maxTokens;
+    const LengthDistribution lengths = now.distribution ? now.distribution->scaled(now.lengthScale) : LengthDistribution::fixed(now.contextTokens);
+    for (qint64 cap : {8192, 32768, 65536, 131072}) {
+        if (cap >= longest || (now.retainTokens && cap >= *now.retainTokens))
+            continue;
+        Scenario v = now;
+        v.retainTokens = cap;
+        out << price(QStringLiteral("retention"), QStringLiteral("cap at %1 tokens").arg(formatCount(cap)), v,
+                     QStringLiteral("%1 of sessions lose history; %2 tokens dropped on average, p99 %3")
+                         .arg(percent(lengths.shareAbove(cap)), formatCount(qint64(std::llround(lengths.meanDropped(cap)))),
+                              formatCount(lengths.droppedQuantile(cap, 0.99))));
+    }
+    if (sharedPrefixTokens > 0 && !now.preallocate) {
+        // Prefix caching: every session holds its own tokens past the shared prefix;
+        // the prefix's KV is stored once per GPU.
+        try {
+            const KvCost cost(now.model, kv, now.tp, now.blockSize, now.kvHeadsOverride);
+            Scenario v = now;
+            v.distribution = lengths.scaled(1.0);
+            for (qint64 &l : v.distribution->lengths)
+                l = std::max<qint64>(1, l - sharedPrefixTokens);
+            v.distribution->spec = lengths.spec + QStringLiteral(" less a shared %1-token prefix").arg(formatCount(sharedPrefixTokens));
+            v.lengthScale = 1.0;
+            v.workspaceBytes = Units::add(now.effectiveWorkspaceBytes(), cost.sessionBytes(sharedPrefixTokens, true), QStringLiteral("--shared-prefix"));
+            out << price(QStringLiteral("retention"), QStringLiteral("shared %1-token system prompt, prefix-cached").arg(formatCount(sharedPrefixTokens)), v,
+                         QStringLiteral("none, when prompts really are shared"));
+        } catch (const InputError &) {
+        }
+    }
+
+    // More memory.
+    for (const GpuSpec &g : gpus) {
+        if (g.memoryBytes <= base.gpuMemoryBytes)
+            continue;
+        Scenario v = now;
+        v.gpu = g;
+        v.gpuMemoryBytes.reset();
+        v.priceUsdPerGpuHour.reset();
+        out << price(QStringLiteral("memory"), QStringLiteral("card %1").arg(g.name), v,
+                     g.priceUsdPerHour ? QStringLiteral("%1 per GPU-hour").arg(Units::formatUsd(*g.priceUsdPerHour))
+                                       : QStringLiteral("no published price: set one"));
+    }
+    for (int tp : {2, 4, 8}) {
+        if (tp <= now.tp)
+            continue;
+        Scenario v = now;
+        v.tp = tp;
+        LeverOption o = price(QStringLiteral("memory"), QStringLiteral("TP %1").arg(tp), v,
+                              tp > heads && heads > 0 ? QStringLiteral("%1 GPUs per replica; KV heads replicated past %2").arg(tp).arg(heads)
+                                                      : QStringLiteral("%1 GPUs per replica").arg(tp));
+        if (o.sessionsPerGroup > 0 || o.sideEffect.startsWith(QLatin1String("--tp")) == false)
+            out << o;
+    }
+    if (now.targetSessions && base.distribution.gpusNeeded && *base.distribution.gpusNeeded > now.tp) {
+        // Scale out: per card nothing changes, the fleet grows.
+        LeverOption o = price(QStringLiteral("memory"), QStringLiteral("more replicas (%1 x %2 GPUs)")
+                                                            .arg(*base.distribution.gpusNeeded / now.tp).arg(now.tp),
+                              now, QString());
+        o.sideEffect = QStringLiteral("%1 GPUs in all for %2 sessions%3")
+                           .arg(formatCount(*base.distribution.gpusNeeded), formatCount(*now.targetSessions),
+                                base.distribution.fleetCostPerHourUsd ? QStringLiteral(": %1 per hour").arg(Units::formatUsd(*base.distribution.fleetCostPerHourUsd))
+                                                                      : QString());
+        out << o;
+    }
+    if (hostMemoryPerGpu > 0 && now.gpu.hostLinkBytesPerSecond > 0 && base.distribution.meanSessionBytesPerGpu > 0) {
+        // Cold KV in host memory: the pool grows by the host memory, but every
+        // decode step reads the offloaded part over the host link.
+        // Host memory extends the pool as if the card were larger (any engine rule).
+        Scenario v = now;
+        v.gpuMemoryBytes = Units::add(base.gpuMemoryBytes, hostMemoryPerGpu, QStringLiteral("--host-memory"));
+        LeverOption o = price(QStringLiteral("memory"), QStringLiteral("offload cold KV to %1 of host memory").arg(Units::formatBytes(hostMemoryPerGpu, UnitSystem::Decimal)), v, QString());
+        const double offloaded = std::max(0.0, double(o.sessionsPerGroup) * base.distribution.meanSessionBytesPerGpu - double(base.kvBudgetBytesPerGpu));
+        const double addedMs = offloaded / double(now.gpu.hostLinkBytesPerSecond) * 1e3;
+        if (o.itlMs)
+            o.itlMs = *o.itlMs + addedMs;
+        o.sideEffect = QStringLiteral("+%1 ms per token: decode reads %2 over the host link (%3/s) each step")
+                           .arg(QString::number(addedMs, 'f', 1), Units::formatBytes(qint64(offloaded), UnitSystem::Decimal),
+                                Units::formatBytes(now.gpu.hostLinkBytesPerSecond, UnitSystem::Decimal));
+        out << o;
+    }
+
+    // Change against now; the target; order by cost.
+    for (LeverOption &o : out) {
+        o.change = report.current.sessionsPerGpu > 0 ? o.sessionsPerGpu / report.current.sessionsPerGpu - 1.0
+                                                      : (o.sessionsPerGpu > 0 ? INFINITY : 0.0);
+        // Without a latency target, 200 ms per token (5 tokens/s, too slow to read along) is the
+        // ceiling; an explicit target needs a known latency (a card with a bandwidth figure).
+        const double maxItl = target.maxItlMs.value_or(200.0);
+        const bool latencyOk = o.itlMs ? *o.itlMs <= maxItl : !target.maxItlMs;
+        o.meetsTarget = o.sessionsPerGroup > 0 && (!target.sessionsPerGpu || o.sessionsPerGpu >= *target.sessionsPerGpu) && latencyOk;
+    }
+    std::stable_sort(out.begin(), out.end(), [](const LeverOption &a, const LeverOption &b) {
+        const double ca = a.sessionsPerGroup > 0 && a.costPerSessionHourUsd ? *a.costPerSessionHourUsd : INFINITY;
+        const double cb = b.sessionsPerGroup > 0 && b.costPerSessionHourUsd ? *b.costPerSessionHourUsd : INFINITY;
+        return ca < cb;
+    });
+    for (LeverOption &o : out) {
+        if (o.meetsTarget && o.costPerSessionHourUsd) {
+            o.cheapest = true;
+            break;
+        }
+    }
+    // One sentence: which is cheaper here, shorter memory, lower precision or more silicon?
+    auto best = [&](const QString &lever) -> const LeverOption * {
+        for (const LeverOption &o : out)
+            if (o.lever == lever && o.sessionsPerGroup > 0 && o.costPerSessionHourUsd && o.meetsTarget)
+                return &o;
+        return nullptr;
+    };
+    QStringList parts;
+    for (const auto &[lever, words] : {std::pair{"retention", "shorter memory"}, {"precision", "lower precision"}, {"memory", "more silicon"},
+                                       {"attention", "a leaner attention design"}}) {
+        if (const LeverOption *o = best(QString::fromLatin1(lever)))
+            parts << QStringLiteral("%1 (%2) %3").arg(QString::fromLatin1(words), o->option, Units::formatUsd(*o->costPerSessionHourUsd));
+    }
+    const auto cheapest = std::find_if(out.cbegin(), out.cend(), [](const LeverOption &o) { return o.cheapest; });
+    if (cheapest == out.cend())
+        report.answer = QStringLiteral("No option here meets the target: relax it, or combine levers.");
+    else
+        report.answer = QStringLiteral("The cheapest here is %1 (%2), at %3 per session-hour and %4 sessions per GPU; per session-hour, %5.")
+                            .arg(cheapest->option, cheapest->lever, Units::formatUsd(*cheapest->costPerSessionHourUsd),
+                                 QString::number(cheapest->sessionsPerGpu, 'f', 2), parts.join(QStringLiteral(", ")));
+    return report;
+}
+
+QJsonObject LeverReport::toJson() const
+{
+    QJsonArray a;
+    auto opt = [](const std::optional<double> &v) { return v ? QJsonValue(std::round(*v * 1e6) / 1e6) : QJsonValue(); };
+    for (const LeverOption &o : options)
+        a.append(QJsonObject{{QStringLiteral("lever"), o.lever},
+                             {QStringLiteral("option"), o.option},
+                             {QStringLiteral("sessions_per_group"), o.sessionsPerGroup},
+                             {QStringLiteral("sessions_per_gpu"), o.sessionsPerGpu},
+                             {QStringLiteral("tp"), o.scenario.tp},
+                             {QStringLiteral("change"), std::isfinite(o.change) ? QJsonValue(o.change) : QJsonValue()},
+                             {QStringLiteral("cost_per_session_hour_usd"), opt(o.costPerSessionHourUsd)},
+                             {QStringLiteral("cost_per_million_tokens_usd"), opt(o.costPerMillionTokensUsd)},
+                             {QStringLiteral("itl_ms"), opt(o.itlMs)},
+                             {QStringLiteral("side_effect"), o.sideEffect},
+                             {QStringLiteral("meets_target"), o.meetsTarget},
+                             {QStringLiteral("cheapest"), o.cheapest}});
+    return QJsonObject{{QStringLiteral("options"), a},
+                       {QStringLiteral("sessions_per_gpu_now"), current.sessionsPerGpu},
+                       {QStringLiteral("cost_per_session_hour_usd_now"), opt(current.costPerSessionHourUsd)},
+                       {QStringLiteral("answer"), answer}};
+}
+
+Diagnosis diagnoseFailure(const Scenario &s, qint64 failedAt, qint64 context, const QVector<ModelShape> &models, const QVector<GpuSpec> &gpus)
+{
+    if (failedAt < 1)
+        throw InputError(QStringLiteral("--failed-at-sessions"), QStringLiteral("must be at least 1"));
+    if (context < 1)
+        throw InputError(QStringLiteral("--context"), QStringLiteral("must be at least 1 token"));
+    Scenario at = s;
+    at.contextTokens = context;
+    at.sessions = failedAt;
+    at.distribution.reset();
+    at.preallocate = s.preallocate;
+    const CapacityResult r = computeCapacity(at);
+    if (!r.ok)
+        throw InputError(r.errorField, r.error.mid(r.errorField.size() + 2));
+    Diagnosis d;
+    d.residentTokens = Units::mul(failedAt, r.reservedTokensPerSession, QStringLiteral("--failed-at-sessions"));
+    if (r.kvBudgetBytesPerGpu <= 0) {
+        d.kvBudgetTokens = 0;
+        d.budgetShare = 0;
+        d.explainedByKv = false;
+        d.expectedFailureSessions = 1;
+        d.cheapestFix = QStringLiteral("a card or TP group that holds the weights (%1 short per GPU)")
+                            .arg(Units::formatBytes(r.shortfallBytesPerGpu, UnitSystem::Decimal));
+        d.sentence = QStringLiteral("Not the KV cache: weights and workspace alone exceed the card by %1 per GPU, so it cannot start. Fix: %2.")
+                         .arg(Units::formatBytes(r.shortfallBytesPerGpu, UnitSystem::Decimal), d.cheapestFix);
+        return d;
+    }
+    d.kvBudgetTokens = r.kvCapacityTokens;
+    const double resident = double(r.reservedSessionBytesPerGpu) * double(failedAt);
+    d.budgetShare = r.kvBudgetBytesPerGpu > 0 ? resident / double(r.kvBudgetBytesPerGpu) : INFINITY;
+    d.explainedByKv = d.budgetShare >= 0.95;
+    d.expectedFailureSessions = r.maxSessions + 1;
+    const LeverReport levers = evaluateLevers(at, models, gpus, LeverTarget{double(failedAt) / double(at.tp), std::nullopt});
+    const auto fix = std::find_if(levers.options.cbegin(), levers.options.cend(), [](const LeverOption &o) { return o.cheapest; });
+    if (fix != levers.options.cend())
+        d.cheapestFix = QStringLiteral("%1 (%2): %3 sessions per TP group, %4 per session-hour; price paid: %5")
+                            .arg(fix->option, fix->lever, formatCount(fix->sessionsPerGroup), Units::formatUsd(*fix->costPerSessionHourUsd),
+                                 fix->sideEffect);
+    else
+        d.cheapestFix = QStringLiteral("no single lever holds %1 sessions of %2 tokens: combine them").arg(formatCount(failedAt), formatCount(context));
+    d.sentence = d.explainedByKv
+        ? QStringLiteral("KV exhaustion explains it: %1 sessions of %2 tokens hold %3 tokens (%4 of the KV budget of %5 tokens); "
+                         "it should fail from %6 sessions%7. Cheapest fix: %8.")
+              .arg(formatCount(failedAt), formatCount(context), formatCount(d.residentTokens), percent(d.budgetShare),
+                   formatCount(d.kvBudgetTokens), formatCount(d.expectedFailureSessions),
+                   failedAt > d.expectedFailureSessions
+                       ? QStringLiteral(" (it held to %1, so the engine's real budget is larger than planned: calibrate from its start-up log)")
+                             .arg(formatCount(failedAt - 1))
+                       : QString(),
+                   d.cheapestFix)
+        : QStringLiteral("KV exhaustion does not explain it: %1 sessions of %2 tokens fill only %3 of the KV budget (%4 tokens). "
+                         "Look elsewhere: activation peaks from long prefills, fragmentation, another process on the card, or a "
+                         "workspace larger than planned.")
+              .arg(formatCount(failedAt), formatCount(context), percent(d.budgetShare), formatCount(d.kvBudgetTokens));
+    return d;
+}
+
+QJsonObject Diagnosis::toJson() const
+{
+    return QJsonObject{{QStringLiteral("resident_tokens"), residentTokens},
+                       {QStringLiteral("kv_budget_tokens"), kvBudgetTokens},
+                       {QStringLiteral("budget_share"), std::isfinite(budgetShare) ? QJsonValue(budgetShare) : QJsonValue()},
+                       {QStringLiteral("explained_by_kv"), explainedByKv},
+                       {QStringLiteral("expected_failure_sessions"), expectedFailureSessions},
+                       {QStringLiteral("cheapest_fix"), cheapestFix},
+                       {QStringLiteral("explanation"), sentence}};
+}
+
+qint64 solveMaxContext(const Scenario &s, qint64 sessions)
+{
+    if (sessions < 1)
+        throw InputError(QStringLiteral("--sessions"), QStringLiteral("must be at least 1"));
+    const qint64 modelMax = s.model.maxPositionEmbeddings > 0 ? s.model.maxPositionEmbeddings : std::numeric_limits<qint64>::max();
+    if (!s.distribution) {
+        // Every session at the answer: paged, not capped (the cap is what is being solved for).
+        Scenario v = s;
+        v.preallocate = false;
+        v.retainTokens.reset();
+        return std::min(maxContextFor(v, sessions), modelMax);
+    }
+    // Against a distribution: the largest retention cap at which the sessions fit at the risk.
+    auto fits = [&](qint64 cap) {
+        Scenario v = s;
+        v.retainTokens = cap;
+        const CapacityResult r = computeCapacity(v);
+        return r.ok && r.distribution.sessionsAtRisk >= sessions;
+    };
+    qint64 hi = std::min(s.distribution->scaled(s.lengthScale).maximum(), modelMax);
+    if (fits(hi))
+        return hi;
+    qint64 lo = 0;
+    while (hi - lo > 1) {
+        const qint64 mid = lo + (hi - lo) / 2;
+        (fits(mid) ? lo : hi) = mid;
+    }
+    return lo;
+}
+
+QPair<qint64, int> solveMinGpus(const Scenario &s, qint64 target)
+{
+    if (target < 1)
+        throw InputError(QStringLiteral("--target-sessions"), QStringLiteral("must be at least 1"));
+    QPair<qint64, int> best{0, 0};
+    for (int tp : {1, 2, 4, 8}) {
+        Scenario v = s;
+        v.tp = tp;
+        const CapacityResult r = computeCapacity(v);
+        if (!r.ok || r.distribution.sessionsAtRisk < 1)
+            continue;
+        const qint64 gpus = Units::mul(Units::ceilDiv(target, r.distribution.sessionsAtRisk), tp, QStringLiteral("--target-sessions"));
+        if (best.first == 0 || gpus < best.first)
+            best = {gpus, tp};
+    }
+    return best;
+}
+
+qint64 solveMaxModelLen(const Scenario &s)
+{
+    Scenario v = s;
+    v.distribution.reset();
+    v.preallocate = false;
+    v.retainTokens.reset();
+    const qint64 fits = maxContextFor(v, 1);
+    // No engine starts past the model's own maximum.
+    return s.model.maxPositionEmbeddings > 0 ? std::min(fits, s.model.maxPositionEmbeddings) : fits;
+}
+
+} // namespace Headroom

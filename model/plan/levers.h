@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "plan/capacityresult.h"
+#include "inputs/scenario.h"
+
+#include <QJsonObject>
+#include <QVector>
+#include <optional>
+
+namespace Headroom {
+
+/// One concrete option under one of the four levers, priced.
+struct LeverOption
+{
+    QString lever;            ///< "precision", "attention", "retention" or "memory"
+    QString option;           ///< e.g. "KV cache fp8", "TP 2", "cap at 32,768 tokens"
+    Scenario scenario;        ///< the scenario with this option applied
+    qint64 sessionsPerGroup = 0; ///< sessions per TP group at the scenario's risk
+    double sessionsPerGpu = 0;   ///< per group / GPUs in it, so TP options compare fairly
+    double change = 0;           ///< sessions per GPU against now, as a ratio - 1 (inf from 0)
+    std::optional<double> costPerSessionHourUsd;
+    std::optional<double> costPerMillionTokensUsd;
+    std::optional<double> itlMs; ///< at its risk-based count
+    QString sideEffect;          ///< the price paid in another currency
+    bool meetsTarget = false;
+    bool cheapest = false;       ///< cheapest option that meets the target
+};
+
+/// What the user needs: sessions per GPU, and/or a ceiling on inter-token latency.
+struct LeverTarget
+{
+    std::optional<double> sessionsPerGpu;
+    std::optional<double> maxItlMs;
+};
+
+/// The levers for one scenario: options sorted by cost per session-hour
+/// (unpriced last), the current scenario as the reference, and the answer
+/// in one sentence a manager can repeat.
+struct LeverReport
+{
+    LeverOption current;
+    QVector<LeverOption> options;
+    QString answer;
+    QJsonObject toJson() const;
+};
+
+/// Prices the four levers against `now` (all through computeCapacity):
+/// - precision: fp8, int8, nvfp4, int4 caches smaller than the current one
+///   (quality risk to measure);
+/// - attention: fewer KV heads (GQA what-if: retraining or quality) and the
+///   presets in `models` of similar size (0.5x to 2x the parameters) with fewer
+///   KV bytes per token that serve the sessions' longest length (a different model);
+/// - retention: caps at 8,192, 32,768, 65,536 and 131,072 tokens below the
+///   longest session (share losing history, tokens dropped), and a shared
+///   system prompt of `sharedPrefixTokens` stored once per GPU (prefix caching);
+/// - memory: larger cards from `gpus` (their price), TP 2/4/8 (KV heads
+///   replicated past kv_heads), more replicas for the scenario's target
+///   sessions (the same per card, a larger fleet), and offloading cold KV to `hostMemoryPerGpu`
+///   of host memory over the card's host link (decode reads it each step:
+///   added inter-token latency = offloaded bytes / link bandwidth).
+/// A target marks which options meet it (without a latency target, options
+/// slower than 200 ms per token do not); the cheapest of those is flagged.
+LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &models, const QVector<GpuSpec> &gpus,
+                           const LeverTarget &target, qint64 sharedPrefixTokens = 0,
+                           qint64 hostMemoryPerGpu = 256'000'000'000);
+
+/// A failure report explained: "it failed at N sessions of about T tokens".
+struct Diagnosis
+{
+    qint64 residentTokens = 0;        ///< N x T
+    qint64 kvBudgetTokens = 0;        ///< tokens the KV budget holds at full rate (whole blocks)
+    double budgetShare = 0;           ///< resident bytes / KV budget bytes
+    bool explainedByKv = false;       ///< resident bytes reach 95% of the budget or more
+    qint64 expectedFailureSessions = 0; ///< the first session count that overflows at T tokens
+    QString cheapestFix;              ///< the cheapest lever that holds N sessions, or why none does
+    QString sentence;                 ///< the explanation in words
+    QJsonObject toJson() const;
+};
+
+/// Diagnoses a failure at `failedAtSessions` sessions of `contextTokens` on `s`.
+/// Throws InputError naming --failed-at-sessions / --context for bad input.
+Diagnosis diagnoseFailure(const Scenario &s, qint64 failedAtSessions, qint64 contextTokens, const QVector<ModelShape> &models,
+                          const QVector<GpuSpec> &gpus);
+
+/// Inverse questions (headroom plan --solve):
+/// the longest context (or, against a distribution, retention cap) at which
+/// `sessions` sessions fit at the scenario's risk (0 when not even 1 token);
+qint64 solveMaxContext(const Scenario &s, qint64 sessions);
+/// the fewest GPUs over TP 1/2/4/8 (valid splits only) holding `target`
+/// sessions at the risk, and the TP that achieves it ({0, 0} when none does);
+QPair<qint64, int> solveMinGpus(const Scenario &s, qint64 target);
+/// and the largest max_model_len at which one session fits (vLLM's hint when it
+/// cannot start), no more than the model's max_position_embeddings.
+qint64 solveMaxModelLen(const Scenario &s);
+
+} // namespace Headroom
