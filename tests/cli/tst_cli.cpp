@@ -10,6 +10,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include "common/headroomtest.h"
 
 class TestCli : public QObject
 {
@@ -323,5 +324,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCli)
+HEADROOM_TEST_MAIN(TestCli, QCoreApplication)
 #include "tst_cli.moc"

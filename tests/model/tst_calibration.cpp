@@ -12,6 +12,7 @@
 #include "testshapes.h"
 
 #include <QTest>
+#include "common/headroomtest.h"
 
 using namespace Headroom;
 using Headroom::Test::dense;
@@ -125,5 +126,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCalibration)
+HEADROOM_TEST_MAIN(TestCalibration, QCoreApplication)
 #include "tst_calibration.moc"

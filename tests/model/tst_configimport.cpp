@@ -30,6 +30,7 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
+#include "common/headroomtest.h"
 
 using namespace Headroom;
 
@@ -456,5 +457,5 @@ void TestConfigImport::unreadableFile()
     }
 }
 
-QTEST_GUILESS_MAIN(TestConfigImport)
+HEADROOM_TEST_MAIN(TestConfigImport, QCoreApplication)
 #include "tst_configimport.moc"

@@ -11,6 +11,7 @@
 #include "testshapes.h"
 
 #include <QTest>
+#include "common/headroomtest.h"
 #include <cmath>
 
 using namespace Headroom;
@@ -314,5 +315,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestEngines)
+HEADROOM_TEST_MAIN(TestEngines, QCoreApplication)
 #include "tst_engines.moc"

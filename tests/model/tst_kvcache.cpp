@@ -9,6 +9,7 @@
 #include "testshapes.h"
 
 #include <QTest>
+#include "common/headroomtest.h"
 
 using namespace Headroom;
 using Headroom::Test::dense;
@@ -363,5 +364,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestKvCache)
+HEADROOM_TEST_MAIN(TestKvCache, QCoreApplication)
 #include "tst_kvcache.moc"

@@ -6,6 +6,7 @@
 #include "testshapes.h"
 
 #include <QTest>
+#include "common/headroomtest.h"
 
 using namespace Headroom;
 
@@ -133,5 +134,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLevers)
+HEADROOM_TEST_MAIN(TestLevers, QCoreApplication)
 #include "tst_levers.moc"

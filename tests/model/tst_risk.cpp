@@ -14,6 +14,7 @@
 
 #include <QRandomGenerator>
 #include <QTest>
+#include "common/headroomtest.h"
 #include <cmath>
 
 using namespace Headroom;
@@ -342,5 +343,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRisk)
+HEADROOM_TEST_MAIN(TestRisk, QCoreApplication)
 #include "tst_risk.moc"

@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 #include <QTemporaryDir>
 #include <QTest>
+#include "common/headroomtest.h"
 
 using namespace Headroom;
 
@@ -164,5 +165,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestScenarioFile)
+HEADROOM_TEST_MAIN(TestScenarioFile, QCoreApplication)
 #include "tst_scenariofile.moc"

@@ -4,6 +4,7 @@
 #include "core/units.h"
 
 #include <QTest>
+#include "common/headroomtest.h"
 
 using namespace Headroom;
 
@@ -95,5 +96,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestUnits)
+HEADROOM_TEST_MAIN(TestUnits, QCoreApplication)
 #include "tst_units.moc"

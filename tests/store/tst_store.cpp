@@ -15,6 +15,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include "common/headroomtest.h"
 
 using namespace Headroom;
 
@@ -247,5 +248,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestStore)
+HEADROOM_TEST_MAIN(TestStore, QCoreApplication)
 #include "tst_store.moc"

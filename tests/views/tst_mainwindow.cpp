@@ -23,6 +23,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include "common/headroomtest.h"
 #include <QUndoStack>
 
 using namespace Headroom;
@@ -300,5 +301,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestMainWindow)
+HEADROOM_TEST_MAIN(TestMainWindow, QApplication)
 #include "tst_mainwindow.moc"

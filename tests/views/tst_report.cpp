@@ -14,6 +14,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include "common/headroomtest.h"
 
 using namespace Headroom;
 
@@ -95,5 +96,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestReport)
+HEADROOM_TEST_MAIN(TestReport, QApplication)
 #include "tst_report.moc"
