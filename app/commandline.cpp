@@ -647,12 +647,12 @@ int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream
     p.setApplicationDescription(QStringLiteral(
         "Headroom: how many long LLM sessions fit on a GPU, and what they cost.\n\n"
         "Commands:\n"
-        "  plan          capacity of one scenario (figures, derivation; --json)\n"
-        "  presets list  built-in and your model and GPU presets (--json)\n"
-        "  calibrate LOG read a vLLM, SGLang or llama.cpp start-up log; printed vs predicted (--json)\n"
-        "  report        the PDF capacity report: the plan flags or --scenario FILE, and -o report.pdf\n"
-        "  levers        the four levers priced: precision, attention, retention, memory (--json)\n"
-        "  diagnose      explain a failure: --failed-at-sessions N --context TOKENS (--json)\n"
+        "  plan            capacity of one scenario (figures, derivation; --json)\n"
+        "  presets list    built-in and your model and GPU presets (--json)\n"
+        "  calibrate LOG   read a vLLM, SGLang or llama.cpp start-up log; printed vs predicted (--json)\n"
+        "  report          the PDF capacity report: the plan flags or --scenario FILE, and -o report.pdf\n"
+        "  levers          the four levers priced: precision, attention, retention, memory (--json)\n"
+        "  diagnose        explain a failure: --failed-at-sessions N --context TOKENS (--json)\n"
         "Without a command, the window opens."));
     p.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsOptions);
     p.addPositionalArgument(QStringLiteral("command"), QStringLiteral("plan, presets list, calibrate LOG, report, levers or diagnose"));

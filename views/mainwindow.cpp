@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
+#include "io/sampletraces.h"
 
 #include "calibrationdialog.h"
 #include "plan/capacity.h"
@@ -334,6 +335,18 @@ void MainWindow::createActions()
     file->addSeparator();
     file->addAction(open);
     file->addAction(importTrace);
+    QMenu *samples = file->addMenu(tr("Open sa&mple trace"));
+    samples->setToolTipsVisible(true);
+    for (const SampleTrace &t : sampleTraces()) {
+        QAction *a = samples->addAction(t.title);
+        a->setToolTip(t.path);
+        connect(a, &QAction::triggered, this, [this, path = t.path] {
+            if (m_distribution->importTrace(path))
+                m_centre->setCurrentWidget(m_distribution);
+        });
+    }
+    if (samples->isEmpty())
+        samples->addAction(tr("No sample trace installed"))->setEnabled(false);
     file->addSeparator();
     file->addAction(exportPdf);
     file->addAction(preview);
