@@ -6,7 +6,9 @@
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QLocale>
 #include <QTextStream>
+#include <QTranslator>
 #include <cstdio>
 #include <memory>
 
@@ -16,6 +18,10 @@ void describe()
     QCoreApplication::setOrganizationName(QStringLiteral("Headroom"));
     QCoreApplication::setApplicationName(QStringLiteral("headroom"));
     QCoreApplication::setApplicationVersion(QStringLiteral(HEADROOM_VERSION));
+    // The translation for the user's locale, when one is compiled in (translations/README.md).
+    static QTranslator translator;
+    if (translator.load(QLocale(), QStringLiteral("headroom"), QStringLiteral("_"), QStringLiteral(":/i18n")))
+        QCoreApplication::installTranslator(&translator);
 }
 } // namespace
 
