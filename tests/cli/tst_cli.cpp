@@ -107,7 +107,16 @@ private Q_SLOTS:
                                "--workspace 0GB --kv-dtype fp16 --context 128000"));
         const QJsonObject o = r.json();
         QCOMPARE(o.value(QStringLiteral("fits")).toBool(true), false);
-        QVERIFY(!o.value(QStringLiteral("fixes")).toArray().isEmpty());
+        // 66 GB for one session of 128,000 tokens x 524,288 B (67.1 GB, seed B). Each lever:
+        // fp8 halves it to 33.6 GB (1 session); nvfp4 (16 values in 9 B) makes it 128,000 x 32 x
+        // 2 x 2,304 B = 18.9 GB (3); 8 KV heads 16.8 GB (3, seed B); a cap at 66e9 / 524,288 =
+        // 125,885 tokens, whole 16-token blocks: 125,872 tokens; TP 2 gives 73 GB per GPU for
+        // 33.6 GB per session per GPU (2). The weights were given in bytes: no weight precision.
+        QCOMPARE(o.value(QStringLiteral("fixes")).toArray(),
+                 (QJsonArray{QStringLiteral("cache precision fp8: 1 session"), QStringLiteral("cache precision nvfp4: 3 sessions"),
+                             QStringLiteral("attention design: 8 KV heads (GQA what-if): 3 sessions"),
+                             QStringLiteral("retention cap at 125,872 tokens: 1 session"),
+                             QStringLiteral("more memory: TP 2 (2 GPUs per replica): 2 sessions")}));
     }
 
     void tensorParallelFields()

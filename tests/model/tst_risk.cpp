@@ -182,8 +182,9 @@ private Q_SLOTS:
         QTest::addColumn<double>("above4096");
         QTest::addColumn<double>("dropped4096");
         QTest::addColumn<double>("rate");
-        // Computed from the CSV files with an independent script (context + generated per row;
-        // arrival rate = (rows - 1) / (last - first TIMESTAMP)).
+        // Computed from the CSV files by tests/tools/azure_trace_figures.py (standard-library
+        // Python, no Headroom code; run it to recheck): context + generated per row, nearest-rank
+        // quantiles, arrival rate = (rows - 1) / (last - first TIMESTAMP).
         QTest::newRow("Azure conversation trace 2023") << conv << qint64(19366) << 1365.8233502 << qint64(1412) << qint64(4259)
                                                        << qint64(14089) << 0.0832386657 << 14.3967262 << 5.5301364;
         QTest::newRow("Azure code trace 2023") << code << qint64(8819) << 2075.7308085 << qint64(1493) << qint64(7462) << qint64(7841)
