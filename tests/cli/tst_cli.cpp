@@ -4,6 +4,7 @@
 // line naming the field and exits non-zero.
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonObject>
 #include <QSet>
@@ -315,6 +316,52 @@ private Q_SLOTS:
                  QStringLiteral("h100-sxm-80gb"), QStringLiteral("--context"), QStringLiteral("100000"), QStringLiteral("--shared-prefix"),
                  QStringLiteral("200000")});
         QVERIFY(r.code != 0 && r.err.contains("--shared-prefix"));
+    }
+
+    // An older scenario, a plan --json output (format version 0), names presets; the preset
+    // store's lookup refuses ids it does not hold, naming the output's field (scenariofile.cpp).
+    void olderPlanOutputNamingAnUnknownPreset_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<QString>("line");
+        const QString list = QStringLiteral("; `headroom presets list` shows the ids");
+        QTest::newRow("inputs.model llama-9-1t") << QStringLiteral("model") << QStringLiteral("llama-9-1t")
+                                                 << QStringLiteral("inputs.model: unknown model preset \"llama-9-1t\"") + list;
+        QTest::newRow("inputs.gpu h900") << QStringLiteral("gpu") << QStringLiteral("h900")
+                                         << QStringLiteral("inputs.gpu: unknown gpu preset \"h900\"") + list;
+        QTest::newRow("inputs.model custom") << QStringLiteral("model") << QStringLiteral("custom")
+                                             << QStringLiteral("inputs.model: a custom shape is not named in a plan output: save it with plan --save FILE.headroom");
+    }
+    void olderPlanOutputNamingAnUnknownPreset()
+    {
+        QFETCH(QString, key);
+        QFETCH(QString, id);
+        QFETCH(QString, line);
+        Run r = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --context 1000"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        QJsonObject o = r.json();
+        QJsonObject inputs = o.value(QStringLiteral("inputs")).toObject();
+        QCOMPARE(inputs.value(key).toString(), key == QLatin1String("model") ? QStringLiteral("llama-3.1-8b") : QStringLiteral("h100-sxm-80gb"));
+        inputs.insert(key, id);
+        o.insert(QStringLiteral("inputs"), inputs);
+        QTemporaryDir dir;
+        QFile f(dir.filePath(QStringLiteral("old-plan.json")));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QJsonDocument(o).toJson());
+        f.close();
+        r = run(plan(QStringLiteral("--scenario %1").arg(f.fileName()).toLatin1().constData()));
+        QVERIFY(r.code != 0);
+        QVERIFY2(QString::fromUtf8(r.err).contains(line + QStringLiteral(" (in %1)").arg(f.fileName())), r.err.constData());
+        // As it was written, the file reads.
+        inputs.insert(key, key == QLatin1String("model") ? QStringLiteral("llama-3.1-8b") : QStringLiteral("h100-sxm-80gb"));
+        o.insert(QStringLiteral("inputs"), inputs);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(QJsonDocument(o).toJson());
+        f.close();
+        r = run(plan(QStringLiteral("--scenario %1").arg(f.fileName()).toLatin1().constData()));
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(r.json().value(QStringLiteral("kv_bytes_per_token")).toInteger(), qint64(131072));
     }
 
     void malformedConfigJson()
