@@ -7,6 +7,7 @@
 #include "plan/levers.h"
 #include "io/logcalibration.h"
 #include "io/scenariofile.h"
+#include "inputs/inputranges.h"
 #include "presetstore.h"
 
 #include <QCommandLineParser>
@@ -195,10 +196,11 @@ GpuSpec presetGpu(const QString &id, QTextStream &err);
 
 Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requireContext = true)
 {
-    // A fraction flag in (low, high] into `into`.
-    auto fraction = [&](const char *name, auto &into, double low, double high) {
-        if (isSet(p, name))
-            into = Units::parseFraction(value(p, name), QStringLiteral("--") + QString::fromLatin1(name), low, high);
+    // A real-valued flag, by its one range rule (inputs/inputranges.h), into `into`.
+    auto real = [&](RealInput input, auto &into) {
+        const QString flag = QString::fromLatin1(InputRanges::of(input).flag);
+        if (p.isSet(flag.mid(2)))
+            into = InputRanges::parse(input, p.value(flag.mid(2)), flag);
     };
     Scenario s;
     bool fromFile = false;
@@ -277,25 +279,16 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
         s.tp = smallOpt(p, "tp");
     if (isSet(p, "distribution"))
         s.distribution = LengthDistribution::parse(value(p, "distribution"), QStringLiteral("--distribution"));
-    fraction("length-scale", s.lengthScale, 0, 1e6);
+    real(RealInput::LengthScale, s.lengthScale);
     if (isSet(p, "retain"))
         s.retainTokens = countOpt(p, "retain");
-    if (isSet(p, "risk")) {
-        s.risk = Units::parseFraction(value(p, "risk"), QStringLiteral("--risk"), 0, 0.5);
-        if (s.risk < 1e-6)
-            throw InputError(QStringLiteral("--risk"), QStringLiteral("must be between 1e-6 and 0.5, got %1").arg(value(p, "risk")));
-    }
-    if (isSet(p, "margin")) {
-        bool ok = false;
-        s.marginFraction = value(p, "margin").toDouble(&ok);
-        if (!ok || !(s.marginFraction >= 0 && s.marginFraction <= 0.9))
-            throw InputError(QStringLiteral("--margin"), QStringLiteral("must be a fraction from 0 to 0.9, got %1").arg(value(p, "margin")));
-    }
+    real(RealInput::Risk, s.risk);
+    real(RealInput::Margin, s.marginFraction);
     if (isSet(p, "target-sessions"))
         s.targetSessions = countOpt(p, "target-sessions");
-    fraction("bandwidth-efficiency", s.bandwidthEfficiency, 0, 1);
-    fraction("compute-utilization", s.computeUtilization, 0, 1);
-    fraction("traffic-multiplier", s.trafficMultiplier, 0, 1e6);
+    real(RealInput::BandwidthEfficiency, s.bandwidthEfficiency);
+    real(RealInput::ComputeUtilization, s.computeUtilization);
+    real(RealInput::TrafficMultiplier, s.trafficMultiplier);
     if (!isSet(p, "context") && requireContext && !s.distribution && !fromFile)
         throw InputError(QStringLiteral("--context"), QStringLiteral("is required: resident tokens per session, e.g. --context 100000 (or give --distribution)"));
     if (isSet(p, "context")) {
@@ -334,8 +327,8 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
     }
     if (isSet(p, "max-num-batched-tokens"))
         e.maxNumBatchedTokens = countOpt(p, "max-num-batched-tokens");
-    fraction("mem-fraction-static", e.memFractionStatic, 0, 1);
-    fraction("free-gpu-memory-fraction", e.freeGpuMemoryFraction, 0, 1);
+    real(RealInput::MemFractionStatic, e.memFractionStatic);
+    real(RealInput::FreeGpuMemoryFraction, e.freeGpuMemoryFraction);
     if (isSet(p, "tokens-per-block"))
         e.trtTokensPerBlock = smallOpt(p, "tokens-per-block");
     if (isSet(p, "n-ctx"))
@@ -345,14 +338,14 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
     if (isSet(p, "n-batch"))
         e.nBatch = smallOpt(p, "n-batch");
     s.gpuMemoryUtilizationGiven = s.gpuMemoryUtilizationGiven || isSet(p, "gpu-memory-utilization");
-    fraction("gpu-memory-utilization", s.gpuMemoryUtilization, 0, 1);
+    real(RealInput::GpuMemoryUtilization, s.gpuMemoryUtilization);
     if (isSet(p, "block-size"))
         s.blockSize = smallOpt(p, "block-size");
     if (isSet(p, "max-model-len"))
         s.maxModelLen = countOpt(p, "max-model-len");
     if (isSet(p, "preallocate"))
         s.preallocate = true;
-    fraction("price", s.priceUsdPerGpuHour, 0, 1e6);
+    real(RealInput::Price, s.priceUsdPerGpuHour);
     return s;
 }
 

@@ -9,24 +9,24 @@
 
 namespace Headroom::Units {
 
-qint64 mul(qint64 a, qint64 b, const QString &field)
+qint64 mul(qint64 a, qint64 b, const QString &field, const char *quantity)
 {
     qint64 r = 0;
     if (a < 0 || b < 0)
         throw InputError(field, QStringLiteral("must not be negative"));
     if (qMulOverflow(a, b, &r))
-        throw InputError(field, QStringLiteral("is too large: the byte count overflows 64 bits (%1 x %2)")
-                                    .arg(formatCount(a), formatCount(b)));
+        throw InputError(field, QStringLiteral("is too large: the %1 overflows 64 bits (%2 x %3)")
+                                    .arg(QString::fromLatin1(quantity), formatCount(a), formatCount(b)));
     return r;
 }
 
-qint64 add(qint64 a, qint64 b, const QString &field)
+qint64 add(qint64 a, qint64 b, const QString &field, const char *quantity)
 {
     qint64 r = 0;
     if (a < 0 || b < 0)
         throw InputError(field, QStringLiteral("must not be negative"));
     if (qAddOverflow(a, b, &r))
-        throw InputError(field, QStringLiteral("is too large: the byte count overflows 64 bits"));
+        throw InputError(field, QStringLiteral("is too large: the %1 overflows 64 bits").arg(QString::fromLatin1(quantity)));
     return r;
 }
 

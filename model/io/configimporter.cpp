@@ -187,6 +187,10 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
             throw InputError(QStringLiteral("head_dim"),
                              QStringLiteral("is missing and hidden_size %1 is not divisible by num_attention_heads %2")
                                  .arg(m.hiddenSize).arg(m.attentionHeads));
+        if (m.hiddenSize / m.attentionHeads > 1000000)
+            throw InputError(QStringLiteral("hidden_size"),
+                             QStringLiteral("%1 / num_attention_heads %2 gives an implausibly large head_dim")
+                                 .arg(m.hiddenSize).arg(m.attentionHeads));
         m.headDim = int(m.hiddenSize / m.attentionHeads);
     }
     const int headDimV = has(c, "v_head_dim") && !mla ? smallField(c, "v_head_dim", 0, true) : m.headDim;
@@ -273,7 +277,7 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
         const QString field = QStringLiteral("linear_num_value_heads");
         linear.ssmStateValues = Units::mul(Units::mul(vHeads, kDim, field), vDim, field);
         linear.convStateValues = Units::mul(kernel - 1,
-                                            Units::add(Units::mul(2 * kHeads, kDim, QStringLiteral("linear_num_key_heads")),
+                                            Units::add(Units::mul(Units::mul(2, kHeads, QStringLiteral("linear_num_key_heads")), kDim, QStringLiteral("linear_num_key_heads")),
                                                        Units::mul(vHeads, vDim, field), field),
                                             QStringLiteral("linear_conv_kernel_dim"));
     }
@@ -283,13 +287,15 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
         // (d_inner + 2 x n_group x d_state), SSM state d_state x d_inner, d_inner = mamba_d_ssm.
         const qint64 heads = intField(c, "mamba_n_heads", 0, true);
         const qint64 headDim = intField(c, "mamba_d_head", 0, true);
-        const qint64 dInner = intField(c, "mamba_d_ssm", heads * headDim, false);
+        const qint64 dInner = intField(c, "mamba_d_ssm", Units::mul(heads, headDim, QStringLiteral("mamba_d_head")), false);
         const qint64 groups = intField(c, "mamba_n_groups", 1, false);
         const qint64 dState = intField(c, "mamba_d_state", 0, true);
         const qint64 dConv = intField(c, "mamba_d_conv", 4, false);
         LayerGroup mixer;
         mixer.kind = LayerKind::Recurrent;
-        mixer.convStateValues = Units::mul(dConv - 1, dInner + 2 * groups * dState, QStringLiteral("mamba_d_conv"));
+        const QString groupsField = QStringLiteral("mamba_n_groups");
+        mixer.convStateValues = Units::mul(dConv - 1, Units::add(dInner, Units::mul(Units::mul(2, groups, groupsField), dState, groupsField), groupsField),
+                                           QStringLiteral("mamba_d_conv"));
         mixer.ssmStateValues = Units::mul(dState, dInner, QStringLiteral("mamba_d_state"));
         m.addLayers(mixer, layers);
     }

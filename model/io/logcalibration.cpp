@@ -3,6 +3,7 @@
 #include "plan/capacity.h"
 #include "core/inputerror.h"
 #include "core/units.h"
+#include "inputs/inputranges.h"
 
 #include <QJsonArray>
 #include <functional>
@@ -62,7 +63,22 @@ LogReading LogCalibration::read(const QString &text, const QString &field)
     auto rx = [](const QString &s) { return QRegularExpression(s, QRegularExpression::CaseInsensitiveOption); };
     auto mem = [&field](const QRegularExpressionMatch &m, int cap, int line) { return bytesOf(m.captured(cap), m.captured(cap + 1), line, field); };
     auto cnt = [&field](const QRegularExpressionMatch &m, int cap, int line) { return countOf(m.captured(cap), line, field); };
-    auto dbl = [](const QRegularExpressionMatch &m, int cap) { return m.captured(cap).toDouble(); };
+    auto dbl = [&field](const QRegularExpressionMatch &m, int cap, int line) {
+        bool ok = false;
+        const double v = m.captured(cap).toDouble(&ok);
+        if (!ok || !std::isfinite(v))
+            throw InputError(field, QStringLiteral("line %1: \"%2\" is not a number").arg(line).arg(m.captured(cap)));
+        return v;
+    };
+    // A setting the log prints, by the same range rule as its flag and file field.
+    auto setting = [&](RealInput input, const QRegularExpressionMatch &m, int cap, int line) {
+        const double v = dbl(m, cap, line);
+        try {
+            return InputRanges::check(input, v, QString::fromLatin1(InputRanges::of(input).key));
+        } catch (const InputError &e) {
+            throw InputError(field, QStringLiteral("line %1: %2 %3").arg(line).arg(e.field(), e.message()));
+        }
+    };
     const QString gib = QStringLiteral("\\s*(GiB|GB|MiB|MB)");
     struct P { QRegularExpression re; std::function<void(const QRegularExpressionMatch &, int)> take; };
     const QVector<P> patterns = {
@@ -74,7 +90,7 @@ LogReading LogCalibration::read(const QString &text, const QString &field)
         {rx(QStringLiteral("tensor_parallel_size=(\\d+)")), [&](const QRegularExpressionMatch &m, int l) { r.tp = shapeOf(m.captured(1), l, field, "tensor_parallel_size"); }},
         {rx(QStringLiteral("kv_cache_dtype=([a-z0-9_]+)")), [&](const QRegularExpressionMatch &m, int) { r.kvDtype = m.captured(1); }},
         {rx(QStringLiteral("total_gpu_memory \\(") + num + gib + QStringLiteral("\\) x gpu_memory_utilization \\(") + num + QStringLiteral("\\)")),
-         [&](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.totalMemory = mem(m, 1, l); r.utilization = dbl(m, 3); }},
+         [&](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.totalMemory = mem(m, 1, l); r.utilization = setting(RealInput::GpuMemoryUtilization, m, 3, l); }},
         {rx(QStringLiteral("model weights take ") + num + gib), [&](const QRegularExpressionMatch &m, int l) { r.weights = mem(m, 1, l); }},
         {rx(QStringLiteral("Model loading took ") + num + gib), [&](const QRegularExpressionMatch &m, int l) { if (!r.weights) r.weights = mem(m, 1, l); }},
         {rx(QStringLiteral("non_torch_memory takes ") + num + gib), [&](const QRegularExpressionMatch &m, int l) { r.nonTorch = mem(m, 1, l); }},
@@ -86,10 +102,10 @@ LogReading LogCalibration::read(const QString &text, const QString &field)
         {rx(QStringLiteral("num_gpu_blocks(?: is|=|:)\\s*([0-9,]+)")), [&](const QRegularExpressionMatch &m, int l) { r.numBlocks = cnt(m, 1, l); }},
         {rx(QStringLiteral("GPU KV cache size: ([0-9,]+) tokens")), [&](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.kvTokens = cnt(m, 1, l); }},
         {rx(QStringLiteral("Maximum concurrency for ([0-9,]+) tokens per request: ") + num + QStringLiteral("x")),
-         [&](const QRegularExpressionMatch &m, int l) { r.maxModelLen = cnt(m, 1, l); r.maxConcurrency = dbl(m, 2); }},
+         [&](const QRegularExpressionMatch &m, int l) { r.maxModelLen = cnt(m, 1, l); r.maxConcurrency = dbl(m, 2, l); }},
         // SGLang
         {rx(QStringLiteral("model_path='([^']+)'")), [&](const QRegularExpressionMatch &m, int) { r.engine = Engine::Sglang; r.model = m.captured(1); }},
-        {rx(QStringLiteral("mem_fraction_static=") + num), [&](const QRegularExpressionMatch &m, int) { r.memFractionStatic = dbl(m, 1); }},
+        {rx(QStringLiteral("mem_fraction_static=") + num), [&](const QRegularExpressionMatch &m, int l) { r.memFractionStatic = setting(RealInput::MemFractionStatic, m, 1, l); }},
         {rx(QStringLiteral("\\btp_size=(\\d+)")), [&](const QRegularExpressionMatch &m, int l) { r.tp = shapeOf(m.captured(1), l, field, "tp_size"); }},
         {rx(QStringLiteral("context_length=(\\d+)")), [&](const QRegularExpressionMatch &m, int l) { r.maxModelLen = shapeOf(m.captured(1), l, field, "context_length"); }},
         {rx(QStringLiteral("Load weight begin.*avail mem=") + num + gib), [&](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.freeBefore = mem(m, 1, l); }},
@@ -109,7 +125,7 @@ LogReading LogCalibration::read(const QString &text, const QString &field)
          [&](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvSelf = mem(m, 1, l); }},
         {rx(QStringLiteral("\\bK \\(([a-z0-9_]+)\\):")), [&](const QRegularExpressionMatch &m, int) { r.kvDtype = m.captured(1); }},
         {rx(QStringLiteral("R \\(f32\\):\\s*") + num + gib + QStringLiteral(",\\s*S \\(f32\\):\\s*") + num + gib),
-         [&](const QRegularExpressionMatch &m, int l) { r.recurrentState = mem(m, 1, l) + mem(m, 3, l); }},
+         [&](const QRegularExpressionMatch &m, int l) { r.recurrentState = Units::add(mem(m, 1, l), mem(m, 3, l), field); }},
     };
     QStringList lines = text.split(QLatin1Char('\n'));
     if (!lines.isEmpty() && lines.last().trimmed().isEmpty())

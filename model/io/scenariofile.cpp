@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "io/scenariofile.h"
 #include "core/inputerror.h"
+#include "core/jsonnumbers.h"
 #include "core/units.h"
+#include "inputs/inputranges.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -22,22 +24,11 @@ QJsonValue big(qint64 v)
     return std::abs(v) < (qint64(1) << 53) ? QJsonValue(double(v)) : QJsonValue(QString::number(v));
 }
 
-// `prefix` (e.g. "engine.") makes the field name the error carries: the key as the file spells it.
+// Any 64-bit whole number (a JSON number, or a decimal string above 2^53). `prefix` (e.g.
+// "engine.") makes the field name the error carries: the key as the file spells it.
 qint64 readBig(const QJsonObject &o, const char *key, qint64 fallback = 0, const QString &prefix = {})
 {
-    const QJsonValue v = o.value(QString::fromLatin1(key));
-    if (v.isUndefined() || v.isNull())
-        return fallback;
-    if (v.isString()) {
-        bool ok = false;
-        const qint64 r = v.toString().toLongLong(&ok);
-        if (ok)
-            return r;
-    } else if (v.isDouble() && std::isfinite(v.toDouble()) && v.toDouble() == std::floor(v.toDouble())
-               && std::abs(v.toDouble()) < 9.2e18) {
-        return qint64(v.toDouble());
-    }
-    throw InputError(prefix + QString::fromLatin1(key), QStringLiteral("must be a whole number"));
+    return JsonNumbers::whole(o, key, fallback, std::numeric_limits<qint64>::min(), std::numeric_limits<qint64>::max(), prefix, true);
 }
 
 template <typename T>
@@ -51,24 +42,33 @@ QJsonValue optional(const std::optional<T> &v)
         return QJsonValue(*v);
 }
 
-// A small whole number (layers, heads, dimensions, TP, block size) in [minimum, 10^7].
-int readInt(const QJsonObject &o, const char *key, qint64 fallback, qint64 minimum, const QString &prefix = {})
+// A small whole number (layers, heads, dimensions, TP, block size, kinds) in
+// [minimum, maximum], checked before it narrows to int.
+int readInt(const QJsonObject &o, const char *key, qint64 fallback, qint64 minimum, const QString &prefix = {},
+            qint64 maximum = 10'000'000)
 {
-    const qint64 v = readBig(o, key, fallback, prefix);
-    if (v < minimum || v > 10'000'000)
-        throw InputError(prefix + QString::fromLatin1(key), QStringLiteral("%1 is out of range (%2 to 10,000,000)").arg(v).arg(minimum));
-    return int(v);
+    return int(JsonNumbers::whole(o, key, fallback, minimum, maximum, prefix, true));
 }
 
-// A number in [low, high] (both inclusive), or the fallback when absent.
-double readBounded(const QJsonObject &o, const char *key, double fallback, double low, double high, const QString &prefix = {})
+// An input with a range rule (inputs/inputranges.h), or the fallback when absent.
+double readReal(const QJsonObject &o, RealInput input, double fallback, const QString &prefix)
 {
+    const char *key = InputRanges::of(input).key;
     const QJsonValue v = o.value(QString::fromLatin1(key));
     if (v.isUndefined() || v.isNull())
         return fallback;
-    if (!v.isDouble() || !std::isfinite(v.toDouble()) || v.toDouble() < low || v.toDouble() > high)
-        throw InputError(prefix + QString::fromLatin1(key), QStringLiteral("must be a number from %1 to %2").arg(low).arg(high));
-    return v.toDouble();
+    const QString field = prefix + QString::fromLatin1(key);
+    if (!v.isDouble())
+        throw InputError(field, QStringLiteral("must be a number"));
+    return InputRanges::check(input, v.toDouble(), field);
+}
+
+std::optional<double> readOptionalReal(const QJsonObject &o, RealInput input, const QString &prefix)
+{
+    const QJsonValue v = o.value(QString::fromLatin1(InputRanges::of(input).key));
+    if (v.isUndefined() || v.isNull())
+        return std::nullopt;
+    return readReal(o, input, 0, prefix);
 }
 
 std::optional<qint64> readOptionalBig(const QJsonObject &o, const char *key, const QString &prefix = {})
@@ -217,9 +217,9 @@ ModelShape modelFromJson(const QJsonObject &o)
         const QJsonObject g = v.toObject();
         LayerGroup l;
         const QString gp = QStringLiteral("model.groups.");
-        const int kind = int(readBig(g, "kind", 0, gp));
+        const qint64 kind = readBig(g, "kind", 0, gp);
         if (kind < int(LayerKind::FullAttention) || kind > int(LayerKind::Recurrent))
-            throw InputError(QStringLiteral("model.groups.kind"), QStringLiteral("unknown layer kind %1").arg(kind));
+            throw InputError(gp + QStringLiteral("kind"), QStringLiteral("unknown layer kind %1").arg(kind));
         l.kind = LayerKind(kind);
         const bool heads = l.kind == LayerKind::FullAttention || l.kind == LayerKind::SlidingWindow;
         l.count = readInt(g, "count", 0, 1, gp);
@@ -278,9 +278,9 @@ LengthDistribution distributionFromJson(const QJsonObject &o)
 {
     LengthDistribution d;
     const QString dp = QStringLiteral("distribution.");
-    const int kind = int(readBig(o, "kind", 0, dp));
+    const qint64 kind = readBig(o, "kind", 0, dp);
     if (kind < 0 || kind > int(LengthDistribution::Kind::Quantiles))
-        throw InputError(QStringLiteral("distribution.kind"), QStringLiteral("unknown kind %1").arg(kind));
+        throw InputError(dp + QStringLiteral("kind"), QStringLiteral("unknown kind %1").arg(kind));
     d.kind = LengthDistribution::Kind(kind);
     d.spec = o.value(QStringLiteral("spec")).toString();
     d.lengths = readBigArray(o, "lengths");
@@ -299,6 +299,8 @@ LengthDistribution distributionFromJson(const QJsonObject &o)
     for (int i = 0; i < d.lengths.size(); ++i)
         if (d.lengths.at(i) < 1 || (i > 0 && d.lengths.at(i) <= d.lengths.at(i - 1)) || d.probabilities.at(i) < 0)
             throw InputError(QStringLiteral("distribution.lengths"), QStringLiteral("must be positive and ascending"));
+    if (d.lengths.last() > LengthDistribution::maxTokens)
+        throw InputError(QStringLiteral("distribution.lengths"), QStringLiteral("must be at most 2^53 tokens"));
     if (!d.promptLengths.isEmpty()) {
         double promptSum = 0;
         for (int i = 0; i < d.promptLengths.size(); ++i) {
@@ -340,10 +342,8 @@ EngineSettings readEngineSettings(const QJsonObject &o, const QString &prefix, c
     es.activationPeak = bytes("activation_peak");
     es.nonTorch = bytes("non_torch");
     es.cudaGraph = bytes("cuda_graph");
-    es.memFractionStatic = readOptionalDouble(o, "mem_fraction_static", prefix);
-    if (es.memFractionStatic)
-        es.memFractionStatic = readBounded(o, "mem_fraction_static", 0, 1e-6, 1, prefix);
-    es.freeGpuMemoryFraction = readBounded(o, "free_gpu_memory_fraction", es.freeGpuMemoryFraction, 1e-6, 1, prefix);
+    es.memFractionStatic = readOptionalReal(o, RealInput::MemFractionStatic, prefix);
+    es.freeGpuMemoryFraction = readReal(o, RealInput::FreeGpuMemoryFraction, es.freeGpuMemoryFraction, prefix);
     es.maxNumBatchedTokens = positive("max_num_batched_tokens");
     static const QRegularExpression versionRe(QStringLiteral("^(\\d{1,3})\\.(\\d{1,3})$"));
     const auto vllm = versionRe.match(o.value(QStringLiteral("vllm_version")).toString(QStringLiteral("0.11")));
@@ -356,6 +356,34 @@ EngineSettings readEngineSettings(const QJsonObject &o, const QString &prefix, c
     es.nBatch = readInt(o, "n_batch", 512, 1, prefix);
     es.trtTokensPerBlock = readInt(o, "tokens_per_block", 32, 1, prefix);
     return es;
+}
+
+// The whole-number inputs both versions hold: counts at least 1, bytes not negative.
+void checkCounts(const Scenario &s)
+{
+    const QString ip = QStringLiteral("inputs.");
+    if (s.contextTokens < 1)
+        throw InputError(ip + QStringLiteral("context_tokens"), QStringLiteral("must be at least 1 token"));
+    if (s.sessions < 0)
+        throw InputError(ip + QStringLiteral("sessions"), QStringLiteral("must not be negative"));
+    if (s.gpu.memoryBytes < 1)
+        throw InputError(ip + QStringLiteral("gpu_memory_bytes"), QStringLiteral("must be at least 1 byte"));
+    for (const auto &[value, key] : {std::pair{s.maxModelLen, "max_model_len"}, {s.retainTokens, "retain_tokens"}, {s.targetSessions, "target_sessions"}})
+        if (value && *value < 1)
+            throw InputError(ip + QString::fromLatin1(key), QStringLiteral("must be at least 1"));
+    for (const auto &[value, key] : {std::pair{s.gpuMemoryBytes, "gpu_memory_bytes"}, {s.weightsBytes, "weights_bytes"}, {s.workspaceBytes, "workspace_bytes"}})
+        if (value && *value < 0)
+            throw InputError(ip + QString::fromLatin1(key), QStringLiteral("must not be negative"));
+    if (s.runtimeReserveBytes < 0 || s.activationBytes < 0)
+        throw InputError(ip + QStringLiteral("activation_bytes"), QStringLiteral("runtime reserve and activations must not be negative"));
+}
+
+// The scaled distribution stays within LengthDistribution::maxTokens, so
+// every later scaled() holds.
+void checkScale(const Scenario &s)
+{
+    if (s.distribution && double(s.distribution->maximum()) * s.lengthScale > double(LengthDistribution::maxTokens))
+        throw InputError(QStringLiteral("inputs.length_scale"), QStringLiteral("x %1 makes the longest session longer than 2^53 tokens").arg(s.lengthScale));
 }
 
 // Version 0: the output of `headroom plan --json`, whose "inputs" name presets.
@@ -383,22 +411,23 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
             throw InputError(QStringLiteral("inputs.gpu"), e.message());
         }
     }
-    s.tp = int(readBig(in, "tp", 1));
+    const QString ip = QStringLiteral("inputs.");
+    s.tp = readInt(in, "tp", 1, 1, ip);
     s.contextTokens = readBig(in, "context_tokens", s.contextTokens);
     s.sessions = readBig(in, "sessions", 1);
     s.weightsDtype = Dtypes::parse(in.value(QStringLiteral("weights_dtype")).toString(QStringLiteral("bf16")), QStringLiteral("inputs.weights_dtype"));
     s.kvDtype = Dtypes::parse(in.value(QStringLiteral("kv_dtype")).toString(QStringLiteral("bf16")), QStringLiteral("inputs.kv_dtype"));
-    if (const auto kv = readOptionalBig(in, "kv_heads_override"))
-        s.kvHeadsOverride = int(*kv);
+    if (!in.value(QStringLiteral("kv_heads_override")).isUndefined() && !in.value(QStringLiteral("kv_heads_override")).isNull())
+        s.kvHeadsOverride = readInt(in, "kv_heads_override", 0, 1, ip);
     if (readBig(in, "gpu_memory_bytes") != s.gpu.memoryBytes)
         s.gpuMemoryBytes = readBig(in, "gpu_memory_bytes");
     s.weightsBytes = readOptionalBig(in, "weights_bytes_override");
     s.workspaceBytes = readBig(in, "workspace_bytes_per_gpu", s.effectiveWorkspaceBytes());
     s.engine = Engines::parse(in.value(QStringLiteral("engine")).toString(QStringLiteral("plain")), QStringLiteral("inputs.engine"));
-    s.gpuMemoryUtilization = readDouble(in, "gpu_memory_utilization", s.gpuMemoryUtilization);
-    s.blockSize = int(readBig(in, "block_size", 16));
+    s.gpuMemoryUtilization = readReal(in, RealInput::GpuMemoryUtilization, s.gpuMemoryUtilization, ip);
+    s.blockSize = readInt(in, "block_size", 16, 1, ip);
     s.preallocate = in.value(QStringLiteral("preallocate")).toBool();
-    if (const auto price = readOptionalDouble(in, "price_usd_per_gpu_hour"); price && price != s.gpu.priceUsdPerHour)
+    if (const auto price = readOptionalReal(in, RealInput::Price, ip); price && price != s.gpu.priceUsdPerHour)
         s.priceUsdPerGpuHour = price;
     s.maxModelLen = readOptionalBig(in, "max_model_len");
     if (s.maxModelLen == s.model.maxPositionEmbeddings)
@@ -407,14 +436,16 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     s.engineSettings = readEngineSettings(in, QStringLiteral("inputs."), "_bytes");
     if (in.value(QStringLiteral("distribution")).isString())
         s.distribution = LengthDistribution::parse(in.value(QStringLiteral("distribution")).toString(), QStringLiteral("inputs.distribution"));
-    s.lengthScale = readDouble(in, "length_scale", 1.0);
+    s.lengthScale = readReal(in, RealInput::LengthScale, 1.0, ip);
     s.retainTokens = readOptionalBig(in, "retain_tokens");
-    s.risk = readDouble(in, "risk", s.risk);
-    s.marginFraction = readDouble(in, "margin", s.marginFraction);
+    s.risk = readReal(in, RealInput::Risk, s.risk, ip);
+    s.marginFraction = readReal(in, RealInput::Margin, s.marginFraction, ip);
     s.targetSessions = readOptionalBig(in, "target_sessions");
-    s.bandwidthEfficiency = readDouble(in, "bandwidth_efficiency", s.bandwidthEfficiency);
-    s.computeUtilization = readDouble(in, "compute_utilization", s.computeUtilization);
-    s.trafficMultiplier = readDouble(in, "traffic_multiplier", s.trafficMultiplier);
+    s.bandwidthEfficiency = readReal(in, RealInput::BandwidthEfficiency, s.bandwidthEfficiency, ip);
+    s.computeUtilization = readReal(in, RealInput::ComputeUtilization, s.computeUtilization, ip);
+    s.trafficMultiplier = readReal(in, RealInput::TrafficMultiplier, s.trafficMultiplier, ip);
+    checkCounts(s);
+    checkScale(s);
     return s;
 }
 
@@ -500,7 +531,7 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
     s.engine = Engines::parse(e.value(QStringLiteral("engine")).toString(QStringLiteral("plain")), QStringLiteral("engine.engine"));
     s.engineSettings = readEngineSettings(e, QStringLiteral("engine."), "");
     const QString ep = QStringLiteral("engine.");
-    s.gpuMemoryUtilization = readBounded(e, "gpu_memory_utilization", s.gpuMemoryUtilization, 1e-6, 1, ep);
+    s.gpuMemoryUtilization = readReal(e, RealInput::GpuMemoryUtilization, s.gpuMemoryUtilization, ep);
     s.gpuMemoryUtilizationGiven = e.value(QStringLiteral("gpu_memory_utilization_given")).toBool();
     s.blockSize = readInt(e, "block_size", 16, 1, ep);
     const QJsonObject in = o.value(QStringLiteral("inputs")).toObject();
@@ -524,8 +555,8 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
         s.weightsDtype = Dtypes::parse(in.value(QStringLiteral("weights_dtype")).toString(), QStringLiteral("inputs.weights_dtype"));
     if (in.value(QStringLiteral("kv_dtype")).isString())
         s.kvDtype = Dtypes::parse(in.value(QStringLiteral("kv_dtype")).toString(), QStringLiteral("inputs.kv_dtype"));
-    if (const auto kv = readOptionalBig(in, "kv_heads_override", ip))
-        s.kvHeadsOverride = int(*kv);
+    if (!in.value(QStringLiteral("kv_heads_override")).isUndefined() && !in.value(QStringLiteral("kv_heads_override")).isNull())
+        s.kvHeadsOverride = readInt(in, "kv_heads_override", 0, 1, ip);
     s.gpuMemoryBytes = readOptionalBig(in, "gpu_memory_bytes", ip);
     s.weightsBytes = readOptionalBig(in, "weights_bytes", ip);
     s.workspaceBytes = readOptionalBig(in, "workspace_bytes", ip);
@@ -533,25 +564,19 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
     s.activationBytes = readBig(in, "activation_bytes", s.activationBytes, ip);
     s.maxModelLen = readOptionalBig(in, "max_model_len", ip);
     s.preallocate = in.value(QStringLiteral("preallocate")).toBool();
-    s.priceUsdPerGpuHour = readOptionalDouble(in, "price_usd_per_gpu_hour", ip);
-    if (s.priceUsdPerGpuHour)
-        s.priceUsdPerGpuHour = readBounded(in, "price_usd_per_gpu_hour", 0, 1e-9, 1e6, ip);
-    s.lengthScale = readBounded(in, "length_scale", 1.0, 1e-6, 1e6, ip);
+    s.priceUsdPerGpuHour = readOptionalReal(in, RealInput::Price, ip);
+    s.lengthScale = readReal(in, RealInput::LengthScale, 1.0, ip);
     s.retainTokens = readOptionalBig(in, "retain_tokens", ip);
-    s.risk = readBounded(in, "risk", s.risk, 1e-6, 0.5, ip);
-    s.marginFraction = readBounded(in, "margin", s.marginFraction, 0, 0.9, ip);
+    s.risk = readReal(in, RealInput::Risk, s.risk, ip);
+    s.marginFraction = readReal(in, RealInput::Margin, s.marginFraction, ip);
     s.targetSessions = readOptionalBig(in, "target_sessions", ip);
-    s.bandwidthEfficiency = readBounded(in, "bandwidth_efficiency", s.bandwidthEfficiency, 1e-6, 1, ip);
-    s.computeUtilization = readBounded(in, "compute_utilization", s.computeUtilization, 1e-6, 1, ip);
-    s.trafficMultiplier = readBounded(in, "traffic_multiplier", s.trafficMultiplier, 1e-6, 1e6, ip);
-    for (const auto &[value, key] : {std::pair{s.maxModelLen, "max_model_len"}, {s.retainTokens, "retain_tokens"}, {s.targetSessions, "target_sessions"}})
-        if (value && *value < 1)
-            throw InputError(ip + QString::fromLatin1(key), QStringLiteral("must be at least 1"));
-    for (const auto &[value, key] : {std::pair{s.gpuMemoryBytes, "gpu_memory_bytes"}, {s.weightsBytes, "weights_bytes"}, {s.workspaceBytes, "workspace_bytes"}})
-        if (value && *value < 0)
-            throw InputError(ip + QString::fromLatin1(key), QStringLiteral("must not be negative"));
+    s.bandwidthEfficiency = readReal(in, RealInput::BandwidthEfficiency, s.bandwidthEfficiency, ip);
+    s.computeUtilization = readReal(in, RealInput::ComputeUtilization, s.computeUtilization, ip);
+    s.trafficMultiplier = readReal(in, RealInput::TrafficMultiplier, s.trafficMultiplier, ip);
+    checkCounts(s);
     if (o.value(QStringLiteral("distribution")).isObject())
         s.distribution = distributionFromJson(o.value(QStringLiteral("distribution")).toObject());
+    checkScale(s);
     return s;
 }
 

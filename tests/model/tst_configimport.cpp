@@ -545,7 +545,8 @@ void TestConfigImport::gpuPresetRefusals_data()
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("message");
     const QString whole = QStringLiteral("must be a positive whole number of bytes");
-    const QString price = QStringLiteral("must be between 0 and 1,000,000 dollars, or null");
+    // The one range rule for a price (inputs/inputranges.cpp, shared with --price): above 0, at most $1,000,000.
+    const QString price = QStringLiteral("must be a number from 1e-09 to 1e+06, got ");
     QTest::newRow("memory_bytes missing (wholeBytes)") << gpuPreset({}, {QStringLiteral("memory_bytes")}) << QStringLiteral("memory_bytes")
                                                        << QStringLiteral("is missing from the GPU preset");
     QTest::newRow("memory_bytes null (wholeBytes)") << gpuPreset({{QStringLiteral("memory_bytes"), QJsonValue()}}) << QStringLiteral("memory_bytes")
@@ -560,10 +561,11 @@ void TestConfigImport::gpuPresetRefusals_data()
                                                           << QStringLiteral("bandwidth_bytes_per_s") << whole;
     QTest::newRow("host_link_bytes_per_s -64e9 (wholeBytes)") << gpuPreset({{QStringLiteral("host_link_bytes_per_s"), -64e9}})
                                                               << QStringLiteral("host_link_bytes_per_s") << whole;
-    QTest::newRow("price_usd_per_hour 0") << gpuPreset({{QStringLiteral("price_usd_per_hour"), 0}}) << QStringLiteral("price_usd_per_hour") << price;
-    QTest::newRow("price_usd_per_hour -2.95") << gpuPreset({{QStringLiteral("price_usd_per_hour"), -2.95}}) << QStringLiteral("price_usd_per_hour") << price;
+    QTest::newRow("price_usd_per_hour 0") << gpuPreset({{QStringLiteral("price_usd_per_hour"), 0}}) << QStringLiteral("price_usd_per_hour") << price + QStringLiteral("0");
+    QTest::newRow("price_usd_per_hour -2.95") << gpuPreset({{QStringLiteral("price_usd_per_hour"), -2.95}}) << QStringLiteral("price_usd_per_hour")
+                                              << price + QStringLiteral("-2.95");
     QTest::newRow("price_usd_per_hour 1,000,001") << gpuPreset({{QStringLiteral("price_usd_per_hour"), 1'000'001}})
-                                                  << QStringLiteral("price_usd_per_hour") << price;
+                                                  << QStringLiteral("price_usd_per_hour") << price + QStringLiteral("1000001");
 }
 
 void TestConfigImport::gpuPresetRefusals()

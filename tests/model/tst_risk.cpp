@@ -342,8 +342,10 @@ private Q_SLOTS:
                                                       << data + QStringLiteral("zero-request.csv line 3: a request of 0 tokens");
         QTest::newRow("trace: one-column length 0") << QStringLiteral("trace:") + data + QStringLiteral("zero-length.csv") << f
                                                     << data + QStringLiteral("zero-length.csv line 3: a session of 0 tokens");
-        QTest::newRow("trace: 2^63 - 1 + 1 tokens overflow") << QStringLiteral("trace:") + data + QStringLiteral("overflow.csv") << f
-                                                             << data + QStringLiteral("overflow.csv line 2: ContextTokens + GeneratedTokens overflows 64 bits");
+        // 2^63 - 1 context tokens: refused before any sum, as a length beyond 2^53 tokens
+        // (LengthDistribution::maxTokens, where a double stops holding every whole number).
+        QTest::newRow("trace: 2^63 - 1 tokens, beyond 2^53") << QStringLiteral("trace:") + data + QStringLiteral("overflow.csv") << f
+                                                             << data + QStringLiteral("overflow.csv line 2, ContextTokens: 9223372036854775807 tokens is beyond 2^53");
         QTest::newRow("trace: two columns, no header") << QStringLiteral("trace:") + data + QStringLiteral("two-columns-no-header.csv") << f
                                                        << data + QStringLiteral("two-columns-no-header.csv line 1: expected one length per line");
         // Specs (parse).
@@ -405,8 +407,8 @@ private Q_SLOTS:
                 QCOMPARE(e.message(), message);
             }
         };
-        refused([&] { LengthDistribution::logNormal(0.5, 100, 0.99, 0, f); }, QStringLiteral("median must be at least 1 token"));
-        refused([&] { LengthDistribution::logNormal(std::nan(""), 100, 0.99, 0, f); }, QStringLiteral("median must be at least 1 token"));
+        refused([&] { LengthDistribution::logNormal(0.5, 100, 0.99, 0, f); }, QStringLiteral("median must be from 1 to 2^53 tokens"));
+        refused([&] { LengthDistribution::logNormal(std::nan(""), 100, 0.99, 0, f); }, QStringLiteral("median must be from 1 to 2^53 tokens"));
         QCOMPARE(LengthDistribution::logNormal(1, 100, 0.99, 100, f).maximum(), qint64(100)); // the edges are allowed
         refused([&] { LengthDistribution::quantiles({{0.9, 4000}, {0.5, 1000}}, 9000, f); }, QStringLiteral("quantile p50 is out of order"));
         refused([&] { LengthDistribution::quantiles({{0.5, 1000}, {0.5, 2000}}, 9000, f); }, QStringLiteral("quantile p50 is out of order"));

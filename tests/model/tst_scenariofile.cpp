@@ -174,7 +174,7 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("content");
         QTest::addColumn<QString>("field");
         QTest::addColumn<QString>("message");
-        const QString int1 = QStringLiteral("0 is out of range (1 to 10,000,000)");
+        const QString int1 = QStringLiteral("must be a whole number from 1 to 10,000,000, got 0");
         const QString unit = QStringLiteral("must be a number from 1e-06 to 1");
         // Engine settings (readEngineSettings, shared with plan --json outputs).
         for (const char *key : {"kv_cache_memory", "free_memory_before", "free_memory_after", "activation_peak", "non_torch", "cuda_graph"})
@@ -204,7 +204,7 @@ private Q_SLOTS:
             QTest::newRow(qPrintable(QStringLiteral("engine.%1 0 (readInt)").arg(QString::fromLatin1(key))))
                 << patched("engine", key, 0) << QStringLiteral("engine.") + QString::fromLatin1(key) << int1;
         QTest::newRow("engine.n_seq 10,000,001 (readInt)") << patched("engine", "n_seq", 10'000'001) << QStringLiteral("engine.n_seq")
-                                                          << QStringLiteral("10000001 is out of range (1 to 10,000,000)");
+                                                          << QStringLiteral("must be a whole number from 1 to 10,000,000, got 10,000,001");
         QTest::newRow("engine.n_seq \"four\" (readBig)") << patched("engine", "n_seq", QStringLiteral("four")) << QStringLiteral("engine.n_seq")
                                                        << QStringLiteral("must be a whole number");
         QTest::newRow("engine.gpu_memory_utilization 0 (readBounded)") << patched("engine", "gpu_memory_utilization", 0)
@@ -258,7 +258,7 @@ private Q_SLOTS:
                                                << QStringLiteral("must not be negative");
         QTest::newRow("model.num_attention_heads 10,000,001 (readInt)") << patched("model", "num_attention_heads", 10'000'001)
                                                                         << QStringLiteral("model.num_attention_heads")
-                                                                        << QStringLiteral("10000001 is out of range (0 to 10,000,000)");
+                                                                        << QStringLiteral("must be a whole number from 0 to 10,000,000, got 10,000,001");
         QTest::newRow("model.weights_dtype float13 (Dtypes::parse)") << patched("model", "weights_dtype", QStringLiteral("float13"))
                                                                      << QStringLiteral("model.weights_dtype") << QStringLiteral("float13");
 
