@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/capacity.h"
-#include "engines/enginefigures.h"
+#include "engines/enginerule.h"
 #include "lengths/overflowrisk.h"
 #include "plan/servingestimate.h"
 #include "core/inputerror.h"
@@ -360,7 +360,7 @@ CapacityResult computeCapacity(const Scenario &s)
                                                .arg(formatCount(s.contextTokens), formatCount(maxPos))
                                          : QStringLiteral("The context of %1 tokens is beyond %2's maximum of %3 tokens: computed anyway.")
                                                .arg(formatCount(s.contextTokens), s.model.name, formatCount(maxPos)));
-        if (s.engine != Engine::Vllm && s.gpuMemoryUtilizationGiven)
+        if (!Engines::rule(s.engine).usesUtilization() && s.gpuMemoryUtilizationGiven)
             r.warnings << QStringLiteral("gpu_memory_utilization applies to the vLLM rule only (--engine vllm); ignored here.");
         if (s.weightsBytes && s.weightsDtype)
             r.warnings << QStringLiteral("The given weights size wins over the weights precision.");
@@ -369,13 +369,13 @@ CapacityResult computeCapacity(const Scenario &s)
         if (es.kvCacheMemory && *es.kvCacheMemory > card)
             r.warnings << QStringLiteral("--kv-cache-memory (%1) is more than the card holds (%2).")
                               .arg(Units::formatBytes(*es.kvCacheMemory, UnitSystem::Decimal), Units::formatBytes(card, UnitSystem::Decimal));
-        if (es.kvCacheMemory && (s.engine == Engine::Plain || s.engine == Engine::LlamaCpp || s.engine == Engine::Ollama))
+        if (es.kvCacheMemory && !Engines::rule(s.engine).honoursKvCacheMemory())
             r.warnings << QStringLiteral("--kv-cache-memory applies to the vllm, sglang and trtllm rules; ignored here.");
         for (const auto &[value, flag] : {std::pair{es.freeMemoryBefore, "--free-memory-before"}, std::pair{es.freeMemoryAfter, "--free-memory-after"}})
             if (value && *value > card)
                 r.warnings << QStringLiteral("%1 (%2) is more than the card holds (%3).")
                                   .arg(QString::fromLatin1(flag), Units::formatBytes(*value, UnitSystem::Decimal), Units::formatBytes(card, UnitSystem::Decimal));
-        if ((s.engine == Engine::LlamaCpp || s.engine == Engine::Ollama) && r.engineFigures.kvSelfBytes > card)
+        if (r.engineFigures.kvSelfBytes > card)
             r.warnings << QStringLiteral("The engine's KV at %1 cells (%2) is more than the card holds (%3).")
                               .arg(formatCount(r.engineFigures.kvCacheTokens), Units::formatBytes(r.engineFigures.kvSelfBytes, UnitSystem::Decimal),
                                    Units::formatBytes(card, UnitSystem::Decimal));

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/dtype.h"
-#include "engines/enginefigures.h"
+#include "engines/enginerule.h"
 #include "kv/kvcost.h"
 
 #include <QDebug>

@@ -5,7 +5,9 @@
 // count lies in the range the rule gives over that interval.
 #include "plan/capacity.h"
 #include "io/configimporter.h"
-#include "engines/enginefigures.h"
+#include "engines/enginerule.h"
+#include "engines/sglang.h"
+#include "engines/vllm.h"
 
 #include <QJsonDocument>
 #include "testshapes.h"
@@ -206,7 +208,7 @@ private Q_SLOTS:
         // K size = V size = 46,611 x 64 layers x 2 heads x 128 x 2 B = 1.42 GiB printed.
         QCOMPARE(std::round(double(qint64(46611) * 64 * 2 * 128 * 2) / double(GiB) * 100) / 100, 1.42);
         // The default fraction at TP 4 is the one E07 ran with.
-        QCOMPARE(Engines::defaultMemFractionStatic(4), 0.85);
+        QCOMPARE(Sglang::defaultMemFractionStatic(4), 0.85);
     }
 
     void trtllmE08()

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "engines/enginerule.h"
+
+namespace Headroom {
+
+/// SGLang: free after load - free before load x (1 - mem_fraction_static)
+/// (sglang/srt/model_executor/model_runner.py, profile_max_num_token);
+/// page size 1. Before hardware, "before" defaults to card - runtime reserve
+/// and "after" to before - weights.
+class SglangRule : public EngineRule
+{
+public:
+    Engine id() const override { return Engine::Sglang; }
+    QString name() const override { return QStringLiteral("sglang"); }
+    QString describe() const override;
+    EngineBudget budget(const Scenario &s, qint64 weightsPerGpu) const override;
+    EngineFigures figures(const Scenario &s, const KvCost &cost, qint64 budgetPerGpu) const override;
+    QStringList derivation(const Scenario &s, const EngineFigures &f, UnitSystem u) const override;
+    bool honoursKvCacheMemory() const override { return true; }
+    void addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field) const override;
+    void applyLog(const LogReading &r, Scenario &s) const override;
+    QString tokensFigure() const override { return QStringLiteral("#tokens"); }
+};
+
+namespace Sglang {
+/// SGLang's default mem_fraction_static by TP size (sglang/srt/server_args.py,
+/// __post_init__, 2024-25 releases): 0.88 at TP 1, 0.87 at 2, 0.85 at 4,
+/// 0.81 at 8, 0.79 at 16 and above. E07 ran TP 4 with 0.85.
+double defaultMemFractionStatic(int tp);
+} // namespace Sglang
+
+} // namespace Headroom
