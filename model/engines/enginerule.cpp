@@ -89,6 +89,8 @@ void EngineFigures::addTo(QJsonObject &o) const
     o.insert(QStringLiteral("engine_kv_cache_bytes"), kvCacheBytes);
     o.insert(QStringLiteral("engine_num_blocks"), numBlocks);
     o.insert(QStringLiteral("engine_kv_cache_tokens"), kvCacheTokens);
+    o.insert(QStringLiteral("engine_kv_cache_tokens_low"), kvCacheTokensLow);
+    o.insert(QStringLiteral("engine_kv_cache_tokens_high"), kvCacheTokensHigh);
     o.insert(QStringLiteral("engine_max_concurrency"), maxConcurrency);
     o.insert(QStringLiteral("engine_max_model_len"), maxModelLen);
     Engines::rule(engine).addJson(*this, o);

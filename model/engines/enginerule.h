@@ -26,6 +26,10 @@ struct EngineFigures
     qint64 kvSelfBytes = 0;      ///< llama.cpp "KV self size" / Ollama memory.required.kv, K and V (whole model)
     qint64 recurrentStateBytes = 0; ///< llama.cpp recurrent-state buffer (R + S), f32, all sequences
     qint64 activationPeakBytes = 0; ///< vLLM: the activation peak used (measured or estimated)
+    qint64 kvNeededBytes = 0;    ///< vLLM: KV one request of max_model_len needs per GPU ("... GiB KV cache is needed")
+    qint64 estimatedMaxModelLen = 0; ///< vLLM: the longest request the pool holds ("estimated maximum model length")
+    qint64 kvCacheTokensLow = 0;  ///< before hardware: the token count at the low end of the budget's stated uncertainty
+    qint64 kvCacheTokensHigh = 0; ///< and at the high end; both equal kvCacheTokens once calibrated
     QStringList predicts;        ///< the engine's printed lines these figures reproduce
     QString note;                ///< what is not predicted, and why
 
@@ -36,6 +40,7 @@ struct EngineFigures
 /// The KV budget per GPU under one engine's rule, and the workspace it implies.
 struct EngineBudget
 {
+    qint64 memory = 0;     ///< the card as the engine sees it (torch's total for vLLM, SGLang, TensorRT-LLM)
     qint64 usable = 0;     ///< card, or card x utilization (vLLM)
     qint64 workspace = 0;  ///< per GPU: what is neither weights nor KV within `usable`
     qint64 budget = 0;     ///< KV budget per GPU (may be negative: a shortfall)
@@ -61,6 +66,11 @@ public:
     /// One line with the rule and its source, for the UI.
     virtual QString describe() const = 0;
 
+    /// The newest release family this rule was checked against (the default version).
+    virtual EngineVersion checkedVersion() const = 0;
+    /// The version in force for `s`: --engine-version, else checkedVersion().
+    virtual EngineVersion version(const Scenario &s) const { return s.engineSettings.engineVersion.value_or(checkedVersion()); }
+
     /// The KV budget per GPU for `s` with weights per GPU `weightsPerGpu`.
     /// Throws InputError naming the flag for out-of-range settings.
     virtual EngineBudget budget(const Scenario &s, qint64 weightsPerGpu) const = 0;
@@ -84,6 +94,11 @@ public:
     /// What a reading of this engine's log means for the scenario, beyond the
     /// common part LogCalibration::apply does (lengths, TP, memory, weights).
     virtual void applyLog(const LogReading &, Scenario &) const {}
+    /// How far the budget may be off before hardware, as a fraction of the card's
+    /// memory: the largest miss over the checked public cases of this engine
+    /// (tests/model/tst_engines.cpp), 0 when the scenario pins every term that
+    /// was measured (a calibrated scenario) or the figures do not depend on a budget.
+    virtual double budgetUncertainty(const Scenario &) const { return 0; }
     /// The name of its printed token count in a calibration table.
     virtual QString tokensFigure() const { return QStringLiteral("GPU KV cache size"); }
 };

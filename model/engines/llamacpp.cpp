@@ -69,6 +69,13 @@ void LlamaCppRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const Q
       << LogPattern{rx(QStringLiteral("\\bn_embd_head_k\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.headDim = shapeAt(m, l, "n_embd_head_k"); }}
       << LogPattern{rx(QStringLiteral("\\bn_ctx\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.maxModelLen = shapeAt(m, l, "n_ctx"); }}
       << LogPattern{rx(QStringLiteral("\\bn_seq_max\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.nSeq = shapeAt(m, l, "n_seq_max"); }}
+      // llama_kv_cache_init: kv_size = 32768, offload = 1, type_k = 'q8_0', type_v = 'q8_0', n_layer = 64
+      // (src/llama-kv-cache.cpp): the cells allocated, whatever n_ctx was asked for.
+      << LogPattern{rx(QStringLiteral("\\bkv_size\\s*=\\s*(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvCells = shapeAt(m, l, "kv_size"); }}
+      << LogPattern{rx(QStringLiteral("\\btype_k\\s*=\\s*'([a-z0-9_]+)'")), [&r](const QRegularExpressionMatch &m, int) { r.kvDtype = m.captured(1); }}
+      // "CUDA0 KV buffer size = 2788.00 MiB" per device (layer split): their sum is the KV self size.
+      << LogPattern{rx(QStringLiteral("\\bKV buffer size\\s*=\\s*") + num + gib),
+                    [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvBuffers += mem(m, 1, l); r.kvSelf = r.kvBuffers; }}
       << LogPattern{rx(QStringLiteral("KV self size\\s*=\\s*") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvSelf = mem(m, 1, l); }}
       << LogPattern{rx(QStringLiteral("llama_kv_cache(?:_unified)?:.*size\\s*=\\s*") + num + gib + QStringLiteral(".*cells")),
                     [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvSelf = mem(m, 1, l); }}
@@ -79,8 +86,8 @@ void LlamaCppRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const Q
 
 void LlamaCppRule::applyLog(const LogReading &r, Scenario &s) const
 {
-    if (r.maxModelLen)
-        s.engineSettings.nCtx = *r.maxModelLen;
+    if (r.kvCells || r.maxModelLen)
+        s.engineSettings.nCtx = r.kvCells ? *r.kvCells : *r.maxModelLen;
     if (r.layers && r.kvHeads && r.headDim) {
         ModelShape m;
         m.id = QStringLiteral("from-log");

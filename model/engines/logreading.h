@@ -34,6 +34,8 @@ struct LogReading
     std::optional<qint64> freeAfter;    ///< SGLang avail mem after loading
     std::optional<double> memFractionStatic;
     std::optional<qint64> kvSelf;       ///< llama.cpp KV self size (K + V)
+    std::optional<qint64> kvCells;      ///< llama.cpp llama_kv_cache_init "kv_size = N": the cells allocated
+    qint64 kvBuffers = 0;               ///< llama.cpp: the per-device "KV buffer size" lines, summed
     std::optional<qint64> recurrentState; ///< llama.cpp R + S
     std::optional<int> layers;          ///< llama.cpp n_layer
     std::optional<int> kvHeads;         ///< llama.cpp n_head_kv

@@ -12,6 +12,7 @@ EngineBudget PlainRule::cardMinusWorkspace(const Scenario &s, qint64 weightsPerG
 {
     EngineBudget b;
     const qint64 memory = s.effectiveGpuMemoryBytes();
+    b.memory = memory;
     b.usable = memory;
     b.workspace = s.effectiveWorkspaceBytes();
     b.budget = memory - Units::add(weightsPerGpu, b.workspace, QStringLiteral("--weights"));

@@ -13,6 +13,7 @@ public:
     Engine id() const override { return Engine::Plain; }
     QString name() const override { return QStringLiteral("plain"); }
     QString describe() const override;
+    EngineVersion checkedVersion() const override { return {}; }
     EngineBudget budget(const Scenario &s, qint64 weightsPerGpu) const override;
     EngineFigures figures(const Scenario &s, const KvCost &cost, qint64 budgetPerGpu) const override;
     QStringList derivation(const Scenario &, const EngineFigures &, UnitSystem) const override { return {}; }

@@ -30,7 +30,8 @@ EngineBudget SglangRule::budget(const Scenario &s, qint64 weightsPerGpu) const
 {
     EngineBudget b;
     const EngineSettings &e = s.engineSettings;
-    const qint64 memory = s.effectiveGpuMemoryBytes();
+    const qint64 memory = s.effectiveEngineMemoryBytes();
+    b.memory = memory;
     b.usable = memory;
     const double fraction = e.memFractionStatic.value_or(Sglang::defaultMemFractionStatic(s.tp));
     checkFraction(fraction, "--mem-fraction-static");
@@ -38,7 +39,7 @@ EngineBudget SglangRule::budget(const Scenario &s, qint64 weightsPerGpu) const
         b.budget = *e.kvCacheMemory;
         b.rule = QStringLiteral("pinned by --kv-cache-memory");
     } else {
-        const qint64 before = e.freeMemoryBefore.value_or(memory - s.runtimeReserveBytes);
+        const qint64 before = e.freeMemoryBefore.value_or(memory - Sglang::startupBytes);
         const qint64 after = e.freeMemoryAfter.value_or(before - weightsPerGpu);
         if (after > before)
             throw InputError(QStringLiteral("--free-memory-after"),
@@ -57,16 +58,32 @@ EngineFigures SglangRule::figures(const Scenario &s, const KvCost &cost, qint64 
     const qint64 pool = std::max<qint64>(0, budget);
     const qint64 perToken = cost.bytesPerTokenPerGpu();
     const qint64 maxLen = s.effectiveMaxModelLen();
-    f.kvCacheBytes = pool;
-    f.kvCacheTokens = perToken > 0 ? pool / perToken : 0;
+    // Hybrid linear attention (model_runner.py, hybrid GDN / Mamba pools): the KV pool
+    // gets 1 / (1 + ratio) of the budget, the recurrent-state slots the rest.
+    const qint64 state = cost.stateBytesPerSessionPerGpu();
+    const qint64 kvPool = state > 0 ? qint64(double(pool) / (1.0 + Sglang::mambaFullMemoryRatio)) : pool;
+    f.kvCacheBytes = kvPool;
+    f.kvCacheTokens = perToken > 0 ? kvPool / perToken : 0;
     f.numBlocks = f.kvCacheTokens; // page size 1
     f.maxModelLen = maxLen;
     f.maxConcurrency = maxLen > 0 ? double(f.kvCacheTokens) / double(maxLen) : 0;
     f.predicts = QStringList{QStringLiteral("KV Cache is allocated. #tokens"), QStringLiteral("K size + V size")};
-    if (cost.stateBytesPerSessionPerGpu() > 0 || s.model.has(LayerKind::SlidingWindow))
-        f.note = QStringLiteral("SGLang sizes every attention layer at full length here; its hybrid/SWA pools split "
-                                "memory by their own ratio, which Headroom does not model.");
+    if (state > 0) {
+        f.recurrentStateBytes = pool - kvPool;
+        f.note = QStringLiteral("Hybrid linear attention: %1 recurrent-state slots (mamba_full_memory_ratio %2) beside the KV pool.")
+                     .arg(Units::formatCount(f.recurrentStateBytes / state)).arg(Sglang::mambaFullMemoryRatio);
+    } else if (s.model.has(LayerKind::SlidingWindow)) {
+        f.note = QStringLiteral("SGLang sizes every attention layer at full length here; its SWA pool splits memory by "
+                                "swa_full_tokens_ratio, which Headroom does not model.");
+    }
     return f;
+}
+
+double SglangRule::budgetUncertainty(const Scenario &s) const
+{
+    const EngineSettings &e = s.engineSettings;
+    // The checked SGLang case before hardware (E07) missed by +0.94% of the card.
+    return e.kvCacheMemory || (e.freeMemoryBefore && e.freeMemoryAfter) ? 0 : 0.01;
 }
 
 QStringList SglangRule::derivation(const Scenario &, const EngineFigures &e, UnitSystem) const

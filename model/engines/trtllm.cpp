@@ -16,7 +16,8 @@ EngineBudget TrtllmRule::budget(const Scenario &s, qint64 weightsPerGpu) const
 {
     EngineBudget b;
     const EngineSettings &e = s.engineSettings;
-    const qint64 memory = s.effectiveGpuMemoryBytes();
+    const qint64 memory = s.effectiveEngineMemoryBytes();
+    b.memory = memory;
     b.usable = memory;
     checkFraction(e.freeGpuMemoryFraction, "--free-gpu-memory-fraction");
     if (e.kvCacheMemory) {

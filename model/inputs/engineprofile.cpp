@@ -1,7 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inputs/engineprofile.h"
+#include "core/inputerror.h"
+
+#include <QRegularExpression>
 
 namespace Headroom {
+
+EngineVersion EngineVersion::parse(const QString &text, const QString &field)
+{
+    static const QRegularExpression re(QStringLiteral("^v?(\\d{1,3})\\.(\\d{1,3})(?:\\.(\\d{1,4}))?$"));
+    const auto m = re.match(text.trimmed());
+    if (!m.hasMatch())
+        throw InputError(field, QStringLiteral("must look like 0.10 or 0.11.2, got \"%1\"").arg(text));
+    return {m.captured(1).toInt(), m.captured(2).toInt(), m.captured(3).toInt()};
+}
 
 bool EngineSettings::operator==(const EngineSettings &o) const
 {
@@ -9,8 +21,9 @@ bool EngineSettings::operator==(const EngineSettings &o) const
         && freeMemoryAfter == o.freeMemoryAfter && activationPeak == o.activationPeak && nonTorch == o.nonTorch
         && cudaGraph == o.cudaGraph && memFractionStatic == o.memFractionStatic
         && freeGpuMemoryFraction == o.freeGpuMemoryFraction && maxNumBatchedTokens == o.maxNumBatchedTokens
+        && maxNumSeqs == o.maxNumSeqs
         && vllmMajor == o.vllmMajor && vllmMinor == o.vllmMinor && nCtx == o.nCtx && nSeq == o.nSeq
-        && nBatch == o.nBatch && trtTokensPerBlock == o.trtTokensPerBlock;
+        && nBatch == o.nBatch && trtTokensPerBlock == o.trtTokensPerBlock && engineVersion == o.engineVersion;
 }
 
 } // namespace Headroom

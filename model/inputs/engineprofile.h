@@ -19,6 +19,29 @@ enum class Engine {
     Ollama,   ///< engines/ollama.cpp
 };
 
+/// An engine release, X.Y[.Z]; most rules change by family X.Y, a few (Ollama
+/// 0.6.5) at a patch release.
+struct EngineVersion
+{
+    int major = 0;
+    int minor = 0;
+    int patch = 0;
+    bool operator==(const EngineVersion &o) const { return major == o.major && minor == o.minor && patch == o.patch; }
+    bool operator!=(const EngineVersion &o) const { return !(*this == o); }
+    /// True when this release is X.Y.Z or later.
+    bool atLeast(int x, int y, int z = 0) const
+    {
+        return major != x ? major > x : minor != y ? minor > y : patch >= z;
+    }
+    /// "0.11", "0.6.5"
+    QString text() const
+    {
+        return patch ? QStringLiteral("%1.%2.%3").arg(major).arg(minor).arg(patch) : QStringLiteral("%1.%2").arg(major).arg(minor);
+    }
+    /// Parses "X.Y" or "X.Y.Z" (a leading "v" allowed); throws InputError(field).
+    static EngineVersion parse(const QString &text, const QString &field);
+};
+
 /// Engine-specific inputs, each optional: measured figures win over defaults.
 /// Bytes are per GPU unless named otherwise.
 struct EngineSettings
@@ -32,12 +55,16 @@ struct EngineSettings
     std::optional<double> memFractionStatic; ///< --mem-fraction-static (SGLang)
     double freeGpuMemoryFraction = 0.9;      ///< --free-gpu-memory-fraction (TensorRT-LLM KvCacheConfig default)
     std::optional<qint64> maxNumBatchedTokens; ///< --max-num-batched-tokens (vLLM)
+    std::optional<qint64> maxNumSeqs;        ///< --max-num-seqs (vLLM; sizes the sampler's dummy pass)
     int vllmMajor = 0;                       ///< --vllm-version X.Y: the version family
     int vllmMinor = 11;
     std::optional<qint64> nCtx;              ///< --n-ctx: llama.cpp / Ollama context cells
     int nSeq = 1;                            ///< --n-seq: llama.cpp sequences / Ollama num_parallel
     int nBatch = 512;                        ///< --n-batch: llama.cpp n_ubatch / Ollama batch (both default 512)
     int trtTokensPerBlock = 32;              ///< TensorRT-LLM tokens_per_block
+    /// --engine-version X.Y of an engine other than vLLM (vLLM keeps vllmMajor/vllmMinor);
+    /// empty: the newest release that engine's rule was checked against.
+    std::optional<EngineVersion> engineVersion;
 
     bool operator==(const EngineSettings &o) const;
     bool operator!=(const EngineSettings &o) const { return !(*this == o); }

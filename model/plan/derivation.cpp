@@ -153,8 +153,8 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
                .arg(r.weightsBasis, fmt(r.weightsBytes),
                     tp ? QStringLiteral("; ÷ TP %1 = %2 per GPU").arg(s.tp).arg(fmt(r.weightsBytesPerGpu)) : QString());
     const QString usable = Engines::rule(s.engine).usesUtilization() && !s.engineSettings.kvCacheMemory
-        ? QStringLiteral("%1 card × %2 gpu_memory_utilization = %3 usable")
-              .arg(fmt(r.gpuMemoryBytes), QLocale::c().toString(s.gpuMemoryUtilization, 'g', 4), fmt(r.usableMemoryBytes))
+        ? QStringLiteral("%1 card as torch sees it × %2 gpu_memory_utilization = %3 usable")
+              .arg(fmt(r.engineMemoryBytes), QLocale::c().toString(s.gpuMemoryUtilization, 'g', 4), fmt(r.usableMemoryBytes))
         : QStringLiteral("%1 card").arg(fmt(r.gpuMemoryBytes));
     out << QStringLiteral("KV budget per GPU: %1 − %2 weights − %3 workspace = %4")
                .arg(usable, fmt(r.weightsBytesPerGpu), fmt(r.workspaceBytesPerGpu),
@@ -165,6 +165,12 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
         out << QStringLiteral("Engine rule (%1): %2").arg(Engines::name(s.engine), r.budgetRule);
     const EngineFigures &e = r.engineFigures;
     out << Engines::rule(s.engine).derivation(s, e, u);
+    if (e.kvCacheTokensHigh > e.kvCacheTokensLow)
+        out << QStringLiteral("  before hardware: %1 to %2 tokens (the budget ± %3 of the card, the spread of the checked public "
+                              "cases of %4 %5); calibrate with a start-up log to narrow it")
+                   .arg(formatCount(e.kvCacheTokensLow), formatCount(e.kvCacheTokensHigh),
+                        QStringLiteral("%1%").arg(Engines::rule(s.engine).budgetUncertainty(s) * 100, 0, 'g', 2), Engines::name(s.engine),
+                        Engines::rule(s.engine).version(s).text());
     if (!e.note.isEmpty())
         out << QStringLiteral("  (%1)").arg(e.note);
 
