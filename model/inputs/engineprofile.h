@@ -8,20 +8,38 @@
 
 namespace Headroom {
 
-/// How an engine carves a card's memory into weights, workspace and KV cache,
-/// and how it counts what it allocates. Each rule names its source.
+/// The engines whose rules Headroom knows; each has one class in
+/// model/engines/<name>.cpp (EngineRule), reached through Engines::rule().
 enum class Engine {
     Plain,    ///< budget = card - weights - workspace (the textbook rule)
-    Vllm,     ///< card x gpu_memory_utilization - weights - activation peak - non-torch
-              ///< [- CUDA graphs]; vllm/v1/worker/gpu_worker.py determine_available_memory;
-              ///< blocks per vllm/v1/core/kv_cache_utils.py (get_kv_cache_configs)
-    Sglang,   ///< free after load - free before load x (1 - mem_fraction_static);
-              ///< sglang/srt/model_executor/model_runner.py profile_max_num_token; page size 1
-    Trtllm,   ///< free_gpu_memory_fraction x free memory after the engine loads;
-              ///< tensorrt_llm KvCacheConfig; 32 tokens per block (64 in older build scripts)
-    LlamaCpp, ///< n_ctx cells allocated up front, padded to 256; src/llama-kv-cache*.cpp
-    Ollama,   ///< Ollama's estimate memory.required.kv (llm/memory.go): num_ctx x num_parallel
-              ///< cells per global layer, num_parallel x window + batch per sliding layer
+    Vllm,     ///< engines/vllm.cpp
+    Sglang,   ///< engines/sglang.cpp
+    Trtllm,   ///< engines/trtllm.cpp
+    LlamaCpp, ///< engines/llamacpp.cpp
+    Ollama,   ///< engines/ollama.cpp
+};
+
+/// An engine release, X.Y[.Z]; most rules change by family X.Y, a few (Ollama
+/// 0.6.5) at a patch release.
+struct EngineVersion
+{
+    int major = 0;
+    int minor = 0;
+    int patch = 0;
+    bool operator==(const EngineVersion &o) const { return major == o.major && minor == o.minor && patch == o.patch; }
+    bool operator!=(const EngineVersion &o) const { return !(*this == o); }
+    /// True when this release is X.Y.Z or later.
+    bool atLeast(int x, int y, int z = 0) const
+    {
+        return major != x ? major > x : minor != y ? minor > y : patch >= z;
+    }
+    /// "0.11", "0.6.5"
+    QString text() const
+    {
+        return patch ? QStringLiteral("%1.%2.%3").arg(major).arg(minor).arg(patch) : QStringLiteral("%1.%2").arg(major).arg(minor);
+    }
+    /// Parses "X.Y" or "X.Y.Z" (a leading "v" allowed); throws InputError(field).
+    static EngineVersion parse(const QString &text, const QString &field);
 };
 
 /// Engine-specific inputs, each optional: measured figures win over defaults.
@@ -37,12 +55,16 @@ struct EngineSettings
     std::optional<double> memFractionStatic; ///< --mem-fraction-static (SGLang)
     double freeGpuMemoryFraction = 0.9;      ///< --free-gpu-memory-fraction (TensorRT-LLM KvCacheConfig default)
     std::optional<qint64> maxNumBatchedTokens; ///< --max-num-batched-tokens (vLLM)
+    std::optional<qint64> maxNumSeqs;        ///< --max-num-seqs (vLLM; sizes the sampler's dummy pass)
     int vllmMajor = 0;                       ///< --vllm-version X.Y: the version family
     int vllmMinor = 11;
     std::optional<qint64> nCtx;              ///< --n-ctx: llama.cpp / Ollama context cells
     int nSeq = 1;                            ///< --n-seq: llama.cpp sequences / Ollama num_parallel
     int nBatch = 512;                        ///< --n-batch: llama.cpp n_ubatch / Ollama batch (both default 512)
     int trtTokensPerBlock = 32;              ///< TensorRT-LLM tokens_per_block
+    /// --engine-version X.Y of an engine other than vLLM (vLLM keeps vllmMajor/vllmMinor);
+    /// empty: the newest release that engine's rule was checked against.
+    std::optional<EngineVersion> engineVersion;
 
     bool operator==(const EngineSettings &o) const;
     bool operator!=(const EngineSettings &o) const { return !(*this == o); }
@@ -50,6 +72,7 @@ struct EngineSettings
 
 namespace Engines {
 
+// Implemented by the dispatcher (engines/enginerule.cpp) from each engine's rule.
 /// "plain", "vllm", "sglang", "trtllm", "llamacpp", "ollama".
 QString name(Engine e);
 /// A one-line description with the rule and its source, for the UI.
@@ -77,23 +100,5 @@ constexpr qint64 defaultActivationBytes = 3'000'000'000;
 constexpr double defaultGpuMemoryUtilization = 0.9;
 /// vLLM's default block size in tokens (CacheConfig.block_size = 16).
 constexpr int defaultBlockSize = 16;
-/// vLLM's non-torch memory when not measured: 0.06 GiB printed at TP 1 (E05);
-/// NCCL buffers add a few hundred MiB under TP, so 0.5 GiB when TP > 1.
-qint64 defaultNonTorchBytes(int tp);
-/// vLLM's CUDA-graph memory when not measured: 0.48 GiB printed for a 7B
-/// model (E05). Subtracted only from vLLM 0.11 on (E05's 0.10-era printout
-/// lists it but did not subtract it).
-constexpr qint64 defaultCudaGraphBytes = 515'396'076; // 0.48 GiB
-/// SGLang's default mem_fraction_static by TP size (sglang/srt/server_args.py,
-/// __post_init__, 2024-25 releases): 0.88 at TP 1, 0.87 at 2, 0.85 at 4,
-/// 0.81 at 8, 0.79 at 16 and above. E07 ran TP 4 with 0.85.
-double defaultMemFractionStatic(int tp);
-/// llama.cpp pads n_ctx to a multiple of 256 (src/llama-context.cpp).
-constexpr int llamaCppContextPadding = 256;
-/// llama.cpp's default context when none is given (common/common.h n_ctx = 4096).
-constexpr qint64 llamaCppDefaultContext = 4096;
-/// Ollama's default num_ctx in 0.6.x (docs/faq.md), used by E14.
-constexpr qint64 ollamaDefaultContext = 2048;
-
 } // namespace Engines
 } // namespace Headroom

@@ -57,6 +57,9 @@ struct Scenario
     Dtype effectiveKvDtype() const;
     /// Card memory in force, bytes.
     qint64 effectiveGpuMemoryBytes() const { return gpuMemoryBytes.value_or(gpu.memoryBytes); }
+    /// Card memory as the engine sees it (torch's total), bytes: the override
+    /// (the user's figure), else GpuSpec::engineVisibleBytes().
+    qint64 effectiveEngineMemoryBytes() const { return gpuMemoryBytes.value_or(gpu.engineVisibleBytes()); }
     /// num_key_value_heads in force: the what-if override, else the model's.
     int effectiveKvHeads() const { return kvHeadsOverride.value_or(model.kvHeads); }
     /// Workspace per card in force: the override, else reserve + activations.

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "io/logcalibration.h"
+#include "engines/enginerule.h"
 #include "plan/capacity.h"
 #include "core/inputerror.h"
 #include "core/units.h"
-#include "inputs/inputranges.h"
 
 #include <QJsonArray>
 #include <functional>
@@ -13,120 +13,21 @@
 namespace Headroom {
 
 namespace {
-
-// A memory figure as printed: number + unit (GiB, MiB; SGLang's "GB" is GiB).
-qint64 bytesOf(const QString &number, const QString &unit, int line, const QString &field)
-{
-    bool ok = false;
-    const double v = number.toDouble(&ok);
-    if (!ok || !std::isfinite(v) || v < 0)
-        throw InputError(field, QStringLiteral("line %1: \"%2\" is not a memory figure").arg(line).arg(number));
-    const QString u = unit.toLower();
-    const double scale = u.startsWith(QLatin1Char('m')) ? double(Units::MiB) : u.startsWith(QLatin1Char('k')) ? double(Units::KiB) : double(Units::GiB);
-    if (v * scale >= 9.2e18)
-        throw InputError(field, QStringLiteral("line %1: %2 %3 is too large to be a memory figure").arg(line).arg(number, unit));
-    return qint64(std::llround(v * scale));
-}
-
-qint64 countOf(QString number, int line, const QString &field)
-{
-    number.remove(QLatin1Char(','));
-    bool ok = false;
-    const qint64 v = number.toLongLong(&ok);
-    if (!ok || v < 0)
-        throw InputError(field, QStringLiteral("line %1: \"%2\" is not a count").arg(line).arg(number));
-    return v;
-}
-
-// A shape figure (layers, heads, head_dim, TP, n_ctx): a whole number from 1 to 10^8.
-int shapeOf(const QString &number, int line, const QString &field, const char *name)
-{
-    const qint64 v = countOf(number, line, field);
-    if (v < 1 || v > 100'000'000)
-        throw InputError(field, QStringLiteral("line %1: %2 = %3 is not a usable value").arg(line).arg(QString::fromLatin1(name), number));
-    return int(v);
-}
-
 // The refusal of a plan that failed, naming its field (CapacityResult::error is "field: message").
 InputError planError(const CapacityResult &r)
 {
     const QString prefix = r.errorField + QStringLiteral(": ");
     return InputError(r.errorField, !r.errorField.isEmpty() && r.error.startsWith(prefix) ? r.error.mid(prefix.size()) : r.error);
 }
-
 } // namespace
 
 LogReading LogCalibration::read(const QString &text, const QString &field)
 {
     LogReading r;
-    const QString num = QStringLiteral("([0-9]+(?:\\.[0-9]+)?)");
-    auto rx = [](const QString &s) { return QRegularExpression(s, QRegularExpression::CaseInsensitiveOption); };
-    auto mem = [&field](const QRegularExpressionMatch &m, int cap, int line) { return bytesOf(m.captured(cap), m.captured(cap + 1), line, field); };
-    auto cnt = [&field](const QRegularExpressionMatch &m, int cap, int line) { return countOf(m.captured(cap), line, field); };
-    auto dbl = [&field](const QRegularExpressionMatch &m, int cap, int line) {
-        bool ok = false;
-        const double v = m.captured(cap).toDouble(&ok);
-        if (!ok || !std::isfinite(v))
-            throw InputError(field, QStringLiteral("line %1: \"%2\" is not a number").arg(line).arg(m.captured(cap)));
-        return v;
-    };
-    // A setting the log prints, by the same range rule as its flag and file field.
-    auto setting = [&](RealInput input, const QRegularExpressionMatch &m, int cap, int line) {
-        const double v = dbl(m, cap, line);
-        try {
-            return InputRanges::check(input, v, QString::fromLatin1(InputRanges::of(input).key));
-        } catch (const InputError &e) {
-            throw InputError(field, QStringLiteral("line %1: %2 %3").arg(line).arg(e.field(), e.message()));
-        }
-    };
-    const QString gib = QStringLiteral("\\s*(GiB|GB|MiB|MB)");
-    struct P { QRegularExpression re; std::function<void(const QRegularExpressionMatch &, int)> take; };
-    const QVector<P> patterns = {
-        // vLLM
-        {rx(QStringLiteral("(?:vLLM|LLM engine).*?\\(v(\\d+\\.\\d+(?:\\.\\d+)?)")), [&](const QRegularExpressionMatch &m, int) { r.engine = Engine::Vllm; r.version = m.captured(1); }},
-        {rx(QStringLiteral("\\bvllm[ =]v?(\\d+\\.\\d+(?:\\.\\d+)?)\\b")), [&](const QRegularExpressionMatch &m, int) { r.engine = Engine::Vllm; r.version = m.captured(1); }},
-        {rx(QStringLiteral("\\bmodel='([^']+)'")), [&](const QRegularExpressionMatch &m, int) { r.model = m.captured(1); }},
-        {rx(QStringLiteral("max_seq_len=(\\d+)")), [&](const QRegularExpressionMatch &m, int l) { r.maxModelLen = shapeOf(m.captured(1), l, field, "max_seq_len"); }},
-        {rx(QStringLiteral("tensor_parallel_size=(\\d+)")), [&](const QRegularExpressionMatch &m, int l) { r.tp = shapeOf(m.captured(1), l, field, "tensor_parallel_size"); }},
-        {rx(QStringLiteral("kv_cache_dtype=([a-z0-9_]+)")), [&](const QRegularExpressionMatch &m, int) { r.kvDtype = m.captured(1); }},
-        {rx(QStringLiteral("total_gpu_memory \\(") + num + gib + QStringLiteral("\\) x gpu_memory_utilization \\(") + num + QStringLiteral("\\)")),
-         [&](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.totalMemory = mem(m, 1, l); r.utilization = setting(RealInput::GpuMemoryUtilization, m, 3, l); }},
-        {rx(QStringLiteral("model weights take ") + num + gib), [&](const QRegularExpressionMatch &m, int l) { r.weights = mem(m, 1, l); }},
-        {rx(QStringLiteral("Model loading took ") + num + gib), [&](const QRegularExpressionMatch &m, int l) { if (!r.weights) r.weights = mem(m, 1, l); }},
-        {rx(QStringLiteral("non_torch_memory takes ") + num + gib), [&](const QRegularExpressionMatch &m, int l) { r.nonTorch = mem(m, 1, l); }},
-        {rx(QStringLiteral("activation peak memory takes ") + num + gib), [&](const QRegularExpressionMatch &m, int l) { r.activationPeak = mem(m, 1, l); }},
-        {rx(QStringLiteral("(?:CUDA graph|Graph capturing).*?took ") + num + gib), [&](const QRegularExpressionMatch &m, int l) { r.cudaGraph = mem(m, 1, l); }},
-        {rx(QStringLiteral("reserved for KV Cache is ") + num + gib), [&](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.kvBudget = mem(m, 1, l); }},
-        {rx(QStringLiteral("Available KV cache memory: ") + num + gib), [&](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.kvBudget = mem(m, 1, l); }},
-        {rx(QStringLiteral("# GPU blocks: ([0-9,]+)")), [&](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.numBlocks = cnt(m, 1, l); }},
-        {rx(QStringLiteral("num_gpu_blocks(?: is|=|:)\\s*([0-9,]+)")), [&](const QRegularExpressionMatch &m, int l) { r.numBlocks = cnt(m, 1, l); }},
-        {rx(QStringLiteral("GPU KV cache size: ([0-9,]+) tokens")), [&](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.kvTokens = cnt(m, 1, l); }},
-        {rx(QStringLiteral("Maximum concurrency for ([0-9,]+) tokens per request: ") + num + QStringLiteral("x")),
-         [&](const QRegularExpressionMatch &m, int l) { r.maxModelLen = cnt(m, 1, l); r.maxConcurrency = dbl(m, 2, l); }},
-        // SGLang
-        {rx(QStringLiteral("model_path='([^']+)'")), [&](const QRegularExpressionMatch &m, int) { r.engine = Engine::Sglang; r.model = m.captured(1); }},
-        {rx(QStringLiteral("mem_fraction_static=") + num), [&](const QRegularExpressionMatch &m, int l) { r.memFractionStatic = setting(RealInput::MemFractionStatic, m, 1, l); }},
-        {rx(QStringLiteral("\\btp_size=(\\d+)")), [&](const QRegularExpressionMatch &m, int l) { r.tp = shapeOf(m.captured(1), l, field, "tp_size"); }},
-        {rx(QStringLiteral("context_length=(\\d+)")), [&](const QRegularExpressionMatch &m, int l) { r.maxModelLen = shapeOf(m.captured(1), l, field, "context_length"); }},
-        {rx(QStringLiteral("Load weight begin.*avail mem=") + num + gib), [&](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.freeBefore = mem(m, 1, l); }},
-        {rx(QStringLiteral("Load weight end.*avail mem=") + num + gib + QStringLiteral(".*mem usage=") + num + gib),
-         [&](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.freeAfter = mem(m, 1, l); r.weights = mem(m, 3, l); }},
-        {rx(QStringLiteral("KV Cache is allocated\\. #tokens: ([0-9,]+)")), [&](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.kvTokens = cnt(m, 1, l); }},
-        // llama.cpp
-        {rx(QStringLiteral("general\\.name\\s+(?:str\\s+)?=\\s+(.+)$")), [&](const QRegularExpressionMatch &m, int) { if (r.model.isEmpty()) r.model = m.captured(1).trimmed(); }},
-        {rx(QStringLiteral("\\bn_layer\\s+=\\s+(\\d+)")), [&](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.layers = shapeOf(m.captured(1), l, field, "n_layer"); }},
-        {rx(QStringLiteral("\\bn_head\\s+=\\s+(\\d+)")), [&](const QRegularExpressionMatch &m, int l) { r.heads = shapeOf(m.captured(1), l, field, "n_head"); }},
-        {rx(QStringLiteral("\\bn_head_kv\\s+=\\s+(\\d+)")), [&](const QRegularExpressionMatch &m, int l) { r.kvHeads = shapeOf(m.captured(1), l, field, "n_head_kv"); }},
-        {rx(QStringLiteral("\\bn_embd_head_k\\s+=\\s+(\\d+)")), [&](const QRegularExpressionMatch &m, int l) { r.headDim = shapeOf(m.captured(1), l, field, "n_embd_head_k"); }},
-        {rx(QStringLiteral("\\bn_ctx\\s+=\\s+(\\d+)")), [&](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.maxModelLen = shapeOf(m.captured(1), l, field, "n_ctx"); }},
-        {rx(QStringLiteral("\\bn_seq_max\\s+=\\s+(\\d+)")), [&](const QRegularExpressionMatch &m, int l) { r.nSeq = shapeOf(m.captured(1), l, field, "n_seq_max"); }},
-        {rx(QStringLiteral("KV self size\\s*=\\s*") + num + gib), [&](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvSelf = mem(m, 1, l); }},
-        {rx(QStringLiteral("llama_kv_cache(?:_unified)?:.*size\\s*=\\s*") + num + gib + QStringLiteral(".*cells")),
-         [&](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvSelf = mem(m, 1, l); }},
-        {rx(QStringLiteral("\\bK \\(([a-z0-9_]+)\\):")), [&](const QRegularExpressionMatch &m, int) { r.kvDtype = m.captured(1); }},
-        {rx(QStringLiteral("R \\(f32\\):\\s*") + num + gib + QStringLiteral(",\\s*S \\(f32\\):\\s*") + num + gib),
-         [&](const QRegularExpressionMatch &m, int l) { r.recurrentState = Units::add(mem(m, 1, l), mem(m, 3, l), field); }},
-    };
+    // Every engine's start-up lines (each engine's rule, model/engines/).
+    QVector<LogPattern> patterns;
+    for (Engine e : Engines::all())
+        Engines::rule(e).addLogPatterns(patterns, r, field);
     QStringList lines = text.split(QLatin1Char('\n'));
     if (!lines.isEmpty() && lines.last().trimmed().isEmpty())
         lines.removeLast();
@@ -134,7 +35,7 @@ LogReading LogCalibration::read(const QString &text, const QString &field)
     for (int i = 0; i < lines.size(); ++i) {
         bool used = false;
         const Engine before = r.engine;
-        for (const P &p : patterns) {
+        for (const LogPattern &p : patterns) {
             const auto m = p.re.match(lines.at(i));
             if (m.hasMatch()) {
                 p.take(m, i + 1);
@@ -163,11 +64,8 @@ Scenario LogCalibration::apply(const LogReading &r, Scenario s)
     EngineSettings &e = s.engineSettings;
     if (r.tp)
         s.tp = *r.tp;
-    if (r.maxModelLen) {
+    if (r.maxModelLen)
         s.maxModelLen = *r.maxModelLen;
-        if (r.engine == Engine::LlamaCpp)
-            e.nCtx = *r.maxModelLen;
-    }
     if (r.nSeq)
         e.nSeq = *r.nSeq;
     if (r.kvDtype && *r.kvDtype != QLatin1String("auto")) {
@@ -176,22 +74,6 @@ Scenario LogCalibration::apply(const LogReading &r, Scenario s)
         } catch (const InputError &) {
             // An engine-specific name Headroom does not size: keep the scenario's.
         }
-    }
-    if (r.engine == Engine::LlamaCpp && r.layers && r.kvHeads && r.headDim) {
-        ModelShape m;
-        m.id = QStringLiteral("from-log");
-        m.name = r.model.isEmpty() ? QStringLiteral("Model from log") : r.model;
-        m.attentionHeads = r.heads.value_or(*r.kvHeads);
-        m.kvHeads = *r.kvHeads;
-        m.headDim = *r.headDim;
-        m.totalParams = s.model.totalParams;
-        LayerGroup g;
-        g.kvHeads = *r.kvHeads;
-        g.headDimK = g.headDimV = *r.headDim;
-        m.addLayers(g, *r.layers);
-        s.model = m;
-        if (!s.kvDtype)
-            s.kvDtype = Dtype::FP16;
     }
     if (r.totalMemory)
         s.gpuMemoryBytes = *r.totalMemory;
@@ -208,22 +90,12 @@ Scenario LogCalibration::apply(const LogReading &r, Scenario s)
     e.cudaGraph = r.cudaGraph;
     e.freeMemoryBefore = r.freeBefore;
     e.freeMemoryAfter = r.freeAfter;
-    if (r.memFractionStatic)
-        e.memFractionStatic = r.memFractionStatic;
     if (!r.version.isEmpty()) {
         const QStringList parts = r.version.split(QLatin1Char('.'));
         e.vllmMajor = parts.value(0).toInt();
         e.vllmMinor = parts.value(1).toInt();
-    } else if (r.engine == Engine::Vllm && r.activationPeak && !r.cudaGraph) {
-        // A breakdown line without a CUDA-graph term comes from a version that did not subtract it.
-        e.vllmMajor = 0;
-        e.vllmMinor = 10;
     }
-    // Keep the measured workspace as the scenario's own (vLLM: the profiled terms).
-    if (r.engine == Engine::Vllm && r.activationPeak && r.nonTorch) {
-        const bool graphs = e.vllmMajor > 0 || e.vllmMinor >= 11;
-        s.workspaceBytes = *r.activationPeak + *r.nonTorch + (graphs ? r.cudaGraph.value_or(0) : 0);
-    }
+    Engines::rule(r.engine).applyLog(r, s);
     return s;
 }
 
@@ -260,7 +132,7 @@ QVector<CalibrationRow> LogCalibration::compare(const LogReading &r, const Scena
         throw planError(counted);
     const EngineFigures &f = counted.engineFigures;
     if (r.kvTokens)
-        rows << CalibrationRow{r.engine == Engine::Sglang ? QStringLiteral("#tokens") : QStringLiteral("GPU KV cache size"),
+        rows << CalibrationRow{Engines::rule(r.engine).tokensFigure(),
                                double(*r.kvTokens), double(f.kvCacheTokens), QStringLiteral("tokens")};
     if (r.numBlocks)
         rows << CalibrationRow{QStringLiteral("GPU blocks"), double(*r.numBlocks), double(f.numBlocks), QStringLiteral("blocks")};

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "engines/logreading.h"
 #include "plan/capacityresult.h"
 #include "inputs/scenario.h"
 
@@ -11,39 +12,6 @@
 #include <optional>
 
 namespace Headroom {
-
-/// The figures an engine printed at start-up, read from its log.
-struct LogReading
-{
-    Engine engine = Engine::Plain;
-    QString model;                      ///< the model path/name as printed (vLLM model=, SGLang model_path=, llama.cpp general.name)
-    QString version;                    ///< engine version when printed, e.g. "0.10.1"
-    std::optional<int> tp;              ///< tensor_parallel_size / tp_size
-    std::optional<qint64> maxModelLen;  ///< max_seq_len / context_length / n_ctx
-    std::optional<QString> kvDtype;     ///< kv_cache_dtype, or llama.cpp's K type
-    std::optional<qint64> totalMemory;  ///< vLLM total_gpu_memory
-    std::optional<double> utilization;  ///< vLLM gpu_memory_utilization
-    std::optional<qint64> weights;      ///< per GPU: vLLM "model weights take" / "Model loading took", SGLang mem usage
-    std::optional<qint64> nonTorch;
-    std::optional<qint64> activationPeak;
-    std::optional<qint64> cudaGraph;
-    std::optional<qint64> kvBudget;     ///< per GPU: "Available KV cache memory" / "reserved for KV Cache"
-    std::optional<qint64> numBlocks;    ///< "# GPU blocks"
-    std::optional<qint64> kvTokens;     ///< "GPU KV cache size" / SGLang "#tokens"
-    std::optional<double> maxConcurrency;
-    std::optional<qint64> freeBefore;   ///< SGLang avail mem before loading
-    std::optional<qint64> freeAfter;    ///< SGLang avail mem after loading
-    std::optional<double> memFractionStatic;
-    std::optional<qint64> kvSelf;       ///< llama.cpp KV self size (K + V)
-    std::optional<qint64> recurrentState; ///< llama.cpp R + S
-    std::optional<int> layers;          ///< llama.cpp n_layer
-    std::optional<int> kvHeads;         ///< llama.cpp n_head_kv
-    std::optional<int> heads;           ///< llama.cpp n_head
-    std::optional<int> headDim;         ///< llama.cpp n_embd_head_k
-    std::optional<int> nSeq;            ///< llama.cpp n_seq_max
-    int linesRead = 0;                  ///< lines of the log
-    int linesUsed = 0;                  ///< lines a figure was read from
-};
 
 /// One printed figure beside Headroom's prediction.
 struct CalibrationRow

@@ -33,6 +33,8 @@ GpuSpec GpuSpec::fromPreset(const QJsonObject &p)
     g.vendor = p.value(QStringLiteral("vendor")).toString();
     g.memoryBytes = wholeBytes(p, "memory_bytes", true);
     g.memorySource = p.value(QStringLiteral("memory_source")).toString();
+    g.torchMemoryBytes = wholeBytes(p, "torch_memory_bytes", false);
+    g.torchMemorySource = p.value(QStringLiteral("torch_memory_source")).toString();
     g.marketedMemory = p.value(QStringLiteral("marketed_memory")).toString();
     g.bandwidthBytesPerSecond = wholeBytes(p, "bandwidth_bytes_per_s", false);
     const QJsonValue tflops = p.value(QStringLiteral("bf16_dense_tflops"));
@@ -51,6 +53,15 @@ GpuSpec GpuSpec::fromPreset(const QJsonObject &p)
     return g;
 }
 
+qint64 GpuSpec::engineVisibleBytes() const
+{
+    if (torchMemoryBytes > 0)
+        return torchMemoryBytes;
+    if (vendor == QLatin1String("NVIDIA") && memoryBytes > 4 * (qint64(1) << 30))
+        return memoryBytes - (qint64(1) << 29);
+    return memoryBytes;
+}
+
 GpuSpec GpuSpec::custom(qint64 memoryBytes)
 {
     GpuSpec g;
@@ -64,7 +75,8 @@ GpuSpec GpuSpec::custom(qint64 memoryBytes)
 bool GpuSpec::operator==(const GpuSpec &o) const
 {
     return id == o.id && name == o.name && vendor == o.vendor && memoryBytes == o.memoryBytes
-        && memorySource == o.memorySource && marketedMemory == o.marketedMemory
+        && memorySource == o.memorySource && torchMemoryBytes == o.torchMemoryBytes
+        && torchMemorySource == o.torchMemorySource && marketedMemory == o.marketedMemory
         && bandwidthBytesPerSecond == o.bandwidthBytesPerSecond && bf16DenseTflops == o.bf16DenseTflops
         && hostLinkBytesPerSecond == o.hostLinkBytesPerSecond && source == o.source && sourceDate == o.sourceDate
         && priceUsdPerHour == o.priceUsdPerHour && priceSource == o.priceSource && priceDate == o.priceDate;

@@ -20,6 +20,8 @@ struct GpuSpec
     QString vendor;
     qint64 memoryBytes = 0;           ///< bytes per card
     QString memorySource;             ///< where memoryBytes comes from
+    qint64 torchMemoryBytes = 0;      ///< total as torch.cuda.mem_get_info reports it inside an engine (0 = no cited figure)
+    QString torchMemorySource;        ///< the public engine log that printed it
     QString marketedMemory;           ///< e.g. "80 GB HBM3"
     qint64 bandwidthBytesPerSecond = 0; ///< HBM/GDDR bandwidth, bytes/s
     double bf16DenseTflops = 0;       ///< dense BF16 tensor TFLOPS (no sparsity)
@@ -33,6 +35,13 @@ struct GpuSpec
     /// Reads a GPU preset (presets/gpus/*.json). Throws InputError naming the
     /// field when memory_bytes is missing or not a positive whole number.
     static GpuSpec fromPreset(const QJsonObject &preset);
+    /// The card's memory as the engines see it (torch's total, what vLLM prints as
+    /// total_gpu_memory), bytes: the cited torch figure, else for an NVIDIA preset
+    /// the driver total less 0.5 GiB (the driver and ECC reservation; the cited
+    /// pairs differ by 0.42 GiB on an RTX 3090, 0.47 on an H100, 0.57 on an L40S,
+    /// 0.59 on an H200), else the driver total (custom cards: what the user gave;
+    /// ROCm reports the whole card).
+    qint64 engineVisibleBytes() const;
     /// A custom card of `memoryBytes` bytes with no other figures.
     static GpuSpec custom(qint64 memoryBytes);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/capacity.h"
-#include "engines/enginefigures.h"
+#include "engines/enginerule.h"
 #include "lengths/overflowrisk.h"
 #include "plan/servingestimate.h"
 #include "core/inputerror.h"
@@ -21,11 +21,25 @@ struct Budget
     qint64 weightsPerGpu = 0;
     qint64 workspace = 0;
     qint64 memory = 0;
+    qint64 engineMemory = 0;
     qint64 usable = 0;
     qint64 budget = 0;    // may be negative here
     qint64 activationPeak = 0;
     QString rule;
 };
+
+// Parameters an int4 (AWQ/GPTQ) checkpoint keeps in 16-bit: the input embeddings and
+// the output head, vocab x hidden each (vLLM's AWQ/GPTQ linear methods quantize
+// linear layers only: vllm/model_executor/layers/quantization/awq.py, gptq.py;
+// E05 loaded 5.29 GiB for Qwen2.5-7B-AWQ, E24 3.88 GiB for Mistral-7B GPTQ).
+// Counted untied (two matrices); 0 when the shape lacks vocab or hidden size.
+qint64 int4SixteenBitParams(const Scenario &s)
+{
+    if (s.effectiveWeightsDtype() != Dtype::INT4 || s.model.vocabSize <= 0 || s.model.hiddenSize <= 0)
+        return 0;
+    const qint64 e = Units::mul(Units::mul(s.model.vocabSize, s.model.hiddenSize, QStringLiteral("--params")), 2, QStringLiteral("--params"));
+    return e < s.model.totalParams ? e : 0;
+}
 
 Budget budgetOf(const Scenario &s)
 {
@@ -51,12 +65,24 @@ Budget budgetOf(const Scenario &s)
         b.weights = Dtypes::bytesFor(d, s.model.totalParams, QStringLiteral("--params"));
         b.weightsBasis = QStringLiteral("%1 parameters × %2 (%3)")
                              .arg(formatCount(s.model.totalParams), Dtypes::describeSize(d), Dtypes::name(d));
+        if (const qint64 embeddings = int4SixteenBitParams(s); embeddings > 0) {
+            const QString f = QStringLiteral("--params");
+            const qint64 linear = s.model.totalParams - embeddings;
+            // int4 linear weights + one fp16 scale and one packed 4-bit zero per group of 128
+            // (2.5 B per 128 weights), embeddings and lm_head in 16-bit.
+            b.weights = Units::add(Units::add(Dtypes::bytesFor(Dtype::INT4, linear, f), Units::mul(linear, 5, f) / 256, f),
+                                   Units::mul(embeddings, 2, f), f);
+            b.weightsBasis = QStringLiteral("%1 parameters as loaded: %2 int4 (+ group-128 scales) + %3 embedding and "
+                                            "output-head parameters in 16-bit")
+                                 .arg(formatCount(s.model.totalParams), formatCount(linear), formatCount(embeddings));
+        }
     }
     if (b.weights < 0)
         throw InputError(QStringLiteral("--weights"), QStringLiteral("must not be negative"));
     b.weightsPerGpu = Units::ceilDiv(b.weights, s.tp < 1 ? 1 : s.tp);
     const EngineBudget e = engineBudget(s, b.weightsPerGpu);
     b.usable = e.usable;
+    b.engineMemory = e.memory;
     b.workspace = e.workspace;
     b.budget = e.budget;
     b.activationPeak = e.activationPeak;
@@ -339,6 +365,13 @@ CapacityResult computeCapacity(const Scenario &s)
         r.budgetRule = b.rule;
         r.engineFigures = computeEngineFigures(s, cost, b.budget);
         r.engineFigures.activationPeakBytes = b.activationPeak;
+        r.engineMemoryBytes = b.engineMemory;
+        // The stated uncertainty before hardware: the figures at the budget's low and high ends.
+        const qint64 spread = qint64(Engines::rule(s.engine).budgetUncertainty(s) * double(b.engineMemory));
+        r.engineFigures.kvCacheTokensLow = spread > 0 ? computeEngineFigures(s, cost, b.budget - spread).kvCacheTokens
+                                                      : r.engineFigures.kvCacheTokens;
+        r.engineFigures.kvCacheTokensHigh = spread > 0 ? computeEngineFigures(s, cost, b.budget + spread).kvCacheTokens
+                                                       : r.engineFigures.kvCacheTokens;
         r.shortfallBytesPerGpu = std::max<qint64>(0, -b.budget);
         if (r.kvBytesPerTokenPerGpu > 0) {
             const qint64 blockBytes = Units::mul(r.kvBytesPerTokenPerGpu, s.blockSize, QStringLiteral("--block-size"));
@@ -360,7 +393,7 @@ CapacityResult computeCapacity(const Scenario &s)
                                                .arg(formatCount(s.contextTokens), formatCount(maxPos))
                                          : QStringLiteral("The context of %1 tokens is beyond %2's maximum of %3 tokens: computed anyway.")
                                                .arg(formatCount(s.contextTokens), s.model.name, formatCount(maxPos)));
-        if (s.engine != Engine::Vllm && s.gpuMemoryUtilizationGiven)
+        if (!Engines::rule(s.engine).usesUtilization() && s.gpuMemoryUtilizationGiven)
             r.warnings << QStringLiteral("gpu_memory_utilization applies to the vLLM rule only (--engine vllm); ignored here.");
         if (s.weightsBytes && s.weightsDtype)
             r.warnings << QStringLiteral("The given weights size wins over the weights precision.");
@@ -369,13 +402,13 @@ CapacityResult computeCapacity(const Scenario &s)
         if (es.kvCacheMemory && *es.kvCacheMemory > card)
             r.warnings << QStringLiteral("--kv-cache-memory (%1) is more than the card holds (%2).")
                               .arg(Units::formatBytes(*es.kvCacheMemory, UnitSystem::Decimal), Units::formatBytes(card, UnitSystem::Decimal));
-        if (es.kvCacheMemory && (s.engine == Engine::Plain || s.engine == Engine::LlamaCpp || s.engine == Engine::Ollama))
+        if (es.kvCacheMemory && !Engines::rule(s.engine).honoursKvCacheMemory())
             r.warnings << QStringLiteral("--kv-cache-memory applies to the vllm, sglang and trtllm rules; ignored here.");
         for (const auto &[value, flag] : {std::pair{es.freeMemoryBefore, "--free-memory-before"}, std::pair{es.freeMemoryAfter, "--free-memory-after"}})
             if (value && *value > card)
                 r.warnings << QStringLiteral("%1 (%2) is more than the card holds (%3).")
                                   .arg(QString::fromLatin1(flag), Units::formatBytes(*value, UnitSystem::Decimal), Units::formatBytes(card, UnitSystem::Decimal));
-        if ((s.engine == Engine::LlamaCpp || s.engine == Engine::Ollama) && r.engineFigures.kvSelfBytes > card)
+        if (r.engineFigures.kvSelfBytes > card)
             r.warnings << QStringLiteral("The engine's KV at %1 cells (%2) is more than the card holds (%3).")
                               .arg(formatCount(r.engineFigures.kvCacheTokens), Units::formatBytes(r.engineFigures.kvSelfBytes, UnitSystem::Decimal),
                                    Units::formatBytes(card, UnitSystem::Decimal));

@@ -26,6 +26,7 @@ QJsonObject CapacityResult::toJson() const
     o.insert(QStringLiteral("workspace_bytes_per_gpu"), workspaceBytesPerGpu);
     o.insert(QStringLiteral("gpu_memory_bytes"), gpuMemoryBytes);
     o.insert(QStringLiteral("usable_memory_bytes_per_gpu"), usableMemoryBytes);
+    o.insert(QStringLiteral("engine_memory_bytes"), engineMemoryBytes);
     o.insert(QStringLiteral("kv_budget_bytes_per_gpu"), kvBudgetBytesPerGpu);
     o.insert(QStringLiteral("shortfall_bytes_per_gpu"), shortfallBytesPerGpu);
     o.insert(QStringLiteral("kv_capacity_tokens"), kvCapacityTokens);

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/dtype.h"
-#include "engines/enginefigures.h"
+#include "engines/enginerule.h"
 #include "kv/kvcost.h"
 
 #include <QDebug>
@@ -78,6 +78,7 @@ struct CapacityResult
     qint64 workspaceBytesPerGpu = 0;
     qint64 gpuMemoryBytes = 0;        ///< card memory in force
     qint64 usableMemoryBytes = 0;     ///< card x gpu_memory_utilization under vLLM, else the card
+    qint64 engineMemoryBytes = 0;     ///< the card as the engine sees it (torch's total; the card for plain/llama.cpp/Ollama)
     qint64 kvBudgetBytesPerGpu = 0;   ///< usable - weights - workspace, at least 0
     qint64 shortfallBytesPerGpu = 0;  ///< how far weights + workspace exceed the usable memory (0 if not)
     qint64 kvCapacityTokens = 0;      ///< whole blocks of tokens the budget holds at the full per-token rate

@@ -152,9 +152,9 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
     out << QStringLiteral("Weights: %1 = %2%3")
                .arg(r.weightsBasis, fmt(r.weightsBytes),
                     tp ? QStringLiteral("; ÷ TP %1 = %2 per GPU").arg(s.tp).arg(fmt(r.weightsBytesPerGpu)) : QString());
-    const QString usable = s.engine == Engine::Vllm && !s.engineSettings.kvCacheMemory
-        ? QStringLiteral("%1 card × %2 gpu_memory_utilization = %3 usable")
-              .arg(fmt(r.gpuMemoryBytes), QLocale::c().toString(s.gpuMemoryUtilization, 'g', 4), fmt(r.usableMemoryBytes))
+    const QString usable = Engines::rule(s.engine).usesUtilization() && !s.engineSettings.kvCacheMemory
+        ? QStringLiteral("%1 card as torch sees it × %2 gpu_memory_utilization = %3 usable")
+              .arg(fmt(r.engineMemoryBytes), QLocale::c().toString(s.gpuMemoryUtilization, 'g', 4), fmt(r.usableMemoryBytes))
         : QStringLiteral("%1 card").arg(fmt(r.gpuMemoryBytes));
     out << QStringLiteral("KV budget per GPU: %1 − %2 weights − %3 workspace = %4")
                .arg(usable, fmt(r.weightsBytesPerGpu), fmt(r.workspaceBytesPerGpu),
@@ -163,37 +163,14 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
 
     if (s.engine != Engine::Plain)
         out << QStringLiteral("Engine rule (%1): %2").arg(Engines::name(s.engine), r.budgetRule);
-    if (r.engineFigures.activationPeakBytes > 0)
-        out << QStringLiteral("  workspace = activation peak %1 (%2) + non-torch + CUDA graphs")
-                   .arg(fmt(r.engineFigures.activationPeakBytes),
-                        s.engineSettings.activationPeak ? QStringLiteral("measured") : QStringLiteral("estimated from max_num_batched_tokens"));
     const EngineFigures &e = r.engineFigures;
-    switch (s.engine) {
-    case Engine::Vllm:
-        if (e.numBlocks > 0)
-            out << QStringLiteral("vLLM would print: %1 blocks of %2 tokens; GPU KV cache size %3 tokens; maximum concurrency %4x at %5 tokens")
-                       .arg(formatCount(e.numBlocks)).arg(s.blockSize).arg(formatCount(e.kvCacheTokens),
-                            QLocale::c().toString(e.maxConcurrency, 'f', 2), formatCount(e.maxModelLen));
-        break;
-    case Engine::Sglang:
-        out << QStringLiteral("SGLang would print: #tokens %1 (page size 1)").arg(formatCount(e.kvCacheTokens));
-        break;
-    case Engine::Trtllm:
-        out << QStringLiteral("TensorRT-LLM would allocate %1 for %2 tokens (%3 blocks of %4)")
-                   .arg(formatExactBytes(e.kvCacheBytes), formatCount(e.kvCacheTokens), formatCount(e.numBlocks))
-                   .arg(s.engineSettings.trtTokensPerBlock);
-        break;
-    case Engine::LlamaCpp:
-    case Engine::Ollama:
-        out << QStringLiteral("%1: %2 cells → KV %3 (%4)%5")
-                   .arg(s.engine == Engine::Ollama ? QStringLiteral("Ollama memory.required.kv") : QStringLiteral("llama.cpp KV self size"),
-                        formatCount(e.kvCacheTokens), formatExactBytes(e.kvSelfBytes), Units::formatBytes(e.kvSelfBytes, UnitSystem::Binary),
-                        e.recurrentStateBytes > 0 ? QStringLiteral(" + recurrent state %1").arg(Units::formatBytes(e.recurrentStateBytes, UnitSystem::Binary))
-                                                  : QString());
-        break;
-    case Engine::Plain:
-        break;
-    }
+    out << Engines::rule(s.engine).derivation(s, e, u);
+    if (e.kvCacheTokensHigh > e.kvCacheTokensLow)
+        out << QStringLiteral("  before hardware: %1 to %2 tokens (the budget ± %3 of the card, the spread of the checked public "
+                              "cases of %4 %5); calibrate with a start-up log to narrow it")
+                   .arg(formatCount(e.kvCacheTokensLow), formatCount(e.kvCacheTokensHigh),
+                        QStringLiteral("%1%").arg(Engines::rule(s.engine).budgetUncertainty(s) * 100, 0, 'g', 2), Engines::name(s.engine),
+                        Engines::rule(s.engine).version(s).text());
     if (!e.note.isEmpty())
         out << QStringLiteral("  (%1)").arg(e.note);
 

@@ -86,6 +86,26 @@ private Q_SLOTS:
         QCOMPARE(rows.first().predicted, 1024.0);
     }
 
+    void llamaCppKvSizeE21()
+    {
+        // E21 (ggml-org/llama.cpp issue 11200): the cells come from llama_kv_cache_init's
+        // "kv_size = 32768" and the cache type from its type_k; the per-device buffers sum to
+        // the KV self size. 64 layers x 2 x 8 KV heads x 128 x 34/32 B (q8_0) x 32,768 cells
+        // = 4,352 MiB.
+        const LogReading r = LogCalibration::read(log("llamacpp-qwen2.5-coder-32b-2gpu.log"), QStringLiteral("log"));
+        QCOMPARE(r.engine, Engine::LlamaCpp);
+        QCOMPARE(*r.kvCells, qint64(32768));
+        QCOMPARE(*r.kvDtype, QStringLiteral("q8_0"));
+        QCOMPARE(r.kvBuffers, qint64(2788 + 1564) * Units::MiB);
+        const Scenario s = LogCalibration::apply(r, base(dense(1, 1, 1, 1)));
+        QCOMPARE(*s.engineSettings.nCtx, qint64(32768));
+        QCOMPARE(s.effectiveKvDtype(), Dtype::Q8_0);
+        const QVector<CalibrationRow> rows = LogCalibration::compare(r, s);
+        QCOMPARE(rows.size(), 1);
+        QCOMPARE(rows.first().predicted, 4352.0);
+        QCOMPARE(rows.first().printed, 4352.0);
+    }
+
     void vllmBreakdownKeepsTheMeasuredWorkspace()
     {
         // A vLLM V1 memory-profiling line (format of gpu_worker.py, 0.8-0.10): E05's figures.

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "engines/enginerule.h"
+#include "core/inputerror.h"
+#include "engines/llamacpp.h"
+#include "engines/ollama.h"
+#include "engines/plain.h"
+#include "engines/sglang.h"
+#include "engines/trtllm.h"
+#include "engines/vllm.h"
+
+#include <QJsonArray>
+#include <cmath>
+
+namespace Headroom {
+
+namespace Engines {
+
+const EngineRule &rule(Engine e)
+{
+    // The dispatcher: one line per engine.
+    static const PlainRule plain;
+    static const VllmRule vllm;
+    static const SglangRule sglang;
+    static const TrtllmRule trtllm;
+    static const LlamaCppRule llamacpp;
+    static const OllamaRule ollama;
+    switch (e) {
+    case Engine::Plain: return plain;
+    case Engine::Vllm: return vllm;
+    case Engine::Sglang: return sglang;
+    case Engine::Trtllm: return trtllm;
+    case Engine::LlamaCpp: return llamacpp;
+    case Engine::Ollama: return ollama;
+    }
+    return plain;
+}
+
+QList<Engine> all()
+{
+    return {Engine::Plain, Engine::Vllm, Engine::Sglang, Engine::Trtllm, Engine::LlamaCpp, Engine::Ollama};
+}
+
+QString name(Engine e)
+{
+    return rule(e).name();
+}
+
+QString describe(Engine e)
+{
+    return rule(e).describe();
+}
+
+QStringList names()
+{
+    QStringList out;
+    for (Engine e : all())
+        out << name(e);
+    return out;
+}
+
+Engine parse(const QString &text, const QString &field)
+{
+    const QString t = text.trimmed().toLower();
+    for (Engine e : all())
+        if (t == rule(e).name() || rule(e).aliases().contains(t))
+            return e;
+    throw InputError(field, QStringLiteral("unknown engine \"%1\"; use one of %2").arg(text, names().join(QStringLiteral(", "))));
+}
+
+} // namespace Engines
+
+EngineBudget engineBudget(const Scenario &s, qint64 weightsPerGpu)
+{
+    return Engines::rule(s.engine).budget(s, weightsPerGpu);
+}
+
+EngineFigures computeEngineFigures(const Scenario &s, const KvCost &cost, qint64 budget)
+{
+    EngineFigures f = Engines::rule(s.engine).figures(s, cost, budget);
+    f.engine = s.engine;
+    if (f.maxModelLen == 0)
+        f.maxModelLen = s.effectiveMaxModelLen();
+    return f;
+}
+
+void EngineFigures::addTo(QJsonObject &o) const
+{
+    o.insert(QStringLiteral("engine"), Engines::name(engine));
+    o.insert(QStringLiteral("engine_kv_cache_bytes"), kvCacheBytes);
+    o.insert(QStringLiteral("engine_num_blocks"), numBlocks);
+    o.insert(QStringLiteral("engine_kv_cache_tokens"), kvCacheTokens);
+    o.insert(QStringLiteral("engine_kv_cache_tokens_low"), kvCacheTokensLow);
+    o.insert(QStringLiteral("engine_kv_cache_tokens_high"), kvCacheTokensHigh);
+    o.insert(QStringLiteral("engine_max_concurrency"), maxConcurrency);
+    o.insert(QStringLiteral("engine_max_model_len"), maxModelLen);
+    Engines::rule(engine).addJson(*this, o);
+    o.insert(QStringLiteral("engine_predicts"), QJsonArray::fromStringList(predicts));
+    o.insert(QStringLiteral("engine_note"), note);
+}
+
+namespace EngineMath {
+
+qint64 fractionOf(qint64 bytes, double fraction)
+{
+    return qint64(std::floor((long double)bytes * (long double)fraction));
+}
+
+void checkFraction(double f, const char *flag)
+{
+    if (!(f > 0 && f <= 1))
+        throw InputError(QString::fromLatin1(flag), QStringLiteral("must be greater than 0 and at most 1, got %1").arg(f));
+}
+
+qint64 padTo(qint64 n, qint64 multiple)
+{
+    return Units::ceilDiv(n, multiple) * multiple;
+}
+
+} // namespace EngineMath
+
+} // namespace Headroom

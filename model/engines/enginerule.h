@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/units.h"
+#include "engines/logreading.h"
+#include "inputs/scenario.h"
+#include "kv/kvcost.h"
+
+#include <QJsonObject>
+#include <QStringList>
+
+namespace Headroom {
+
+/// What the chosen engine would print at start-up, predicted from a scenario:
+/// its KV budget per GPU and how it counts it (blocks, tokens, concurrency),
+/// or llama.cpp's / Ollama's up-front "KV self" size. `predicts` names the
+/// engine's own printed lines these figures stand for.
+struct EngineFigures
+{
+    Engine engine = Engine::Plain;
+    qint64 kvCacheBytes = 0;     ///< KV memory per GPU ("Available KV cache memory", SGLang K+V, TRT-LLM "allocated")
+    qint64 numBlocks = 0;        ///< blocks (vLLM "# GPU blocks" / num_blocks; TRT-LLM blocks); SGLang: tokens (page 1)
+    qint64 kvCacheTokens = 0;    ///< tokens the pool holds ("GPU KV cache size", SGLang "#tokens", llama.cpp n_ctx)
+    double maxConcurrency = 0;   ///< requests of max_model_len at once ("Maximum concurrency")
+    qint64 maxModelLen = 0;      ///< the length the concurrency is quoted at
+    qint64 kvSelfBytes = 0;      ///< llama.cpp "KV self size" / Ollama memory.required.kv, K and V (whole model)
+    qint64 recurrentStateBytes = 0; ///< llama.cpp recurrent-state buffer (R + S), f32, all sequences
+    qint64 activationPeakBytes = 0; ///< vLLM: the activation peak used (measured or estimated)
+    qint64 kvNeededBytes = 0;    ///< vLLM: KV one request of max_model_len needs per GPU ("... GiB KV cache is needed")
+    qint64 estimatedMaxModelLen = 0; ///< vLLM: the longest request the pool holds ("estimated maximum model length")
+    qint64 kvCacheTokensLow = 0;  ///< before hardware: the token count at the low end of the budget's stated uncertainty
+    qint64 kvCacheTokensHigh = 0; ///< and at the high end; both equal kvCacheTokens once calibrated
+    QStringList predicts;        ///< the engine's printed lines these figures reproduce
+    QString note;                ///< what is not predicted, and why
+
+    /// The engine_* JSON fields of `headroom plan --engine E`.
+    void addTo(QJsonObject &o) const;
+};
+
+/// The KV budget per GPU under one engine's rule, and the workspace it implies.
+struct EngineBudget
+{
+    qint64 memory = 0;     ///< the card as the engine sees it (torch's total for vLLM, SGLang, TensorRT-LLM)
+    qint64 usable = 0;     ///< card, or card x utilization (vLLM)
+    qint64 workspace = 0;  ///< per GPU: what is neither weights nor KV within `usable`
+    qint64 budget = 0;     ///< KV budget per GPU (may be negative: a shortfall)
+    qint64 activationPeak = 0; ///< vLLM only
+    QString rule;          ///< the rule with the numbers, for the derivation (units filled in later)
+};
+
+/// One engine's whole rule, one class per engine (model/engines/<name>.cpp),
+/// the way vLLM keeps one spec class per cache kind: how it carves the card
+/// (budget), what it prints (figures), how its start-up log reads (log
+/// patterns and what a reading means for the scenario), its words for the
+/// derivation, and its version families. Stateless: one instance per engine.
+class EngineRule
+{
+public:
+    virtual ~EngineRule() = default;
+
+    /// The enum value this rule stands for.
+    virtual Engine id() const = 0;
+    /// Command-line spelling ("vllm"); other accepted spellings in aliases().
+    virtual QString name() const = 0;
+    virtual QStringList aliases() const { return {}; }
+    /// One line with the rule and its source, for the UI.
+    virtual QString describe() const = 0;
+
+    /// The newest release family this rule was checked against (the default version).
+    virtual EngineVersion checkedVersion() const = 0;
+    /// The version in force for `s`: --engine-version, else checkedVersion().
+    virtual EngineVersion version(const Scenario &s) const { return s.engineSettings.engineVersion.value_or(checkedVersion()); }
+
+    /// The KV budget per GPU for `s` with weights per GPU `weightsPerGpu`.
+    /// Throws InputError naming the flag for out-of-range settings.
+    virtual EngineBudget budget(const Scenario &s, qint64 weightsPerGpu) const = 0;
+    /// The engine's printed figures for `s`, given its KV cost and budget per GPU.
+    virtual EngineFigures figures(const Scenario &s, const KvCost &cost, qint64 budgetPerGpu) const = 0;
+    /// Engine-only JSON fields beyond EngineFigures' common ones.
+    virtual void addJson(const EngineFigures &, QJsonObject &) const {}
+
+    /// The derivation's lines for the engine's own figures ("vLLM would print: ..."),
+    /// sizes in `u`.
+    virtual QStringList derivation(const Scenario &s, const EngineFigures &f, UnitSystem u) const = 0;
+    /// True when the usable memory is card x gpu_memory_utilization (vLLM), so the
+    /// derivation names the product and --gpu-memory-utilization is not ignored.
+    virtual bool usesUtilization() const { return false; }
+    /// True when --kv-cache-memory pins this engine's budget.
+    virtual bool honoursKvCacheMemory() const { return false; }
+
+    /// The regular expressions of this engine's start-up lines, each filling `r`.
+    /// Figures are parsed with LogParse (errors name `field` and the line).
+    virtual void addLogPatterns(QVector<LogPattern> &, LogReading &, const QString &) const {}
+    /// What a reading of this engine's log means for the scenario, beyond the
+    /// common part LogCalibration::apply does (lengths, TP, memory, weights).
+    virtual void applyLog(const LogReading &, Scenario &) const {}
+    /// How far the budget may be off before hardware, as a fraction of the card's
+    /// memory: the largest miss over the checked public cases of this engine
+    /// (tests/model/tst_engines.cpp), 0 when the scenario pins every term that
+    /// was measured (a calibrated scenario) or the figures do not depend on a budget.
+    virtual double budgetUncertainty(const Scenario &) const { return 0; }
+    /// The name of its printed token count in a calibration table.
+    virtual QString tokensFigure() const { return QStringLiteral("GPU KV cache size"); }
+};
+
+namespace Engines {
+/// The rule of engine `e` (the dispatcher: one line per engine, engines/enginerule.cpp).
+const EngineRule &rule(Engine e);
+} // namespace Engines
+
+/// The KV budget per GPU under `s.engine`: Engines::rule(s.engine).budget(...).
+EngineBudget engineBudget(const Scenario &s, qint64 weightsPerGpu);
+
+/// The engine's printed figures for `s`: Engines::rule(s.engine).figures(...).
+EngineFigures computeEngineFigures(const Scenario &s, const KvCost &cost, qint64 budgetPerGpu);
+
+namespace EngineMath {
+/// floor(bytes x fraction), computed in long double so 80 GB x 0.9 loses no byte.
+qint64 fractionOf(qint64 bytes, double fraction);
+/// Throws InputError(flag) unless 0 < f <= 1.
+void checkFraction(double f, const char *flag);
+/// ceil(n / multiple) x multiple.
+qint64 padTo(qint64 n, qint64 multiple);
+} // namespace EngineMath
+
+} // namespace Headroom

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "engines/llamacpp.h"
+
+#include <QJsonObject>
+
+namespace Headroom {
+
+QString LlamaCppRule::describe() const
+{
+    return QStringLiteral("llama.cpp: n_ctx cells up front, padded to 256; q8_0/q4_0 as ggml blocks "
+                          "(src/llama-kv-cache.cpp)");
+}
+
+EngineFigures LlamaCppRule::figures(const Scenario &s, const KvCost &cost, qint64) const
+{
+    EngineFigures f;
+    const EngineSettings &e = s.engineSettings;
+    const qint64 seqs = std::max(1, e.nSeq);
+    const QString flag = QStringLiteral("--n-ctx");
+    const qint64 cells = EngineMath::padTo(e.nCtx.value_or(s.maxModelLen.value_or(LlamaCpp::defaultContext)), LlamaCpp::contextPadding);
+    qint64 kv = 0;
+    for (const GroupCost &c : cost.groups()) {
+        qint64 held = cells;
+        if (c.group.kind == LayerKind::Recurrent) {
+            f.recurrentStateBytes += Units::mul(Units::mul(c.stateBytesPerLayer, c.group.count, QStringLiteral("--n-seq")), seqs,
+                                                QStringLiteral("--n-seq"));
+            continue;
+        }
+        if (c.group.kind == LayerKind::SlidingWindow) // llama-kv-cache-iswa.cpp: min(n_ctx, pad(n_swa x n_seq + n_ubatch, 256))
+            held = std::min(cells, EngineMath::padTo(c.group.window * seqs + e.nBatch, LlamaCpp::contextPadding));
+        kv = Units::add(kv, Units::mul(Units::mul(held, c.bytesPerTokenPerLayer, flag), c.group.count, flag), flag);
+    }
+    f.kvSelfBytes = kv;
+    f.kvCacheBytes = kv;
+    f.kvCacheTokens = cells;
+    f.maxModelLen = cells / seqs;
+    f.maxConcurrency = double(seqs);
+    f.predicts = QStringList{QStringLiteral("KV self size (K + V)"), QStringLiteral("n_ctx"),
+                             QStringLiteral("recurrent state buffer (R + S, f32)")};
+    f.note = QStringLiteral("Whole model; llama.cpp splits layers, not heads, across GPUs. Each of %1 "
+                            "sequence(s) gets n_ctx / n_seq cells unless the cache is unified.").arg(seqs);
+    return f;
+}
+
+void LlamaCppRule::addJson(const EngineFigures &f, QJsonObject &o) const
+{
+    o.insert(QStringLiteral("engine_kv_self_bytes"), f.kvSelfBytes);
+    o.insert(QStringLiteral("engine_recurrent_state_bytes"), f.recurrentStateBytes);
+}
+
+QStringList LlamaCppRule::derivation(const Scenario &, const EngineFigures &e, UnitSystem) const
+{
+    return {QStringLiteral("llama.cpp KV self size: %1 cells → KV %2 (%3)%4")
+                .arg(Units::formatCount(e.kvCacheTokens), Units::formatExactBytes(e.kvSelfBytes), Units::formatBytes(e.kvSelfBytes, UnitSystem::Binary),
+                     e.recurrentStateBytes > 0 ? QStringLiteral(" + recurrent state %1").arg(Units::formatBytes(e.recurrentStateBytes, UnitSystem::Binary))
+                                               : QString())};
+}
+
+void LlamaCppRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field) const
+{
+    using namespace LogParse;
+    const QString num = number(), gib = unit();
+    auto mem = [field](const QRegularExpressionMatch &m, int cap, int line) { return bytes(m.captured(cap), m.captured(cap + 1), line, field); };
+    auto shapeAt = [field](const QRegularExpressionMatch &m, int l, const char *name) { return shape(m.captured(1), l, field, name); };
+    p << LogPattern{rx(QStringLiteral("general\\.name\\s+(?:str\\s+)?=\\s+(.+)$")), [&r](const QRegularExpressionMatch &m, int) { if (r.model.isEmpty()) r.model = m.captured(1).trimmed(); }}
+      << LogPattern{rx(QStringLiteral("\\bn_layer\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.layers = shapeAt(m, l, "n_layer"); }}
+      << LogPattern{rx(QStringLiteral("\\bn_head\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.heads = shapeAt(m, l, "n_head"); }}
+      << LogPattern{rx(QStringLiteral("\\bn_head_kv\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.kvHeads = shapeAt(m, l, "n_head_kv"); }}
+      << LogPattern{rx(QStringLiteral("\\bn_embd_head_k\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.headDim = shapeAt(m, l, "n_embd_head_k"); }}
+      << LogPattern{rx(QStringLiteral("\\bn_ctx\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.maxModelLen = shapeAt(m, l, "n_ctx"); }}
+      << LogPattern{rx(QStringLiteral("\\bn_seq_max\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.nSeq = shapeAt(m, l, "n_seq_max"); }}
+      // llama_kv_cache_init: kv_size = 32768, offload = 1, type_k = 'q8_0', type_v = 'q8_0', n_layer = 64
+      // (src/llama-kv-cache.cpp): the cells allocated, whatever n_ctx was asked for.
+      << LogPattern{rx(QStringLiteral("\\bkv_size\\s*=\\s*(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvCells = shapeAt(m, l, "kv_size"); }}
+      << LogPattern{rx(QStringLiteral("\\btype_k\\s*=\\s*'([a-z0-9_]+)'")), [&r](const QRegularExpressionMatch &m, int) { r.kvDtype = m.captured(1); }}
+      // "CUDA0 KV buffer size = 2788.00 MiB" per device (layer split): their sum is the KV self size.
+      << LogPattern{rx(QStringLiteral("\\bKV buffer size\\s*=\\s*") + num + gib),
+                    [&r, mem, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvBuffers = Units::add(r.kvBuffers, mem(m, 1, l), field); r.kvSelf = r.kvBuffers; }}
+      << LogPattern{rx(QStringLiteral("KV self size\\s*=\\s*") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvSelf = mem(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("llama_kv_cache(?:_unified)?:.*size\\s*=\\s*") + num + gib + QStringLiteral(".*cells")),
+                    [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvSelf = mem(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("\\bK \\(([a-z0-9_]+)\\):")), [&r](const QRegularExpressionMatch &m, int) { r.kvDtype = m.captured(1); }}
+      << LogPattern{rx(QStringLiteral("R \\(f32\\):\\s*") + num + gib + QStringLiteral(",\\s*S \\(f32\\):\\s*") + num + gib),
+                    [&r, mem, field](const QRegularExpressionMatch &m, int l) { r.recurrentState = Units::add(mem(m, 1, l), mem(m, 3, l), field); }};
+}
+
+void LlamaCppRule::applyLog(const LogReading &r, Scenario &s) const
+{
+    if (r.kvCells || r.maxModelLen)
+        s.engineSettings.nCtx = r.kvCells ? *r.kvCells : *r.maxModelLen;
+    if (r.layers && r.kvHeads && r.headDim) {
+        ModelShape m;
+        m.id = QStringLiteral("from-log");
+        m.name = r.model.isEmpty() ? QStringLiteral("Model from log") : r.model;
+        m.attentionHeads = r.heads.value_or(*r.kvHeads);
+        m.kvHeads = *r.kvHeads;
+        m.headDim = *r.headDim;
+        m.totalParams = s.model.totalParams;
+        LayerGroup g;
+        g.kvHeads = *r.kvHeads;
+        g.headDimK = g.headDimV = *r.headDim;
+        m.addLayers(g, *r.layers);
+        s.model = m;
+        if (!s.kvDtype)
+            s.kvDtype = Dtype::FP16;
+    }
+}
+
+} // namespace Headroom

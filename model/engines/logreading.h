@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "inputs/inputranges.h"
+
+#include "inputs/engineprofile.h"
+
+#include <QRegularExpression>
+#include <QString>
+#include <QVector>
+#include <functional>
+#include <optional>
+
+namespace Headroom {
+
+/// The figures an engine printed at start-up, read from its log.
+struct LogReading
+{
+    Engine engine = Engine::Plain;
+    QString model;                      ///< the model path/name as printed (vLLM model=, SGLang model_path=, llama.cpp general.name)
+    QString version;                    ///< engine version when printed, e.g. "0.10.1"
+    std::optional<int> tp;              ///< tensor_parallel_size / tp_size
+    std::optional<qint64> maxModelLen;  ///< max_seq_len / context_length / n_ctx
+    std::optional<QString> kvDtype;     ///< kv_cache_dtype, or llama.cpp's K type
+    std::optional<qint64> totalMemory;  ///< vLLM total_gpu_memory
+    std::optional<double> utilization;  ///< vLLM gpu_memory_utilization
+    std::optional<qint64> weights;      ///< per GPU: vLLM "model weights take" / "Model loading took", SGLang mem usage
+    std::optional<qint64> nonTorch;
+    std::optional<qint64> activationPeak;
+    std::optional<qint64> cudaGraph;
+    std::optional<qint64> kvBudget;     ///< per GPU: "Available KV cache memory" / "reserved for KV Cache"
+    std::optional<qint64> numBlocks;    ///< "# GPU blocks"
+    std::optional<qint64> kvTokens;     ///< "GPU KV cache size" / SGLang "#tokens"
+    std::optional<double> maxConcurrency;
+    std::optional<qint64> freeBefore;   ///< SGLang avail mem before loading
+    std::optional<qint64> freeAfter;    ///< SGLang avail mem after loading
+    std::optional<double> memFractionStatic;
+    std::optional<qint64> kvSelf;       ///< llama.cpp KV self size (K + V)
+    std::optional<qint64> kvCells;      ///< llama.cpp llama_kv_cache_init "kv_size = N": the cells allocated
+    qint64 kvBuffers = 0;               ///< llama.cpp: the per-device "KV buffer size" lines, summed
+    std::optional<qint64> recurrentState; ///< llama.cpp R + S
+    std::optional<int> layers;          ///< llama.cpp n_layer
+    std::optional<int> kvHeads;         ///< llama.cpp n_head_kv
+    std::optional<int> heads;           ///< llama.cpp n_head
+    std::optional<int> headDim;         ///< llama.cpp n_embd_head_k
+    std::optional<int> nSeq;            ///< llama.cpp n_seq_max
+    int linesRead = 0;                  ///< lines of the log
+    int linesUsed = 0;                  ///< lines a figure was read from
+};
+
+/// One start-up line an engine prints: the expression and what it fills in.
+/// `take` gets the match and the 1-based line number (for error messages).
+struct LogPattern
+{
+    QRegularExpression re;
+    std::function<void(const QRegularExpressionMatch &, int)> take;
+};
+
+/// Parsers for the figures of log lines. Each throws InputError(field) with
+/// "line N: ..." for a malformed figure.
+namespace LogParse {
+/// A case-insensitive expression.
+QRegularExpression rx(const QString &pattern);
+/// A decimal number as the engines print it, e.g. "6.51".
+QString number();
+/// A memory unit after a number: GiB, GB (SGLang's GB are GiB), MiB, MB.
+QString unit();
+/// A memory figure as printed: number + unit (GiB, MiB, KiB; "GB" taken as GiB), bytes.
+qint64 bytes(const QString &number, const QString &unit, int line, const QString &field);
+/// A whole count, separators allowed ("42,656").
+qint64 count(QString number, int line, const QString &field);
+/// A shape figure (layers, heads, head_dim, TP, n_ctx): a whole number from 1 to 10^8.
+int shape(const QString &number, int line, const QString &field, const char *name);
+/// A printed decimal ("0.9", "1.30"); throws InputError(field) naming the line unless finite.
+double real(const QString &number, int line, const QString &field);
+/// A printed setting (gpu_memory_utilization, mem_fraction_static) under the same range rule
+/// as its flag and file field (inputs/inputranges.h); throws InputError(field) naming the line.
+double setting(RealInput input, const QString &number, int line, const QString &field);
+} // namespace LogParse
+
+} // namespace Headroom

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "engines/ollama.h"
+
+#include <QJsonObject>
+
+namespace Headroom {
+
+QString OllamaRule::describe() const
+{
+    return QStringLiteral("Ollama: memory.required.kv = num_ctx × num_parallel per global layer, "
+                          "num_parallel × window + batch per sliding layer (llm/memory.go)");
+}
+
+EngineFigures OllamaRule::figures(const Scenario &s, const KvCost &given, qint64) const
+{
+    EngineFigures f;
+    // The estimate counts q8_0 as 1 B and q4_0 as 0.5 B per value, not as ggml blocks
+    // (llm/memory.go: kv = ... x bytes per element; E20: q8_0 at 1.0 B).
+    const Dtype d = s.effectiveKvDtype();
+    const KvCost cost = d == Dtype::Q8_0 || d == Dtype::Q4_0
+        ? KvCost(s.model, d == Dtype::Q8_0 ? Dtype::INT8 : Dtype::INT4, s.tp, s.blockSize, s.kvHeadsOverride)
+        : given;
+    const EngineVersion v = version(s);
+    // 0.6.5 and later size sliding layers at num_parallel x window + batch (E14);
+    // 0.6.0 sized every layer at the full context (E20).
+    const bool slidingRule = v.atLeast(0, 6, 5);
+    const EngineSettings &e = s.engineSettings;
+    const qint64 seqs = std::max(1, e.nSeq);
+    const QString flag = QStringLiteral("--n-ctx");
+    const qint64 cells = Units::mul(e.nCtx.value_or(s.maxModelLen.value_or(Ollama::defaultContext)), seqs, flag);
+    qint64 kv = 0;
+    for (const GroupCost &c : cost.groups()) {
+        if (c.group.kind == LayerKind::Recurrent) {
+            f.recurrentStateBytes += Units::mul(Units::mul(c.stateBytesPerLayer, c.group.count, QStringLiteral("--n-seq")), seqs,
+                                                QStringLiteral("--n-seq"));
+            continue;
+        }
+        qint64 held = cells;
+        if (c.group.kind == LayerKind::SlidingWindow && slidingRule) {
+            // gpt-oss: Ollama's estimate sizes the sliding layers as if the window were 4096
+            // (E19: 300 MiB for gpt-oss:20b at num_ctx 8192, not the 128-token window).
+            const qint64 window = s.model.modelType == QLatin1String("gpt_oss") ? std::max<qint64>(c.group.window, Ollama::gptOssSlidingCells)
+                                                                               : c.group.window;
+            held = std::min(cells, window * seqs + e.nBatch);
+        }
+        kv = Units::add(kv, Units::mul(Units::mul(held, c.bytesPerTokenPerLayer, flag), c.group.count, flag), flag);
+    }
+    f.kvSelfBytes = kv;
+    f.kvCacheBytes = kv;
+    f.kvCacheTokens = cells;
+    f.maxModelLen = cells / seqs;
+    f.maxConcurrency = double(seqs);
+    f.predicts = QStringList{QStringLiteral("memory.required.kv")};
+    f.note = QStringLiteral("Ollama's estimate, before it loads the model; whole model, all GPUs.");
+    return f;
+}
+
+void OllamaRule::addJson(const EngineFigures &f, QJsonObject &o) const
+{
+    o.insert(QStringLiteral("engine_kv_self_bytes"), f.kvSelfBytes);
+    o.insert(QStringLiteral("engine_recurrent_state_bytes"), f.recurrentStateBytes);
+}
+
+QStringList OllamaRule::derivation(const Scenario &, const EngineFigures &e, UnitSystem) const
+{
+    return {QStringLiteral("Ollama memory.required.kv: %1 cells → KV %2 (%3)%4")
+                .arg(Units::formatCount(e.kvCacheTokens), Units::formatExactBytes(e.kvSelfBytes), Units::formatBytes(e.kvSelfBytes, UnitSystem::Binary),
+                     e.recurrentStateBytes > 0 ? QStringLiteral(" + recurrent state %1").arg(Units::formatBytes(e.recurrentStateBytes, UnitSystem::Binary))
+                                               : QString())};
+}
+
+} // namespace Headroom

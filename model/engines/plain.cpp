@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "engines/plain.h"
+
+namespace Headroom {
+
+QString PlainRule::describe() const
+{
+    return QStringLiteral("Plain: card − weights − workspace");
+}
+
+EngineBudget PlainRule::cardMinusWorkspace(const Scenario &s, qint64 weightsPerGpu)
+{
+    EngineBudget b;
+    const qint64 memory = s.effectiveGpuMemoryBytes();
+    b.memory = memory;
+    b.usable = memory;
+    b.workspace = s.effectiveWorkspaceBytes();
+    b.budget = memory - Units::add(weightsPerGpu, b.workspace, QStringLiteral("--weights"));
+    b.rule = QStringLiteral("card − weights − workspace");
+    return b;
+}
+
+EngineBudget PlainRule::budget(const Scenario &s, qint64 weightsPerGpu) const
+{
+    return cardMinusWorkspace(s, weightsPerGpu);
+}
+
+EngineFigures PlainRule::figures(const Scenario &s, const KvCost &cost, qint64 budget) const
+{
+    EngineFigures f;
+    const qint64 pool = std::max<qint64>(0, budget);
+    const qint64 perToken = cost.bytesPerTokenPerGpu();
+    f.kvCacheBytes = pool;
+    f.numBlocks = perToken > 0 ? pool / Units::mul(perToken, s.blockSize, QStringLiteral("--block-size")) : 0;
+    f.kvCacheTokens = f.numBlocks * s.blockSize;
+    f.predicts = QStringList{QStringLiteral("textbook figures, no engine")};
+    return f;
+}
+
+} // namespace Headroom

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "engines/sglang.h"
+#include "core/inputerror.h"
+
+namespace Headroom {
+
+using EngineMath::checkFraction;
+using EngineMath::fractionOf;
+
+QString SglangRule::describe() const
+{
+    return QStringLiteral("SGLang: free after load − free before load × (1 − mem_fraction_static), page size 1 "
+                          "(sglang/srt/model_executor/model_runner.py)");
+}
+
+double Sglang::defaultMemFractionStatic(int tp)
+{
+    if (tp >= 16)
+        return 0.79;
+    if (tp >= 8)
+        return 0.81;
+    if (tp >= 4)
+        return 0.85;
+    if (tp >= 2)
+        return 0.87;
+    return 0.88;
+}
+
+EngineBudget SglangRule::budget(const Scenario &s, qint64 weightsPerGpu) const
+{
+    EngineBudget b;
+    const EngineSettings &e = s.engineSettings;
+    const qint64 memory = s.effectiveEngineMemoryBytes();
+    b.memory = memory;
+    b.usable = memory;
+    const double fraction = e.memFractionStatic.value_or(Sglang::defaultMemFractionStatic(s.tp));
+    checkFraction(fraction, "--mem-fraction-static");
+    if (e.kvCacheMemory) {
+        b.budget = *e.kvCacheMemory;
+        b.rule = QStringLiteral("pinned by --kv-cache-memory");
+    } else {
+        const qint64 before = e.freeMemoryBefore.value_or(memory - Sglang::startupBytes);
+        const qint64 after = e.freeMemoryAfter.value_or(before - weightsPerGpu);
+        if (after > before)
+            throw InputError(QStringLiteral("--free-memory-after"),
+                             QStringLiteral("%1 cannot exceed the free memory before loading (%2): loading takes memory")
+                                 .arg(Units::formatBytes(after, UnitSystem::Binary), Units::formatBytes(before, UnitSystem::Binary)));
+        b.budget = after - fractionOf(before, 1.0 - fraction);
+        b.rule = QStringLiteral("free after load − free before load × (1 − mem_fraction_static %1)").arg(fraction);
+    }
+    b.workspace = std::max<qint64>(0, memory - weightsPerGpu - b.budget);
+    return b;
+}
+
+EngineFigures SglangRule::figures(const Scenario &s, const KvCost &cost, qint64 budget) const
+{
+    EngineFigures f;
+    const qint64 pool = std::max<qint64>(0, budget);
+    const qint64 perToken = cost.bytesPerTokenPerGpu();
+    const qint64 maxLen = s.effectiveMaxModelLen();
+    // Hybrid linear attention (model_runner.py, hybrid GDN / Mamba pools): the KV pool
+    // gets 1 / (1 + ratio) of the budget, the recurrent-state slots the rest.
+    const qint64 state = cost.stateBytesPerSessionPerGpu();
+    const qint64 kvPool = state > 0 ? qint64(double(pool) / (1.0 + Sglang::mambaFullMemoryRatio)) : pool;
+    f.kvCacheBytes = kvPool;
+    f.kvCacheTokens = perToken > 0 ? kvPool / perToken : 0;
+    f.numBlocks = f.kvCacheTokens; // page size 1
+    f.maxModelLen = maxLen;
+    f.maxConcurrency = maxLen > 0 ? double(f.kvCacheTokens) / double(maxLen) : 0;
+    f.predicts = QStringList{QStringLiteral("KV Cache is allocated. #tokens"), QStringLiteral("K size + V size")};
+    if (state > 0) {
+        f.recurrentStateBytes = pool - kvPool;
+        f.note = QStringLiteral("Hybrid linear attention: %1 recurrent-state slots (mamba_full_memory_ratio %2) beside the KV pool.")
+                     .arg(Units::formatCount(f.recurrentStateBytes / state)).arg(Sglang::mambaFullMemoryRatio);
+    } else if (s.model.has(LayerKind::SlidingWindow)) {
+        f.note = QStringLiteral("SGLang sizes every attention layer at full length here; its SWA pool splits memory by "
+                                "swa_full_tokens_ratio, which Headroom does not model.");
+    }
+    return f;
+}
+
+double SglangRule::budgetUncertainty(const Scenario &s) const
+{
+    const EngineSettings &e = s.engineSettings;
+    // The checked SGLang case before hardware (E07) missed by +0.94% of the card.
+    return e.kvCacheMemory || (e.freeMemoryBefore && e.freeMemoryAfter) ? 0 : 0.01;
+}
+
+QStringList SglangRule::derivation(const Scenario &, const EngineFigures &e, UnitSystem) const
+{
+    return {QStringLiteral("SGLang would print: #tokens %1 (page size 1)").arg(Units::formatCount(e.kvCacheTokens))};
+}
+
+void SglangRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field) const
+{
+    using namespace LogParse;
+    const QString num = number(), gib = unit();
+    auto mem = [field](const QRegularExpressionMatch &m, int cap, int line) { return bytes(m.captured(cap), m.captured(cap + 1), line, field); };
+    p << LogPattern{rx(QStringLiteral("model_path='([^']+)'")), [&r](const QRegularExpressionMatch &m, int) { r.engine = Engine::Sglang; r.model = m.captured(1); }}
+      << LogPattern{rx(QStringLiteral("mem_fraction_static=") + num), [&r, field](const QRegularExpressionMatch &m, int l) { r.memFractionStatic = LogParse::setting(RealInput::MemFractionStatic, m.captured(1), l, field); }}
+      << LogPattern{rx(QStringLiteral("\\btp_size=(\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.tp = shape(m.captured(1), l, field, "tp_size"); }}
+      << LogPattern{rx(QStringLiteral("context_length=(\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.maxModelLen = shape(m.captured(1), l, field, "context_length"); }}
+      << LogPattern{rx(QStringLiteral("Load weight begin.*avail mem=") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.freeBefore = mem(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("Load weight end.*avail mem=") + num + gib + QStringLiteral(".*mem usage=") + num + gib),
+                    [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.freeAfter = mem(m, 1, l); r.weights = mem(m, 3, l); }}
+      << LogPattern{rx(QStringLiteral("KV Cache is allocated\\. #tokens: ([0-9,]+)")),
+                    [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.kvTokens = count(m.captured(1), l, field); }};
+}
+
+void SglangRule::applyLog(const LogReading &r, Scenario &s) const
+{
+    if (r.memFractionStatic)
+        s.engineSettings.memFractionStatic = r.memFractionStatic;
+}
+
+} // namespace Headroom

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "engines/enginerule.h"
+
+namespace Headroom {
+
+/// SGLang: free after load - free before load x (1 - mem_fraction_static)
+/// (sglang/srt/model_executor/model_runner.py, profile_max_num_token);
+/// page size 1. Before hardware, "before" defaults to card - runtime reserve
+/// and "after" to before - weights.
+class SglangRule : public EngineRule
+{
+public:
+    Engine id() const override { return Engine::Sglang; }
+    QString name() const override { return QStringLiteral("sglang"); }
+    QString describe() const override;
+    /// SGLang 0.5 (2026, hybrid linear-attention backend, E18); E07 ran 0.4 (Mar 2025): same budget rule.
+    EngineVersion checkedVersion() const override { return {0, 5}; }
+    EngineBudget budget(const Scenario &s, qint64 weightsPerGpu) const override;
+    EngineFigures figures(const Scenario &s, const KvCost &cost, qint64 budgetPerGpu) const override;
+    QStringList derivation(const Scenario &s, const EngineFigures &f, UnitSystem u) const override;
+    bool honoursKvCacheMemory() const override { return true; }
+    void addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field) const override;
+    void applyLog(const LogReading &r, Scenario &s) const override;
+    QString tokensFigure() const override { return QStringLiteral("#tokens"); }
+    double budgetUncertainty(const Scenario &s) const override;
+};
+
+namespace Sglang {
+/// SGLang's default mem_fraction_static by TP size (sglang/srt/server_args.py,
+/// __post_init__, 2024-25 releases): 0.88 at TP 1, 0.87 at 2, 0.85 at 4,
+/// 0.81 at 8, 0.79 at 16 and above. E07 ran TP 4 with 0.85.
+double defaultMemFractionStatic(int tp);
+/// SGLang's mamba_full_memory_ratio default (sglang/srt/server_args.py): for
+/// hybrid linear-attention models the pool is split so the recurrent-state
+/// cache gets 0.9 x what the full-attention KV gets (E18: 4.48 GiB of state,
+/// 5.00 GiB of K + V from a 9.49 GiB budget).
+constexpr double mambaFullMemoryRatio = 0.9;
+/// What the CUDA context and NCCL take before SGLang measures "avail mem" at
+/// "Load weight begin", per GPU: 0.45 GiB. E07 printed 21.63 GiB free on an L4
+/// and E18 22.93 GiB on an RTX 4090, each about 0.4-0.6 GiB below the card as
+/// torch sees it (Headroom's engine-visible figure for those presets).
+constexpr qint64 startupBytes = 483'183'820; // 0.45 GiB
+} // namespace Sglang
+
+} // namespace Headroom

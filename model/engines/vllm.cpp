@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "engines/vllm.h"
+#include "core/inputerror.h"
+
+#include <QJsonArray>
+#include <QLocale>
+#include <QMap>
+
+namespace Headroom {
+
+using EngineMath::checkFraction;
+using EngineMath::fractionOf;
+
+QString VllmRule::describe() const
+{
+    return QStringLiteral("vLLM: card × gpu_memory_utilization − weights − activation peak − non-torch − CUDA graphs "
+                          "(vllm/v1/worker/gpu_worker.py; blocks: vllm/v1/core/kv_cache_utils.py)");
+}
+
+bool VllmRule::subtractsCudaGraphs(const EngineSettings &e)
+{
+    // vLLM prints "CUDA graph memory profiling is enabled (default since v0.21.0)";
+    // 0.10.2 and 0.11 print the CUDA-graph figure but leave it in the KV budget
+    // (the llm-d 0.11 runs: 71.26 - weights - activation - non-torch = KV exactly).
+    return EngineVersion{e.vllmMajor, e.vllmMinor}.atLeast(0, 21);
+}
+
+bool Vllm::isV1(EngineVersion v)
+{
+    return v.atLeast(0, 8);
+}
+
+bool Vllm::largeCard(const Scenario &s)
+{
+    return s.effectiveEngineMemoryBytes() >= 70 * Units::GiB && !s.gpu.id.contains(QLatin1String("a100"))
+        && !s.gpu.name.contains(QLatin1String("A100"));
+}
+
+qint64 Vllm::maxNumSeqs(const Scenario &s)
+{
+    if (s.engineSettings.maxNumSeqs)
+        return *s.engineSettings.maxNumSeqs;
+    const EngineVersion v{s.engineSettings.vllmMajor, s.engineSettings.vllmMinor};
+    return isV1(v) && largeCard(s) ? 1024 : 256;
+}
+
+qint64 Vllm::maxNumBatchedTokens(const Scenario &s)
+{
+    if (s.engineSettings.maxNumBatchedTokens)
+        return *s.engineSettings.maxNumBatchedTokens;
+    if (isV1({s.engineSettings.vllmMajor, s.engineSettings.vllmMinor}))
+        return 8192;
+    const qint64 maxLen = s.effectiveMaxModelLen();
+    return maxLen > 0 && maxLen <= 32768 ? std::max<qint64>(maxLen, 2048) : 2048;
+}
+
+qint64 Vllm::forwardPeakBytes(const Scenario &s)
+{
+    const ModelShape &m = s.model;
+    const qint64 expert = m.moeIntermediateSize > 0 ? m.moeIntermediateSize : m.intermediateSize;
+    const qint64 intermediate = m.numExperts > 0 && m.expertsPerToken > 0 ? m.expertsPerToken * expert : m.intermediateSize;
+    const QString f = QStringLiteral("--max-num-batched-tokens");
+    const qint64 perToken = Units::add(3 * intermediate / std::max(1, s.tp), 3 * m.hiddenSize, f);
+    return Units::mul(Units::mul(maxNumBatchedTokens(s), perToken, f), 2, f);
+}
+
+qint64 Vllm::samplerPeakBytes(const Scenario &s)
+{
+    const QString f = QStringLiteral("--max-num-seqs");
+    if (!EngineVersion{s.engineSettings.vllmMajor, s.engineSettings.vllmMinor}.atLeast(0, 10))
+        return Units::mul(std::min<qint64>(maxNumBatchedTokens(s), 256), Units::mul(s.model.vocabSize, 4, f), f);
+    return Units::mul(Units::mul(maxNumSeqs(s), s.model.vocabSize, f), 386, f) / 10;
+}
+
+qint64 Vllm::defaultNonTorchBytes(const Scenario &s)
+{
+    if (s.tp > 1)
+        return Units::GiB;
+    return isV1({s.engineSettings.vllmMajor, s.engineSettings.vllmMinor}) ? qint64(0.13 * double(Units::GiB))
+                                                                          : qint64(0.35 * double(Units::GiB));
+}
+
+qint64 vllmActivationEstimate(const Scenario &s)
+{
+    const ModelShape &m = s.model;
+    if (m.intermediateSize <= 0 || m.vocabSize <= 0)
+        return Engines::defaultActivationBytes;
+    const qint64 forward = Vllm::forwardPeakBytes(s), sampler = Vllm::samplerPeakBytes(s);
+    if (EngineVersion{s.engineSettings.vllmMajor, s.engineSettings.vllmMinor}.atLeast(0, 10))
+        return std::max(forward, sampler);
+    return Units::add(forward, sampler, QStringLiteral("--max-num-batched-tokens"));
+}
+
+double VllmRule::budgetUncertainty(const Scenario &s) const
+{
+    const EngineSettings &e = s.engineSettings;
+    if (e.kvCacheMemory || (e.activationPeak && e.nonTorch && s.weightsBytes) || (s.workspaceBytes && s.weightsBytes))
+        return 0;
+    // The largest miss of the checked vLLM cases (tests/model/tst_engines.cpp, beforeHardware:
+    // E23 -0.33%, E24 +1.47%, E26 rows -0.42% to +0.86%, E27 -0.50% of the card).
+    return 0.015;
+}
+
+EngineBudget VllmRule::budget(const Scenario &s, qint64 weightsPerGpu) const
+{
+    EngineBudget b;
+    const EngineSettings &e = s.engineSettings;
+    const qint64 memory = s.effectiveEngineMemoryBytes();
+    checkFraction(s.gpuMemoryUtilization, "--gpu-memory-utilization");
+    b.memory = memory;
+    b.usable = fractionOf(memory, s.gpuMemoryUtilization);
+    if (e.kvCacheMemory) {
+        b.budget = *e.kvCacheMemory;
+        b.workspace = std::max<qint64>(0, b.usable - weightsPerGpu - b.budget);
+        b.rule = QStringLiteral("pinned by --kv-cache-memory");
+        return b;
+    }
+    if (s.workspaceBytes) {
+        b.workspace = *s.workspaceBytes;
+        b.rule = QStringLiteral("card × gpu_memory_utilization − weights − workspace");
+    } else {
+        b.activationPeak = e.activationPeak.value_or(vllmActivationEstimate(s));
+        const qint64 nonTorch = e.nonTorch.value_or(Vllm::defaultNonTorchBytes(s));
+        const qint64 graphs = subtractsCudaGraphs(e) ? e.cudaGraph.value_or(Vllm::defaultCudaGraphBytes) : 0;
+        b.workspace = Units::add(Units::add(b.activationPeak, nonTorch, QStringLiteral("--non-torch")), graphs,
+                                 QStringLiteral("--cuda-graph"));
+        b.rule = subtractsCudaGraphs(e)
+            ? QStringLiteral("card × gpu_memory_utilization − weights − activation peak − non-torch − CUDA graphs")
+            : QStringLiteral("card × gpu_memory_utilization − weights − activation peak − non-torch (vLLM %1 does not "
+                             "subtract CUDA graphs; 0.21 and later do)").arg(version(s).text());
+    }
+    b.budget = b.usable - Units::add(weightsPerGpu, b.workspace, QStringLiteral("--weights"));
+    return b;
+}
+
+// vLLM (kv_cache_utils.py): layers of one spec form one group; a hybrid of
+// several attention types is split into groups of `group_size` layers, and
+// every group gets the same number of blocks.
+EngineFigures VllmRule::figures(const Scenario &s, const KvCost &cost, qint64 budget) const
+{
+    EngineFigures f;
+    const qint64 pool = std::max<qint64>(0, budget);
+    f.kvCacheBytes = pool;
+    const int block = s.blockSize;
+    // Attention layer counts per distinct spec (full / MLA, or sliding by window).
+    QMap<qint64, int> byWindow; // window 0 = full attention or MLA
+    qint64 layerBytes = -1;
+    bool uniformBytes = true;
+    for (const GroupCost &c : cost.groups()) {
+        if (c.group.kind == LayerKind::Recurrent) {
+            f.note = QStringLiteral("vLLM pads attention pages to the Mamba state's page size for hybrid models; "
+                                    "Headroom predicts the KV budget only.");
+            return f;
+        }
+        byWindow[c.group.kind == LayerKind::SlidingWindow ? c.group.window : 0] += c.group.count;
+        if (layerBytes >= 0 && layerBytes != c.bytesPerTokenPerLayerPerGpu)
+            uniformBytes = false;
+        layerBytes = c.bytesPerTokenPerLayerPerGpu;
+    }
+    if (!uniformBytes || layerBytes <= 0) {
+        f.note = QStringLiteral("Layers with different bytes per token: vLLM unifies page sizes by its own rules; "
+                                "Headroom predicts the KV budget only.");
+        return f;
+    }
+    const qint64 page = Units::mul(layerBytes, block, QStringLiteral("--block-size"));
+    int minLayers = INT_MAX, maxLayers = 0;
+    for (int n : byWindow)
+        minLayers = std::min(minLayers, n), maxLayers = std::max(maxLayers, n);
+    int groupSize = minLayers;
+    if (byWindow.size() == 1)
+        groupSize = maxLayers;
+    else if (maxLayers < minLayers * 1.5)
+        groupSize = maxLayers;
+    qint64 groups = 0;
+    for (int n : byWindow)
+        groups += Units::ceilDiv(n, groupSize);
+    f.numBlocks = pool > 0 ? pool / page / groupSize : 0;
+    f.kvCacheTokens = f.numBlocks / groups * block;
+    // get_max_concurrency_for_kv_cache_config: blocks one request of max_model_len needs.
+    const qint64 maxLen = s.effectiveMaxModelLen();
+    const qint64 batched = s.engineSettings.maxNumBatchedTokens.value_or(8192);
+    qint64 blocksPerRequest = 0;
+    for (auto it = byWindow.cbegin(); it != byWindow.cend(); ++it) {
+        const qint64 perGroup = it.key() == 0 ? Units::ceilDiv(maxLen, block)
+                                              : Units::ceilDiv(std::min(it.key() - 1 + batched, maxLen), block) + 1;
+        blocksPerRequest += perGroup * Units::ceilDiv(it.value(), groupSize);
+    }
+    f.maxModelLen = maxLen;
+    f.maxConcurrency = blocksPerRequest > 0 ? double(f.numBlocks) / double(blocksPerRequest) : 0;
+    // kv_cache_utils.py check_enough_kv_cache_memory / estimate_max_model_len: the
+    // KV one request of max_model_len needs, and the longest that fits the pool.
+    if (groups == 1) {
+        const qint64 perToken = cost.bytesPerTokenPerGpu();
+        f.kvNeededBytes = Units::mul(Units::ceilDiv(maxLen, block) * block, perToken, QStringLiteral("--max-model-len"));
+        f.estimatedMaxModelLen = perToken > 0 ? std::min(maxLen, pool / Units::mul(perToken, block, QStringLiteral("--block-size")) * block) : 0;
+    }
+    f.predicts = QStringList{QStringLiteral("Available KV cache memory (GiB)"), QStringLiteral("GPU KV cache size (tokens)"),
+                             QStringLiteral("Maximum concurrency for max_model_len tokens per request"),
+                             QStringLiteral("num_gpu_blocks (V0: # GPU blocks)")};
+    if (groups > 1)
+        f.note = QStringLiteral("Hybrid attention: %1 KV cache groups of %2 layers; vLLM prints tokens = blocks / groups x block size.")
+                     .arg(groups).arg(groupSize);
+    if (s.tp > 1)
+        f.note += QStringLiteral("%1Under TP the worker with the least free memory sets the block count; Headroom assumes equal workers.").arg(f.note.isEmpty() ? QString() : QStringLiteral(" "));
+    return f;
+}
+
+void VllmRule::addJson(const EngineFigures &f, QJsonObject &o) const
+{
+    o.insert(QStringLiteral("engine_activation_peak_bytes"), f.activationPeakBytes);
+    o.insert(QStringLiteral("engine_kv_needed_bytes"), f.kvNeededBytes);
+    o.insert(QStringLiteral("engine_estimated_max_model_len"), f.estimatedMaxModelLen);
+}
+
+QStringList VllmRule::derivation(const Scenario &s, const EngineFigures &e, UnitSystem u) const
+{
+    QStringList out;
+    if (e.activationPeakBytes > 0)
+        out << QStringLiteral("  workspace = activation peak %1 (%2) + non-torch + CUDA graphs")
+                   .arg(Units::formatBytes(e.activationPeakBytes, u),
+                        s.engineSettings.activationPeak
+                            ? QStringLiteral("measured")
+                            : QStringLiteral("estimated: forward pass at max_num_batched_tokens %1, sampler over max_num_seqs %2, vLLM %3")
+                                  .arg(Units::formatCount(Vllm::maxNumBatchedTokens(s)), Units::formatCount(Vllm::maxNumSeqs(s)), version(s).text()));
+    if (e.kvNeededBytes > e.kvCacheBytes && e.estimatedMaxModelLen > 0)
+        out << QStringLiteral("vLLM would refuse max_model_len %1: %2 KV cache is needed, the pool holds %3; estimated maximum model length %4")
+                   .arg(Units::formatCount(e.maxModelLen), Units::formatBytes(e.kvNeededBytes, UnitSystem::Binary),
+                        Units::formatBytes(e.kvCacheBytes, UnitSystem::Binary), Units::formatCount(e.estimatedMaxModelLen));
+    if (e.numBlocks > 0)
+        out << QStringLiteral("vLLM would print: %1 blocks of %2 tokens; GPU KV cache size %3 tokens; maximum concurrency %4x at %5 tokens")
+                   .arg(Units::formatCount(e.numBlocks)).arg(s.blockSize).arg(Units::formatCount(e.kvCacheTokens),
+                        QLocale::c().toString(e.maxConcurrency, 'f', 2), Units::formatCount(e.maxModelLen));
+    return out;
+}
+
+void VllmRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field) const
+{
+    using namespace LogParse;
+    const QString num = number(), gib = unit();
+    auto mem = [field](const QRegularExpressionMatch &m, int cap, int line) { return bytes(m.captured(cap), m.captured(cap + 1), line, field); };
+    auto cnt = [field](const QRegularExpressionMatch &m, int cap, int line) { return count(m.captured(cap), line, field); };
+    p << LogPattern{rx(QStringLiteral("(?:vLLM|LLM engine).*?\\(v(\\d+\\.\\d+(?:\\.\\d+)?)")), [&r](const QRegularExpressionMatch &m, int) { r.engine = Engine::Vllm; r.version = m.captured(1); }}
+      << LogPattern{rx(QStringLiteral("\\bvllm[ =]v?(\\d+\\.\\d+(?:\\.\\d+)?)\\b")), [&r](const QRegularExpressionMatch &m, int) { r.engine = Engine::Vllm; r.version = m.captured(1); }}
+      << LogPattern{rx(QStringLiteral("\\bmodel='([^']+)'")), [&r](const QRegularExpressionMatch &m, int) { r.model = m.captured(1); }}
+      << LogPattern{rx(QStringLiteral("max_seq_len=(\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.maxModelLen = shape(m.captured(1), l, field, "max_seq_len"); }}
+      << LogPattern{rx(QStringLiteral("tensor_parallel_size=(\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.tp = shape(m.captured(1), l, field, "tensor_parallel_size"); }}
+      << LogPattern{rx(QStringLiteral("kv_cache_dtype=([a-z0-9_]+)")), [&r](const QRegularExpressionMatch &m, int) { r.kvDtype = m.captured(1); }}
+      << LogPattern{rx(QStringLiteral("total_gpu_memory \\(") + num + gib + QStringLiteral("\\) x gpu_memory_utilization \\(") + num + QStringLiteral("\\)")),
+                    [&r, mem, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.totalMemory = mem(m, 1, l); r.utilization = LogParse::setting(RealInput::GpuMemoryUtilization, m.captured(3), l, field); }}
+      << LogPattern{rx(QStringLiteral("model weights take ") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.weights = mem(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("Model loading took ") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { if (!r.weights) r.weights = mem(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("non_torch_memory takes ") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.nonTorch = mem(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("activation peak memory takes ") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.activationPeak = mem(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("(?:CUDA graph|Graph capturing).*?took ") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.cudaGraph = mem(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("reserved for KV Cache is ") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.kvBudget = mem(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("Available KV cache memory: ") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.kvBudget = mem(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("# GPU blocks: ([0-9,]+)")), [&r, cnt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.numBlocks = cnt(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("num_gpu_blocks(?: is|=|:)\\s*([0-9,]+)")), [&r, cnt](const QRegularExpressionMatch &m, int l) { r.numBlocks = cnt(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("GPU KV cache size: ([0-9,]+) tokens")), [&r, cnt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.kvTokens = cnt(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("Maximum concurrency for ([0-9,]+) tokens per request: ") + num + QStringLiteral("x")),
+                    [&r, cnt, field](const QRegularExpressionMatch &m, int l) { r.maxModelLen = cnt(m, 1, l); r.maxConcurrency = real(m.captured(2), l, field); }};
+}
+
+void VllmRule::applyLog(const LogReading &r, Scenario &s) const
+{
+    EngineSettings &e = s.engineSettings;
+    if (r.version.isEmpty() && r.activationPeak && !r.cudaGraph) {
+        // A breakdown line without a CUDA-graph term comes from a version that did not subtract it.
+        e.vllmMajor = 0;
+        e.vllmMinor = 10;
+    }
+    // Keep the measured workspace as the scenario's own (the profiled terms).
+    if (r.activationPeak && r.nonTorch)
+        s.workspaceBytes = *r.activationPeak + *r.nonTorch + (subtractsCudaGraphs(e) ? r.cudaGraph.value_or(0) : 0);
+}
+
+} // namespace Headroom
