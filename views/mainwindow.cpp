@@ -12,6 +12,7 @@
 #include "inputpanel.h"
 #include "memorychartview.h"
 #include "planner.h"
+#include "presetmanager.h"
 #include "presetstore.h"
 #include "io/scenariofile.h"
 
@@ -356,6 +357,12 @@ void MainWindow::createActions()
     });
     QMenu *tools = menuBar()->addMenu(tr("&Tools"));
     tools->addAction(calibrate);
+    tools->addAction(tr("&Presets…"), this, [this] {
+        PresetManager dialog(m_storePath, this);
+        dialog.exec();
+        if (dialog.changed())
+            statusBar()->showMessage(tr("Presets saved; the model and GPU pickers offer them from the next start."));
+    });
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(toggleUnits);
 

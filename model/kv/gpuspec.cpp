@@ -33,11 +33,17 @@ GpuSpec GpuSpec::fromPreset(const QJsonObject &p)
     g.memorySource = p.value(QStringLiteral("memory_source")).toString();
     g.marketedMemory = p.value(QStringLiteral("marketed_memory")).toString();
     g.bandwidthBytesPerSecond = wholeBytes(p, "bandwidth_bytes_per_s", false);
-    g.bf16DenseTflops = p.value(QStringLiteral("bf16_dense_tflops")).toDouble(0);
+    const QJsonValue tflops = p.value(QStringLiteral("bf16_dense_tflops"));
+    // 0 stands for "not known" (a custom card as scenario files write it).
+    if (!tflops.isUndefined() && !tflops.isNull() && !(tflops.isDouble() && tflops.toDouble() >= 0 && tflops.toDouble() <= 1e6))
+        throw InputError(QStringLiteral("bf16_dense_tflops"), QStringLiteral("must be a number of TFLOPS from 0 (not known) to 1,000,000, or null"));
+    g.bf16DenseTflops = tflops.toDouble(0);
     g.hostLinkBytesPerSecond = wholeBytes(p, "host_link_bytes_per_s", false);
     g.source = p.value(QStringLiteral("source")).toString();
     g.sourceDate = p.value(QStringLiteral("source_date")).toString();
     const QJsonValue price = p.value(QStringLiteral("price_usd_per_hour"));
+    if (!price.isUndefined() && !price.isNull() && !price.isDouble())
+        throw InputError(QStringLiteral("price_usd_per_hour"), QStringLiteral("must be a number of dollars per GPU-hour, or null"));
     if (price.isDouble()) {
         if (!(price.toDouble() > 0 && price.toDouble() <= 1e6))
             throw InputError(QStringLiteral("price_usd_per_hour"), QStringLiteral("must be between 0 and 1,000,000 dollars, or null"));

@@ -31,7 +31,10 @@ struct GpuSpec
     QString priceDate;
 
     /// Reads a GPU preset (presets/gpus/*.json). Throws InputError naming the
-    /// field when memory_bytes is missing or not a positive whole number.
+    /// field when memory_bytes is missing or not a positive whole number, a
+    /// bandwidth is not a positive whole number of bytes/s, bf16_dense_tflops
+    /// is not in [0, 10^6] (0: not known), or price_usd_per_hour is not in (0, 10^6] dollars
+    /// (null or absent: no published price).
     static GpuSpec fromPreset(const QJsonObject &preset);
     /// A custom card of `memoryBytes` bytes with no other figures.
     static GpuSpec custom(qint64 memoryBytes);
