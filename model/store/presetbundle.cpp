@@ -28,6 +28,20 @@ QByteArray toJson(const QVector<PresetRecord> &presets)
 
 bool save(const QString &path, const QVector<PresetRecord> &presets, QString *error)
 {
+    // Only an earlier bundle is replaced: never a device, the store or another file given by mistake.
+    const QFileInfo info(path);
+    if (info.exists()) {
+        QFile old(path);
+        if (!info.isFile()) {
+            *error = QStringLiteral("%1 is not a regular file; choose a .json file to write").arg(path);
+            return false;
+        }
+        if (info.size() > 16 * Units::MiB || !old.open(QIODevice::ReadOnly)
+            || QJsonDocument::fromJson(old.readAll()).object().value(QStringLiteral("format")).toString() != QLatin1String(format)) {
+            *error = QStringLiteral("%1 exists and is not a preset bundle; it was left untouched: choose another name").arg(path);
+            return false;
+        }
+    }
     QSaveFile f(path);
     if (!f.open(QIODevice::WriteOnly)) {
         *error = QStringLiteral("cannot write %1: %2").arg(path, f.errorString());

@@ -27,7 +27,9 @@ inline constexpr char format[] = "headroom-presets";
 /// The bundle document for `presets` (their json), indented UTF-8.
 QByteArray toJson(const QVector<PresetRecord> &presets);
 /// Writes toJson(presets) to `path` atomically (QSaveFile: the old file stays
-/// whole until the new one is complete). False with *error naming the file.
+/// whole until the new one is complete). An existing file is replaced only
+/// when it is itself a bundle (never a device, the store or a config.json
+/// named by mistake). False with *error naming the file.
 bool save(const QString &path, const QVector<PresetRecord> &presets, QString *error);
 /// Reads the presets of a bundle's bytes. Throws InputError naming the field
 /// as a JSON path ("format", "version", "presets", "presets[2].memory_bytes")

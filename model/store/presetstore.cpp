@@ -148,8 +148,9 @@ bool PresetStore::integrityFailure(QString *report)
         return true;
     }
     QStringList lines;
+    static const QRegularExpression heading(QStringLiteral("^\\*\\*\\* in database \\S+ \\*\\*\\*\\s*"));
     while (q.next())
-        lines << q.value(0).toString();
+        lines << q.value(0).toString().remove(heading).simplified(); // the finding, without SQLite's heading
     if (q.lastError().isValid())
         lines << sqlError(q);
     if (lines == QStringList{QStringLiteral("ok")})

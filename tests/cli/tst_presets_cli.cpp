@@ -7,6 +7,7 @@
 // llama-3.1-8b` works again (issue 10, kind 7).
 #include <QDirIterator>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -196,6 +197,28 @@ private Q_SLOTS:
         const QString backup = r.out.section(QStringLiteral("the replaced presets as they were: "), 1).trimmed();
         QVERIFY2(QFile::exists(backup), qPrintable(r.out));
         QCOMPARE(byId(bundlePresets(backup), QStringLiteral("acme-h100")).value(QStringLiteral("price_usd_per_hour")).toDouble(), 1.65);
+    }
+
+    void exportNeverClobbersOtherFiles()
+    {
+        // The store itself, a config.json and a FIFO are refused and left as they were.
+        const QString config = m_a.filePath(QStringLiteral("config.json"));
+        QVERIFY(QFile::copy(QStringLiteral(HEADROOM_TEST_DATA "/qwen3-0.6b/config.json"), config));
+        const QString fifo = m_a.filePath(QStringLiteral("pipe"));
+        QCOMPARE(QProcess::execute(QStringLiteral("mkfifo"), {fifo}), 0);
+        for (const QString &target : {storeFile(m_a), config, fifo}) {
+            QFile f(target);
+            const QByteArray before = QFileInfo(target).isFile() && f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+            f.close();
+            const Run r = run(m_a, args(QStringLiteral("export"), {target}));
+            QCOMPARE(r.code, 1);
+            QVERIFY2(r.err.startsWith(QStringLiteral("error: FILE: ")) && r.err.contains(target), qPrintable(r.err));
+            if (QFileInfo(target).isFile()) {
+                QVERIFY(f.open(QIODevice::ReadOnly));
+                QCOMPARE(f.readAll(), before);
+            }
+        }
+        QCOMPARE(run(m_a, {QStringLiteral("presets"), QStringLiteral("list")}).code, 0);
     }
 
     void importRefusesBuiltInsAndBadFields()

@@ -161,6 +161,38 @@ private Q_SLOTS:
         QCOMPARE(store.find(QStringLiteral("llama-3.1-8b")).name, QStringLiteral("Llama-3.1-8B"));
     }
 
+    void aNewBuiltInNeverOverwritesTheUsersPresetOfThatId()
+    {
+        // The user made "l4" before a release shipped a built-in of that id.
+        const QString path = fresh("sameid.sqlite");
+        QString error;
+        {
+            PresetStore store(path);
+            QVERIFY(store.open(&error));
+        }
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("raw3"));
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(QStringLiteral("DELETE FROM presets WHERE id = 'l4'")));
+            QVERIFY(q.exec(QStringLiteral("INSERT INTO presets VALUES ('l4', 'gpu', 'user', "
+                                          "'{\"id\":\"l4\",\"kind\":\"gpu\",\"name\":\"Our L4 pool\",\"memory_bytes\":24000000000}')")));
+            QVERIFY(q.exec(QStringLiteral("UPDATE meta SET value = 'old' WHERE key = 'builtin_hash'")));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("raw3"));
+        PresetStore store(path);
+        QVERIFY(store.open(&error));
+        const PresetRecord r = store.find(QStringLiteral("l4"));
+        QVERIFY(!r.builtIn);
+        QCOMPARE(r.name, QStringLiteral("Our L4 pool"));
+        // And it stays editable as the user's.
+        QJsonObject edited = r.json;
+        edited.insert(QStringLiteral("price_usd_per_hour"), 0.6);
+        QVERIFY2(store.saveUserPreset(edited, &error), qPrintable(error));
+    }
+
     void repairsDeletedBuiltInsAndSkipsDamagedRows()
     {
         const QString path = fresh("repair.sqlite");
