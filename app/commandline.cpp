@@ -626,7 +626,7 @@ int runPresetsList(const QCommandLineParser &p, QTextStream &out, QTextStream &e
 
 // The presets subcommands' field flags: flag, preset JSON field, kind it
 // applies to (empty: both) and how its value is read.
-enum class PresetValue { Text, Size, Rate, Count, Tflops, Price };
+enum class PresetValue { Text, Size, Rate, Count, Number };
 struct PresetFlag
 {
     const char *flag;
@@ -646,10 +646,10 @@ const PresetFlag presetFlags[] = {
     {"memory-source", "memory_source", "gpu", PresetValue::Text, "presets add/edit (GPU): where the memory figure comes from.", "TEXT"},
     {"marketed-memory", "marketed_memory", "gpu", PresetValue::Text, "presets add/edit (GPU): memory as marketed, e.g. \"80 GB HBM3\".", "TEXT"},
     {"bandwidth", "bandwidth_bytes_per_s", "gpu", PresetValue::Rate, "presets add/edit (GPU): memory bandwidth per second: 3.35TB/s.", "SIZE/s"},
-    {"tflops", "bf16_dense_tflops", "gpu", PresetValue::Tflops, "presets add/edit (GPU): dense BF16 TFLOPS (no sparsity).", "F"},
+    {"tflops", "bf16_dense_tflops", "gpu", PresetValue::Number, "presets add/edit (GPU): dense BF16 TFLOPS (no sparsity).", "F"},
     {"host-link", "host_link", "gpu", PresetValue::Text, "presets add/edit (GPU): the host link, e.g. \"PCIe 5.0 x16\".", "TEXT"},
     {"host-link-bandwidth", "host_link_bytes_per_s", "gpu", PresetValue::Rate, "presets add/edit (GPU): host link bandwidth, one direction: 64GB/s.", "SIZE/s"},
-    {"price", "price_usd_per_hour", "gpu", PresetValue::Price, nullptr, nullptr}, // the plan flag, read the same way
+    {"price", "price_usd_per_hour", "gpu", PresetValue::Number, nullptr, nullptr}, // the plan flag, read the same way
     {"price-source", "price_source", "gpu", PresetValue::Text, "presets add/edit (GPU): where the price comes from (a contract, a quote).", "TEXT"},
     {"price-date", "price_date", "gpu", PresetValue::Text, "presets add/edit (GPU): date of the price, YYYY-MM-DD.", "DATE"},
     {"hf-id", "hf_id", "model", PresetValue::Text, "presets add/edit (model): the HuggingFace repository id.", "ORG/NAME"},
@@ -686,17 +686,16 @@ bool applyPresetFlags(const QCommandLineParser &p, const QString &kind, QJsonObj
         QJsonValue j;
         switch (f.type) {
         case PresetValue::Text: j = v; break;
-        case PresetValue::Size: j = double(Units::parseSize(v, flag)); break;
+        case PresetValue::Size: j = QJsonValue(Units::parseSize(v, flag)); break; // qint64, kept exact
         case PresetValue::Rate: {
             QString size = v.trimmed();
             if (size.endsWith(QLatin1String("/s")))
                 size.chop(2);
-            j = double(Units::parseSize(size, flag));
+            j = QJsonValue(Units::parseSize(size, flag));
             break;
         }
-        case PresetValue::Count: j = double(Units::parseCount(v, flag)); break;
-        case PresetValue::Tflops:
-        case PresetValue::Price: j = Units::parseFraction(v, flag, 0, 1e6); break;
+        case PresetValue::Count: j = QJsonValue(Units::parseCount(v, flag)); break;
+        case PresetValue::Number: j = Units::parseFraction(v, flag, 0, 1e6); break; // TFLOPS or dollars, in (0, 10^6]
         }
         preset.insert(QLatin1String(f.field), j);
         changed = true;

@@ -416,9 +416,9 @@ void PresetManager::showPreset(const QJsonObject &preset, bool builtIn, bool isN
             else if (v.isString())
                 text = v.toString();
             else if (v.isDouble() && (f.type == Field::Size || f.type == Field::Rate))
-                text = exactSize(qint64(v.toDouble())) + (f.type == Field::Rate ? QStringLiteral("/s") : QString());
+                text = exactSize(v.toInteger()) + (f.type == Field::Rate ? QStringLiteral("/s") : QString());
             else if (v.isDouble() && f.type == Field::Count)
-                text = QString::number(qint64(v.toDouble()));
+                text = QString::number(v.toInteger());
             else if (v.isDouble())
                 text = QString::number(v.toDouble(), 'g', 15);
             if (auto *line = qobject_cast<QLineEdit *>(w)) {
@@ -476,15 +476,15 @@ QJsonObject PresetManager::formPreset() const
             switch (f.type) {
             case Field::Text:
             case Field::LongText: p.insert(key, text); break;
-            case Field::Size: p.insert(key, double(Units::parseSize(text, key))); break;
+            case Field::Size: p.insert(key, QJsonValue(Units::parseSize(text, key))); break; // qint64, kept exact
             case Field::Rate: {
                 QString size = text;
                 if (size.endsWith(QLatin1String("/s")))
                     size.chop(2);
-                p.insert(key, double(Units::parseSize(size, key)));
+                p.insert(key, QJsonValue(Units::parseSize(size, key)));
                 break;
             }
-            case Field::Count: p.insert(key, double(Units::parseCount(text, key))); break;
+            case Field::Count: p.insert(key, QJsonValue(Units::parseCount(text, key))); break;
             case Field::Number:
             case Field::Price: p.insert(key, Units::parseFraction(text, key, 0, 1e6)); break;
             case Field::Json: {

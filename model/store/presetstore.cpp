@@ -23,6 +23,7 @@
 #include <QSet>
 #include <QUuid>
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 namespace Headroom {
@@ -185,7 +186,8 @@ bool PresetStore::recover(const QString &damage, QString *error)
         q.addBindValue(next);
         if (q.exec()) {
             while (q.next()) {
-                next = q.value(0).toLongLong() + 1;
+                // rowid is at most 2^63 - 1 (SQLite); the last one ends the scan rather than wrap.
+                next = std::min(q.value(0).toLongLong(), std::numeric_limits<qint64>::max() - 1) + 1;
                 const QString id = q.value(1).toString();
                 seen.insert(id);
                 if (q.value(3).toString() != QLatin1String("user"))
