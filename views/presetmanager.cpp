@@ -284,7 +284,9 @@ PresetManager::PresetManager(const QString &storePath, QWidget *parent)
     connect(m_show, &QComboBox::currentIndexChanged, this, [this] { refresh(currentId()); });
     connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
         const int row = m_table->currentRow();
-        if (row < 0 || m_table->selectedItems().isEmpty())
+        if (row < 0 || m_table->selectedItems().isEmpty() || idAt(row) == currentId())
+            return;
+        if (!keepEdits())
             return;
         for (const PresetRecord &r : std::as_const(m_records))
             if (r.id == idAt(row))
@@ -322,13 +324,48 @@ PresetManager::PresetManager(const QString &storePath, QWidget *parent)
     else if (!m_store->warning().isEmpty())
         setStatus(m_store->warning(), true);
     refresh();
-    if (m_table->rowCount() > 0)
-        m_table->selectRow(0);
     m_search->setFocus();
     resize(1180, 660);
 }
 
 PresetManager::~PresetManager() = default;
+
+bool PresetManager::formEdited() const
+{
+    if (m_builtIn || !m_storeOpen)
+        return false;
+    // What the user typed since the form was filled (filling it resets the flags).
+    for (const QWidget *w : m_forms->currentIndex() == 0 ? m_gpuEditors : m_modelEditors) {
+        if (auto *line = qobject_cast<const QLineEdit *>(w); line && line->isModified())
+            return true;
+        if (auto *plain = qobject_cast<const QPlainTextEdit *>(w); plain && plain->document()->isModified())
+            return true;
+    }
+    return false;
+}
+
+bool PresetManager::keepEdits()
+{
+    if (!formEdited())
+        return true;
+    const auto answer = QMessageBox::question(this, tr("Unsaved preset"), tr("Discard the changes to %1?").arg(currentId()),
+                                              QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
+    if (answer == QMessageBox::Discard) {
+        m_isNew = false;
+        return true;
+    }
+    // Back to the preset being edited.
+    const QSignalBlocker block(m_table);
+    m_table->clearSelection();
+    selectPreset(currentId());
+    return false;
+}
+
+void PresetManager::reject()
+{
+    if (keepEdits())
+        QDialog::reject();
+}
 
 void PresetManager::refresh(const QString &select)
 {
@@ -357,11 +394,19 @@ void PresetManager::refresh(const QString &select)
     }
     m_table->resizeColumnsToContents();
     m_table->horizontalHeader()->setSectionResizeMode(4, QHeaderView::Stretch);
+    // The form shows a preset of the list: the one asked for, else the first
+    // (a new preset being typed in stays in the form whatever the search).
+    if (selectRow < 0 && !m_isNew && m_table->rowCount() > 0)
+        selectRow = 0;
     if (selectRow >= 0) {
         m_table->selectRow(selectRow);
         for (const PresetRecord &r : std::as_const(m_records))
-            if (r.id == select)
+            if (r.id == idAt(selectRow))
                 showPreset(r.json, r.builtIn, false);
+    } else if (!m_isNew) {
+        m_base = {};
+        m_forms->setEnabled(false);
+        m_origin->setText(tr("No preset matches the search."));
     }
     updateButtons();
 }
@@ -402,6 +447,7 @@ void PresetManager::showPreset(const QJsonObject &preset, bool builtIn, bool isN
     m_base = preset;
     m_builtIn = builtIn;
     m_isNew = isNew;
+    m_forms->setEnabled(true);
     markField(QString());
     const bool gpu = preset.value(QStringLiteral("kind")).toString() == QLatin1String("gpu");
     m_forms->setCurrentIndex(gpu ? 0 : 1);
@@ -427,6 +473,7 @@ void PresetManager::showPreset(const QJsonObject &preset, bool builtIn, bool isN
                 line->setReadOnly(builtIn);
             } else if (auto *plain = qobject_cast<QPlainTextEdit *>(w)) {
                 plain->setPlainText(text);
+                plain->document()->setModified(false);
                 plain->setReadOnly(builtIn);
             }
         }
@@ -448,7 +495,7 @@ void PresetManager::showPreset(const QJsonObject &preset, bool builtIn, bool isN
         static_cast<QLineEdit *>(m_modelEditors.value(QStringLiteral("active_params")))->setPlaceholderText(active);
     }
     QLineEdit *id = gpu ? m_gpuId : m_modelId;
-    id->setText(preset.value(QStringLiteral("id")).toString());
+    id->setText(preset.value(QStringLiteral("id")).toString()); // (setText clears isModified())
     id->setReadOnly(!isNew);
     m_origin->setText(builtIn ? tr("Built-in, refreshed with each release: read-only. Duplicate it to make your own copy.")
                       : isNew ? tr("New: give it an id and the figures, then Save.")
@@ -565,6 +612,8 @@ QString PresetManager::freeId(const QString &wanted) const
 
 void PresetManager::newGpu()
 {
+    if (!keepEdits())
+        return;
     m_table->clearSelection();
     showPreset({{QStringLiteral("kind"), QStringLiteral("gpu")}, {QStringLiteral("id"), freeId(QStringLiteral("my-gpu"))}}, false, true);
     m_gpuEditors.value(QStringLiteral("name"))->setFocus();
@@ -573,7 +622,7 @@ void PresetManager::newGpu()
 
 void PresetManager::duplicateCurrent()
 {
-    if (currentId().isEmpty())
+    if (currentId().isEmpty() || !keepEdits())
         return;
     QJsonObject copy = m_base;
     copy.insert(QStringLiteral("id"), freeId(currentId() + QStringLiteral("-copy")));
@@ -650,6 +699,8 @@ bool PresetManager::deleteCurrent()
 
 bool PresetManager::importConfig(const QString &path)
 {
+    if (!keepEdits())
+        return false;
     QJsonObject preset;
     try {
         preset = PresetStore::modelPresetFromFile(path, tr("config.json"));

@@ -70,6 +70,11 @@ public:
     QUndoStack *undoStack() const { return m_undo; }
     /// True once anything was written to the store.
     bool changed() const { return m_changed; }
+    /// True when the form holds edits not saved (a new preset counts).
+    bool formEdited() const;
+
+    /// Close (Esc): asks before unsaved edits in the form are discarded.
+    void reject() override;
 
 private:
     friend class PresetCommand;
@@ -84,6 +89,8 @@ private:
     bool apply(const QString &id, const std::optional<QJsonObject> &state);
     QString freeId(const QString &wanted) const;
     void updateButtons();
+    /// True when the form may be left: nothing unsaved, or the user discards it.
+    bool keepEdits();
 
     std::unique_ptr<PresetStore> m_store;
     bool m_storeOpen = false;

@@ -13,12 +13,14 @@
 #include <QApplication>
 #include <QDir>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSet>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QUndoStack>
 
 using namespace Headroom;
@@ -72,9 +74,11 @@ private Q_SLOTS:
         for (int row = 0; row < d.rowCount(); ++row)
             shown.insert(d.idAt(row));
         QCOMPARE(shown, expected);
+        QVERIFY2(shown.contains(d.currentId()), qPrintable(d.currentId())); // the form follows the list
         shoot(d, "presets-search.png");
         d.setSearch(QStringLiteral("no such preset anywhere"));
         QCOMPARE(d.rowCount(), 0);
+        QVERIFY(d.currentId().isEmpty());
     }
 
     void builtInsAreReadOnly()
@@ -153,6 +157,31 @@ private Q_SLOTS:
         QCOMPARE(price(), -1.0);
         d.undoStack()->undo();
         QCOMPARE(price(), 0.7);
+    }
+
+    void unsavedEditsAreNotDroppedSilently()
+    {
+        PresetManager d(store("unsaved.sqlite"));
+        d.show();
+        d.newGpu();
+        QVERIFY(!d.formEdited()); // nothing typed yet
+        type(d, "name", QStringLiteral("Half-typed card"));
+        QVERIFY(d.formEdited());
+        // Esc asks; Cancel keeps the dialog and the text.
+        auto answer = [](QMessageBox::StandardButton button) {
+            QTimer::singleShot(0, [button] {
+                auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+                QVERIFY(box);
+                box->button(button)->click();
+            });
+        };
+        answer(QMessageBox::Cancel);
+        d.reject();
+        QVERIFY(d.isVisible());
+        QCOMPARE(qobject_cast<QLineEdit *>(d.fieldEditor(QStringLiteral("name")))->text(), QStringLiteral("Half-typed card"));
+        answer(QMessageBox::Discard);
+        d.reject();
+        QVERIFY(!d.isVisible());
     }
 
     void duplicateABuiltIn()
