@@ -5,6 +5,7 @@
 // bundle exported from one data folder imported into another.
 // With HEADROOM_SCREENSHOTS=DIR set, the dialog is also saved as PNGs there
 // (for looking at it under xvfb-run; nothing is asserted on them).
+#include "mainwindow.h"
 #include "presetbundle.h"
 #include "presetmanager.h"
 #include "presetstore.h"
@@ -53,6 +54,26 @@ private Q_SLOTS:
     {
         QStandardPaths::setTestModeEnabled(true);
         QVERIFY(m_dir.isValid());
+    }
+
+    void toolsMenuOpensIt()
+    {
+        MainWindow w(store("window.sqlite"));
+        w.show();
+        QAction *open = nullptr;
+        for (QAction *a : w.findChildren<QAction *>())
+            if (a->text() == QStringLiteral("&Presets…"))
+                open = a;
+        QVERIFY(open);
+        bool seen = false;
+        QTimer::singleShot(0, [&seen] {
+            auto *dialog = qobject_cast<PresetManager *>(QApplication::activeModalWidget());
+            seen = dialog && dialog->rowCount() == int(PresetStore::builtInPresets().size());
+            if (dialog)
+                dialog->reject();
+        });
+        open->trigger();
+        QVERIFY(seen);
     }
 
     void searchFindsByNameIdAndSource()
