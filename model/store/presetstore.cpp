@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "presetstore.h"
+#include "pagescan.h"
 #include "presetbundle.h"
 
 #include "core/inputerror.h"
@@ -150,15 +151,16 @@ bool PresetStore::integrityFailure(QString *report)
     }
     QStringList lines;
     static const QRegularExpression heading(QStringLiteral("^\\*\\*\\* in database \\S+ \\*\\*\\*\\s*"));
-    while (q.next())
-        lines << q.value(0).toString().remove(heading).simplified(); // the finding, without SQLite's heading
+    while (q.next()) // findings, one a line, after SQLite's heading
+        for (const QString &line : q.value(0).toString().remove(heading).split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+            lines << line.simplified();
     if (q.lastError().isValid())
         lines << sqlError(q);
     if (lines == QStringList{QStringLiteral("ok")})
         return false;
     *report = lines.isEmpty() ? QStringLiteral("no answer") : lines.first();
     if (lines.size() > 1)
-        *report += QStringLiteral(" (and %1 more)").arg(lines.size() - 1);
+        *report += QStringLiteral(" (and further findings)"); // integrity_check(20) stops at 20
     return true;
 }
 
@@ -168,7 +170,7 @@ bool PresetStore::recover(const QString &damage, QString *error)
     // 1. Every row that still reads, scanning the table in rowid order and
     //    stepping past rowids on damaged pages (NOT INDEXED: the index may be
     //    the damaged part). The store holds a few hundred rows; the steps are
-    //    bounded by its largest rowid, or 100,000 when even that is unreadable.
+    //    bounded by its largest rowid, or 1,000 when even that is unreadable.
     QVector<QPair<QString, QJsonObject>> userRows; // (kind, preset)
     QSet<QString> seen;
     qint64 top = -1;
@@ -178,7 +180,8 @@ bool PresetStore::recover(const QString &damage, QString *error)
             top = q.value(0).toLongLong();
     }
     qint64 next = 0; // the lowest rowid not yet read or skipped
-    for (int misses = 0; misses <= 100000 && (top < 0 || next <= top);) {
+    const int maxMisses = top < 0 ? 1000 : 100000; // without a top, the page scan below does the rest
+    for (int misses = 0; misses <= maxMisses && (top < 0 || next <= top);) {
         QSqlQuery q(db);
         q.setForwardOnly(true);
         // ">=" so the seek lands on the page holding `next`, not on the damaged one before it.
@@ -214,8 +217,29 @@ bool PresetStore::recover(const QString &damage, QString *error)
                     lost << q.value(0).toString();
     }
 
-    // 2. The damaged file (and its journal) kept aside under a new name.
+    // 2. What SQLite could not reach (a damaged interior page, a truncated
+    //    file) read from the pages themselves; rows SQLite read come first.
     db.close();
+    QFile raw(m_path);
+    constexpr qint64 maxScan = 256 * 1024 * 1024; // a preset store is well under 1 MB
+    if (raw.size() <= maxScan && raw.open(QIODevice::ReadOnly)) {
+        QSet<QString> have;
+        for (const auto &row : std::as_const(userRows))
+            have.insert(row.second.value(QStringLiteral("id")).toString());
+        for (const PageScan::Row &row : PageScan::textRows(raw.readAll(), 4)) { // id, kind, origin, json
+            const QString &id = row.values.at(0);
+            if (row.values.at(2) != QLatin1String("user") || have.contains(id))
+                continue;
+            if (const auto o = readableRow(id, row.values.at(1), row.values.at(3))) {
+                userRows.append({row.values.at(1), *o});
+                have.insert(id);
+                lost.removeAll(id);
+            }
+        }
+        raw.close();
+    }
+
+    // 3. The damaged file (and its journal) kept aside under a new name.
     const QString aside = freeName(m_path, QStringLiteral(".damaged-") + QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")));
     if (!QFile::rename(m_path, aside)) {
         *error = QStringLiteral("The preset database %1 is damaged (SQLite integrity check: %2) and could not be moved aside. "
@@ -227,7 +251,7 @@ bool PresetStore::recover(const QString &damage, QString *error)
         QFile::rename(m_path + QStringLiteral("-journal"), aside + QStringLiteral("-journal"));
     m_damagedCopy = aside;
 
-    // 3. A fresh store with the recovered presets (the built-ins follow in open()).
+    // 4. A fresh store with the recovered presets (the built-ins follow in open()).
     db.setDatabaseName(m_path);
     if (!db.open() || !migrate(error)) {
         if (error->isEmpty())
@@ -262,7 +286,7 @@ bool PresetStore::recover(const QString &damage, QString *error)
                     .arg(m_recovered.size() == 1 ? QStringLiteral("was") : QStringLiteral("were"))
                     .arg(m_recovered.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(m_recovered.join(QStringLiteral(", "))));
     if (!lost.isEmpty())
-        m_warning += QStringLiteral(" Could not be read: %1.").arg(lost.join(QStringLiteral(", ")));
+        m_warning += QStringLiteral(" Not recovered (named by the index, which may itself be damaged): %1.").arg(lost.join(QStringLiteral(", ")));
     return true;
 }
 
@@ -272,6 +296,11 @@ bool PresetStore::migrate(QString *error)
     QSqlQuery q(db);
     // Reading the header is the first thing that fails on a damaged file.
     if (!q.exec(QStringLiteral("PRAGMA user_version")) || !q.next()) {
+        // SQLite cannot read it; a file whose header still says it is our store
+        // (a truncated one, say) is recovered from its pages.
+        QFile raw(m_path);
+        if (raw.open(QIODevice::ReadOnly) && PageScan::userVersion(raw.read(100)) == schemaVersion)
+            return recover(sqlError(q), error);
         *error = QStringLiteral("The preset database %1 is damaged or not a database (%2). It was left untouched; "
                                 "move it aside and Headroom will create a fresh one.")
                      .arg(m_path, sqlError(q));
