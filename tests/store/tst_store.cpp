@@ -9,6 +9,7 @@
 #include "kv/gpuspec.h"
 #include "core/inputerror.h"
 #include "kv/kvcost.h"
+#include "pagescan.h"
 #include "presetbundle.h"
 #include "presetstore.h"
 
@@ -664,6 +665,63 @@ private Q_SLOTS:
                 QCOMPARE(f.readAll(), bytes);
                 f.close();
             }
+        }
+    }
+
+    void pageScanReadsWhatSqliteWrote()
+    {
+        // Every user row of an intact store, read from its pages, equals what SQLite returns.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("presets.sqlite"));
+        makeTeamStore(path);
+        {
+            // 10,000 characters of notes: more than a 4,096-byte page holds, so the row runs on overflow pages.
+            PresetStore store(path);
+            QString error;
+            QVERIFY(store.open(&error));
+            QVERIFY(store.saveUserPreset({{QStringLiteral("id"), QStringLiteral("long-notes")}, {QStringLiteral("kind"), QStringLiteral("gpu")},
+                                          {QStringLiteral("name"), QStringLiteral("Long notes")}, {QStringLiteral("memory_bytes"), 1e9},
+                                          {QStringLiteral("notes"), QString(10000, QLatin1Char('z'))}},
+                                         &error));
+        }
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray bytes = f.readAll();
+        QCOMPARE(PageScan::userVersion(bytes), PresetStore::schemaVersion);
+        int users = 0, all = 0;
+        PresetStore store(path);
+        QString error;
+        QVERIFY(store.open(&error));
+        for (const PageScan::Row &row : PageScan::textRows(bytes, 4)) {
+            ++all;
+            if (row.values.at(2) != QLatin1String("user"))
+                continue;
+            ++users;
+            QCOMPARE(QJsonDocument::fromJson(row.values.at(3).toUtf8()).object(), store.find(row.values.at(0)).json);
+        }
+        QCOMPARE(users, 4);
+        QCOMPARE(all, int(PresetStore::builtInPresets().size()) + 4); // the built-in rows too
+    }
+
+    void pageScanSurvivesAnyBytes()
+    {
+        // Mutated and truncated copies of a real store: the scan returns (rows of 4 values) and never reads out of bounds.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("presets.sqlite"));
+        makeTeamStore(path);
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray original = f.readAll();
+        QRandomGenerator rng(7);
+        for (int round = 0; round < 300; ++round) {
+            QByteArray bytes = original;
+            for (int i = 0; i < 16; ++i)
+                bytes[rng.bounded(int(bytes.size()))] = char(rng.bounded(256));
+            if (round % 3 == 0)
+                bytes.truncate(rng.bounded(int(bytes.size())));
+            for (const PageScan::Row &row : PageScan::textRows(bytes, 4))
+                QCOMPARE(row.values.size(), 4);
+            PageScan::userVersion(bytes);
         }
     }
 
