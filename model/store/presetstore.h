@@ -31,7 +31,9 @@ struct PresetRecord
 /// that fails SQLite's integrity check (PRAGMA integrity_check) at open is
 /// renamed aside (never deleted or overwritten), a fresh store is built with
 /// the built-ins, every user preset that can still be read from the damaged
-/// file is copied in, and warning() says so with the count.
+/// file is copied in (through SQLite, then from the pages SQLite cannot
+/// reach: PageScan), and warning() says so with the count. So is a file whose
+/// header still names this schema but which SQLite cannot open (truncated).
 class PresetStore
 {
 public:
