@@ -13,6 +13,7 @@
 #include "inputpanel.h"
 #include "memorychartview.h"
 #include "planner.h"
+#include "presetmanager.h"
 #include "presetstore.h"
 #include "io/scenariofile.h"
 
@@ -369,6 +370,12 @@ void MainWindow::createActions()
     });
     QMenu *tools = menuBar()->addMenu(tr("&Tools"));
     tools->addAction(calibrate);
+    tools->addAction(tr("&Presets…"), this, [this] {
+        PresetManager dialog(m_storePath, this);
+        dialog.exec();
+        if (dialog.changed())
+            statusBar()->showMessage(tr("Presets saved; the model and GPU pickers offer them from the next start."));
+    });
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(toggleUnits);
 

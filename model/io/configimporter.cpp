@@ -329,7 +329,7 @@ ModelShape ConfigImporter::fromPreset(const QJsonObject &preset)
     return m;
 }
 
-ModelShape ConfigImporter::fromFile(const QString &path, const QString &field)
+QJsonObject ConfigImporter::readFile(const QString &path, const QString &field)
 {
     // A config.json is a few kB; refuse devices, pipes and anything huge
     // rather than reading without end.
@@ -357,7 +357,12 @@ ModelShape ConfigImporter::fromFile(const QString &path, const QString &field)
     }
     if (!doc.isObject())
         throw InputError(field, QStringLiteral("%1 must hold a JSON object").arg(path));
-    const QJsonObject o = doc.object();
+    return doc.object();
+}
+
+ModelShape ConfigImporter::fromFile(const QString &path, const QString &field)
+{
+    const QJsonObject o = readFile(path, field);
     try {
         ModelShape m = o.value(QStringLiteral("kind")).toString() == QLatin1String("model") ? fromPreset(o) : fromConfig(o);
         if (m.id.isEmpty())
