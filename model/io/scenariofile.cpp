@@ -364,6 +364,7 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     const QJsonObject in = plan.value(QStringLiteral("inputs")).toObject();
     if (!models || !gpus)
         throw InputError(QStringLiteral("inputs"), QStringLiteral("a plan output names presets, and no preset store is at hand"));
+    const QString ip = QStringLiteral("inputs.");
     Scenario s;
     if (in.value(QStringLiteral("model")).toString() == QLatin1String("custom"))
         throw InputError(QStringLiteral("inputs.model"), QStringLiteral("a custom shape is not named in a plan output: save it with plan --save FILE.headroom"));
@@ -375,7 +376,7 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     }
     const QString gpu = in.value(QStringLiteral("gpu")).toString();
     if (gpu == QLatin1String("custom")) {
-        s.gpu = GpuSpec::custom(readBig(in, "gpu_memory_bytes", 0, QStringLiteral("inputs.")));
+        s.gpu = GpuSpec::custom(readBig(in, "gpu_memory_bytes", 0, ip));
     } else {
         try {
             s.gpu = gpus(gpu);
@@ -383,38 +384,38 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
             throw InputError(QStringLiteral("inputs.gpu"), e.message());
         }
     }
-    s.tp = int(readBig(in, "tp", 1));
-    s.contextTokens = readBig(in, "context_tokens", s.contextTokens);
-    s.sessions = readBig(in, "sessions", 1);
+    s.tp = int(readBig(in, "tp", 1, ip));
+    s.contextTokens = readBig(in, "context_tokens", s.contextTokens, ip);
+    s.sessions = readBig(in, "sessions", 1, ip);
     s.weightsDtype = Dtypes::parse(in.value(QStringLiteral("weights_dtype")).toString(QStringLiteral("bf16")), QStringLiteral("inputs.weights_dtype"));
     s.kvDtype = Dtypes::parse(in.value(QStringLiteral("kv_dtype")).toString(QStringLiteral("bf16")), QStringLiteral("inputs.kv_dtype"));
-    if (const auto kv = readOptionalBig(in, "kv_heads_override"))
+    if (const auto kv = readOptionalBig(in, "kv_heads_override", ip))
         s.kvHeadsOverride = int(*kv);
-    if (readBig(in, "gpu_memory_bytes") != s.gpu.memoryBytes)
-        s.gpuMemoryBytes = readBig(in, "gpu_memory_bytes");
-    s.weightsBytes = readOptionalBig(in, "weights_bytes_override");
-    s.workspaceBytes = readBig(in, "workspace_bytes_per_gpu", s.effectiveWorkspaceBytes());
+    if (readBig(in, "gpu_memory_bytes", 0, ip) != s.gpu.memoryBytes)
+        s.gpuMemoryBytes = readBig(in, "gpu_memory_bytes", 0, ip);
+    s.weightsBytes = readOptionalBig(in, "weights_bytes_override", ip);
+    s.workspaceBytes = readBig(in, "workspace_bytes_per_gpu", s.effectiveWorkspaceBytes(), ip);
     s.engine = Engines::parse(in.value(QStringLiteral("engine")).toString(QStringLiteral("plain")), QStringLiteral("inputs.engine"));
-    s.gpuMemoryUtilization = readDouble(in, "gpu_memory_utilization", s.gpuMemoryUtilization);
-    s.blockSize = int(readBig(in, "block_size", 16));
+    s.gpuMemoryUtilization = readDouble(in, "gpu_memory_utilization", s.gpuMemoryUtilization, ip);
+    s.blockSize = int(readBig(in, "block_size", 16, ip));
     s.preallocate = in.value(QStringLiteral("preallocate")).toBool();
-    if (const auto price = readOptionalDouble(in, "price_usd_per_gpu_hour"); price && price != s.gpu.priceUsdPerHour)
+    if (const auto price = readOptionalDouble(in, "price_usd_per_gpu_hour", ip); price && price != s.gpu.priceUsdPerHour)
         s.priceUsdPerGpuHour = price;
-    s.maxModelLen = readOptionalBig(in, "max_model_len");
+    s.maxModelLen = readOptionalBig(in, "max_model_len", ip);
     if (s.maxModelLen == s.model.maxPositionEmbeddings)
         s.maxModelLen.reset();
     s.gpuMemoryUtilizationGiven = s.engine == Engine::Vllm;
     s.engineSettings = readEngineSettings(in, QStringLiteral("inputs."), "_bytes");
     if (in.value(QStringLiteral("distribution")).isString())
         s.distribution = LengthDistribution::parse(in.value(QStringLiteral("distribution")).toString(), QStringLiteral("inputs.distribution"));
-    s.lengthScale = readDouble(in, "length_scale", 1.0);
-    s.retainTokens = readOptionalBig(in, "retain_tokens");
-    s.risk = readDouble(in, "risk", s.risk);
-    s.marginFraction = readDouble(in, "margin", s.marginFraction);
-    s.targetSessions = readOptionalBig(in, "target_sessions");
-    s.bandwidthEfficiency = readDouble(in, "bandwidth_efficiency", s.bandwidthEfficiency);
-    s.computeUtilization = readDouble(in, "compute_utilization", s.computeUtilization);
-    s.trafficMultiplier = readDouble(in, "traffic_multiplier", s.trafficMultiplier);
+    s.lengthScale = readDouble(in, "length_scale", 1.0, ip);
+    s.retainTokens = readOptionalBig(in, "retain_tokens", ip);
+    s.risk = readDouble(in, "risk", s.risk, ip);
+    s.marginFraction = readDouble(in, "margin", s.marginFraction, ip);
+    s.targetSessions = readOptionalBig(in, "target_sessions", ip);
+    s.bandwidthEfficiency = readDouble(in, "bandwidth_efficiency", s.bandwidthEfficiency, ip);
+    s.computeUtilization = readDouble(in, "compute_utilization", s.computeUtilization, ip);
+    s.trafficMultiplier = readDouble(in, "traffic_multiplier", s.trafficMultiplier, ip);
     return s;
 }
 

@@ -434,6 +434,16 @@ private Q_SLOTS:
                                                               << QStringLiteral("inputs.model") << QStringLiteral("unknown model preset \"llama-9-1t\"");
         QTest::newRow("inputs.gpu unknown preset (lookup)") << planOutput(QStringLiteral("llama-3.1-8b"), QStringLiteral("h900")) << false
                                                             << QStringLiteral("inputs.gpu") << QStringLiteral("unknown gpu preset \"h900\"");
+        QJsonObject tp = planOutput(QStringLiteral("llama-3.1-8b"), QStringLiteral("custom"));
+        QJsonObject in = tp.value(QStringLiteral("inputs")).toObject();
+        in.insert(QStringLiteral("tp"), QStringLiteral("two"));
+        tp.insert(QStringLiteral("inputs"), in);
+        QTest::newRow("inputs.tp \"two\" (readBig)") << tp << false << QStringLiteral("inputs.tp") << QStringLiteral("must be a whole number");
+        QJsonObject risk = planOutput(QStringLiteral("llama-3.1-8b"), QStringLiteral("custom"));
+        in = risk.value(QStringLiteral("inputs")).toObject();
+        in.insert(QStringLiteral("risk"), QStringLiteral("low"));
+        risk.insert(QStringLiteral("inputs"), in);
+        QTest::newRow("inputs.risk \"low\" (readDouble)") << risk << false << QStringLiteral("inputs.risk") << QStringLiteral("must be a number");
         QTest::newRow("inputs: no preset store (migrateFromPlanOutput)") << planOutput(QStringLiteral("llama-3.1-8b"), QStringLiteral("custom")) << false
                                                                          << QStringLiteral("inputs")
                                                                          << QStringLiteral("a plan output names presets, and no preset store is at hand");
@@ -444,13 +454,14 @@ private Q_SLOTS:
         QFETCH(bool, lookups);
         QFETCH(QString, field);
         QFETCH(QString, message);
-        // Lookups that refuse every id, none at all, or (for inputs.gpu) a model lookup that finds one.
+        // Lookups that refuse every id, none at all (the row "no preset store"), or one that
+        // finds the model (the other rows whose lookups column is false).
         auto someModel = [](const QString &) { return ConfigImporter::fromFile(QStringLiteral(HEADROOM_TEST_DATA "/llama-3.1-8b/config.json"), QStringLiteral("m")); };
-        const bool gpuOnly = field == QLatin1String("inputs.gpu");
+        const bool modelFound = field != QLatin1String("inputs");
         try {
             if (lookups)
                 ScenarioFile::fromJson(plan, nullptr, noModel, noGpu);
-            else if (gpuOnly)
+            else if (modelFound)
                 ScenarioFile::fromJson(plan, nullptr, someModel, noGpu);
             else
                 ScenarioFile::fromJson(plan, nullptr);
