@@ -40,7 +40,7 @@ qint64 sub(qint64 a, qint64 b, const QString &field)
 
 namespace {
 
-// Exact decimal parsing: a mantissa of up to 2^63 - 1 (else 18 significant digits) and an
+// Exact decimal parsing: a mantissa with up to 18 significant digits (a count: up to 2^63 - 1) and an
 // optional exponent, scaled by an integer unit, so "79.6GiB" and "8e9" are
 // computed without binary floating-point error and rounded half up.
 struct Decimal
@@ -87,9 +87,11 @@ bool scaleDecimal(const Decimal &d, qint64 unit, qint64 *out, bool *exact = null
     int exponent = d.exponent;
     if (exact)
         *exact = true;
+    // A count (unit 1) of 19 digits is exact when it fits in 64 bits; a size keeps
+    // 18 significant digits, so the product with its unit has room.
     bool fits = false;
     digits.toLongLong(&fits);
-    if (!fits) {
+    if (digits.size() > 18 && !(unit == 1 && fits)) {
         // More precision than 64 bits hold: keep 18 significant digits.
         if (exact)
             *exact = false;

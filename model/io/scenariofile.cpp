@@ -392,6 +392,7 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     const QJsonObject in = plan.value(QStringLiteral("inputs")).toObject();
     if (!models || !gpus)
         throw InputError(QStringLiteral("inputs"), QStringLiteral("a plan output names presets, and no preset store is at hand"));
+    const QString ip = QStringLiteral("inputs.");
     Scenario s;
     if (in.value(QStringLiteral("model")).toString() == QLatin1String("custom"))
         throw InputError(QStringLiteral("inputs.model"), QStringLiteral("a custom shape is not named in a plan output: save it with plan --save FILE.headroom"));
@@ -403,7 +404,7 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     }
     const QString gpu = in.value(QStringLiteral("gpu")).toString();
     if (gpu == QLatin1String("custom")) {
-        s.gpu = GpuSpec::custom(readBig(in, "gpu_memory_bytes", 0, QStringLiteral("inputs.")));
+        s.gpu = GpuSpec::custom(readBig(in, "gpu_memory_bytes", 0, ip));
     } else {
         try {
             s.gpu = gpus(gpu);
@@ -411,25 +412,24 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
             throw InputError(QStringLiteral("inputs.gpu"), e.message());
         }
     }
-    const QString ip = QStringLiteral("inputs.");
     s.tp = readInt(in, "tp", 1, 1, ip);
-    s.contextTokens = readBig(in, "context_tokens", s.contextTokens);
-    s.sessions = readBig(in, "sessions", 1);
+    s.contextTokens = readBig(in, "context_tokens", s.contextTokens, ip);
+    s.sessions = readBig(in, "sessions", 1, ip);
     s.weightsDtype = Dtypes::parse(in.value(QStringLiteral("weights_dtype")).toString(QStringLiteral("bf16")), QStringLiteral("inputs.weights_dtype"));
     s.kvDtype = Dtypes::parse(in.value(QStringLiteral("kv_dtype")).toString(QStringLiteral("bf16")), QStringLiteral("inputs.kv_dtype"));
     if (!in.value(QStringLiteral("kv_heads_override")).isUndefined() && !in.value(QStringLiteral("kv_heads_override")).isNull())
         s.kvHeadsOverride = readInt(in, "kv_heads_override", 0, 1, ip);
-    if (readBig(in, "gpu_memory_bytes") != s.gpu.memoryBytes)
-        s.gpuMemoryBytes = readBig(in, "gpu_memory_bytes");
-    s.weightsBytes = readOptionalBig(in, "weights_bytes_override");
-    s.workspaceBytes = readBig(in, "workspace_bytes_per_gpu", s.effectiveWorkspaceBytes());
+    if (readBig(in, "gpu_memory_bytes", 0, ip) != s.gpu.memoryBytes)
+        s.gpuMemoryBytes = readBig(in, "gpu_memory_bytes", 0, ip);
+    s.weightsBytes = readOptionalBig(in, "weights_bytes_override", ip);
+    s.workspaceBytes = readBig(in, "workspace_bytes_per_gpu", s.effectiveWorkspaceBytes(), ip);
     s.engine = Engines::parse(in.value(QStringLiteral("engine")).toString(QStringLiteral("plain")), QStringLiteral("inputs.engine"));
     s.gpuMemoryUtilization = readReal(in, RealInput::GpuMemoryUtilization, s.gpuMemoryUtilization, ip);
     s.blockSize = readInt(in, "block_size", 16, 1, ip);
     s.preallocate = in.value(QStringLiteral("preallocate")).toBool();
     if (const auto price = readOptionalReal(in, RealInput::Price, ip); price && price != s.gpu.priceUsdPerHour)
         s.priceUsdPerGpuHour = price;
-    s.maxModelLen = readOptionalBig(in, "max_model_len");
+    s.maxModelLen = readOptionalBig(in, "max_model_len", ip);
     if (s.maxModelLen == s.model.maxPositionEmbeddings)
         s.maxModelLen.reset();
     s.gpuMemoryUtilizationGiven = s.engine == Engine::Vllm;
@@ -437,10 +437,10 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     if (in.value(QStringLiteral("distribution")).isString())
         s.distribution = LengthDistribution::parse(in.value(QStringLiteral("distribution")).toString(), QStringLiteral("inputs.distribution"));
     s.lengthScale = readReal(in, RealInput::LengthScale, 1.0, ip);
-    s.retainTokens = readOptionalBig(in, "retain_tokens");
+    s.retainTokens = readOptionalBig(in, "retain_tokens", ip);
     s.risk = readReal(in, RealInput::Risk, s.risk, ip);
     s.marginFraction = readReal(in, RealInput::Margin, s.marginFraction, ip);
-    s.targetSessions = readOptionalBig(in, "target_sessions");
+    s.targetSessions = readOptionalBig(in, "target_sessions", ip);
     s.bandwidthEfficiency = readReal(in, RealInput::BandwidthEfficiency, s.bandwidthEfficiency, ip);
     s.computeUtilization = readReal(in, RealInput::ComputeUtilization, s.computeUtilization, ip);
     s.trafficMultiplier = readReal(in, RealInput::TrafficMultiplier, s.trafficMultiplier, ip);

@@ -333,6 +333,8 @@ private Q_SLOTS:
                                                  << data + QStringLiteral("non-numeric.csv line 4, length: \"abc\" is not a whole number");
         QTest::newRow("trace: negative length") << QStringLiteral("trace:") + data + QStringLiteral("negative.csv") << f
                                                 << data + QStringLiteral("negative.csv line 2, length: a length cannot be negative (-5)");
+        QTest::newRow("trace: Azure ContextTokens -1") << QStringLiteral("trace:") + data + QStringLiteral("negative-context.csv") << f
+                                                       << data + QStringLiteral("negative-context.csv line 2, ContextTokens: a length cannot be negative (-1)");
         QTest::newRow("trace: empty file") << QStringLiteral("trace:") + data + QStringLiteral("empty.csv") << f
                                            << data + QStringLiteral("empty.csv holds no lengths");
         QTest::newRow("trace: unknown header") << QStringLiteral("trace:") + data + QStringLiteral("wrong-header.csv") << f

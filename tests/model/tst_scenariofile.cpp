@@ -5,6 +5,7 @@
 #include "io/configimporter.h"
 #include "core/inputerror.h"
 #include "io/scenariofile.h"
+#include "core/units.h"
 
 #include <QDir>
 #include <QFile>
@@ -43,10 +44,17 @@ Scenario rich()
     s.targetSessions = 500;
     return s;
 }
+// The rich scenario as its file holds it (read once: the trace takes a moment).
+const QJsonObject &richJson()
+{
+    static const QJsonObject o = ScenarioFile::toJson(rich(), QStringLiteral("x"));
+    return o;
+}
+
 // The rich scenario's file with one value of one section replaced ("" = the top level).
 QByteArray patched(const char *section, const char *key, const QJsonValue &value)
 {
-    QJsonObject o = ScenarioFile::toJson(rich(), QStringLiteral("x"));
+    QJsonObject o = richJson();
     if (!*section) {
         o.insert(QString::fromLatin1(key), value);
     } else {
@@ -60,7 +68,7 @@ QByteArray patched(const char *section, const char *key, const QJsonValue &value
 // The rich scenario's file with the first layer group's fields replaced.
 QByteArray patchedGroup(const QJsonObject &fields)
 {
-    QJsonObject o = ScenarioFile::toJson(rich(), QStringLiteral("x"));
+    QJsonObject o = richJson();
     QJsonObject model = o.value(QStringLiteral("model")).toObject();
     QJsonArray groups = model.value(QStringLiteral("groups")).toArray();
     QJsonObject g = groups.at(0).toObject();
@@ -244,7 +252,7 @@ private Q_SLOTS:
         QTest::newRow("model.groups.latent_dim 0 for MLA (readInt)") << patchedGroup({{QStringLiteral("kind"), int(LayerKind::Mla)}, {QStringLiteral("latent_dim"), 0}})
                                                                      << QStringLiteral("model.groups.latent_dim") << int1;
         {
-            QJsonObject o = ScenarioFile::toJson(rich(), QStringLiteral("x"));
+            QJsonObject o = richJson();
             QJsonObject model = o.value(QStringLiteral("model")).toObject();
             QJsonArray many;
             for (int i = 0; i < 1001; ++i)
@@ -300,7 +308,7 @@ private Q_SLOTS:
         QTest::newRow("distribution.probabilities [\"half\"]") << patched("distribution", "probabilities", QJsonArray{QStringLiteral("half")})
                                                                << QStringLiteral("distribution.probabilities") << QStringLiteral("must hold numbers");
         {
-            QJsonObject o = ScenarioFile::toJson(rich(), QStringLiteral("x"));
+            QJsonObject o = richJson();
             const QJsonObject base = o.value(QStringLiteral("distribution")).toObject();
             auto with = [&](const QJsonObject &fields) {
                 QJsonObject d = base;
@@ -373,6 +381,46 @@ private Q_SLOTS:
         }
     }
 
+    // The file itself (ScenarioFile::read): missing, a folder, too large, not an object.
+    void fileRefusals()
+    {
+        auto refused = [](const QString &path, const QString &message) {
+            try {
+                ScenarioFile::read(path, nullptr);
+                QTest::qFail(qPrintable(QStringLiteral("accepted ") + path), __FILE__, __LINE__);
+            } catch (const InputError &e) {
+                QCOMPARE(e.field(), QStringLiteral("file"));
+                QCOMPARE(e.message(), message);
+            }
+        };
+        const QString missing = m_dir.filePath(QStringLiteral("missing.headroom"));
+        refused(missing, missing + QStringLiteral(" is not a readable file"));
+        refused(m_dir.path(), m_dir.path() + QStringLiteral(" is not a readable file"));
+        // 256 MiB + 1 byte (sparse: nothing is written or read).
+        QFile big(m_dir.filePath(QStringLiteral("big.headroom")));
+        QVERIFY(big.open(QIODevice::WriteOnly) && big.resize(256 * Units::MiB + 1));
+        big.close();
+        refused(big.fileName(), big.fileName() + QStringLiteral(" is too large for a scenario"));
+        QFile array(m_dir.filePath(QStringLiteral("array.headroom")));
+        QVERIFY(array.open(QIODevice::WriteOnly));
+        array.write("[1, 2]\n");
+        array.close();
+        refused(array.fileName(), array.fileName() + QStringLiteral(" is not a Headroom scenario"));
+        QFile damaged(m_dir.filePath(QStringLiteral("damaged.headroom")));
+        QVERIFY(damaged.open(QIODevice::WriteOnly));
+        damaged.write("{\n  \"format\": \"headroom-scenario\",\n  \"version\": \n}\n");
+        damaged.close();
+        try {
+            ScenarioFile::read(damaged.fileName(), nullptr);
+            QFAIL("accepted a damaged file");
+        } catch (const InputError &e) {
+            // Qt's parser names the fault (its words); the line is where it stopped: the "}" on line 4.
+            QCOMPARE(e.field(), QStringLiteral("file"));
+            QVERIFY2(e.message().startsWith(damaged.fileName() + QStringLiteral(" is damaged: ")) && e.message().endsWith(QStringLiteral(" at line 4")),
+                     qPrintable(e.message()));
+        }
+    }
+
     // Version 0 (plan --json output): what a plan output cannot stand for.
     void planOutputRefusals_data()
     {
@@ -387,6 +435,16 @@ private Q_SLOTS:
                                                               << QStringLiteral("inputs.model") << QStringLiteral("unknown model preset \"llama-9-1t\"");
         QTest::newRow("inputs.gpu unknown preset (lookup)") << planOutput(QStringLiteral("llama-3.1-8b"), QStringLiteral("h900")) << false
                                                             << QStringLiteral("inputs.gpu") << QStringLiteral("unknown gpu preset \"h900\"");
+        QJsonObject tp = planOutput(QStringLiteral("llama-3.1-8b"), QStringLiteral("custom"));
+        QJsonObject in = tp.value(QStringLiteral("inputs")).toObject();
+        in.insert(QStringLiteral("tp"), QStringLiteral("two"));
+        tp.insert(QStringLiteral("inputs"), in);
+        QTest::newRow("inputs.tp \"two\" (readBig)") << tp << false << QStringLiteral("inputs.tp") << QStringLiteral("must be a whole number");
+        QJsonObject risk = planOutput(QStringLiteral("llama-3.1-8b"), QStringLiteral("custom"));
+        in = risk.value(QStringLiteral("inputs")).toObject();
+        in.insert(QStringLiteral("risk"), QStringLiteral("low"));
+        risk.insert(QStringLiteral("inputs"), in);
+        QTest::newRow("inputs.risk \"low\" (readDouble)") << risk << false << QStringLiteral("inputs.risk") << QStringLiteral("must be a number");
         QTest::newRow("inputs: no preset store (migrateFromPlanOutput)") << planOutput(QStringLiteral("llama-3.1-8b"), QStringLiteral("custom")) << false
                                                                          << QStringLiteral("inputs")
                                                                          << QStringLiteral("a plan output names presets, and no preset store is at hand");
@@ -397,13 +455,14 @@ private Q_SLOTS:
         QFETCH(bool, lookups);
         QFETCH(QString, field);
         QFETCH(QString, message);
-        // Lookups that refuse every id, none at all, or (for inputs.gpu) a model lookup that finds one.
+        // Lookups that refuse every id, none at all (the row "no preset store"), or one that
+        // finds the model (the other rows whose lookups column is false).
         auto someModel = [](const QString &) { return ConfigImporter::fromFile(QStringLiteral(HEADROOM_TEST_DATA "/llama-3.1-8b/config.json"), QStringLiteral("m")); };
-        const bool gpuOnly = field == QLatin1String("inputs.gpu");
+        const bool modelFound = field != QLatin1String("inputs");
         try {
             if (lookups)
                 ScenarioFile::fromJson(plan, nullptr, noModel, noGpu);
-            else if (gpuOnly)
+            else if (modelFound)
                 ScenarioFile::fromJson(plan, nullptr, someModel, noGpu);
             else
                 ScenarioFile::fromJson(plan, nullptr);

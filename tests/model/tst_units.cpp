@@ -30,6 +30,8 @@ private Q_SLOTS:
         QTest::newRow("nvidia-smi 81559 MiB") << QStringLiteral("81559MiB") << qint64(85520809984);
         QTest::newRow("thousands separators") << QStringLiteral("1,000MB") << qint64(1'000'000'000);
         QTest::newRow("more digits than 64 bits hold") << QStringLiteral("1.0000000000000000001GB") << qint64(1'000'000'000);
+        QTest::newRow("19 significant digits") << QStringLiteral("1.000000000000000001GB") << qint64(1'000'000'000);
+        QTest::newRow("19 digits of bytes, exact") << QStringLiteral("1000000000000000001B") << qint64(1'000'000'000'000'000'001);
     }
     void parseSize()
     {

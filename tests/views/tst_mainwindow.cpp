@@ -158,6 +158,9 @@ private Q_SLOTS:
         w.planner()->undoStack()->undo();
         QCOMPARE(w.planner()->scenario().engine, Engine::Plain);
         QVERIFY(!dialog.readLog(QStringLiteral("not a log")));
+        // An empty paste is refused as such (logcalibration.cpp), the field named as the dialog names it.
+        QVERIFY(!dialog.readLog(QStringLiteral("\n")));
+        QVERIFY2(dialog.status().contains(QStringLiteral("log: the log is empty: paste the engine")), qPrintable(dialog.status()));
     }
 
     void distributionFromATrace()
