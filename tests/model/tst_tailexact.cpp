@@ -183,7 +183,7 @@ ModelShape shapeFor(qint64 bytesPerToken)
 
 // Checks Headroom's count for one case; returns 0 when it is exact, 1 when one below,
 // -1 when the exact computation cannot tell (a tail within its uncertainty of the risk).
-int check(const Case &c, const char *name)
+int check(const Case &c, const char *name, qint64 *sessions = nullptr)
 {
     const LengthDistribution d = LengthDistribution::logNormal(c.median, c.p99, 0.99, 0, QStringLiteral("d"));
     const KvCost cost(shapeFor(c.bytesPerToken), Dtype::BF16, 1, 16);
@@ -195,6 +195,8 @@ int check(const Case &c, const char *name)
     const OverflowRisk risk(d, cost, c.cap);
     const RiskCount count = risk.sessionsAtRisk(c.budget, c.risk);
     const qint64 n = count.sessions;
+    if (sessions)
+        *sessions = n;
     const qint64 s = c.budget / (16 * c.bytesPerToken) + 1;
     const SumLaw x = oneSession(d, c.cap, s);
     // P(n), P(n + 1), P(n + 2): the count is right when P(n) <= risk < P(n + 1).
@@ -280,23 +282,25 @@ private Q_SLOTS:
 
     void randomScenarios()
     {
-        // 300 log-normal scenarios from a fixed seed: medians 40-20,000 tokens, p99 / median 2-30
-        // (light to heavy tails), caps 8K-256K, risks 1e-2..1e-6, 2 to ~2,000 sessions; the budget
+        // 300 log-normal scenarios from a fixed seed: 2-2,000 sessions drawn first, medians 40-20,000
+        // tokens (lower for many sessions), p99 / median 2-30
+        // (light to heavy tails), caps 8K-256K, risks 1e-2..1e-6; the budget
         // sits near N x mean + 3 sqrt(N) sd of the capped block law, at most 2^16 blocks (so the
         // exact computation here stays fast).
         QRandomGenerator rng(16);
         auto logUniform = [&](double a, double b) { return std::exp(std::log(a) + rng.generateDouble() * (std::log(b) - std::log(a))); };
         const qint64 caps[] = {8192, 16384, 32768, 65536, 131072, 262144};
         const qint64 perToken[] = {57344, 98304, 131072, 16384};
-        int exact = 0, oneBelow = 0, undecided = 0, cases = 0;
+        int exact = 0, oneBelow = 0, undecided = 0, cases = 0, hundreds = 0, thousands = 0;
         while (cases < 300) {
             Case c;
-            c.median = std::round(logUniform(40, 20000));
+            const double sessions = std::round(logUniform(2, 2000));
+            // Medians up to 20,000 tokens, lower for many sessions so the budget stays within 2^16 blocks.
+            c.median = std::round(logUniform(40, std::clamp(65536.0 * 16.0 / (2.0 * sessions), 41.0, 20000.0)));
             c.p99 = std::round(c.median * logUniform(2, 30));
             c.cap = caps[rng.bounded(6)];
             c.risk = logUniform(1e-6, 1e-2);
             c.bytesPerToken = perToken[rng.bounded(4)];
-            const double sessions = std::round(logUniform(2, 2000));
             // Mean and sd of one session's blocks under the cap, from the discretised law.
             const LengthDistribution d = LengthDistribution::logNormal(c.median, c.p99, 0.99, 0, QStringLiteral("d"));
             double m1 = 0, m2 = 0;
@@ -310,13 +314,17 @@ private Q_SLOTS:
                 continue; // too large for this test's exact computation: draw again
             c.budget = qint64(blocks) * 16 * c.bytesPerToken + qint64(rng.bounded(16 * int(c.bytesPerToken)));
             ++cases;
-            const int r = check(c, "random");
+            qint64 n = 0;
+            const int r = check(c, "random", &n);
+            hundreds += n >= 100;
+            thousands += n >= 1000;
             QVERIFY2(r != -3 && r != -2, "see the warning above");
             exact += r == 0;
             oneBelow += r == 1;
             undecided += r == -1;
         }
-        qInfo("%d scenarios: %d exact, %d one below, %d too close to the risk to decide", cases, exact, oneBelow, undecided);
+        qInfo("%d scenarios (%d with 100 sessions or more, %d with 1,000 or more): %d exact, %d one below, %d too close to the risk to decide",
+              cases, hundreds, thousands, exact, oneBelow, undecided);
         // The exact computation decides nearly every case, and the count is exact in nearly all.
         QVERIFY(undecided <= 10);
         QVERIFY(oneBelow <= 10);
