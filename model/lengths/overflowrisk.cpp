@@ -108,10 +108,11 @@ namespace {
 
 constexpr double kRound = std::numeric_limits<double>::epsilon(); // 2^-52: twice the unit round-off, for margin
 
-// A real-to-complex FFTW plan of n points, made once per size and kept for the
-// process (plans are small; sizes are powers of two up to 2^23). FFTW's planner
-// is not thread-safe, its execution is: plans are made under one lock and run
-// with the new-array interface on fftw_alloc'd (hence equally aligned) arrays.
+// An in-place real-to-complex FFTW plan of n points, made once per size and
+// kept for the process (sizes are 2^a, 3 x 2^a or 5 x 2^a up to 2^23: a few
+// dozen at most). FFTW's planner is not thread-safe, its execution is: plans
+// are made under one lock and run with the new-array interface on
+// fftw_alloc'd (hence equally aligned) arrays.
 fftw_plan r2cPlan(int n)
 {
     static QMutex mutex;
@@ -119,13 +120,24 @@ fftw_plan r2cPlan(int n)
     QMutexLocker lock(&mutex);
     if (const auto it = plans.constFind(n); it != plans.constEnd())
         return *it;
-    double *in = fftw_alloc_real(size_t(n));
-    fftw_complex *out = fftw_alloc_complex(size_t(n / 2 + 1));
-    const fftw_plan plan = fftw_plan_dft_r2c_1d(n, in, out, FFTW_ESTIMATE); // ESTIMATE leaves the arrays alone
-    fftw_free(in);
-    fftw_free(out);
+    fftw_complex *data = fftw_alloc_complex(size_t(n / 2 + 1));
+    const fftw_plan plan = fftw_plan_dft_r2c_1d(n, reinterpret_cast<double *>(data), data, FFTW_ESTIMATE); // ESTIMATE leaves the array alone
+    fftw_free(data);
     plans.insert(n, plan);
     return plan;
+}
+
+// The smallest transform size 2^a, 3 x 2^a or 5 x 2^a (FFTW's fast radices) of at least n and 256.
+qint64 transformSize(double n)
+{
+    qint64 best = std::numeric_limits<qint64>::max();
+    for (qint64 f : {1, 3, 5}) {
+        qint64 m = 256 * f;
+        while (double(m) < n)
+            m <<= 1;
+        best = std::min(best, m);
+    }
+    return best;
 }
 
 // z^n by repeated squaring, in real arithmetic (std::complex's operator*
@@ -168,10 +180,11 @@ struct OverflowRisk::Transform
     double top = 0;    // largest capped size, units
     qint64 lo = 0;     // window start, units
     int points = 0;    // M
-    // Chernoff tilts for the tilted mass above lo + M and below lo, with K there
+    // Chernoff tilts for P(S >= lo + M) and P_t(S >= s + M), with K there
     // (from the reference N; valid for any N, tightest near it).
-    double tauUp = 0, kUp = 0, tauLo = 0, kLo = 0;
+    double tauTop = 0, kTop = 0, tauWrap = 0, kWrap = 0;
     std::unique_ptr<fftw_complex[], Free> q; // Q_k, k = 0..M/2
+    std::vector<int> significant; // the k >= 1 with |Q_k|^N above the cut-off for the smallest N served
 };
 
 double OverflowRisk::saddlepoint(double x, double cap, double guess) const
@@ -279,30 +292,34 @@ double OverflowRisk::saddlepointOverflow(qint64 sessions, qint64 budget) const
 
 namespace {
 
-// The window the tilted sum of N sessions needs: h standard deviations either
-// side of its mean and of the threshold, within [0, N x largest size].
+// The window [lo, lo + M) for the tilted sum of N sessions (mean about s,
+// standard deviation sd): at least h standard deviations wide and `wrap` / t
+// wide (mass wrapping up from below then weighs e^{-t M} <= e^{-wrap}),
+// reaching 0.7 h of them above s (the untilted tail beyond lo + M is left out),
+// within [0, N x largest size].
 struct Window
 {
     qint64 lo = 0;
     int points = 0;
 };
 
-std::optional<Window> windowFor(double mean, double sd, qint64 s, double largest, double h, qint64 maxPoints)
+std::optional<Window> windowFor(double sd, double t, double wrap, qint64 s, double largest, double h, qint64 maxPoints)
 {
-    const double from = std::max(0.0, std::min(double(s), mean) - h * sd);
-    const double to = std::min(largest + 1.0, std::max(double(s) + 1.0, mean + h * sd));
-    qint64 m = 256;
-    while (double(m) < to - from)
-        m <<= 1;
+    const double above = 0.7 * h * sd;
+    const qint64 m = transformSize(std::min(std::max({h * sd, wrap / t, above + 3.0 * sd}), largest + 1.0));
     if (m > maxPoints)
         return std::nullopt;
     Window w;
     w.points = int(m);
-    // Start at 0 when the window reaches it anyway (no aliasing from below).
-    w.lo = double(m) >= to || from < double(m) / 4 ? 0 : qint64(std::floor(from));
-    if (w.lo > s)
-        w.lo = s;
+    // A window past the largest sum starts at 0: nothing wraps.
+    w.lo = double(m) > largest ? 0 : std::clamp<qint64>(qint64(std::ceil(double(s) + above)) - m, 0, s);
     return w;
+}
+
+// The cut-off: frequencies with |Q_k|^N <= delta are left out, delta x 2 / (1 - e^-t) at most in all.
+double cutOff(double t)
+{
+    return 1e-18 * -std::expm1(-t);
 }
 
 } // namespace
@@ -325,29 +342,33 @@ std::optional<OverflowRisk::Transform> OverflowRisk::transformFor(qint64 session
     tr.t = std::max(saddlepoint(double(s) / n, tr.cap), 0.1 / std::sqrt(n * k2));
     cumulants(tr.t, tr.cap, k0, k1, k2);
     tr.k0 = k0;
-    const auto w = windowFor(n * k1, std::sqrt(n * k2), s, n * tr.top, h, maxPoints);
+    // e^{-t M} within 1e-9 of the tail, taken as at least 1% of C = exp(N K(t) - t s); wider on each retry.
+    const double wrapWeight = (h / 8.0) * (std::log(1e11) + std::max(0.0, -(n * k0 - tr.t * double(s))));
+    const auto w = windowFor(std::sqrt(n * k2), tr.t, wrapWeight, s, n * tr.top, h, maxPoints);
     if (!w)
         return std::nullopt;
     tr.lo = w->lo;
     tr.points = w->points;
     const int m = tr.points;
-    const double upper = double(tr.lo + m), lower = double(tr.lo - 1);
-    tr.tauUp = saddlepoint(std::min(upper / n, tr.top * (1 - 1e-9)), tr.cap, tr.t);
-    cumulants(tr.tauUp, tr.cap, tr.kUp, k1, k2);
-    if (tr.lo > 0) {
-        tr.tauLo = saddlepoint(lower / n, tr.cap, tr.t);
-        cumulants(tr.tauLo, tr.cap, tr.kLo, k1, k2);
-    }
-    double *in = fftw_alloc_real(size_t(m));
+    const double top = double(tr.lo + m), wrap = double(s + m);
+    tr.tauTop = saddlepoint(std::min(top / n, tr.top * (1 - 1e-9)), tr.cap, tr.t);
+    cumulants(tr.tauTop, tr.cap, tr.kTop, k1, k2);
+    tr.tauWrap = saddlepoint(std::min(wrap / n, tr.top * (1 - 1e-9)), tr.cap, tr.tauTop);
+    cumulants(tr.tauWrap, tr.cap, tr.kWrap, k1, k2);
+    // The tilted law p_j e^{t k_j - K(t)}, mass 1, wrapped modulo M, transformed in place.
     tr.q.reset(fftw_alloc_complex(size_t(m / 2 + 1)));
-    std::fill(in, in + m, 0.0);
-    // The tilted law p_j e^{t k_j - K(t)}, mass 1, wrapped modulo M.
+    double *in = reinterpret_cast<double *>(tr.q.get());
+    std::fill(in, in + 2 * (m / 2 + 1), 0.0);
     for (int j = 0; j < m_units.size(); ++j) {
         const double x = std::min(double(m_units.at(j)), tr.cap);
         in[qint64(x) % m] += m_probs.at(j) * std::exp(tr.t * x - tr.k0);
     }
     fftw_execute_dft_r2c(r2cPlan(m), in, tr.q.get());
-    fftw_free(in);
+    // The frequencies that can matter for any N served (the cut-off rises with N).
+    const double keep = std::exp(2.0 * std::log(cutOff(tr.t)) / double(std::max<qint64>(1, sessions - 2)));
+    for (int k = 1; k <= m / 2; ++k)
+        if (tr.q[k][0] * tr.q[k][0] + tr.q[k][1] * tr.q[k][1] > keep)
+            tr.significant.push_back(k);
     return tr;
 }
 
@@ -367,7 +388,7 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
     const qint64 terms = tr.lo + m - s;
     const double r = std::exp(-t), oneMinusR = -std::expm1(-t), rL = std::exp(-t * double(terms));
     // Frequencies with |Q_k|^N <= delta are left out: together at most delta x 2 / (1 - r) (|g_k| <= 2 / (1 - r)).
-    const double delta = 1e-18 * oneMinusR;
+    const double delta = cutOff(t);
     const double skip = std::exp(2.0 * std::log(delta) / n);
     const qint64 sm = s % m, lm = terms % m;
     double sum = -std::expm1(-t * double(terms)) / oneMinusR; // k = 0: Q_0 = 1
@@ -392,7 +413,7 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
     stepS.set(angle(1, sm));
     stepL.set(angle(1, lm));
     qint64 at = -1000, since = 0;
-    for (int k = 1; k <= m / 2; ++k) {
+    for (const int k : tr.significant) {
         const double qr = tr.q[k][0], qi = tr.q[k][1];
         if (qr * qr + qi * qi <= skip)
             continue;
@@ -435,15 +456,21 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
     const double gNorm = 2.0 * std::sqrt((1.0 + rM) / (-std::expm1(-2.0 * t) * -std::expm1(-t * double(m))));
     const double roundOff = gNorm * n * kRound * (10.0 * std::log2(double(m)) + 10.0)
         + double(used + 80) * kRound * absSum / double(m) + 2.0 * delta / oneMinusR;
-    // Aliasing: tilted mass outside [lo, lo + M) lands in the window or is left
-    // out; at most C (2 P_t(S >= lo + M) + P_t(S < lo)), each by a Chernoff
-    // bound at the tilt tau solving K'(tau) = bound / N (any tau is valid).
+    // Truncation and aliasing (S the sum, P_t its tilted law, C as above):
+    // - terms v >= lo + M are left out: P(S >= lo + M) of the tail;
+    // - mass of S >= s + M wraps onto summed terms with weight <= 1: C P_t(S >= s + M)
+    //   (from [lo + M, s + M) it lands below s, outside the sum);
+    // - mass of S < lo wraps onto v + jM >= v + M with weight e^{-t (v + jM - s)}:
+    //   C sum_{v < lo} P_t(v) e^{-t (v + M - s)} = e^{-t M} P(S < lo) <= e^{-t M}.
+    // The first two by Chernoff bounds at the tilts the transform keeps.
     double alias = 0;
-    const double upper = double(tr.lo + m), lower = double(tr.lo - 1);
-    if (upper <= n * tr.top)
-        alias += 2.0 * std::exp(tr.tauUp > t ? n * tr.kUp - t * double(s) - (tr.tauUp - t) * upper : logC);
+    const double top = double(tr.lo + m), wrap = double(s + m);
+    if (top <= n * tr.top)
+        alias += tr.tauTop > 0 ? std::exp(n * tr.kTop - tr.tauTop * top) : 1.0;
+    if (wrap <= n * tr.top)
+        alias += std::exp(tr.tauWrap > t ? n * tr.kWrap - t * double(s) - (tr.tauWrap - t) * wrap : logC);
     if (tr.lo > 0)
-        alias += std::exp(tr.tauLo < t ? n * tr.kLo - t * double(s) + (t - tr.tauLo) * lower : logC);
+        alias += std::exp(-t * double(m));
     const double value = std::exp(logC) * rel;
     if (alias > 1e-8 * std::abs(value) + 1e-18)
         return std::nullopt; // the window is too narrow for this N
@@ -477,7 +504,7 @@ std::optional<BoundedTail> OverflowRisk::tail(qint64 sessions, qint64 budget, st
         if (const auto r = invert(*transform, sessions, s))
             return r;
     }
-    for (double h = 7; h < 200; h *= 1.5) {
+    for (double h = 8; h < 200; h *= 1.5) {
         transform = transformFor(sessions, budget, h, maxPoints);
         if (!transform)
             return std::nullopt;
