@@ -525,7 +525,10 @@ double OverflowRisk::overflowProbability(qint64 sessions, qint64 budget) const
 {
     std::optional<Transform> transform;
     RiskCount::Method method = RiskCount::Method::Inversion;
-    if (const auto r = tail(sessions, budget, transform, method, qint64(1) << 23, true))
+    // A figure to show, not a count to settle: the inversion up to 2^18 points
+    // (a millisecond or two), else the saddlepoint (far below the mean, where
+    // the tilt is near 0 and the window would be wide, its error is small).
+    if (const auto r = tail(sessions, budget, transform, method, qint64(1) << 18, true))
         return r->value;
     return saddlepointOverflow(sessions, budget);
 }
