@@ -175,6 +175,7 @@ struct OverflowRisk::Transform
         void operator()(fftw_complex *p) const { fftw_free(p); }
     };
     double t = 0;      // tilt, > 0
+    qint64 fewest = 0; // the smallest N served (its threshold is the cap)
     double cap = 0;    // sizes capped at cap units
     double k0 = 0;     // K(t) = log E exp(t min(X, cap))
     double top = 0;    // largest capped size, units
@@ -329,7 +330,8 @@ std::optional<OverflowRisk::Transform> OverflowRisk::transformFor(qint64 session
     // Capped at the threshold of sessions - 2, so it serves sessions - 2 .. sessions + 3.
     const qint64 s = threshold(sessions, budget);
     Transform tr;
-    tr.cap = double(threshold(std::max<qint64>(1, sessions - 2), budget));
+    tr.fewest = std::max<qint64>(1, sessions - 2);
+    tr.cap = double(threshold(tr.fewest, budget));
     tr.top = std::min(double(m_units.last()), tr.cap);
     const double n = double(sessions);
     double k0 = 0, k1 = 0, k2 = 0;
@@ -365,7 +367,7 @@ std::optional<OverflowRisk::Transform> OverflowRisk::transformFor(qint64 session
     }
     fftw_execute_dft_r2c(r2cPlan(m), in, tr.q.get());
     // The frequencies that can matter for any N served (the cut-off rises with N).
-    const double keep = std::exp(2.0 * std::log(cutOff(tr.t)) / double(std::max<qint64>(1, sessions - 2)));
+    const double keep = std::exp(2.0 * std::log(cutOff(tr.t)) / double(tr.fewest));
     for (int k = 1; k <= m / 2; ++k)
         if (tr.q[k][0] * tr.q[k][0] + tr.q[k][1] * tr.q[k][1] > keep)
             tr.significant.push_back(k);
@@ -375,7 +377,7 @@ std::optional<OverflowRisk::Transform> OverflowRisk::transformFor(qint64 session
 std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sessions, qint64 s) const
 {
     const int m = tr.points;
-    if (double(s) > tr.cap || s < tr.lo || s >= tr.lo + m)
+    if (sessions < tr.fewest || double(s) > tr.cap || s < tr.lo || s >= tr.lo + m)
         return std::nullopt;
     // P(S >= s) = C sum_{v >= s} e^{-t (v - s)} P_t(S = v), C = exp(N K(t) - t s),
     // P_t the tilted law of the sum. Its values modulo M are
