@@ -53,10 +53,13 @@ struct RiskCount
 ///   one real FFT of M points (FFTW); the N-th power of the transform and a
 ///   closed-form geometric sum give sum_{v >= s} P(S = v) exactly, but for
 ///   wrap-around (aliasing) of the tilted law outside a window of M points.
-///   The aliasing is bounded by Chernoff bounds of the tilted sum, and FFT
+///   The aliasing is bounded by Chernoff bounds of the sum and of the tilted
+///   sum and by e^{-t M} (the weight of mass wrapping up from below), FFT
 ///   round-off by Higham's bound (Accuracy and Stability of Numerical
-///   Algorithms, 2nd ed., 2002, section 24.1) carried through the power and
-///   the sum; M doubles until the bound is small. The method is Abate and
+///   Algorithms, 2nd ed., 2002, Theorem 24.2) carried through the power and
+///   the sum; the window widens until the aliasing bound is below 1e-8 of the
+///   tail, up to 2^23 points (past them a count rests on the Chernoff bound
+///   alone, which is conservative). The method is Abate and
 ///   Whitt's ("Numerical inversion of probability generating functions",
 ///   Oper. Res. Letters 12, 1992) with the tilt of Gruebel and Hermesmeier
 ///   ("Computation of compound distributions I: aliasing errors and
