@@ -184,6 +184,7 @@ struct OverflowRisk::Transform
     // Chernoff tilts for P(S >= lo + M) and P_t(S >= s + M), with K there
     // (from the reference N; valid for any N, tightest near it).
     double tauTop = 0, kTop = 0, tauWrap = 0, kWrap = 0;
+    double tauLow = 0, kLow = 0; // for P(S < lo): tauLow < 0, or 0 for the bound 1
     std::unique_ptr<fftw_complex[], Free> q; // Q_k, k = 0..M/2
     std::vector<int> significant; // the k >= 1 with |Q_k|^N above the cut-off for the smallest N served
 };
@@ -304,6 +305,12 @@ struct Window
     int points = 0;
 };
 
+// Where a window of m points starts: `above` past s, and at 0 when it covers the largest sum (nothing wraps).
+qint64 placeWindow(qint64 m, double above, qint64 s, double largest)
+{
+    return double(m) > largest ? 0 : std::clamp<qint64>(qint64(std::ceil(double(s) + above)) - m, 0, s);
+}
+
 std::optional<Window> windowFor(double sd, double t, double wrap, qint64 s, double largest, double h, qint64 maxPoints)
 {
     const double above = 0.7 * h * sd;
@@ -312,8 +319,7 @@ std::optional<Window> windowFor(double sd, double t, double wrap, qint64 s, doub
         return std::nullopt;
     Window w;
     w.points = int(m);
-    // A window past the largest sum starts at 0: nothing wraps.
-    w.lo = double(m) > largest ? 0 : std::clamp<qint64>(qint64(std::ceil(double(s) + above)) - m, 0, s);
+    w.lo = placeWindow(m, above, s, largest);
     return w;
 }
 
@@ -346,11 +352,32 @@ std::optional<OverflowRisk::Transform> OverflowRisk::transformFor(qint64 session
     tr.k0 = k0;
     // e^{-t M} within 1e-9 of the tail, taken as at least 1% of C = exp(N K(t) - t s); wider on each retry.
     const double wrapWeight = (h / 8.0) * (std::log(1e11) + std::max(0.0, -(n * k0 - tr.t * double(s))));
-    const auto w = windowFor(std::sqrt(n * k2), tr.t, wrapWeight, s, n * tr.top, h, maxPoints);
+    const double sd = std::sqrt(n * k2);
+    const auto w = windowFor(sd, tr.t, wrapWeight, s, n * tr.top, h, maxPoints);
     if (!w)
         return std::nullopt;
     tr.lo = w->lo;
     tr.points = w->points;
+    // Narrower when little mass lies below its start: e^{-t M} P(S < lo) suffices, P(S < lo)
+    // by a Chernoff bound of the untilted sum (a tilt tauLow < 0; 0 means the bound 1).
+    const double above = 0.7 * h * sd;
+    for (qint64 m = transformSize(std::min(std::max(h * sd, above + 3.0 * sd), n * tr.top + 1.0)); m < tr.points;) {
+        const qint64 lo = placeWindow(m, above, s, n * tr.top);
+        double tau = 0, kLow = 0, logBelow = 0;
+        if (lo > 0) {
+            tau = std::min(0.0, saddlepoint(double(lo) / n, tr.cap, -tr.t));
+            cumulants(tau, tr.cap, kLow, k1, k2);
+            logBelow = tau < 0 ? n * kLow - tau * double(lo) : 0.0;
+        }
+        if (tr.t * double(m) + 1e-9 >= wrapWeight + logBelow) {
+            tr.points = int(m);
+            tr.lo = lo;
+            tr.tauLow = tau;
+            tr.kLow = kLow;
+            break;
+        }
+        m = transformSize((wrapWeight + logBelow) / tr.t);
+    }
     const int m = tr.points;
     const double top = double(tr.lo + m), wrap = double(s + m);
     tr.tauTop = saddlepoint(std::min(top / n, tr.top * (1 - 1e-9)), tr.cap, tr.t);
@@ -463,8 +490,8 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
     // - mass of S >= s + M wraps onto summed terms with weight <= 1: C P_t(S >= s + M)
     //   (from [lo + M, s + M) it lands below s, outside the sum);
     // - mass of S < lo wraps onto v + jM >= v + M with weight e^{-t (v + jM - s)}:
-    //   C sum_{v < lo} P_t(v) e^{-t (v + M - s)} = e^{-t M} P(S < lo) <= e^{-t M}.
-    // The first two by Chernoff bounds at the tilts the transform keeps.
+    //   C sum_{v < lo} P_t(v) e^{-t (v + M - s)} = e^{-t M} P(S < lo).
+    // The probabilities by Chernoff bounds at the tilts the transform keeps.
     double alias = 0;
     const double top = double(tr.lo + m), wrap = double(s + m);
     if (top <= n * tr.top)
@@ -472,7 +499,7 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
     if (wrap <= n * tr.top)
         alias += std::exp(tr.tauWrap > t ? n * tr.kWrap - t * double(s) - (tr.tauWrap - t) * wrap : logC);
     if (tr.lo > 0)
-        alias += std::exp(-t * double(m));
+        alias += std::exp(-t * double(m) + (tr.tauLow < 0 ? n * tr.kLow - tr.tauLow * double(tr.lo) : 0.0));
     const double value = std::exp(logC) * rel;
     if (alias > 1e-8 * std::abs(value) + 1e-18)
         return std::nullopt; // the window is too narrow for this N
