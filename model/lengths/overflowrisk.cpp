@@ -3,14 +3,31 @@
 #include "core/inputerror.h"
 #include "lengths/normaldistribution.h"
 
+#include <QHash>
 #include <QMap>
 #include <QMutex>
-#include <complex>
 #include <fftw3.h>
 #include <cmath>
+#include <limits>
+#include <memory>
 #include <numeric>
 
 namespace Headroom {
+
+QString RiskCount::methodName(Method method)
+{
+    switch (method) {
+    case Method::ClosedForm:
+        return QStringLiteral("closed-form");
+    case Method::Convolution:
+        return QStringLiteral("convolution");
+    case Method::Inversion:
+        return QStringLiteral("tilted-inversion");
+    case Method::ChernoffBound:
+        return QStringLiteral("chernoff-bound");
+    }
+    return QString();
+}
 
 OverflowRisk::OverflowRisk(const LengthDistribution &d, const KvCost &cost, qint64 cap)
 {
@@ -32,6 +49,10 @@ OverflowRisk::OverflowRisk(const LengthDistribution &d, const KvCost &cost, qint
         m_meanBytes += double(it.key()) * it.value();
         m_meanUnits += double((it.key() - m_offset) / m_unit) * it.value();
     }
+    double variance = 0;
+    for (int j = 0; j < m_units.size(); ++j)
+        variance += (double(m_units.at(j)) - m_meanUnits) * (double(m_units.at(j)) - m_meanUnits) * m_probs.at(j);
+    m_varBytes = variance * double(m_unit) * double(m_unit);
 }
 
 qint64 OverflowRisk::threshold(qint64 sessions, qint64 budget) const
@@ -84,62 +105,147 @@ double OverflowRisk::exactOverflow(qint64 sessions, qint64 budget) const
 }
 
 namespace {
-// FFTW's planner is not thread-safe (the transforms are): one lock for every plan made or destroyed.
-QMutex &fftwPlanner()
+
+constexpr double kRound = std::numeric_limits<double>::epsilon(); // 2^-52: twice the unit round-off, for margin
+
+// An in-place real-to-complex FFTW plan of n points, made once per size and
+// kept for the process (sizes are 2^a, 3 x 2^a or 5 x 2^a up to 2^23: a few
+// dozen at most). FFTW's planner is not thread-safe, its execution is: plans
+// are made under one lock and run with the new-array interface on
+// fftw_alloc'd (hence equally aligned) arrays.
+fftw_plan r2cPlan(int n)
 {
     static QMutex mutex;
-    return mutex;
+    static QHash<int, fftw_plan> plans;
+    QMutexLocker lock(&mutex);
+    if (const auto it = plans.constFind(n); it != plans.constEnd())
+        return *it;
+    fftw_complex *data = fftw_alloc_complex(size_t(n / 2 + 1));
+    const fftw_plan plan = fftw_plan_dft_r2c_1d(n, reinterpret_cast<double *>(data), data, FFTW_ESTIMATE); // ESTIMATE leaves the array alone
+    fftw_free(data);
+    plans.insert(n, plan);
+    return plan;
 }
+
+// The smallest transform size 2^a, 3 x 2^a or 5 x 2^a (FFTW's fast radices) of at least n and 256.
+qint64 transformSize(double n)
+{
+    qint64 best = std::numeric_limits<qint64>::max();
+    for (qint64 f : {1, 3, 5}) {
+        qint64 m = 256 * f;
+        while (double(m) < n)
+            m <<= 1;
+        best = std::min(best, m);
+    }
+    return best;
+}
+
+// z^n by repeated squaring, in real arithmetic (std::complex's operator*
+// checks for infinities on every product).
+void power(double re, double im, qint64 n, double &outRe, double &outIm)
+{
+    double zr = 1, zi = 0;
+    for (qint64 e = n; e > 0; e >>= 1) {
+        if (e & 1) {
+            const double r = zr * re - zi * im;
+            zi = zr * im + zi * re;
+            zr = r;
+        }
+        if (e > 1) {
+            const double r = re * re - im * im;
+            im = 2 * re * im;
+            re = r;
+        }
+    }
+    outRe = zr;
+    outIm = zi;
+}
+
 } // namespace
 
-double OverflowRisk::fftOverflow(qint64 sessions, qint64 budget, qint64 maxPoints) const
+// The one-session law in lattice units, capped at `cap` units and tilted by
+// e^{t k}, transformed on M points: Q_k = sum_x q_x e^{-2 pi i k x / M}, k = 0..M/2,
+// with q the tilted law normalised to mass 1 (wrapped modulo M). Serves any N
+// whose threshold s is at most `cap` (so capping leaves P(S >= s) unchanged)
+// and lies in the window [lo, lo + M).
+struct OverflowRisk::Transform
 {
-    const qint64 s = threshold(sessions, budget);
-    if (const auto known = trivial(sessions, s))
-        return *known;
-    const qint64 top = m_units.last();
-    const qint64 span = sessions * top + 1;
-    qint64 size = 1;
-    while (size < span)
-        size <<= 1;
-    if (size > maxPoints)
-        return std::numeric_limits<double>::quiet_NaN();
-    const int n = int(size);
-    double *in = fftw_alloc_real(size_t(n));
-    fftw_complex *spectrum = fftw_alloc_complex(size_t(n / 2 + 1));
-    fftw_plan forward, backward;
+    struct Free
     {
-        QMutexLocker lock(&fftwPlanner());
-        forward = fftw_plan_dft_r2c_1d(n, in, spectrum, FFTW_ESTIMATE);
-        backward = fftw_plan_dft_c2r_1d(n, spectrum, in, FFTW_ESTIMATE);
+        void operator()(fftw_complex *p) const { fftw_free(p); }
+    };
+    double t = 0;      // tilt, > 0
+    qint64 fewest = 0; // the smallest N served (its threshold is the cap)
+    double cap = 0;    // sizes capped at cap units
+    double k0 = 0;     // K(t) = log E exp(t min(X, cap))
+    double top = 0;    // largest capped size, units
+    qint64 lo = 0;     // window start, units
+    int points = 0;    // M
+    // Chernoff tilts for P(S >= lo + M) and P_t(S >= s + M), with K there
+    // (from the reference N; valid for any N, tightest near it).
+    double tauTop = 0, kTop = 0, tauWrap = 0, kWrap = 0;
+    double tauLow = 0, kLow = 0; // for P(S < lo): tauLow < 0, or 0 for the bound 1
+    std::unique_ptr<fftw_complex[], Free> q; // Q_k, k = 0..M/2
+    std::vector<int> significant; // the k >= 1 with |Q_k|^N above the cut-off for the smallest N served
+};
+
+double OverflowRisk::saddlepoint(double x, double cap, double guess) const
+{
+    // Solve K'(t) = x by safeguarded Newton from `guess` (NaN: the normal
+    // approximation's tilt); any tilt is safe in the weights' scaled form.
+    double k0 = 0, k1 = 0, k2 = 0;
+    double lo = -50.0, hi = 50.0;
+    double t = guess;
+    if (!std::isfinite(t)) {
+        cumulants(0, cap, k0, k1, k2);
+        t = k2 > 0 ? (x - k1) / k2 : 0.0;
     }
-    std::fill(in, in + n, 0.0);
-    for (int j = 0; j < m_units.size(); ++j)
-        in[m_units.at(j)] += m_probs.at(j);
-    fftw_execute(forward);
-    for (int k = 0; k < n / 2 + 1; ++k) {
-        // z^N by repeated squaring: log2(N) products, exact in form (no complex log).
-        std::complex<double> base(spectrum[k][0], spectrum[k][1]), z(1.0, 0.0);
-        for (qint64 e = sessions; e > 0; e >>= 1) {
-            if (e & 1)
-                z *= base;
-            base *= base;
-        }
-        spectrum[k][0] = z.real();
-        spectrum[k][1] = z.imag();
+    t = std::clamp(t, lo, hi);
+    for (int i = 0; i < 200; ++i) {
+        cumulants(t, cap, k0, k1, k2);
+        const double f = k1 - x;
+        if (f > 0)
+            hi = t;
+        else
+            lo = t;
+        if (std::abs(f) < 1e-12 * std::max(1.0, x))
+            break;
+        double next = k2 > 0 ? t - f / k2 : 0.5 * (lo + hi);
+        if (!(next > lo && next < hi))
+            next = 0.5 * (lo + hi);
+        if (std::abs(next - t) < 1e-15)
+            break;
+        t = next;
     }
-    fftw_execute(backward);
-    double tail = 0;
-    for (qint64 v = s; v < span; ++v)
-        tail += std::max(0.0, in[v] / double(n));
-    {
-        QMutexLocker lock(&fftwPlanner());
-        fftw_destroy_plan(forward);
-        fftw_destroy_plan(backward);
+    return t;
+}
+
+void OverflowRisk::cumulants(double t, double cap, double &k0, double &k1, double &k2) const
+{
+    // Weights p_j e^{t (k_j - ref)}, ref the largest capped size for t > 0 and 0
+    // otherwise, so every factor is at most 1 and the largest (smallest) size's
+    // weight is its probability: no overflow, no total underflow. Consecutive
+    // sizes one unit apart take the previous factor times e^t (re-based with
+    // exp every 64 sizes: relative drift below 64 x 2^-52), the rest exp.
+    const double top = std::min(double(m_units.last()), cap);
+    const double ref = t > 0 ? top : 0.0;
+    const double step = std::exp(t);
+    double s0 = 0, s1 = 0, s2 = 0, previous = -2, e = 0;
+    for (int j = 0; j < m_units.size(); ++j) {
+        const double k = std::min(double(m_units.at(j)), cap);
+        if (k == previous + 1 && (j & 63) != 0)
+            e *= step;
+        else if (k != previous)
+            e = std::exp(t * (k - ref));
+        previous = k;
+        const double w = m_probs.at(j) * e;
+        s0 += w;
+        s1 += w * k;
+        s2 += w * k * k;
     }
-    fftw_free(in);
-    fftw_free(spectrum);
-    return std::clamp(tail, 0.0, 1.0);
+    k0 = t * ref + std::log(s0);
+    k1 = s1 / s0;
+    k2 = std::max(0.0, s2 / s0 - k1 * k1);
 }
 
 double OverflowRisk::singleSessionBound(qint64 sessions, qint64 s) const
@@ -168,26 +274,8 @@ double OverflowRisk::saddlepointOverflow(qint64 sessions, qint64 budget) const
     // law is bounded, so its cumulants exist and the approximation holds even
     // when the lengths are heavy-tailed.
     const double cap = double(s);
-    auto size = [&](int j) { return std::min(double(m_units.at(j)), cap); };
-    // Cumulants of one capped session at tilt t, in log-sum-exp form.
-    auto cumulants = [&](double t, double &k0, double &k1, double &k2) {
-        double m = -INFINITY;
-        for (int j = 0; j < m_units.size(); ++j)
-            m = std::max(m, std::log(m_probs.at(j)) + t * size(j));
-        double s0 = 0, s1 = 0, s2 = 0;
-        for (int j = 0; j < m_units.size(); ++j) {
-            const double e = std::exp(std::log(m_probs.at(j)) + t * size(j) - m);
-            const double k = size(j);
-            s0 += e;
-            s1 += e * k;
-            s2 += e * k * k;
-        }
-        k0 = m + std::log(s0);
-        k1 = s1 / s0;
-        k2 = std::max(0.0, s2 / s0 - k1 * k1);
-    };
     double k0 = 0, k1 = 0, k2 = 0;
-    cumulants(0, k0, k1, k2);
+    cumulants(0, cap, k0, k1, k2);
     const double mean = k1, variance = k2;
     auto normal = [&] { return Normal::upperTail((double(s) - 0.5 - n * mean) / std::sqrt(n * variance)); };
     if (variance <= 0) // one size only: the sum is fixed
@@ -195,26 +283,8 @@ double OverflowRisk::saddlepointOverflow(qint64 sessions, qint64 budget) const
     // Near the mean the saddlepoint formula is 0/0: a continuity-corrected normal is exact enough there.
     if (std::abs(x - mean) * std::sqrt(n / variance) < 1e-3)
         return normal();
-    // Solve K'(t) = x by safeguarded Newton; sizes are >= 0, so any tilt is safe in log-sum-exp form.
-    double lo = -50.0, hi = 50.0;
-    double t = std::clamp((x - mean) / variance, lo, hi);
-    for (int i = 0; i < 200; ++i) {
-        cumulants(t, k0, k1, k2);
-        const double f = k1 - x;
-        if (f > 0)
-            hi = t;
-        else
-            lo = t;
-        if (std::abs(f) < 1e-12 * std::max(1.0, x))
-            break;
-        double next = k2 > 0 ? t - f / k2 : 0.5 * (lo + hi);
-        if (!(next > lo && next < hi))
-            next = 0.5 * (lo + hi);
-        if (std::abs(next - t) < 1e-15)
-            break;
-        t = next;
-    }
-    cumulants(t, k0, k1, k2);
+    const double t = saddlepoint(x, cap);
+    cumulants(t, cap, k0, k1, k2);
     const double w2 = 2.0 * n * (t * x - k0);
     const double w = (t > 0 ? 1.0 : -1.0) * std::sqrt(std::max(0.0, w2));
     const double u = (1.0 - std::exp(-t)) * std::sqrt(n * k2);
@@ -222,17 +292,274 @@ double OverflowRisk::saddlepointOverflow(qint64 sessions, qint64 budget) const
     return std::clamp(std::max(p, singleSessionBound(sessions, s)), 0.0, 1.0);
 }
 
-double OverflowRisk::overflowProbability(qint64 sessions, qint64 budget) const
+namespace {
+
+// The window [lo, lo + M) for the tilted sum of N sessions (mean about s,
+// standard deviation sd): at least h standard deviations wide and `wrap` / t
+// wide (mass wrapping up from below then weighs e^{-t M} <= e^{-wrap}),
+// reaching 0.7 h of them above s (the untilted tail beyond lo + M is left out),
+// within [0, N x largest size].
+struct Window
+{
+    qint64 lo = 0;
+    int points = 0;
+};
+
+// Where a window of m points starts: `above` past s, and at 0 when it covers the largest sum (nothing wraps).
+qint64 placeWindow(qint64 m, double above, qint64 s, double largest)
+{
+    return double(m) > largest ? 0 : std::clamp<qint64>(qint64(std::ceil(double(s) + above)) - m, 0, s);
+}
+
+std::optional<Window> windowFor(double sd, double t, double wrap, qint64 s, double largest, double h, qint64 maxPoints)
+{
+    const double above = 0.7 * h * sd;
+    const qint64 m = transformSize(std::min(std::max({h * sd, wrap / t, above + 3.0 * sd}), largest + 1.0));
+    if (m > maxPoints)
+        return std::nullopt;
+    Window w;
+    w.points = int(m);
+    w.lo = placeWindow(m, above, s, largest);
+    return w;
+}
+
+// The cut-off: frequencies with |Q_k|^N <= delta are left out, delta x 2 / (1 - e^-t) at most in all.
+double cutOff(double t)
+{
+    return 1e-18 * -std::expm1(-t);
+}
+
+} // namespace
+
+std::optional<OverflowRisk::Transform> OverflowRisk::transformFor(qint64 sessions, qint64 budget, double h, qint64 maxPoints) const
+{
+    // Capped at the threshold of sessions - 2, so it serves sessions - 2 .. sessions + 3.
+    const qint64 s = threshold(sessions, budget);
+    Transform tr;
+    tr.fewest = std::max<qint64>(1, sessions - 2);
+    tr.cap = double(threshold(tr.fewest, budget));
+    tr.top = std::min(double(m_units.last()), tr.cap);
+    const double n = double(sessions);
+    double k0 = 0, k1 = 0, k2 = 0;
+    cumulants(0, tr.cap, k0, k1, k2);
+    if (k2 <= 0)
+        return std::nullopt; // one size only: convolution is trivial there
+    // The saddlepoint of the threshold (there C = exp(N K(t) - t s) <= 1); at
+    // least a tenth of a standard deviation's worth of tilt when the threshold
+    // is near or below the mean, so the geometric weights stay bounded (any t > 0 is valid).
+    tr.t = std::max(saddlepoint(double(s) / n, tr.cap), 0.1 / std::sqrt(n * k2));
+    cumulants(tr.t, tr.cap, k0, k1, k2);
+    tr.k0 = k0;
+    // e^{-t M} within 1e-9 of the tail, taken as at least 1% of C = exp(N K(t) - t s); wider on each retry.
+    const double wrapWeight = (h / 8.0) * (std::log(1e11) + std::max(0.0, -(n * k0 - tr.t * double(s))));
+    const double sd = std::sqrt(n * k2);
+    const auto w = windowFor(sd, tr.t, wrapWeight, s, n * tr.top, h, maxPoints);
+    if (!w)
+        return std::nullopt;
+    tr.lo = w->lo;
+    tr.points = w->points;
+    // Narrower when little mass lies below its start: e^{-t M} P(S < lo) suffices, P(S < lo)
+    // by a Chernoff bound of the untilted sum (a tilt tauLow < 0; 0 means the bound 1).
+    const double above = 0.7 * h * sd;
+    for (qint64 m = transformSize(std::min(std::max(h * sd, above + 3.0 * sd), n * tr.top + 1.0)); m < tr.points;) {
+        const qint64 lo = placeWindow(m, above, s, n * tr.top);
+        double tau = 0, kLow = 0, logBelow = 0;
+        if (lo > 0) {
+            tau = std::min(0.0, saddlepoint(double(lo) / n, tr.cap, -tr.t));
+            cumulants(tau, tr.cap, kLow, k1, k2);
+            logBelow = tau < 0 ? n * kLow - tau * double(lo) : 0.0;
+        }
+        if (tr.t * double(m) + 1e-9 >= wrapWeight + logBelow) {
+            tr.points = int(m);
+            tr.lo = lo;
+            tr.tauLow = tau;
+            tr.kLow = kLow;
+            break;
+        }
+        m = transformSize((wrapWeight + logBelow) / tr.t);
+    }
+    const int m = tr.points;
+    const double top = double(tr.lo + m), wrap = double(s + m);
+    tr.tauTop = saddlepoint(std::min(top / n, tr.top * (1 - 1e-9)), tr.cap, tr.t);
+    cumulants(tr.tauTop, tr.cap, tr.kTop, k1, k2);
+    tr.tauWrap = saddlepoint(std::min(wrap / n, tr.top * (1 - 1e-9)), tr.cap, tr.tauTop);
+    cumulants(tr.tauWrap, tr.cap, tr.kWrap, k1, k2);
+    // The tilted law p_j e^{t k_j - K(t)}, mass 1, wrapped modulo M, transformed in place.
+    tr.q.reset(fftw_alloc_complex(size_t(m / 2 + 1)));
+    double *in = reinterpret_cast<double *>(tr.q.get());
+    std::fill(in, in + 2 * (m / 2 + 1), 0.0);
+    for (int j = 0; j < m_units.size(); ++j) {
+        const double x = std::min(double(m_units.at(j)), tr.cap);
+        in[qint64(x) % m] += m_probs.at(j) * std::exp(tr.t * x - tr.k0);
+    }
+    fftw_execute_dft_r2c(r2cPlan(m), in, tr.q.get());
+    // The frequencies that can matter for any N served (the cut-off rises with N).
+    const double keep = std::exp(2.0 * std::log(cutOff(tr.t)) / double(tr.fewest));
+    for (int k = 1; k <= m / 2; ++k)
+        if (tr.q[k][0] * tr.q[k][0] + tr.q[k][1] * tr.q[k][1] > keep)
+            tr.significant.push_back(k);
+    return tr;
+}
+
+std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sessions, qint64 s) const
+{
+    const int m = tr.points;
+    if (sessions < tr.fewest || double(s) > tr.cap || s < tr.lo || s >= tr.lo + m)
+        return std::nullopt;
+    // P(S >= s) = C sum_{v >= s} e^{-t (v - s)} P_t(S = v), C = exp(N K(t) - t s),
+    // P_t the tilted law of the sum. Its values modulo M are
+    // pi(v) = (1/M) sum_k Q_k^N e^{2 pi i k v / M}; summing v = s .. lo + M - 1
+    // in closed form: (1/M) sum_k Q_k^N g_k with
+    // g_k = e^{i theta s} (1 - r^L e^{i theta L}) / (1 - r e^{i theta}),
+    // theta = 2 pi k / M, r = e^{-t}, L = lo + M - s terms.
+    const double n = double(sessions), t = tr.t;
+    const double logC = n * tr.k0 - t * double(s);
+    const qint64 terms = tr.lo + m - s;
+    const double r = std::exp(-t), oneMinusR = -std::expm1(-t), rL = std::exp(-t * double(terms));
+    // Frequencies with |Q_k|^N <= delta are left out: together at most delta x 2 / (1 - r) (|g_k| <= 2 / (1 - r)).
+    const double delta = cutOff(t);
+    const double skip = std::exp(2.0 * std::log(delta) / n);
+    const qint64 sm = s % m, lm = terms % m;
+    double sum = -std::expm1(-t * double(terms)) / oneMinusR; // k = 0: Q_0 = 1
+    double absSum = sum;
+    qint64 used = 1;
+    // e^{i theta}, e^{i theta s}, e^{i theta L} at frequency `at`: stepped by one
+    // product per frequency, re-set with sin and cos every 32 steps (drift < 32 x 2 x 2^-52).
+    struct Rotor
+    {
+        double c = 1, s = 0;
+        void set(double angle) { c = std::cos(angle), s = std::sin(angle); }
+        void step(const Rotor &by)
+        {
+            const double r = c * by.c - s * by.s;
+            s = c * by.s + s * by.c;
+            c = r;
+        }
+    };
+    auto angle = [m](qint64 k, qint64 mult) { return 2.0 * M_PI * double((k * mult) % m) / double(m); };
+    Rotor one, byS, byL, stepOne, stepS, stepL;
+    stepOne.set(angle(1, 1));
+    stepS.set(angle(1, sm));
+    stepL.set(angle(1, lm));
+    qint64 at = -1000, since = 0;
+    for (const int k : tr.significant) {
+        const double qr = tr.q[k][0], qi = tr.q[k][1];
+        if (qr * qr + qi * qi <= skip)
+            continue;
+        if (k - at <= 4 && since + (k - at) < 32) {
+            for (; at < k; ++at, ++since) {
+                one.step(stepOne);
+                byS.step(stepS);
+                byL.step(stepL);
+            }
+        } else {
+            one.set(angle(k, 1));
+            byS.set(angle(k, sm));
+            byL.set(angle(k, lm));
+            at = k;
+            since = 0;
+        }
+        double pr = 0, pi = 0;
+        power(qr, qi, sessions, pr, pi);
+        // 1 - cos(theta) without cancellation: sin^2 / (1 + cos) when cos > 0.
+        const double versine = one.c > 0 ? one.s * one.s / (1.0 + one.c) : 1.0 - one.c;
+        // numerator 1 - r^L e^{i theta L}; denominator 1 - r e^{i theta} = (1 - r) + r (1 - cos theta) - i r sin theta
+        const double nr = 1.0 - rL * byL.c, ni = -rL * byL.s;
+        const double dr = oneMinusR + r * versine, di = -r * one.s;
+        const double dd = dr * dr + di * di;
+        const double fr = (nr * dr + ni * di) / dd, fi = (ni * dr - nr * di) / dd;
+        const double gr = byS.c * fr - byS.s * fi, gi = byS.c * fi + byS.s * fr;
+        const double tr_ = pr * gr - pi * gi, ti = pr * gi + pi * gr;
+        const double weight = k == m / 2 ? 1.0 : 2.0;
+        sum += weight * tr_;
+        absSum += weight * std::sqrt(tr_ * tr_ + ti * ti);
+        ++used;
+    }
+    const double rel = sum / double(m);
+    // Round-off, relative to C: the FFT's error ||dQ||_2 <= 10 log2(M) eps ||Q||_2
+    // (Higham 2002, Theorem 24.2, with margin), the input's and the powers'
+    // rounding (N eps each), carried to the sum by Cauchy-Schwarz with
+    // (1/M) sum_k |g_k|^2 <= 4 (1 + r^M) / ((1 - r^2)(1 - r^M)); the sum's own
+    // rounding and the rotors' drift ((terms + 80) x eps x sum of |terms|); the frequencies left out.
+    const double rM = std::exp(-t * double(m));
+    const double gNorm = 2.0 * std::sqrt((1.0 + rM) / (-std::expm1(-2.0 * t) * -std::expm1(-t * double(m))));
+    const double roundOff = gNorm * n * kRound * (10.0 * std::log2(double(m)) + 10.0)
+        + double(used + 80) * kRound * absSum / double(m) + 2.0 * delta / oneMinusR;
+    // Truncation and aliasing (S the sum, P_t its tilted law, C as above):
+    // - terms v >= lo + M are left out: P(S >= lo + M) of the tail;
+    // - mass of S >= s + M wraps onto summed terms with weight <= 1: C P_t(S >= s + M)
+    //   (from [lo + M, s + M) it lands below s, outside the sum);
+    // - mass of S < lo wraps onto v + jM >= v + M with weight e^{-t (v + jM - s)}:
+    //   C sum_{v < lo} P_t(v) e^{-t (v + M - s)} = e^{-t M} P(S < lo).
+    // The probabilities by Chernoff bounds at the tilts the transform keeps.
+    double alias = 0;
+    const double top = double(tr.lo + m), wrap = double(s + m);
+    if (top <= n * tr.top)
+        alias += tr.tauTop > 0 ? std::exp(n * tr.kTop - tr.tauTop * top) : 1.0;
+    if (wrap <= n * tr.top)
+        alias += std::exp(tr.tauWrap > t ? n * tr.kWrap - t * double(s) - (tr.tauWrap - t) * wrap : logC);
+    if (tr.lo > 0)
+        alias += std::exp(-t * double(m) + (tr.tauLow < 0 ? n * tr.kLow - tr.tauLow * double(tr.lo) : 0.0));
+    const double value = std::exp(logC) * rel;
+    if (alias > 1e-8 * std::abs(value) + 1e-18)
+        return std::nullopt; // the window is too narrow for this N
+    return BoundedTail{std::clamp(value, 0.0, 1.0), std::exp(logC) * roundOff + alias};
+}
+
+std::optional<BoundedTail> OverflowRisk::tail(qint64 sessions, qint64 budget, std::optional<Transform> &transform,
+                                              RiskCount::Method &method, qint64 maxPoints, bool convolution) const
 {
     const qint64 s = threshold(sessions, budget);
-    if (const auto known = trivial(sessions, s))
-        return *known;
-    // Exact when cheap: direct convolution for tiny cases, else the FFT up to 2^16 points.
+    if (const auto known = trivial(sessions, s)) {
+        method = RiskCount::Method::ClosedForm;
+        return BoundedTail{*known, 0.0};
+    }
+    if (sessions == 1) {
+        // One session overflows when it alone reaches the threshold: a sum of its probabilities.
+        method = RiskCount::Method::ClosedForm;
+        const double p = singleSessionBound(1, s);
+        return BoundedTail{p, double(m_units.size() + 4) * kRound * p};
+    }
+    // Direct convolution for tiny cases: sums of non-negative terms, each
+    // probability within (N x sizes + s) eps of the exact one.
     const double work = double(sessions) * double(s) * double(m_units.size());
-    if (work <= 2e5)
-        return exactOverflow(sessions, budget);
-    const double viaFft = fftOverflow(sessions, budget);
-    return std::isnan(viaFft) ? saddlepointOverflow(sessions, budget) : viaFft;
+    if (convolution && work <= 2e5) {
+        method = RiskCount::Method::Convolution;
+        return BoundedTail{exactOverflow(sessions, budget), (double(sessions) * double(m_units.size() + 1) + double(s)) * kRound};
+    }
+    method = RiskCount::Method::Inversion;
+    // Reuse the transform when it serves this N; else build one, wider until the aliasing bound is small.
+    if (transform) {
+        if (const auto r = invert(*transform, sessions, s))
+            return r;
+    }
+    for (double h = 8; h < 200; h *= 1.5) {
+        transform = transformFor(sessions, budget, h, maxPoints);
+        if (!transform)
+            return std::nullopt;
+        if (const auto r = invert(*transform, sessions, s))
+            return r;
+    }
+    return std::nullopt;
+}
+
+std::optional<BoundedTail> OverflowRisk::invertedOverflow(qint64 sessions, qint64 budget, qint64 maxPoints) const
+{
+    std::optional<Transform> transform;
+    RiskCount::Method method = RiskCount::Method::Inversion;
+    return tail(sessions, budget, transform, method, maxPoints, false);
+}
+
+double OverflowRisk::overflowProbability(qint64 sessions, qint64 budget) const
+{
+    std::optional<Transform> transform;
+    RiskCount::Method method = RiskCount::Method::Inversion;
+    // A figure to show, not a count to settle: the inversion up to 2^18 points
+    // (a millisecond or two), else the saddlepoint (far below the mean, where
+    // the tilt is near 0 and the window would be wide, its error is small).
+    if (const auto r = tail(sessions, budget, transform, method, qint64(1) << 18, true))
+        return r->value;
+    return saddlepointOverflow(sessions, budget);
 }
 
 qint64 OverflowRisk::sessionsWorstCase(qint64 budget) const
@@ -245,30 +572,118 @@ qint64 OverflowRisk::sessionsAtMean(qint64 budget) const
     return budget > 0 && m_meanBytes > 0 ? qint64(std::floor(double(budget) / m_meanBytes)) : 0;
 }
 
-qint64 OverflowRisk::sessionsAtRisk(qint64 budget, double eps) const
+RiskCount OverflowRisk::sessionsAtRisk(qint64 budget, double eps) const
 {
+    RiskCount count;
     if (budget <= 0)
-        return 0;
-    // Every count up to the worst case is safe; past budget / smallest session it is certain to overflow.
-    qint64 lo = sessionsWorstCase(budget);
-    qint64 hi = budget / m_offset + 1;
-    if (overflowProbability(hi - 1, budget) <= eps)
-        return hi - 1;
-    // Bracket with the saddlepoint (microseconds per step), then settle the
-    // last session with the exact tail where the transform is small enough.
-    while (hi - lo > 1) {
-        const qint64 mid = lo + (hi - lo) / 2;
-        if (saddlepointOverflow(mid, budget) <= eps)
-            lo = mid;
-        else
-            hi = mid;
+        return count; // not even one session: 1 > budget, overflow is certain
+    // Every count up to the worst case is safe (its tail is 0); past
+    // budget / smallest session overflow is certain.
+    const qint64 worst = sessionsWorstCase(budget);
+    const qint64 most = budget / m_offset;
+    // Bracket with the saddlepoint (microseconds per step): secant steps on
+    // log P(N) - log eps from the normal approximation's count, kept inside the
+    // bracket [a, b] with P(a) <= eps < P(b), halving it when a step stalls.
+    qint64 a = worst, b = most + 1;
+    double fa = -INFINITY, fb = INFINITY;
+    const double z = -Normal::quantile(eps);
+    const double sd = std::sqrt(m_varBytes);
+    qint64 g = qint64(std::floor(std::pow((-z * sd + std::sqrt(z * z * m_varBytes + 4.0 * m_meanBytes * double(budget))) / (2.0 * m_meanBytes), 2)));
+    qint64 previous = -1;
+    double fPrevious = 0;
+    int stalls = 0;
+    for (int i = 0; b - a > 1 && i < 100; ++i) {
+        g = std::clamp(g, a + 1, b - 1);
+        const double p = saddlepointOverflow(g, budget);
+        const double f = p > 0 ? std::log(p) - std::log(eps) : -INFINITY;
+        const qint64 width = b - a;
+        if (p <= eps) {
+            a = g;
+            fa = f;
+        } else {
+            b = g;
+            fb = f;
+        }
+        // Next: the secant through the last two points, else through the bracket, else its middle.
+        double next = NAN;
+        if (previous >= 0 && std::isfinite(f) && std::isfinite(fPrevious) && f != fPrevious)
+            next = double(g) - f * double(g - previous) / (f - fPrevious);
+        else if (std::isfinite(fa) && std::isfinite(fb))
+            next = double(a) + -fa * double(b - a) / (fb - fa);
+        previous = g;
+        fPrevious = f;
+        stalls = 2 * (b - a) > width + 1 ? stalls + 1 : 0;
+        if (!std::isfinite(next) || stalls >= 2)
+            next = double(a) + 0.5 * double(b - a);
+        // Round towards the boundary's other side so the bracket closes on both ends.
+        g = p <= eps ? qint64(std::ceil(next)) : qint64(std::floor(next));
     }
-    qint64 n = lo;
-    while (n + 1 < budget / m_offset + 1 && overflowProbability(n + 1, budget) <= eps)
-        ++n;
-    while (n > sessionsWorstCase(budget) && overflowProbability(n, budget) > eps)
-        --n;
-    return n;
+    const qint64 lo = a;
+    // ... then settle it with the exact tails at the boundary: N is kept only
+    // when P(N) + its error bound <= eps, N + 1 refused when P(N + 1) > eps or
+    // within its error bound of it (so the count is never above the exact one).
+    std::optional<Transform> transform;
+    const qint64 maxPoints = qint64(1) << 23;
+    auto weaker = [](RiskCount::Method x, RiskCount::Method y) { return std::max(x, y); };
+    struct Tail
+    {
+        BoundedTail tail;
+        RiskCount::Method method;
+        bool safe;
+    };
+    auto evaluate = [&](qint64 n) {
+        Tail e{};
+        if (const auto r = tail(n, budget, transform, e.method, maxPoints, true)) {
+            e.tail = *r;
+        } else {
+            // Past the largest transform: the Chernoff bound exp(N K(t) - t s) >= P, at the saddlepoint.
+            const qint64 s = threshold(n, budget);
+            const double t = std::max(0.0, saddlepoint(double(s) / double(n), double(s)));
+            double k0 = 0, k1 = 0, k2 = 0;
+            cumulants(t, double(s), k0, k1, k2);
+            const double bound = std::min(1.0, std::exp(double(n) * k0 - t * double(s)));
+            e.method = RiskCount::Method::ChernoffBound;
+            e.tail = BoundedTail{bound, 0.0}; // an upper bound: "safe" is certain, "unsafe" is not
+
+        }
+        e.safe = e.tail.value + e.tail.error <= eps;
+        return e;
+    };
+    // Usually the bracket's count or one of its neighbours; else gallop (doubling
+    // steps) to a safe count below and an unsafe one above, and bisect between them.
+    qint64 good = lo, bad = lo + 1;
+    Tail atGood = evaluate(good);
+    for (qint64 step = 1; !atGood.safe; step *= 2) {
+        bad = good;
+        good = std::max(worst, good - step);
+        atGood = evaluate(good);
+    }
+    Tail atBad = evaluate(bad);
+    for (qint64 step = 1; atBad.safe; step *= 2) {
+        good = bad;
+        atGood = atBad;
+        bad = std::min(most + 1, bad + step);
+        atBad = evaluate(bad);
+    }
+    while (bad - good > 1) {
+        const qint64 mid = good + (bad - good) / 2;
+        const Tail e = evaluate(mid);
+        if (e.safe) {
+            good = mid;
+            atGood = e;
+        } else {
+            bad = mid;
+            atBad = e;
+        }
+    }
+    const qint64 n = good;
+    const Tail &at = atGood, &above = atBad;
+    count.sessions = n;
+    count.method = weaker(at.method, above.method);
+    count.tailAt = at.tail.value;
+    count.tailAbove = above.tail.value;
+    count.errorBound = std::max(at.tail.error, above.tail.error);
+    return count;
 }
 
 } // namespace Headroom

@@ -4,10 +4,40 @@
 #include "kv/kvcost.h"
 #include "lengths/lengthdistribution.h"
 
+#include <QString>
 #include <QVector>
+#include <limits>
 #include <optional>
 
 namespace Headroom {
+
+/// A tail probability and a bound on its error: the exact value lies in
+/// [value - error, value + error].
+struct BoundedTail
+{
+    double value = 0;
+    double error = 0;
+};
+
+/// How the risk-based count was settled: the exact tails at the count and one
+/// past it, the method that computed them and the larger of their error bounds.
+struct RiskCount
+{
+    enum class Method {
+        ClosedForm,  ///< no sum to compute: 0 sessions, or even the smallest sessions overflow
+        Convolution, ///< direct convolution of the one-session law (small cases)
+        Inversion,   ///< tilted lattice Fourier inversion with a bounded error
+        ChernoffBound ///< past the largest transform: P <= exp(N K(t) - t s), conservative
+    };
+    qint64 sessions = 0;
+    Method method = Method::ClosedForm;
+    double tailAt = 0;     ///< P(overflow) at `sessions`
+    double tailAbove = 1;  ///< P(overflow) at `sessions` + 1
+    double errorBound = 0; ///< absolute, on either tail
+
+    /// "closed-form", "convolution", "tilted-inversion" or "chernoff-bound" (plan --json risk_method).
+    static QString methodName(Method method);
+};
 
 /// The law of the KV bytes N concurrent sessions hold on one GPU, each an
 /// independent draw of bytes(min(L, cap)) with L from a LengthDistribution
@@ -15,17 +45,31 @@ namespace Headroom {
 ///
 /// Session bytes lie on a lattice: offset + k x unit, with offset the
 /// smallest session and unit the gcd of the differences. The tail
-/// P(S_N > budget) is computed
-/// - exactly, by the N-th power of the one-session law's discrete Fourier
-///   transform (FFTW, real-to-complex, zero-padded past N x the largest
-///   session so nothing wraps), when that transform has at most 2^16 points (small N, where the saddlepoint is least accurate);
-///   and otherwise
-/// - by the Lugannani-Rice saddlepoint approximation with Daniels' (1987)
-///   lattice continuity correction, u = (1 - e^-t) sqrt(N K''(t)), on the
-///   cumulant generating function of one session (Daniels, "Tail probability
-///   approximations", Int. Stat. Review 55, 1987; Butler, "Saddlepoint
-///   Approximations with Applications", 2007, section 1.2.3).
-/// Both are cross-checked against each other and against Monte Carlo in tst_risk.
+/// P(S_N > budget) = P(sum of N lattice sizes >= s) is computed
+/// - by direct convolution when N x s x (distinct sizes) is small, and otherwise
+/// - by exponentially tilted Fourier inversion on the lattice: the one-session
+///   law, capped at s (a session of s units overflows alone, so the tail is
+///   unchanged) and tilted by e^{t k} at the saddlepoint t, is transformed by
+///   one real FFT of M points (FFTW); the N-th power of the transform and a
+///   closed-form geometric sum give sum_{v >= s} P(S = v) exactly, but for
+///   wrap-around (aliasing) of the tilted law outside a window of M points.
+///   The aliasing is bounded by Chernoff bounds of the sum and of the tilted
+///   sum and by e^{-t M} (the weight of mass wrapping up from below), FFT
+///   round-off by Higham's bound (Accuracy and Stability of Numerical
+///   Algorithms, 2nd ed., 2002, Theorem 24.2) carried through the power and
+///   the sum; the window widens until the aliasing bound is below 1e-8 of the
+///   tail, up to 2^23 points (past them a count rests on the Chernoff bound
+///   alone, which is conservative). The method is Abate and
+///   Whitt's ("Numerical inversion of probability generating functions",
+///   Oper. Res. Letters 12, 1992) with the tilt of Gruebel and Hermesmeier
+///   ("Computation of compound distributions I: aliasing errors and
+///   exponential tilting", ASTIN Bulletin 29, 1999).
+/// The Lugannani-Rice saddlepoint approximation with Daniels' (1987) lattice
+/// continuity correction, u = (1 - e^-t) sqrt(N K''(t)), on the cumulant
+/// generating function of one session (Daniels, "Tail probability
+/// approximations", Int. Stat. Review 55, 1987; Butler, "Saddlepoint
+/// Approximations with Applications", 2007, section 1.2.3) brackets the count
+/// in microseconds; the count itself is settled by the exact tails.
 class OverflowRisk
 {
 public:
@@ -33,10 +77,14 @@ public:
     /// figures are used); cap: retained-context cap in tokens (0 = none).
     OverflowRisk(const LengthDistribution &lengths, const KvCost &cost, qint64 cap);
 
-    /// P(KV bytes of `sessions` sessions > budget), per GPU.
+    /// P(KV bytes of `sessions` sessions > budget), per GPU: the exact tail
+    /// (convolution, or inversion up to 2^18 points), else the saddlepoint.
     double overflowProbability(qint64 sessions, qint64 budgetBytes) const;
-    /// The largest N with overflowProbability(N, budget) <= eps (eps in (0, 1)).
-    qint64 sessionsAtRisk(qint64 budgetBytes, double eps) const;
+    /// The largest N with P(KV of N sessions > budget) <= eps (eps in (0, 1)),
+    /// never above the exact answer for this lattice law and at most one below
+    /// it (below only when a tail lies within its error bound of eps), with the
+    /// tails that settled it.
+    RiskCount sessionsAtRisk(qint64 budgetBytes, double eps) const;
     /// floor(budget / largest session): every session at its maximum.
     qint64 sessionsWorstCase(qint64 budgetBytes) const;
     /// floor(budget / mean session bytes).
@@ -49,24 +97,40 @@ public:
 
     /// Exact P(sum > budget) by truncated convolution (any N; cost grows with N x lattice points).
     double exactOverflow(qint64 sessions, qint64 budgetBytes) const;
-    /// Exact P(sum > budget) by FFT, or NaN when the transform would exceed `maxPoints`.
-    double fftOverflow(qint64 sessions, qint64 budgetBytes, qint64 maxPoints = qint64(1) << 16) const;
+    /// P(sum > budget) by tilted lattice inversion with its error bound, or
+    /// nullopt when the bound needs a transform above `maxPoints`.
+    std::optional<BoundedTail> invertedOverflow(qint64 sessions, qint64 budgetBytes, qint64 maxPoints = qint64(1) << 23) const;
     /// The saddlepoint estimate alone.
     double saddlepointOverflow(qint64 sessions, qint64 budgetBytes) const;
 
 private:
+    struct Transform;
     // The answer without computing (0 sessions; even the smallest overflow; even the largest fit).
     std::optional<double> trivial(qint64 sessions, qint64 s) const;
     // P(at least one of `sessions` sizes >= s units): a lower bound on the overflow.
     double singleSessionBound(qint64 sessions, qint64 s) const;
     // Threshold in lattice units: P(sum of units >= s), s = floor((B - N offset) / unit) + 1.
     qint64 threshold(qint64 sessions, qint64 budgetBytes) const;
+    // log E exp(t min(X, cap)) and its first two derivatives (X in units).
+    void cumulants(double t, double cap, double &k0, double &k1, double &k2) const;
+    // The saddlepoint: K'(t) = x for sizes capped at `cap`, Newton from `guess` (NaN: the normal approximation's).
+    double saddlepoint(double x, double cap, double guess = std::numeric_limits<double>::quiet_NaN()) const;
+    // The exact tail at `sessions` with the method used: convolution when cheap
+    // (and allowed), else inversion with `transform`, rebuilt when it does not
+    // serve `sessions`; nullopt past `maxPoints`.
+    std::optional<BoundedTail> tail(qint64 sessions, qint64 budgetBytes, std::optional<Transform> &transform,
+                                    RiskCount::Method &method, qint64 maxPoints, bool convolution) const;
+    // The transform serving N - 2 .. N + 3 sessions at this budget, its window h tilted standard deviations wide.
+    std::optional<Transform> transformFor(qint64 sessions, qint64 budgetBytes, double h, qint64 maxPoints) const;
+    // P(sum >= s) from a transform, or nullopt when it does not serve (s, N) or aliases too much.
+    std::optional<BoundedTail> invert(const Transform &transform, qint64 sessions, qint64 s) const;
 
     qint64 m_offset = 0;
     qint64 m_unit = 1;
     QVector<qint64> m_units;   // distinct session sizes above the offset, in lattice units, ascending
     QVector<double> m_probs;
     double m_meanBytes = 0;
+    double m_varBytes = 0;
     double m_meanUnits = 0;
 };
 

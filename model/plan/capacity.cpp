@@ -224,11 +224,16 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
     const qint64 budget = r.kvBudgetBytesPerGpu;
     const OverflowRisk risk(lengths, cost, cap);
     d.meanSessionBytesPerGpu = risk.meanBytes();
-    d.sessionsAtRisk = risk.sessionsAtRisk(budget, s.risk);
+    const RiskCount count = risk.sessionsAtRisk(budget, s.risk);
+    d.sessionsAtRisk = count.sessions;
+    d.riskMethod = count.method;
+    d.riskTailAt = count.tailAt;
+    d.riskTailAbove = count.tailAbove;
+    d.riskErrorBound = count.errorBound;
     d.sessionsWorstCase = risk.sessionsWorstCase(budget);
     d.sessionsAtMean = risk.sessionsAtMean(budget);
     const qint64 admissionBudget = qint64(std::floor(double(budget) * (1.0 - s.marginFraction)));
-    d.admissionLimit = risk.sessionsAtRisk(admissionBudget, s.risk);
+    d.admissionLimit = risk.sessionsAtRisk(admissionBudget, s.risk).sessions;
     d.overflowProbability = risk.overflowProbability(s.sessions, budget);
     if (!lengths.promptLengths.isEmpty() && !s.preallocate) {
         // Admission that counts prompts only lets in more sessions than their grown size allows.
@@ -237,7 +242,7 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
         prompts.probabilities = lengths.promptProbabilities;
         const OverflowRisk promptRisk(prompts, cost, cap);
         d.hasPrompts = true;
-        d.admissionByPrompt = promptRisk.sessionsAtRisk(budget, s.risk);
+        d.admissionByPrompt = promptRisk.sessionsAtRisk(budget, s.risk).sessions;
         d.riskAtGrownSize = risk.overflowProbability(d.admissionByPrompt, budget);
     }
     // Throughput and cost at the risk-based count.

@@ -52,6 +52,8 @@ QJsonObject CapacityResult::toJson() const
     o.insert(QStringLiteral("sessions_at_risk"), d.sessionsAtRisk);
     o.insert(QStringLiteral("sessions_worst_case"), d.sessionsWorstCase);
     o.insert(QStringLiteral("sessions_at_mean"), d.sessionsAtMean);
+    o.insert(QStringLiteral("risk_method"), RiskCount::methodName(d.riskMethod));
+    o.insert(QStringLiteral("risk_error_bound"), d.riskErrorBound);
     o.insert(QStringLiteral("admission_limit"), d.admissionLimit);
     o.insert(QStringLiteral("overflow_probability"), d.overflowProbability);
     o.insert(QStringLiteral("truncated_share"), d.truncatedShare);

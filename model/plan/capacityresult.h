@@ -4,6 +4,7 @@
 #include "core/dtype.h"
 #include "engines/enginerule.h"
 #include "kv/kvcost.h"
+#include "lengths/overflowrisk.h"
 
 #include <QDebug>
 #include <QJsonObject>
@@ -25,6 +26,10 @@ struct ThroughputPoint
 struct DistributionFigures
 {
     qint64 sessionsAtRisk = 0;     ///< largest N with P(KV of N sessions > budget) <= risk
+    RiskCount::Method riskMethod = RiskCount::Method::ClosedForm; ///< what computed the tails that settled it
+    double riskTailAt = 0;         ///< P(overflow) at sessionsAtRisk
+    double riskTailAbove = 1;      ///< P(overflow) at sessionsAtRisk + 1
+    double riskErrorBound = 0;     ///< absolute bound on the error of those two tails
     qint64 sessionsWorstCase = 0;  ///< every session at the distribution's maximum (after the cap)
     qint64 sessionsAtMean = 0;     ///< budget / mean session bytes
     qint64 admissionLimit = 0;     ///< sessions at risk against the budget less the margin

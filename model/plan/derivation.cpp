@@ -186,6 +186,34 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
         out << QStringLiteral("Against the length distribution (%1): %2 at %3 risk of overflowing the pool (worst case %4, at the mean %5)")
                    .arg(s.distribution->spec, plural(d.sessionsAtRisk, QStringLiteral("session"), QStringLiteral("sessions")),
                         QString::number(s.risk, 'g', 3), formatCount(d.sessionsWorstCase), formatCount(d.sessionsAtMean));
+    if (s.distribution && !s.preallocate) {
+        // Which method settled the count, its tails at the count and one past it, and how far they can be off.
+        const QString tails = QStringLiteral("P(overflow) = %1 at %2, %3 at %4")
+                                  .arg(QString::number(d.riskTailAt, 'g', 4), formatCount(d.sessionsAtRisk),
+                                       QString::number(d.riskTailAbove, 'g', 4), formatCount(d.sessionsAtRisk + 1));
+        const QString bound = QString::number(d.riskErrorBound, 'g', 2);
+        switch (d.riskMethod) {
+        case RiskCount::Method::ClosedForm:
+            out << QStringLiteral("  Settled in closed form: %1 (no sum to compute).").arg(tails);
+            break;
+        case RiskCount::Method::Convolution:
+            out << QStringLiteral("  Settled by exact convolution of the session sizes: %1, each within %2; "
+                                  "the count is the exact one, or one below when a tail is within that of the risk.")
+                       .arg(tails, bound);
+            break;
+        case RiskCount::Method::Inversion:
+            out << QStringLiteral("  Settled by exact tilted Fourier inversion on the size lattice (the saddlepoint only brackets it): "
+                                  "%1, each within %2 (aliasing and round-off bounds); the count is the exact one, "
+                                  "or one below when a tail is within that of the risk.")
+                       .arg(tails, bound);
+            break;
+        case RiskCount::Method::ChernoffBound:
+            out << QStringLiteral("  Settled by the Chernoff bound (too large for the exact inversion): %1 at most; "
+                                  "the count is never above the exact one but may be several below it.")
+                       .arg(tails);
+            break;
+        }
+    }
     if (r.costPerSessionHourUsd)
         out << QStringLiteral("Cost: %1 per GPU-hour × %2 ÷ %3 = %4 per session-hour")
                    .arg(Units::formatUsd(*s.effectivePrice()), plural(s.tp, QStringLiteral("GPU"), QStringLiteral("GPUs")),

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Planning against a distribution of session lengths: exact small cases
-// (a two-point law gives a binomial tail), the saddlepoint tail against exact
-// convolution, a Monte Carlo cross-check, both Azure traces end to end
+// (a two-point law gives a binomial tail), the saddlepoint and the tilted
+// inversion against exact convolution, a Monte Carlo cross-check, both Azure traces end to end
 // (figures computed from the CSV files independently), the retention cap and
 // bad trace files.
 #include "plan/capacity.h"
@@ -113,11 +113,18 @@ private Q_SLOTS:
         const OverflowRisk risk(LengthDistribution::fromTrace(conv, QStringLiteral("trace")).scaled(scale), cost, 0);
         const qint64 budget = 20'000'000'000;
         // The count is right to the session against exact convolution.
-        const qint64 n = risk.sessionsAtRisk(budget, eps);
+        const qint64 n = risk.sessionsAtRisk(budget, eps).sessions;
+        const double above = risk.exactOverflow(n + 1, budget);
         QVERIFY(risk.exactOverflow(n, budget) <= eps);
-        QVERIFY(risk.exactOverflow(n + 1, budget) > eps);
-        // The two exact methods (direct convolution, FFT) agree.
-        QVERIFY(std::abs(risk.fftOverflow(n + 1, budget, qint64(1) << 20) - risk.exactOverflow(n + 1, budget)) < 1e-12);
+        QVERIFY(above > eps);
+        // The two exact methods (direct convolution, tilted inversion) agree, within the inversion's bound.
+        const auto inverted = risk.invertedOverflow(n + 1, budget);
+        QVERIFY(inverted);
+        QVERIFY2(inverted->error < 1e-9 * eps, qPrintable(QString::number(inverted->error)));
+        // exactOverflow takes 1 - (the mass below the threshold): cancellation costs it up to
+        // (thresholds + products) x 2^-52, about 1e-12 here.
+        QVERIFY2(std::abs(inverted->value - above) <= inverted->error + 1e-12,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(inverted->value, 0, 'g', 17).arg(above, 0, 'g', 17)));
     }
 
     void saddlepointTailAtLargeN_data()
@@ -130,16 +137,20 @@ private Q_SLOTS:
     }
     void saddlepointTailAtLargeN()
     {
-        // Where the count is in the hundreds the saddlepoint alone decides it: its tail must
-        // agree with the exact one (FFT, large enough not to wrap) to well under 1%.
+        // Where the count is in the hundreds the exact tail (tilted inversion) settles it at the
+        // boundary; the saddlepoint that brackets it agrees with it to well under 1%.
         QFETCH(qint64, budget);
         QFETCH(double, eps);
         const KvCost cost(llama8b(), Dtype::BF16, 1, 16);
         const OverflowRisk risk(LengthDistribution::fromTrace(conv, QStringLiteral("trace")), cost, 0);
-        const qint64 n = risk.sessionsAtRisk(budget, eps);
+        const RiskCount count = risk.sessionsAtRisk(budget, eps);
+        const qint64 n = count.sessions;
         QVERIFY(n > 100);
-        const double exactAbove = risk.fftOverflow(n + 1, budget, qint64(1) << 22);
-        const double exactAt = risk.fftOverflow(n, budget, qint64(1) << 22);
+        QCOMPARE(count.method, RiskCount::Method::Inversion);
+        const double exactAbove = risk.invertedOverflow(n + 1, budget)->value;
+        const double exactAt = risk.invertedOverflow(n, budget)->value;
+        QCOMPARE(count.tailAt, exactAt);
+        QCOMPARE(count.tailAbove, exactAbove);
         QVERIFY2(exactAt <= eps && exactAbove > eps, qPrintable(QStringLiteral("%1 %2").arg(exactAt).arg(exactAbove)));
         const double sp = risk.saddlepointOverflow(n + 1, budget);
         QVERIFY2(std::abs(sp - exactAbove) / exactAbove < 0.005, qPrintable(QStringLiteral("%1 vs %2").arg(sp).arg(exactAbove)));
@@ -274,8 +285,8 @@ private Q_SLOTS:
         const qint64 budget = 60'000'000'000;
         const double one = risk.overflowProbability(1, budget);
         QVERIFY2(std::abs(one - 0.0195) < 0.001, qPrintable(QString::number(one)));
-        QCOMPARE(risk.sessionsAtRisk(budget, 0.01), qint64(0));
-        QVERIFY(risk.sessionsAtRisk(budget, 0.05) > 0);
+        QCOMPARE(risk.sessionsAtRisk(budget, 0.01).sessions, qint64(0));
+        QVERIFY(risk.sessionsAtRisk(budget, 0.05).sessions > 0);
     }
 
     void heavyTailAgainstMonteCarlo()
@@ -288,7 +299,7 @@ private Q_SLOTS:
         const LengthDistribution d = LengthDistribution::parse(QStringLiteral("lognormal:median=2000,p99=50000"), QStringLiteral("d"));
         const OverflowRisk risk(d, cost, 0);
         const qint64 budget = 46'243'956'736;
-        const qint64 n = risk.sessionsAtRisk(budget, 0.01);
+        const qint64 n = risk.sessionsAtRisk(budget, 0.01).sessions;
         QVector<double> cdf;
         double c = 0;
         for (double q : d.probabilities)
