@@ -14,6 +14,7 @@
 #include "planner.h"
 #include "presetstore.h"
 #include "io/scenariofile.h"
+#include "settings.h"
 
 #include <QAction>
 #include <QClipboard>
@@ -38,11 +39,12 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
-#include <QSettings>
+#include <QScreen>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTextBrowser>
+#include <QTextDocument>
 #include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
@@ -51,7 +53,6 @@
 namespace Headroom {
 
 namespace {
-constexpr int kSettingsVersion = 1;
 const QString kDefaultModel = QStringLiteral("llama-3.1-8b");
 const QString kDefaultGpu = QStringLiteral("h100-sxm-80gb");
 
@@ -121,8 +122,8 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     auto *scroll = new QScrollArea;
     scroll->setWidget(m_inputs);
     scroll->setWidgetResizable(true);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(std::min(520, m_inputs->sizeHint().width() + 24));
+    // Narrower than its contents on a small screen: it scrolls rather than clips.
+    scroll->setMinimumWidth(240);
 
     // Centre: the answer.
     auto *answer = new QWidget;
@@ -139,11 +140,17 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     m_figures = new QLabel;
     m_figures->setTextFormat(Qt::RichText);
     m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_figures->setWordWrap(true);
+    m_sessions->setWordWrap(true);
     m_chart = new MemoryChartView;
     answerLayout->addWidget(m_chart, 1);
     answerLayout->addWidget(m_sessions);
     answerLayout->addWidget(m_verdict);
     answerLayout->addWidget(m_figures);
+    auto *answerScroll = new QScrollArea; // a short window scrolls the answer instead of clipping it
+    answerScroll->setWidget(answer);
+    answerScroll->setWidgetResizable(true);
+    answerScroll->setFrameShape(QFrame::NoFrame);
 
     // Right: why.
     auto *tabs = new QTabWidget;
@@ -153,23 +160,25 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     m_sources->setOpenExternalLinks(true);
     tabs->addTab(m_derivation, tr("&Derivation"));
     tabs->addTab(m_sources, tr("S&ources"));
-    tabs->setMinimumWidth(360);
+    tabs->setMinimumWidth(220);
 
     m_distribution = new DistributionView(m_planner);
     m_centre = new QTabWidget;
-    m_centre->addTab(answer, tr("&Memory per GPU"));
+    m_centre->addTab(answerScroll, tr("&Memory per GPU"));
     m_centre->addTab(m_distribution, tr("&Lengths and risk"));
     m_compare = new CompareView(m_planner);
     m_centre->addTab(m_compare, tr("Com&pare"));
     m_levers = new LeversView(m_planner);
     m_centre->addTab(m_levers, tr("Le&vers"));
 
-    auto *split = new QSplitter;
-    split->addWidget(scroll);
-    split->addWidget(m_centre);
-    split->addWidget(tabs);
-    split->setStretchFactor(1, 1);
-    setCentralWidget(split);
+    m_split = new QSplitter;
+    m_split->setObjectName(QStringLiteral("mainSplitter"));
+    m_split->addWidget(scroll);
+    m_split->addWidget(m_centre);
+    m_split->addWidget(tabs);
+    m_split->setStretchFactor(1, 1);
+    m_split->setChildrenCollapsible(false);
+    setCentralWidget(m_split);
 
     createActions();
     rebuildRecentMenu();
@@ -182,15 +191,34 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     connect(m_planner, &Planner::resultChanged, this, &MainWindow::showResult);
     showResult(m_planner->result());
 
-    QSettings settings;
-    if (settings.value(QStringLiteral("window/version")).toInt() == kSettingsVersion) {
-        restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-        restoreState(settings.value(QStringLiteral("window/state")).toByteArray(), kSettingsVersion);
-    } else {
-        resize(1400, 820);
-    }
-    if (settings.value(QStringLiteral("units")).toString() == QLatin1String("GiB"))
+    restoreLayout();
+}
+
+void MainWindow::restoreLayout()
+{
+    Settings settings;
+    if (settings.units() == UnitSystem::Binary)
         m_units->setCurrentIndex(1);
+    if (!restoreGeometry(settings.windowGeometry())) {
+        // First start: the screen's available area, at most 1400 x 820.
+        const QRect screen = this->screen() ? this->screen()->availableGeometry() : QRect(0, 0, 1280, 720);
+        resize(std::min(1400, screen.width()), std::min(820, screen.height()));
+        m_split->setSizes({width() * 26 / 100, width() * 50 / 100, width() * 24 / 100});
+    }
+    restoreState(settings.windowState(), Settings::kVersion);
+    m_split->restoreState(settings.splitterState(m_split->objectName()));
+    m_distribution->restoreLayout(settings);
+}
+
+void MainWindow::saveLayout() const
+{
+    Settings settings;
+    settings.setWindowGeometry(saveGeometry());
+    settings.setWindowState(saveState(Settings::kVersion));
+    settings.setSplitterState(m_split->objectName(), m_split->saveState());
+    m_distribution->saveLayout(settings);
+    settings.setUnits(m_planner->units());
+    settings.setDefaultEngine(m_planner->scenario().engine);
 }
 
 MainWindow::~MainWindow() = default;
@@ -319,7 +347,7 @@ void MainWindow::createActions()
     m_units->setToolTip(tr("Units for every figure: GB as spec sheets state memory, GiB as vLLM and nvidia-smi report it"));
     connect(m_units, &QComboBox::currentIndexChanged, this, [this](int i) {
         m_planner->setUnits(i == 1 ? UnitSystem::Binary : UnitSystem::Decimal);
-        QSettings().setValue(QStringLiteral("units"), i == 1 ? QStringLiteral("GiB") : QStringLiteral("GB"));
+        Settings().setUnits(m_planner->units());
     });
     auto *toggleUnits = new QAction(tr("Toggle &GB / GiB"), this);
     toggleUnits->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_U)); // Ctrl+U clears a line edit
@@ -399,17 +427,21 @@ void MainWindow::showResult(const CapacityResult &r)
     for (const QString &w : r.warnings)
         verdict += QStringLiteral("<br><i>%1</i>").arg(html(w));
     m_verdict->setText(r.fits ? verdict : QStringLiteral("<span style='color:#b00020'><b>%1</b></span>").arg(verdict));
-    const QString cost = r.costPerSessionHourUsd ? Units::formatUsd(*r.costPerSessionHourUsd)
+    const QString cost = r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours"))
         : s.effectivePrice()                      ? tr("— (no session fits)")
                                                   : tr("set a price");
+    // Every per-session figure names the length it is for, as the derivation does.
+    const QString basis = html(sessionBasis(s, r));
+    const QString perGpu = s.tp > 1 ? tr(" per GPU") : QString();
     m_figures->setText(tr("<table cellspacing=6>"
-                          "<tr><td>KV per token</td><td><b>%1</b> (%2)</td></tr>"
-                          "<tr><td>Per session (%3 tokens)</td><td><b>%4</b></td></tr>"
-                          "<tr><td>KV for %5</td><td><b>%6</b> of %7 budget per GPU</td></tr>"
-                          "<tr><td>Cost per session-hour</td><td><b>%8</b></td></tr></table>")
-                           .arg(Units::formatExactBytes(r.kvBytesPerToken), fmt(r.kvBytesPerToken),
-                                Units::formatCount(r.reservedTokensPerSession), fmt(r.sessionBytes),
-                                Units::plural(s.sessions, tr("session"), tr("sessions")), fmt(r.kvBytesForSessionsPerGpu), fmt(r.kvBudgetBytesPerGpu), cost));
+                          "<tr><td>KV per token%1</td><td><b>%2</b> (%3)</td></tr>"
+                          "<tr><td>Per session at %4%1</td><td><b>%5</b> (%6)</td></tr>"
+                          "<tr><td>KV for %7 at %4</td><td><b>%8</b> of the %9 budget%1</td></tr>"
+                          "<tr><td>Cost</td><td><b>%10</b></td></tr></table>")
+                           .arg(perGpu, Units::formatExactBytes(r.kvBytesPerTokenPerGpu), fmt(r.kvBytesPerTokenPerGpu), basis,
+                                fmt(r.reservedSessionBytesPerGpu), Units::formatExactBytes(r.reservedSessionBytesPerGpu),
+                                Units::plural(s.sessions, tr("session"), tr("sessions")), fmt(r.kvBytesForSessionsPerGpu))
+                           .arg(fmt(r.kvBudgetBytesPerGpu), cost));
     QString d = QStringLiteral("<ol>");
     for (const QString &line : explainCapacity(s, r, u))
         d += QStringLiteral("<li>%1</li>").arg(html(line));
@@ -463,6 +495,13 @@ QString MainWindow::sessionsText() const
     return m_sessions->text();
 }
 
+QString MainWindow::figuresText() const
+{
+    QTextDocument doc;
+    doc.setHtml(m_figures->text());
+    return doc.toPlainText();
+}
+
 QString MainWindow::derivationText() const
 {
     return m_derivation->toPlainText();
@@ -487,6 +526,7 @@ Scenario MainWindow::defaultScenario() const
         if (g.id == kDefaultGpu || start.gpu.id.isEmpty())
             start.gpu = g;
     start.contextTokens = 100'000;
+    start.engine = Settings().defaultEngine();
     return start;
 }
 
@@ -659,20 +699,16 @@ void MainWindow::updateTitle()
 
 void MainWindow::addRecent(const QString &path)
 {
-    QSettings settings;
-    QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
-    recent.removeAll(path);
-    recent.prepend(path);
-    while (recent.size() > 8)
-        recent.removeLast();
-    settings.setValue(QStringLiteral("recentFiles"), recent);
+    Settings settings;
+    settings.addRecentFile(path);
+    settings.setLastScenario(path);
     rebuildRecentMenu();
 }
 
 void MainWindow::rebuildRecentMenu()
 {
     m_recentMenu->clear();
-    const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    const QStringList recent = Settings().recentFiles();
     for (int i = 0; i < recent.size(); ++i) {
         QAction *a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(recent.at(i)).fileName()));
         a->setToolTip(recent.at(i));
@@ -711,11 +747,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
         return;
     }
     QFile::remove(autosavePath());
-    QSettings settings;
-    settings.setValue(QStringLiteral("window/version"), kSettingsVersion);
-    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState(kSettingsVersion));
-    settings.setValue(QStringLiteral("units"), m_units->currentIndex() == 1 ? QStringLiteral("GiB") : QStringLiteral("GB"));
+    saveLayout();
     event->accept();
 }
 

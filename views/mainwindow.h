@@ -13,6 +13,7 @@ class QLabel;
 class QTextBrowser;
 class QComboBox;
 class QMenu;
+class QSplitter;
 class QTabWidget;
 QT_END_NAMESPACE
 
@@ -45,6 +46,8 @@ public:
     class LeversView *leversView() const { return m_levers; }
     /// The large "sessions that fit" figure, as shown.
     QString sessionsText() const;
+    /// The figures under the chart as shown (plain text).
+    QString figuresText() const;
     /// The derivation as shown (plain text).
     QString derivationText() const;
 
@@ -78,6 +81,9 @@ protected:
 
 private:
     void showResult(const CapacityResult &result);
+    /// Window geometry, toolbar state, splitters and units from the Settings, and back.
+    void restoreLayout();
+    void saveLayout() const;
     void createActions();
     void updateTitle();
     void addRecent(const QString &path);
@@ -107,6 +113,7 @@ private:
     CompareView *m_compare = nullptr;
     class LeversView *m_levers = nullptr;
     QTabWidget *m_centre = nullptr;
+    QSplitter *m_split = nullptr;
 };
 
 } // namespace Headroom

@@ -156,9 +156,20 @@ void Planner::setPresets(QVector<ModelShape> models, QVector<GpuSpec> gpus)
     m_gpus = std::move(gpus);
 }
 
-LeverReport Planner::levers(const LeverTarget &target, qint64 sharedPrefixTokens, qint64 hostMemoryPerGpu) const
+void Planner::requestLevers(const LeverTarget &target, qint64 sharedPrefixTokens, qint64 hostMemoryPerGpu)
 {
-    return evaluateLevers(m_scenario, m_models, m_gpus, target, sharedPrefixTokens, hostMemoryPerGpu);
+    const quint64 generation = ++m_leversGeneration;
+    auto *watcher = new QFutureWatcher<LeverReport>(this);
+    ++m_leversPending;
+    connect(watcher, &QFutureWatcher<LeverReport>::finished, this, [this, watcher, generation] {
+        --m_leversPending;
+        if (generation == m_leversGeneration)
+            Q_EMIT leversChanged(watcher->result());
+        watcher->deleteLater();
+    });
+    watcher->setFuture(QtConcurrent::run([s = m_scenario, models = m_models, gpus = m_gpus, target, sharedPrefixTokens, hostMemoryPerGpu] {
+        return evaluateLevers(s, models, gpus, target, sharedPrefixTokens, hostMemoryPerGpu);
+    }));
 }
 
 Diagnosis Planner::diagnose(qint64 sessions, qint64 tokens) const

@@ -72,8 +72,12 @@ public:
 
     /// The presets the levers draw other models and cards from.
     void setPresets(QVector<ModelShape> models, QVector<GpuSpec> gpus);
-    /// The four levers priced for the current scenario (evaluateLevers).
-    LeverReport levers(const LeverTarget &target, qint64 sharedPrefixTokens, qint64 hostMemoryPerGpu) const;
+    /// The four levers priced for the current scenario (evaluateLevers) off the GUI thread (tens of capacity runs, 0.1-0.3 s against a
+    /// distribution): leversChanged() carries the report for the latest request;
+    /// an older one still running is dropped when it finishes (the latest wins).
+    void requestLevers(const LeverTarget &target, qint64 sharedPrefixTokens, qint64 hostMemoryPerGpu);
+    /// True while a levers request is being priced.
+    bool leversBusy() const { return m_leversPending > 0; }
     /// A failure at `sessions` sessions of `tokens` explained (diagnoseFailure); throws InputError.
     Diagnosis diagnose(qint64 sessions, qint64 tokens) const;
 
@@ -82,6 +86,7 @@ Q_SIGNALS:
     void scenarioChanged(const Headroom::Scenario &scenario);
     void resultChanged(const Headroom::CapacityResult &result);
     void unitsChanged(Headroom::UnitSystem units);
+    void leversChanged(const Headroom::LeverReport &report);
 
 private:
     Scenario m_scenario;
@@ -93,6 +98,8 @@ private:
     QVector<GpuSpec> m_gpus;
     quint64 m_generation = 0;
     int m_pending = 0;
+    quint64 m_leversGeneration = 0;
+    int m_leversPending = 0;
 };
 
 } // namespace Headroom
