@@ -321,6 +321,17 @@ void DistributionView::showResult(const CapacityResult &r)
     text += tr("<tr><td>Lengths</td><td>mean %1, p50 %2, p99 %3, max %4 tokens</td></tr>")
                 .arg(Units::formatCount(qint64(std::llround(d.meanTokens))), Units::formatCount(d.p50), Units::formatCount(d.p99),
                      Units::formatCount(d.maxTokens));
+    if (s.retainTokens && m_planner->uncappedSessionsAtRisk()) {
+        // The cap's effect said outright: what it buys per card, and what it costs the users.
+        const qint64 open = *m_planner->uncappedSessionsAtRisk();
+        const double gained = double(d.sessionsAtRisk - open) / double(std::max(1, s.tp));
+        const QString share = open > 0 ? QStringLiteral(" (%1%2%)").arg(gained >= 0 ? QStringLiteral("+") : QString())
+                                              .arg(Units::formatDecimal((double(d.sessionsAtRisk) / double(open) - 1.0) * 100.0, 0))
+                                        : QString();
+        text += tr("<tr><td colspan=2><b>The cap: %1%2 sessions per card%3 against no cap; %4% of sessions lose history (%5 tokens on average)</b></td></tr>")
+                    .arg(gained >= 0 ? QStringLiteral("+") : QString(), Units::formatDecimal(gained), share,
+                         Units::formatDecimal(d.truncatedShare * 100, 2), Units::formatCount(qint64(std::llround(d.meanTokensDropped))));
+    }
     if (s.retainTokens)
         text += tr("<tr><td>Lost to the cap</td><td>%1% of sessions; %2 tokens on average, p99 %3</td></tr>")
                     .arg(d.truncatedShare * 100, 0, 'f', 2)

@@ -101,6 +101,8 @@ LeversView::LeversView(Planner *planner, QWidget *parent)
             refresh();
     });
     connect(m_planner, &Planner::leversChanged, this, &LeversView::showReport);
+    // Wrapped rows grow or shrink with the option column, never cut short.
+    connect(m_table->horizontalHeader(), &QHeaderView::sectionResized, m_table, &QTableWidget::resizeRowsToContents);
     connect(diagnoseButton, &QPushButton::clicked, this, [this] { diagnose(m_failedSessions->value(), m_failedTokens->value()); });
 }
 

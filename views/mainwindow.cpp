@@ -142,11 +142,22 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_figures->setWordWrap(true);
     m_sessions->setWordWrap(true);
+    m_advice = new QLabel;
+    m_advice->setTextFormat(Qt::RichText);
+    m_advice->setWordWrap(true);
+    m_advice->setAccessibleName(tr("What to do now"));
+    connect(m_advice, &QLabel::linkActivated, this, [this](const QString &link) { applyAdvice(link.section(QLatin1Char(':'), 1).toInt()); });
+    m_adviceTimer = new QTimer(this);
+    m_adviceTimer->setSingleShot(true);
+    m_adviceTimer->setInterval(150); // a drag asks once it pauses
+    connect(m_adviceTimer, &QTimer::timeout, this, &MainWindow::requestAdvice);
+    connect(m_planner, &Planner::adviceChanged, this, &MainWindow::showAdvice);
     m_chart = new MemoryChartView;
     answerLayout->addWidget(m_chart, 1);
     answerLayout->addWidget(m_sessions);
     answerLayout->addWidget(m_verdict);
     answerLayout->addWidget(m_figures);
+    answerLayout->addWidget(m_advice);
     auto *answerScroll = new QScrollArea; // a short window scrolls the answer instead of clipping it
     answerScroll->setWidget(answer);
     answerScroll->setWidgetResizable(true);
@@ -415,6 +426,12 @@ void MainWindow::showResult(const CapacityResult &r)
         m_derivation->setPlainText(r.error);
         return;
     }
+    const qint64 fit = s.distribution ? r.distribution.sessionsAtRisk : r.maxSessions;
+    if (fit != m_fit) {
+        m_previousFit = m_fit;
+        m_fit = fit;
+    }
+    m_adviceTimer->start();
     const QString perGroup = s.tp > 1 ? tr(" per %1 GPUs").arg(s.tp) : QString();
     if (s.distribution)
         m_sessions->setText(Units::plural(r.distribution.sessionsAtRisk, tr("session fits"), tr("sessions fit")) + perGroup
@@ -422,11 +439,9 @@ void MainWindow::showResult(const CapacityResult &r)
     else
         m_sessions->setText(Units::plural(r.maxSessions, tr("session fits"), tr("sessions fit")) + perGroup);
     QString verdict = html(capacityVerdict(s, r, u));
-    if (!r.fixes.isEmpty())
-        verdict += QStringLiteral("<br>") + tr("Levers that fix it: ") + html(r.fixes.join(QStringLiteral("; ")));
     for (const QString &w : r.warnings)
         verdict += QStringLiteral("<br><i>%1</i>").arg(html(w));
-    m_verdict->setText(r.fits ? verdict : QStringLiteral("<span style='color:#b00020'><b>%1</b></span>").arg(verdict));
+    m_verdict->setText(r.fits ? verdict : QStringLiteral("<b>%1</b>").arg(verdict));
     const QString cost = r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours"))
         : s.effectivePrice()                      ? tr("— (no session fits)")
                                                   : tr("set a price");
@@ -456,6 +471,69 @@ void MainWindow::showResult(const CapacityResult &r)
                                                               .arg(s.gpu.priceSource, s.gpu.priceDate))
                                                       : tr("none published: set a price"))
                            .arg(Units::formatCount(s.model.derivedParams)));
+}
+
+void MainWindow::requestAdvice()
+{
+    // Restore what was asked for, or what fitted before the last change, whichever is more.
+    m_wanted = std::max({m_planner->scenario().sessions, m_previousFit, qint64(1)});
+    m_planner->requestAdvice(LeverTarget{});
+}
+
+void MainWindow::showAdvice(const LeverReport &report)
+{
+    const Scenario &s = m_planner->scenario();
+    m_adviceOptions.clear();
+    QString text = QStringLiteral("<b>%1</b> ").arg(tr("What to do now:"));
+    if (m_fit >= m_wanted) {
+        m_advice->setText(text + tr("nothing: %1 fit (%2 asked).")
+                                     .arg(Units::plural(m_fit, tr("session"), tr("sessions")), Units::formatCount(s.sessions)));
+        return;
+    }
+    // The cheapest options that hold the sessions wanted and keep the requirement.
+    for (const LeverOption &o : report.options) {
+        if (o.sessionsPerGroup >= m_wanted && o.meetsTarget && !o.changesRequirement && m_adviceOptions.size() < 3)
+            m_adviceOptions << o;
+    }
+    text += tr("%1 %2 at %3 tokens:")
+                .arg(m_wanted == m_previousFit && m_previousFit > s.sessions ? tr("keep") : tr("fit"),
+                     Units::plural(m_wanted, tr("session"), tr("sessions")), Units::formatCount(s.contextTokens));
+    if (m_adviceOptions.isEmpty()) {
+        m_advice->setText(text + QLatin1Char(' ') + tr("no single option does it without changing the requirement; see Levers."));
+        return;
+    }
+    const std::optional<double> price = s.effectivePrice();
+    for (int i = 0; i < m_adviceOptions.size(); ++i) {
+        const LeverOption &o = m_adviceOptions.at(i);
+        QString cost = o.costPerSessionHourUsd ? Units::formatUsdPer(*o.costPerSessionHourUsd, tr("session-hour"), tr("session-hours")) : tr("unpriced");
+        const std::optional<double> optionPrice = o.scenario.effectivePrice();
+        if (price && optionPrice) {
+            const double extra = *optionPrice * o.scenario.tp - *price * s.tp;
+            if (extra > 0.005)
+                cost += tr(", +%1 an hour").arg(Units::formatUsd(extra));
+        }
+        text += QStringLiteral("<br>• %1 — %2 (%3) <a href=\"apply:%4\">%5</a>")
+                    .arg(html(o.option), cost, html(o.sideEffect.section(QLatin1Char(';'), 0, 0)))
+                    .arg(i)
+                    .arg(tr("Apply"));
+    }
+    m_advice->setText(text);
+}
+
+bool MainWindow::applyAdvice(int index)
+{
+    if (index < 0 || index >= m_adviceOptions.size())
+        return false;
+    const LeverOption o = m_adviceOptions.at(index);
+    m_planner->edit(o.scenario, ScenarioCommand::Other, tr("Apply %1").arg(o.option));
+    return true;
+}
+
+QString MainWindow::adviceText() const
+{
+    QTextDocument doc;
+    doc.setHtml(m_advice->text());
+    return doc.toPlainText();
 }
 
 bool MainWindow::openModelFile(const QString &path, QString *error)

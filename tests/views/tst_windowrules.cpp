@@ -25,6 +25,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 
 using namespace Headroom;
 
@@ -296,6 +297,41 @@ private Q_SLOTS:
         QVERIFY(changed >= 2); // a cap at 8,192 tokens and the KV-head what-ifs at least
         QVERIFY2(!levers->answer().contains(QStringLiteral("cap at")) && !levers->answer().contains(QStringLiteral("KV head")),
                  qPrintable(levers->answer()));
+    }
+
+    void whatToDoNowRestoresThePreviousCount()
+    {
+        // 100,000 tokens: floor(65,460,287,488 B / 13,107,200,000 B) = 4 sessions; 128,000 tokens:
+        // floor(65,460,287,488 / 16,777,216,000) = 3 (issue 12: "3 sessions fit" and nothing to do).
+        MainWindow w(store());
+        QTRY_VERIFY2(w.adviceText().contains(QStringLiteral("nothing")), qPrintable(w.adviceText()));
+        w.planner()->setContextTokens(128000);
+        QCOMPARE(w.planner()->result().maxSessions, qint64(3));
+        QTRY_VERIFY2(w.adviceText().contains(QStringLiteral("keep 4 sessions at 128,000 tokens")), qPrintable(w.adviceText()));
+        QTRY_VERIFY(w.adviceText().contains(QStringLiteral("Apply")));
+        QVERIFY2(w.adviceText().contains(QStringLiteral("per session-hour")), qPrintable(w.adviceText()));
+        QVERIFY(!w.adviceText().contains(QStringLiteral("cap at"))); // a cap would change the requirement
+        const int steps = w.planner()->undoStack()->count();
+        QVERIFY(w.applyAdvice(0));
+        QCOMPARE(w.planner()->undoStack()->count(), steps + 1); // one click, one undo step
+        QVERIFY(w.planner()->result().maxSessions >= 4);
+        QCOMPARE(w.planner()->scenario().contextTokens, qint64(128000)); // the requirement kept
+        w.planner()->undoStack()->undo();
+        QCOMPARE(w.planner()->result().maxSessions, qint64(3));
+    }
+
+    void theCapsEffectIsSaidOutright()
+    {
+        MainWindow w(store());
+        QVERIFY(w.distributionView()->importTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv")));
+        w.planner()->setRetainTokens(4096);
+        QTRY_VERIFY(!w.planner()->busy());
+        QVERIFY(w.planner()->uncappedSessionsAtRisk());
+        const qint64 gained = w.planner()->result().distribution.sessionsAtRisk - *w.planner()->uncappedSessionsAtRisk();
+        QVERIFY(gained > 0); // the trace's p99 is 4,259 tokens: a 4,096 cap trims the tail
+        const QString text = w.distributionView()->figuresText();
+        QVERIFY2(text.contains(QStringLiteral("The cap: +%1 sessions per card").arg(Units::formatCount(gained))), qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("of sessions lose history")));
     }
 
     void fitsA1280x720Laptop()
