@@ -560,7 +560,9 @@ int runLevers(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
         out << QStringLiteral("%1 %2 %3 %4  %5%6\n")
                    .arg(o.lever.leftJustified(10), o.option.left(44).leftJustified(44), QString::number(o.sessionsPerGpu, 'f', 2).rightJustified(9),
                         (o.costPerSessionHourUsd && o.sessionsPerGroup > 0 ? Units::formatUsd(*o.costPerSessionHourUsd) : QStringLiteral("—")).rightJustified(12),
-                        o.sideEffect, o.cheapest ? QStringLiteral("  <- cheapest meeting the target") : QString());
+                        o.sideEffect, o.cheapest ? QStringLiteral("  <- cheapest meeting the target")
+                                      : o.changesRequirement ? QStringLiteral("  [changes the requirement: %1]").arg(o.changesRequirementReason)
+                                                             : QString());
     out << '\n' << report.answer << '\n';
     return 0;
 }

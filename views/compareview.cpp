@@ -2,9 +2,12 @@
 #include "compareview.h"
 
 #include "memorychartview.h"
+#include "chartstyle.h"
+#include "plan/capacity.h"
 #include "planner.h"
 
 #include <QChart>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -27,9 +30,14 @@ CompareView::CompareView(Planner *planner, QWidget *parent)
     buttons->addStretch();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents); // compact rows: more of them show
+    m_legend = new QLabel;
+    m_legend->setWordWrap(true);
+    m_legend->setTextFormat(Qt::RichText);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(buttons);
     layout->addWidget(m_table, 1);
+    layout->addWidget(m_legend);
     layout->addLayout(m_charts, 1);
     connect(m_pin, &QPushButton::clicked, m_planner, &Planner::pinCurrent);
     connect(m_unpin, &QPushButton::clicked, this, [this] { m_planner->unpin(int(m_planner->pinned().size()) - 1); });
@@ -37,6 +45,13 @@ CompareView::CompareView(Planner *planner, QWidget *parent)
     connect(m_planner, &Planner::resultChanged, this, &CompareView::refresh);
     connect(m_planner, &Planner::unitsChanged, this, &CompareView::refresh);
     refresh();
+}
+
+void CompareView::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        refresh(); // the highlight follows the palette
 }
 
 void CompareView::refresh()
@@ -51,11 +66,38 @@ void CompareView::refresh()
         {tr("GPU"), [](const Scenario &s, const CapacityResult &) -> QString { return s.gpu.name; }},
         {tr("TP"), [](const Scenario &s, const CapacityResult &) -> QString { return QString::number(s.tp); }},
         {tr("Engine rule"), [](const Scenario &s, const CapacityResult &) -> QString { return Engines::name(s.engine); }},
+        {tr("KV heads"),
+         [](const Scenario &s, const CapacityResult &) -> QString {
+             return s.kvHeadsOverride ? tr("%1 (what-if; published %2)").arg(*s.kvHeadsOverride).arg(s.model.kvHeads)
+                                      : QString::number(s.effectiveKvHeads());
+         }},
+        {tr("Context"), [](const Scenario &s, const CapacityResult &) -> QString { return tr("%1 tokens").arg(Units::formatCount(s.contextTokens)); }},
+        {tr("Sessions asked"), [](const Scenario &s, const CapacityResult &) -> QString { return Units::formatCount(s.sessions); }},
+        {tr("Lengths from"),
+         [](const Scenario &s, const CapacityResult &) -> QString {
+             if (!s.distribution)
+                 return tr("the context");
+             switch (s.distribution->kind) {
+             case LengthDistribution::Kind::Trace: return tr("trace");
+             case LengthDistribution::Kind::LogNormal: return tr("log-normal");
+             case LengthDistribution::Kind::Quantiles: return tr("quantile table");
+             case LengthDistribution::Kind::Fixed: return tr("fixed");
+             }
+             return QString();
+         }},
+        {tr("Length scale"), [](const Scenario &s, const CapacityResult &) -> QString { return QStringLiteral("× %1").arg(Units::formatDecimal(s.lengthScale)); }},
+        {tr("Risk"), [](const Scenario &s, const CapacityResult &) -> QString { return s.distribution ? QString::number(s.risk, 'g', 3) : tr("— (no distribution)"); }},
         {tr("KV / weight precision"),
          [](const Scenario &, const CapacityResult &r) -> QString { return Dtypes::name(r.kvDtype) + QStringLiteral(" / ") + Dtypes::name(r.weightsDtype); }},
         {tr("Session lengths"),
          [](const Scenario &s, const CapacityResult &r) -> QString {
              return s.distribution ? s.distribution->spec : tr("%1 tokens").arg(Units::formatCount(r.reservedTokensPerSession));
+         }},
+        {tr("Per session at"),
+         [](const Scenario &s, const CapacityResult &r) -> QString { return sessionBasis(s, r); }},
+        {tr("GPU price"),
+         [](const Scenario &s, const CapacityResult &) -> QString {
+             return s.effectivePrice() ? Units::formatUsdPer(*s.effectivePrice(), tr("GPU-hour"), tr("GPU-hours")) : tr("none");
          }},
         {tr("Retention cap"),
          [](const Scenario &s, const CapacityResult &) -> QString { return s.retainTokens ? Units::formatCount(*s.retainTokens) : tr("none"); }},
@@ -63,16 +105,18 @@ void CompareView::refresh()
         {tr("KV budget per GPU"), [fmt](const Scenario &, const CapacityResult &r) -> QString { return fmt(r.kvBudgetBytesPerGpu); }},
         {tr("Sessions per TP group"), [](const Scenario &, const CapacityResult &r) -> QString { return Units::formatCount(r.distribution.sessionsAtRisk); }},
         {tr("Sessions per GPU"),
-         [](const Scenario &s, const CapacityResult &r) -> QString { return QString::number(double(r.distribution.sessionsAtRisk) / s.tp, 'f', 2); }},
+         [](const Scenario &s, const CapacityResult &r) -> QString { return Units::formatDecimal(double(r.distribution.sessionsAtRisk) / s.tp); }},
         {tr("Cost per session-hour"),
          [](const Scenario &, const CapacityResult &r) -> QString {
-             return r.costPerSessionHourUsd ? Units::formatUsd(*r.costPerSessionHourUsd) : QStringLiteral("—");
+             return r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours")) : QStringLiteral("—");
          }},
         {tr("Cost per million tokens"),
          [](const Scenario &, const CapacityResult &r) -> QString {
              return r.distribution.costPerMillionTokensUsd ? Units::formatUsd(*r.distribution.costPerMillionTokensUsd) : QStringLiteral("—");
          }},
     };
+    const QPalette pal = palette();
+    const QColor differs = ChartStyle::blend(pal.color(QPalette::Base), QColor(0xe0, 0x9a, 0x2b), 0.35);
     m_table->clear();
     m_table->setRowCount(int(rows.size()));
     m_table->setColumnCount(int(columns.size()));
@@ -94,7 +138,8 @@ void CompareView::refresh()
                 QFont bold = item->font();
                 bold.setBold(true);
                 item->setFont(bold);
-                item->setBackground(QColor(0xff, 0xf2, 0xcc));
+                item->setBackground(differs);
+                item->setForeground(pal.color(QPalette::Text));
             }
             m_table->setItem(row, col, item);
         }
@@ -104,7 +149,7 @@ void CompareView::refresh()
         delete m_chartViews.takeLast();
     while (m_chartViews.size() < columns.size()) {
         auto *chart = new MemoryChartView;
-        chart->setLegendVisible(false); // the colours are those of the memory chart
+        chart->setLegendVisible(false); // one legend above serves every chart
         m_charts->addWidget(chart);
         m_chartViews << chart;
     }
@@ -117,6 +162,10 @@ void CompareView::refresh()
         m_chartViews.at(i)->setScaleTop(top);
         m_chartViews.at(i)->chart()->setTitle(columns.at(i).name);
     }
+    QStringList legend;
+    for (const auto &[name, colour] : MemoryChartView::legend())
+        legend << QStringLiteral("<span style='color:%1'>■</span> %2").arg(colour.name(), name.toHtmlEscaped());
+    m_legend->setText(legend.join(QStringLiteral(" &nbsp; ")) + tr(" &nbsp; ┅ card capacity"));
     m_pin->setEnabled(m_planner->pinned().size() < 3);
     m_unpin->setEnabled(!m_planner->pinned().isEmpty());
 }

@@ -4,6 +4,7 @@
 #include <QWidget>
 
 QT_BEGIN_NAMESPACE
+class QLabel;
 class QTableWidget;
 class QHBoxLayout;
 class QPushButton;
@@ -17,7 +18,9 @@ class Planner;
 /// Up to four scenarios side by side: the pinned ones (A, B, C) and the
 /// current one, live. A table of the key figures with every value that
 /// differs from the first column highlighted, and the memory charts on one
-/// shared scale. Pin the current scenario, change one input, and the
+/// shared scale under one shared legend. Every input that differs shows
+/// (what-ifs included: KV heads, the lengths and their source, the cap, the
+/// risk). Pin the current scenario, change one input, and the
 /// difference shows at once. Renders the Planner's results.
 class CompareView : public QWidget
 {
@@ -26,12 +29,16 @@ public:
     explicit CompareView(Planner *planner, QWidget *parent = nullptr);
     QTableWidget *table() const { return m_table; }
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
     void refresh();
 
     Planner *m_planner;
     QTableWidget *m_table;
     QHBoxLayout *m_charts;
+    QLabel *m_legend;
     QVector<MemoryChartView *> m_chartViews;
     QPushButton *m_pin;
     QPushButton *m_unpin;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "distributionchartview.h"
+#include "chartstyle.h"
 
 #include <QAreaSeries>
 #include <QChart>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QEvent>
 #include <QMouseEvent>
 #include <QScatterSeries>
 #include <QValueAxis>
@@ -47,15 +49,29 @@ DistributionChartView::DistributionChartView(QWidget *parent)
     m_capLine->setName(tr("retention cap"));
     m_handles->setName(tr("quantiles (drag)"));
     m_handles->setMarkerSize(12);
-    m_handles->setColor(QColor(0x20, 0x20, 0x20));
     for (QAbstractSeries *series : std::initializer_list<QAbstractSeries *>{m_capArea, m_histogram, m_cdf, m_capLine, m_handles}) {
         c->addSeries(series);
         series->attachAxis(m_axisX);
         series->attachAxis(series == m_histogram ? m_axisShare : m_axisCdf);
     }
     setRenderHint(QPainter::Antialiasing);
-    setMinimumHeight(280);
+    setMinimumHeight(200);
     setMouseTracking(true);
+    restyle();
+}
+
+void DistributionChartView::changeEvent(QEvent *event)
+{
+    QChartView::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange)
+        restyle();
+}
+
+void DistributionChartView::restyle()
+{
+    ChartStyle::apply(chart(), this);
+    m_handles->setColor(palette().color(QPalette::Text)); // the draggable handles in the text colour
+    m_handles->setBorderColor(palette().color(QPalette::Base));
 }
 
 void DistributionChartView::show(const LengthDistribution &d, qint64 cap, const QVector<QPair<double, qint64>> &handles)

@@ -36,11 +36,14 @@ Q_SIGNALS:
     void handleDragged(int index, qint64 tokens, bool finished);
 
 protected:
+    void changeEvent(QEvent *event) override;
     void mousePressEvent(QMouseEvent *event) override;
     void mouseMoveEvent(QMouseEvent *event) override;
     void mouseReleaseEvent(QMouseEvent *event) override;
 
 private:
+    void restyle();
+
     qint64 tokensAt(const QPointF &viewPos) const;
 
     QLogValueAxis *m_axisX;

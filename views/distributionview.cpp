@@ -4,7 +4,9 @@
 #include "distributionchartview.h"
 #include "core/inputerror.h"
 #include "planner.h"
+#include "settings.h"
 #include "throughputchartview.h"
+#include "tokenspinbox.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -17,8 +19,8 @@
 #include <QMap>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSignalBlocker>
-#include <QSpinBox>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -32,14 +34,15 @@ namespace {
 enum Source { Context = 0, Trace, LogNormal, Quantiles };
 const double kQuantileP[4] = {0.5, 0.9, 0.99, 0.999};
 
-QSpinBox *tokensSpin(int value)
+TokenSpinBox *tokensSpin(qint64 value, const QString &field)
 {
-    auto *s = new QSpinBox;
-    s->setRange(1, 100'000'000);
+    auto *s = new TokenSpinBox;
+    s->setRange(1, 1'000'000'000'000);
+    s->setSingleStep(1000);
     s->setValue(value);
-    s->setGroupSeparatorShown(true);
     s->setSuffix(QObject::tr(" tokens"));
-    s->setKeyboardTracking(false);
+    s->setFieldName(field);
+    s->setAccessibleName(field);
     return s;
 }
 } // namespace
@@ -61,9 +64,9 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
     m_pages->addWidget(tracePage);
     auto *lnPage = new QWidget;
     auto *lnForm = new QFormLayout(lnPage);
-    m_median = tokensSpin(2000);
-    m_p99 = tokensSpin(32000);
-    m_max = tokensSpin(131072);
+    m_median = tokensSpin(2000, tr("Median"));
+    m_p99 = tokensSpin(32000, tr("p99"));
+    m_max = tokensSpin(131072, tr("Maximum"));
     lnForm->addRow(tr("Median"), m_median);
     lnForm->addRow(tr("p99"), m_p99);
     lnForm->addRow(tr("Maximum"), m_max);
@@ -73,7 +76,7 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
     const int defaults[5] = {2000, 8000, 32000, 64000, 131072};
     const char *names[5] = {"p50", "p90", "p99", "p99.9", "max"};
     for (int i = 0; i < 5; ++i) {
-        m_quantile[i] = tokensSpin(defaults[i]);
+        m_quantile[i] = tokensSpin(defaults[i], QString::fromLatin1(names[i]));
         qForm->addRow(QString::fromLatin1(names[i]), m_quantile[i]);
     }
     m_pages->addWidget(qPage);
@@ -85,7 +88,7 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
     m_scale->setPrefix(QStringLiteral("× "));
     m_scale->setKeyboardTracking(false);
     m_capOn = new QCheckBox(tr("Cap retained context at"));
-    m_cap = tokensSpin(32768);
+    m_cap = tokensSpin(32768, tr("Retention cap"));
     m_risk = new QComboBox;
     for (double r : {0.05, 0.01, 1e-3, 1e-4, 1e-5, 1e-6})
         m_risk->addItem(QStringLiteral("%1").arg(r, 0, 'g', 3), r);
@@ -115,9 +118,11 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
     charts->addTab(m_chart, tr("Distribution"));
     charts->addTab(m_throughput, tr("Throughput"));
 
-    // Inputs and figures side by side on top; the charts take the full width below.
+    // Inputs and figures side by side on top (one above the other when narrow,
+    // see resizeEvent), scrolling when short; the charts take the full width below.
     auto *top = new QWidget;
-    auto *topLayout = new QHBoxLayout(top);
+    auto *topLayout = new QBoxLayout(QBoxLayout::LeftToRight, top);
+    m_topLayout = topLayout;
     auto *inputs = new QVBoxLayout;
     inputs->addLayout(form);
     inputs->addStretch();
@@ -125,16 +130,21 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
     figures->addWidget(m_figures);
     figures->addWidget(m_useTraffic);
     figures->addStretch();
-    m_figures->setMinimumWidth(380);
     topLayout->addLayout(inputs, 3);
     topLayout->addLayout(figures, 4);
-    auto *split = new QSplitter(Qt::Vertical);
-    split->addWidget(top);
-    split->addWidget(charts);
-    split->setStretchFactor(1, 1);
+    auto *topScroll = new QScrollArea;
+    topScroll->setWidget(top);
+    topScroll->setWidgetResizable(true);
+    topScroll->setFrameShape(QFrame::NoFrame);
+    m_split = new QSplitter(Qt::Vertical);
+    m_split->setObjectName(QStringLiteral("lengthsSplitter"));
+    m_split->addWidget(topScroll);
+    m_split->addWidget(charts);
+    m_split->setStretchFactor(1, 1);
+    m_split->setChildrenCollapsible(false);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(split);
+    layout->addWidget(m_split);
 
     connect(m_pages, &QStackedWidget::currentChanged, this, [this](int current) {
         // Size the stack to the page shown, not the tallest one.
@@ -152,13 +162,13 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
         if (!path.isEmpty())
             importTrace(path);
     });
-    for (QSpinBox *s : {m_median, m_p99, m_max, m_quantile[0], m_quantile[1], m_quantile[2], m_quantile[3], m_quantile[4]})
-        connect(s, &QSpinBox::valueChanged, this, [this] { applySource(); });
+    for (TokenSpinBox *s : {m_median, m_p99, m_max, m_quantile[0], m_quantile[1], m_quantile[2], m_quantile[3], m_quantile[4]})
+        connect(s, &TokenSpinBox::valueChanged, this, [this] { applySource(); });
     connect(m_scale, &QDoubleSpinBox::valueChanged, this, [this](double v) { m_planner->setLengthScale(v); });
     connect(m_capOn, &QCheckBox::toggled, this, [this](bool on) {
         m_planner->setRetainTokens(on ? std::optional<qint64>(m_cap->value()) : std::nullopt);
     });
-    connect(m_cap, &QSpinBox::valueChanged, this, [this](int v) {
+    connect(m_cap, &TokenSpinBox::valueChanged, this, [this](qint64 v) {
         if (m_capOn->isChecked())
             m_planner->setRetainTokens(v);
     });
@@ -169,7 +179,7 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
         const QSignalBlocker block(m_quantile[i]);
         // A handle stays between its neighbours.
         const qint64 lo = i > 0 ? m_quantile[i - 1]->value() : 1, hi = m_quantile[i + 1]->value();
-        m_quantile[i]->setValue(int(std::clamp(tokens, lo, hi)));
+        m_quantile[i]->setValue(std::clamp(tokens, lo, hi));
         applySource(!finished);
     });
     connect(m_useTraffic, &QPushButton::clicked, this, [this] {
@@ -220,7 +230,7 @@ void DistributionView::applySource(bool dragging)
         case Quantiles: {
             QVector<QPair<double, qint64>> points;
             for (int i = 0; i < 4; ++i)
-                points << qMakePair(kQuantileP[i], qint64(m_quantile[i]->value()));
+                points << qMakePair(kQuantileP[i], m_quantile[i]->value());
             m_planner->setDistribution(LengthDistribution::quantiles(points, m_quantile[4]->value(), tr("quantiles")), dragging);
             break;
         }
@@ -239,9 +249,9 @@ void DistributionView::showScenario(const Scenario &s)
     int source = Context;
     if (s.distribution) {
         const LengthDistribution &d = *s.distribution;
-        QMap<QString, int> args; // "median" -> 2000, from the spec the law was built from
+        QMap<QString, qint64> args; // "median" -> 2000, from the spec the law was built from
         for (const QString &part : d.spec.section(QLatin1Char(':'), 1).split(QLatin1Char(','), Qt::SkipEmptyParts))
-            args.insert(part.section(QLatin1Char('='), 0, 0), int(std::min<qint64>(part.section(QLatin1Char('='), 1).toLongLong(), 100'000'000)));
+            args.insert(part.section(QLatin1Char('='), 0, 0), part.section(QLatin1Char('='), 1).toLongLong());
         switch (d.kind) {
         case LengthDistribution::Kind::Trace:
             source = Trace;
@@ -272,7 +282,7 @@ void DistributionView::showScenario(const Scenario &s)
     m_scale->setValue(s.lengthScale);
     m_capOn->setChecked(bool(s.retainTokens));
     if (s.retainTokens)
-        m_cap->setValue(int(std::min<qint64>(*s.retainTokens, m_cap->maximum())));
+        m_cap->setValue(*s.retainTokens);
     int best = 0;
     for (int i = 0; i < m_risk->count(); ++i)
         if (std::abs(std::log(m_risk->itemData(i).toDouble() / s.risk)) < std::abs(std::log(m_risk->itemData(best).toDouble() / s.risk)))
@@ -294,19 +304,34 @@ void DistributionView::showResult(const CapacityResult &r)
     }
     const Scenario &s = m_planner->scenario();
     const DistributionFigures &d = r.distribution;
+    // Each count names the length it is for (one basis on screen).
+    const qint64 longest = s.retainTokens ? std::min(d.maxTokens, *s.retainTokens) : d.maxTokens;
+    const double mean = d.meanTokens - (s.retainTokens ? d.meanTokensDropped : 0.0);
     QString text = tr("<table cellspacing=4>"
-                      "<tr><td>Sessions, worst case</td><td><b>%1</b></td></tr>"
-                      "<tr><td>Sessions at the mean</td><td><b>%2</b></td></tr>"
-                      "<tr><td>Sessions at %3 risk</td><td><b>%4</b></td></tr>"
-                      "<tr><td>Admission limit (%5 margin)</td><td><b>%6</b></td></tr>"
-                      "<tr><td>Overflow at %7</td><td><b>%8</b></td></tr>")
-                       .arg(Units::formatCount(d.sessionsWorstCase), Units::formatCount(d.sessionsAtMean),
-                            QString::number(s.risk, 'g', 3), Units::formatCount(d.sessionsAtRisk),
-                            QStringLiteral("%1%").arg(s.marginFraction * 100, 0, 'g', 3), Units::formatCount(d.admissionLimit),
-                            Units::plural(s.sessions, tr("session"), tr("sessions")), QString::number(d.overflowProbability, 'g', 3));
+                      "<tr><td>Sessions, worst case (each at %1 tokens, the longest%2)</td><td><b>%3</b></td></tr>"
+                      "<tr><td>Sessions at the mean (%4 tokens)</td><td><b>%5</b></td></tr>"
+                      "<tr><td>Sessions at %6 risk (lengths as distributed)</td><td><b>%7</b></td></tr>"
+                      "<tr><td>Admission limit (%8 margin)</td><td><b>%9</b></td></tr>")
+                       .arg(Units::formatCount(longest), longest < d.maxTokens ? tr(", at the cap") : QString(),
+                            Units::formatCount(d.sessionsWorstCase), Units::formatCount(qint64(std::llround(mean))),
+                            Units::formatCount(d.sessionsAtMean), QString::number(s.risk, 'g', 3), Units::formatCount(d.sessionsAtRisk),
+                            QStringLiteral("%1%").arg(s.marginFraction * 100, 0, 'g', 3), Units::formatCount(d.admissionLimit));
+    text += tr("<tr><td>Overflow at %1</td><td><b>%2</b></td></tr>")
+                .arg(Units::plural(s.sessions, tr("session"), tr("sessions")), QString::number(d.overflowProbability, 'g', 3));
     text += tr("<tr><td>Lengths</td><td>mean %1, p50 %2, p99 %3, max %4 tokens</td></tr>")
                 .arg(Units::formatCount(qint64(std::llround(d.meanTokens))), Units::formatCount(d.p50), Units::formatCount(d.p99),
                      Units::formatCount(d.maxTokens));
+    if (s.retainTokens && m_planner->uncappedSessionsAtRisk()) {
+        // The cap's effect said outright: what it buys per card, and what it costs the users.
+        const qint64 open = *m_planner->uncappedSessionsAtRisk();
+        const double gained = double(d.sessionsAtRisk - open) / double(std::max(1, s.tp));
+        const QString share = open > 0 ? QStringLiteral(" (%1%2%)").arg(gained >= 0 ? QStringLiteral("+") : QString())
+                                              .arg(Units::formatDecimal((double(d.sessionsAtRisk) / double(open) - 1.0) * 100.0, 0))
+                                        : QString();
+        text += tr("<tr><td colspan=2><b>The cap: %1%2 sessions per card%3 against no cap; %4% of sessions lose history (%5 tokens on average)</b></td></tr>")
+                    .arg(gained >= 0 ? QStringLiteral("+") : QString(), Units::formatDecimal(gained), share,
+                         Units::formatDecimal(d.truncatedShare * 100, 2), Units::formatCount(qint64(std::llround(d.meanTokensDropped))));
+    }
     if (s.retainTokens)
         text += tr("<tr><td>Lost to the cap</td><td>%1% of sessions; %2 tokens on average, p99 %3</td></tr>")
                     .arg(d.truncatedShare * 100, 0, 'f', 2)
@@ -319,14 +344,32 @@ void DistributionView::showResult(const CapacityResult &r)
                     .arg(Units::formatCount(d.sessionsAtRisk), QString::number(*d.itlMsAtRisk, 'f', 1),
                          Units::formatCount(qint64(std::llround(*d.tokensPerSecondPerGpu))));
     if (d.costPerMillionTokensUsd)
-        text += tr("<tr><td>Cost</td><td>%1 per session-hour, %2 per million tokens</td></tr>")
-                    .arg(r.costPerSessionHourUsd ? Units::formatUsd(*r.costPerSessionHourUsd) : tr("—"), Units::formatUsd(*d.costPerMillionTokensUsd));
+        text += tr("<tr><td>Cost</td><td>%1, %2</td></tr>")
+                    .arg(r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours")) : tr("—"),
+                         Units::formatUsdPer(*d.costPerMillionTokensUsd, tr("million tokens"), tr("million tokens")));
     if (d.concurrencyFromTraffic)
         text += tr("<tr><td>Traffic (Little's law)</td><td>%1 req/s × time in system = %2 sessions at once</td></tr>")
                     .arg(QString::number(*d.arrivalRatePerSecond, 'f', 2), QString::number(*d.concurrencyFromTraffic, 'f', 1));
     m_figures->setText(text + QStringLiteral("</table>"));
     m_useTraffic->setVisible(bool(d.concurrencyFromTraffic));
     m_throughput->show(d);
+}
+
+void DistributionView::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    // Reflow rather than clip: side by side from 760 pixels, else stacked.
+    m_topLayout->setDirection(width() >= 760 ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+}
+
+void DistributionView::saveLayout(Settings &settings) const
+{
+    settings.setSplitterState(m_split->objectName(), m_split->saveState());
+}
+
+void DistributionView::restoreLayout(const Settings &settings)
+{
+    m_split->restoreState(settings.splitterState(m_split->objectName()));
 }
 
 QString DistributionView::figuresText() const

@@ -10,9 +10,10 @@ QT_BEGIN_NAMESPACE
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QBoxLayout;
 class QLabel;
 class QPushButton;
-class QSpinBox;
+class QSplitter;
 class QStackedWidget;
 QT_END_NAMESPACE
 
@@ -20,6 +21,8 @@ namespace Headroom {
 
 class DistributionChartView;
 class Planner;
+class Settings;
+class TokenSpinBox;
 class ThroughputChartView;
 
 /// The distribution editor: where session lengths come from (a fixed
@@ -40,8 +43,16 @@ public:
     /// The figures as shown (plain text), for tests.
     QString figuresText() const;
     DistributionChartView *chartView() const { return m_chart; }
-    QSpinBox *quantileSpin(int i) const { return m_quantile[i]; }
+    TokenSpinBox *quantileSpin(int i) const { return m_quantile[i]; }
     QComboBox *sourceCombo() const { return m_source; }
+    TokenSpinBox *capSpin() const { return m_cap; }
+    QCheckBox *capCheck() const { return m_capOn; }
+    /// The splitter between the inputs and the charts, to and from the settings.
+    void saveLayout(Settings &settings) const;
+    void restoreLayout(const Settings &settings);
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void showScenario(const Scenario &s);
@@ -52,19 +63,21 @@ private:
     QComboBox *m_source;
     QStackedWidget *m_pages;
     QLabel *m_traceLabel;
-    QSpinBox *m_median;
-    QSpinBox *m_p99;
-    QSpinBox *m_max;
-    QSpinBox *m_quantile[5]; // p50, p90, p99, p99.9, max
+    TokenSpinBox *m_median;
+    TokenSpinBox *m_p99;
+    TokenSpinBox *m_max;
+    TokenSpinBox *m_quantile[5]; // p50, p90, p99, p99.9, max
     QDoubleSpinBox *m_scale;
     QCheckBox *m_capOn;
-    QSpinBox *m_cap;
+    TokenSpinBox *m_cap;
     QComboBox *m_risk;
     QLabel *m_figures;
     QPushButton *m_useTraffic;
     DistributionChartView *m_chart;
     ThroughputChartView *m_throughput;
     std::optional<LengthDistribution> m_trace;
+    QBoxLayout *m_topLayout;
+    QSplitter *m_split;
 };
 
 } // namespace Headroom

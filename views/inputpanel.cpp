@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inputpanel.h"
 #include "planner.h"
+#include "tokenspinbox.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -9,7 +10,6 @@
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSlider>
-#include <QSpinBox>
 #include <cmath>
 
 namespace Headroom {
@@ -44,7 +44,10 @@ QWidget *row(QWidget *a, QWidget *b, QWidget *c = nullptr)
 QLabel *valueLabel()
 {
     auto *l = new QLabel;
-    l->setFixedWidth(120); // a fixed width keeps the slider still while its label changes
+    // A fixed width keeps the slider still while its label changes; a long
+    // label ("nvfp4 · 9 B per 16 values") wraps instead of being clipped.
+    l->setWordWrap(true);
+    l->setFixedWidth(l->fontMetrics().horizontalAdvance(QStringLiteral("nvfp4 · 9 B per 16")));
     return l;
 }
 
@@ -69,7 +72,7 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     m_engine = new QComboBox;
     for (QComboBox *combo : {m_model, m_gpu, m_engine}) { // long names elide instead of widening the panel
         combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        combo->setMinimumContentsLength(22);
+        combo->setMinimumContentsLength(14);
     }
     for (Engine e : Engines::all()) {
         const QString full = Engines::describe(e);
@@ -80,12 +83,12 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     m_contextSlider = makeSlider(1000, tr("Context length"));
     m_contextSlider->setPageStep(50);
     m_contextSlider->setTickInterval(100);
-    m_contextSpin = new QSpinBox;
-    m_contextSpin->setRange(1, 100'000'000);
-    m_contextSpin->setGroupSeparatorShown(true);
+    m_contextSpin = new TokenSpinBox; // one recompute and one undo step per entered value
+    m_contextSpin->setRange(1, 1'000'000'000'000);
+    m_contextSpin->setSingleStep(1000);
     m_contextSpin->setSuffix(tr(" tokens"));
+    m_contextSpin->setFieldName(tr("Context"));
     m_contextSpin->setAccessibleName(tr("Context length in tokens"));
-    m_contextSpin->setKeyboardTracking(false); // one recompute and one undo step per entered value
     m_contextNote = new QLabel;
     m_contextNote->setWordWrap(true);
 
@@ -93,10 +96,10 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     m_sessionsSlider->setMinimum(1);
     m_sessionsSlider->setPageStep(8);
     m_sessionsSlider->setTickInterval(64);
-    m_sessionsSpin = new QSpinBox;
-    m_sessionsSpin->setRange(1, 1'000'000);
-    m_sessionsSpin->setGroupSeparatorShown(true);
-    m_sessionsSpin->setKeyboardTracking(false);
+    m_sessionsSpin = new TokenSpinBox;
+    m_sessionsSpin->setRange(1, 1'000'000'000);
+    m_sessionsSpin->setFieldName(tr("Sessions"));
+    m_sessionsSpin->setAccessibleName(tr("Concurrent sessions"));
 
     const QList<Dtype> dtypes = Dtypes::offered();
     m_kvDtypeSlider = makeSlider(int(dtypes.size()) - 1, tr("KV-cache precision"));
@@ -137,10 +140,10 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     connect(m_contextSlider, &QSlider::valueChanged, this, [this](int pos) {
         m_planner->setContextTokens(positionToContext(pos), m_contextSlider->isSliderDown());
     });
-    connect(m_contextSpin, &QSpinBox::valueChanged, this, [this](int v) { m_planner->setContextTokens(v); });
+    connect(m_contextSpin, &TokenSpinBox::valueChanged, this, [this](qint64 v) { m_planner->setContextTokens(v); });
     connect(m_sessionsSlider, &QSlider::valueChanged, this,
             [this](int v) { m_planner->setSessions(v, m_sessionsSlider->isSliderDown()); });
-    connect(m_sessionsSpin, &QSpinBox::valueChanged, this, [this](int v) { m_planner->setSessions(v); });
+    connect(m_sessionsSpin, &TokenSpinBox::valueChanged, this, [this](qint64 v) { m_planner->setSessions(v); });
     connect(m_kvDtypeSlider, &QSlider::valueChanged, this,
             [this](int v) { m_planner->setKvDtype(Dtypes::offered().value(v)); });
     connect(m_weightsDtypeSlider, &QSlider::valueChanged, this,
@@ -214,14 +217,14 @@ void InputPanel::showScenario(const Scenario &s)
     m_engine->setCurrentIndex(m_engine->findData(int(s.engine)));
     if (!m_contextSlider->isSliderDown())
         m_contextSlider->setValue(contextToPosition(s.contextTokens));
-    m_contextSpin->setValue(int(std::min<qint64>(s.contextTokens, m_contextSpin->maximum())));
+    m_contextSpin->setValue(s.contextTokens);
     const qint64 maxPos = s.model.maxPositionEmbeddings;
     m_contextNote->setText(maxPos > 0 ? (s.contextTokens > maxPos
                                              ? tr("<b>Beyond the model's maximum of %1 tokens</b>").arg(Units::formatCount(maxPos))
                                              : tr("Model maximum: %1 tokens").arg(Units::formatCount(maxPos)))
                                       : QString());
     m_sessionsSlider->setValue(int(std::min<qint64>(s.sessions, m_sessionsSlider->maximum())));
-    m_sessionsSpin->setValue(int(std::min<qint64>(s.sessions, m_sessionsSpin->maximum())));
+    m_sessionsSpin->setValue(s.sessions);
     m_sessionsSpin->setSuffix(s.sessions == 1 ? tr(" session") : tr(" sessions"));
     const QList<Dtype> dtypes = Dtypes::offered();
     m_kvDtypeSlider->setValue(int(dtypes.indexOf(s.effectiveKvDtype())));

@@ -12,12 +12,12 @@ class QComboBox;
 class QLabel;
 class QPushButton;
 class QSlider;
-class QSpinBox;
 QT_END_NAMESPACE
 
 namespace Headroom {
 
 class Planner;
+class TokenSpinBox;
 
 /// The inputs, left of the answer: model, GPU and engine pickers; sliders
 /// for context length (logarithmic), KV and weight precision, kv_heads,
@@ -40,8 +40,9 @@ public:
     void addModel(const ModelShape &model);
 
     QSlider *contextSlider() const { return m_contextSlider; }
-    QSpinBox *contextSpin() const { return m_contextSpin; }
+    TokenSpinBox *contextSpin() const { return m_contextSpin; }
     QSlider *sessionsSlider() const { return m_sessionsSlider; }
+    TokenSpinBox *sessionsSpin() const { return m_sessionsSpin; }
     QSlider *kvDtypeSlider() const { return m_kvDtypeSlider; }
     QSlider *kvHeadsSlider() const { return m_kvHeadsSlider; }
     QSlider *tpSlider() const { return m_tpSlider; }
@@ -60,9 +61,9 @@ private:
     QComboBox *m_gpu;
     QComboBox *m_engine;
     QSlider *m_contextSlider;
-    QSpinBox *m_contextSpin;
+    TokenSpinBox *m_contextSpin;
     QSlider *m_sessionsSlider;
-    QSpinBox *m_sessionsSpin;
+    TokenSpinBox *m_sessionsSpin;
     QSlider *m_kvDtypeSlider;
     QLabel *m_kvDtypeLabel;
     QSlider *m_weightsDtypeSlider;

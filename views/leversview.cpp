@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "leversview.h"
+#include "chartstyle.h"
 
 #include "core/inputerror.h"
 #include "planner.h"
+#include "tokenspinbox.h"
 
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
-#include <QSpinBox>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <cmath>
@@ -30,23 +32,28 @@ LeversView::LeversView(Planner *planner, QWidget *parent)
     m_maxItl->setDecimals(1);
     m_maxItl->setSpecialValueText(tr("200 ms (default ceiling)"));
     m_maxItl->setSuffix(tr(" ms per token"));
-    m_prefix = new QSpinBox;
-    m_prefix->setRange(0, 10'000'000);
+    m_prefix = new TokenSpinBox;
+    m_prefix->setRange(0, 1'000'000'000'000);
+    m_prefix->setFieldName(tr("Shared system prompt"));
     m_prefix->setSpecialValueText(tr("none"));
     m_prefix->setSuffix(tr(" tokens"));
     m_prefix->setToolTip(tr("A system prompt every session shares: with prefix caching it is stored once per GPU"));
-    for (QAbstractSpinBox *b : std::initializer_list<QAbstractSpinBox *>{m_targetSessions, m_maxItl, m_prefix})
+    for (QAbstractSpinBox *b : std::initializer_list<QAbstractSpinBox *>{m_targetSessions, m_maxItl})
         b->setKeyboardTracking(false);
     auto *targets = new QFormLayout;
     targets->addRow(tr("Target sessions per GPU, at least"), m_targetSessions);
     targets->addRow(tr("Target latency per token, at most"), m_maxItl);
     targets->addRow(tr("Shared system prompt"), m_prefix);
 
-    m_table = new QTableWidget(0, 7);
-    m_table->setHorizontalHeaderLabels({tr("Lever"), tr("Option"), tr("Sessions/GPU"), tr("Change"), tr("$/session-hour"),
-                                        tr("$/M tokens"), tr("Price paid")});
-    m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(6, QHeaderView::Stretch);
+    // The option with its lever and the price paid on a second line, so a long
+    // side effect wraps in the widest column instead of being cut ("a r.").
+    m_table = new QTableWidget(0, 5);
+    m_table->setHorizontalHeaderLabels({tr("Option and price paid"), tr("Sessions/GPU"), tr("Change"), tr("$/session-hour"), tr("$/M tokens")});
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_table->setWordWrap(true);
+    m_table->setTextElideMode(Qt::ElideNone);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_answer = new QLabel;
@@ -56,15 +63,16 @@ LeversView::LeversView(Planner *planner, QWidget *parent)
     bold.setBold(true);
     m_answer->setFont(bold);
 
-    m_failedSessions = new QSpinBox;
-    m_failedSessions->setRange(1, 10'000'000);
+    m_failedSessions = new TokenSpinBox;
+    m_failedSessions->setRange(1, 1'000'000'000);
     m_failedSessions->setValue(12);
     m_failedSessions->setSuffix(tr(" sessions"));
-    m_failedTokens = new QSpinBox;
-    m_failedTokens->setRange(1, 100'000'000);
+    m_failedSessions->setFieldName(tr("Failed at sessions"));
+    m_failedTokens = new TokenSpinBox;
+    m_failedTokens->setRange(1, 1'000'000'000'000);
     m_failedTokens->setValue(100'000);
-    m_failedTokens->setGroupSeparatorShown(true);
     m_failedTokens->setSuffix(tr(" tokens each"));
+    m_failedTokens->setFieldName(tr("Tokens each"));
     auto *diagnoseButton = new QPushButton(tr("&Diagnose"));
     m_diagnosis = new QLabel;
     m_diagnosis->setWordWrap(true);
@@ -87,11 +95,14 @@ LeversView::LeversView(Planner *planner, QWidget *parent)
 
     for (QDoubleSpinBox *b : {m_targetSessions, m_maxItl})
         connect(b, &QDoubleSpinBox::valueChanged, this, &LeversView::refresh);
-    connect(m_prefix, &QSpinBox::valueChanged, this, &LeversView::refresh);
+    connect(m_prefix, &TokenSpinBox::valueChanged, this, &LeversView::refresh);
     connect(m_planner, &Planner::resultChanged, this, [this] {
         if (isVisible())
             refresh();
     });
+    connect(m_planner, &Planner::leversChanged, this, &LeversView::showReport);
+    // Wrapped rows grow or shrink with the option column, never cut short.
+    connect(m_table->horizontalHeader(), &QHeaderView::sectionResized, m_table, &QTableWidget::resizeRowsToContents);
     connect(diagnoseButton, &QPushButton::clicked, this, [this] { diagnose(m_failedSessions->value(), m_failedTokens->value()); });
 }
 
@@ -108,25 +119,51 @@ void LeversView::refresh()
         target.sessionsPerGpu = m_targetSessions->value();
     if (m_maxItl->value() > 0)
         target.maxItlMs = m_maxItl->value();
-    const LeverReport report = m_planner->levers(target, m_prefix->value(), 256'000'000'000);
+    m_planner->requestLevers(target, m_prefix->value(), 256'000'000'000);
+}
+
+void LeversView::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        showReport(m_report); // the highlight follows the palette
+}
+
+void LeversView::showReport(const LeverReport &report)
+{
+    m_report = report;
+    const QPalette pal = palette();
+    // The cheapest row: the palette's highlight, softened into the base so its text stays readable.
+    const QColor cheapestBack = ChartStyle::blend(pal.color(QPalette::Base), pal.color(QPalette::Highlight), 0.35);
+    const QColor dim = pal.color(QPalette::Disabled, QPalette::Text);
     m_table->setRowCount(int(report.options.size()));
     for (int i = 0; i < report.options.size(); ++i) {
         const LeverOption &o = report.options.at(i);
         const QString change = std::isfinite(o.change) ? QStringLiteral("%1%2%").arg(o.change >= 0 ? QStringLiteral("+") : QString())
                                                              .arg(o.change * 100, 0, 'f', 0)
                                                        : tr("from none");
-        const QStringList cells = {o.lever, o.option, QString::number(o.sessionsPerGpu, 'f', 2), change,
+        // A changed requirement is said first; the side effect follows unless it says the same.
+        const QString effect = !o.changesRequirement ? o.sideEffect
+            : o.lever == QLatin1String("attention")  ? tr("changes the requirement: %1").arg(o.changesRequirementReason)
+                                                     : tr("changes the requirement: %1; %2").arg(o.changesRequirementReason, o.sideEffect);
+        const QString option = tr("%1 (%2)\n%3").arg(o.option, o.lever, effect);
+        const QStringList cells = {option, Units::formatDecimal(o.sessionsPerGpu), change,
                                    o.costPerSessionHourUsd && o.sessionsPerGroup > 0 ? Units::formatUsd(*o.costPerSessionHourUsd) : QStringLiteral("—"),
-                                   o.costPerMillionTokensUsd ? Units::formatUsd(*o.costPerMillionTokensUsd) : QStringLiteral("—"), o.sideEffect};
+                                   o.costPerMillionTokensUsd ? Units::formatUsd(*o.costPerMillionTokensUsd) : QStringLiteral("—")};
         for (int c = 0; c < cells.size(); ++c) {
             auto *item = new QTableWidgetItem(cells.at(c));
+            item->setToolTip(o.changesRequirement ? tr("Changes the requirement: %1").arg(o.changesRequirementReason) : effect);
             if (o.cheapest) {
                 QFont f = item->font();
                 f.setBold(true);
                 item->setFont(f);
-                item->setBackground(QColor(0xd8, 0xf0, 0xd0));
-            } else if (!o.meetsTarget) {
-                item->setForeground(Qt::gray);
+                item->setBackground(cheapestBack);
+                item->setForeground(pal.color(QPalette::Text));
+            } else if (o.changesRequirement || !o.meetsTarget) {
+                QFont f = item->font();
+                f.setItalic(o.changesRequirement);
+                item->setFont(f);
+                item->setForeground(dim);
             }
             m_table->setItem(i, c, item);
         }

@@ -16,6 +16,7 @@
 #include "presetmanager.h"
 #include "presetstore.h"
 #include "io/scenariofile.h"
+#include "settings.h"
 
 #include <QAction>
 #include <QClipboard>
@@ -40,11 +41,12 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
-#include <QSettings>
+#include <QScreen>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTextBrowser>
+#include <QTextDocument>
 #include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
@@ -53,7 +55,6 @@
 namespace Headroom {
 
 namespace {
-constexpr int kSettingsVersion = 1;
 const QString kDefaultModel = QStringLiteral("llama-3.1-8b");
 const QString kDefaultGpu = QStringLiteral("h100-sxm-80gb");
 
@@ -123,8 +124,8 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     auto *scroll = new QScrollArea;
     scroll->setWidget(m_inputs);
     scroll->setWidgetResizable(true);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(std::min(520, m_inputs->sizeHint().width() + 24));
+    // Narrower than its contents on a small screen: it scrolls rather than clips.
+    scroll->setMinimumWidth(240);
 
     // Centre: the answer.
     auto *answer = new QWidget;
@@ -141,11 +142,28 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     m_figures = new QLabel;
     m_figures->setTextFormat(Qt::RichText);
     m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_figures->setWordWrap(true);
+    m_sessions->setWordWrap(true);
+    m_advice = new QLabel;
+    m_advice->setTextFormat(Qt::RichText);
+    m_advice->setWordWrap(true);
+    m_advice->setAccessibleName(tr("What to do now"));
+    connect(m_advice, &QLabel::linkActivated, this, [this](const QString &link) { applyAdvice(link.section(QLatin1Char(':'), 1).toInt()); });
+    m_adviceTimer = new QTimer(this);
+    m_adviceTimer->setSingleShot(true);
+    m_adviceTimer->setInterval(150); // a drag asks once it pauses
+    connect(m_adviceTimer, &QTimer::timeout, this, &MainWindow::requestAdvice);
+    connect(m_planner, &Planner::adviceChanged, this, &MainWindow::showAdvice);
     m_chart = new MemoryChartView;
     answerLayout->addWidget(m_chart, 1);
     answerLayout->addWidget(m_sessions);
     answerLayout->addWidget(m_verdict);
     answerLayout->addWidget(m_figures);
+    answerLayout->addWidget(m_advice);
+    auto *answerScroll = new QScrollArea; // a short window scrolls the answer instead of clipping it
+    answerScroll->setWidget(answer);
+    answerScroll->setWidgetResizable(true);
+    answerScroll->setFrameShape(QFrame::NoFrame);
 
     // Right: why.
     auto *tabs = new QTabWidget;
@@ -155,23 +173,25 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     m_sources->setOpenExternalLinks(true);
     tabs->addTab(m_derivation, tr("&Derivation"));
     tabs->addTab(m_sources, tr("S&ources"));
-    tabs->setMinimumWidth(360);
+    tabs->setMinimumWidth(220);
 
     m_distribution = new DistributionView(m_planner);
     m_centre = new QTabWidget;
-    m_centre->addTab(answer, tr("&Memory per GPU"));
+    m_centre->addTab(answerScroll, tr("&Memory per GPU"));
     m_centre->addTab(m_distribution, tr("&Lengths and risk"));
     m_compare = new CompareView(m_planner);
     m_centre->addTab(m_compare, tr("Com&pare"));
     m_levers = new LeversView(m_planner);
     m_centre->addTab(m_levers, tr("Le&vers"));
 
-    auto *split = new QSplitter;
-    split->addWidget(scroll);
-    split->addWidget(m_centre);
-    split->addWidget(tabs);
-    split->setStretchFactor(1, 1);
-    setCentralWidget(split);
+    m_split = new QSplitter;
+    m_split->setObjectName(QStringLiteral("mainSplitter"));
+    m_split->addWidget(scroll);
+    m_split->addWidget(m_centre);
+    m_split->addWidget(tabs);
+    m_split->setStretchFactor(1, 1);
+    m_split->setChildrenCollapsible(false);
+    setCentralWidget(m_split);
 
     createActions();
     rebuildRecentMenu();
@@ -184,15 +204,34 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     connect(m_planner, &Planner::resultChanged, this, &MainWindow::showResult);
     showResult(m_planner->result());
 
-    QSettings settings;
-    if (settings.value(QStringLiteral("window/version")).toInt() == kSettingsVersion) {
-        restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-        restoreState(settings.value(QStringLiteral("window/state")).toByteArray(), kSettingsVersion);
-    } else {
-        resize(1400, 820);
-    }
-    if (settings.value(QStringLiteral("units")).toString() == QLatin1String("GiB"))
+    restoreLayout();
+}
+
+void MainWindow::restoreLayout()
+{
+    Settings settings;
+    if (settings.units() == UnitSystem::Binary)
         m_units->setCurrentIndex(1);
+    if (!restoreGeometry(settings.windowGeometry())) {
+        // First start: the screen's available area, at most 1400 x 820.
+        const QRect screen = this->screen() ? this->screen()->availableGeometry() : QRect(0, 0, 1280, 720);
+        resize(std::min(1400, screen.width()), std::min(820, screen.height()));
+        m_split->setSizes({width() * 26 / 100, width() * 50 / 100, width() * 24 / 100});
+    }
+    restoreState(settings.windowState(), Settings::kVersion);
+    m_split->restoreState(settings.splitterState(m_split->objectName()));
+    m_distribution->restoreLayout(settings);
+}
+
+void MainWindow::saveLayout() const
+{
+    Settings settings;
+    settings.setWindowGeometry(saveGeometry());
+    settings.setWindowState(saveState(Settings::kVersion));
+    settings.setSplitterState(m_split->objectName(), m_split->saveState());
+    m_distribution->saveLayout(settings);
+    settings.setUnits(m_planner->units());
+    settings.setDefaultEngine(m_planner->scenario().engine);
 }
 
 MainWindow::~MainWindow() = default;
@@ -321,7 +360,7 @@ void MainWindow::createActions()
     m_units->setToolTip(tr("Units for every figure: GB as spec sheets state memory, GiB as vLLM and nvidia-smi report it"));
     connect(m_units, &QComboBox::currentIndexChanged, this, [this](int i) {
         m_planner->setUnits(i == 1 ? UnitSystem::Binary : UnitSystem::Decimal);
-        QSettings().setValue(QStringLiteral("units"), i == 1 ? QStringLiteral("GiB") : QStringLiteral("GB"));
+        Settings().setUnits(m_planner->units());
     });
     auto *toggleUnits = new QAction(tr("Toggle &GB / GiB"), this);
     toggleUnits->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_U)); // Ctrl+U clears a line edit
@@ -407,6 +446,12 @@ void MainWindow::showResult(const CapacityResult &r)
         m_derivation->setPlainText(r.error);
         return;
     }
+    const qint64 fit = s.distribution ? r.distribution.sessionsAtRisk : r.maxSessions;
+    if (fit != m_fit) {
+        m_previousFit = m_fit;
+        m_fit = fit;
+    }
+    m_adviceTimer->start();
     const QString perGroup = s.tp > 1 ? tr(" per %1 GPUs").arg(s.tp) : QString();
     if (s.distribution)
         m_sessions->setText(Units::plural(r.distribution.sessionsAtRisk, tr("session fits"), tr("sessions fit")) + perGroup
@@ -414,22 +459,24 @@ void MainWindow::showResult(const CapacityResult &r)
     else
         m_sessions->setText(Units::plural(r.maxSessions, tr("session fits"), tr("sessions fit")) + perGroup);
     QString verdict = html(capacityVerdict(s, r, u));
-    if (!r.fixes.isEmpty())
-        verdict += QStringLiteral("<br>") + tr("Levers that fix it: ") + html(r.fixes.join(QStringLiteral("; ")));
     for (const QString &w : r.warnings)
         verdict += QStringLiteral("<br><i>%1</i>").arg(html(w));
-    m_verdict->setText(r.fits ? verdict : QStringLiteral("<span style='color:#b00020'><b>%1</b></span>").arg(verdict));
-    const QString cost = r.costPerSessionHourUsd ? Units::formatUsd(*r.costPerSessionHourUsd)
+    m_verdict->setText(r.fits ? verdict : QStringLiteral("<b>%1</b>").arg(verdict));
+    const QString cost = r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours"))
         : s.effectivePrice()                      ? tr("— (no session fits)")
                                                   : tr("set a price");
+    // Every per-session figure names the length it is for, as the derivation does.
+    const QString basis = html(sessionBasis(s, r));
+    const QString perGpu = s.tp > 1 ? tr(" per GPU") : QString();
     m_figures->setText(tr("<table cellspacing=6>"
-                          "<tr><td>KV per token</td><td><b>%1</b> (%2)</td></tr>"
-                          "<tr><td>Per session (%3 tokens)</td><td><b>%4</b></td></tr>"
-                          "<tr><td>KV for %5</td><td><b>%6</b> of %7 budget per GPU</td></tr>"
-                          "<tr><td>Cost per session-hour</td><td><b>%8</b></td></tr></table>")
-                           .arg(Units::formatExactBytes(r.kvBytesPerToken), fmt(r.kvBytesPerToken),
-                                Units::formatCount(r.reservedTokensPerSession), fmt(r.sessionBytes),
-                                Units::plural(s.sessions, tr("session"), tr("sessions")), fmt(r.kvBytesForSessionsPerGpu), fmt(r.kvBudgetBytesPerGpu), cost));
+                          "<tr><td>KV per token%1</td><td><b>%2</b> (%3)</td></tr>"
+                          "<tr><td>Per session at %4%1</td><td><b>%5</b> (%6)</td></tr>"
+                          "<tr><td>KV for %7 at %4</td><td><b>%8</b> of the %9 budget%1</td></tr>"
+                          "<tr><td>Cost</td><td><b>%10</b></td></tr></table>")
+                           .arg(perGpu, Units::formatExactBytes(r.kvBytesPerTokenPerGpu), fmt(r.kvBytesPerTokenPerGpu), basis,
+                                fmt(r.reservedSessionBytesPerGpu), Units::formatExactBytes(r.reservedSessionBytesPerGpu),
+                                Units::plural(s.sessions, tr("session"), tr("sessions")), fmt(r.kvBytesForSessionsPerGpu))
+                           .arg(fmt(r.kvBudgetBytesPerGpu), cost));
     QString d = QStringLiteral("<ol>");
     for (const QString &line : explainCapacity(s, r, u))
         d += QStringLiteral("<li>%1</li>").arg(html(line));
@@ -444,6 +491,69 @@ void MainWindow::showResult(const CapacityResult &r)
                                                               .arg(s.gpu.priceSource, s.gpu.priceDate))
                                                       : tr("none published: set a price"))
                            .arg(Units::formatCount(s.model.derivedParams)));
+}
+
+void MainWindow::requestAdvice()
+{
+    // Restore what was asked for, or what fitted before the last change, whichever is more.
+    m_wanted = std::max({m_planner->scenario().sessions, m_previousFit, qint64(1)});
+    m_planner->requestAdvice(LeverTarget{});
+}
+
+void MainWindow::showAdvice(const LeverReport &report)
+{
+    const Scenario &s = m_planner->scenario();
+    m_adviceOptions.clear();
+    QString text = QStringLiteral("<b>%1</b> ").arg(tr("What to do now:"));
+    if (m_fit >= m_wanted) {
+        m_advice->setText(text + tr("nothing: %1 fit (%2 asked).")
+                                     .arg(Units::plural(m_fit, tr("session"), tr("sessions")), Units::formatCount(s.sessions)));
+        return;
+    }
+    // The cheapest options that hold the sessions wanted and keep the requirement.
+    for (const LeverOption &o : report.options) {
+        if (o.sessionsPerGroup >= m_wanted && o.meetsTarget && !o.changesRequirement && m_adviceOptions.size() < 3)
+            m_adviceOptions << o;
+    }
+    text += tr("%1 %2 at %3 tokens:")
+                .arg(m_wanted == m_previousFit && m_previousFit > s.sessions ? tr("keep") : tr("fit"),
+                     Units::plural(m_wanted, tr("session"), tr("sessions")), Units::formatCount(s.contextTokens));
+    if (m_adviceOptions.isEmpty()) {
+        m_advice->setText(text + QLatin1Char(' ') + tr("no single option does it without changing the requirement; see Levers."));
+        return;
+    }
+    const std::optional<double> price = s.effectivePrice();
+    for (int i = 0; i < m_adviceOptions.size(); ++i) {
+        const LeverOption &o = m_adviceOptions.at(i);
+        QString cost = o.costPerSessionHourUsd ? Units::formatUsdPer(*o.costPerSessionHourUsd, tr("session-hour"), tr("session-hours")) : tr("unpriced");
+        const std::optional<double> optionPrice = o.scenario.effectivePrice();
+        if (price && optionPrice) {
+            const double extra = *optionPrice * o.scenario.tp - *price * s.tp;
+            if (extra > 0.005)
+                cost += tr(", +%1 an hour").arg(Units::formatUsd(extra));
+        }
+        text += QStringLiteral("<br>• %1 — %2 (%3) <a href=\"apply:%4\">%5</a>")
+                    .arg(html(o.option), cost, html(o.sideEffect.section(QLatin1Char(';'), 0, 0)))
+                    .arg(i)
+                    .arg(tr("Apply"));
+    }
+    m_advice->setText(text);
+}
+
+bool MainWindow::applyAdvice(int index)
+{
+    if (index < 0 || index >= m_adviceOptions.size())
+        return false;
+    const LeverOption o = m_adviceOptions.at(index);
+    m_planner->edit(o.scenario, ScenarioCommand::Other, tr("Apply %1").arg(o.option));
+    return true;
+}
+
+QString MainWindow::adviceText() const
+{
+    QTextDocument doc;
+    doc.setHtml(m_advice->text());
+    return doc.toPlainText();
 }
 
 bool MainWindow::openModelFile(const QString &path, QString *error)
@@ -483,6 +593,13 @@ QString MainWindow::sessionsText() const
     return m_sessions->text();
 }
 
+QString MainWindow::figuresText() const
+{
+    QTextDocument doc;
+    doc.setHtml(m_figures->text());
+    return doc.toPlainText();
+}
+
 QString MainWindow::derivationText() const
 {
     return m_derivation->toPlainText();
@@ -507,6 +624,7 @@ Scenario MainWindow::defaultScenario() const
         if (g.id == kDefaultGpu || start.gpu.id.isEmpty())
             start.gpu = g;
     start.contextTokens = 100'000;
+    start.engine = Settings().defaultEngine();
     return start;
 }
 
@@ -679,20 +797,16 @@ void MainWindow::updateTitle()
 
 void MainWindow::addRecent(const QString &path)
 {
-    QSettings settings;
-    QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
-    recent.removeAll(path);
-    recent.prepend(path);
-    while (recent.size() > 8)
-        recent.removeLast();
-    settings.setValue(QStringLiteral("recentFiles"), recent);
+    Settings settings;
+    settings.addRecentFile(path);
+    settings.setLastScenario(path);
     rebuildRecentMenu();
 }
 
 void MainWindow::rebuildRecentMenu()
 {
     m_recentMenu->clear();
-    const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    const QStringList recent = Settings().recentFiles();
     for (int i = 0; i < recent.size(); ++i) {
         QAction *a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(recent.at(i)).fileName()));
         a->setToolTip(recent.at(i));
@@ -731,11 +845,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
         return;
     }
     QFile::remove(autosavePath());
-    QSettings settings;
-    settings.setValue(QStringLiteral("window/version"), kSettingsVersion);
-    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState(kSettingsVersion));
-    settings.setValue(QStringLiteral("units"), m_units->currentIndex() == 1 ? QStringLiteral("GiB") : QStringLiteral("GB"));
+    saveLayout();
     event->accept();
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "plan/capacityresult.h"
+#include "plan/levers.h"
 #include "inputs/scenario.h"
 #include "kv/modelshape.h"
 
@@ -13,6 +14,7 @@ class QLabel;
 class QTextBrowser;
 class QComboBox;
 class QMenu;
+class QSplitter;
 class QTabWidget;
 QT_END_NAMESPACE
 
@@ -45,6 +47,12 @@ public:
     class LeversView *leversView() const { return m_levers; }
     /// The large "sessions that fit" figure, as shown.
     QString sessionsText() const;
+    /// The figures under the chart as shown (plain text).
+    QString figuresText() const;
+    /// "What to do now" as shown (plain text).
+    QString adviceText() const;
+    /// Applies the advice's option `index` (as the link under it does): one undo step.
+    bool applyAdvice(int index);
     /// The derivation as shown (plain text).
     QString derivationText() const;
 
@@ -78,6 +86,13 @@ protected:
 
 private:
     void showResult(const CapacityResult &result);
+    /// Asks for the options that restore the sessions wanted (the asked count,
+    /// or the count before the last change when that fitted more).
+    void requestAdvice();
+    void showAdvice(const LeverReport &report);
+    /// Window geometry, toolbar state, splitters and units from the Settings, and back.
+    void restoreLayout();
+    void saveLayout() const;
     void createActions();
     void updateTitle();
     void addRecent(const QString &path);
@@ -100,6 +115,12 @@ private:
     QLabel *m_sessions = nullptr;
     QLabel *m_verdict = nullptr;
     QLabel *m_figures = nullptr;
+    QLabel *m_advice = nullptr;
+    class QTimer *m_adviceTimer = nullptr;
+    QVector<LeverOption> m_adviceOptions;
+    qint64 m_fit = -1;         ///< sessions per TP group that fit now
+    qint64 m_previousFit = -1; ///< and before the last change
+    qint64 m_wanted = 0;       ///< what the advice restores
     QTextBrowser *m_derivation = nullptr;
     QTextBrowser *m_sources = nullptr;
     QComboBox *m_units = nullptr;
@@ -107,6 +128,7 @@ private:
     CompareView *m_compare = nullptr;
     class LeversView *m_levers = nullptr;
     QTabWidget *m_centre = nullptr;
+    QSplitter *m_split = nullptr;
 };
 
 } // namespace Headroom

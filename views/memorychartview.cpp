@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "memorychartview.h"
+#include "chartstyle.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -9,42 +10,53 @@
 #include <QLineSeries>
 #include <QLegendMarker>
 #include <QStackedBarSeries>
+#include <QEvent>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <cmath>
 
 namespace Headroom {
 
+namespace {
+struct Style
+{
+    const char *label;
+    QColor color;
+};
+const Style kStyles[6] = {
+    {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Weights"), QColor(0x3b, 0x6e, 0xa8)},
+    {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Workspace"), QColor(0x8c, 0x8c, 0x8c)},
+    {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Held back (utilization)"), QColor(0xc8, 0xc8, 0xc8)},
+    {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "KV cache"), QColor(0xe0, 0x9a, 0x2b)},
+    {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Free"), QColor(0xb9, 0xe0, 0xb0)},
+    {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Over capacity"), QColor(0xc6, 0x28, 0x28)},
+};
+} // namespace
+
+QVector<QPair<QString, QColor>> MemoryChartView::legend()
+{
+    QVector<QPair<QString, QColor>> out;
+    for (const Style &s : kStyles)
+        out << qMakePair(tr(s.label), s.color);
+    return out;
+}
+
 MemoryChartView::MemoryChartView(QWidget *parent)
     : QWidget(parent), m_chart(new QChart), m_series(new QStackedBarSeries), m_axisX(new QBarCategoryAxis),
       m_axisY(new QValueAxis)
 {
-    struct Style { const char *label; QColor color; };
-    const Style styles[6] = {
-        {QT_TR_NOOP("Weights"), QColor(0x3b, 0x6e, 0xa8)},
-        {QT_TR_NOOP("Workspace"), QColor(0x8c, 0x8c, 0x8c)},
-        {QT_TR_NOOP("Held back (utilization)"), QColor(0xc8, 0xc8, 0xc8)},
-        {QT_TR_NOOP("KV cache"), QColor(0xe0, 0x9a, 0x2b)},
-        {QT_TR_NOOP("Free"), QColor(0xb9, 0xe0, 0xb0)},
-        {QT_TR_NOOP("Over capacity"), QColor(0xc6, 0x28, 0x28)},
-    };
     for (int i = 0; i < 6; ++i) {
-        m_sets[i] = new QBarSet(tr(styles[i].label));
-        m_sets[i]->setColor(styles[i].color);
-        m_sets[i]->setBorderColor(styles[i].color.darker(130));
+        m_sets[i] = new QBarSet(tr(kStyles[i].label));
+        m_sets[i]->setColor(kStyles[i].color);
+        m_sets[i]->setBorderColor(kStyles[i].color.darker(130));
         m_series->append(m_sets[i]);
     }
-    m_sets[5]->setBrush(QBrush(styles[5].color, Qt::BDiagPattern));
     m_chart->addSeries(m_series);
     m_chart->addAxis(m_axisX, Qt::AlignBottom);
     m_chart->addAxis(m_axisY, Qt::AlignLeft);
     m_series->attachAxis(m_axisX);
     m_series->attachAxis(m_axisY);
     m_capacity = new QLineSeries;
-    QPen pen(QColor(0x20, 0x20, 0x20));
-    pen.setStyle(Qt::DashLine);
-    pen.setWidthF(1.5);
-    m_capacity->setPen(pen);
     m_chart->addSeries(m_capacity);
     auto *lineX = new QValueAxis;
     lineX->setRange(0, 1);
@@ -60,12 +72,37 @@ MemoryChartView::MemoryChartView(QWidget *parent)
 
     m_view = new QChartView(m_chart, this);
     m_view->setRenderHint(QPainter::Antialiasing);
-    m_view->setMinimumSize(360, 320);
+    m_view->setMinimumSize(200, 200); // four of them side by side on Compare at 1280 pixels
     m_view->setAccessibleName(tr("Stacked memory chart"));
     m_view->setFocusPolicy(Qt::NoFocus);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view);
+    restyle();
+}
+
+void MemoryChartView::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange)
+        restyle();
+}
+
+void MemoryChartView::restyle()
+{
+    ChartStyle::apply(m_chart, this);
+    // The card's capacity in the text colour: dark on light, light on dark.
+    QPen pen(palette().color(QPalette::Text));
+    pen.setStyle(Qt::DashLine);
+    pen.setWidthF(1.5);
+    m_capacity->setPen(pen);
+    // The overflow hatch over a tint of its red, so it reads on either background.
+    QColor red(0xc6, 0x28, 0x28);
+    m_sets[5]->setBrush(QBrush(red, Qt::BDiagPattern));
+    m_sets[5]->setBorderColor(red);
+    QFont bold = font();
+    bold.setBold(true);
+    m_axisX->setLabelsFont(bold);
 }
 
 void MemoryChartView::setLegendVisible(bool visible)

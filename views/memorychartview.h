@@ -40,6 +40,9 @@ public:
 
     explicit MemoryChartView(QWidget *parent = nullptr);
 
+    /// The segments' names and colours in stacking order, for a legend shared by several charts.
+    static QVector<QPair<QString, QColor>> legend();
+
     /// Shows `result` for `gpus` cards in `units`.
     void setResult(const CapacityResult &result, int gpus, UnitSystem units);
     /// Shows or hides the legend (small side-by-side charts share one colour key).
@@ -51,7 +54,12 @@ public:
     /// The chart, for painting into a report.
     QChart *chart() const { return m_chart; }
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    void restyle();
+
     QChart *m_chart;
     QChartView *m_view;
     QStackedBarSeries *m_series;

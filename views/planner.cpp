@@ -27,22 +27,36 @@ void Planner::apply(const Scenario &scenario)
     if (!scenario.distribution) {
         // Microseconds: answer at once.
         m_result = computeCapacity(m_scenario);
+        m_uncapped.reset();
         Q_EMIT resultChanged(m_result);
         return;
     }
     // The tail estimate takes milliseconds: run it off the GUI thread so a drag
     // never blocks; a result for an older scenario is dropped (the latest wins).
-    auto *watcher = new QFutureWatcher<CapacityResult>(this);
+    // With a cap, the uncapped count comes along: what the cap buys.
+    using Answer = QPair<CapacityResult, std::optional<qint64>>;
+    auto *watcher = new QFutureWatcher<Answer>(this);
     ++m_pending;
-    connect(watcher, &QFutureWatcher<CapacityResult>::finished, this, [this, watcher, generation] {
+    connect(watcher, &QFutureWatcher<Answer>::finished, this, [this, watcher, generation] {
         --m_pending;
         if (generation == m_generation) {
-            m_result = watcher->result();
+            m_result = watcher->result().first;
+            m_uncapped = watcher->result().second;
             Q_EMIT resultChanged(m_result);
         }
         watcher->deleteLater();
     });
-    watcher->setFuture(QtConcurrent::run([scenario] { return computeCapacity(scenario); }));
+    watcher->setFuture(QtConcurrent::run([scenario] {
+        std::optional<qint64> uncapped;
+        if (scenario.retainTokens) {
+            Scenario open = scenario;
+            open.retainTokens.reset();
+            const CapacityResult r = computeCapacity(open);
+            if (r.ok)
+                uncapped = r.distribution.sessionsAtRisk;
+        }
+        return Answer(computeCapacity(scenario), uncapped);
+    }));
 }
 
 void Planner::edit(const Scenario &next, ScenarioCommand::Id id, const QString &text, bool mergeable)
@@ -156,9 +170,34 @@ void Planner::setPresets(QVector<ModelShape> models, QVector<GpuSpec> gpus)
     m_gpus = std::move(gpus);
 }
 
-LeverReport Planner::levers(const LeverTarget &target, qint64 sharedPrefixTokens, qint64 hostMemoryPerGpu) const
+void Planner::requestLevers(const LeverTarget &target, qint64 sharedPrefixTokens, qint64 hostMemoryPerGpu)
 {
-    return evaluateLevers(m_scenario, m_models, m_gpus, target, sharedPrefixTokens, hostMemoryPerGpu);
+    const quint64 generation = ++m_leversGeneration;
+    auto *watcher = new QFutureWatcher<LeverReport>(this);
+    ++m_leversPending;
+    connect(watcher, &QFutureWatcher<LeverReport>::finished, this, [this, watcher, generation] {
+        --m_leversPending;
+        if (generation == m_leversGeneration)
+            Q_EMIT leversChanged(watcher->result());
+        watcher->deleteLater();
+    });
+    watcher->setFuture(QtConcurrent::run([s = m_scenario, models = m_models, gpus = m_gpus, target, sharedPrefixTokens, hostMemoryPerGpu] {
+        return evaluateLevers(s, models, gpus, target, sharedPrefixTokens, hostMemoryPerGpu);
+    }));
+}
+
+void Planner::requestAdvice(const LeverTarget &target)
+{
+    const quint64 generation = ++m_adviceGeneration;
+    auto *watcher = new QFutureWatcher<LeverReport>(this);
+    connect(watcher, &QFutureWatcher<LeverReport>::finished, this, [this, watcher, generation] {
+        if (generation == m_adviceGeneration)
+            Q_EMIT adviceChanged(watcher->result());
+        watcher->deleteLater();
+    });
+    watcher->setFuture(QtConcurrent::run([s = m_scenario, models = m_models, gpus = m_gpus, target] {
+        return evaluateLevers(s, models, gpus, target, 0, 0);
+    }));
 }
 
 Diagnosis Planner::diagnose(qint64 sessions, qint64 tokens) const

@@ -72,8 +72,18 @@ public:
 
     /// The presets the levers draw other models and cards from.
     void setPresets(QVector<ModelShape> models, QVector<GpuSpec> gpus);
-    /// The four levers priced for the current scenario (evaluateLevers).
-    LeverReport levers(const LeverTarget &target, qint64 sharedPrefixTokens, qint64 hostMemoryPerGpu) const;
+    /// The four levers priced for the current scenario (evaluateLevers) off the GUI thread (tens of capacity runs, 0.1-0.3 s against a
+    /// distribution): leversChanged() carries the report for the latest request;
+    /// an older one still running is dropped when it finishes (the latest wins).
+    void requestLevers(const LeverTarget &target, qint64 sharedPrefixTokens, qint64 hostMemoryPerGpu);
+    /// True while a levers request is being priced.
+    bool leversBusy() const { return m_leversPending > 0; }
+    /// The same pricing for the window's "what to do now" (its own latest-wins
+    /// channel, so it never cancels the Levers tab's request): adviceChanged().
+    void requestAdvice(const LeverTarget &target);
+    /// Sessions at the risk with the retention cap lifted (against a
+    /// distribution with a cap; else std::nullopt), per TP group: what the cap buys.
+    std::optional<qint64> uncappedSessionsAtRisk() const { return m_uncapped; }
     /// A failure at `sessions` sessions of `tokens` explained (diagnoseFailure); throws InputError.
     Diagnosis diagnose(qint64 sessions, qint64 tokens) const;
 
@@ -82,6 +92,8 @@ Q_SIGNALS:
     void scenarioChanged(const Headroom::Scenario &scenario);
     void resultChanged(const Headroom::CapacityResult &result);
     void unitsChanged(Headroom::UnitSystem units);
+    void leversChanged(const Headroom::LeverReport &report);
+    void adviceChanged(const Headroom::LeverReport &report);
 
 private:
     Scenario m_scenario;
@@ -93,6 +105,10 @@ private:
     QVector<GpuSpec> m_gpus;
     quint64 m_generation = 0;
     int m_pending = 0;
+    quint64 m_leversGeneration = 0;
+    int m_leversPending = 0;
+    quint64 m_adviceGeneration = 0;
+    std::optional<qint64> m_uncapped;
 };
 
 } // namespace Headroom

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "throughputchartview.h"
+#include "chartstyle.h"
 
 #include <QChart>
+#include <QEvent>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QValueAxis>
@@ -26,9 +28,6 @@ ThroughputChartView::ThroughputChartView(QWidget *parent)
     c->addAxis(m_axisTps, Qt::AlignRight);
     m_itl->setName(tr("inter-token latency"));
     m_tps->setName(tr("tokens/s per GPU"));
-    QPen pen(QColor(0x20, 0x20, 0x20));
-    pen.setStyle(Qt::DashLine);
-    m_marker->setPen(pen);
     m_marker->setName(tr("sessions at risk"));
     for (QLineSeries *s : {m_itl, m_tps, m_marker}) {
         c->addSeries(s);
@@ -36,6 +35,22 @@ ThroughputChartView::ThroughputChartView(QWidget *parent)
         s->attachAxis(s == m_tps ? m_axisTps : m_axisItl);
     }
     setRenderHint(QPainter::Antialiasing);
+    restyle();
+}
+
+void ThroughputChartView::changeEvent(QEvent *event)
+{
+    QChartView::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange)
+        restyle();
+}
+
+void ThroughputChartView::restyle()
+{
+    ChartStyle::apply(chart(), this);
+    QPen pen(palette().color(QPalette::Text)); // the marker in the text colour, on light or dark
+    pen.setStyle(Qt::DashLine);
+    m_marker->setPen(pen);
 }
 
 void ThroughputChartView::show(const DistributionFigures &f)

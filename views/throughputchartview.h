@@ -23,7 +23,12 @@ public:
     explicit ThroughputChartView(QWidget *parent = nullptr);
     void show(const DistributionFigures &figures);
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    void restyle();
+
     QLogValueAxis *m_axisX;
     QValueAxis *m_axisItl;
     QValueAxis *m_axisTps;

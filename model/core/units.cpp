@@ -186,12 +186,21 @@ qint64 parseSize(const QString &input, const QString &field, bool allowZero)
 qint64 parseCount(const QString &input, const QString &field, qint64 minimum)
 {
     const QString text = input.trimmed();
-    const Decimal d = parseDecimal(text);
+    // An SI suffix scales exactly: "1.5M" = 15 x 10^5, no binary rounding.
+    qint64 unit = 1;
+    QString number = text;
+    if (number.endsWith(QLatin1Char('k')) || number.endsWith(QLatin1Char('K')))
+        unit = kB;
+    else if (number.endsWith(QLatin1Char('M')))
+        unit = MB;
+    if (unit > 1)
+        number = number.chopped(1).trimmed();
+    const Decimal d = parseDecimal(number);
     if (!d.ok)
-        throw InputError(field, QStringLiteral("\"%1\" is not a whole number").arg(text));
+        throw InputError(field, QStringLiteral("\"%1\" is not a whole number (write e.g. 100000, 100,000, 1e5, 8k or 1.5M)").arg(text));
     qint64 value = 0;
     bool exact = true;
-    if (!scaleDecimal(d, 1, &value, &exact))
+    if (!scaleDecimal(d, unit, &value, &exact))
         throw InputError(field, QStringLiteral("%1 is too large: it overflows 64 bits").arg(text));
     // Inexact: a fraction, or more digits than 64 bits hold (2^63 and above).
     if (!exact && QString(d.digits + QStringLiteral("e%1").arg(d.exponent)).toDouble() >= 9.2233720368547758e18)
@@ -204,6 +213,30 @@ qint64 parseCount(const QString &input, const QString &field, qint64 minimum)
         throw InputError(field, minimum == 1 ? QStringLiteral("must be at least 1, got %1").arg(text)
                                              : QStringLiteral("must be at least %1, got %2").arg(formatCount(minimum), text));
     return value;
+}
+
+qint64 parseCount(const QString &input, const QString &field, qint64 minimum, const QLocale &locale)
+{
+    const QString group = locale.groupSeparator(), point = locale.decimalPoint();
+    if (group == QLatin1String(",") && point == QLatin1String("."))
+        return parseCount(input, field, minimum);
+    // The locale's reading: its separators become the command line's "_" and ".".
+    QString text = input.trimmed();
+    if (!group.isEmpty()) {
+        text.replace(group, QStringLiteral("_"));
+        if (group.at(0).isSpace() || group.at(0) == QChar(0x202f))
+            text.replace(QLatin1Char(' '), QLatin1Char('_')); // a typed space for a no-break one
+    }
+    text.replace(point, QStringLiteral("."));
+    try {
+        return parseCount(text, field, minimum);
+    } catch (const InputError &) {
+        try {
+            return parseCount(input, field, minimum);
+        } catch (const InputError &) {
+        }
+        throw;
+    }
 }
 
 double parseFraction(const QString &input, const QString &field, double low, double high)
@@ -247,6 +280,21 @@ QString formatCount(qint64 value)
     return english.toString(value);
 }
 
+QString formatCount(qint64 value, const QLocale &locale)
+{
+    if (locale.language() == QLocale::C)
+        return formatCount(value);
+    QLocale grouped = locale;
+    grouped.setNumberOptions(grouped.numberOptions() & ~QLocale::OmitGroupSeparator);
+    return grouped.toString(value);
+}
+
+QLocale userLocale()
+{
+    const QLocale l;
+    return l.language() == QLocale::C ? QLocale(QLocale::English, QLocale::UnitedStates) : l;
+}
+
 QString plural(qint64 n, const QString &one, const QString &many)
 {
     return formatCount(n) + QLatin1Char(' ') + (n == 1 ? one : many);
@@ -256,11 +304,42 @@ QString formatUsd(double dollars)
 {
     if (!std::isfinite(dollars))
         return QStringLiteral("n/a");
+    if (dollars < 0)
+        return QLatin1Char('-') + formatUsd(-dollars);
     if (dollars >= 1000.0)
         return QLatin1Char('$') + formatCount(qint64(std::llround(dollars)));
     if (dollars >= 1.0 || dollars == 0.0)
         return QLatin1Char('$') + QLocale::c().toString(dollars, 'f', 2);
-    return QLatin1Char('$') + QLocale::c().toString(dollars, 'g', 3);
+    if (dollars < 1e-6)
+        return QStringLiteral("< $0.000001");
+    // Three significant digits in fixed notation: 0.0473 -> 4 decimals.
+    const int decimals = 2 - int(std::floor(std::log10(dollars)));
+    return QLatin1Char('$') + QLocale::c().toString(dollars, 'f', decimals);
+}
+
+QString formatUsdPer(double dollars, const QString &unit, const QString &units)
+{
+    if (!std::isfinite(dollars) || dollars >= 0.01 || dollars <= 0)
+        return formatUsd(dollars) + QStringLiteral(" per ") + unit;
+    qint64 per = 1;
+    while (dollars * double(per) < 0.01 && per < 1'000'000'000)
+        per *= 1000;
+    return formatUsd(dollars * double(per)) + QStringLiteral(" per ") + formatCount(per) + QLatin1Char(' ') + units;
+}
+
+QString formatDecimal(double value, int decimals)
+{
+    if (!std::isfinite(value))
+        return QStringLiteral("n/a");
+    static const QLocale english(QLocale::English, QLocale::UnitedStates);
+    QString text = english.toString(value, 'f', decimals);
+    if (text.contains(QLatin1Char('.'))) {
+        while (text.endsWith(QLatin1Char('0')))
+            text.chop(1);
+        if (text.endsWith(QLatin1Char('.')))
+            text.chop(1);
+    }
+    return text == QLatin1String("-0") ? QStringLiteral("0") : text;
 }
 
 QString formatExactBytes(qint64 bytes)

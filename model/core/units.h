@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QLocale>
 #include <QString>
 #include <QtGlobal>
 
@@ -39,10 +40,18 @@ constexpr qint64 ceilDiv(qint64 a, qint64 b) { return a / b + (a % b != 0 ? 1 : 
 /// zero size (unless allowZero), or one over 2^63 bytes throws InputError(field).
 qint64 parseSize(const QString &text, const QString &field, bool allowZero = false);
 
-/// Parses a whole count such as "100000", "8e9", "1.5e3" or "100_000" (commas
-/// and underscores are separators). Throws InputError(field) unless the value
-/// is a whole number in [minimum, 2^63).
+/// Parses a whole count such as "100000", "8e9", "1.5e3", "100_000" or
+/// "100,000" (commas and underscores as thousands separators only), with an
+/// optional SI suffix k or K (x 1,000) or M (x 1,000,000): "8k" = 8,000,
+/// "32K" = 32,000, "1.5M" = 1,500,000 (decimal, as GB = 10^9: write 8192 for
+/// 2^13). Throws InputError(field) unless the value is a whole number in
+/// [minimum, 2^63).
 qint64 parseCount(const QString &text, const QString &field, qint64 minimum = 1);
+/// The same in `locale`'s number format first (de_DE: "1.500.000", "1,5M";
+/// fr_FR: "1 500 000"), then in the command line's forms above when the text
+/// is not a number in that locale. Errors as parseCount; the message is the
+/// one for the locale's reading.
+qint64 parseCount(const QString &text, const QString &field, qint64 minimum, const QLocale &locale);
 
 /// Parses a decimal fraction (e.g. gpu_memory_utilization) in (low, high].
 /// Throws InputError(field) when outside or not a number.
@@ -55,10 +64,25 @@ QString formatBytes(qint64 bytes, UnitSystem system, int decimals = 1);
 QString formatIn(qint64 bytes, qint64 unit, const QString &label, int decimals);
 /// Whole number with thousands separators: 131072 -> "131,072".
 QString formatCount(qint64 value);
+/// The same in `locale` ("131.072" in de_DE); the C locale reads as English.
+QString formatCount(qint64 value, const QLocale &locale);
+/// The locale figures are typed and shown in: QLocale() unless that is the C
+/// locale (no grouping), then English (United States).
+QLocale userLocale();
 /// "1 session" / "4 sessions": the count with separators and the right noun.
 QString plural(qint64 n, const QString &one, const QString &many);
-/// Dollars: "$2.95", "$0.738", "$0.000123" (3 significant digits below $1).
+/// Dollars, never in scientific notation: "$1,234" from $1,000, "$2.95"
+/// from $1, three significant digits below ("$0.738", "$0.0473",
+/// "$0.000123"); "$0.00" for 0 and "< $0.000001" below a millionth.
 QString formatUsd(double dollars);
+/// A price per unit that reads at a glance: "$0.738 per session-hour", and
+/// below a cent per 1,000 (or 1,000,000) units: formatUsdPer(4.73e-5,
+/// "session-hour", "session-hours") = "$0.0473 per 1,000 session-hours".
+QString formatUsdPer(double dollars, const QString &unit, const QString &units);
+/// A figure that may be fractional, with separators and at most `decimals`
+/// decimals, trailing zeros dropped: 5678.0 -> "5,678", 1.5 -> "1.5",
+/// 1234.567 (2) -> "1,234.57". Counts stay whole: use formatCount for them.
+QString formatDecimal(double value, int decimals = 2);
 /// "131,072 B" (exact bytes with separators and the unit).
 QString formatExactBytes(qint64 bytes);
 /// Unit label of the system's gigabyte: "GB" or "GiB".

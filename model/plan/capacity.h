@@ -31,6 +31,13 @@ QStringList explainCapacity(const Scenario &scenario, const CapacityResult &resu
 /// One sentence a person repeats: what fits and what limits it, figures in `units`.
 QString capacityVerdict(const Scenario &scenario, const CapacityResult &result, UnitSystem units);
 
+/// The length every per-session figure (session bytes, the sessions that fit
+/// at it, KV for the asked sessions) is for, said outright: "8,192 tokens (the
+/// retention cap)", "128,000 tokens (the context)" or "131,072 tokens (the
+/// preallocated maximum)". The derivation, the window and the report use it so
+/// one basis shows everywhere.
+QString sessionBasis(const Scenario &scenario, const CapacityResult &result);
+
 /// Sessions that fit (per TP group, at a fixed context) at `points` context
 /// lengths spaced logarithmically from 1,000 tokens to four times the
 /// model's maximum (at least 131,072): the "sessions against context" curve.

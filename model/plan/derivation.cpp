@@ -2,6 +2,7 @@
 #include "plan/capacity.h"
 
 #include <QLocale>
+#include <cmath>
 
 namespace Headroom {
 
@@ -28,6 +29,16 @@ QString headsTimesDim(const LayerGroup &g, int heads)
     return factor + plural(heads, QStringLiteral("KV head"), QStringLiteral("KV heads")) + QStringLiteral(" × ") + dims;
 }
 } // namespace
+
+QString sessionBasis(const Scenario &s, const CapacityResult &r)
+{
+    const QString tokens = formatCount(r.reservedTokensPerSession);
+    if (s.preallocate)
+        return QStringLiteral("%1 tokens (the preallocated maximum)").arg(tokens);
+    if (s.retainTokens && *s.retainTokens < s.contextTokens)
+        return QStringLiteral("%1 tokens (the retention cap)").arg(tokens);
+    return QStringLiteral("%1 tokens (the context)").arg(tokens);
+}
 
 QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u)
 {
@@ -124,8 +135,8 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
     }
     const bool simple = r.groups.size() == 1 && r.groups.first().group.kind != LayerKind::SlidingWindow
         && r.groups.first().group.kind != LayerKind::Recurrent;
-    out << QStringLiteral("One session%1 of %2 tokens%3%4: %5%6")
-               .arg(s.preallocate ? QStringLiteral(" (preallocated to the maximum)") : QString(), formatCount(tokens), paging,
+    out << QStringLiteral("One session at %1%2%3: %4%5")
+               .arg(sessionBasis(s, r), paging,
                     tp ? QStringLiteral(", per GPU") : QString(),
                     simple ? QStringLiteral("%1 × %2 = ").arg(formatCount(Units::ceilDiv(tokens, r.blockSize) * r.blockSize),
                                                             formatExactBytes(perToken))
@@ -149,9 +160,11 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
     }
 
     // 3. Weights and budget.
+    // Exact bytes beside each rounded figure, so every line checks by eye.
+    auto both = [fmt](qint64 b) { return QStringLiteral("%1 (%2)").arg(formatExactBytes(b), fmt(b)); };
     out << QStringLiteral("Weights: %1 = %2%3")
-               .arg(r.weightsBasis, fmt(r.weightsBytes),
-                    tp ? QStringLiteral("; ÷ TP %1 = %2 per GPU").arg(s.tp).arg(fmt(r.weightsBytesPerGpu)) : QString());
+               .arg(r.weightsBasis, both(r.weightsBytes),
+                    tp ? QStringLiteral("; ÷ TP %1 = %2 per GPU").arg(s.tp).arg(both(r.weightsBytesPerGpu)) : QString());
     const QString usable = Engines::rule(s.engine).usesUtilization() && !s.engineSettings.kvCacheMemory
         ? QStringLiteral("%1 card as torch sees it × %2 gpu_memory_utilization = %3 usable")
               .arg(fmt(r.engineMemoryBytes), QLocale::c().toString(s.gpuMemoryUtilization, 'g', 4), fmt(r.usableMemoryBytes))
@@ -160,6 +173,12 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
                .arg(usable, fmt(r.weightsBytesPerGpu), fmt(r.workspaceBytesPerGpu),
                     r.shortfallBytesPerGpu > 0 ? QStringLiteral("−%1: nothing left for the KV cache").arg(fmt(r.shortfallBytesPerGpu))
                                                : fmt(r.kvBudgetBytesPerGpu));
+    const qint64 left = r.shortfallBytesPerGpu > 0 ? -r.shortfallBytesPerGpu : r.kvBudgetBytesPerGpu;
+    if (r.usableMemoryBytes - r.weightsBytesPerGpu - r.workspaceBytesPerGpu == left) // an engine's own budget is explained below
+        out << QStringLiteral("  exactly: %1 − %2 − %3 = %4")
+               .arg(formatCount(r.usableMemoryBytes), formatCount(r.weightsBytesPerGpu), formatCount(r.workspaceBytesPerGpu),
+                    r.shortfallBytesPerGpu > 0 ? QStringLiteral("−") + formatExactBytes(r.shortfallBytesPerGpu)
+                                               : formatExactBytes(r.kvBudgetBytesPerGpu));
 
     if (s.engine != Engine::Plain)
         out << QStringLiteral("Engine rule (%1): %2").arg(Engines::name(s.engine), r.budgetRule);
@@ -175,12 +194,12 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
         out << QStringLiteral("  (%1)").arg(e.note);
 
     // 4. Sessions and cost.
+    // The quotient is shown truncated, not rounded, so floor() of it reads true (4.994 -> 4.99, never 5.00).
     if (r.reservedSessionBytesPerGpu > 0)
-        out << QStringLiteral("Sessions%1%2: floor(%3 ÷ %4) = %5 (%6)")
-                   .arg(tp ? QStringLiteral(" per TP group") : QString(),
-                        s.distribution ? QStringLiteral(" at %1 tokens each").arg(formatCount(r.reservedTokensPerSession)) : QString(),
-                        fmt(r.kvBudgetBytesPerGpu), fmt(r.reservedSessionBytesPerGpu),
-                        formatCount(r.maxSessions), QLocale::c().toString(r.sessionsExact, 'f', 2));
+        out << QStringLiteral("Sessions%1, each at %2: floor(%3 ÷ %4) = floor(%5) = %6")
+                   .arg(tp ? QStringLiteral(" per TP group") : QString(), sessionBasis(s, r),
+                        formatExactBytes(r.kvBudgetBytesPerGpu), formatExactBytes(r.reservedSessionBytesPerGpu),
+                        QLocale::c().toString(std::floor(r.sessionsExact * 100.0) / 100.0, 'f', 2), formatCount(r.maxSessions));
     const DistributionFigures &d = r.distribution;
     if (s.distribution && !s.preallocate)
         out << QStringLiteral("Against the length distribution (%1): %2 at %3 risk of overflowing the pool (worst case %4, at the mean %5)")

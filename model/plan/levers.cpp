@@ -71,8 +71,13 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
             continue;
         Scenario v = now;
         v.kvHeadsOverride = h;
-        out << price(QStringLiteral("attention"), h == 1 ? QStringLiteral("1 KV head (MQA what-if)") : QStringLiteral("%1 KV heads (GQA what-if)").arg(h), v,
-                     QStringLiteral("a retrained or up-trained model (GQA), quality to check"));
+        LeverOption o = price(QStringLiteral("attention"), h == 1 ? QStringLiteral("1 KV head (MQA what-if)") : QStringLiteral("%1 KV heads (GQA what-if)").arg(h), v,
+                              QStringLiteral("a retrained or up-trained model (GQA), quality to check"));
+        o.changesRequirement = true;
+        o.changesRequirementReason = QStringLiteral("%1 instead of %2 needs a retrained model")
+                                         .arg(Units::plural(h, QStringLiteral("KV head"), QStringLiteral("KV heads")))
+                                         .arg(heads);
+        out << o;
         if (h <= 1)
             break;
     }
@@ -93,8 +98,11 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         v.model = m;
         v.kvHeadsOverride.reset();
         v.weightsDtype.reset();
-        out << price(QStringLiteral("attention"), QStringLiteral("model %1").arg(m.name), v,
-                     QStringLiteral("a different model of similar size: quality to compare"));
+        LeverOption o = price(QStringLiteral("attention"), QStringLiteral("model %1").arg(m.name), v,
+                              QStringLiteral("a different model of similar size: quality to compare"));
+        o.changesRequirement = true;
+        o.changesRequirementReason = QStringLiteral("%1 instead of %2: another model").arg(m.name, now.model.name);
+        out << o;
     }
 
     // Fewer tokens resident.
@@ -105,10 +113,15 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
             continue;
         Scenario v = now;
         v.retainTokens = cap;
-        out << price(QStringLiteral("retention"), QStringLiteral("cap at %1 tokens").arg(formatCount(cap)), v,
-                     QStringLiteral("%1 of sessions lose history; %2 tokens dropped on average, p99 %3")
-                         .arg(percent(lengths.shareAbove(cap)), formatCount(qint64(std::llround(lengths.meanDropped(cap)))),
-                              formatCount(lengths.droppedQuantile(cap, 0.99))));
+        LeverOption o = price(QStringLiteral("retention"), QStringLiteral("cap at %1 tokens").arg(formatCount(cap)), v,
+                              QStringLiteral("%1 of sessions lose history; %2 tokens dropped on average, p99 %3")
+                                  .arg(percent(lengths.shareAbove(cap)), formatCount(qint64(std::llround(lengths.meanDropped(cap)))),
+                                       formatCount(lengths.droppedQuantile(cap, 0.99))));
+        if (cap < now.contextTokens) {
+            o.changesRequirement = true;
+            o.changesRequirementReason = QStringLiteral("keeps %1 of the %2 tokens of context asked for").arg(formatCount(cap), formatCount(now.contextTokens));
+        }
+        out << o;
     }
     if (sharedPrefixTokens > 0 && !now.preallocate) {
         // Prefix caching: every session holds its own tokens past the shared prefix;
@@ -174,7 +187,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         if (o.itlMs)
             o.itlMs = *o.itlMs + addedMs;
         o.sideEffect = QStringLiteral("+%1 ms per token: decode reads %2 over the host link (%3/s) each step")
-                           .arg(QString::number(addedMs, 'f', 1), Units::formatBytes(qint64(offloaded), UnitSystem::Decimal),
+                           .arg(Units::formatDecimal(addedMs, 1), Units::formatBytes(qint64(offloaded), UnitSystem::Decimal),
                                 Units::formatBytes(now.gpu.hostLinkBytesPerSecond, UnitSystem::Decimal));
         out << o;
     }
@@ -188,6 +201,11 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         const double maxItl = target.maxItlMs.value_or(200.0);
         const bool latencyOk = o.itlMs ? *o.itlMs <= maxItl : !target.maxItlMs;
         o.meetsTarget = o.sessionsPerGroup > 0 && (!target.sessionsPerGpu || o.sessionsPerGpu >= *target.sessionsPerGpu) && latencyOk;
+        if (target.maxItlMs && o.itlMs && *o.itlMs > *target.maxItlMs && !o.changesRequirement) {
+            o.changesRequirement = true;
+            o.changesRequirementReason = QStringLiteral("%1 ms per token, past the %2 ms target")
+                                             .arg(QString::number(*o.itlMs, 'f', 1), QString::number(*target.maxItlMs, 'f', 1));
+        }
     }
     std::stable_sort(out.begin(), out.end(), [](const LeverOption &a, const LeverOption &b) {
         const double ca = a.sessionsPerGroup > 0 && a.costPerSessionHourUsd ? *a.costPerSessionHourUsd : INFINITY;
@@ -195,7 +213,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         return ca < cb;
     });
     for (LeverOption &o : out) {
-        if (o.meetsTarget && o.costPerSessionHourUsd) {
+        if (o.meetsTarget && !o.changesRequirement && o.costPerSessionHourUsd) {
             o.cheapest = true;
             break;
         }
@@ -203,7 +221,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
     // One sentence: which is cheaper here, shorter memory, lower precision or more silicon?
     auto best = [&](const QString &lever) -> const LeverOption * {
         for (const LeverOption &o : out)
-            if (o.lever == lever && o.sessionsPerGroup > 0 && o.costPerSessionHourUsd && o.meetsTarget)
+            if (o.lever == lever && o.sessionsPerGroup > 0 && o.costPerSessionHourUsd && o.meetsTarget && !o.changesRequirement)
                 return &o;
         return nullptr;
     };
@@ -215,11 +233,11 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
     }
     const auto cheapest = std::find_if(out.cbegin(), out.cend(), [](const LeverOption &o) { return o.cheapest; });
     if (cheapest == out.cend())
-        report.answer = QStringLiteral("No option here meets the target: relax it, or combine levers.");
+        report.answer = QStringLiteral("No option here meets the target without changing the requirement: relax it, or combine levers.");
     else
         report.answer = QStringLiteral("The cheapest here is %1 (%2), at %3 per session-hour and %4 sessions per GPU; per session-hour, %5.")
                             .arg(cheapest->option, cheapest->lever, Units::formatUsd(*cheapest->costPerSessionHourUsd),
-                                 QString::number(cheapest->sessionsPerGpu, 'f', 2), parts.join(QStringLiteral(", ")));
+                                 Units::formatDecimal(cheapest->sessionsPerGpu), parts.join(QStringLiteral(", ")));
     return report;
 }
 
@@ -239,6 +257,8 @@ QJsonObject LeverReport::toJson() const
                              {QStringLiteral("itl_ms"), opt(o.itlMs)},
                              {QStringLiteral("side_effect"), o.sideEffect},
                              {QStringLiteral("meets_target"), o.meetsTarget},
+                             {QStringLiteral("changes_requirement"), o.changesRequirement},
+                             {QStringLiteral("changes_requirement_reason"), o.changesRequirementReason},
                              {QStringLiteral("cheapest"), o.cheapest}});
     return QJsonObject{{QStringLiteral("options"), a},
                        {QStringLiteral("sessions_per_gpu_now"), current.sessionsPerGpu},

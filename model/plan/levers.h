@@ -24,7 +24,13 @@ struct LeverOption
     std::optional<double> itlMs; ///< at its risk-based count
     QString sideEffect;          ///< the price paid in another currency
     bool meetsTarget = false;
-    bool cheapest = false;       ///< cheapest option that meets the target
+    /// The option changes what the user said they need, so it answers another
+    /// question: a retention cap below the context asked for, a head count or
+    /// model that needs retraining or another model, a latency past the
+    /// target. Shown, never the cheapest meeting the target.
+    bool changesRequirement = false;
+    QString changesRequirementReason; ///< why, in words (empty when it does not)
+    bool cheapest = false;       ///< cheapest option that meets the target and keeps the requirement
 };
 
 /// What the user needs: sessions per GPU, and/or a ceiling on inter-token latency.
@@ -60,7 +66,8 @@ struct LeverReport
 ///   of host memory over the card's host link (decode reads it each step:
 ///   added inter-token latency = offloaded bytes / link bandwidth).
 /// A target marks which options meet it (without a latency target, options
-/// slower than 200 ms per token do not); the cheapest of those is flagged.
+/// slower than 200 ms per token do not); the cheapest of those that keeps the
+/// requirement (LeverOption::changesRequirement false) is flagged.
 LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &models, const QVector<GpuSpec> &gpus,
                            const LeverTarget &target, qint64 sharedPrefixTokens = 0,
                            qint64 hostMemoryPerGpu = 256'000'000'000);

@@ -369,7 +369,10 @@ private Q_SLOTS:
         QVERIFY2(text.contains(QStringLiteral("2 (K and V) × 8 KV heads × 128 head_dim × 2 B (bf16) = 4,096 B")), qPrintable(text));
         QVERIFY(text.contains(QStringLiteral("32 × 4,096 B = 131,072 B")));
         QVERIFY(text.contains(QStringLiteral("13,107,200,000 B (13.1 GB)")));
-        QVERIFY(text.contains(QStringLiteral("= 4 (4.58)")));
+        // 60,000,000,000 B / 13,107,200,000 B = 4.5776: shown truncated, so its floor reads true.
+        QVERIFY2(text.contains(QStringLiteral("floor(60,000,000,000 B ÷ 13,107,200,000 B) = floor(4.57) = 4")), qPrintable(text));
+        // The budget line checks by eye in exact bytes: 80e9 - 16e9 - 4e9 = 60e9.
+        QVERIFY(text.contains(QStringLiteral("exactly: 80,000,000,000 − 16,000,000,000 − 4,000,000,000 = 60,000,000,000 B")));
     }
 };
 

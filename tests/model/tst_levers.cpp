@@ -6,6 +6,8 @@
 #include "core/units.h"
 #include "testshapes.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QTest>
 #include "common/headroomtest.h"
 
@@ -74,11 +76,13 @@ private Q_SLOTS:
         QCOMPARE(o->sessionsPerGpu, double(sessions) / tp);
         QVERIFY(std::abs(*o->costPerSessionHourUsd - 2.95 * tp / double(sessions)) < 1e-9);
         QCOMPARE(o->sideEffect, sideEffect);
-        // The cheapest of all: one KV head (MQA), 128,000 x 32 layers x 2 x 128 x 2 B = 2.10 GB a
-        // session, 66 GB / 2.10 GB = 31 sessions on the one GPU, 2.95 / 31 dollars a session-hour.
-        const QString cheapest = QStringLiteral("The cheapest here is 1 KV head (MQA what-if) (attention), at %1 per session-hour "
-                                                "and 31.00 sessions per GPU; per session-hour, ")
-                                     .arg(Units::formatUsd(2.95 / 31));
+        // One KV head (MQA) would hold 31 sessions, but it needs a retrained model: it changes
+        // the requirement and is never the cheapest meeting it. The cheapest that keeps the model
+        // is an nvfp4 cache (9 B per 16 values): 128,000 x 32 layers x 2 x 32 heads x 128 x 9/16 B
+        // = 18.9 GB a session, 62 GB / 18.9 GB = 3 sessions on the one GPU, 2.95 / 3 dollars.
+        const QString cheapest = QStringLiteral("The cheapest here is KV cache nvfp4 (precision), at %1 per session-hour "
+                                                "and 3 sessions per GPU; per session-hour, ")
+                                     .arg(Units::formatUsd(2.95 / 3));
         QVERIFY2(r.answer.startsWith(cheapest), qPrintable(r.answer));
     }
 
@@ -99,6 +103,49 @@ private Q_SLOTS:
         QCOMPARE(cheapest, 1);
     }
 
+    void optionsThatChangeTheRequirementAreNeverTheCheapest()
+    {
+        // Seed B at a required 128,000 tokens: a cap at 65,536 tokens keeps half the context
+        // asked for, 8 KV heads need an up-trained model; an fp8 cache keeps both (issue 12).
+        const LeverReport r = evaluateLevers(seedB(128000), {}, {}, LeverTarget{1.0, std::nullopt});
+        const LeverOption *cap = find(r, QStringLiteral("cap at 65,536 tokens"));
+        QVERIFY(cap && cap->meetsTarget && cap->changesRequirement);
+        QVERIFY2(cap->changesRequirementReason.contains(QStringLiteral("65,536 of the 128,000 tokens")), qPrintable(cap->changesRequirementReason));
+        const LeverOption *gqa = find(r, QStringLiteral("8 KV heads (GQA what-if)"));
+        QVERIFY(gqa && gqa->changesRequirement && gqa->changesRequirementReason.contains(QStringLiteral("retrained")));
+        const LeverOption *fp8 = find(r, QStringLiteral("KV cache fp8"));
+        QVERIFY(fp8 && !fp8->changesRequirement && fp8->changesRequirementReason.isEmpty());
+        int cheapest = 0;
+        for (const LeverOption &o : r.options) {
+            cheapest += o.cheapest;
+            QVERIFY2(!(o.cheapest && o.changesRequirement), qPrintable(o.option));
+        }
+        QCOMPARE(cheapest, 1);
+        // JSON: every option says whether it changes the requirement, and why.
+        const QJsonArray options = r.toJson().value(QStringLiteral("options")).toArray();
+        bool sawCap = false;
+        for (const QJsonValue &v : options) {
+            const QJsonObject o = v.toObject();
+            QVERIFY(o.contains(QStringLiteral("changes_requirement")));
+            if (o.value(QStringLiteral("option")).toString() == QLatin1String("cap at 65,536 tokens")) {
+                sawCap = true;
+                QCOMPARE(o.value(QStringLiteral("changes_requirement")).toBool(), true);
+                QVERIFY(!o.value(QStringLiteral("changes_requirement_reason")).toString().isEmpty());
+            }
+        }
+        QVERIFY(sawCap);
+        // A latency target: an option past it changes the requirement. Seed A on a 3.35 TB/s card
+        // reads 16.06 GB of weights per step at 0.8 efficiency: at least 6 ms per token, so a
+        // 1 ms target is past for every option that has a latency.
+        Scenario a = seedA(100000);
+        a.gpu.bandwidthBytesPerSecond = 3'350'000'000'000;
+        const LeverReport slow = evaluateLevers(a, {}, {}, LeverTarget{std::nullopt, 1.0});
+        for (const LeverOption &o : slow.options) {
+            if (o.itlMs)
+                QVERIFY2(o.changesRequirement && !o.cheapest, qPrintable(o.option));
+        }
+    }
+
     void offloadGrowsThePoolAndCostsLatency()
     {
         // Seed A on an H100-like card with a 64 GB/s host link: 256 GB of host memory adds
@@ -113,7 +160,7 @@ private Q_SLOTS:
         QCOMPARE(o->sessionsPerGroup, qint64((80'000'000'000 + 256'000'000'000 - 16'000'000'000 - 4'000'000'000) / 13'107'200'000));
         // (24 x 13.1072 GB - 60 GB) / 64 GB/s = 3.978 s added per token.
         const double added = (24.0 * 13.1072e9 - 60e9) / 64e9 * 1e3;
-        QVERIFY2(o->sideEffect.contains(QString::number(added, 'f', 1)), qPrintable(o->sideEffect));
+        QVERIFY2(o->sideEffect.contains(QStringLiteral("+%1 ms").arg(Units::formatDecimal(added, 1))), qPrintable(o->sideEffect));
     }
 
     void diagnosis()

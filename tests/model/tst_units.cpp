@@ -90,10 +90,10 @@ private Q_SLOTS:
         QTest::newRow("1.5 fractional") << QStringLiteral("1.5") << qint64(1) << QStringLiteral("\"1.5\" is not a whole number");
         QTest::newRow("1.04 fractional") << QStringLiteral("1.04") << qint64(1) << QStringLiteral("\"1.04\" is not a whole number");
         QTest::newRow("2.0001 fractional") << QStringLiteral("2.0001") << qint64(1) << QStringLiteral("\"2.0001\" is not a whole number");
-        QTest::newRow("1,5 decimal comma") << QStringLiteral("1,5") << qint64(1) << QStringLiteral("\"1,5\" is not a whole number");
-        QTest::newRow("12,34 misplaced separator") << QStringLiteral("12,34") << qint64(1) << QStringLiteral("\"12,34\" is not a whole number");
-        QTest::newRow("abc") << QStringLiteral("abc") << qint64(1) << QStringLiteral("\"abc\" is not a whole number");
-        QTest::newRow("empty") << QString() << qint64(1) << QStringLiteral("\"\" is not a whole number");
+        QTest::newRow("1,5 decimal comma") << QStringLiteral("1,5") << qint64(1) << QStringLiteral("\"1,5\" is not a whole number (write e.g. 100000, 100,000, 1e5, 8k or 1.5M)");
+        QTest::newRow("12,34 misplaced separator") << QStringLiteral("12,34") << qint64(1) << QStringLiteral("\"12,34\" is not a whole number (write e.g. 100000, 100,000, 1e5, 8k or 1.5M)");
+        QTest::newRow("abc") << QStringLiteral("abc") << qint64(1) << QStringLiteral("\"abc\" is not a whole number (write e.g. 100000, 100,000, 1e5, 8k or 1.5M)");
+        QTest::newRow("empty") << QString() << qint64(1) << QStringLiteral("\"\" is not a whole number (write e.g. 100000, 100,000, 1e5, 8k or 1.5M)");
         QTest::newRow("1e30 overflows") << QStringLiteral("1e30") << qint64(1) << QStringLiteral("1e30 is too large: it overflows 64 bits");
         QTest::newRow("2^63 overflows") << QStringLiteral("9223372036854775808") << qint64(1)
                                         << QStringLiteral("9223372036854775808 is too large: it overflows 64 bits");
@@ -159,6 +159,47 @@ private Q_SLOTS:
         }
     }
 
+    void parseCountSuffixesAndLocales_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("locale");
+        QTest::addColumn<qint64>("value");
+        // SI suffixes, exact: k = 10^3, M = 10^6 (issue 12: "8k" once became 8 tokens).
+        QTest::newRow("8k = 8,000") << QStringLiteral("8k") << QStringLiteral("C") << qint64(8'000);
+        QTest::newRow("32K = 32,000") << QStringLiteral("32K") << QStringLiteral("C") << qint64(32'000);
+        QTest::newRow("1.5M = 1,500,000") << QStringLiteral("1.5M") << QStringLiteral("C") << qint64(1'500'000);
+        QTest::newRow("2e5 = 200,000") << QStringLiteral("2e5") << QStringLiteral("C") << qint64(200'000);
+        QTest::newRow("128 k with a space") << QStringLiteral("128 k") << QStringLiteral("C") << qint64(128'000);
+        QTest::newRow("past 2^31: 3e9") << QStringLiteral("3e9") << QStringLiteral("C") << qint64(3'000'000'000);
+        // de_DE: "." groups, "," is the decimal comma ("1,5e6" once became 156).
+        QTest::newRow("de: 1.500.000") << QStringLiteral("1.500.000") << QStringLiteral("de_DE") << qint64(1'500'000);
+        QTest::newRow("de: 1,5e6") << QStringLiteral("1,5e6") << QStringLiteral("de_DE") << qint64(1'500'000);
+        QTest::newRow("de: 1,5M") << QStringLiteral("1,5M") << QStringLiteral("de_DE") << qint64(1'500'000);
+        QTest::newRow("de: the command line's 1.5M") << QStringLiteral("1.5M") << QStringLiteral("de_DE") << qint64(1'500'000);
+        QTest::newRow("en_US: 100,000") << QStringLiteral("100,000") << QStringLiteral("en_US") << qint64(100'000);
+        QTest::newRow("fr_FR: 100 000 typed with a space") << QStringLiteral("100 000") << QStringLiteral("fr_FR") << qint64(100'000);
+    }
+    void parseCountSuffixesAndLocales()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, locale);
+        QFETCH(qint64, value);
+        QCOMPARE(Units::parseCount(text, QStringLiteral("--context"), 1, QLocale(locale)), value);
+        if (locale == QLatin1String("C"))
+            QCOMPARE(Units::parseCount(text, QStringLiteral("--context")), value); // the command line reads the same
+    }
+    void parseCountRefusesWithTheField()
+    {
+        for (const char *bad : {"8kk", "k", "1.5k5", "8 tokens", "1.0005k", "8m", "9.3e18"}) {
+            try {
+                Units::parseCount(QString::fromLatin1(bad), QStringLiteral("Context"), 1, QLocale(QStringLiteral("en_US")));
+                QFAIL(bad);
+            } catch (const InputError &e) {
+                QCOMPARE(e.field(), QStringLiteral("Context"));
+            }
+        }
+    }
+
     void checkedArithmetic()
     {
         const qint64 max = std::numeric_limits<qint64>::max();
@@ -205,6 +246,29 @@ private Q_SLOTS:
         QCOMPARE(Units::formatBytes(131072, UnitSystem::Binary), QStringLiteral("128.0 KiB"));
         QCOMPARE(Units::formatExactBytes(838'860'800'000), QStringLiteral("838,860,800,000 B"));
         QCOMPARE(Units::formatIn(4'090'000'000, Units::GiB, QStringLiteral("GiB"), 2), QStringLiteral("3.81 GiB"));
+        QCOMPARE(Units::formatCount(131072, QLocale(QStringLiteral("de_DE"))), QStringLiteral("131.072"));
+        QCOMPARE(Units::formatCount(131072, QLocale::c()), QStringLiteral("131,072"));
+    }
+
+    void formatMoneyAndFigures()
+    {
+        // Never scientific (issue 12: "$4.73e-05"); three significant digits below $1.
+        QCOMPARE(Units::formatUsd(2.95), QStringLiteral("$2.95"));
+        QCOMPARE(Units::formatUsd(0.7375), QStringLiteral("$0.738"));
+        QCOMPARE(Units::formatUsd(4.73e-5), QStringLiteral("$0.0000473"));
+        QCOMPARE(Units::formatUsd(12'345.4), QStringLiteral("$12,345"));
+        // Below a cent, per 1,000 units: $4.73e-5 x 1,000 = $0.0473.
+        QCOMPARE(Units::formatUsdPer(4.73e-5, QStringLiteral("session-hour"), QStringLiteral("session-hours")),
+                 QStringLiteral("$0.0473 per 1,000 session-hours"));
+        QCOMPARE(Units::formatUsdPer(0.7375, QStringLiteral("session-hour"), QStringLiteral("session-hours")),
+                 QStringLiteral("$0.738 per session-hour"));
+        // 2e-9 x 1,000,000 = $0.002, still below a cent: x 10^9 = $2.00.
+        QCOMPARE(Units::formatUsdPer(2e-9, QStringLiteral("token"), QStringLiteral("tokens")), QStringLiteral("$2.00 per 1,000,000,000 tokens"));
+        // Counts whole with separators; fractions only where there is one (issue 12: "5678.00").
+        QCOMPARE(Units::formatDecimal(5678.0), QStringLiteral("5,678"));
+        QCOMPARE(Units::formatDecimal(1.5), QStringLiteral("1.5"));
+        QCOMPARE(Units::formatDecimal(1234.567), QStringLiteral("1,234.57"));
+        QCOMPARE(Units::formatDecimal(-0.001), QStringLiteral("0"));
     }
 };
 
