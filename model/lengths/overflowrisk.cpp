@@ -4,13 +4,14 @@
 #include "lengths/normaldistribution.h"
 
 #include <QHash>
-#include <QMap>
 #include <QMutex>
 #include <fftw3.h>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <vector>
 
 namespace Headroom {
 
@@ -31,23 +32,32 @@ QString RiskCount::methodName(Method method)
 
 OverflowRisk::OverflowRisk(const LengthDistribution &d, const KvCost &cost, qint64 cap)
 {
-    QMap<qint64, double> bytes;
+    // (bytes, probability) per length, sorted by bytes (lengths ascend, so this is
+    // nearly sorted already), equal sizes merged.
+    std::vector<std::pair<qint64, double>> bytes;
+    bytes.reserve(size_t(d.lengths.size()));
     for (int i = 0; i < d.lengths.size(); ++i) {
         const qint64 tokens = cap > 0 ? std::min(d.lengths.at(i), cap) : d.lengths.at(i);
-        bytes[cost.sessionBytes(tokens, true, QStringLiteral("--distribution"))] += d.probabilities.at(i);
+        bytes.emplace_back(cost.sessionBytes(tokens, true, QStringLiteral("--distribution")), d.probabilities.at(i));
     }
-    if (bytes.isEmpty() || bytes.lastKey() <= 0)
+    std::stable_sort(bytes.begin(), bytes.end(), [](const auto &x, const auto &y) { return x.first < y.first; });
+    if (bytes.empty() || bytes.back().first <= 0)
         throw InputError(QStringLiteral("--distribution"), QStringLiteral("sessions hold no KV cache (a model without attention layers?)"));
-    m_offset = bytes.firstKey();
+    m_offset = bytes.front().first;
     qint64 g = 0;
-    for (auto it = bytes.cbegin(); it != bytes.cend(); ++it)
-        g = std::gcd(g, it.key() - m_offset);
+    for (const auto &b : bytes)
+        g = std::gcd(g, b.first - m_offset);
     m_unit = g > 0 ? g : 1;
-    for (auto it = bytes.cbegin(); it != bytes.cend(); ++it) {
-        m_units << (it.key() - m_offset) / m_unit;
-        m_probs << it.value();
-        m_meanBytes += double(it.key()) * it.value();
-        m_meanUnits += double((it.key() - m_offset) / m_unit) * it.value();
+    for (const auto &[size, p] : bytes) {
+        const qint64 units = (size - m_offset) / m_unit;
+        if (!m_units.isEmpty() && m_units.last() == units)
+            m_probs.last() += p;
+        else {
+            m_units << units;
+            m_probs << p;
+        }
+        m_meanBytes += double(size) * p;
+        m_meanUnits += double(units) * p;
     }
     double variance = 0;
     for (int j = 0; j < m_units.size(); ++j)
@@ -554,10 +564,18 @@ double OverflowRisk::overflowProbability(qint64 sessions, qint64 budget) const
 {
     std::optional<Transform> transform;
     RiskCount::Method method = RiskCount::Method::Inversion;
-    // A figure to show, not a count to settle: the inversion up to 2^18 points
-    // (a millisecond or two), else the saddlepoint (far below the mean, where
-    // the tilt is near 0 and the window would be wide, its error is small).
-    if (const auto r = tail(sessions, budget, transform, method, qint64(1) << 18, true))
+    // A figure to show, not a count to settle. With the threshold at or below
+    // the mean of the sum (overflow about even or likelier) the saddlepoint,
+    // accurate there to well under 1% of the figure (the tilt is near 0 and the
+    // inversion's window would be wide); else the inversion up to 2^17 points.
+    const qint64 s = threshold(sessions, budget);
+    if (!trivial(sessions, s) && sessions > 1) {
+        double k0 = 0, mean = 0, k2 = 0;
+        cumulants(0, double(s), k0, mean, k2);
+        if (double(s) <= double(sessions) * mean)
+            return saddlepointOverflow(sessions, budget);
+    }
+    if (const auto r = tail(sessions, budget, transform, method, qint64(1) << 17, true))
         return r->value;
     return saddlepointOverflow(sessions, budget);
 }

@@ -78,7 +78,8 @@ public:
     OverflowRisk(const LengthDistribution &lengths, const KvCost &cost, qint64 cap);
 
     /// P(KV bytes of `sessions` sessions > budget), per GPU: the exact tail
-    /// (convolution, or inversion up to 2^18 points), else the saddlepoint.
+    /// (convolution, or inversion up to 2^17 points) when the budget is above
+    /// the sessions' mean bytes, else (and past 2^17 points) the saddlepoint.
     double overflowProbability(qint64 sessions, qint64 budgetBytes) const;
     /// The largest N with P(KV of N sessions > budget) <= eps (eps in (0, 1)),
     /// never above the exact answer for this lattice law and at most one below
