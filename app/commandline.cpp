@@ -56,7 +56,14 @@ void addPlanOptions(QCommandLineParser &p)
         opt("activation-peak", "vLLM's measured activation peak per GPU.", "SIZE"),
         opt("non-torch", "vLLM's measured non-torch memory per GPU.", "SIZE"),
         opt("cuda-graph", "vLLM's measured CUDA-graph memory per GPU.", "SIZE"),
-        opt("vllm-version", "vLLM version family, e.g. 0.6, 0.10, 0.11 (default 0.11).", "X.Y"),
+        opt("vllm-version", "vLLM version family, e.g. 0.6, 0.10, 0.11 (default 0.11); the same as --engine-version for vllm.", "X.Y"),
+        // Engine versions and build settings (engine flags, one block).
+        opt("engine-version", "The chosen engine's release, X.Y or X.Y.Z (default: the newest its rule was checked against, "
+                              "named in the derivation).", "X.Y"),
+        opt("max-num-seqs", "vLLM's max_num_seqs (sizes the sampler's dummy pass; default 1024 on 70 GiB+ non-A100 cards, else 256).", "N"),
+        opt("max-batch-size", "TensorRT-LLM build setting max_batch_size (default 2048).", "N"),
+        opt("max-num-tokens", "TensorRT-LLM build setting max_num_tokens (default 8192).", "N"),
+        opt("max-seq-len", "TensorRT-LLM build setting max_seq_len (default: max_model_len).", "N"),
         opt("max-num-batched-tokens", "vLLM's max_num_batched_tokens (sets the activation estimate).", "N"),
         opt("mem-fraction-static", "SGLang's mem_fraction_static (default by TP: 0.88, 0.87, 0.85, 0.81).", "F"),
         opt("free-gpu-memory-fraction", "TensorRT-LLM's free_gpu_memory_fraction (default 0.9).", "F"),
@@ -193,6 +200,41 @@ int smallOpt(const QCommandLineParser &p, const char *name)
 ModelShape presetModel(const QString &id, QTextStream &err);
 GpuSpec presetGpu(const QString &id, QTextStream &err);
 
+// The engine's version and build settings: --engine-version (for vLLM the same as
+// --vllm-version), --max-num-seqs, --max-batch-size, --max-num-tokens, --max-seq-len.
+void engineVersionAndBuild(const QCommandLineParser &p, Scenario &s)
+{
+    EngineSettings &e = s.engineSettings;
+    if (isSet(p, "engine-version")) {
+        const EngineVersion v = EngineVersion::parse(value(p, "engine-version"), QStringLiteral("--engine-version"));
+        if (s.engine == Engine::Vllm) {
+            e.vllmMajor = v.major;
+            e.vllmMinor = v.minor;
+        } else {
+            e.engineVersion = v;
+        }
+    }
+    if (isSet(p, "max-num-seqs"))
+        e.maxNumSeqs = countOpt(p, "max-num-seqs");
+    if (isSet(p, "max-batch-size"))
+        e.trtMaxBatchSize = countOpt(p, "max-batch-size");
+    if (isSet(p, "max-num-tokens"))
+        e.trtMaxNumTokens = countOpt(p, "max-num-tokens");
+    if (isSet(p, "max-seq-len"))
+        e.trtMaxSeqLen = countOpt(p, "max-seq-len");
+}
+
+// An engine that sizes its pool before any request (vLLM, SGLang, TensorRT-LLM) prints
+// figures that do not depend on --context: with --max-model-len given, the context
+// defaults to it.
+bool contextFromMaxModelLen(const QCommandLineParser &p)
+{
+    if (!isSet(p, "engine") || !isSet(p, "max-model-len"))
+        return false;
+    const Engine e = Engines::parse(value(p, "engine"), QStringLiteral("--engine"));
+    return e == Engine::Vllm || e == Engine::Sglang || e == Engine::Trtllm;
+}
+
 Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requireContext = true)
 {
     // A fraction flag in (low, high] into `into`.
@@ -296,7 +338,7 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
     fraction("bandwidth-efficiency", s.bandwidthEfficiency, 0, 1);
     fraction("compute-utilization", s.computeUtilization, 0, 1);
     fraction("traffic-multiplier", s.trafficMultiplier, 0, 1e6);
-    if (!isSet(p, "context") && requireContext && !s.distribution && !fromFile)
+    if (!isSet(p, "context") && requireContext && !s.distribution && !fromFile && !contextFromMaxModelLen(p))
         throw InputError(QStringLiteral("--context"), QStringLiteral("is required: resident tokens per session, e.g. --context 100000 (or give --distribution)"));
     if (isSet(p, "context")) {
         s.contextTokens = countOpt(p, "context");
@@ -350,6 +392,9 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
         s.blockSize = smallOpt(p, "block-size");
     if (isSet(p, "max-model-len"))
         s.maxModelLen = countOpt(p, "max-model-len");
+    if (!isSet(p, "context") && !s.distribution && !fromFile && contextFromMaxModelLen(p))
+        s.contextTokens = *s.maxModelLen;
+    engineVersionAndBuild(p, s);
     if (isSet(p, "preallocate"))
         s.preallocate = true;
     fraction("price", s.priceUsdPerGpuHour, 0, 1e6);

@@ -38,10 +38,8 @@ double defaultMemFractionStatic(int tp);
 /// 5.00 GiB of K + V from a 9.49 GiB budget).
 constexpr double mambaFullMemoryRatio = 0.9;
 /// What the CUDA context and NCCL take before SGLang measures "avail mem" at
-/// "Load weight begin", per GPU: 0.45 GiB. E07 printed 21.63 GiB free on an L4
-/// and E18 22.93 GiB on an RTX 4090, each about 0.4-0.6 GiB below the card as
-/// torch sees it (Headroom's engine-visible figure for those presets).
-constexpr qint64 startupBytes = 483'183'820; // 0.45 GiB
+/// "Load weight begin", per GPU (EngineMath::cudaContextBytes, fitted on E07 and E18).
+constexpr qint64 startupBytes = EngineMath::cudaContextBytes;
 } // namespace Sglang
 
 } // namespace Headroom

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inputs/scenario.h"
+#include "engines/enginerule.h"
 #include "core/units.h"
 
 namespace Headroom {
@@ -64,6 +65,13 @@ QJsonObject Scenario::toJson() const
     o.insert(QStringLiteral("free_gpu_memory_fraction"), e.freeGpuMemoryFraction);
     o.insert(QStringLiteral("max_num_batched_tokens"), opt(e.maxNumBatchedTokens));
     o.insert(QStringLiteral("vllm_version"), QStringLiteral("%1.%2").arg(e.vllmMajor).arg(e.vllmMinor));
+    // The chosen engine's release in force and its build settings (engine flags).
+    o.insert(QStringLiteral("engine_version"), Engines::rule(engine).version(*this).text());
+    o.insert(QStringLiteral("max_num_seqs"), opt(e.maxNumSeqs));
+    o.insert(QStringLiteral("max_batch_size"), opt(e.trtMaxBatchSize));
+    o.insert(QStringLiteral("max_num_tokens"), opt(e.trtMaxNumTokens));
+    o.insert(QStringLiteral("max_seq_len"), opt(e.trtMaxSeqLen));
+    o.insert(QStringLiteral("engine_memory_bytes"), effectiveEngineMemoryBytes());
     o.insert(QStringLiteral("n_ctx"), opt(e.nCtx));
     o.insert(QStringLiteral("n_seq"), e.nSeq);
     o.insert(QStringLiteral("n_batch"), e.nBatch);

@@ -351,6 +351,13 @@ EngineSettings readEngineSettings(const QJsonObject &o, const QString &prefix, c
     es.nSeq = readInt(o, "n_seq", 1, 1, prefix);
     es.nBatch = readInt(o, "n_batch", 512, 1, prefix);
     es.trtTokensPerBlock = readInt(o, "tokens_per_block", 32, 1, prefix);
+    // Engine versions and build settings (engine flags, one block).
+    if (o.value(QStringLiteral("engine_version")).isString())
+        es.engineVersion = EngineVersion::parse(o.value(QStringLiteral("engine_version")).toString(), prefix + QStringLiteral("engine_version"));
+    es.maxNumSeqs = positive("max_num_seqs");
+    es.trtMaxBatchSize = positive("max_batch_size");
+    es.trtMaxNumTokens = positive("max_num_tokens");
+    es.trtMaxSeqLen = positive("max_seq_len");
     return es;
 }
 
@@ -424,6 +431,12 @@ QJsonObject ScenarioFile::toJson(const Scenario &s, const QString &name)
                        {QStringLiteral("gpu_memory_utilization"), s.gpuMemoryUtilization},
                        {QStringLiteral("gpu_memory_utilization_given"), s.gpuMemoryUtilizationGiven},
                        {QStringLiteral("block_size"), s.blockSize}};
+    // Engine versions and build settings (engine flags, one block).
+    engine.insert(QStringLiteral("engine_version"), e.engineVersion ? QJsonValue(e.engineVersion->text()) : QJsonValue());
+    engine.insert(QStringLiteral("max_num_seqs"), optional(e.maxNumSeqs));
+    engine.insert(QStringLiteral("max_batch_size"), optional(e.trtMaxBatchSize));
+    engine.insert(QStringLiteral("max_num_tokens"), optional(e.trtMaxNumTokens));
+    engine.insert(QStringLiteral("max_seq_len"), optional(e.trtMaxSeqLen));
     QJsonObject inputs{{QStringLiteral("tp"), s.tp},
                        {QStringLiteral("context_tokens"), big(s.contextTokens)},
                        {QStringLiteral("sessions"), big(s.sessions)},

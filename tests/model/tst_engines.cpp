@@ -569,6 +569,26 @@ private Q_SLOTS:
         QCOMPARE(f.numBlocks, qint64(132608 / 32));
         s.engineSettings.trtTokensPerBlock = 64; // older build scripts
         QCOMPARE(pinned(s, 69'524'783'104).numBlocks, qint64(2072));
+        s.engineSettings.trtTokensPerBlock = 32;
+        {
+            // Before hardware: the A100 80GB preset, Llama-2-7B's config.json (hidden 4096,
+            // intermediate 11008, vocab 32000, max_position_embeddings 4096; 6,738,415,616
+            // parameters) in int8, trtllm-build's default build settings: the allocation within
+            // 2% of the card of the 69,524,783,104 B printed.
+            Scenario b = s;
+            b.model = shaped(dense(32, 32, 32, 128), 4096, 11008, 32000, 6'738'415'616);
+            b.model.maxPositionEmbeddings = 4096;
+            b.gpu = gpuPreset("a100-sxm4-80gb");
+            b.weightsDtype = Dtype::INT8;
+            const CapacityResult r = computeCapacity(b);
+            QVERIFY2(r.ok, qPrintable(r.error));
+            const double miss = double(r.engineFigures.kvCacheBytes - 69'524'783'104) / double(b.gpu.memoryBytes);
+            QVERIFY2(std::abs(miss) <= 0.02, qPrintable(QString::number(miss)));
+            QVERIFY(r.engineFigures.kvCacheTokensLow <= 132608 && 132608 <= r.engineFigures.kvCacheTokensHigh);
+            // A larger build reserves more: max_batch_size and max_num_tokens move the budget.
+            b.engineSettings.trtMaxNumTokens = 32768;
+            QVERIFY(computeCapacity(b).kvBudgetBytesPerGpu < r.kvBudgetBytesPerGpu);
+        }
         // Unpinned: 0.9 of the free memory after load.
         s.engineSettings.freeMemoryAfter = 10 * GiB;
         const CapacityResult r = computeCapacity(s);
