@@ -64,6 +64,9 @@ void addPlanOptions(QCommandLineParser &p)
         opt("max-batch-size", "TensorRT-LLM build setting max_batch_size (default 2048).", "N"),
         opt("max-num-tokens", "TensorRT-LLM build setting max_num_tokens (default 8192).", "N"),
         opt("max-seq-len", "TensorRT-LLM build setting max_seq_len (default: max_model_len).", "N"),
+        opt("pp", "Pipeline-parallel stages per replica: each GPU holds ceil(layers / N) layers (default 1).", "N"),
+        opt("dp", "Data-parallel replicas (fleet size; default 1).", "N"),
+        opt("ep", "Expert-parallel GPUs the routed experts are split over (e.g. TP x DP with vLLM's --enable-expert-parallel).", "N"),
         opt("max-num-batched-tokens", "vLLM's max_num_batched_tokens (sets the activation estimate).", "N"),
         opt("mem-fraction-static", "SGLang's mem_fraction_static (default by TP: 0.88, 0.87, 0.85, 0.81).", "F"),
         opt("free-gpu-memory-fraction", "TensorRT-LLM's free_gpu_memory_fraction (default 0.9).", "F"),
@@ -200,8 +203,9 @@ int smallOpt(const QCommandLineParser &p, const char *name)
 ModelShape presetModel(const QString &id, QTextStream &err);
 GpuSpec presetGpu(const QString &id, QTextStream &err);
 
-// The engine's version and build settings: --engine-version (for vLLM the same as
-// --vllm-version), --max-num-seqs, --max-batch-size, --max-num-tokens, --max-seq-len.
+// The engine's version, build settings and parallelism: --engine-version (for vLLM the
+// same as --vllm-version), --max-num-seqs, --max-batch-size, --max-num-tokens,
+// --max-seq-len, --pp, --dp, --ep.
 void engineVersionAndBuild(const QCommandLineParser &p, Scenario &s)
 {
     EngineSettings &e = s.engineSettings;
@@ -222,6 +226,12 @@ void engineVersionAndBuild(const QCommandLineParser &p, Scenario &s)
         e.trtMaxNumTokens = countOpt(p, "max-num-tokens");
     if (isSet(p, "max-seq-len"))
         e.trtMaxSeqLen = countOpt(p, "max-seq-len");
+    if (isSet(p, "pp"))
+        s.pp = smallOpt(p, "pp");
+    if (isSet(p, "dp"))
+        s.dp = smallOpt(p, "dp");
+    if (isSet(p, "ep"))
+        s.ep = smallOpt(p, "ep");
 }
 
 // An engine that sizes its pool before any request (vLLM, SGLang, TensorRT-LLM) prints

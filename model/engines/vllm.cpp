@@ -190,7 +190,10 @@ EngineFigures VllmRule::figures(const Scenario &s, const KvCost &cost, qint64 bu
     // kv_cache_utils.py check_enough_kv_cache_memory / estimate_max_model_len: the
     // KV one request of max_model_len needs, and the longest that fits the pool.
     if (groups == 1) {
-        const qint64 perToken = cost.bytesPerTokenPerGpu();
+        // Under pipeline parallelism vLLM 0.15 checked one stage's memory against the whole
+        // model's KV ("24.0 GiB KV cache is needed" for all 48 layers, vllm-project/vllm issue
+        // 34076, E22): the check's bytes per token are the stage's x pp.
+        const qint64 perToken = Units::mul(cost.bytesPerTokenPerGpu(), std::max(1, s.pp), QStringLiteral("--pp"));
         f.kvNeededBytes = Units::mul(Units::ceilDiv(maxLen, block) * block, perToken, QStringLiteral("--max-model-len"));
         f.estimatedMaxModelLen = perToken > 0 ? std::min(maxLen, pool / Units::mul(perToken, block, QStringLiteral("--block-size")) * block) : 0;
     }

@@ -314,6 +314,15 @@ LengthDistribution distributionFromJson(const QJsonObject &o)
 // The engine settings as one object holds them: a .headroom file's "engine"
 // (prefix "engine.", byte fields bare) or the "inputs" echo of plan --json
 // (prefix "inputs.", byte fields ending in "_bytes"). Every value is range-checked.
+// Pipeline, data and expert parallelism (engine flags --pp, --dp, --ep), one block.
+void readParallelism(const QJsonObject &o, Scenario &s, const QString &prefix)
+{
+    s.pp = readInt(o, "pp", 1, 1, prefix);
+    s.dp = readInt(o, "dp", 1, 1, prefix);
+    if (o.value(QStringLiteral("ep")).isDouble())
+        s.ep = readInt(o, "ep", 1, 1, prefix);
+}
+
 EngineSettings readEngineSettings(const QJsonObject &o, const QString &prefix, const char *byteSuffix)
 {
     EngineSettings es;
@@ -395,6 +404,7 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
         s.maxModelLen.reset();
     s.gpuMemoryUtilizationGiven = s.engine == Engine::Vllm;
     s.engineSettings = readEngineSettings(in, QStringLiteral("inputs."), "_bytes");
+    readParallelism(in, s, QStringLiteral("inputs."));
     if (in.value(QStringLiteral("distribution")).isString())
         s.distribution = LengthDistribution::parse(in.value(QStringLiteral("distribution")).toString(), QStringLiteral("inputs.distribution"));
     s.lengthScale = readDouble(in, "length_scale", 1.0);
@@ -437,6 +447,9 @@ QJsonObject ScenarioFile::toJson(const Scenario &s, const QString &name)
     engine.insert(QStringLiteral("max_batch_size"), optional(e.trtMaxBatchSize));
     engine.insert(QStringLiteral("max_num_tokens"), optional(e.trtMaxNumTokens));
     engine.insert(QStringLiteral("max_seq_len"), optional(e.trtMaxSeqLen));
+    engine.insert(QStringLiteral("pp"), s.pp);
+    engine.insert(QStringLiteral("dp"), s.dp);
+    engine.insert(QStringLiteral("ep"), optional(s.ep));
     QJsonObject inputs{{QStringLiteral("tp"), s.tp},
                        {QStringLiteral("context_tokens"), big(s.contextTokens)},
                        {QStringLiteral("sessions"), big(s.sessions)},
@@ -491,6 +504,7 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
     const QJsonObject e = o.value(QStringLiteral("engine")).toObject();
     s.engine = Engines::parse(e.value(QStringLiteral("engine")).toString(QStringLiteral("plain")), QStringLiteral("engine.engine"));
     s.engineSettings = readEngineSettings(e, QStringLiteral("engine."), "");
+    readParallelism(e, s, QStringLiteral("engine."));
     const QString ep = QStringLiteral("engine.");
     s.gpuMemoryUtilization = readBounded(e, "gpu_memory_utilization", s.gpuMemoryUtilization, 1e-6, 1, ep);
     s.gpuMemoryUtilizationGiven = e.value(QStringLiteral("gpu_memory_utilization_given")).toBool();

@@ -399,6 +399,52 @@ private Q_SLOTS:
         QVERIFY2(nlo <= a.kvNeededBytes && a.kvNeededBytes <= nhi, qPrintable(QString::number(a.kvNeededBytes)));
     }
 
+    void vllmPipelineParallelE22()
+    {
+        // E22 (vllm-project/vllm issue 34076, vLLM 0.15, PP 2): one stage printed 3.18 GiB
+        // available, "24.0 GiB KV cache is needed" for 262,144 tokens (all 48 layers x 2,048 B),
+        // estimated maximum model length 34,736. With --pp 2 a GPU holds 24 layers' KV
+        // (1,024 blocks' worth of 48 KiB per token), and the check still sizes the whole model.
+        Scenario s = scenario(dense(48, 32, 4, 128), Engine::Vllm);
+        s.pp = 2;
+        s.maxModelLen = 262144;
+        const auto [lo, hi] = interval(3.18, 2, GiB);
+        const EngineFigures a = pinned(s, lo), b = pinned(s, hi);
+        QVERIFY2(a.estimatedMaxModelLen <= 34736 && 34736 <= b.estimatedMaxModelLen,
+                 qPrintable(QStringLiteral("[%1, %2]").arg(a.estimatedMaxModelLen).arg(b.estimatedMaxModelLen)));
+        QCOMPARE(a.kvNeededBytes, qint64(262144) * 48 * 2048);
+        // The pool itself holds a stage's 24 layers: 24 x 2,048 B per token.
+        QCOMPARE(a.kvCacheTokens, lo / (16 * 24 * 2048) * 16);
+    }
+
+    void expertParallelWeights()
+    {
+        // --ep: the routed experts (2 layers x 8 experts x 3 x hidden 1024 x expert size 512 =
+        // 25,165,824 parameters) split over EP 4, the rest over TP 1: of 60,000,000 B of bf16
+        // weights (30,000,000 parameters), 50,331,648 B are experts -> 9,668,352 + 12,582,912 B.
+        ModelShape m = dense(2, 8, 8, 128, 30'000'000);
+        m.numExperts = 8;
+        m.expertsPerToken = 2;
+        m.hiddenSize = 1024;
+        m.moeIntermediateSize = 512;
+        Scenario s = scenario(m, Engine::Plain);
+        s.model.totalParams = 30'000'000;
+        s.weightsDtype = Dtype::BF16;
+        s.ep = 4;
+        CapacityResult r = computeCapacity(s);
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(r.weightsBytesPerGpu, qint64(9'668'352 + 12'582'912));
+        // --pp 2 halves both the weights and the KV per GPU of a 32-layer dense model.
+        Scenario p = scenario(dense(32, 32, 8, 128, 8'000'000'000), Engine::Plain);
+        const CapacityResult one = computeCapacity(p);
+        p.pp = 2;
+        const CapacityResult two = computeCapacity(p);
+        QCOMPARE(two.weightsBytesPerGpu, one.weightsBytesPerGpu / 2);
+        QCOMPARE(two.kvBytesPerTokenPerGpu, one.kvBytesPerTokenPerGpu / 2);
+        p.pp = 0;
+        QCOMPARE(computeCapacity(p).errorField, QStringLiteral("--pp"));
+    }
+
     void vllmWithTheLog_data()
     {
         QTest::addColumn<ModelShape>("model");
