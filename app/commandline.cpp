@@ -68,7 +68,7 @@ void addPlanOptions(QCommandLineParser &p)
         opt("dp", "Data-parallel replicas (fleet size; default 1).", "N"),
         opt("ep", "Expert-parallel GPUs the routed experts are split over (e.g. TP x DP with vLLM's --enable-expert-parallel).", "N"),
         opt("max-num-batched-tokens", "vLLM's max_num_batched_tokens (sets the activation estimate).", "N"),
-        opt("mem-fraction-static", "SGLang's mem_fraction_static (default by TP: 0.88, 0.87, 0.85, 0.81).", "F"),
+        opt("mem-fraction-static", "SGLang's mem_fraction_static (default: SGLang 0.5's rule by card memory and TP; 0.4: 0.88, 0.87, 0.85, 0.81 by TP).", "F"),
         opt("free-gpu-memory-fraction", "TensorRT-LLM's free_gpu_memory_fraction (default 0.9).", "F"),
         opt("tokens-per-block", "TensorRT-LLM tokens per block (default 32; 64 in older builds).", "N"),
         opt("n-ctx", "llama.cpp n_ctx / Ollama num_ctx (cells).", "N"),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Calibration from start-up logs: the figures engines printed
-// (shared/validation/engine-logs.md E02, E07, E11, in tests/data/logs/) are
+// Calibration from start-up logs: the figures engines printed in public reports
+// (E02, E07, E11, E21, E26; tests/data/logs/ with their sources in SOURCE.md) are
 // read back and predicted again from the calibrated scenario.
 #include "plan/capacity.h"
 #include "io/configimporter.h"

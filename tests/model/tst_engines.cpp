@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Engine profiles against what real engines printed (shared/validation/
-// engine-logs.md, rows E01-E15). Engines print rounded figures: "3.81 GiB"
-// stands for anything in [3.805, 3.815) GiB, so a row passes when the printed
-// count lies in the range the rule gives over that interval.
+// Engine rules against what real engines printed in public start-up logs, bug
+// reports and guides (rows E01-E27; the figures are copied into each row, and
+// each row names its public report where one is known). Two modes: with the
+// log's figures, a row passes when the printed count lies in the range the rule
+// gives over the printed rounding ("3.81 GiB" stands for [3.805, 3.815) GiB);
+// before hardware (beforeHardware, ollamaBeforeHardware, trtllmE08), from what a
+// user knows, the KV budget must land within 2% of the card's memory.
 #include "plan/capacity.h"
 #include "io/configimporter.h"
 #include "engines/enginerule.h"
@@ -600,8 +603,20 @@ private Q_SLOTS:
         QVERIFY2(lo <= 46611 && 46611 <= hi, qPrintable(QStringLiteral("[%1, %2]").arg(lo).arg(hi)));
         // K size = V size = 46,611 x 64 layers x 2 heads x 128 x 2 B = 1.42 GiB printed.
         QCOMPARE(std::round(double(qint64(46611) * 64 * 2 * 128 * 2) / double(GiB) * 100) / 100, 1.42);
-        // The default fraction at TP 4 is the one E07 ran with.
+        // The default fraction at TP 4 is the one E07 ran with (SGLang 0.4's TP table).
         QCOMPARE(Sglang::defaultMemFractionStatic(4), 0.85);
+        s.engineSettings.engineVersion = EngineVersion{0, 4};
+        QCOMPARE(Sglang::defaultMemFractionStatic(s), 0.85);
+        // SGLang 0.5 (server_args.py _handle_gpu_memory_settings), by card and TP:
+        // L4, 23,034 MiB, TP 4: 512 + 1.5 x 2048 + 2 x 80 + 4 / 8 x 1024 = 4,256 MiB reserved,
+        // (23,034 - 4,256) / 23,034 = 0.815.
+        s.engineSettings.engineVersion = EngineVersion{0, 5};
+        s.gpu = gpuPreset("l4");
+        QCOMPARE(Sglang::defaultMemFractionStatic(s), 0.815);
+        // H100, 81,559 MiB, TP 1: 512 + 1.5 x 8192 + 2 x 256 + 128 = 13,440 MiB: 0.835.
+        s.gpu = gpuPreset("h100-sxm-80gb");
+        s.tp = 1;
+        QCOMPARE(Sglang::defaultMemFractionStatic(s), 0.835);
     }
 
     void trtllmE08()
