@@ -7,6 +7,8 @@
 #include "plan/levers.h"
 #include "io/logcalibration.h"
 #include "io/scenariofile.h"
+#include "inputs/inputranges.h"
+#include "presetbundle.h"
 #include "presetstore.h"
 
 #include <QCommandLineParser>
@@ -17,6 +19,7 @@
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <cmath>
+#include <memory>
 
 namespace Headroom {
 
@@ -247,10 +250,11 @@ bool contextFromMaxModelLen(const QCommandLineParser &p)
 
 Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requireContext = true)
 {
-    // A fraction flag in (low, high] into `into`.
-    auto fraction = [&](const char *name, auto &into, double low, double high) {
-        if (isSet(p, name))
-            into = Units::parseFraction(value(p, name), QStringLiteral("--") + QString::fromLatin1(name), low, high);
+    // A real-valued flag, by its one range rule (inputs/inputranges.h), into `into`.
+    auto real = [&](RealInput input, auto &into) {
+        const QString flag = QString::fromLatin1(InputRanges::of(input).flag);
+        if (p.isSet(flag.mid(2)))
+            into = InputRanges::parse(input, p.value(flag.mid(2)), flag);
     };
     Scenario s;
     bool fromFile = false;
@@ -329,25 +333,16 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
         s.tp = smallOpt(p, "tp");
     if (isSet(p, "distribution"))
         s.distribution = LengthDistribution::parse(value(p, "distribution"), QStringLiteral("--distribution"));
-    fraction("length-scale", s.lengthScale, 0, 1e6);
+    real(RealInput::LengthScale, s.lengthScale);
     if (isSet(p, "retain"))
         s.retainTokens = countOpt(p, "retain");
-    if (isSet(p, "risk")) {
-        s.risk = Units::parseFraction(value(p, "risk"), QStringLiteral("--risk"), 0, 0.5);
-        if (s.risk < 1e-6)
-            throw InputError(QStringLiteral("--risk"), QStringLiteral("must be between 1e-6 and 0.5, got %1").arg(value(p, "risk")));
-    }
-    if (isSet(p, "margin")) {
-        bool ok = false;
-        s.marginFraction = value(p, "margin").toDouble(&ok);
-        if (!ok || !(s.marginFraction >= 0 && s.marginFraction <= 0.9))
-            throw InputError(QStringLiteral("--margin"), QStringLiteral("must be a fraction from 0 to 0.9, got %1").arg(value(p, "margin")));
-    }
+    real(RealInput::Risk, s.risk);
+    real(RealInput::Margin, s.marginFraction);
     if (isSet(p, "target-sessions"))
         s.targetSessions = countOpt(p, "target-sessions");
-    fraction("bandwidth-efficiency", s.bandwidthEfficiency, 0, 1);
-    fraction("compute-utilization", s.computeUtilization, 0, 1);
-    fraction("traffic-multiplier", s.trafficMultiplier, 0, 1e6);
+    real(RealInput::BandwidthEfficiency, s.bandwidthEfficiency);
+    real(RealInput::ComputeUtilization, s.computeUtilization);
+    real(RealInput::TrafficMultiplier, s.trafficMultiplier);
     if (!isSet(p, "context") && requireContext && !s.distribution && !fromFile && !contextFromMaxModelLen(p))
         throw InputError(QStringLiteral("--context"), QStringLiteral("is required: resident tokens per session, e.g. --context 100000 (or give --distribution)"));
     if (isSet(p, "context")) {
@@ -386,8 +381,8 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
     }
     if (isSet(p, "max-num-batched-tokens"))
         e.maxNumBatchedTokens = countOpt(p, "max-num-batched-tokens");
-    fraction("mem-fraction-static", e.memFractionStatic, 0, 1);
-    fraction("free-gpu-memory-fraction", e.freeGpuMemoryFraction, 0, 1);
+    real(RealInput::MemFractionStatic, e.memFractionStatic);
+    real(RealInput::FreeGpuMemoryFraction, e.freeGpuMemoryFraction);
     if (isSet(p, "tokens-per-block"))
         e.trtTokensPerBlock = smallOpt(p, "tokens-per-block");
     if (isSet(p, "n-ctx"))
@@ -397,7 +392,7 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
     if (isSet(p, "n-batch"))
         e.nBatch = smallOpt(p, "n-batch");
     s.gpuMemoryUtilizationGiven = s.gpuMemoryUtilizationGiven || isSet(p, "gpu-memory-utilization");
-    fraction("gpu-memory-utilization", s.gpuMemoryUtilization, 0, 1);
+    real(RealInput::GpuMemoryUtilization, s.gpuMemoryUtilization);
     if (isSet(p, "block-size"))
         s.blockSize = smallOpt(p, "block-size");
     if (isSet(p, "max-model-len"))
@@ -407,7 +402,7 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
     engineVersionAndBuild(p, s);
     if (isSet(p, "preallocate"))
         s.preallocate = true;
-    fraction("price", s.priceUsdPerGpuHour, 0, 1e6);
+    real(RealInput::Price, s.priceUsdPerGpuHour);
     return s;
 }
 
@@ -640,13 +635,8 @@ int runDiagnose(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
     return 0;
 }
 
-int runPresets(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
+int runPresetsList(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
 {
-    const QStringList pos = p.positionalArguments();
-    if (pos.size() < 2 || pos.at(1) != QLatin1String("list")) {
-        err << "usage: headroom presets list [--json]\n";
-        return 2;
-    }
     const PresetStore *store = openStore(err);
     QVector<PresetRecord> all = store ? store->list() : PresetStore::builtInPresets();
     if (store)
@@ -682,6 +672,330 @@ int runPresets(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
     return 0;
 }
 
+// The presets subcommands' field flags: flag, preset JSON field, kind it
+// applies to (empty: both) and how its value is read.
+enum class PresetValue { Text, Size, Rate, Count, Number };
+struct PresetFlag
+{
+    const char *flag;
+    const char *field;
+    const char *kind;
+    PresetValue type;
+    const char *help;
+    const char *valueName;
+};
+const PresetFlag presetFlags[] = {
+    {"name", "name", "", PresetValue::Text, "presets add/edit: the display name.", "TEXT"},
+    {"source", "source", "", PresetValue::Text, "presets add/edit: where the figures come from.", "TEXT"},
+    {"source-date", "source_date", "", PresetValue::Text, "presets add/edit: date of the source, YYYY-MM-DD.", "DATE"},
+    {"notes", "notes", "", PresetValue::Text, "presets add/edit: free notes.", "TEXT"},
+    {"vendor", "vendor", "gpu", PresetValue::Text, "presets add/edit (GPU): the vendor.", "TEXT"},
+    {"memory", "memory_bytes", "gpu", PresetValue::Size, "presets add/edit (GPU): memory per card as the driver reports it: 81559MiB, 80GB.", "SIZE"},
+    {"memory-source", "memory_source", "gpu", PresetValue::Text, "presets add/edit (GPU): where the memory figure comes from.", "TEXT"},
+    {"marketed-memory", "marketed_memory", "gpu", PresetValue::Text, "presets add/edit (GPU): memory as marketed, e.g. \"80 GB HBM3\".", "TEXT"},
+    {"bandwidth", "bandwidth_bytes_per_s", "gpu", PresetValue::Rate, "presets add/edit (GPU): memory bandwidth per second: 3.35TB/s.", "SIZE/s"},
+    {"tflops", "bf16_dense_tflops", "gpu", PresetValue::Number, "presets add/edit (GPU): dense BF16 TFLOPS (no sparsity).", "F"},
+    {"host-link", "host_link", "gpu", PresetValue::Text, "presets add/edit (GPU): the host link, e.g. \"PCIe 5.0 x16\".", "TEXT"},
+    {"host-link-bandwidth", "host_link_bytes_per_s", "gpu", PresetValue::Rate, "presets add/edit (GPU): host link bandwidth, one direction: 64GB/s.", "SIZE/s"},
+    {"price", "price_usd_per_hour", "gpu", PresetValue::Number, nullptr, nullptr}, // the plan flag, read the same way
+    {"price-source", "price_source", "gpu", PresetValue::Text, "presets add/edit (GPU): where the price comes from (a contract, a quote).", "TEXT"},
+    {"price-date", "price_date", "gpu", PresetValue::Text, "presets add/edit (GPU): date of the price, YYYY-MM-DD.", "DATE"},
+    {"hf-id", "hf_id", "model", PresetValue::Text, "presets add/edit (model): the HuggingFace repository id.", "ORG/NAME"},
+    {"params", "total_params", "model", PresetValue::Count, nullptr, nullptr}, // the plan flag
+    {"active-params", "active_params", "model", PresetValue::Count, "presets add/edit (model): parameters active per token (MoE).", "N"},
+    {"params-source", "params_source", "model", PresetValue::Text, "presets add/edit (model): where the parameter count comes from.", "TEXT"},
+    {"checkpoint", "checkpoint_bytes", "model", PresetValue::Size, "presets add/edit (model): size of the published checkpoint.", "SIZE"},
+};
+
+void addPresetOptions(QCommandLineParser &p)
+{
+    for (const PresetFlag &f : presetFlags)
+        if (f.help)
+            p.addOption(opt(f.flag, f.help, f.valueName));
+    p.addOptions({
+        opt("config", "presets add/edit (model): the HuggingFace config.json (or a model preset file) giving the shape.", "PATH"),
+        opt("from", "presets add: start from a copy of preset ID (a built-in or yours), then apply the flags.", "ID"),
+        opt("clear", "presets edit: remove an optional field (flag or JSON name; --clear price: no published price).", "FIELD"),
+        opt("replace", "presets import: overwrite your presets with the same ids (the old ones go to a backup bundle)."),
+    });
+}
+
+// Applies the field flags given to `preset` (of `kind`). Throws InputError naming the flag.
+bool applyPresetFlags(const QCommandLineParser &p, const QString &kind, QJsonObject &preset)
+{
+    bool changed = false;
+    for (const PresetFlag &f : presetFlags) {
+        if (!isSet(p, f.flag))
+            continue;
+        const QString flag = QStringLiteral("--") + QString::fromLatin1(f.flag);
+        if (*f.kind && kind != QLatin1String(f.kind))
+            throw InputError(flag, QStringLiteral("applies to %1 presets only").arg(QLatin1String(f.kind)));
+        const QString v = value(p, f.flag);
+        QJsonValue j;
+        switch (f.type) {
+        case PresetValue::Text: j = v; break;
+        case PresetValue::Size: j = QJsonValue(Units::parseSize(v, flag)); break; // qint64, kept exact
+        case PresetValue::Rate: {
+            QString size = v.trimmed();
+            if (size.endsWith(QLatin1String("/s")))
+                size.chop(2);
+            j = QJsonValue(Units::parseSize(size, flag));
+            break;
+        }
+        case PresetValue::Count: j = QJsonValue(Units::parseCount(v, flag)); break;
+        case PresetValue::Number: j = Units::parseFraction(v, flag, 0, 1e6); break; // TFLOPS or dollars, in (0, 10^6]
+        }
+        preset.insert(QLatin1String(f.field), j);
+        changed = true;
+    }
+    if (isSet(p, "config")) {
+        if (kind != QLatin1String("model"))
+            throw InputError(QStringLiteral("--config"), QStringLiteral("applies to model presets only"));
+        const QJsonObject read = PresetStore::modelPresetFromFile(value(p, "config"), QStringLiteral("--config"));
+        preset.insert(QStringLiteral("config"), read.value(QStringLiteral("config")));
+        if (!preset.contains(QStringLiteral("source")))
+            preset.insert(QStringLiteral("source"), read.value(QStringLiteral("source")));
+        if (!preset.contains(QStringLiteral("name")) && read.contains(QStringLiteral("name")))
+            preset.insert(QStringLiteral("name"), read.value(QStringLiteral("name")));
+        changed = true;
+    }
+    return changed;
+}
+
+// PresetStore::validate with the field named as the flag that sets it.
+void validateFromFlags(const QJsonObject &preset)
+{
+    try {
+        PresetStore::validate(preset);
+    } catch (const InputError &e) {
+        for (const PresetFlag &f : presetFlags)
+            if (e.field() == QLatin1String(f.field))
+                throw InputError(QStringLiteral("--") + QString::fromLatin1(f.flag), e.message());
+        throw;
+    }
+}
+
+// The store the presets subcommands write to; nullptr (with the error printed) when it cannot be opened.
+std::unique_ptr<PresetStore> writableStore(QTextStream &err)
+{
+    auto store = std::make_unique<PresetStore>(PresetStore::defaultPath());
+    QString error;
+    if (!store->open(&error)) {
+        err << "error: " << error << '\n';
+        return nullptr;
+    }
+    if (!store->warning().isEmpty())
+        err << "warning: " << store->warning() << '\n';
+    return store;
+}
+
+QString builtInRefusal(const QString &id, const QString &kind, const char *verb)
+{
+    return QStringLiteral("\"%1\" is a built-in preset, which cannot be %2 (built-ins are refreshed with each release); "
+                          "`headroom presets add %3 my-%1 --from %1` makes your own copy")
+        .arg(id, QLatin1String(verb), kind);
+}
+
+int runPresetsAdd(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
+{
+    const QStringList pos = p.positionalArguments();
+    if (pos.size() != 4 || (pos.at(2) != QLatin1String("gpu") && pos.at(2) != QLatin1String("model"))) {
+        err << "usage: headroom presets add gpu ID --name TEXT --memory SIZE [--bandwidth SIZE/s --tflops F --price USD ...]\n"
+               "       headroom presets add model ID --config config.json [--name TEXT --params N ...]\n"
+               "       headroom presets add gpu|model ID --from EXISTING-ID [field flags]\n";
+        return 2;
+    }
+    const QString kind = pos.at(2), id = pos.at(3);
+    auto store = writableStore(err);
+    if (!store)
+        return 1;
+    QJsonObject preset;
+    if (isSet(p, "from")) {
+        const PresetRecord from = store->find(value(p, "from"));
+        if (from.id.isEmpty() || from.kind != kind)
+            throw InputError(QStringLiteral("--from"), QStringLiteral("unknown %1 preset \"%2\"; `headroom presets list` shows the ids").arg(kind, value(p, "from")));
+        preset = from.json;
+    } else if (kind == QLatin1String("model") && !isSet(p, "config")) {
+        throw InputError(QStringLiteral("--config"), QStringLiteral("give the model's config.json (or --from an existing preset)"));
+    } else if (kind == QLatin1String("gpu") && !isSet(p, "memory")) {
+        throw InputError(QStringLiteral("--memory"), QStringLiteral("give the memory per card, e.g. --memory 81559MiB (or --from an existing preset)"));
+    }
+    preset.insert(QStringLiteral("id"), id);
+    preset.insert(QStringLiteral("kind"), kind);
+    applyPresetFlags(p, kind, preset);
+    if (!preset.contains(QStringLiteral("name")))
+        preset.insert(QStringLiteral("name"), id);
+    validateFromFlags(preset);
+    const PresetRecord existing = store->find(id);
+    if (!existing.id.isEmpty() || PresetStore::isBuiltInId(id))
+        throw InputError(QStringLiteral("ID"), existing.builtIn || existing.id.isEmpty()
+                                                   ? QStringLiteral("\"%1\" is a built-in preset; choose another id").arg(id)
+                                                   : QStringLiteral("\"%1\" is already one of your presets; `headroom presets edit %1` changes it").arg(id));
+    QString error;
+    if (!store->saveUserPreset(preset, &error)) {
+        err << "error: " << error << '\n';
+        return 1;
+    }
+    out << "added " << kind << " preset " << id << " (" << preset.value(QStringLiteral("name")).toString() << ")\n";
+    return 0;
+}
+
+int runPresetsEdit(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
+{
+    const QStringList pos = p.positionalArguments();
+    if (pos.size() != 3) {
+        err << "usage: headroom presets edit ID [field flags, e.g. --price 1.80 --price-date 2026-12-01] [--clear FIELD]\n";
+        return 2;
+    }
+    auto store = writableStore(err);
+    if (!store)
+        return 1;
+    const PresetRecord r = store->find(pos.at(2));
+    if (r.id.isEmpty())
+        throw InputError(QStringLiteral("ID"), QStringLiteral("there is no preset \"%1\"; `headroom presets list` shows the ids").arg(pos.at(2)));
+    if (r.builtIn)
+        throw InputError(QStringLiteral("ID"), builtInRefusal(r.id, r.kind, "edited"));
+    QJsonObject preset = r.json;
+    bool changed = applyPresetFlags(p, r.kind, preset);
+    for (const QString &name : p.values(QStringLiteral("clear"))) {
+        QString field = name;
+        for (const PresetFlag &f : presetFlags)
+            if (name == QLatin1String(f.flag) || name == QStringLiteral("--") + QLatin1String(f.flag))
+                field = QString::fromLatin1(f.field);
+        static const QStringList required = {QStringLiteral("id"), QStringLiteral("kind"), QStringLiteral("name"),
+                                             QStringLiteral("memory_bytes"), QStringLiteral("config")};
+        if (required.contains(field))
+            throw InputError(QStringLiteral("--clear"), QStringLiteral("%1 is required and cannot be cleared").arg(name));
+        if (!preset.contains(field))
+            throw InputError(QStringLiteral("--clear"), QStringLiteral("preset %1 has no field \"%2\"").arg(r.id, name));
+        if (field == QLatin1String("price_usd_per_hour"))
+            preset.insert(field, QJsonValue::Null); // as the built-ins say "set a price"
+        else
+            preset.remove(field);
+        changed = true;
+    }
+    if (!changed) {
+        err << "error: nothing to change: give a field flag (see `headroom --help`) or --clear FIELD\n";
+        return 2;
+    }
+    validateFromFlags(preset);
+    QString error;
+    if (!store->saveUserPreset(preset, &error)) {
+        err << "error: " << error << '\n';
+        return 1;
+    }
+    out << "edited " << r.kind << " preset " << r.id << '\n';
+    return 0;
+}
+
+int runPresetsRemove(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
+{
+    const QStringList pos = p.positionalArguments();
+    if (pos.size() < 3) {
+        err << "usage: headroom presets remove ID [ID...]\n";
+        return 2;
+    }
+    auto store = writableStore(err);
+    if (!store)
+        return 1;
+    // Every id is checked before any is removed.
+    for (const QString &id : pos.mid(2)) {
+        const PresetRecord r = store->find(id);
+        if (r.id.isEmpty())
+            throw InputError(QStringLiteral("ID"), QStringLiteral("there is no preset \"%1\"; `headroom presets list` shows the ids").arg(id));
+        if (r.builtIn)
+            throw InputError(QStringLiteral("ID"), builtInRefusal(r.id, r.kind, "removed"));
+    }
+    for (const QString &id : pos.mid(2)) {
+        QString error;
+        if (!store->removeUserPreset(id, &error)) {
+            err << "error: " << error << '\n';
+            return 1;
+        }
+        out << "removed preset " << id << '\n';
+    }
+    return 0;
+}
+
+int runPresetsExport(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
+{
+    const QStringList pos = p.positionalArguments();
+    if (pos.size() < 3) {
+        err << "usage: headroom presets export FILE.json [ID...]   (default: all of your presets)\n";
+        return 2;
+    }
+    auto store = writableStore(err);
+    if (!store)
+        return 1;
+    QVector<PresetRecord> chosen;
+    if (pos.size() == 3) {
+        for (const PresetRecord &r : store->list())
+            if (!r.builtIn)
+                chosen << r;
+        if (chosen.isEmpty())
+            throw InputError(QStringLiteral("ID"), QStringLiteral("you have no presets of your own to export; `headroom presets add` makes one"));
+    } else {
+        for (const QString &id : pos.mid(3)) {
+            const PresetRecord r = store->find(id);
+            if (r.id.isEmpty())
+                throw InputError(QStringLiteral("ID"), QStringLiteral("there is no preset \"%1\"").arg(id));
+            if (r.builtIn)
+                throw InputError(QStringLiteral("ID"), QStringLiteral("\"%1\" is a built-in preset, which every Headroom has; export your own").arg(id));
+            chosen << r;
+        }
+    }
+    for (const QString &problem : store->problems())
+        err << "warning: " << problem << '\n';
+    QString error;
+    if (!PresetBundle::save(pos.at(2), chosen, &error))
+        throw InputError(QStringLiteral("FILE"), error);
+    out << "exported " << chosen.size() << (chosen.size() == 1 ? " preset" : " presets") << " to " << pos.at(2) << '\n';
+    return 0;
+}
+
+int runPresetsImport(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
+{
+    const QStringList pos = p.positionalArguments();
+    if (pos.size() != 3) {
+        err << "usage: headroom presets import FILE.json [--replace]\n";
+        return 2;
+    }
+    const QVector<QJsonObject> presets = PresetBundle::read(pos.at(2));
+    auto store = writableStore(err);
+    if (!store)
+        return 1;
+    PresetStore::ImportResult result;
+    QString error;
+    if (!store->importPresets(presets, isSet(p, "replace"), &result, &error)) {
+        err << "error: " << error << '\n';
+        return 1;
+    }
+    out << "imported " << pos.at(2) << ": " << result.added.size() << " added, " << result.replaced.size() << " replaced, "
+        << result.unchanged.size() << " unchanged\n";
+    if (!result.backupPath.isEmpty())
+        out << "the replaced presets as they were: " << result.backupPath << '\n';
+    return 0;
+}
+
+int runPresets(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
+{
+    const QString verb = p.positionalArguments().value(1);
+    if (verb == QLatin1String("list"))
+        return runPresetsList(p, out, err);
+    if (verb == QLatin1String("add"))
+        return runPresetsAdd(p, out, err);
+    if (verb == QLatin1String("edit"))
+        return runPresetsEdit(p, out, err);
+    if (verb == QLatin1String("remove"))
+        return runPresetsRemove(p, out, err);
+    if (verb == QLatin1String("export"))
+        return runPresetsExport(p, out, err);
+    if (verb == QLatin1String("import"))
+        return runPresetsImport(p, out, err);
+    err << "usage: headroom presets list|add|edit|remove|export|import (see --help)\n";
+    return 2;
+}
+
 } // namespace
 
 bool CommandLine::wants(const QStringList &arguments)
@@ -702,18 +1016,21 @@ int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream
     p.setApplicationDescription(QStringLiteral(
         "Headroom: how many long LLM sessions fit on a GPU, and what they cost.\n\n"
         "Commands:\n"
-        "  plan          capacity of one scenario (figures, derivation; --json)\n"
-        "  presets list  built-in and your model and GPU presets (--json)\n"
-        "  calibrate LOG read a vLLM, SGLang or llama.cpp start-up log; printed vs predicted (--json)\n"
-        "  report        the PDF capacity report: the plan flags or --scenario FILE, and -o report.pdf\n"
-        "  levers        the four levers priced: precision, attention, retention, memory (--json)\n"
-        "  diagnose      explain a failure: --failed-at-sessions N --context TOKENS (--json)\n"
+        "  plan            capacity of one scenario (figures, derivation; --json)\n"
+        "  presets list    built-in and your model and GPU presets (--json)\n"
+        "  presets add gpu|model ID, edit ID, remove ID: your own presets (field flags below)\n"
+        "  presets export FILE [ID...], import FILE [--replace]: share your presets as one JSON bundle\n"
+        "  calibrate LOG   read a vLLM, SGLang or llama.cpp start-up log; printed vs predicted (--json)\n"
+        "  report          the PDF capacity report: the plan flags or --scenario FILE, and -o report.pdf\n"
+        "  levers          the four levers priced: precision, attention, retention, memory (--json)\n"
+        "  diagnose        explain a failure: --failed-at-sessions N --context TOKENS (--json)\n"
         "Without a command, the window opens."));
     p.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsOptions);
-    p.addPositionalArgument(QStringLiteral("command"), QStringLiteral("plan, presets list, calibrate LOG, report, levers or diagnose"));
+    p.addPositionalArgument(QStringLiteral("command"), QStringLiteral("plan, presets list|add|edit|remove|export|import, calibrate LOG, report, levers or diagnose"));
     const QCommandLineOption help = p.addHelpOption();
     const QCommandLineOption version = p.addVersionOption();
     addPlanOptions(p);
+    addPresetOptions(p);
     if (!p.parse(arguments)) {
         err << "error: " << p.errorText() << '\n';
         return 2;

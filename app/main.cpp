@@ -6,8 +6,12 @@
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QLocale>
 #include <QTextStream>
+#include <QTranslator>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 namespace {
@@ -16,6 +20,30 @@ void describe()
     QCoreApplication::setOrganizationName(QStringLiteral("Headroom"));
     QCoreApplication::setApplicationName(QStringLiteral("headroom"));
     QCoreApplication::setApplicationVersion(QStringLiteral(HEADROOM_VERSION));
+    // The translation for the user's locale, when one is compiled in (translations/README.md).
+    static QTranslator translator;
+    if (translator.load(QLocale(), QStringLiteral("headroom"), QStringLiteral("_"), QStringLiteral(":/i18n")))
+        QCoreApplication::installTranslator(&translator);
+}
+
+// The exit status of a command whose output went to `out` (stdout): the
+// command's own code, or 1 with a line on stderr when the output could not
+// be written in full (a full disk, a closed pipe, /dev/full): a script must
+// never take a missing answer for success.
+int finish(int code, QTextStream &out, QTextStream &err)
+{
+    out.flush();
+    const bool streamFailed = out.status() != QTextStream::Ok;
+    errno = 0;
+    const bool fileFailed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+    const int why = errno;
+    if (streamFailed || fileFailed) {
+        err << "error: cannot write the output to stdout"
+            << (why != 0 ? QStringLiteral(": %1").arg(QString::fromLocal8Bit(std::strerror(why))) : QString()) << '\n';
+        code = code == 0 ? 1 : code;
+    }
+    err.flush();
+    return code;
 }
 } // namespace
 
@@ -42,18 +70,14 @@ int main(int argc, char *argv[])
                     path, input, size.compare(QLatin1String("Letter"), Qt::CaseInsensitive) == 0 ? QPageSize::Letter : QPageSize::A4, &error);
                 return ok ? QString() : error;
             });
-        out.flush();
-        err.flush();
-        return code;
+        return finish(code, out, err);
     }
     if (Headroom::CommandLine::wants(arguments)) {
         QCoreApplication app(argc, argv);
         describe();
         QTextStream out(stdout), err(stderr);
         const int code = Headroom::CommandLine::run(QCoreApplication::arguments(), out, err);
-        out.flush();
-        err.flush();
-        return code;
+        return finish(code, out, err);
     }
     QApplication app(argc, argv);
     describe();

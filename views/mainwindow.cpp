@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
+#include "io/sampletraces.h"
 
 #include "calibrationdialog.h"
 #include "plan/capacity.h"
@@ -12,6 +13,7 @@
 #include "inputpanel.h"
 #include "memorychartview.h"
 #include "planner.h"
+#include "presetmanager.h"
 #include "presetstore.h"
 #include "io/scenariofile.h"
 
@@ -334,6 +336,18 @@ void MainWindow::createActions()
     file->addSeparator();
     file->addAction(open);
     file->addAction(importTrace);
+    QMenu *samples = file->addMenu(tr("Open sa&mple trace"));
+    samples->setToolTipsVisible(true);
+    for (const SampleTrace &t : sampleTraces()) {
+        QAction *a = samples->addAction(t.title);
+        a->setToolTip(t.path);
+        connect(a, &QAction::triggered, this, [this, path = t.path] {
+            if (m_distribution->importTrace(path))
+                m_centre->setCurrentWidget(m_distribution);
+        });
+    }
+    if (samples->isEmpty())
+        samples->addAction(tr("No sample trace installed"))->setEnabled(false);
     file->addSeparator();
     file->addAction(exportPdf);
     file->addAction(preview);
@@ -356,6 +370,12 @@ void MainWindow::createActions()
     });
     QMenu *tools = menuBar()->addMenu(tr("&Tools"));
     tools->addAction(calibrate);
+    tools->addAction(tr("&Presets…"), this, [this] {
+        PresetManager dialog(m_storePath, this);
+        dialog.exec();
+        if (dialog.changed())
+            statusBar()->showMessage(tr("Presets saved; the model and GPU pickers offer them from the next start."));
+    });
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(toggleUnits);
 

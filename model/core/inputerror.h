@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QByteArray>
 #include <QString>
 #include <exception>
 
@@ -18,7 +19,7 @@ public:
     /// field: the input's name, e.g. "--context" or "num_key_value_heads".
     /// message: what is wrong with it, e.g. "must be a positive whole number".
     InputError(QString field, QString message)
-        : m_field(std::move(field)), m_message(std::move(message)) {}
+        : m_field(std::move(field)), m_message(std::move(message)), m_what(text().toUtf8()) {}
 
     /// The name of the offending input.
     const QString &field() const { return m_field; }
@@ -26,11 +27,13 @@ public:
     const QString &message() const { return m_message; }
     /// "field: message", the line printed to the user.
     QString text() const { return m_field.isEmpty() ? m_message : m_field + QStringLiteral(": ") + m_message; }
-    const char *what() const noexcept override { return "Headroom::InputError"; }
+    /// text() in UTF-8, so that even an uncaught error says what was wrong.
+    const char *what() const noexcept override { return m_what.constData(); }
 
 private:
     QString m_field;
     QString m_message;
+    QByteArray m_what;
 };
 
 } // namespace Headroom

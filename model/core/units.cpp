@@ -9,24 +9,24 @@
 
 namespace Headroom::Units {
 
-qint64 mul(qint64 a, qint64 b, const QString &field)
+qint64 mul(qint64 a, qint64 b, const QString &field, const char *quantity)
 {
     qint64 r = 0;
     if (a < 0 || b < 0)
         throw InputError(field, QStringLiteral("must not be negative"));
     if (qMulOverflow(a, b, &r))
-        throw InputError(field, QStringLiteral("is too large: the byte count overflows 64 bits (%1 x %2)")
-                                    .arg(formatCount(a), formatCount(b)));
+        throw InputError(field, QStringLiteral("is too large: the %1 overflows 64 bits (%2 x %3)")
+                                    .arg(QString::fromLatin1(quantity), formatCount(a), formatCount(b)));
     return r;
 }
 
-qint64 add(qint64 a, qint64 b, const QString &field)
+qint64 add(qint64 a, qint64 b, const QString &field, const char *quantity)
 {
     qint64 r = 0;
     if (a < 0 || b < 0)
         throw InputError(field, QStringLiteral("must not be negative"));
     if (qAddOverflow(a, b, &r))
-        throw InputError(field, QStringLiteral("is too large: the byte count overflows 64 bits"));
+        throw InputError(field, QStringLiteral("is too large: the %1 overflows 64 bits").arg(QString::fromLatin1(quantity)));
     return r;
 }
 
@@ -40,7 +40,7 @@ qint64 sub(qint64 a, qint64 b, const QString &field)
 
 namespace {
 
-// Exact decimal parsing: a mantissa with up to 18 significant digits and an
+// Exact decimal parsing: a mantissa of up to 2^63 - 1 (else 18 significant digits) and an
 // optional exponent, scaled by an integer unit, so "79.6GiB" and "8e9" are
 // computed without binary floating-point error and rounded half up.
 struct Decimal
@@ -87,7 +87,9 @@ bool scaleDecimal(const Decimal &d, qint64 unit, qint64 *out, bool *exact = null
     int exponent = d.exponent;
     if (exact)
         *exact = true;
-    if (digits.size() > 18) {
+    bool fits = false;
+    digits.toLongLong(&fits);
+    if (!fits) {
         // More precision than 64 bits hold: keep 18 significant digits.
         if (exact)
             *exact = false;
@@ -188,6 +190,9 @@ qint64 parseCount(const QString &input, const QString &field, qint64 minimum)
     qint64 value = 0;
     bool exact = true;
     if (!scaleDecimal(d, 1, &value, &exact))
+        throw InputError(field, QStringLiteral("%1 is too large: it overflows 64 bits").arg(text));
+    // Inexact: a fraction, or more digits than 64 bits hold (2^63 and above).
+    if (!exact && QString(d.digits + QStringLiteral("e%1").arg(d.exponent)).toDouble() >= 9.2233720368547758e18)
         throw InputError(field, QStringLiteral("%1 is too large: it overflows 64 bits").arg(text));
     if (!exact)
         throw InputError(field, QStringLiteral("\"%1\" is not a whole number").arg(text));

@@ -22,11 +22,11 @@ constexpr qint64 MiB = 1024 * KiB;
 constexpr qint64 GiB = 1024 * MiB;
 constexpr qint64 TiB = 1024 * GiB;
 
-/// a x b, or InputError(field, "... overflows 64-bit bytes") when the product
-/// does not fit in qint64. Both operands must be >= 0.
-qint64 mul(qint64 a, qint64 b, const QString &field);
+/// a x b, or InputError(field, "is too large: the <quantity> overflows 64
+/// bits") when the product does not fit in qint64. Both operands must be >= 0.
+qint64 mul(qint64 a, qint64 b, const QString &field, const char *quantity = "byte count");
 /// a + b, or InputError(field, ...) on overflow. Both operands must be >= 0.
-qint64 add(qint64 a, qint64 b, const QString &field);
+qint64 add(qint64 a, qint64 b, const QString &field, const char *quantity = "byte count");
 /// a - b, or InputError(field, ...) when the difference leaves 64 bits.
 qint64 sub(qint64 a, qint64 b, const QString &field);
 /// ceil(a / b) for a >= 0, b > 0.

@@ -75,13 +75,13 @@ void LlamaCppRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const Q
       << LogPattern{rx(QStringLiteral("\\btype_k\\s*=\\s*'([a-z0-9_]+)'")), [&r](const QRegularExpressionMatch &m, int) { r.kvDtype = m.captured(1); }}
       // "CUDA0 KV buffer size = 2788.00 MiB" per device (layer split): their sum is the KV self size.
       << LogPattern{rx(QStringLiteral("\\bKV buffer size\\s*=\\s*") + num + gib),
-                    [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvBuffers += mem(m, 1, l); r.kvSelf = r.kvBuffers; }}
+                    [&r, mem, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvBuffers = Units::add(r.kvBuffers, mem(m, 1, l), field); r.kvSelf = r.kvBuffers; }}
       << LogPattern{rx(QStringLiteral("KV self size\\s*=\\s*") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvSelf = mem(m, 1, l); }}
       << LogPattern{rx(QStringLiteral("llama_kv_cache(?:_unified)?:.*size\\s*=\\s*") + num + gib + QStringLiteral(".*cells")),
                     [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvSelf = mem(m, 1, l); }}
       << LogPattern{rx(QStringLiteral("\\bK \\(([a-z0-9_]+)\\):")), [&r](const QRegularExpressionMatch &m, int) { r.kvDtype = m.captured(1); }}
       << LogPattern{rx(QStringLiteral("R \\(f32\\):\\s*") + num + gib + QStringLiteral(",\\s*S \\(f32\\):\\s*") + num + gib),
-                    [&r, mem](const QRegularExpressionMatch &m, int l) { r.recurrentState = mem(m, 1, l) + mem(m, 3, l); }};
+                    [&r, mem, field](const QRegularExpressionMatch &m, int l) { r.recurrentState = Units::add(mem(m, 1, l), mem(m, 3, l), field); }};
 }
 
 void LlamaCppRule::applyLog(const LogReading &r, Scenario &s) const

@@ -2,6 +2,7 @@
 #include "engines/logreading.h"
 #include "core/inputerror.h"
 #include "core/units.h"
+#include "inputs/inputranges.h"
 
 #include <cmath>
 
@@ -51,6 +52,25 @@ int shape(const QString &number, int line, const QString &field, const char *nam
     if (v < 1 || v > 100'000'000)
         throw InputError(field, QStringLiteral("line %1: %2 = %3 is not a usable value").arg(line).arg(QString::fromLatin1(name), number));
     return int(v);
+}
+
+double real(const QString &number, int line, const QString &field)
+{
+    bool ok = false;
+    const double v = number.toDouble(&ok);
+    if (!ok || !std::isfinite(v))
+        throw InputError(field, QStringLiteral("line %1: \"%2\" is not a number").arg(line).arg(number));
+    return v;
+}
+
+double setting(RealInput input, const QString &number, int line, const QString &field)
+{
+    const double v = real(number, line, field);
+    try {
+        return InputRanges::check(input, v, QString::fromLatin1(InputRanges::of(input).key));
+    } catch (const InputError &e) {
+        throw InputError(field, QStringLiteral("line %1: %2 %3").arg(line).arg(e.field(), e.message()));
+    }
 }
 
 } // namespace Headroom::LogParse

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "inputs/inputranges.h"
+
 #include "inputs/engineprofile.h"
 
 #include <QRegularExpression>
@@ -69,6 +71,11 @@ qint64 bytes(const QString &number, const QString &unit, int line, const QString
 qint64 count(QString number, int line, const QString &field);
 /// A shape figure (layers, heads, head_dim, TP, n_ctx): a whole number from 1 to 10^8.
 int shape(const QString &number, int line, const QString &field, const char *name);
+/// A printed decimal ("0.9", "1.30"); throws InputError(field) naming the line unless finite.
+double real(const QString &number, int line, const QString &field);
+/// A printed setting (gpu_memory_utilization, mem_fraction_static) under the same range rule
+/// as its flag and file field (inputs/inputranges.h); throws InputError(field) naming the line.
+double setting(RealInput input, const QString &number, int line, const QString &field);
 } // namespace LogParse
 
 } // namespace Headroom

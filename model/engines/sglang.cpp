@@ -120,7 +120,7 @@ void SglangRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QSt
     const QString num = number(), gib = unit();
     auto mem = [field](const QRegularExpressionMatch &m, int cap, int line) { return bytes(m.captured(cap), m.captured(cap + 1), line, field); };
     p << LogPattern{rx(QStringLiteral("model_path='([^']+)'")), [&r](const QRegularExpressionMatch &m, int) { r.engine = Engine::Sglang; r.model = m.captured(1); }}
-      << LogPattern{rx(QStringLiteral("mem_fraction_static=") + num), [&r](const QRegularExpressionMatch &m, int) { r.memFractionStatic = m.captured(1).toDouble(); }}
+      << LogPattern{rx(QStringLiteral("mem_fraction_static=") + num), [&r, field](const QRegularExpressionMatch &m, int l) { r.memFractionStatic = LogParse::setting(RealInput::MemFractionStatic, m.captured(1), l, field); }}
       << LogPattern{rx(QStringLiteral("\\btp_size=(\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.tp = shape(m.captured(1), l, field, "tp_size"); }}
       << LogPattern{rx(QStringLiteral("context_length=(\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.maxModelLen = shape(m.captured(1), l, field, "context_length"); }}
       << LogPattern{rx(QStringLiteral("Load weight begin.*avail mem=") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.freeBefore = mem(m, 1, l); }}

@@ -249,7 +249,7 @@ void VllmRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QStri
       << LogPattern{rx(QStringLiteral("tensor_parallel_size=(\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.tp = shape(m.captured(1), l, field, "tensor_parallel_size"); }}
       << LogPattern{rx(QStringLiteral("kv_cache_dtype=([a-z0-9_]+)")), [&r](const QRegularExpressionMatch &m, int) { r.kvDtype = m.captured(1); }}
       << LogPattern{rx(QStringLiteral("total_gpu_memory \\(") + num + gib + QStringLiteral("\\) x gpu_memory_utilization \\(") + num + QStringLiteral("\\)")),
-                    [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.totalMemory = mem(m, 1, l); r.utilization = m.captured(3).toDouble(); }}
+                    [&r, mem, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.totalMemory = mem(m, 1, l); r.utilization = LogParse::setting(RealInput::GpuMemoryUtilization, m.captured(3), l, field); }}
       << LogPattern{rx(QStringLiteral("model weights take ") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.weights = mem(m, 1, l); }}
       << LogPattern{rx(QStringLiteral("Model loading took ") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { if (!r.weights) r.weights = mem(m, 1, l); }}
       << LogPattern{rx(QStringLiteral("non_torch_memory takes ") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.nonTorch = mem(m, 1, l); }}
@@ -287,7 +287,7 @@ void VllmRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QStri
                         r.cudaGraph = m.captured(3).isEmpty() ? bytes(m.captured(4), g, l, field) : 0;
                     }}
       << LogPattern{rx(QStringLiteral("Maximum concurrency for ([0-9,]+) tokens per request: ") + num + QStringLiteral("x")),
-                    [&r, cnt](const QRegularExpressionMatch &m, int l) { r.maxModelLen = cnt(m, 1, l); r.maxConcurrency = m.captured(2).toDouble(); }};
+                    [&r, cnt, field](const QRegularExpressionMatch &m, int l) { r.maxModelLen = cnt(m, 1, l); r.maxConcurrency = real(m.captured(2), l, field); }};
 }
 
 void VllmRule::applyLog(const LogReading &r, Scenario &s) const

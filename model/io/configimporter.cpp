@@ -201,6 +201,10 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
             throw InputError(QStringLiteral("head_dim"),
                              QStringLiteral("is missing and hidden_size %1 is not divisible by num_attention_heads %2")
                                  .arg(m.hiddenSize).arg(m.attentionHeads));
+        if (m.hiddenSize / m.attentionHeads > 1000000)
+            throw InputError(QStringLiteral("hidden_size"),
+                             QStringLiteral("%1 / num_attention_heads %2 gives an implausibly large head_dim")
+                                 .arg(m.hiddenSize).arg(m.attentionHeads));
         m.headDim = int(m.hiddenSize / m.attentionHeads);
     }
     const int headDimV = has(c, "v_head_dim") && !mla ? smallField(c, "v_head_dim", 0, true) : m.headDim;
@@ -287,7 +291,7 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
         const QString field = QStringLiteral("linear_num_value_heads");
         linear.ssmStateValues = Units::mul(Units::mul(vHeads, kDim, field), vDim, field);
         linear.convStateValues = Units::mul(kernel - 1,
-                                            Units::add(Units::mul(2 * kHeads, kDim, QStringLiteral("linear_num_key_heads")),
+                                            Units::add(Units::mul(Units::mul(2, kHeads, QStringLiteral("linear_num_key_heads")), kDim, QStringLiteral("linear_num_key_heads")),
                                                        Units::mul(vHeads, vDim, field), field),
                                             QStringLiteral("linear_conv_kernel_dim"));
     }
@@ -297,13 +301,15 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
         // (d_inner + 2 x n_group x d_state), SSM state d_state x d_inner, d_inner = mamba_d_ssm.
         const qint64 heads = intField(c, "mamba_n_heads", 0, true);
         const qint64 headDim = intField(c, "mamba_d_head", 0, true);
-        const qint64 dInner = intField(c, "mamba_d_ssm", heads * headDim, false);
+        const qint64 dInner = intField(c, "mamba_d_ssm", Units::mul(heads, headDim, QStringLiteral("mamba_d_head")), false);
         const qint64 groups = intField(c, "mamba_n_groups", 1, false);
         const qint64 dState = intField(c, "mamba_d_state", 0, true);
         const qint64 dConv = intField(c, "mamba_d_conv", 4, false);
         LayerGroup mixer;
         mixer.kind = LayerKind::Recurrent;
-        mixer.convStateValues = Units::mul(dConv - 1, dInner + 2 * groups * dState, QStringLiteral("mamba_d_conv"));
+        const QString groupsField = QStringLiteral("mamba_n_groups");
+        mixer.convStateValues = Units::mul(dConv - 1, Units::add(dInner, Units::mul(Units::mul(2, groups, groupsField), dState, groupsField), groupsField),
+                                           QStringLiteral("mamba_d_conv"));
         mixer.ssmStateValues = Units::mul(dState, dInner, QStringLiteral("mamba_d_state"));
         m.addLayers(mixer, layers);
     }
@@ -337,7 +343,7 @@ ModelShape ConfigImporter::fromPreset(const QJsonObject &preset)
     return m;
 }
 
-ModelShape ConfigImporter::fromFile(const QString &path, const QString &field)
+QJsonObject ConfigImporter::readFile(const QString &path, const QString &field)
 {
     // A config.json is a few kB; refuse devices, pipes and anything huge
     // rather than reading without end.
@@ -365,7 +371,12 @@ ModelShape ConfigImporter::fromFile(const QString &path, const QString &field)
     }
     if (!doc.isObject())
         throw InputError(field, QStringLiteral("%1 must hold a JSON object").arg(path));
-    const QJsonObject o = doc.object();
+    return doc.object();
+}
+
+ModelShape ConfigImporter::fromFile(const QString &path, const QString &field)
+{
+    const QJsonObject o = readFile(path, field);
     try {
         ModelShape m = o.value(QStringLiteral("kind")).toString() == QLatin1String("model") ? fromPreset(o) : fromConfig(o);
         if (m.id.isEmpty())

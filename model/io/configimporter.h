@@ -52,6 +52,9 @@ public:
     /// InputError(field) for an unreadable file or malformed JSON (with the
     /// line and column of the fault).
     static ModelShape fromFile(const QString &path, const QString &field);
+    /// The JSON object in the file at `path` (a regular file of at most
+    /// 16 MiB), unread as a shape. Throws InputError(field) as fromFile().
+    static QJsonObject readFile(const QString &path, const QString &field);
 };
 
 } // namespace Headroom

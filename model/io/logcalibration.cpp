@@ -12,6 +12,15 @@
 
 namespace Headroom {
 
+namespace {
+// The refusal of a plan that failed, naming its field (CapacityResult::error is "field: message").
+InputError planError(const CapacityResult &r)
+{
+    const QString prefix = r.errorField + QStringLiteral(": ");
+    return InputError(r.errorField, !r.errorField.isEmpty() && r.error.startsWith(prefix) ? r.error.mid(prefix.size()) : r.error);
+}
+} // namespace
+
 LogReading LogCalibration::read(const QString &text, const QString &field)
 {
     LogReading r;
@@ -38,6 +47,8 @@ LogReading LogCalibration::read(const QString &text, const QString &field)
                                         .arg(i + 1).arg(Engines::name(r.engine), Engines::name(before)));
         r.linesUsed += used;
     }
+    if (text.trimmed().isEmpty())
+        throw InputError(field, QStringLiteral("the log is empty: paste the engine's start-up log, from the model config to the KV cache size."));
     if (r.engine == Engine::Plain || (!r.kvBudget && !r.kvTokens && !r.numBlocks && !r.kvSelf)) {
         throw InputError(field, QStringLiteral("no vLLM, SGLang or llama.cpp KV-cache line found: read all %1 lines, stopped at "
                                                "line %1 (%2 recognised). Paste the engine's start-up log, from the model "
@@ -107,7 +118,7 @@ QVector<CalibrationRow> LogCalibration::compare(const LogReading &r, const Scena
     unpinned.engineSettings.kvCacheMemory.reset();
     const CapacityResult predicted = computeCapacity(unpinned);
     if (!predicted.ok)
-        throw InputError(QString(), predicted.error);
+        throw planError(predicted);
     const double gib = double(Units::GiB), mib = double(Units::MiB);
     if (r.kvBudget && (r.totalMemory || r.freeAfter))
         rows << CalibrationRow{QStringLiteral("KV cache memory per GPU (from the measured terms)"), double(*r.kvBudget) / gib,
@@ -118,7 +129,7 @@ QVector<CalibrationRow> LogCalibration::compare(const LogReading &r, const Scena
         pinned.engineSettings.kvCacheMemory = *r.kvBudget;
     const CapacityResult counted = computeCapacity(pinned);
     if (!counted.ok)
-        throw InputError(QString(), counted.error);
+        throw planError(counted);
     const EngineFigures &f = counted.engineFigures;
     if (r.kvTokens)
         rows << CalibrationRow{Engines::rule(r.engine).tokensFigure(),

@@ -34,9 +34,9 @@ struct CalibrationRow
 class LogCalibration
 {
 public:
-    /// Parses `text`. Throws InputError(field) when no engine line is found
-    /// ("... read N lines, stopped at line N") or a recognised line holds a
-    /// malformed figure ("line 12: ...").
+    /// Parses `text`. Throws InputError(field) when the text is empty, no engine
+    /// line is found ("... read N lines, stopped at line N") or a recognised
+    /// line holds a malformed figure ("line 12: ...").
     static LogReading read(const QString &text, const QString &field);
 
     /// `base` with the log's measured machine applied: engine, memory,
@@ -46,6 +46,8 @@ public:
 
     /// The printed figures beside what the calibrated scenario predicts: the
     /// budget from the measured terms, and the counts from the printed budget.
+    /// Throws the plan's InputError (its field, e.g. --tp) when the calibrated
+    /// scenario cannot be planned.
     static QVector<CalibrationRow> compare(const LogReading &reading, const Scenario &calibrated);
 
     /// What the reader assumed or could not match (a different model, TP or

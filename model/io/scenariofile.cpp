@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "io/scenariofile.h"
 #include "core/inputerror.h"
+#include "core/jsonnumbers.h"
 #include "core/units.h"
+#include "inputs/inputranges.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -22,21 +24,11 @@ QJsonValue big(qint64 v)
     return std::abs(v) < (qint64(1) << 53) ? QJsonValue(double(v)) : QJsonValue(QString::number(v));
 }
 
-qint64 readBig(const QJsonObject &o, const char *key, qint64 fallback = 0)
+// Any 64-bit whole number (a JSON number, or a decimal string above 2^53). `prefix` (e.g.
+// "engine.") makes the field name the error carries: the key as the file spells it.
+qint64 readBig(const QJsonObject &o, const char *key, qint64 fallback = 0, const QString &prefix = {})
 {
-    const QJsonValue v = o.value(QString::fromLatin1(key));
-    if (v.isUndefined() || v.isNull())
-        return fallback;
-    if (v.isString()) {
-        bool ok = false;
-        const qint64 r = v.toString().toLongLong(&ok);
-        if (ok)
-            return r;
-    } else if (v.isDouble() && std::isfinite(v.toDouble()) && v.toDouble() == std::floor(v.toDouble())
-               && std::abs(v.toDouble()) < 9.2e18) {
-        return qint64(v.toDouble());
-    }
-    throw InputError(QString::fromLatin1(key), QStringLiteral("must be a whole number"));
+    return JsonNumbers::whole(o, key, fallback, std::numeric_limits<qint64>::min(), std::numeric_limits<qint64>::max(), prefix, true);
 }
 
 template <typename T>
@@ -50,47 +42,56 @@ QJsonValue optional(const std::optional<T> &v)
         return QJsonValue(*v);
 }
 
-// A small whole number (layers, heads, dimensions, TP, block size) in [minimum, 10^7].
-int readInt(const QJsonObject &o, const char *key, qint64 fallback, qint64 minimum, const QString &prefix = {})
+// A small whole number (layers, heads, dimensions, TP, block size, kinds) in
+// [minimum, maximum], checked before it narrows to int.
+int readInt(const QJsonObject &o, const char *key, qint64 fallback, qint64 minimum, const QString &prefix = {},
+            qint64 maximum = 10'000'000)
 {
-    const qint64 v = readBig(o, key, fallback);
-    if (v < minimum || v > 10'000'000)
-        throw InputError(prefix + QString::fromLatin1(key), QStringLiteral("%1 is out of range (%2 to 10,000,000)").arg(v).arg(minimum));
-    return int(v);
+    return int(JsonNumbers::whole(o, key, fallback, minimum, maximum, prefix, true));
 }
 
-// A number in [low, high] (both inclusive), or the fallback when absent.
-double readBounded(const QJsonObject &o, const char *key, double fallback, double low, double high, const QString &prefix = {})
+// An input with a range rule (inputs/inputranges.h), or the fallback when absent.
+double readReal(const QJsonObject &o, RealInput input, double fallback, const QString &prefix)
 {
+    const char *key = InputRanges::of(input).key;
     const QJsonValue v = o.value(QString::fromLatin1(key));
     if (v.isUndefined() || v.isNull())
         return fallback;
-    if (!v.isDouble() || !std::isfinite(v.toDouble()) || v.toDouble() < low || v.toDouble() > high)
-        throw InputError(prefix + QString::fromLatin1(key), QStringLiteral("must be a number from %1 to %2").arg(low).arg(high));
-    return v.toDouble();
+    const QString field = prefix + QString::fromLatin1(key);
+    if (!v.isDouble())
+        throw InputError(field, QStringLiteral("must be a number"));
+    return InputRanges::check(input, v.toDouble(), field);
 }
 
-std::optional<qint64> readOptionalBig(const QJsonObject &o, const char *key)
+std::optional<double> readOptionalReal(const QJsonObject &o, RealInput input, const QString &prefix)
+{
+    const QJsonValue v = o.value(QString::fromLatin1(InputRanges::of(input).key));
+    if (v.isUndefined() || v.isNull())
+        return std::nullopt;
+    return readReal(o, input, 0, prefix);
+}
+
+std::optional<qint64> readOptionalBig(const QJsonObject &o, const char *key, const QString &prefix = {})
 {
     const QJsonValue v = o.value(QString::fromLatin1(key));
     if (v.isUndefined() || v.isNull())
         return std::nullopt;
-    return readBig(o, key);
+    return readBig(o, key, 0, prefix);
 }
 
-std::optional<double> readOptionalDouble(const QJsonObject &o, const char *key)
+std::optional<double> readOptionalDouble(const QJsonObject &o, const char *key, const QString &prefix = {})
 {
     const QJsonValue v = o.value(QString::fromLatin1(key));
     if (v.isUndefined() || v.isNull())
         return std::nullopt;
     if (!v.isDouble() || !std::isfinite(v.toDouble()))
-        throw InputError(QString::fromLatin1(key), QStringLiteral("must be a number"));
+        throw InputError(prefix + QString::fromLatin1(key), QStringLiteral("must be a number"));
     return v.toDouble();
 }
 
-double readDouble(const QJsonObject &o, const char *key, double fallback)
+double readDouble(const QJsonObject &o, const char *key, double fallback, const QString &prefix = {})
 {
-    return readOptionalDouble(o, key).value_or(fallback);
+    return readOptionalDouble(o, key, prefix).value_or(fallback);
 }
 
 QJsonArray bigArray(const QVector<qint64> &v)
@@ -188,21 +189,21 @@ ModelShape modelFromJson(const QJsonObject &o)
     m.attentionHeads = readInt(o, "num_attention_heads", 0, 0, mp);
     m.kvHeads = readInt(o, "num_key_value_heads", 0, 0, mp);
     m.headDim = readInt(o, "head_dim", 0, 0, mp);
-    m.hiddenSize = readBig(o, "hidden_size");
+    m.hiddenSize = readBig(o, "hidden_size", 0, mp);
     m.hiddenLayers = readInt(o, "num_hidden_layers", 0, 0, mp);
-    m.intermediateSize = readBig(o, "intermediate_size");
-    m.moeIntermediateSize = readBig(o, "moe_intermediate_size");
-    m.vocabSize = readBig(o, "vocab_size");
-    m.totalParams = readBig(o, "total_params");
-    m.activeParams = readBig(o, "active_params");
-    m.derivedParams = readBig(o, "derived_params");
-    m.derivedActiveParams = readBig(o, "derived_active_params");
-    m.checkpointBytes = readBig(o, "checkpoint_bytes");
-    m.maxPositionEmbeddings = readBig(o, "max_position_embeddings");
+    m.intermediateSize = readBig(o, "intermediate_size", 0, mp);
+    m.moeIntermediateSize = readBig(o, "moe_intermediate_size", 0, mp);
+    m.vocabSize = readBig(o, "vocab_size", 0, mp);
+    m.totalParams = readBig(o, "total_params", 0, mp);
+    m.activeParams = readBig(o, "active_params", 0, mp);
+    m.derivedParams = readBig(o, "derived_params", 0, mp);
+    m.derivedActiveParams = readBig(o, "derived_active_params", 0, mp);
+    m.checkpointBytes = readBig(o, "checkpoint_bytes", 0, mp);
+    m.maxPositionEmbeddings = readBig(o, "max_position_embeddings", 0, mp);
     m.numExperts = readInt(o, "num_experts", 0, 0, mp);
     m.expertsPerToken = readInt(o, "num_experts_per_tok", 0, 0, mp);
     for (const char *k : {"total_params", "active_params", "checkpoint_bytes", "max_position_embeddings", "hidden_size"})
-        if (readBig(o, k) < 0)
+        if (readBig(o, k, 0, mp) < 0)
             throw InputError(mp + QString::fromLatin1(k), QStringLiteral("must not be negative"));
     m.weightsDtype = Dtypes::parse(o.value(QStringLiteral("weights_dtype")).toString(QStringLiteral("bf16")), QStringLiteral("model.weights_dtype"));
     m.recurrentStateDtype = Dtypes::parse(o.value(QStringLiteral("recurrent_state_dtype")).toString(QStringLiteral("fp32")),
@@ -215,24 +216,26 @@ ModelShape modelFromJson(const QJsonObject &o)
     for (const QJsonValue &v : groups) {
         const QJsonObject g = v.toObject();
         LayerGroup l;
-        const int kind = int(readBig(g, "kind"));
-        if (kind < int(LayerKind::FullAttention) || kind > int(LayerKind::Recurrent))
-            throw InputError(QStringLiteral("model.groups.kind"), QStringLiteral("unknown layer kind %1").arg(kind));
-        l.kind = LayerKind(kind);
         const QString gp = QStringLiteral("model.groups.");
+        const qint64 kind = readBig(g, "kind", 0, gp);
+        if (kind < int(LayerKind::FullAttention) || kind > int(LayerKind::Recurrent))
+            throw InputError(gp + QStringLiteral("kind"), QStringLiteral("unknown layer kind %1").arg(kind));
+        l.kind = LayerKind(kind);
         const bool heads = l.kind == LayerKind::FullAttention || l.kind == LayerKind::SlidingWindow;
         l.count = readInt(g, "count", 0, 1, gp);
         l.kvHeads = readInt(g, "kv_heads", 0, heads ? 1 : 0, gp);
         l.headDimK = readInt(g, "head_dim_k", 0, heads ? 1 : 0, gp);
         l.headDimV = readInt(g, "head_dim_v", 0, heads ? 1 : 0, gp);
-        l.window = readBig(g, "window");
+        l.window = readBig(g, "window", 0, gp);
         if (l.kind == LayerKind::SlidingWindow && l.window < 1)
             throw InputError(gp + QStringLiteral("window"), QStringLiteral("a sliding-window group needs a window of at least 1 token"));
         l.latentDim = readInt(g, "latent_dim", 0, l.kind == LayerKind::Mla ? 1 : 0, gp);
         l.ropeDim = readInt(g, "rope_dim", 0, 0, gp);
-        l.convStateValues = readBig(g, "conv_state_values");
-        l.ssmStateValues = readBig(g, "ssm_state_values");
-        if (l.convStateValues < 0 || l.ssmStateValues < 0 || (l.kind == LayerKind::Recurrent && l.convStateValues + l.ssmStateValues <= 0))
+        l.convStateValues = readBig(g, "conv_state_values", 0, gp);
+        l.ssmStateValues = readBig(g, "ssm_state_values", 0, gp);
+        if (l.convStateValues < 0)
+            throw InputError(gp + QStringLiteral("conv_state_values"), QStringLiteral("must not be negative"));
+        if (l.ssmStateValues < 0 || (l.kind == LayerKind::Recurrent && l.convStateValues == 0 && l.ssmStateValues == 0))
             throw InputError(gp + QStringLiteral("ssm_state_values"), QStringLiteral("a recurrent group needs a positive state"));
         m.groups << l;
     }
@@ -274,18 +277,19 @@ QJsonObject distributionToJson(const LengthDistribution &d)
 LengthDistribution distributionFromJson(const QJsonObject &o)
 {
     LengthDistribution d;
-    const int kind = int(readBig(o, "kind"));
+    const QString dp = QStringLiteral("distribution.");
+    const qint64 kind = readBig(o, "kind", 0, dp);
     if (kind < 0 || kind > int(LengthDistribution::Kind::Quantiles))
-        throw InputError(QStringLiteral("distribution.kind"), QStringLiteral("unknown kind %1").arg(kind));
+        throw InputError(dp + QStringLiteral("kind"), QStringLiteral("unknown kind %1").arg(kind));
     d.kind = LengthDistribution::Kind(kind);
     d.spec = o.value(QStringLiteral("spec")).toString();
     d.lengths = readBigArray(o, "lengths");
     d.probabilities = readDoubleArray(o, "probabilities");
     d.promptLengths = readBigArray(o, "prompt_lengths");
     d.promptProbabilities = readDoubleArray(o, "prompt_probabilities");
-    d.arrivalRatePerSecond = readDouble(o, "arrival_rate_per_second", 0);
-    d.meanOutputTokens = readDouble(o, "mean_output_tokens", 0);
-    d.requests = readBig(o, "requests");
+    d.arrivalRatePerSecond = readDouble(o, "arrival_rate_per_second", 0, dp);
+    d.meanOutputTokens = readDouble(o, "mean_output_tokens", 0, dp);
+    d.requests = readBig(o, "requests", 0, dp);
     double sum = 0;
     for (double p : d.probabilities)
         sum += p;
@@ -295,6 +299,8 @@ LengthDistribution distributionFromJson(const QJsonObject &o)
     for (int i = 0; i < d.lengths.size(); ++i)
         if (d.lengths.at(i) < 1 || (i > 0 && d.lengths.at(i) <= d.lengths.at(i - 1)) || d.probabilities.at(i) < 0)
             throw InputError(QStringLiteral("distribution.lengths"), QStringLiteral("must be positive and ascending"));
+    if (d.lengths.last() > LengthDistribution::maxTokens)
+        throw InputError(QStringLiteral("distribution.lengths"), QStringLiteral("must be at most 2^53 tokens"));
     if (!d.promptLengths.isEmpty()) {
         double promptSum = 0;
         for (int i = 0; i < d.promptLengths.size(); ++i) {
@@ -328,13 +334,13 @@ EngineSettings readEngineSettings(const QJsonObject &o, const QString &prefix, c
     EngineSettings es;
     auto bytes = [&](const char *key) {
         const QByteArray name = QByteArray(key) + byteSuffix;
-        const std::optional<qint64> v = readOptionalBig(o, name.constData());
+        const std::optional<qint64> v = readOptionalBig(o, name.constData(), prefix);
         if (v && *v < 0)
             throw InputError(prefix + QString::fromLatin1(name), QStringLiteral("must not be negative"));
         return v;
     };
     auto positive = [&](const char *key) {
-        const std::optional<qint64> v = readOptionalBig(o, key);
+        const std::optional<qint64> v = readOptionalBig(o, key, prefix);
         if (v && *v < 1)
             throw InputError(prefix + QString::fromLatin1(key), QStringLiteral("must be at least 1"));
         return v;
@@ -345,10 +351,8 @@ EngineSettings readEngineSettings(const QJsonObject &o, const QString &prefix, c
     es.activationPeak = bytes("activation_peak");
     es.nonTorch = bytes("non_torch");
     es.cudaGraph = bytes("cuda_graph");
-    es.memFractionStatic = readOptionalDouble(o, "mem_fraction_static");
-    if (es.memFractionStatic)
-        es.memFractionStatic = readBounded(o, "mem_fraction_static", 0, 1e-6, 1, prefix);
-    es.freeGpuMemoryFraction = readBounded(o, "free_gpu_memory_fraction", es.freeGpuMemoryFraction, 1e-6, 1, prefix);
+    es.memFractionStatic = readOptionalReal(o, RealInput::MemFractionStatic, prefix);
+    es.freeGpuMemoryFraction = readReal(o, RealInput::FreeGpuMemoryFraction, es.freeGpuMemoryFraction, prefix);
     es.maxNumBatchedTokens = positive("max_num_batched_tokens");
     static const QRegularExpression versionRe(QStringLiteral("^(\\d{1,3})\\.(\\d{1,3})$"));
     const auto vllm = versionRe.match(o.value(QStringLiteral("vllm_version")).toString(QStringLiteral("0.11")));
@@ -370,6 +374,34 @@ EngineSettings readEngineSettings(const QJsonObject &o, const QString &prefix, c
     return es;
 }
 
+// The whole-number inputs both versions hold: counts at least 1, bytes not negative.
+void checkCounts(const Scenario &s)
+{
+    const QString ip = QStringLiteral("inputs.");
+    if (s.contextTokens < 1)
+        throw InputError(ip + QStringLiteral("context_tokens"), QStringLiteral("must be at least 1 token"));
+    if (s.sessions < 0)
+        throw InputError(ip + QStringLiteral("sessions"), QStringLiteral("must not be negative"));
+    if (s.gpu.memoryBytes < 1)
+        throw InputError(ip + QStringLiteral("gpu_memory_bytes"), QStringLiteral("must be at least 1 byte"));
+    for (const auto &[value, key] : {std::pair{s.maxModelLen, "max_model_len"}, {s.retainTokens, "retain_tokens"}, {s.targetSessions, "target_sessions"}})
+        if (value && *value < 1)
+            throw InputError(ip + QString::fromLatin1(key), QStringLiteral("must be at least 1"));
+    for (const auto &[value, key] : {std::pair{s.gpuMemoryBytes, "gpu_memory_bytes"}, {s.weightsBytes, "weights_bytes"}, {s.workspaceBytes, "workspace_bytes"}})
+        if (value && *value < 0)
+            throw InputError(ip + QString::fromLatin1(key), QStringLiteral("must not be negative"));
+    if (s.runtimeReserveBytes < 0 || s.activationBytes < 0)
+        throw InputError(ip + QStringLiteral("activation_bytes"), QStringLiteral("runtime reserve and activations must not be negative"));
+}
+
+// The scaled distribution stays within LengthDistribution::maxTokens, so
+// every later scaled() holds.
+void checkScale(const Scenario &s)
+{
+    if (s.distribution && double(s.distribution->maximum()) * s.lengthScale > double(LengthDistribution::maxTokens))
+        throw InputError(QStringLiteral("inputs.length_scale"), QStringLiteral("x %1 makes the longest session longer than 2^53 tokens").arg(s.lengthScale));
+}
+
 // Version 0: the output of `headroom plan --json`, whose "inputs" name presets.
 Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::ModelLookup &models, const ScenarioFile::GpuLookup &gpus)
 {
@@ -379,25 +411,39 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     Scenario s;
     if (in.value(QStringLiteral("model")).toString() == QLatin1String("custom"))
         throw InputError(QStringLiteral("inputs.model"), QStringLiteral("a custom shape is not named in a plan output: save it with plan --save FILE.headroom"));
-    s.model = models(in.value(QStringLiteral("model")).toString());
+    // The lookups' refusals (an unknown preset) name the plan output's own field.
+    try {
+        s.model = models(in.value(QStringLiteral("model")).toString());
+    } catch (const InputError &e) {
+        throw InputError(QStringLiteral("inputs.model"), e.message());
+    }
     const QString gpu = in.value(QStringLiteral("gpu")).toString();
-    s.gpu = gpu == QLatin1String("custom") ? GpuSpec::custom(readBig(in, "gpu_memory_bytes")) : gpus(gpu);
-    s.tp = int(readBig(in, "tp", 1));
+    if (gpu == QLatin1String("custom")) {
+        s.gpu = GpuSpec::custom(readBig(in, "gpu_memory_bytes", 0, QStringLiteral("inputs.")));
+    } else {
+        try {
+            s.gpu = gpus(gpu);
+        } catch (const InputError &e) {
+            throw InputError(QStringLiteral("inputs.gpu"), e.message());
+        }
+    }
+    const QString ip = QStringLiteral("inputs.");
+    s.tp = readInt(in, "tp", 1, 1, ip);
     s.contextTokens = readBig(in, "context_tokens", s.contextTokens);
     s.sessions = readBig(in, "sessions", 1);
     s.weightsDtype = Dtypes::parse(in.value(QStringLiteral("weights_dtype")).toString(QStringLiteral("bf16")), QStringLiteral("inputs.weights_dtype"));
     s.kvDtype = Dtypes::parse(in.value(QStringLiteral("kv_dtype")).toString(QStringLiteral("bf16")), QStringLiteral("inputs.kv_dtype"));
-    if (const auto kv = readOptionalBig(in, "kv_heads_override"))
-        s.kvHeadsOverride = int(*kv);
+    if (!in.value(QStringLiteral("kv_heads_override")).isUndefined() && !in.value(QStringLiteral("kv_heads_override")).isNull())
+        s.kvHeadsOverride = readInt(in, "kv_heads_override", 0, 1, ip);
     if (readBig(in, "gpu_memory_bytes") != s.gpu.memoryBytes)
         s.gpuMemoryBytes = readBig(in, "gpu_memory_bytes");
     s.weightsBytes = readOptionalBig(in, "weights_bytes_override");
     s.workspaceBytes = readBig(in, "workspace_bytes_per_gpu", s.effectiveWorkspaceBytes());
     s.engine = Engines::parse(in.value(QStringLiteral("engine")).toString(QStringLiteral("plain")), QStringLiteral("inputs.engine"));
-    s.gpuMemoryUtilization = readDouble(in, "gpu_memory_utilization", s.gpuMemoryUtilization);
-    s.blockSize = int(readBig(in, "block_size", 16));
+    s.gpuMemoryUtilization = readReal(in, RealInput::GpuMemoryUtilization, s.gpuMemoryUtilization, ip);
+    s.blockSize = readInt(in, "block_size", 16, 1, ip);
     s.preallocate = in.value(QStringLiteral("preallocate")).toBool();
-    if (const auto price = readOptionalDouble(in, "price_usd_per_gpu_hour"); price && price != s.gpu.priceUsdPerHour)
+    if (const auto price = readOptionalReal(in, RealInput::Price, ip); price && price != s.gpu.priceUsdPerHour)
         s.priceUsdPerGpuHour = price;
     s.maxModelLen = readOptionalBig(in, "max_model_len");
     if (s.maxModelLen == s.model.maxPositionEmbeddings)
@@ -407,14 +453,16 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     readParallelism(in, s, QStringLiteral("inputs."));
     if (in.value(QStringLiteral("distribution")).isString())
         s.distribution = LengthDistribution::parse(in.value(QStringLiteral("distribution")).toString(), QStringLiteral("inputs.distribution"));
-    s.lengthScale = readDouble(in, "length_scale", 1.0);
+    s.lengthScale = readReal(in, RealInput::LengthScale, 1.0, ip);
     s.retainTokens = readOptionalBig(in, "retain_tokens");
-    s.risk = readDouble(in, "risk", s.risk);
-    s.marginFraction = readDouble(in, "margin", s.marginFraction);
+    s.risk = readReal(in, RealInput::Risk, s.risk, ip);
+    s.marginFraction = readReal(in, RealInput::Margin, s.marginFraction, ip);
     s.targetSessions = readOptionalBig(in, "target_sessions");
-    s.bandwidthEfficiency = readDouble(in, "bandwidth_efficiency", s.bandwidthEfficiency);
-    s.computeUtilization = readDouble(in, "compute_utilization", s.computeUtilization);
-    s.trafficMultiplier = readDouble(in, "traffic_multiplier", s.trafficMultiplier);
+    s.bandwidthEfficiency = readReal(in, RealInput::BandwidthEfficiency, s.bandwidthEfficiency, ip);
+    s.computeUtilization = readReal(in, RealInput::ComputeUtilization, s.computeUtilization, ip);
+    s.trafficMultiplier = readReal(in, RealInput::TrafficMultiplier, s.trafficMultiplier, ip);
+    checkCounts(s);
+    checkScale(s);
     return s;
 }
 
@@ -500,20 +548,24 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
     if (name)
         *name = o.value(QStringLiteral("name")).toString();
     s.model = modelFromJson(o.value(QStringLiteral("model")).toObject());
-    s.gpu = GpuSpec::fromPreset(o.value(QStringLiteral("gpu")).toObject());
+    try {
+        s.gpu = GpuSpec::fromPreset(o.value(QStringLiteral("gpu")).toObject());
+    } catch (const InputError &e) {
+        throw InputError(QStringLiteral("gpu.") + e.field(), e.message());
+    }
     const QJsonObject e = o.value(QStringLiteral("engine")).toObject();
     s.engine = Engines::parse(e.value(QStringLiteral("engine")).toString(QStringLiteral("plain")), QStringLiteral("engine.engine"));
     s.engineSettings = readEngineSettings(e, QStringLiteral("engine."), "");
     readParallelism(e, s, QStringLiteral("engine."));
     const QString ep = QStringLiteral("engine.");
-    s.gpuMemoryUtilization = readBounded(e, "gpu_memory_utilization", s.gpuMemoryUtilization, 1e-6, 1, ep);
+    s.gpuMemoryUtilization = readReal(e, RealInput::GpuMemoryUtilization, s.gpuMemoryUtilization, ep);
     s.gpuMemoryUtilizationGiven = e.value(QStringLiteral("gpu_memory_utilization_given")).toBool();
     s.blockSize = readInt(e, "block_size", 16, 1, ep);
     const QJsonObject in = o.value(QStringLiteral("inputs")).toObject();
     const QString ip = QStringLiteral("inputs.");
     s.tp = readInt(in, "tp", 1, 1, ip);
-    s.contextTokens = readBig(in, "context_tokens", s.contextTokens);
-    s.sessions = readBig(in, "sessions", 1);
+    s.contextTokens = readBig(in, "context_tokens", s.contextTokens, ip);
+    s.sessions = readBig(in, "sessions", 1, ip);
     if (s.contextTokens < 1 || s.sessions < 0)
         throw InputError(ip + QStringLiteral("context_tokens"), QStringLiteral("context must be at least 1 token and sessions not negative"));
     for (const char *k : {"weights_dtype", "kv_dtype"}) {
@@ -530,34 +582,28 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
         s.weightsDtype = Dtypes::parse(in.value(QStringLiteral("weights_dtype")).toString(), QStringLiteral("inputs.weights_dtype"));
     if (in.value(QStringLiteral("kv_dtype")).isString())
         s.kvDtype = Dtypes::parse(in.value(QStringLiteral("kv_dtype")).toString(), QStringLiteral("inputs.kv_dtype"));
-    if (const auto kv = readOptionalBig(in, "kv_heads_override"))
-        s.kvHeadsOverride = int(*kv);
-    s.gpuMemoryBytes = readOptionalBig(in, "gpu_memory_bytes");
-    s.weightsBytes = readOptionalBig(in, "weights_bytes");
-    s.workspaceBytes = readOptionalBig(in, "workspace_bytes");
-    s.runtimeReserveBytes = readBig(in, "runtime_reserve_bytes", s.runtimeReserveBytes);
-    s.activationBytes = readBig(in, "activation_bytes", s.activationBytes);
-    s.maxModelLen = readOptionalBig(in, "max_model_len");
+    if (!in.value(QStringLiteral("kv_heads_override")).isUndefined() && !in.value(QStringLiteral("kv_heads_override")).isNull())
+        s.kvHeadsOverride = readInt(in, "kv_heads_override", 0, 1, ip);
+    s.gpuMemoryBytes = readOptionalBig(in, "gpu_memory_bytes", ip);
+    s.weightsBytes = readOptionalBig(in, "weights_bytes", ip);
+    s.workspaceBytes = readOptionalBig(in, "workspace_bytes", ip);
+    s.runtimeReserveBytes = readBig(in, "runtime_reserve_bytes", s.runtimeReserveBytes, ip);
+    s.activationBytes = readBig(in, "activation_bytes", s.activationBytes, ip);
+    s.maxModelLen = readOptionalBig(in, "max_model_len", ip);
     s.preallocate = in.value(QStringLiteral("preallocate")).toBool();
-    s.priceUsdPerGpuHour = readOptionalDouble(in, "price_usd_per_gpu_hour");
-    if (s.priceUsdPerGpuHour)
-        s.priceUsdPerGpuHour = readBounded(in, "price_usd_per_gpu_hour", 0, 1e-9, 1e6, ip);
-    s.lengthScale = readBounded(in, "length_scale", 1.0, 1e-6, 1e6, ip);
-    s.retainTokens = readOptionalBig(in, "retain_tokens");
-    s.risk = readBounded(in, "risk", s.risk, 1e-6, 0.5, ip);
-    s.marginFraction = readBounded(in, "margin", s.marginFraction, 0, 0.9, ip);
-    s.targetSessions = readOptionalBig(in, "target_sessions");
-    s.bandwidthEfficiency = readBounded(in, "bandwidth_efficiency", s.bandwidthEfficiency, 1e-6, 1, ip);
-    s.computeUtilization = readBounded(in, "compute_utilization", s.computeUtilization, 1e-6, 1, ip);
-    s.trafficMultiplier = readBounded(in, "traffic_multiplier", s.trafficMultiplier, 1e-6, 1e6, ip);
-    for (const auto &[value, key] : {std::pair{s.maxModelLen, "max_model_len"}, {s.retainTokens, "retain_tokens"}, {s.targetSessions, "target_sessions"}})
-        if (value && *value < 1)
-            throw InputError(ip + QString::fromLatin1(key), QStringLiteral("must be at least 1"));
-    for (const auto &[value, key] : {std::pair{s.gpuMemoryBytes, "gpu_memory_bytes"}, {s.weightsBytes, "weights_bytes"}, {s.workspaceBytes, "workspace_bytes"}})
-        if (value && *value < 0)
-            throw InputError(ip + QString::fromLatin1(key), QStringLiteral("must not be negative"));
+    s.priceUsdPerGpuHour = readOptionalReal(in, RealInput::Price, ip);
+    s.lengthScale = readReal(in, RealInput::LengthScale, 1.0, ip);
+    s.retainTokens = readOptionalBig(in, "retain_tokens", ip);
+    s.risk = readReal(in, RealInput::Risk, s.risk, ip);
+    s.marginFraction = readReal(in, RealInput::Margin, s.marginFraction, ip);
+    s.targetSessions = readOptionalBig(in, "target_sessions", ip);
+    s.bandwidthEfficiency = readReal(in, RealInput::BandwidthEfficiency, s.bandwidthEfficiency, ip);
+    s.computeUtilization = readReal(in, RealInput::ComputeUtilization, s.computeUtilization, ip);
+    s.trafficMultiplier = readReal(in, RealInput::TrafficMultiplier, s.trafficMultiplier, ip);
+    checkCounts(s);
     if (o.value(QStringLiteral("distribution")).isObject())
         s.distribution = distributionFromJson(o.value(QStringLiteral("distribution")).toObject());
+    checkScale(s);
     return s;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "kv/gpuspec.h"
 #include "core/inputerror.h"
+#include "core/jsonnumbers.h"
+#include "inputs/inputranges.h"
 
 #include <cmath>
 
@@ -35,16 +37,17 @@ GpuSpec GpuSpec::fromPreset(const QJsonObject &p)
     g.torchMemorySource = p.value(QStringLiteral("torch_memory_source")).toString();
     g.marketedMemory = p.value(QStringLiteral("marketed_memory")).toString();
     g.bandwidthBytesPerSecond = wholeBytes(p, "bandwidth_bytes_per_s", false);
-    g.bf16DenseTflops = p.value(QStringLiteral("bf16_dense_tflops")).toDouble(0);
+    const QJsonValue tflops = p.value(QStringLiteral("bf16_dense_tflops"));
+    if (!tflops.isUndefined() && !tflops.isNull())
+        g.bf16DenseTflops = JsonNumbers::real(tflops, QStringLiteral("bf16_dense_tflops"), 0, 1e9);
     g.hostLinkBytesPerSecond = wholeBytes(p, "host_link_bytes_per_s", false);
     g.source = p.value(QStringLiteral("source")).toString();
     g.sourceDate = p.value(QStringLiteral("source_date")).toString();
     const QJsonValue price = p.value(QStringLiteral("price_usd_per_hour"));
-    if (price.isDouble()) {
-        if (!(price.toDouble() > 0 && price.toDouble() <= 1e6))
-            throw InputError(QStringLiteral("price_usd_per_hour"), QStringLiteral("must be between 0 and 1,000,000 dollars, or null"));
-        g.priceUsdPerHour = price.toDouble();
-    }
+    if (price.isDouble())
+        g.priceUsdPerHour = InputRanges::check(RealInput::Price, price.toDouble(), QStringLiteral("price_usd_per_hour"));
+    else if (!price.isUndefined() && !price.isNull())
+        throw InputError(QStringLiteral("price_usd_per_hour"), QStringLiteral("must be a number of dollars, or null"));
     g.priceSource = p.value(QStringLiteral("price_source")).toString();
     g.priceDate = p.value(QStringLiteral("price_date")).toString();
     return g;

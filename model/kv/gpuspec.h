@@ -33,7 +33,10 @@ struct GpuSpec
     QString priceDate;
 
     /// Reads a GPU preset (presets/gpus/*.json). Throws InputError naming the
-    /// field when memory_bytes is missing or not a positive whole number.
+    /// field when memory_bytes is missing or not a positive whole number, a
+    /// bandwidth is not a positive whole number of bytes/s, bf16_dense_tflops
+    /// is not in [0, 10^6] (0: not known), or price_usd_per_hour is not in (0, 10^6] dollars
+    /// (null or absent: no published price).
     static GpuSpec fromPreset(const QJsonObject &preset);
     /// The card's memory as the engines see it (torch's total, what vLLM prints as
     /// total_gpu_memory), bytes: the cited torch figure, else for an NVIDIA preset

@@ -1,16 +1,63 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "kv/parametercount.h"
+#include "core/jsonnumbers.h"
+#include "core/units.h"
 
 #include <QJsonArray>
+#include <limits>
 
 namespace Headroom {
 
 namespace {
-qint64 num(const QJsonObject &c, const char *key, qint64 fallback = 0)
+
+// A parameter count with the config.json field it grew from: arithmetic is
+// checked (Units::mul / Units::add), and an overflow names the field of the
+// larger operand, the one to look at.
+struct Count
+{
+    qint64 v = 0;
+    QString field;
+    Count(qint64 value = 0, QString f = {}) : v(value), field(std::move(f)) {}
+};
+
+const QString &blame(const Count &a, const Count &b)
+{
+    if (a.field.isEmpty())
+        return b.field;
+    if (b.field.isEmpty())
+        return a.field;
+    return a.v >= b.v ? a.field : b.field;
+}
+
+Count operator*(const Count &a, const Count &b)
+{
+    const QString f = blame(a, b);
+    return Count(Units::mul(a.v, b.v, f, "parameter count"), f);
+}
+
+Count operator+(const Count &a, const Count &b)
+{
+    const QString f = blame(a, b);
+    return Count(Units::add(a.v, b.v, f, "parameter count"), f);
+}
+
+Count &operator+=(Count &a, const Count &b)
+{
+    return a = a + b;
+}
+
+constexpr qint64 maxLayers = 1'000'000; // the importer's bound on num_hidden_layers
+
+// A whole config.json field in [minimum, maximum], or the fallback when absent.
+Count num(const QJsonObject &c, const char *key, const Count &fallback, qint64 minimum = 0,
+          qint64 maximum = std::numeric_limits<qint64>::max())
 {
     const QJsonValue v = c.value(QString::fromLatin1(key));
-    return v.isDouble() && v.toDouble() >= 0 ? qint64(v.toDouble()) : fallback;
+    if (v.isUndefined() || v.isNull())
+        return fallback;
+    return Count(JsonNumbers::whole(v, QString::fromLatin1(key), minimum, maximum), QString::fromLatin1(key));
 }
+
 } // namespace
 
 ParameterCount countParameters(const QJsonObject &root)
@@ -18,10 +65,11 @@ ParameterCount countParameters(const QJsonObject &root)
     ParameterCount p;
     QJsonObject c = root.value(QStringLiteral("text_config")).isObject() ? root.value(QStringLiteral("text_config")).toObject() : root;
     const QString type = c.value(QStringLiteral("model_type")).toString(root.value(QStringLiteral("model_type")).toString());
-    const qint64 h = num(c, "hidden_size"), layers = num(c, "num_hidden_layers"), heads = num(c, "num_attention_heads");
-    const qint64 vocab = num(c, "vocab_size", type == QLatin1String("gemma3_text") ? 262208 : 0);
-    const qint64 inter = num(c, "intermediate_size");
-    if (h <= 0 || layers <= 0 || heads <= 0 || vocab <= 0) {
+    const Count h = num(c, "hidden_size", 0), layers = num(c, "num_hidden_layers", 0, 0, maxLayers);
+    const Count heads = num(c, "num_attention_heads", 0);
+    const Count vocab = num(c, "vocab_size", Count(type == QLatin1String("gemma3_text") ? 262208 : 0, QStringLiteral("vocab_size")));
+    const Count inter = num(c, "intermediate_size", 0);
+    if (h.v <= 0 || layers.v <= 0 || heads.v <= 0 || vocab.v <= 0) {
         p.note = QStringLiteral("not derived: hidden_size, num_hidden_layers, num_attention_heads and vocab_size are needed");
         return p;
     }
@@ -29,74 +77,78 @@ ParameterCount countParameters(const QJsonObject &root)
         p.note = QStringLiteral("not derived: Falcon-H1's parallel Mamba-2 mixers are not counted");
         return p;
     }
-    const qint64 kv = num(c, "num_key_value_heads", heads);
-    const qint64 hd = num(c, "head_dim", h / heads);
+    const Count kv = num(c, "num_key_value_heads", heads);
+    const Count hd = num(c, "head_dim", Count(h.v / heads.v, QStringLiteral("hidden_size")));
     const bool gemma = type.startsWith(QLatin1String("gemma"));
     const QJsonValue tieValue = c.value(QStringLiteral("tie_word_embeddings")).isBool() ? c.value(QStringLiteral("tie_word_embeddings"))
                                                                                         : root.value(QStringLiteral("tie_word_embeddings"));
     const bool tied = tieValue.isBool() ? tieValue.toBool() : gemma;
 
     // Attention per layer.
-    qint64 attention = 0;
+    Count attention;
     if (c.contains(QStringLiteral("kv_lora_rank")) && !c.value(QStringLiteral("kv_lora_rank")).isNull()) {
-        const qint64 qLora = num(c, "q_lora_rank"), kvLora = num(c, "kv_lora_rank"), rope = num(c, "qk_rope_head_dim");
-        const qint64 nope = num(c, "qk_nope_head_dim"), v = num(c, "v_head_dim", nope);
-        const qint64 qHead = nope + rope;
-        attention = (qLora > 0 ? h * qLora + qLora + qLora * heads * qHead : h * heads * qHead)
+        const Count qLora = num(c, "q_lora_rank", 0), kvLora = num(c, "kv_lora_rank", 0), rope = num(c, "qk_rope_head_dim", 0);
+        const Count nope = num(c, "qk_nope_head_dim", 0), v = num(c, "v_head_dim", nope);
+        const Count qHead = nope + rope;
+        attention = (qLora.v > 0 ? h * qLora + qLora + qLora * heads * qHead : h * heads * qHead)
             + h * (kvLora + rope) + kvLora + kvLora * heads * (nope + v) + heads * v * h;
     } else {
-        attention = h * heads * hd + 2 * h * kv * hd + heads * hd * h;
+        attention = h * heads * hd + Count(2) * h * kv * hd + heads * hd * h;
     }
     // Experts.
-    const qint64 experts = num(c, "num_local_experts", num(c, "num_experts", num(c, "n_routed_experts")));
-    const qint64 topK = num(c, "num_experts_per_tok");
-    const qint64 expertInter = num(c, "moe_intermediate_size", inter);
-    const qint64 sharedInter = num(c, "shared_expert_intermediate_size", num(c, "n_shared_experts") * expertInter);
-    const qint64 denseMlp = 3 * h * inter;
-    const qint64 expertMlp = 3 * h * expertInter;
-    const qint64 firstDense = num(c, "first_k_dense_replace");
-    const qint64 expertPeriod = num(c, "expert_layer_period", 1), expertOffset = num(c, "expert_layer_offset");
+    const Count experts = num(c, "num_local_experts", num(c, "num_experts", num(c, "n_routed_experts", 0)));
+    const Count topK = num(c, "num_experts_per_tok", 0);
+    const Count expertInter = num(c, "moe_intermediate_size", inter);
+    const Count sharedInter = num(c, "shared_expert_intermediate_size", num(c, "n_shared_experts", 0) * expertInter);
+    const Count denseMlp = Count(3) * h * inter;
+    const Count expertMlp = Count(3) * h * expertInter;
+    const Count firstDense = num(c, "first_k_dense_replace", 0);
+    // Jamba: an MoE layer every expert_layer_period-th layer (a period of 0 would divide by zero).
+    const Count expertPeriod = num(c, "expert_layer_period", 1, 1, maxLayers), expertOffset = num(c, "expert_layer_offset", 0, 0, maxLayers);
 
     // Which layers mix with attention and which with a recurrent mixer.
     const QJsonArray types = c.value(QStringLiteral("layer_types")).toArray();
-    const qint64 attnPeriod = num(c, "attn_layer_period"), attnOffset = num(c, "attn_layer_offset");
-    const qint64 fullInterval = num(c, "full_attention_interval");
-    qint64 mamba = 0, deltaNet = 0;
-    if (attnPeriod > 0) {
-        const qint64 dInner = num(c, "mamba_expand", 2) * h, dState = num(c, "mamba_d_state", 16);
-        const qint64 dConv = num(c, "mamba_d_conv", 4), dtRank = num(c, "mamba_dt_rank", (h + 15) / 16);
-        mamba = h * 2 * dInner + dInner * dConv + dInner + dInner * (dtRank + 2 * dState) + dtRank * dInner + dInner
-            + dInner * dState + dInner + dInner * h + 2 * dtRank + 2 * dState; // + Jamba's dt/B/C layernorms
+    const Count attnPeriod = num(c, "attn_layer_period", 0, 0, maxLayers), attnOffset = num(c, "attn_layer_offset", 0, 0, maxLayers);
+    const Count fullInterval = num(c, "full_attention_interval", 0, 0, maxLayers);
+    Count mamba, deltaNet;
+    if (attnPeriod.v > 0) {
+        const Count dInner = num(c, "mamba_expand", 2) * h, dState = num(c, "mamba_d_state", 16);
+        const Count dConv = num(c, "mamba_d_conv", 4);
+        // "auto" (JambaConfig's default) is ceil(hidden_size / 16).
+        const Count autoRank((h.v + 15) / 16, QStringLiteral("hidden_size"));
+        const Count dtRank = c.value(QStringLiteral("mamba_dt_rank")) == QJsonValue(QStringLiteral("auto")) ? autoRank : num(c, "mamba_dt_rank", autoRank);
+        mamba = h * Count(2) * dInner + dInner * dConv + dInner + dInner * (dtRank + Count(2) * dState) + dtRank * dInner + dInner
+            + dInner * dState + dInner + dInner * h + Count(2) * dtRank + Count(2) * dState; // + Jamba's dt/B/C layernorms
     }
-    if (fullInterval > 0) {
-        const qint64 kH = num(c, "linear_num_key_heads"), vH = num(c, "linear_num_value_heads");
-        const qint64 kD = num(c, "linear_key_head_dim"), vD = num(c, "linear_value_head_dim");
-        const qint64 kernel = num(c, "linear_conv_kernel_dim", 4);
-        const qint64 convDim = 2 * kH * kD + vH * vD;
-        deltaNet = h * (2 * kH * kD + 2 * vH * vD) + h * 2 * vH + convDim * kernel + 2 * vH + vD + vH * vD * h;
+    if (fullInterval.v > 0) {
+        const Count kH = num(c, "linear_num_key_heads", 0), vH = num(c, "linear_num_value_heads", 0);
+        const Count kD = num(c, "linear_key_head_dim", 0), vD = num(c, "linear_value_head_dim", 0);
+        const Count kernel = num(c, "linear_conv_kernel_dim", 4);
+        const Count convDim = Count(2) * kH * kD + vH * vD;
+        deltaNet = h * (Count(2) * kH * kD + Count(2) * vH * vD) + h * Count(2) * vH + convDim * kernel + Count(2) * vH + vD + vH * vD * h;
     }
 
-    qint64 total = vocab * h * (tied ? 1 : 2) + h;
-    qint64 active = total;
-    for (qint64 i = 0; i < layers; ++i) {
-        qint64 mixer = attention;
-        if (attnPeriod > 0 && i % attnPeriod != attnOffset)
+    Count total = vocab * h * Count(tied ? 1 : 2) + h;
+    Count active = total;
+    for (qint64 i = 0; i < layers.v; ++i) {
+        Count mixer = attention;
+        if (attnPeriod.v > 0 && i % attnPeriod.v != attnOffset.v)
             mixer = mamba;
-        else if (fullInterval > 0 && (i + 1) % fullInterval != 0)
+        else if (fullInterval.v > 0 && (i + 1) % fullInterval.v != 0)
             mixer = deltaNet;
-        else if (i < types.size() && types.at(i).toString() == QLatin1String("linear_attention"))
+        else if (i < types.size() && types.at(int(i)).toString() == QLatin1String("linear_attention"))
             mixer = deltaNet;
-        const bool moe = experts > 0 && i >= firstDense && (i % expertPeriod) == expertOffset % std::max<qint64>(1, expertPeriod);
-        qint64 ffnTotal = denseMlp, ffnActive = denseMlp;
+        const bool moe = experts.v > 0 && i >= firstDense.v && (i % expertPeriod.v) == expertOffset.v % expertPeriod.v;
+        Count ffnTotal = denseMlp, ffnActive = denseMlp;
         if (moe) {
-            ffnTotal = experts * expertMlp + h * experts + 3 * h * sharedInter;
-            ffnActive = topK * expertMlp + h * experts + 3 * h * sharedInter;
+            ffnTotal = experts * expertMlp + h * experts + Count(3) * h * sharedInter;
+            ffnActive = topK * expertMlp + h * experts + Count(3) * h * sharedInter;
         }
-        total += mixer + ffnTotal + 2 * h;
-        active += mixer + ffnActive + 2 * h;
+        total += mixer + ffnTotal + Count(2) * h;
+        active += mixer + ffnActive + Count(2) * h;
     }
-    p.total = total;
-    p.active = active;
+    p.total = total.v;
+    p.active = active.v;
     p.note = QStringLiteral("derived from the config's shapes (embeddings, attention, MLP/experts, mixers, norms)");
     return p;
 }

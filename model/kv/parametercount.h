@@ -33,8 +33,13 @@ struct ParameterCount
 ///   and Gated DeltaNet mixers (Qwen3-Next: in_proj_qkvz, in_proj_ba, conv1d,
 ///   dt_bias, A_log, norm, out_proj).
 /// Accurate to about 1% on the built-in presets' published counts (the
-/// rest is biases and norms some families add). Never throws: a config it
-/// cannot count gives total 0 and a note.
+/// rest is biases and norms some families add). A config that lacks the
+/// basic shapes, or a family it cannot count, gives total 0 and a note.
+/// Errors: InputError naming the config.json field when a field it reads is
+/// not a whole number in range (negative, a fraction, or a period or
+/// interval below 1, which would divide by zero), and when the count leaves
+/// 64 bits (checked arithmetic, Units::mul / Units::add; the field of the
+/// larger operand is named).
 ParameterCount countParameters(const QJsonObject &config);
 
 } // namespace Headroom

@@ -33,16 +33,21 @@ void assign(const QMap<qint64, double> &counts, QVector<qint64> &lengths, QVecto
 // lengths (ratio 1.005 between neighbours, whole tokens): each grid point L_i
 // carries F(L_i) - F(L_i-1), the mass of the cell it closes, so every length
 // rounds up by at most 0.5% (conservative for capacity) and the tail keeps
-// its true, tiny masses rather than a 1/n granule. `top` is the largest length.
+// its true, tiny masses rather than a 1/n granule. `top` is the largest length,
+// 1 to maxTokens. Steps: at most 200 of one token (until 1.005^k outgrows
+// k), then ln(top) / ln(1.005) < 7,400 geometric ones (top <= 2^53), so the
+// loop ends; x is compared with top as a double before any cast.
 template <typename Cdf>
 void discretise(Cdf cdf, qint64 top, QVector<qint64> &lengths, QVector<double> &probs)
 {
+    Q_ASSERT(top >= 1 && top <= LengthDistribution::maxTokens);
     QMap<qint64, double> counts;
     double previous = 0;
     double x = 1.0;
     qint64 last = 0;
     while (last < top) {
-        const qint64 l = std::min(top, std::max(last + 1, qint64(std::ceil(x))));
+        const qint64 next = x < double(top) ? qint64(std::ceil(x)) : top;
+        const qint64 l = std::min(top, std::max(last + 1, next));
         const double f = l >= top ? 1.0 : std::clamp(cdf(double(l)), previous, 1.0);
         if (f > previous)
             counts[l] += f - previous;
@@ -55,7 +60,11 @@ void discretise(Cdf cdf, qint64 top, QVector<qint64> &lengths, QVector<double> &
 
 qint64 parseLength(const QString &text, const QString &field)
 {
-    return Units::parseCount(text, field);
+    const qint64 v = Units::parseCount(text, field);
+    if (v > LengthDistribution::maxTokens)
+        throw InputError(field, QStringLiteral("%1 tokens is beyond the longest length Headroom plans for (2^53 = %2 tokens)")
+                                    .arg(text, Units::formatCount(LengthDistribution::maxTokens)));
+    return v;
 }
 
 } // namespace
@@ -72,8 +81,12 @@ LengthDistribution LengthDistribution::fixed(qint64 tokens)
 
 LengthDistribution LengthDistribution::logNormal(double median, double upper, double upperP, qint64 maximum, const QString &field)
 {
-    if (!(median >= 1))
-        throw InputError(field, QStringLiteral("median must be at least 1 token"));
+    if (!(median >= 1) || !(median <= double(maxTokens)))
+        throw InputError(field, QStringLiteral("median must be from 1 to 2^53 tokens"));
+    if (!(upper <= double(maxTokens)))
+        throw InputError(field, QStringLiteral("p%1 must be at most 2^53 tokens").arg(upperP * 100));
+    if (maximum > maxTokens)
+        throw InputError(field, QStringLiteral("max must be at most 2^53 tokens"));
     if (!(upper > median))
         throw InputError(field, QStringLiteral("p%1 (%2) must be above the median (%3)").arg(upperP * 100).arg(upper).arg(median));
     if (maximum > 0 && maximum < median)
@@ -92,7 +105,15 @@ LengthDistribution LengthDistribution::logNormal(double median, double upper, do
     // Truncated at the maximum and renormalised; unbounded, the law stops at
     // its 1 - 1e-12 quantile (mass beyond is below any risk Headroom accepts).
     const double mass = maximum > 0 ? Normal::cdf((std::log(double(maximum)) - mu) / sigma) : 1.0;
-    const qint64 top = maximum > 0 ? maximum : qint64(std::ceil(std::exp(mu + sigma * Normal::quantile(1.0 - 1e-12))));
+    // The unbounded top, checked as a double before the cast: a wide law
+    // (median 1000, p90 810,001) reaches past 2^63 tokens.
+    const double tail = std::ceil(std::exp(mu + sigma * Normal::quantile(1.0 - 1e-12)));
+    if (maximum <= 0 && !(tail <= double(maxTokens)))
+        throw InputError(field, QStringLiteral("the law is so wide that its 1 - 1e-12 quantile is %1 tokens, beyond 2^53; "
+                                               "give a smaller p%2 or a max=N")
+                                    .arg(tail, 0, 'g', 3)
+                                    .arg(upperP * 100));
+    const qint64 top = maximum > 0 ? maximum : std::max<qint64>(1, qint64(tail));
     discretise([&](double l) { return Normal::cdf((std::log(l) - mu) / sigma) / mass; }, top, d.lengths, d.probabilities);
     return d;
 }
@@ -107,7 +128,7 @@ LengthDistribution LengthDistribution::quantiles(const QVector<QPair<double, qin
             throw InputError(field, QStringLiteral("p%1 = %2 tokens is below the quantile before it").arg(pt.first * 100).arg(pt.second));
         knots << qMakePair(pt.first, std::log(double(pt.second)));
     }
-    if (maximum < 1 || std::log(double(maximum)) < knots.last().second)
+    if (maximum < 1 || maximum > maxTokens || std::log(double(maximum)) < knots.last().second)
         throw InputError(field, QStringLiteral("max (%1) must be at least the highest quantile").arg(maximum));
     knots << qMakePair(1.0, std::log(double(maximum)));
     LengthDistribution d;
@@ -211,14 +232,16 @@ LengthDistribution LengthDistribution::fromTrace(const QString &path, const QStr
                 throw InputError(field, QStringLiteral("%1 line %2, %3: \"%4\" is not a whole number").arg(path).arg(lineNo).arg(QString::fromLatin1(name), c));
             if (v < 0)
                 throw InputError(field, QStringLiteral("%1 line %2, %3: a length cannot be negative (%4)").arg(path).arg(lineNo).arg(QString::fromLatin1(name)).arg(v));
+            if (v > maxTokens)
+                throw InputError(field, QStringLiteral("%1 line %2, %3: %4 tokens is beyond 2^53").arg(path).arg(lineNo).arg(QString::fromLatin1(name)).arg(v));
             return v;
         };
         if (azure) {
             const qint64 context = cell(contextCol, "ContextTokens");
             const qint64 generated = cell(generatedCol, "GeneratedTokens");
-            qint64 total = 0;
-            if (qAddOverflow(context, generated, &total))
-                throw InputError(field, QStringLiteral("%1 line %2: ContextTokens + GeneratedTokens overflows 64 bits").arg(path).arg(lineNo));
+            const qint64 total = context + generated; // both <= 2^53
+            if (total > maxTokens)
+                throw InputError(field, QStringLiteral("%1 line %2: ContextTokens + GeneratedTokens is beyond 2^53 tokens").arg(path).arg(lineNo));
             if (total < 1)
                 throw InputError(field, QStringLiteral("%1 line %2: a request of 0 tokens").arg(path).arg(lineNo));
             totals[total] += 1;
@@ -322,10 +345,17 @@ LengthDistribution LengthDistribution::scaled(double factor) const
 {
     if (factor == 1.0)
         return *this;
+    const QString field = QStringLiteral("--length-scale");
+    if (!std::isfinite(factor) || !(factor > 0))
+        throw InputError(field, QStringLiteral("must be a positive number, got %1").arg(factor));
+    if (!(double(maximum()) * factor <= double(maxTokens)))
+        throw InputError(field, QStringLiteral("x %1 makes the longest session %2 tokens, beyond 2^53")
+                                    .arg(factor)
+                                    .arg(double(maximum()) * factor, 0, 'g', 3));
     LengthDistribution d = *this;
     auto scale = [factor](const QVector<qint64> &ls, const QVector<double> &ps, QVector<qint64> &outL, QVector<double> &outP) {
         QMap<qint64, double> m;
-        for (int i = 0; i < ls.size(); ++i)
+        for (int i = 0; i < ls.size(); ++i) // in range: every length x factor <= the maximum's, <= 2^53
             m[std::max<qint64>(1, qint64(std::llround(double(ls.at(i)) * factor)))] += ps.at(i);
         assign(m, outL, outP);
     };

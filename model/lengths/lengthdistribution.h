@@ -23,6 +23,11 @@ struct LengthDistribution
 {
     enum class Kind { Fixed, Trace, LogNormal, Quantiles };
 
+    /// The longest session length any distribution holds: 2^53 tokens, the
+    /// largest count a double (means, scaling, the discretising grid) still
+    /// holds exactly. Longer lengths are refused with the field named.
+    static constexpr qint64 maxTokens = qint64(1) << 53;
+
     Kind kind = Kind::Fixed;
     QString spec;                 ///< the --distribution spec it came from (or the trace path)
     QVector<qint64> lengths;      ///< distinct resident lengths, ascending, tokens
@@ -38,7 +43,8 @@ struct LengthDistribution
     /// Log-normal with the given median and upper quantile (p = 0.99 or 0.90),
     /// truncated at `maximum` tokens when > 0 (mass above it is removed and
     /// the rest renormalised). Throws InputError(field) when median < 1, the
-    /// quantile is not above the median, or the maximum is below the median.
+    /// quantile is not above the median, the maximum is below the median, or
+    /// (unbounded) the law's 1 - 1e-12 quantile lies beyond maxTokens.
     static LengthDistribution logNormal(double median, double upper, double upperP, qint64 maximum, const QString &field);
     /// A quantile table: pairs (p, tokens) with 0 < p < 1 ascending in both,
     /// and the maximum (p = 1). Throws InputError(field) naming the quantile
@@ -48,13 +54,15 @@ struct LengthDistribution
     /// (TIMESTAMP,ContextTokens,GeneratedTokens: resident = context +
     /// generated) or one column of lengths, with or without a header.
     /// Throws InputError(field) with the line number for a non-numeric or
-    /// negative cell, and for an empty file.
+    /// negative cell or a length above maxTokens, and for an empty file.
     static LengthDistribution fromTrace(const QString &path, const QString &field);
     /// Parses a --distribution spec: trace:PATH, lognormal:median=N,p99=N[,max=N]
     /// (or p90=N), quantiles:p50=N,p90=N,p99=N[,p99.9=N],max=N, fixed:N.
     static LengthDistribution parse(const QString &spec, const QString &field);
 
     /// Every length multiplied by `factor` (rounded, at least 1 token).
+    /// Throws InputError("--length-scale") when the factor is not a positive
+    /// finite number or a scaled length would exceed maxTokens.
     LengthDistribution scaled(double factor) const;
     /// Mean length, tokens.
     double mean() const;

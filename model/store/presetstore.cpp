@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "presetstore.h"
+#include "pagescan.h"
+#include "presetbundle.h"
+
+#include "core/inputerror.h"
+#include "io/configimporter.h"
+#include "kv/gpuspec.h"
 
 #include <QCryptographicHash>
+#include <QDate>
+#include <QDateTime>
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
@@ -13,8 +21,11 @@
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QStandardPaths>
+#include <QSet>
 #include <QUuid>
 #include <algorithm>
+#include <limits>
+#include <optional>
 
 namespace Headroom {
 
@@ -35,6 +46,32 @@ PresetRecord recordFrom(const QJsonObject &o, bool builtIn)
 QString sqlError(const QSqlQuery &q)
 {
     return q.lastError().text();
+}
+
+QString compact(const QJsonObject &o)
+{
+    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
+
+// A stored row that still reads: its JSON is an object whose id and kind agree with the columns.
+std::optional<QJsonObject> readableRow(const QString &id, const QString &kind, const QString &json)
+{
+    const QJsonDocument doc = QJsonDocument::fromJson(json.toUtf8());
+    if (!doc.isObject() || (kind != QLatin1String("model") && kind != QLatin1String("gpu")))
+        return std::nullopt;
+    const QJsonObject o = doc.object();
+    if (o.value(QStringLiteral("id")).toString() != id || o.value(QStringLiteral("kind")).toString() != kind)
+        return std::nullopt;
+    return o;
+}
+
+// `path` with `suffix`, or with -2, -3, ... after it when that name is taken (never overwritten).
+QString freeName(const QString &path, const QString &suffix)
+{
+    QString candidate = path + suffix;
+    for (int n = 2; QFileInfo::exists(candidate) || QFileInfo::exists(candidate + QStringLiteral("-journal")); ++n)
+        candidate = path + suffix + QStringLiteral("-%1").arg(n);
+    return candidate;
 }
 
 } // namespace
@@ -97,7 +134,159 @@ bool PresetStore::open(QString *error)
         return false;
     QString refreshError;
     if (!refreshBuiltIns(&refreshError))
-        m_warning = refreshError + QStringLiteral(" The presets as stored are used.");
+        m_warning += (m_warning.isEmpty() ? QString() : QStringLiteral(" ")) + refreshError + QStringLiteral(" The presets as stored are used.");
+    return true;
+}
+
+bool PresetStore::integrityFailure(QString *report)
+{
+    // integrity_check rather than quick_check: it also compares every index
+    // with its table (a damaged index page otherwise hides rows from find()).
+    // The store is a few hundred kB, so the full check costs milliseconds.
+    QSqlQuery q(QSqlDatabase::database(m_connection));
+    q.setForwardOnly(true);
+    if (!q.exec(QStringLiteral("PRAGMA integrity_check(20)"))) {
+        *report = sqlError(q);
+        return true;
+    }
+    QStringList lines;
+    static const QRegularExpression heading(QStringLiteral("^\\*\\*\\* in database \\S+ \\*\\*\\*\\s*"));
+    while (q.next()) // findings, one a line, after SQLite's heading
+        for (const QString &line : q.value(0).toString().remove(heading).split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+            lines << line.simplified();
+    if (q.lastError().isValid())
+        lines << sqlError(q);
+    if (lines == QStringList{QStringLiteral("ok")})
+        return false;
+    *report = lines.isEmpty() ? QStringLiteral("no answer") : lines.first();
+    if (lines.size() > 1)
+        *report += QStringLiteral(" (and further findings)"); // integrity_check(20) stops at 20
+    return true;
+}
+
+bool PresetStore::recover(const QString &damage, QString *error)
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connection);
+    // 1. Every row that still reads, scanning the table in rowid order and
+    //    stepping past rowids on damaged pages (NOT INDEXED: the index may be
+    //    the damaged part). The store holds a few hundred rows; the steps are
+    //    bounded by its largest rowid, or 1,000 when even that is unreadable.
+    QVector<QPair<QString, QJsonObject>> userRows; // (kind, preset)
+    QSet<QString> seen;
+    qint64 top = -1;
+    {
+        QSqlQuery q(db);
+        if (q.exec(QStringLiteral("SELECT max(rowid) FROM presets NOT INDEXED")) && q.next())
+            top = q.value(0).toLongLong();
+    }
+    qint64 next = 0; // the lowest rowid not yet read or skipped
+    const int maxMisses = top < 0 ? 1000 : 100000; // without a top, the page scan below does the rest
+    for (int misses = 0; misses <= maxMisses && (top < 0 || next <= top);) {
+        QSqlQuery q(db);
+        q.setForwardOnly(true);
+        // ">=" so the seek lands on the page holding `next`, not on the damaged one before it.
+        q.prepare(QStringLiteral("SELECT rowid, id, kind, origin, json FROM presets NOT INDEXED WHERE rowid >= ? ORDER BY rowid"));
+        q.addBindValue(next);
+        if (q.exec()) {
+            while (q.next()) {
+                // rowid is at most 2^63 - 1 (SQLite); the last one ends the scan rather than wrap.
+                next = std::min(q.value(0).toLongLong(), std::numeric_limits<qint64>::max() - 1) + 1;
+                const QString id = q.value(1).toString();
+                seen.insert(id);
+                if (q.value(3).toString() != QLatin1String("user"))
+                    continue;
+                if (const auto o = readableRow(id, q.value(2).toString(), q.value(4).toString()))
+                    userRows.append({q.value(2).toString(), *o});
+            }
+            if (!q.lastError().isValid())
+                break; // reached the end
+            // Failed stepping onto a damaged page: seek again from the first rowid not read.
+        } else {
+            ++next; // the seek itself lands on a damaged page: step past this rowid
+        }
+        ++misses;
+    }
+    // The ids the index still lists, to name user presets that could not be read.
+    QStringList lost;
+    {
+        QSqlQuery q(db);
+        q.setForwardOnly(true);
+        if (q.exec(QStringLiteral("SELECT id FROM presets INDEXED BY sqlite_autoindex_presets_1")))
+            while (q.next())
+                if (!seen.contains(q.value(0).toString()) && !isBuiltInId(q.value(0).toString()))
+                    lost << q.value(0).toString();
+    }
+
+    // 2. What SQLite could not reach (a damaged interior page, a truncated
+    //    file) read from the pages themselves; rows SQLite read come first.
+    db.close();
+    QFile raw(m_path);
+    constexpr qint64 maxScan = 256 * 1024 * 1024; // a preset store is well under 1 MB
+    if (raw.size() <= maxScan && raw.open(QIODevice::ReadOnly)) {
+        QSet<QString> have;
+        for (const auto &row : std::as_const(userRows))
+            have.insert(row.second.value(QStringLiteral("id")).toString());
+        for (const PageScan::Row &row : PageScan::textRows(raw.readAll(), 4)) { // id, kind, origin, json
+            const QString &id = row.values.at(0);
+            if (row.values.at(2) != QLatin1String("user") || have.contains(id))
+                continue;
+            if (const auto o = readableRow(id, row.values.at(1), row.values.at(3))) {
+                userRows.append({row.values.at(1), *o});
+                have.insert(id);
+                lost.removeAll(id);
+            }
+        }
+        raw.close();
+    }
+
+    // 3. The damaged file (and its journal) kept aside under a new name.
+    const QString aside = freeName(m_path, QStringLiteral(".damaged-") + QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")));
+    if (!QFile::rename(m_path, aside)) {
+        *error = QStringLiteral("The preset database %1 is damaged (SQLite integrity check: %2) and could not be moved aside. "
+                                "It was left untouched; move it away and Headroom will create a fresh one.")
+                     .arg(m_path, damage);
+        return false;
+    }
+    if (QFileInfo::exists(m_path + QStringLiteral("-journal")))
+        QFile::rename(m_path + QStringLiteral("-journal"), aside + QStringLiteral("-journal"));
+    m_damagedCopy = aside;
+
+    // 4. A fresh store with the recovered presets (the built-ins follow in open()).
+    db.setDatabaseName(m_path);
+    if (!db.open() || !migrate(error)) {
+        if (error->isEmpty())
+            *error = QStringLiteral("Cannot create a fresh preset database %1: %2").arg(m_path, db.lastError().text());
+        return false;
+    }
+    if (!db.transaction()) {
+        *error = QStringLiteral("Cannot write the preset database %1: %2").arg(m_path, db.lastError().text());
+        return false;
+    }
+    QSqlQuery ins(db);
+    ins.prepare(QStringLiteral("INSERT INTO presets (id, kind, origin, json) VALUES (?, ?, 'user', ?) ON CONFLICT(id) DO NOTHING"));
+    for (const auto &row : userRows) {
+        ins.addBindValue(row.second.value(QStringLiteral("id")).toString());
+        ins.addBindValue(row.first);
+        ins.addBindValue(compact(row.second));
+        if (!ins.exec()) {
+            *error = QStringLiteral("Cannot write the recovered presets to %1: %2").arg(m_path, sqlError(ins));
+            db.rollback();
+            return false;
+        }
+        m_recovered << row.second.value(QStringLiteral("id")).toString();
+    }
+    if (!db.commit()) {
+        *error = QStringLiteral("Cannot write the preset database %1: %2").arg(m_path, db.lastError().text());
+        return false;
+    }
+    m_warning = QStringLiteral("The preset database %1 was damaged (SQLite integrity check: %2). It was kept as %3; "
+                               "the built-in presets were rebuilt and %4 of your presets %5 recovered%6.")
+                    .arg(m_path, damage, aside)
+                    .arg(m_recovered.size())
+                    .arg(m_recovered.size() == 1 ? QStringLiteral("was") : QStringLiteral("were"))
+                    .arg(m_recovered.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(m_recovered.join(QStringLiteral(", "))));
+    if (!lost.isEmpty())
+        m_warning += QStringLiteral(" Not recovered (named by the index, which may itself be damaged): %1.").arg(lost.join(QStringLiteral(", ")));
     return true;
 }
 
@@ -107,6 +296,11 @@ bool PresetStore::migrate(QString *error)
     QSqlQuery q(db);
     // Reading the header is the first thing that fails on a damaged file.
     if (!q.exec(QStringLiteral("PRAGMA user_version")) || !q.next()) {
+        // SQLite cannot read it; a file whose header still says it is our store
+        // (a truncated one, say) is recovered from its pages.
+        QFile raw(m_path);
+        if (raw.open(QIODevice::ReadOnly) && PageScan::userVersion(raw.read(100)) == schemaVersion)
+            return recover(sqlError(q), error);
         *error = QStringLiteral("The preset database %1 is damaged or not a database (%2). It was left untouched; "
                                 "move it aside and Headroom will create a fresh one.")
                      .arg(m_path, sqlError(q));
@@ -120,7 +314,11 @@ bool PresetStore::migrate(QString *error)
         return false;
     }
     if (version == schemaVersion) {
-        // Same version: the tables must be there, or the file is not ours.
+        // Ours: damage found by the integrity check is repaired aside.
+        QString damage;
+        if (integrityFailure(&damage))
+            return recover(damage, error);
+        // The tables must be there, or the file is not ours.
         if (!q.exec(QStringLiteral("SELECT id, kind, origin, json FROM presets LIMIT 1"))) {
             *error = QStringLiteral("The preset database %1 is damaged: %2. It was left untouched; move it aside and "
                                     "Headroom will create a fresh one.")
@@ -215,7 +413,7 @@ bool PresetStore::refreshBuiltIns(QString *error)
     for (const PresetRecord &r : shipped) {
         ins.addBindValue(r.id);
         ins.addBindValue(r.kind);
-        ins.addBindValue(QString::fromUtf8(QJsonDocument(r.json).toJson(QJsonDocument::Compact)));
+        ins.addBindValue(compact(r.json));
         if (!ins.exec())
             return fail(ins);
     }
@@ -270,17 +468,84 @@ PresetRecord PresetStore::find(const QString &id) const
     return {};
 }
 
-bool PresetStore::saveUserPreset(const QJsonObject &preset, QString *error)
+void PresetStore::validate(const QJsonObject &preset)
 {
     static const QRegularExpression kebab(QStringLiteral("^[a-z0-9]+([.-][a-z0-9]+)*$"));
-    const QString id = preset.value(QStringLiteral("id")).toString();
+    const QJsonValue id = preset.value(QStringLiteral("id"));
+    if (!id.isString() || !kebab.match(id.toString()).hasMatch() || id.toString().size() > 64)
+        throw InputError(QStringLiteral("id"), QStringLiteral("\"%1\" must be lower-case kebab-case of at most 64 characters, e.g. my-model-7b")
+                                                   .arg(id.isString() ? id.toString() : QStringLiteral("(not a string)")));
     const QString kind = preset.value(QStringLiteral("kind")).toString();
-    if (!kebab.match(id).hasMatch()) {
-        *error = QStringLiteral("id: \"%1\" must be lower-case kebab-case, e.g. my-model-7b").arg(id);
+    if (kind != QLatin1String("model") && kind != QLatin1String("gpu"))
+        throw InputError(QStringLiteral("kind"), QStringLiteral("must be \"model\" or \"gpu\", got \"%1\"").arg(kind));
+    const QJsonValue name = preset.value(QStringLiteral("name"));
+    if (!name.isString() || name.toString().trimmed().isEmpty())
+        throw InputError(QStringLiteral("name"), QStringLiteral("give the name shown in the pickers, e.g. \"ACME H100 (contract)\""));
+    // Text fields as the built-ins use them (presets/*.json): a string or null.
+    static const char *const text[] = {"vendor", "memory_source", "marketed_memory", "host_link", "source", "price_source",
+                                       "hf_id", "params_source", "checkpoint_source", "notes", "source_date", "price_date"};
+    for (const char *key : text) {
+        const QJsonValue v = preset.value(QLatin1String(key));
+        if (!v.isUndefined() && !v.isNull() && !v.isString())
+            throw InputError(QString::fromLatin1(key), QStringLiteral("must be text (a JSON string) or null"));
+    }
+    for (const char *key : {"source_date", "price_date"}) {
+        const QString date = preset.value(QLatin1String(key)).toString();
+        if (!date.isEmpty() && !QDate::fromString(date, Qt::ISODate).isValid())
+            throw InputError(QString::fromLatin1(key), QStringLiteral("\"%1\" must be a date written YYYY-MM-DD, e.g. 2026-11-30").arg(date));
+    }
+    if (kind == QLatin1String("gpu"))
+        GpuSpec::fromPreset(preset);
+    else
+        ConfigImporter::fromPreset(preset);
+}
+
+QJsonObject PresetStore::modelPresetFromFile(const QString &path, const QString &field)
+{
+    const QJsonObject o = ConfigImporter::readFile(path, field);
+    QJsonObject preset;
+    if (o.value(QStringLiteral("kind")).toString() == QLatin1String("model")) {
+        preset = o;
+    } else {
+        preset.insert(QStringLiteral("kind"), QStringLiteral("model"));
+        const QString hfName = o.value(QStringLiteral("_name_or_path")).toString();
+        if (!hfName.isEmpty())
+            preset.insert(QStringLiteral("name"), hfName.section(QLatin1Char('/'), -1));
+        preset.insert(QStringLiteral("source"), QStringLiteral("config.json imported from %1").arg(QFileInfo(path).absoluteFilePath()));
+        preset.insert(QStringLiteral("config"), o);
+    }
+    try {
+        ConfigImporter::fromPreset(preset);
+    } catch (const InputError &e) {
+        throw InputError(e.field(), QStringLiteral("%1 (in %2)").arg(e.message(), path));
+    }
+    return preset;
+}
+
+bool PresetStore::isBuiltInId(const QString &id)
+{
+    static const QSet<QString> ids = [] {
+        QSet<QString> out;
+        for (const PresetRecord &r : builtInPresets())
+            out.insert(r.id);
+        return out;
+    }();
+    return ids.contains(id);
+}
+
+bool PresetStore::saveUserPreset(const QJsonObject &preset, QString *error)
+{
+    try {
+        validate(preset);
+    } catch (const InputError &e) {
+        *error = e.text();
         return false;
     }
-    if (kind != QLatin1String("model") && kind != QLatin1String("gpu")) {
-        *error = QStringLiteral("kind: must be \"model\" or \"gpu\", got \"%1\"").arg(kind);
+    const QString id = preset.value(QStringLiteral("id")).toString();
+    const QString kind = preset.value(QStringLiteral("kind")).toString();
+    const PresetRecord existing = find(id);
+    if (isBuiltInId(id) && (existing.id.isEmpty() || existing.builtIn)) {
+        *error = QStringLiteral("id: \"%1\" is a built-in preset, which cannot be edited; duplicate it under a new id").arg(id);
         return false;
     }
     QSqlDatabase db = QSqlDatabase::database(m_connection);
@@ -289,7 +554,7 @@ bool PresetStore::saveUserPreset(const QJsonObject &preset, QString *error)
                              "ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, origin = 'user', json = excluded.json"));
     q.addBindValue(id);
     q.addBindValue(kind);
-    q.addBindValue(QString::fromUtf8(QJsonDocument(preset).toJson(QJsonDocument::Compact)));
+    q.addBindValue(compact(preset));
     if (!q.exec()) {
         *error = QStringLiteral("Cannot save preset %1 in %2: %3").arg(id, m_path, sqlError(q));
         return false;
@@ -297,8 +562,96 @@ bool PresetStore::saveUserPreset(const QJsonObject &preset, QString *error)
     return true;
 }
 
+bool PresetStore::importPresets(const QVector<QJsonObject> &presets, bool replace, ImportResult *result, QString *error)
+{
+    *result = {};
+    QStringList builtIns, conflicts;
+    QVector<PresetRecord> toReplace;
+    for (qsizetype i = 0; i < presets.size(); ++i) {
+        const QJsonObject &p = presets.at(i);
+        const QString where = QStringLiteral("presets[%1]").arg(i);
+        try {
+            validate(p);
+        } catch (const InputError &e) {
+            *error = QStringLiteral("%1.%2: %3").arg(where, e.field(), e.message());
+            return false;
+        }
+        const QString id = p.value(QStringLiteral("id")).toString();
+        const PresetRecord existing = find(id);
+        if (isBuiltInId(id) || existing.builtIn)
+            builtIns << QStringLiteral("%1.id \"%2\"").arg(where, id);
+        else if (existing.id.isEmpty())
+            result->added << id;
+        else if (existing.json == p)
+            result->unchanged << id;
+        else if (replace)
+            toReplace << existing;
+        else
+            conflicts << QStringLiteral("%1.id \"%2\"").arg(where, id);
+    }
+    if (!builtIns.isEmpty()) {
+        *error = QStringLiteral("%1: %2 built-in, which an import cannot overwrite; give your copy another id. Nothing was imported.")
+                     .arg(builtIns.join(QStringLiteral(", ")), builtIns.size() == 1 ? QStringLiteral("is") : QStringLiteral("are"));
+        return false;
+    }
+    if (!conflicts.isEmpty()) {
+        *error = QStringLiteral("%1: already your preset with other figures; import with --replace to overwrite (the current ones "
+                                "are kept in a backup bundle). Nothing was imported.")
+                     .arg(conflicts.join(QStringLiteral(", ")));
+        return false;
+    }
+    if (!toReplace.isEmpty()) {
+        // The presets about to be overwritten, kept as a bundle first.
+        const QString backup = freeName(QFileInfo(m_path).absolutePath() + QStringLiteral("/replaced-presets-")
+                                            + QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")),
+                                        QStringLiteral(".json"));
+        if (!PresetBundle::save(backup, toReplace, error)) {
+            *error = QStringLiteral("Nothing was imported: the presets it would replace could not be backed up first (%1)").arg(*error);
+            return false;
+        }
+        result->backupPath = backup;
+        for (const PresetRecord &r : toReplace)
+            result->replaced << r.id;
+    }
+    QSqlDatabase db = QSqlDatabase::database(m_connection);
+    if (!db.transaction()) {
+        *error = QStringLiteral("Cannot write the preset database %1: %2").arg(m_path, db.lastError().text());
+        return false;
+    }
+    QSqlQuery q(db);
+    q.prepare(QStringLiteral("INSERT INTO presets (id, kind, origin, json) VALUES (?, ?, 'user', ?) "
+                             "ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, origin = 'user', json = excluded.json"));
+    for (const QJsonObject &p : presets) {
+        const QString id = p.value(QStringLiteral("id")).toString();
+        if (result->unchanged.contains(id))
+            continue;
+        q.addBindValue(id);
+        q.addBindValue(p.value(QStringLiteral("kind")).toString());
+        q.addBindValue(compact(p));
+        if (!q.exec()) {
+            *error = QStringLiteral("Cannot import preset %1 into %2: %3. Nothing was imported.").arg(id, m_path, sqlError(q));
+            db.rollback();
+            return false;
+        }
+    }
+    if (!db.commit()) {
+        *error = QStringLiteral("Cannot write the preset database %1: %2. Nothing was imported.").arg(m_path, db.lastError().text());
+        return false;
+    }
+    return true;
+}
+
 bool PresetStore::removeUserPreset(const QString &id, QString *error)
 {
+    const PresetRecord existing = find(id);
+    if (existing.id.isEmpty()) {
+        *error = QStringLiteral("id: there is no preset \"%1\"; `headroom presets list` shows the ids").arg(id);
+        return false;
+    }
+    if (existing.builtIn) {
+        *error = QStringLiteral("id: \"%1\" is a built-in preset, which cannot be removed (built-ins are refreshed with each release)").arg(id);
+        return false;
+    }
     QSqlDatabase db = QSqlDatabase::database(m_connection);
     if (!db.transaction()) {
         *error = db.lastError().text();
@@ -320,7 +673,7 @@ bool PresetStore::removeUserPreset(const QString &id, QString *error)
         ins.prepare(QStringLiteral("INSERT INTO presets (id, kind, origin, json) VALUES (?, ?, 'builtin', ?)"));
         ins.addBindValue(r.id);
         ins.addBindValue(r.kind);
-        ins.addBindValue(QString::fromUtf8(QJsonDocument(r.json).toJson(QJsonDocument::Compact)));
+        ins.addBindValue(compact(r.json));
         if (!ins.exec()) {
             *error = QStringLiteral("Cannot restore built-in preset %1: %2").arg(id, sqlError(ins));
             db.rollback();

@@ -27,7 +27,13 @@ struct PresetRecord
 /// preset the user created or edited. Every write is one transaction.
 ///
 /// A file that is not a Headroom database, or one from a newer Headroom, is
-/// refused with a message naming the file and left untouched.
+/// refused with a message naming the file and left untouched. A Headroom store
+/// that fails SQLite's integrity check (PRAGMA integrity_check) at open is
+/// renamed aside (never deleted or overwritten), a fresh store is built with
+/// the built-ins, every user preset that can still be read from the damaged
+/// file is copied in (through SQLite, then from the pages SQLite cannot
+/// reach: PageScan), and warning() says so with the count. So is a file whose
+/// header still names this schema but which SQLite cannot open (truncated).
 class PresetStore
 {
 public:
@@ -48,8 +54,14 @@ public:
     /// used; a store that opens but cannot be refreshed (read-only) is used as
     /// stored, with warning() saying so.
     bool open(QString *error);
-    /// Why the store is used as stored (empty when all is well).
+    /// What the user must know about the open (empty when all is well): a
+    /// damaged file kept aside and how many of the user's presets were
+    /// recovered, or why the store is used as stored (cannot be refreshed).
     QString warning() const { return m_warning; }
+    /// Where a damaged file was kept (empty unless open() recovered from one).
+    QString damagedCopyPath() const { return m_damagedCopy; }
+    /// The ids of the user's presets copied out of a damaged file by open().
+    QStringList recoveredIds() const { return m_recovered; }
     /// Rows list() had to skip, one sentence each.
     QStringList problems() const { return m_problems; }
     /// The path of the database file.
@@ -59,13 +71,51 @@ public:
     QVector<PresetRecord> list(const QString &kind = {}) const;
     /// The preset with `id`, or an empty record (id empty) when absent.
     PresetRecord find(const QString &id) const;
-    /// Saves a user preset (new, or an edit of a built-in that then stays the
-    /// user's). `preset` needs "id" (lower-case kebab) and "kind". Returns
-    /// false with *error on failure; nothing is written then.
+    /// Saves a user preset, new or an edit of one of the user's. `preset` must
+    /// pass validate(); an id shipped as a built-in is refused (built-ins
+    /// cannot be edited: duplicate one under a new id) unless the user's row
+    /// with that id already exists (an edit made by an older Headroom).
+    /// Returns false with *error ("field: message") on failure; nothing is
+    /// written then.
     bool saveUserPreset(const QJsonObject &preset, QString *error);
-    /// Removes a user preset; a built-in edited by the user reverts to the
-    /// shipped version. Returns false with *error on failure.
+    /// Removes a user preset; a built-in edited by an older Headroom reverts
+    /// to the shipped version. Refuses an unknown id and a built-in ("id: ...").
+    /// Returns false with *error on failure.
     bool removeUserPreset(const QString &id, QString *error);
+
+    /// What importPresets() did.
+    struct ImportResult
+    {
+        QStringList added;     ///< ids new to this store
+        QStringList replaced;  ///< ids of the user's presets overwritten (--replace)
+        QStringList unchanged; ///< ids already stored with the same fields
+        QString backupPath;    ///< bundle holding the replaced presets as they were (empty: none replaced)
+    };
+    /// Imports presets (a bundle's, PresetBundle::read) as the user's, all or
+    /// nothing in one transaction. Refuses, naming "presets[i].id", an id
+    /// shipped as a built-in, and an id that is already one of the user's
+    /// presets with other fields unless `replace`; with `replace`, the
+    /// presets about to be overwritten are first written as a bundle beside
+    /// the database (ImportResult::backupPath), so no figure is lost.
+    /// Returns false with *error when nothing was written.
+    bool importPresets(const QVector<QJsonObject> &presets, bool replace, ImportResult *result, QString *error);
+
+    /// Checks one preset as a user may give it, throwing InputError naming
+    /// the JSON field: "id" lower-case kebab (at most 64 characters), "kind"
+    /// "model" or "gpu", "name" a non-empty string; text fields (vendor,
+    /// source, notes, ...) strings or null; source_date and price_date
+    /// YYYY-MM-DD or null; then the kind's own reader, GpuSpec::fromPreset or
+    /// ConfigImporter::fromPreset, with every figure it range-checks.
+    static void validate(const QJsonObject &preset);
+    /// A model preset (no id yet) from a file: a Headroom model preset as it
+    /// stands, or a HuggingFace config.json wrapped as {"kind": "model",
+    /// "name": its _name_or_path when given, "source": the file, "config": ...}.
+    /// The shape is read (ConfigImporter) so a config it cannot size is
+    /// refused here; InputError names `field` for an unreadable file, else
+    /// the config.json field.
+    static QJsonObject modelPresetFromFile(const QString &path, const QString &field);
+    /// True when `id` is shipped as a built-in preset.
+    static bool isBuiltInId(const QString &id);
 
     /// The schema version this build writes.
     static constexpr int schemaVersion = 1;
@@ -73,7 +123,11 @@ public:
 private:
     bool migrate(QString *error);
     bool refreshBuiltIns(QString *error);
+    bool integrityFailure(QString *report);
+    bool recover(const QString &damage, QString *error);
     QString m_path;
+    QString m_damagedCopy;
+    QStringList m_recovered;
     QString m_connection;
     QString m_warning;
     mutable QStringList m_problems;

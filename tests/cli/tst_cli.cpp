@@ -4,12 +4,14 @@
 // line naming the field and exits non-zero.
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonObject>
 #include <QSet>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include "common/headroomtest.h"
 
 class TestCli : public QObject
 {
@@ -107,7 +109,16 @@ private Q_SLOTS:
                                "--workspace 0GB --kv-dtype fp16 --context 128000"));
         const QJsonObject o = r.json();
         QCOMPARE(o.value(QStringLiteral("fits")).toBool(true), false);
-        QVERIFY(!o.value(QStringLiteral("fixes")).toArray().isEmpty());
+        // 66 GB for one session of 128,000 tokens x 524,288 B (67.1 GB, seed B). Each lever:
+        // fp8 halves it to 33.6 GB (1 session); nvfp4 (16 values in 9 B) makes it 128,000 x 32 x
+        // 2 x 2,304 B = 18.9 GB (3); 8 KV heads 16.8 GB (3, seed B); a cap at 66e9 / 524,288 =
+        // 125,885 tokens, whole 16-token blocks: 125,872 tokens; TP 2 gives 73 GB per GPU for
+        // 33.6 GB per session per GPU (2). The weights were given in bytes: no weight precision.
+        QCOMPARE(o.value(QStringLiteral("fixes")).toArray(),
+                 (QJsonArray{QStringLiteral("cache precision fp8: 1 session"), QStringLiteral("cache precision nvfp4: 3 sessions"),
+                             QStringLiteral("attention design: 8 KV heads (GQA what-if): 3 sessions"),
+                             QStringLiteral("retention cap at 125,872 tokens: 1 session"),
+                             QStringLiteral("more memory: TP 2 (2 GPUs per replica): 2 sessions")}));
     }
 
     void tensorParallelFields()
@@ -339,6 +350,52 @@ private Q_SLOTS:
         QVERIFY(r.code != 0 && r.err.contains("--shared-prefix"));
     }
 
+    // An older scenario, a plan --json output (format version 0), names presets; the preset
+    // store's lookup refuses ids it does not hold, naming the output's field (scenariofile.cpp).
+    void olderPlanOutputNamingAnUnknownPreset_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<QString>("line");
+        const QString list = QStringLiteral("; `headroom presets list` shows the ids");
+        QTest::newRow("inputs.model llama-9-1t") << QStringLiteral("model") << QStringLiteral("llama-9-1t")
+                                                 << QStringLiteral("inputs.model: unknown model preset \"llama-9-1t\"") + list;
+        QTest::newRow("inputs.gpu h900") << QStringLiteral("gpu") << QStringLiteral("h900")
+                                         << QStringLiteral("inputs.gpu: unknown gpu preset \"h900\"") + list;
+        QTest::newRow("inputs.model custom") << QStringLiteral("model") << QStringLiteral("custom")
+                                             << QStringLiteral("inputs.model: a custom shape is not named in a plan output: save it with plan --save FILE.headroom");
+    }
+    void olderPlanOutputNamingAnUnknownPreset()
+    {
+        QFETCH(QString, key);
+        QFETCH(QString, id);
+        QFETCH(QString, line);
+        Run r = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --context 1000"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        QJsonObject o = r.json();
+        QJsonObject inputs = o.value(QStringLiteral("inputs")).toObject();
+        QCOMPARE(inputs.value(key).toString(), key == QLatin1String("model") ? QStringLiteral("llama-3.1-8b") : QStringLiteral("h100-sxm-80gb"));
+        inputs.insert(key, id);
+        o.insert(QStringLiteral("inputs"), inputs);
+        QTemporaryDir dir;
+        QFile f(dir.filePath(QStringLiteral("old-plan.json")));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QJsonDocument(o).toJson());
+        f.close();
+        r = run(plan(QStringLiteral("--scenario %1").arg(f.fileName()).toLatin1().constData()));
+        QVERIFY(r.code != 0);
+        QVERIFY2(QString::fromUtf8(r.err).contains(line + QStringLiteral(" (in %1)").arg(f.fileName())), r.err.constData());
+        // As it was written, the file reads.
+        inputs.insert(key, key == QLatin1String("model") ? QStringLiteral("llama-3.1-8b") : QStringLiteral("h100-sxm-80gb"));
+        o.insert(QStringLiteral("inputs"), inputs);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(QJsonDocument(o).toJson());
+        f.close();
+        r = run(plan(QStringLiteral("--scenario %1").arg(f.fileName()).toLatin1().constData()));
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(r.json().value(QStringLiteral("kv_bytes_per_token")).toInteger(), qint64(131072));
+    }
+
     void malformedConfigJson()
     {
         QTemporaryDir dir;
@@ -354,5 +411,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCli)
+HEADROOM_TEST_MAIN(TestCli, QCoreApplication)
 #include "tst_cli.moc"

@@ -12,6 +12,7 @@
 #include "testshapes.h"
 
 #include <QTest>
+#include "common/headroomtest.h"
 
 using namespace Headroom;
 using Headroom::Test::dense;
@@ -158,6 +159,81 @@ private Q_SLOTS:
         }
     }
 
+    // Every refusal of LogCalibration::read (logcalibration.cpp), by field and message.
+    void readRefusals_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("message");
+        const QString vllm = QStringLiteral("Initializing a V1 LLM engine (v0.10.1) with config: model='Qwen/Qwen3-14B'\n");
+        // 2^1024 overflows a double: 310 digits are no figure at all.
+        const QString huge = QStringLiteral("1") + QString(310, QLatin1Char('0'));
+        QTest::newRow("bytesOf: 310 digits are not a memory figure") << vllm + QStringLiteral("Available KV cache memory: ") + huge + QStringLiteral(" GiB\n")
+                                                                     << QStringLiteral("line 2: \"%1\" is not a memory figure").arg(huge);
+        // 9e9 GiB = 9.66e18 B, above 2^63 - 1 = 9.22e18 B.
+        QTest::newRow("bytesOf: 9e9 GiB is too large") << vllm + QStringLiteral("Available KV cache memory: 9000000000.00 GiB\n")
+                                                       << QStringLiteral("line 2: 9000000000.00 GiB is too large to be a memory figure");
+        QTest::newRow("bytesOf: 9e12 MiB (SGLang) is too large")
+            << QStringLiteral("x Load weight begin. avail mem=79.10 GB\nx Load weight end. avail mem=9000000000000.00 MB, mem usage=15.54 GB\n")
+            << QStringLiteral("line 2: 9000000000000.00 MB is too large to be a memory figure");
+        QTest::newRow("countOf: 20 digits are not a count") << vllm + QStringLiteral("# GPU blocks: 99,999,999,999,999,999,999\n")
+                                                            << QStringLiteral("line 2: \"99999999999999999999\" is not a count");
+        QTest::newRow("countOf: a separator alone is not a count") << vllm + QStringLiteral("GPU KV cache size: , tokens\n")
+                                                                   << QStringLiteral("line 2: \"\" is not a count");
+        QTest::newRow("shapeOf: tensor_parallel_size 0") << vllm + QStringLiteral("tensor_parallel_size=0, Available KV cache memory: 6.51 GiB\n")
+                                                         << QStringLiteral("line 2: tensor_parallel_size = 0 is not a usable value");
+        QTest::newRow("shapeOf: n_ctx 100,000,001") << QStringLiteral("llama_context: n_ctx = 100000001\n")
+                                                    << QStringLiteral("line 1: n_ctx = 100000001 is not a usable value");
+        QTest::newRow("two engines pasted together: vLLM then SGLang")
+            << vllm + QStringLiteral("GPU KV cache size: 42,656 tokens\n[2025] KV Cache is allocated. #tokens: 46611, K size: 1.42 GB\n")
+            << QStringLiteral("line 3: a sglang line in a vllm log: paste one engine's start-up at a time");
+        QTest::newRow("two engines pasted together: llama.cpp then vLLM")
+            << QStringLiteral("print_info: n_layer          = 32\n") + vllm
+            << QStringLiteral("line 2: a vllm line in a llamacpp log: paste one engine's start-up at a time");
+        QTest::newRow("an engine line but no KV figure") << vllm
+                                                         << QStringLiteral("no vLLM, SGLang or llama.cpp KV-cache line found: read all 1 lines, stopped at line 1 (1 recognised)");
+        QTest::newRow("an empty paste") << QStringLiteral("\n") << QStringLiteral("the log is empty: paste the engine's start-up log");
+    }
+    void readRefusals()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, message);
+        try {
+            LogCalibration::read(text, QStringLiteral("LOGFILE"));
+            QFAIL("accepted");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), QStringLiteral("LOGFILE"));
+            QVERIFY2(e.message().startsWith(message), qPrintable(e.message()));
+        }
+    }
+
+    // apply and compare refuse what the calibrated scenario cannot plan, naming the input.
+    void applyAndCompareRefusals()
+    {
+        // apply: the printed per-GPU weights times TP leave 64 bits (5e9 GiB x 2).
+        const LogReading weights = LogCalibration::read(
+            QStringLiteral("Initializing a V1 LLM engine (v0.10.1) with config: model='Qwen/Qwen3-14B', tensor_parallel_size=2\n"
+                           "Model loading took 5000000000.00 GiB and 9.1 seconds\nAvailable KV cache memory: 6.51 GiB\n"),
+            QStringLiteral("LOGFILE"));
+        try {
+            LogCalibration::apply(weights, base(dense(40, 40, 8, 128)));
+            QFAIL("accepted 2 x 5e9 GiB of weights");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), QStringLiteral("weights"));
+            QCOMPARE(e.message(), QStringLiteral("is too large: the byte count overflows 64 bits (5,368,709,120,000,000,000 x 2)"));
+        }
+        // compare: the scenario the log calibrates cannot be planned (TP 3 does not divide 40 heads).
+        const LogReading r = LogCalibration::read(log("vllm-v1-qwen3-14b.log"), QStringLiteral("LOGFILE"));
+        Scenario s = LogCalibration::apply(r, base(dense(40, 40, 8, 128)));
+        s.tp = 3;
+        try {
+            LogCalibration::compare(r, s);
+            QFAIL("compared a scenario that cannot be planned");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), QStringLiteral("--tp"));
+            QCOMPARE(e.message(), QStringLiteral("TP 3 does not divide num_attention_heads 40"));
+        }
+    }
+
     void unreadableLogSaysWhereItStopped()
     {
         try {
@@ -170,5 +246,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCalibration)
+HEADROOM_TEST_MAIN(TestCalibration, QCoreApplication)
 #include "tst_calibration.moc"

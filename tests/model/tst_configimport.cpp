@@ -21,15 +21,18 @@
 #include "io/configimporter.h"
 #include "core/dtype.h"
 #include "core/inputerror.h"
+#include "kv/gpuspec.h"
 #include "kv/kvcost.h"
 #include "kv/modelshape.h"
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
+#include "common/headroomtest.h"
 
 using namespace Headroom;
 
@@ -69,6 +72,10 @@ private slots:
     void badInput_data();
     void badInput();
     void unreadableFile();
+    void modelPresetRefusals_data();
+    void modelPresetRefusals();
+    void gpuPresetRefusals_data();
+    void gpuPresetRefusals();
 
 private:
     static QString fixture(const char *caseName)
@@ -485,5 +492,128 @@ void TestConfigImport::unreadableFile()
     }
 }
 
-QTEST_GUILESS_MAIN(TestConfigImport)
+namespace {
+// A model preset as the store holds it (presets/*.json): Llama-3.1-8B's config.json shape.
+QJsonObject modelPreset(const QJsonObject &changes, const QStringList &removed = {})
+{
+    QJsonObject p{{QStringLiteral("kind"), QStringLiteral("model")},
+                  {QStringLiteral("id"), QStringLiteral("llama-3.1-8b")},
+                  {QStringLiteral("total_params"), 8'030'261'248.0},
+                  {QStringLiteral("config"), QJsonObject{{QStringLiteral("model_type"), QStringLiteral("llama")},
+                                                         {QStringLiteral("hidden_size"), 4096},
+                                                         {QStringLiteral("num_hidden_layers"), 32},
+                                                         {QStringLiteral("num_attention_heads"), 32},
+                                                         {QStringLiteral("num_key_value_heads"), 8}}}};
+    for (auto it = changes.begin(); it != changes.end(); ++it)
+        p.insert(it.key(), it.value());
+    for (const QString &k : removed)
+        p.remove(k);
+    return p;
+}
+
+// A GPU preset: H100 SXM 80GB's memory (nvidia-smi 81,559 MiB) and bandwidth.
+QJsonObject gpuPreset(const QJsonObject &changes, const QStringList &removed = {})
+{
+    QJsonObject p{{QStringLiteral("kind"), QStringLiteral("gpu")},
+                  {QStringLiteral("id"), QStringLiteral("h100-sxm-80gb")},
+                  {QStringLiteral("memory_bytes"), 85'520'809'984.0},
+                  {QStringLiteral("bandwidth_bytes_per_s"), 3.35e12},
+                  {QStringLiteral("price_usd_per_hour"), 2.95}};
+    for (auto it = changes.begin(); it != changes.end(); ++it)
+        p.insert(it.key(), it.value());
+    for (const QString &k : removed)
+        p.remove(k);
+    return p;
+}
+} // namespace
+
+void TestConfigImport::modelPresetRefusals_data()
+{
+    QTest::addColumn<QJsonObject>("preset");
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("config missing (fromPreset)") << modelPreset({}, {QStringLiteral("config")}) << QStringLiteral("config")
+                                                 << QStringLiteral("a model preset needs a \"config\" object");
+    QTest::newRow("config a string (fromPreset)") << modelPreset({{QStringLiteral("config"), QStringLiteral("llama")}}) << QStringLiteral("config")
+                                                  << QStringLiteral("a model preset needs a \"config\" object");
+    QTest::newRow("config.num_hidden_layers missing (fromConfig)")
+        << modelPreset({{QStringLiteral("config"), QJsonObject{{QStringLiteral("model_type"), QStringLiteral("llama")},
+                                                               {QStringLiteral("num_attention_heads"), 32}}}})
+        << QStringLiteral("num_hidden_layers") << QStringLiteral("is missing from config.json");
+    QTest::newRow("total_params \"8B\" (intField)") << modelPreset({{QStringLiteral("total_params"), QStringLiteral("8B")}})
+                                                  << QStringLiteral("total_params") << QStringLiteral("must be a number, got [\"8B\"]");
+    QTest::newRow("total_params 0 (intField)") << modelPreset({{QStringLiteral("total_params"), 0}}) << QStringLiteral("total_params")
+                                               << QStringLiteral("must be at least 1, got 0");
+    QTest::newRow("active_params 1.5 (intField)") << modelPreset({{QStringLiteral("active_params"), 1.5}}) << QStringLiteral("active_params")
+                                                  << QStringLiteral("must be a whole number, got 1.5");
+    QTest::newRow("active_params 1e19 (intField)") << modelPreset({{QStringLiteral("active_params"), 1e19}}) << QStringLiteral("active_params")
+                                                   << QStringLiteral("must be a whole number, got 1e+19");
+    QTest::newRow("checkpoint_bytes -1 (intField, minimum 0)") << modelPreset({{QStringLiteral("checkpoint_bytes"), -1}})
+                                                               << QStringLiteral("checkpoint_bytes") << QStringLiteral("must be at least 0, got -1");
+}
+
+void TestConfigImport::modelPresetRefusals()
+{
+    QFETCH(QJsonObject, preset);
+    QFETCH(QString, field);
+    QFETCH(QString, message);
+    // The preset reads when unchanged, so each row's refusal is its one change.
+    QCOMPARE(ConfigImporter::fromPreset(modelPreset({})).totalParams, qint64(8'030'261'248));
+    try {
+        const ModelShape m = ConfigImporter::fromPreset(preset);
+        QFAIL(qPrintable(QStringLiteral("accepted as %1").arg(m.name)));
+    } catch (const InputError &e) {
+        QCOMPARE(e.field(), field);
+        QCOMPARE(e.message(), message);
+    }
+}
+
+void TestConfigImport::gpuPresetRefusals_data()
+{
+    QTest::addColumn<QJsonObject>("preset");
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("message");
+    const QString whole = QStringLiteral("must be a positive whole number of bytes");
+    // The one range rule for a price (inputs/inputranges.cpp, shared with --price): above 0, at most $1,000,000.
+    const QString price = QStringLiteral("must be a number from 1e-09 to 1e+06, got ");
+    QTest::newRow("memory_bytes missing (wholeBytes)") << gpuPreset({}, {QStringLiteral("memory_bytes")}) << QStringLiteral("memory_bytes")
+                                                       << QStringLiteral("is missing from the GPU preset");
+    QTest::newRow("memory_bytes null (wholeBytes)") << gpuPreset({{QStringLiteral("memory_bytes"), QJsonValue()}}) << QStringLiteral("memory_bytes")
+                                                    << QStringLiteral("is missing from the GPU preset");
+    QTest::newRow("memory_bytes 0 (wholeBytes)") << gpuPreset({{QStringLiteral("memory_bytes"), 0}}) << QStringLiteral("memory_bytes") << whole;
+    QTest::newRow("memory_bytes -1 (wholeBytes)") << gpuPreset({{QStringLiteral("memory_bytes"), -1}}) << QStringLiteral("memory_bytes") << whole;
+    QTest::newRow("memory_bytes 1.5 (wholeBytes)") << gpuPreset({{QStringLiteral("memory_bytes"), 1.5}}) << QStringLiteral("memory_bytes") << whole;
+    QTest::newRow("memory_bytes \"80GB\" (wholeBytes)") << gpuPreset({{QStringLiteral("memory_bytes"), QStringLiteral("80GB")}})
+                                                      << QStringLiteral("memory_bytes") << whole;
+    QTest::newRow("memory_bytes 1e19 (wholeBytes)") << gpuPreset({{QStringLiteral("memory_bytes"), 1e19}}) << QStringLiteral("memory_bytes") << whole;
+    QTest::newRow("bandwidth_bytes_per_s 0 (wholeBytes)") << gpuPreset({{QStringLiteral("bandwidth_bytes_per_s"), 0}})
+                                                          << QStringLiteral("bandwidth_bytes_per_s") << whole;
+    QTest::newRow("host_link_bytes_per_s -64e9 (wholeBytes)") << gpuPreset({{QStringLiteral("host_link_bytes_per_s"), -64e9}})
+                                                              << QStringLiteral("host_link_bytes_per_s") << whole;
+    QTest::newRow("price_usd_per_hour 0") << gpuPreset({{QStringLiteral("price_usd_per_hour"), 0}}) << QStringLiteral("price_usd_per_hour") << price + QStringLiteral("0");
+    QTest::newRow("price_usd_per_hour -2.95") << gpuPreset({{QStringLiteral("price_usd_per_hour"), -2.95}}) << QStringLiteral("price_usd_per_hour")
+                                              << price + QStringLiteral("-2.95");
+    QTest::newRow("price_usd_per_hour 1,000,001") << gpuPreset({{QStringLiteral("price_usd_per_hour"), 1'000'001}})
+                                                  << QStringLiteral("price_usd_per_hour") << price + QStringLiteral("1000001");
+}
+
+void TestConfigImport::gpuPresetRefusals()
+{
+    QFETCH(QJsonObject, preset);
+    QFETCH(QString, field);
+    QFETCH(QString, message);
+    // Unchanged, the preset reads, edges included: $1,000,000 an hour is allowed.
+    QCOMPARE(GpuSpec::fromPreset(gpuPreset({})).memoryBytes, qint64(85'520'809'984));
+    QCOMPARE(*GpuSpec::fromPreset(gpuPreset({{QStringLiteral("price_usd_per_hour"), 1e6}})).priceUsdPerHour, 1e6);
+    QCOMPARE(GpuSpec::fromPreset(gpuPreset({{QStringLiteral("memory_bytes"), 1}})).memoryBytes, qint64(1));
+    try {
+        GpuSpec::fromPreset(preset);
+        QFAIL("accepted");
+    } catch (const InputError &e) {
+        QCOMPARE(e.field(), field);
+        QCOMPARE(e.message(), message);
+    }
+}
+
+HEADROOM_TEST_MAIN(TestConfigImport, QCoreApplication)
 #include "tst_configimport.moc"

@@ -11,6 +11,8 @@
 #include "engines/enginerule.h"
 #include "engines/sglang.h"
 #include "engines/vllm.h"
+#include "kv/kvcost.h"
+#include "core/units.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -18,6 +20,7 @@
 #include "testshapes.h"
 
 #include <QTest>
+#include "common/headroomtest.h"
 #include <cmath>
 
 using namespace Headroom;
@@ -601,8 +604,14 @@ private Q_SLOTS:
         s.engineSettings.freeMemoryAfter = afterHi;
         const qint64 hi = computeCapacity(s).engineFigures.kvCacheTokens;
         QVERIFY2(lo <= 46611 && 46611 <= hi, qPrintable(QStringLiteral("[%1, %2]").arg(lo).arg(hi)));
-        // K size = V size = 46,611 x 64 layers x 2 heads x 128 x 2 B = 1.42 GiB printed.
-        QCOMPARE(std::round(double(qint64(46611) * 64 * 2 * 128 * 2) / double(GiB) * 100) / 100, 1.42);
+        // K size = V size = #tokens x 64 layers x 2 heads x 128 x 2 B, printed 1.42 GiB: half of
+        // what the program's per-GPU cost (TP 4, page 1) gives for the printed 46,611 tokens and
+        // the low end of the range. (1.425 GiB / 32,768 B = 46,694 tokens: the high end of the
+        // range, from the free-memory figures' rounding, may print 1.43.)
+        const KvCost perGpu(s.model, Dtype::BF16, 4, 1);
+        QCOMPARE(perGpu.bytesPerTokenPerGpu(), qint64(65536));
+        for (const qint64 tokens : {lo, qint64(46611)})
+            QCOMPARE(Units::formatIn(perGpu.sessionBytes(tokens, true) / 2, GiB, QStringLiteral("GiB"), 2), QStringLiteral("1.42 GiB"));
         // The default fraction at TP 4 is the one E07 ran with (SGLang 0.4's TP table).
         QCOMPARE(Sglang::defaultMemFractionStatic(4), 0.85);
         s.engineSettings.engineVersion = EngineVersion{0, 4};
@@ -744,5 +753,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestEngines)
+HEADROOM_TEST_MAIN(TestEngines, QCoreApplication)
 #include "tst_engines.moc"

@@ -9,6 +9,7 @@
 #include "testshapes.h"
 
 #include <QTest>
+#include "common/headroomtest.h"
 
 using namespace Headroom;
 using Headroom::Test::dense;
@@ -167,10 +168,16 @@ private Q_SLOTS:
 
     void mlaSplit()
     {
-        // E09 prints c^KV 1952.00 MiB + K^R 244.00 MiB: 512 and 64 of the 576 values.
+        // E09 prints c^KV 1952.00 MiB + K^R 244.00 MiB at n_ctx 32768, f16: the latent
+        // (kv_lora_rank 512) and the decoupled RoPE key (qk_rope_head_dim 64) of the 576 values,
+        // each costed alone by the program: 61 x 32768 x 512 x 2 B and 61 x 32768 x 64 x 2 B.
         const qint64 MiB = qint64(1) << 20;
-        QCOMPARE(qint64(61) * 32768 * 512 * 2, 1952 * MiB);
-        QCOMPARE(qint64(61) * 32768 * 64 * 2, 244 * MiB);
+        ModelShape latentOnly = deepseekV3();
+        latentOnly.groups.first().ropeDim = 0;
+        ModelShape ropeOnly = deepseekV3();
+        ropeOnly.groups.first().latentDim = 0;
+        QCOMPARE(KvCost(latentOnly, Dtype::FP16, 1, 1).sessionBytes(32768, false), 1952 * MiB);
+        QCOMPARE(KvCost(ropeOnly, Dtype::FP16, 1, 1).sessionBytes(32768, false), 244 * MiB);
         // An MLA latent is replicated, not split, under TP.
         const KvCost tp8(deepseekV3(), Dtype::BF16, 8, 16);
         QCOMPARE(tp8.bytesPerTokenPerGpu(), tp8.bytesPerToken());
@@ -228,7 +235,10 @@ private Q_SLOTS:
         m.addLayers(attn, 4);
         const KvCost cost(m, Dtype::BF16, 1, 16);
         QCOMPARE(cost.stateBytesPerSession(), qint64(28) * 622'592);
-        QCOMPARE(cost.sessionBytes(16, false) - cost.sessionBytes(16, false), qint64(0));
+        // The state is per session, not per token: 16 tokens add only the 4 attention layers'
+        // 16 x 4,096 B, and 1,584 more tokens add 1,584 x 4,096 B per attention layer, no state.
+        QCOMPARE(cost.sessionBytes(16, false), qint64(28) * 622'592 + qint64(4) * 16 * 4096);
+        QCOMPARE(cost.sessionBytes(1600, false) - cost.sessionBytes(16, false), qint64(4) * 1584 * 4096);
         QCOMPARE(cost.sessionBytes(1600, false), qint64(28) * 622'592 + qint64(4) * 1600 * 4096);
         // Split across a TP group like heads.
         const KvCost tp2(m, Dtype::BF16, 2, 16);
@@ -363,5 +373,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestKvCache)
+HEADROOM_TEST_MAIN(TestKvCache, QCoreApplication)
 #include "tst_kvcache.moc"

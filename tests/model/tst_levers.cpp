@@ -3,9 +3,11 @@
 // examples (shared/design/seed-figures.md) where the answers are known.
 #include "plan/capacity.h"
 #include "plan/levers.h"
+#include "core/units.h"
 #include "testshapes.h"
 
 #include <QTest>
+#include "common/headroomtest.h"
 
 using namespace Headroom;
 
@@ -45,18 +47,25 @@ private Q_SLOTS:
         QTest::addColumn<QString>("option");
         QTest::addColumn<qint64>("sessions");
         QTest::addColumn<int>("tp");
-        // 128,000 tokens: 67.1 GB MHA fp16 in a 66 GB budget, 0 sessions (seed B). Fixes:
-        QTest::newRow("8-bit cache: 33.6 GB, 1 session") << QStringLiteral("KV cache fp8") << qint64(1) << 1;
-        QTest::newRow("GQA-8: 16.8 GB, 3 sessions (seed B)") << QStringLiteral("8 KV heads (GQA what-if)") << qint64(3) << 1;
-        QTest::newRow("cap at 65,536 tokens: 34.4 GB, 1 session") << QStringLiteral("cap at 65,536 tokens") << qint64(1) << 1;
+        QTest::addColumn<QString>("sideEffect");
+        // 128,000 tokens: 67.1 GB MHA fp16 in a 66 GB budget, 0 sessions (seed B). Fixes, each
+        // with the price it names (levers.cpp: what each lever costs besides money):
+        QTest::newRow("8-bit cache: 33.6 GB, 1 session") << QStringLiteral("KV cache fp8") << qint64(1) << 1
+                                                        << QStringLiteral("quality risk of a fp8 cache, to measure on your evaluations");
+        QTest::newRow("GQA-8: 16.8 GB, 3 sessions (seed B)") << QStringLiteral("8 KV heads (GQA what-if)") << qint64(3) << 1
+                                                            << QStringLiteral("a retrained or up-trained model (GQA), quality to check");
+        // Every session is 128,000 tokens long: all lose 128,000 - 65,536 = 62,464 tokens.
+        QTest::newRow("cap at 65,536 tokens: 34.4 GB, 1 session") << QStringLiteral("cap at 65,536 tokens") << qint64(1) << 1
+                                                                 << QStringLiteral("100.0% of sessions lose history; 62,464 tokens dropped on average, p99 62,464");
         // TP 2: 16 KV heads and 7 GB of weights per GPU: 73 GB / 33.6 GB = 2 per group.
-        QTest::newRow("TP 2: 2 sessions per 2 GPUs") << QStringLiteral("TP 2") << qint64(2) << 2;
+        QTest::newRow("TP 2: 2 sessions per 2 GPUs") << QStringLiteral("TP 2") << qint64(2) << 2 << QStringLiteral("2 GPUs per replica");
     }
     void seedB128kRestoredByEachLever()
     {
         QFETCH(QString, option);
         QFETCH(qint64, sessions);
         QFETCH(int, tp);
+        QFETCH(QString, sideEffect);
         const LeverReport r = evaluateLevers(seedB(128000), {}, {}, LeverTarget{1.0, std::nullopt});
         QCOMPARE(r.current.sessionsPerGroup, qint64(0));
         const LeverOption *o = find(r, option);
@@ -64,8 +73,13 @@ private Q_SLOTS:
         QCOMPARE(o->sessionsPerGroup, sessions);
         QCOMPARE(o->sessionsPerGpu, double(sessions) / tp);
         QVERIFY(std::abs(*o->costPerSessionHourUsd - 2.95 * tp / double(sessions)) < 1e-9);
-        QVERIFY(!o->sideEffect.isEmpty());
-        QVERIFY(!r.answer.isEmpty());
+        QCOMPARE(o->sideEffect, sideEffect);
+        // The cheapest of all: one KV head (MQA), 128,000 x 32 layers x 2 x 128 x 2 B = 2.10 GB a
+        // session, 66 GB / 2.10 GB = 31 sessions on the one GPU, 2.95 / 31 dollars a session-hour.
+        const QString cheapest = QStringLiteral("The cheapest here is 1 KV head (MQA what-if) (attention), at %1 per session-hour "
+                                                "and 31.00 sessions per GPU; per session-hour, ")
+                                     .arg(Units::formatUsd(2.95 / 31));
+        QVERIFY2(r.answer.startsWith(cheapest), qPrintable(r.answer));
     }
 
     void sortedByCostCheapestMarked()
@@ -133,5 +147,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLevers)
+HEADROOM_TEST_MAIN(TestLevers, QCoreApplication)
 #include "tst_levers.moc"

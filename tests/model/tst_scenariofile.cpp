@@ -12,6 +12,8 @@
 #include <QJsonDocument>
 #include <QTemporaryDir>
 #include <QTest>
+#include "common/headroomtest.h"
+#include <tuple>
 
 using namespace Headroom;
 
@@ -40,6 +42,52 @@ Scenario rich()
     s.risk = 1e-4;
     s.targetSessions = 500;
     return s;
+}
+// The rich scenario's file with one value of one section replaced ("" = the top level).
+QByteArray patched(const char *section, const char *key, const QJsonValue &value)
+{
+    QJsonObject o = ScenarioFile::toJson(rich(), QStringLiteral("x"));
+    if (!*section) {
+        o.insert(QString::fromLatin1(key), value);
+    } else {
+        QJsonObject part = o.value(QString::fromLatin1(section)).toObject();
+        part.insert(QString::fromLatin1(key), value);
+        o.insert(QString::fromLatin1(section), part);
+    }
+    return QJsonDocument(o).toJson();
+}
+
+// The rich scenario's file with the first layer group's fields replaced.
+QByteArray patchedGroup(const QJsonObject &fields)
+{
+    QJsonObject o = ScenarioFile::toJson(rich(), QStringLiteral("x"));
+    QJsonObject model = o.value(QStringLiteral("model")).toObject();
+    QJsonArray groups = model.value(QStringLiteral("groups")).toArray();
+    QJsonObject g = groups.at(0).toObject();
+    for (auto it = fields.begin(); it != fields.end(); ++it)
+        g.insert(it.key(), it.value());
+    groups.replace(0, g);
+    model.insert(QStringLiteral("groups"), groups);
+    o.insert(QStringLiteral("model"), model);
+    return QJsonDocument(o).toJson();
+}
+
+// A plan --json output (format version 0) whose inputs name `model` and `gpu`.
+QJsonObject planOutput(const QString &model, const QString &gpu)
+{
+    return QJsonObject{{QStringLiteral("kv_bytes_per_token"), 131072},
+                       {QStringLiteral("inputs"), QJsonObject{{QStringLiteral("model"), model}, {QStringLiteral("gpu"), gpu},
+                                                              {QStringLiteral("gpu_memory_bytes"), 80e9}, {QStringLiteral("context_tokens"), 100000}}}};
+}
+
+// A preset lookup as the front ends have them (mainwindow.cpp, commandline.cpp): unknown ids are refused.
+ModelShape noModel(const QString &id)
+{
+    throw InputError(QStringLiteral("model"), QStringLiteral("unknown model preset \"%1\"").arg(id));
+}
+GpuSpec noGpu(const QString &id)
+{
+    throw InputError(QStringLiteral("gpu"), QStringLiteral("unknown gpu preset \"%1\"").arg(id));
 }
 } // namespace
 
@@ -120,6 +168,252 @@ private Q_SLOTS:
         QCOMPARE(f.readAll(), content); // untouched
     }
 
+    // Every refusal of the reader (scenariofile.cpp), by the field it names and its message.
+    void refusals_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("message");
+        const QString int1 = QStringLiteral("must be a whole number from 1 to 10,000,000, got 0");
+        const QString unit = QStringLiteral("must be a number from 1e-06 to 1");
+        // Engine settings (readEngineSettings, shared with plan --json outputs).
+        for (const char *key : {"kv_cache_memory", "free_memory_before", "free_memory_after", "activation_peak", "non_torch", "cuda_graph"})
+            QTest::newRow(qPrintable(QStringLiteral("engine.%1 -1 (readEngineSettings bytes)").arg(QString::fromLatin1(key))))
+                << patched("engine", key, -1) << QStringLiteral("engine.") + QString::fromLatin1(key) << QStringLiteral("must not be negative");
+        QTest::newRow("engine.kv_cache_memory \"lots\" (readBig)") << patched("engine", "kv_cache_memory", QStringLiteral("lots"))
+                                                              << QStringLiteral("engine.kv_cache_memory") << QStringLiteral("must be a whole number");
+        QTest::newRow("engine.mem_fraction_static 0 (readBounded)") << patched("engine", "mem_fraction_static", 0)
+                                                                    << QStringLiteral("engine.mem_fraction_static") << unit;
+        QTest::newRow("engine.mem_fraction_static 1.5 (readBounded)") << patched("engine", "mem_fraction_static", 1.5)
+                                                                      << QStringLiteral("engine.mem_fraction_static") << unit;
+        QTest::newRow("engine.mem_fraction_static \"high\" (readOptionalDouble)") << patched("engine", "mem_fraction_static", QStringLiteral("high"))
+                                                                                << QStringLiteral("engine.mem_fraction_static") << QStringLiteral("must be a number");
+        QTest::newRow("engine.free_gpu_memory_fraction 0 (readBounded)") << patched("engine", "free_gpu_memory_fraction", 0)
+                                                                         << QStringLiteral("engine.free_gpu_memory_fraction") << unit;
+        QTest::newRow("engine.max_num_batched_tokens 0 (readEngineSettings positive)") << patched("engine", "max_num_batched_tokens", 0)
+                                                                                       << QStringLiteral("engine.max_num_batched_tokens") << QStringLiteral("must be at least 1");
+        QTest::newRow("engine.n_ctx 0 (readEngineSettings positive)") << patched("engine", "n_ctx", 0) << QStringLiteral("engine.n_ctx")
+                                                                      << QStringLiteral("must be at least 1");
+        QTest::newRow("engine.vllm_version 0.11.1 (version format)") << patched("engine", "vllm_version", QStringLiteral("0.11.1"))
+                                                                     << QStringLiteral("engine.vllm_version") << QStringLiteral("must look like 0.11");
+        QTest::newRow("engine.vllm_version eleven (version format)") << patched("engine", "vllm_version", QStringLiteral("eleven"))
+                                                                     << QStringLiteral("engine.vllm_version") << QStringLiteral("must look like 0.11");
+        QTest::newRow("engine.vllm_version 1234.1 (version format)") << patched("engine", "vllm_version", QStringLiteral("1234.1"))
+                                                                     << QStringLiteral("engine.vllm_version") << QStringLiteral("must look like 0.11");
+        for (const char *key : {"n_seq", "n_batch", "tokens_per_block", "block_size"})
+            QTest::newRow(qPrintable(QStringLiteral("engine.%1 0 (readInt)").arg(QString::fromLatin1(key))))
+                << patched("engine", key, 0) << QStringLiteral("engine.") + QString::fromLatin1(key) << int1;
+        QTest::newRow("engine.n_seq 10,000,001 (readInt)") << patched("engine", "n_seq", 10'000'001) << QStringLiteral("engine.n_seq")
+                                                          << QStringLiteral("must be a whole number from 1 to 10,000,000, got 10,000,001");
+        QTest::newRow("engine.n_seq \"four\" (readBig)") << patched("engine", "n_seq", QStringLiteral("four")) << QStringLiteral("engine.n_seq")
+                                                       << QStringLiteral("must be a whole number");
+        QTest::newRow("engine.gpu_memory_utilization 0 (readBounded)") << patched("engine", "gpu_memory_utilization", 0)
+                                                                       << QStringLiteral("engine.gpu_memory_utilization") << unit;
+        QTest::newRow("engine.gpu_memory_utilization 1.01 (readBounded)") << patched("engine", "gpu_memory_utilization", 1.01)
+                                                                          << QStringLiteral("engine.gpu_memory_utilization") << unit;
+        QTest::newRow("engine.engine mystery (Engines::parse)") << patched("engine", "engine", QStringLiteral("mystery"))
+                                                                << QStringLiteral("engine.engine") << QStringLiteral("mystery");
+
+        // The format version (fromJson).
+        QTest::newRow("version 0 (unknown version)") << patched("", "version", 0) << QStringLiteral("version") << QStringLiteral("0 is not a known version");
+        QTest::newRow("version -3 (unknown version)") << patched("", "version", -3) << QStringLiteral("version") << QStringLiteral("-3 is not a known version");
+        QTest::newRow("version 2 (newer)") << patched("", "version", ScenarioFile::formatVersion + 1) << QStringLiteral("version")
+                                           << QStringLiteral("2 was written by a newer Headroom (this one reads up to 1)");
+        QTest::newRow("version 1.5 (readBig)") << patched("", "version", 1.5) << QStringLiteral("version") << QStringLiteral("must be a whole number");
+        QTest::newRow("format other (not a scenario)") << patched("", "format", QStringLiteral("other")) << QStringLiteral("format")
+                                                       << QStringLiteral("is not a Headroom scenario");
+
+        // The model (modelFromJson).
+        QTest::newRow("model.groups.kind 4 (unknown layer kind)") << patchedGroup({{QStringLiteral("kind"), 4}}) << QStringLiteral("model.groups.kind")
+                                                                  << QStringLiteral("unknown layer kind 4");
+        QTest::newRow("model.groups.kind -1 (unknown layer kind)") << patchedGroup({{QStringLiteral("kind"), -1}}) << QStringLiteral("model.groups.kind")
+                                                                   << QStringLiteral("unknown layer kind -1");
+        QTest::newRow("model.groups.window 0 for a sliding group") << patchedGroup({{QStringLiteral("kind"), int(LayerKind::SlidingWindow)}, {QStringLiteral("window"), 0}})
+                                                                   << QStringLiteral("model.groups.window")
+                                                                   << QStringLiteral("a sliding-window group needs a window of at least 1 token");
+        QTest::newRow("model.groups.ssm_state_values: recurrent with no state")
+            << patchedGroup({{QStringLiteral("kind"), int(LayerKind::Recurrent)}, {QStringLiteral("conv_state_values"), 0}, {QStringLiteral("ssm_state_values"), 0}})
+            << QStringLiteral("model.groups.ssm_state_values") << QStringLiteral("a recurrent group needs a positive state");
+        QTest::newRow("model.groups.conv_state_values -1") << patchedGroup({{QStringLiteral("conv_state_values"), -1}})
+                                                           << QStringLiteral("model.groups.conv_state_values") << QStringLiteral("must not be negative");
+        QTest::newRow("model.groups.ssm_state_values -1") << patchedGroup({{QStringLiteral("ssm_state_values"), -1}})
+                                                          << QStringLiteral("model.groups.ssm_state_values") << QStringLiteral("a recurrent group needs a positive state");
+        QTest::newRow("model.groups.count 0 (readInt)") << patchedGroup({{QStringLiteral("count"), 0}}) << QStringLiteral("model.groups.count") << int1;
+        QTest::newRow("model.groups.head_dim_k 0 for attention (readInt)") << patchedGroup({{QStringLiteral("head_dim_k"), 0}})
+                                                                           << QStringLiteral("model.groups.head_dim_k") << int1;
+        QTest::newRow("model.groups.latent_dim 0 for MLA (readInt)") << patchedGroup({{QStringLiteral("kind"), int(LayerKind::Mla)}, {QStringLiteral("latent_dim"), 0}})
+                                                                     << QStringLiteral("model.groups.latent_dim") << int1;
+        {
+            QJsonObject o = ScenarioFile::toJson(rich(), QStringLiteral("x"));
+            QJsonObject model = o.value(QStringLiteral("model")).toObject();
+            QJsonArray many;
+            for (int i = 0; i < 1001; ++i)
+                many.append(model.value(QStringLiteral("groups")).toArray().at(0));
+            model.insert(QStringLiteral("groups"), many);
+            o.insert(QStringLiteral("model"), model);
+            QTest::newRow("model.groups: 1,001 groups") << QJsonDocument(o).toJson() << QStringLiteral("model.groups")
+                                                        << QStringLiteral("1001 layer groups: a model has a handful");
+        }
+        QTest::newRow("model.total_params -1") << patched("model", "total_params", -1) << QStringLiteral("model.total_params")
+                                               << QStringLiteral("must not be negative");
+        QTest::newRow("model.num_attention_heads 10,000,001 (readInt)") << patched("model", "num_attention_heads", 10'000'001)
+                                                                        << QStringLiteral("model.num_attention_heads")
+                                                                        << QStringLiteral("must be a whole number from 0 to 10,000,000, got 10,000,001");
+        QTest::newRow("model.weights_dtype float13 (Dtypes::parse)") << patched("model", "weights_dtype", QStringLiteral("float13"))
+                                                                     << QStringLiteral("model.weights_dtype") << QStringLiteral("float13");
+
+        // The card (GpuSpec::fromPreset on the file's gpu object).
+        QTest::newRow("gpu.memory_bytes 0") << patched("gpu", "memory_bytes", 0) << QStringLiteral("gpu.memory_bytes")
+                                            << QStringLiteral("must be a positive whole number of bytes");
+
+        // The inputs (fromJson).
+        QTest::newRow("inputs.tp 0 (readInt)") << patched("inputs", "tp", 0) << QStringLiteral("inputs.tp") << int1;
+        QTest::newRow("inputs.context_tokens 0") << patched("inputs", "context_tokens", 0) << QStringLiteral("inputs.context_tokens")
+                                                 << QStringLiteral("context must be at least 1 token and sessions not negative");
+        QTest::newRow("inputs.sessions -1 (named with the context)") << patched("inputs", "sessions", -1) << QStringLiteral("inputs.context_tokens")
+                                                                     << QStringLiteral("context must be at least 1 token and sessions not negative");
+        QTest::newRow("inputs.kv_dtype 8 (not a name)") << patched("inputs", "kv_dtype", 8) << QStringLiteral("inputs.kv_dtype")
+                                                        << QStringLiteral("must be a precision name such as bf16");
+        QTest::newRow("inputs.weights_dtype float13 (Dtypes::parse)") << patched("inputs", "weights_dtype", QStringLiteral("float13"))
+                                                                      << QStringLiteral("inputs.weights_dtype") << QStringLiteral("float13");
+        QTest::newRow("inputs.preallocate \"yes\"") << patched("inputs", "preallocate", QStringLiteral("yes")) << QStringLiteral("inputs.preallocate")
+                                                  << QStringLiteral("must be true or false");
+        for (const auto &[key, value, range] : {std::tuple{"risk", 0.6, "1e-06 to 0.5"}, {"margin", 0.95, "0 to 0.9"}, {"length_scale", 0.0, "1e-06 to 1e+06"},
+                                                {"bandwidth_efficiency", 1.5, "1e-06 to 1"}, {"compute_utilization", 0.0, "1e-06 to 1"},
+                                                {"traffic_multiplier", 2e6, "1e-06 to 1e+06"}, {"price_usd_per_gpu_hour", 0.0, "1e-09 to 1e+06"}})
+            QTest::newRow(qPrintable(QStringLiteral("inputs.%1 %2 (readBounded)").arg(QString::fromLatin1(key)).arg(value)))
+                << patched("inputs", key, value) << QStringLiteral("inputs.") + QString::fromLatin1(key)
+                << QStringLiteral("must be a number from ") + QString::fromLatin1(range);
+        for (const char *key : {"max_model_len", "retain_tokens", "target_sessions"})
+            QTest::newRow(qPrintable(QStringLiteral("inputs.%1 0").arg(QString::fromLatin1(key))))
+                << patched("inputs", key, 0) << QStringLiteral("inputs.") + QString::fromLatin1(key) << QStringLiteral("must be at least 1");
+        for (const char *key : {"gpu_memory_bytes", "weights_bytes", "workspace_bytes"})
+            QTest::newRow(qPrintable(QStringLiteral("inputs.%1 -1").arg(QString::fromLatin1(key))))
+                << patched("inputs", key, -1) << QStringLiteral("inputs.") + QString::fromLatin1(key) << QStringLiteral("must not be negative");
+
+        // The distribution block (distributionFromJson).
+        QTest::newRow("distribution 5 (not an object)") << patched("", "distribution", 5) << QStringLiteral("distribution") << QStringLiteral("must be an object");
+        QTest::newRow("distribution.kind 4 (unknown kind)") << patched("distribution", "kind", 4) << QStringLiteral("distribution.kind")
+                                                            << QStringLiteral("unknown kind 4");
+        QTest::newRow("distribution.lengths[1] \"long\"") << patched("distribution", "lengths", QJsonArray{100, QStringLiteral("long")})
+                                                         << QStringLiteral("distribution.lengths[1]") << QStringLiteral("must be a whole number");
+        QTest::newRow("distribution.probabilities [\"half\"]") << patched("distribution", "probabilities", QJsonArray{QStringLiteral("half")})
+                                                               << QStringLiteral("distribution.probabilities") << QStringLiteral("must hold numbers");
+        {
+            QJsonObject o = ScenarioFile::toJson(rich(), QStringLiteral("x"));
+            const QJsonObject base = o.value(QStringLiteral("distribution")).toObject();
+            auto with = [&](const QJsonObject &fields) {
+                QJsonObject d = base;
+                for (auto it = fields.begin(); it != fields.end(); ++it)
+                    d.insert(it.key(), it.value());
+                QJsonObject file = o;
+                file.insert(QStringLiteral("distribution"), d);
+                return QJsonDocument(file).toJson();
+            };
+            const QJsonArray prompt{100}, one{1.0};
+            QTest::newRow("distribution: 0.4 + 0.5 (sum)") << with({{QStringLiteral("lengths"), QJsonArray{100, 200}},
+                                                                  {QStringLiteral("probabilities"), QJsonArray{0.4, 0.5}},
+                                                                  {QStringLiteral("prompt_lengths"), prompt}, {QStringLiteral("prompt_probabilities"), one}})
+                                                           << QStringLiteral("distribution") << QStringLiteral("lengths and probabilities do not form a distribution");
+            QTest::newRow("distribution: 2 lengths, 1 probability") << with({{QStringLiteral("lengths"), QJsonArray{100, 200}}, {QStringLiteral("probabilities"), one}})
+                                                                    << QStringLiteral("distribution") << QStringLiteral("do not form a distribution");
+            QTest::newRow("distribution: 1 prompt length, no probability") << with({{QStringLiteral("lengths"), QJsonArray{100}}, {QStringLiteral("probabilities"), one},
+                                                                                    {QStringLiteral("prompt_lengths"), prompt}, {QStringLiteral("prompt_probabilities"), QJsonArray{}}})
+                                                                            << QStringLiteral("distribution") << QStringLiteral("do not form a distribution");
+            QTest::newRow("distribution.lengths descending") << with({{QStringLiteral("lengths"), QJsonArray{200, 100}}, {QStringLiteral("probabilities"), QJsonArray{0.5, 0.5}},
+                                                                      {QStringLiteral("prompt_lengths"), prompt}, {QStringLiteral("prompt_probabilities"), one}})
+                                                             << QStringLiteral("distribution.lengths") << QStringLiteral("must be positive and ascending");
+            QTest::newRow("distribution.lengths twice the same") << with({{QStringLiteral("lengths"), QJsonArray{100, 100}}, {QStringLiteral("probabilities"), QJsonArray{0.5, 0.5}},
+                                                                          {QStringLiteral("prompt_lengths"), prompt}, {QStringLiteral("prompt_probabilities"), one}})
+                                                                 << QStringLiteral("distribution.lengths") << QStringLiteral("must be positive and ascending");
+            QTest::newRow("distribution.lengths 0") << with({{QStringLiteral("lengths"), QJsonArray{0}}, {QStringLiteral("probabilities"), one},
+                                                             {QStringLiteral("prompt_lengths"), QJsonArray{}}, {QStringLiteral("prompt_probabilities"), QJsonArray{}}})
+                                                    << QStringLiteral("distribution.lengths") << QStringLiteral("must be positive and ascending");
+            QTest::newRow("distribution.lengths: a negative probability") << with({{QStringLiteral("lengths"), QJsonArray{100, 200}}, {QStringLiteral("probabilities"), QJsonArray{-0.5, 1.5}},
+                                                                                   {QStringLiteral("prompt_lengths"), prompt}, {QStringLiteral("prompt_probabilities"), one}})
+                                                                          << QStringLiteral("distribution.lengths") << QStringLiteral("must be positive and ascending");
+            QTest::newRow("distribution.prompt_lengths descending") << with({{QStringLiteral("lengths"), QJsonArray{100, 200}}, {QStringLiteral("probabilities"), QJsonArray{0.5, 0.5}},
+                                                                             {QStringLiteral("prompt_lengths"), QJsonArray{50, 20}}, {QStringLiteral("prompt_probabilities"), QJsonArray{0.5, 0.5}}})
+                                                                    << QStringLiteral("distribution.prompt_lengths") << QStringLiteral("must be positive and ascending");
+            QTest::newRow("distribution.prompt_probabilities: prompts longer than the sessions")
+                << with({{QStringLiteral("lengths"), QJsonArray{100}}, {QStringLiteral("probabilities"), one},
+                         {QStringLiteral("prompt_lengths"), QJsonArray{101}}, {QStringLiteral("prompt_probabilities"), one}})
+                << QStringLiteral("distribution.prompt_probabilities") << QStringLiteral("prompts must form a distribution no longer than the sessions");
+            QTest::newRow("distribution.prompt_probabilities summing to 0.5")
+                << with({{QStringLiteral("lengths"), QJsonArray{100}}, {QStringLiteral("probabilities"), one},
+                         {QStringLiteral("prompt_lengths"), prompt}, {QStringLiteral("prompt_probabilities"), QJsonArray{0.5}}})
+                << QStringLiteral("distribution.prompt_probabilities") << QStringLiteral("prompts must form a distribution no longer than the sessions");
+            for (const char *key : {"arrival_rate_per_second", "mean_output_tokens", "requests"})
+                QTest::newRow(qPrintable(QStringLiteral("distribution: %1 -1").arg(QString::fromLatin1(key))))
+                    << with({{QString::fromLatin1(key), -1}}) << QStringLiteral("distribution")
+                    << QStringLiteral("arrival rate, mean output and requests must not be negative");
+            QTest::newRow("distribution.arrival_rate_per_second \"fast\" (readOptionalDouble)")
+                << with({{QStringLiteral("arrival_rate_per_second"), QStringLiteral("fast")}})
+                << QStringLiteral("distribution.arrival_rate_per_second") << QStringLiteral("must be a number");
+        }
+    }
+    void refusals()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, field);
+        QFETCH(QString, message);
+        const QString path = m_dir.filePath(QStringLiteral("refused.headroom"));
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(content);
+        }
+        try {
+            ScenarioFile::read(path, nullptr);
+            QFAIL("accepted");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), field);
+            QVERIFY2(e.message().contains(message), qPrintable(e.message()));
+            QVERIFY2(e.message().endsWith(QStringLiteral("(in %1)").arg(path)), qPrintable(e.message()));
+        }
+    }
+
+    // Version 0 (plan --json output): what a plan output cannot stand for.
+    void planOutputRefusals_data()
+    {
+        QTest::addColumn<QJsonObject>("plan");
+        QTest::addColumn<bool>("lookups");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("inputs.model custom (migrateFromPlanOutput)") << planOutput(QStringLiteral("custom"), QStringLiteral("custom")) << true
+                                                                     << QStringLiteral("inputs.model")
+                                                                     << QStringLiteral("a custom shape is not named in a plan output: save it with plan --save FILE.headroom");
+        QTest::newRow("inputs.model unknown preset (lookup)") << planOutput(QStringLiteral("llama-9-1t"), QStringLiteral("custom")) << true
+                                                              << QStringLiteral("inputs.model") << QStringLiteral("unknown model preset \"llama-9-1t\"");
+        QTest::newRow("inputs.gpu unknown preset (lookup)") << planOutput(QStringLiteral("llama-3.1-8b"), QStringLiteral("h900")) << false
+                                                            << QStringLiteral("inputs.gpu") << QStringLiteral("unknown gpu preset \"h900\"");
+        QTest::newRow("inputs: no preset store (migrateFromPlanOutput)") << planOutput(QStringLiteral("llama-3.1-8b"), QStringLiteral("custom")) << false
+                                                                         << QStringLiteral("inputs")
+                                                                         << QStringLiteral("a plan output names presets, and no preset store is at hand");
+    }
+    void planOutputRefusals()
+    {
+        QFETCH(QJsonObject, plan);
+        QFETCH(bool, lookups);
+        QFETCH(QString, field);
+        QFETCH(QString, message);
+        // Lookups that refuse every id, none at all, or (for inputs.gpu) a model lookup that finds one.
+        auto someModel = [](const QString &) { return ConfigImporter::fromFile(QStringLiteral(HEADROOM_TEST_DATA "/llama-3.1-8b/config.json"), QStringLiteral("m")); };
+        const bool gpuOnly = field == QLatin1String("inputs.gpu");
+        try {
+            if (lookups)
+                ScenarioFile::fromJson(plan, nullptr, noModel, noGpu);
+            else if (gpuOnly)
+                ScenarioFile::fromJson(plan, nullptr, someModel, noGpu);
+            else
+                ScenarioFile::fromJson(plan, nullptr);
+            QFAIL("accepted");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), field);
+            QVERIFY2(e.message().contains(message), qPrintable(e.message()));
+        }
+    }
+
     void failedWriteLosesNothing()
     {
         // A path that cannot be replaced (a folder holding the user's data): the write is
@@ -164,5 +458,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestScenarioFile)
+HEADROOM_TEST_MAIN(TestScenarioFile, QCoreApplication)
 #include "tst_scenariofile.moc"

@@ -4,6 +4,10 @@
 #include "core/units.h"
 
 #include <QTest>
+#include "common/headroomtest.h"
+#include <cmath>
+#include <functional>
+#include <limits>
 
 using namespace Headroom;
 
@@ -67,21 +71,128 @@ private Q_SLOTS:
         QCOMPARE(Units::parseCount(QStringLiteral("100_000"), QStringLiteral("--context")), qint64(100000));
         QCOMPARE(Units::parseCount(QStringLiteral("1.5e3"), QStringLiteral("--context")), qint64(1500));
         QCOMPARE(Units::parseCount(QStringLiteral("100,000"), QStringLiteral("--context")), qint64(100000));
-        for (const char *bad : {"0", "-3", "1.5", "1.04", "2.0001", "1,5", "12,34", "abc", "1e30", ""}) {
-            try {
-                Units::parseCount(QString::fromLatin1(bad), QStringLiteral("--sessions"));
-                QFAIL(bad);
-            } catch (const InputError &e) {
-                QCOMPARE(e.field(), QStringLiteral("--sessions"));
-            }
+        // The edges: the minimum itself, 0 when allowed, and 2^63 - 1.
+        QCOMPARE(Units::parseCount(QStringLiteral("1"), QStringLiteral("--context")), qint64(1));
+        QCOMPARE(Units::parseCount(QStringLiteral("0"), QStringLiteral("--n"), 0), qint64(0));
+        QCOMPARE(Units::parseCount(QStringLiteral("9223372036854775807"), QStringLiteral("--n")), std::numeric_limits<qint64>::max());
+        QCOMPARE(Units::parseCount(QStringLiteral("1000000000000000001"), QStringLiteral("--n")), qint64(1'000'000'000'000'000'001));
+    }
+
+    void parseCountRejects_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<qint64>("minimum");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("0 below 1") << QStringLiteral("0") << qint64(1) << QStringLiteral("must be at least 1, got 0");
+        QTest::newRow("-3 negative") << QStringLiteral("-3") << qint64(1) << QStringLiteral("must be positive, got -3");
+        QTest::newRow("1.5 fractional") << QStringLiteral("1.5") << qint64(1) << QStringLiteral("\"1.5\" is not a whole number");
+        QTest::newRow("1.04 fractional") << QStringLiteral("1.04") << qint64(1) << QStringLiteral("\"1.04\" is not a whole number");
+        QTest::newRow("2.0001 fractional") << QStringLiteral("2.0001") << qint64(1) << QStringLiteral("\"2.0001\" is not a whole number");
+        QTest::newRow("1,5 decimal comma") << QStringLiteral("1,5") << qint64(1) << QStringLiteral("\"1,5\" is not a whole number");
+        QTest::newRow("12,34 misplaced separator") << QStringLiteral("12,34") << qint64(1) << QStringLiteral("\"12,34\" is not a whole number");
+        QTest::newRow("abc") << QStringLiteral("abc") << qint64(1) << QStringLiteral("\"abc\" is not a whole number");
+        QTest::newRow("empty") << QString() << qint64(1) << QStringLiteral("\"\" is not a whole number");
+        QTest::newRow("1e30 overflows") << QStringLiteral("1e30") << qint64(1) << QStringLiteral("1e30 is too large: it overflows 64 bits");
+        QTest::newRow("2^63 overflows") << QStringLiteral("9223372036854775808") << qint64(1)
+                                        << QStringLiteral("9223372036854775808 is too large: it overflows 64 bits");
+        QTest::newRow("15 below a minimum of 16") << QStringLiteral("15") << qint64(16) << QStringLiteral("must be at least 16, got 15");
+        QTest::newRow("999 below a minimum of 1,000") << QStringLiteral("999") << qint64(1000) << QStringLiteral("must be at least 1,000, got 999");
+    }
+    void parseCountRejects()
+    {
+        QFETCH(QString, text);
+        QFETCH(qint64, minimum);
+        QFETCH(QString, message);
+        try {
+            Units::parseCount(text, QStringLiteral("--sessions"), minimum);
+            QFAIL("accepted");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), QStringLiteral("--sessions"));
+            QCOMPARE(e.message(), message);
+        }
+    }
+
+    void parseFraction_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<double>("low");
+        QTest::addColumn<double>("high");
+        QTest::addColumn<double>("value");   // NaN: refused with `message`
+        QTest::addColumn<QString>("message");
+        const double refused = std::numeric_limits<double>::quiet_NaN();
+        // (low, high]: gpu_memory_utilization and the other fraction flags (commandline.cpp).
+        QTest::newRow("0.9 in (0, 1]") << QStringLiteral("0.9") << 0.0 << 1.0 << 0.9 << QString();
+        QTest::newRow("1 at the top: allowed") << QStringLiteral("1") << 0.0 << 1.0 << 1.0 << QString();
+        QTest::newRow(" 0.5  with spaces") << QStringLiteral(" 0.5 ") << 0.0 << 1.0 << 0.5 << QString();
+        QTest::newRow("1e-3") << QStringLiteral("1e-3") << 0.0 << 1.0 << 0.001 << QString();
+        QTest::newRow("0 at the bottom: refused") << QStringLiteral("0") << 0.0 << 1.0 << refused
+                                                 << QStringLiteral("must be greater than 0 and at most 1, got 0");
+        QTest::newRow("1.0001 above the top") << QStringLiteral("1.0001") << 0.0 << 1.0 << refused
+                                             << QStringLiteral("must be greater than 0 and at most 1, got 1.0001");
+        QTest::newRow("-0.5 below") << QStringLiteral("-0.5") << 0.0 << 1.0 << refused
+                                   << QStringLiteral("must be greater than 0 and at most 1, got -0.5");
+        QTest::newRow("0.5 in (0.5, 0.9]: refused") << QStringLiteral("0.5") << 0.5 << 0.9 << refused
+                                                  << QStringLiteral("must be greater than 0.5 and at most 0.9, got 0.5");
+        QTest::newRow("high") << QStringLiteral("high") << 0.0 << 1.0 << refused << QStringLiteral("\"high\" is not a number");
+        QTest::newRow("empty") << QString() << 0.0 << 1.0 << refused << QStringLiteral("\"\" is not a number");
+        QTest::newRow("inf") << QStringLiteral("inf") << 0.0 << 1.0 << refused << QStringLiteral("\"inf\" is not a number");
+        QTest::newRow("nan") << QStringLiteral("nan") << 0.0 << 1.0 << refused << QStringLiteral("\"nan\" is not a number");
+        QTest::newRow("90% is not a fraction") << QStringLiteral("90%") << 0.0 << 1.0 << refused << QStringLiteral("\"90%\" is not a number");
+    }
+    void parseFraction()
+    {
+        QFETCH(QString, text);
+        QFETCH(double, low);
+        QFETCH(double, high);
+        QFETCH(double, value);
+        QFETCH(QString, message);
+        try {
+            const double v = Units::parseFraction(text, QStringLiteral("--gpu-memory-utilization"), low, high);
+            QVERIFY2(!std::isnan(value), qPrintable(QStringLiteral("accepted as %1").arg(v)));
+            QCOMPARE(v, value);
+        } catch (const InputError &e) {
+            QVERIFY2(std::isnan(value), qPrintable(e.text()));
+            QCOMPARE(e.field(), QStringLiteral("--gpu-memory-utilization"));
+            QCOMPARE(e.message(), message);
         }
     }
 
     void checkedArithmetic()
     {
+        const qint64 max = std::numeric_limits<qint64>::max();
+        const qint64 min = std::numeric_limits<qint64>::min();
         QCOMPARE(Units::mul(131072, 100000, QStringLiteral("x")), qint64(13'107'200'000));
-        QVERIFY_THROWS_EXCEPTION(InputError, Units::mul(qint64(1) << 40, qint64(1) << 40, QStringLiteral("--context")));
-        QVERIFY_THROWS_EXCEPTION(InputError, Units::add(std::numeric_limits<qint64>::max(), 1, QStringLiteral("x")));
+        QCOMPARE(Units::mul(max, 1, QStringLiteral("x")), max);
+        QCOMPARE(Units::mul(0, 0, QStringLiteral("x")), qint64(0));
+        QCOMPARE(Units::add(max - 1, 1, QStringLiteral("x")), max);
+        QCOMPARE(Units::add(0, 0, QStringLiteral("x")), qint64(0));
+        QCOMPARE(Units::sub(5, 7, QStringLiteral("x")), qint64(-2));
+        QCOMPARE(Units::sub(min + 1, 1, QStringLiteral("x")), min);
+        QCOMPARE(Units::sub(max, 0, QStringLiteral("x")), max);
+        auto refused = [](const std::function<qint64()> &call, const QString &field, const QString &message) {
+            try {
+                const qint64 v = call();
+                QTest::qFail(qPrintable(QStringLiteral("accepted as %1; expected %2").arg(v).arg(message)), __FILE__, __LINE__);
+            } catch (const InputError &e) {
+                QCOMPARE(e.field(), field);
+                QCOMPARE(e.message(), message);
+            }
+        };
+        // 2^40 x 2^40 = 2^80 bytes.
+        refused([] { return Units::mul(qint64(1) << 40, qint64(1) << 40, QStringLiteral("--context")); }, QStringLiteral("--context"),
+                QStringLiteral("is too large: the byte count overflows 64 bits (1,099,511,627,776 x 1,099,511,627,776)"));
+        refused([max] { return Units::mul(max, 2, QStringLiteral("--tp")); }, QStringLiteral("--tp"),
+                QStringLiteral("is too large: the byte count overflows 64 bits (9,223,372,036,854,775,807 x 2)"));
+        refused([] { return Units::mul(-1, 5, QStringLiteral("--weights")); }, QStringLiteral("--weights"), QStringLiteral("must not be negative"));
+        refused([] { return Units::mul(5, -1, QStringLiteral("--weights")); }, QStringLiteral("--weights"), QStringLiteral("must not be negative"));
+        refused([max] { return Units::add(max, 1, QStringLiteral("--workspace")); }, QStringLiteral("--workspace"),
+                QStringLiteral("is too large: the byte count overflows 64 bits"));
+        refused([] { return Units::add(-1, 5, QStringLiteral("--workspace")); }, QStringLiteral("--workspace"), QStringLiteral("must not be negative"));
+        refused([] { return Units::add(5, -1, QStringLiteral("--workspace")); }, QStringLiteral("--workspace"), QStringLiteral("must not be negative"));
+        refused([min] { return Units::sub(min, 1, QStringLiteral("--free-memory-after")); }, QStringLiteral("--free-memory-after"),
+                QStringLiteral("is too large: the byte count overflows 64 bits"));
+        refused([max] { return Units::sub(max, -1, QStringLiteral("--free-memory-after")); }, QStringLiteral("--free-memory-after"),
+                QStringLiteral("is too large: the byte count overflows 64 bits"));
     }
 
     void format()
@@ -95,5 +206,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestUnits)
+HEADROOM_TEST_MAIN(TestUnits, QCoreApplication)
 #include "tst_units.moc"

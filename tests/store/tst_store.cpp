@@ -1,20 +1,30 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The SQLite preset store: fresh seed, upgrade keeps the user's presets,
-// damaged or foreign files are refused and left byte-for-byte untouched;
-// and every built-in preset reads, with spot checks against its cited source.
+// unreadable or foreign files are refused and left byte-for-byte untouched, a
+// store damaged inside (index or data page) is kept aside and rebuilt with
+// every user preset that still reads; bundles move presets between stores
+// with every field intact; and every built-in preset reads, with spot checks
+// against its cited source.
 #include "io/configimporter.h"
 #include "kv/gpuspec.h"
 #include "core/inputerror.h"
 #include "kv/kvcost.h"
+#include "pagescan.h"
+#include "presetbundle.h"
 #include "presetstore.h"
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRandomGenerator>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include "common/headroomtest.h"
 
 using namespace Headroom;
 
@@ -63,6 +73,11 @@ private Q_SLOTS:
     void everyBuiltInReadsAndCitesASource()
     {
         for (const PresetRecord &r : PresetStore::builtInPresets()) {
+            try {
+                PresetStore::validate(r.json); // the rules a user's preset must meet hold for the shipped ones
+            } catch (const InputError &e) {
+                QFAIL(qPrintable(r.id + QStringLiteral(": ") + e.text()));
+            }
             QVERIFY2(!r.source.isEmpty(), qPrintable(r.id));
             QVERIFY2(!r.json.value(QStringLiteral("source_date")).toString().isEmpty(), qPrintable(r.id));
             QVERIFY2(r.id == r.id.toLower() && !r.id.contains(QLatin1Char(' ')), qPrintable(r.id));
@@ -119,9 +134,6 @@ private Q_SLOTS:
         {
             PresetStore store(path);
             QVERIFY(store.open(&error));
-            QJsonObject mine = store.find(QStringLiteral("llama-3.1-8b")).json;
-            mine.insert(QStringLiteral("name"), QStringLiteral("My tuned Llama"));
-            QVERIFY2(store.saveUserPreset(mine, &error), qPrintable(error));
             QJsonObject custom{{QStringLiteral("id"), QStringLiteral("my-card")}, {QStringLiteral("kind"), QStringLiteral("gpu")},
                                {QStringLiteral("name"), QStringLiteral("My card")}, {QStringLiteral("memory_bytes"), 1e10}};
             QVERIFY(store.saveUserPreset(custom, &error));
@@ -132,6 +144,9 @@ private Q_SLOTS:
             db.setDatabaseName(path);
             QVERIFY(db.open());
             QSqlQuery q(db);
+            // An edit of a built-in, as an older Headroom let the user make.
+            QVERIFY(q.exec(QStringLiteral("UPDATE presets SET origin = 'user', json = json_set(json, '$.name', 'My tuned Llama') "
+                                          "WHERE id = 'llama-3.1-8b'")));
             QVERIFY(q.exec(QStringLiteral("UPDATE meta SET value = 'old' WHERE key = 'builtin_hash'")));
             QVERIFY(q.exec(QStringLiteral("UPDATE presets SET json = '{\"id\":\"qwen3-8b\",\"kind\":\"model\",\"name\":\"stale\"}' WHERE id = 'qwen3-8b'")));
             QVERIFY(q.exec(QStringLiteral("INSERT INTO presets VALUES ('retired-model', 'model', 'builtin', '{}')")));
@@ -148,6 +163,38 @@ private Q_SLOTS:
         // Removing the user's edit restores the shipped built-in.
         QVERIFY(store.removeUserPreset(QStringLiteral("llama-3.1-8b"), &error));
         QCOMPARE(store.find(QStringLiteral("llama-3.1-8b")).name, QStringLiteral("Llama-3.1-8B"));
+    }
+
+    void aNewBuiltInNeverOverwritesTheUsersPresetOfThatId()
+    {
+        // The user made "l4" before a release shipped a built-in of that id.
+        const QString path = fresh("sameid.sqlite");
+        QString error;
+        {
+            PresetStore store(path);
+            QVERIFY(store.open(&error));
+        }
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("raw3"));
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(QStringLiteral("DELETE FROM presets WHERE id = 'l4'")));
+            QVERIFY(q.exec(QStringLiteral("INSERT INTO presets VALUES ('l4', 'gpu', 'user', "
+                                          "'{\"id\":\"l4\",\"kind\":\"gpu\",\"name\":\"Our L4 pool\",\"memory_bytes\":24000000000}')")));
+            QVERIFY(q.exec(QStringLiteral("UPDATE meta SET value = 'old' WHERE key = 'builtin_hash'")));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("raw3"));
+        PresetStore store(path);
+        QVERIFY(store.open(&error));
+        const PresetRecord r = store.find(QStringLiteral("l4"));
+        QVERIFY(!r.builtIn);
+        QCOMPARE(r.name, QStringLiteral("Our L4 pool"));
+        // And it stays editable as the user's.
+        QJsonObject edited = r.json;
+        edited.insert(QStringLiteral("price_usd_per_hour"), 0.6);
+        QVERIFY2(store.saveUserPreset(edited, &error), qPrintable(error));
     }
 
     void repairsDeletedBuiltInsAndSkipsDamagedRows()
@@ -184,6 +231,499 @@ private Q_SLOTS:
         QVERIFY(error.startsWith(QStringLiteral("id:")));
         QVERIFY(!store.saveUserPreset({{QStringLiteral("id"), QStringLiteral("ok-id")}, {QStringLiteral("kind"), QStringLiteral("tpu")}}, &error));
         QVERIFY(error.startsWith(QStringLiteral("kind:")));
+    }
+
+    void builtInsCannotBeEditedOrRemoved()
+    {
+        PresetStore store(fresh("builtins.sqlite"));
+        QString error;
+        QVERIFY(store.open(&error));
+        const QJsonObject shipped = store.find(QStringLiteral("h100-sxm-80gb")).json;
+        QJsonObject edited = shipped;
+        edited.insert(QStringLiteral("price_usd_per_hour"), 1.5);
+        QVERIFY(!store.saveUserPreset(edited, &error));
+        QVERIFY2(error.startsWith(QStringLiteral("id:")) && error.contains(QStringLiteral("built-in")), qPrintable(error));
+        QVERIFY(!store.removeUserPreset(QStringLiteral("h100-sxm-80gb"), &error));
+        QVERIFY2(error.contains(QStringLiteral("cannot be removed")), qPrintable(error));
+        QCOMPARE(store.find(QStringLiteral("h100-sxm-80gb")).json, shipped);
+        QVERIFY(!store.removeUserPreset(QStringLiteral("no-such-card"), &error));
+        QVERIFY2(error.contains(QStringLiteral("no preset")), qPrintable(error));
+    }
+
+    void validationNamesTheField_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QJsonValue>("value");
+        QTest::addColumn<QString>("field");
+        QTest::newRow("memory negative") << "memory_bytes" << QJsonValue(-5) << "memory_bytes";
+        QTest::newRow("memory fractional") << "memory_bytes" << QJsonValue(1.5) << "memory_bytes";
+        QTest::newRow("memory as text") << "memory_bytes" << QJsonValue(QStringLiteral("80GB")) << "memory_bytes";
+        QTest::newRow("bandwidth zero") << "bandwidth_bytes_per_s" << QJsonValue(0) << "bandwidth_bytes_per_s";
+        QTest::newRow("tflops negative") << "bf16_dense_tflops" << QJsonValue(-1) << "bf16_dense_tflops";
+        QTest::newRow("tflops as text") << "bf16_dense_tflops" << QJsonValue(QStringLiteral("989")) << "bf16_dense_tflops";
+        QTest::newRow("price as text") << "price_usd_per_hour" << QJsonValue(QStringLiteral("cheap")) << "price_usd_per_hour";
+        QTest::newRow("price zero") << "price_usd_per_hour" << QJsonValue(0) << "price_usd_per_hour";
+        QTest::newRow("date not a date") << "price_date" << QJsonValue(QStringLiteral("yesterday")) << "price_date";
+        QTest::newRow("date 31 February") << "source_date" << QJsonValue(QStringLiteral("2026-02-31")) << "source_date";
+        QTest::newRow("source a number") << "source" << QJsonValue(3) << "source";
+        QTest::newRow("empty name") << "name" << QJsonValue(QStringLiteral(" ")) << "name";
+        QTest::newRow("id with capitals") << "id" << QJsonValue(QStringLiteral("ACME")) << "id";
+    }
+    void validationNamesTheField()
+    {
+        QFETCH(QString, key);
+        QFETCH(QJsonValue, value);
+        QFETCH(QString, field);
+        QJsonObject gpu{{QStringLiteral("id"), QStringLiteral("acme-card")}, {QStringLiteral("kind"), QStringLiteral("gpu")},
+                        {QStringLiteral("name"), QStringLiteral("ACME card")}, {QStringLiteral("memory_bytes"), 24e9}};
+        PresetStore::validate(gpu); // the minimum a GPU preset needs
+        gpu.insert(key, value);
+        try {
+            PresetStore::validate(gpu);
+            QFAIL("accepted");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), field);
+        }
+    }
+
+    void modelFieldsAreChecked()
+    {
+        QJsonObject model = PresetStore::modelPresetFromFile(QStringLiteral(HEADROOM_TEST_DATA "/qwen3-0.6b/config.json"), QStringLiteral("FILE"));
+        model.insert(QStringLiteral("id"), QStringLiteral("tiny-qwen"));
+        model.insert(QStringLiteral("name"), QStringLiteral("Tiny Qwen"));
+        PresetStore::validate(model);
+        QCOMPARE(model.value(QStringLiteral("config")).toObject().value(QStringLiteral("num_hidden_layers")).toInt(), 28); // the file's own value
+        QJsonObject config = model.value(QStringLiteral("config")).toObject();
+        config.insert(QStringLiteral("num_hidden_layers"), 0);
+        model.insert(QStringLiteral("config"), config);
+        try {
+            PresetStore::validate(model);
+            QFAIL("accepted 0 layers");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), QStringLiteral("num_hidden_layers"));
+        }
+    }
+
+    // A GPU with every field a GPU preset has (plus one this version does not know) and a model from a config.json.
+    static QVector<QJsonObject> teamPresets()
+    {
+        const QJsonObject gpu{{QStringLiteral("id"), QStringLiteral("acme-h100")},
+                              {QStringLiteral("kind"), QStringLiteral("gpu")},
+                              {QStringLiteral("name"), QStringLiteral("ACME H100 (contract)")},
+                              {QStringLiteral("vendor"), QStringLiteral("NVIDIA")},
+                              {QStringLiteral("memory_bytes"), double(81559) * 1048576},
+                              {QStringLiteral("memory_source"), QStringLiteral("nvidia-smi on our nodes")},
+                              {QStringLiteral("marketed_memory"), QStringLiteral("80 GB HBM3")},
+                              {QStringLiteral("bandwidth_bytes_per_s"), 3.35e12},
+                              {QStringLiteral("bf16_dense_tflops"), 989.4},
+                              {QStringLiteral("host_link"), QStringLiteral("PCIe 5.0 x16")},
+                              {QStringLiteral("host_link_bytes_per_s"), 64e9},
+                              {QStringLiteral("source"), QStringLiteral("datasheet")},
+                              {QStringLiteral("source_date"), QStringLiteral("2023-01-01")},
+                              {QStringLiteral("price_usd_per_hour"), 1.85},
+                              {QStringLiteral("price_source"), QStringLiteral("ACME contract 42")},
+                              {QStringLiteral("price_date"), QStringLiteral("2026-11-01")},
+                              {QStringLiteral("notes"), QStringLiteral("Négocié: 12 months, ünïcode kept")},
+                              {QStringLiteral("team_contract"), QJsonObject{{QStringLiteral("ref"), 42}}}};
+        QJsonObject model = PresetStore::modelPresetFromFile(QStringLiteral(HEADROOM_TEST_DATA "/qwen3-0.6b/config.json"), QStringLiteral("FILE"));
+        model.insert(QStringLiteral("id"), QStringLiteral("private-qwen"));
+        model.insert(QStringLiteral("name"), QStringLiteral("Private Qwen 0.6B"));
+        model.insert(QStringLiteral("total_params"), 596049920.0);
+        return {gpu, model};
+    }
+
+    void bundleMovesPresetsBetweenMachinesIntact()
+    {
+        // Two machines: two data folders, two stores.
+        QTemporaryDir here, there;
+        PresetStore a(here.filePath(QStringLiteral("presets.sqlite")));
+        PresetStore b(there.filePath(QStringLiteral("presets.sqlite")));
+        QString error;
+        QVERIFY(a.open(&error) && b.open(&error));
+        const QVector<QJsonObject> mine = teamPresets();
+        for (const QJsonObject &p : mine)
+            QVERIFY2(a.saveUserPreset(p, &error), qPrintable(error));
+        QVector<PresetRecord> exported;
+        for (const PresetRecord &r : a.list())
+            if (!r.builtIn)
+                exported << r;
+        QCOMPARE(exported.size(), 2);
+        const QString bundle = here.filePath(QStringLiteral("team.json"));
+        QVERIFY2(PresetBundle::save(bundle, exported, &error), qPrintable(error));
+
+        PresetStore::ImportResult result;
+        QVERIFY2(b.importPresets(PresetBundle::read(bundle), false, &result, &error), qPrintable(error));
+        QCOMPARE(result.added.size(), 2);
+        for (const QJsonObject &p : mine) {
+            const PresetRecord r = b.find(p.value(QStringLiteral("id")).toString());
+            QVERIFY(!r.builtIn);
+            QCOMPARE(r.json, p); // every field, the unknown one included
+        }
+        QCOMPARE(GpuSpec::fromPreset(b.find(QStringLiteral("acme-h100")).json).memoryBytes, qint64(81559) * 1048576);
+        // Importing the same bundle again changes nothing.
+        QVERIFY(b.importPresets(PresetBundle::read(bundle), false, &result, &error));
+        QCOMPARE(result.unchanged.size(), 2);
+        QVERIFY(result.added.isEmpty() && result.replaced.isEmpty());
+    }
+
+    void importRefusesAndNeverLosesData()
+    {
+        QTemporaryDir dir;
+        PresetStore store(dir.filePath(QStringLiteral("presets.sqlite")));
+        QString error;
+        QVERIFY(store.open(&error));
+        const QVector<QJsonObject> mine = teamPresets();
+        QVERIFY(store.saveUserPreset(mine.at(0), &error));
+
+        // A built-in id is refused, naming its place in the bundle; nothing is written.
+        QJsonObject h100 = store.find(QStringLiteral("h100-sxm-80gb")).json;
+        h100.insert(QStringLiteral("price_usd_per_hour"), 0.5);
+        PresetStore::ImportResult result;
+        QVERIFY(!store.importPresets({mine.at(1), h100}, false, &result, &error));
+        QVERIFY2(error.startsWith(QStringLiteral("presets[1].id")) && error.contains(QStringLiteral("built-in")), qPrintable(error));
+        QVERIFY(store.find(QStringLiteral("private-qwen")).id.isEmpty());
+
+        // The user's own id with other figures: refused unless replace.
+        QJsonObject cheaper = mine.at(0);
+        cheaper.insert(QStringLiteral("price_usd_per_hour"), 1.6);
+        QVERIFY(!store.importPresets({mine.at(1), cheaper}, false, &result, &error));
+        QVERIFY2(error.startsWith(QStringLiteral("presets[1].id")) && error.contains(QStringLiteral("--replace")), qPrintable(error));
+        QCOMPARE(store.find(QStringLiteral("acme-h100")).json, mine.at(0));
+        QVERIFY(store.find(QStringLiteral("private-qwen")).id.isEmpty());
+
+        // With replace, the old version goes to a backup bundle first.
+        QVERIFY2(store.importPresets({mine.at(1), cheaper}, true, &result, &error), qPrintable(error));
+        QCOMPARE(result.replaced, QStringList{QStringLiteral("acme-h100")});
+        QCOMPARE(result.added, QStringList{QStringLiteral("private-qwen")});
+        QCOMPARE(store.find(QStringLiteral("acme-h100")).json.value(QStringLiteral("price_usd_per_hour")).toDouble(), 1.6);
+        const QVector<QJsonObject> backup = PresetBundle::read(result.backupPath);
+        QCOMPARE(backup.size(), 1);
+        QCOMPARE(backup.first(), mine.at(0));
+    }
+
+    void bundleErrorsNameTheField_data()
+    {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("field");
+        const auto bundle = [](const QJsonArray &presets, int version = 1, const char *format = "headroom-presets") {
+            return QJsonDocument(QJsonObject{{QStringLiteral("format"), QLatin1String(format)},
+                                             {QStringLiteral("version"), version},
+                                             {QStringLiteral("presets"), presets}})
+                .toJson();
+        };
+        const QJsonObject good = teamPresets().at(0);
+        QJsonObject badMemory = good;
+        badMemory.insert(QStringLiteral("id"), QStringLiteral("other-card"));
+        badMemory.insert(QStringLiteral("memory_bytes"), -1);
+        QJsonObject badDate = good;
+        badDate.insert(QStringLiteral("price_date"), QStringLiteral("1/11/2026"));
+        QTest::newRow("not JSON") << QByteArray(R"({"format": )") << "FILE";
+        QTest::newRow("another format") << bundle({}, 1, "something-else") << "format";
+        QTest::newRow("newer version") << bundle({}, 2) << "version";
+        QTest::newRow("presets not a list") << QByteArray(R"({"format":"headroom-presets","version":1,"presets":{}})") << "presets";
+        QTest::newRow("memory of the second") << bundle({good, badMemory}) << "presets[1].memory_bytes";
+        QTest::newRow("a date") << bundle({badDate}) << "presets[0].price_date";
+        QTest::newRow("an id twice") << bundle({good, good}) << "presets[1].id";
+        QTest::newRow("a number, not a preset") << bundle({3}) << "presets[0]";
+    }
+    void bundleErrorsNameTheField()
+    {
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, field);
+        try {
+            PresetBundle::fromJson(bytes, QStringLiteral("team.json"));
+            QFAIL("accepted");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), field);
+            QVERIFY2(e.message().contains(QStringLiteral("team.json")), qPrintable(e.message()));
+        }
+    }
+
+    // Page `page` (1-based) of an SQLite file overwritten with 0xFF: not a valid b-tree page.
+    static QByteArray damagePage(const QString &path, qint64 page)
+    {
+        QFile f(path);
+        if (!f.open(QIODevice::ReadWrite))
+            return {};
+        QByteArray bytes = f.readAll();
+        // The page size is at offset 16, big-endian (SQLite file format, section 1.3.2).
+        const qint64 size = (quint8(bytes.at(16)) << 8) | quint8(bytes.at(17));
+        bytes.replace((page - 1) * size, size, QByteArray(size, '\xff'));
+        f.seek(0);
+        f.write(bytes);
+        return bytes;
+    }
+
+    static qint64 pageSizeOf(const QByteArray &bytes)
+    {
+        return (quint8(bytes.at(16)) << 8) | quint8(bytes.at(17));
+    }
+
+    // A store with three large user presets, closed.
+    static void makeTeamStore(const QString &path)
+    {
+        PresetStore store(path);
+        QString error;
+        QVERIFY(store.open(&error));
+        for (int i = 1; i <= 3; ++i) {
+            // notes of 3,000 characters: each preset fills most of a 4,096-byte page, so no two share one.
+            const QJsonObject gpu{{QStringLiteral("id"), QStringLiteral("team-card-%1").arg(i)},
+                                  {QStringLiteral("kind"), QStringLiteral("gpu")},
+                                  {QStringLiteral("name"), QStringLiteral("Team card %1").arg(i)},
+                                  {QStringLiteral("memory_bytes"), 24e9 * i},
+                                  {QStringLiteral("notes"), QString(QStringLiteral("MARKER%1-").arg(i) + QString(3000, QLatin1Char(char('a' + i))))}};
+            QVERIFY2(store.saveUserPreset(gpu, &error), qPrintable(error));
+        }
+    }
+
+    static QString keptAside(const QString &dir)
+    {
+        const QStringList kept = QDir(dir).entryList({QStringLiteral("presets.sqlite.damaged-*")}, QDir::Files);
+        return kept.size() == 1 ? dir + QLatin1Char('/') + kept.first() : QString();
+    }
+
+    void damagedIndexPageIsRepaired()
+    {
+        // Issue 10 kind 7: with the id index damaged, find() (which uses it) missed
+        // llama-3.1-8b while list() (a table scan) still showed it.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("presets.sqlite"));
+        makeTeamStore(path);
+        qint64 indexRoot = 0;
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("pages"));
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(QStringLiteral("SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_presets_1'")) && q.next());
+            indexRoot = q.value(0).toLongLong();
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("pages"));
+        QVERIFY(indexRoot > 1);
+        const QByteArray damaged = damagePage(path, indexRoot);
+        QVERIFY(!damaged.isEmpty());
+
+        PresetStore store(path);
+        QString error;
+        QVERIFY2(store.open(&error), qPrintable(error));
+        QVERIFY2(store.warning().contains(path) && store.warning().contains(QStringLiteral("damaged"))
+                     && store.warning().contains(QStringLiteral("3 of your presets were recovered")),
+                 qPrintable(store.warning()));
+        // The damaged file is kept aside, byte for byte.
+        const QString aside = keptAside(dir.path());
+        QVERIFY(!aside.isEmpty());
+        QVERIFY2(store.warning().contains(aside), qPrintable(store.warning()));
+        QCOMPARE(store.damagedCopyPath(), aside);
+        QFile kept(aside);
+        QVERIFY(kept.open(QIODevice::ReadOnly));
+        QCOMPARE(kept.readAll(), damaged);
+        // Built-ins rebuilt, the user's presets whole, and find() works again.
+        QCOMPARE(store.find(QStringLiteral("llama-3.1-8b")).name, QStringLiteral("Llama-3.1-8B"));
+        QCOMPARE(store.list().size(), PresetStore::builtInPresets().size() + 3);
+        QCOMPARE(store.recoveredIds().size(), 3);
+        for (int i = 1; i <= 3; ++i) {
+            const PresetRecord r = store.find(QStringLiteral("team-card-%1").arg(i));
+            QVERIFY(!r.builtIn);
+            QCOMPARE(qint64(r.json.value(QStringLiteral("memory_bytes")).toDouble()), qint64(24'000'000'000) * i);
+        }
+        // The rebuilt store opens clean.
+        PresetStore again(path);
+        QVERIFY(again.open(&error));
+        QVERIFY2(again.warning().isEmpty(), qPrintable(again.warning()));
+    }
+
+    void damagedDataPageRecoversWhatStillReads()
+    {
+        // Issue 10 kind 7: a damaged data page made the user's presets vanish under
+        // "the presets as stored are used".
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("presets.sqlite"));
+        makeTeamStore(path);
+        QByteArray bytes;
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            bytes = f.readAll();
+        }
+        const qint64 size = pageSizeOf(bytes);
+        const qint64 at = bytes.indexOf("MARKER2-");
+        QVERIFY(at > 0 && bytes.lastIndexOf("MARKER2-") == at); // one copy: in its table row
+        const qint64 page = at / size + 1;
+        for (const char *other : {"MARKER1-", "MARKER3-"})
+            QVERIFY(bytes.indexOf(other) / size + 1 != page); // the other two live on other pages
+        const QByteArray damaged = damagePage(path, page);
+
+        PresetStore store(path);
+        QString error;
+        QVERIFY2(store.open(&error), qPrintable(error));
+        QVERIFY2(store.warning().contains(path) && store.warning().contains(QStringLiteral("damaged"))
+                     && store.warning().contains(QStringLiteral("2 of your presets were recovered"))
+                     && store.warning().contains(QStringLiteral("Not recovered (named by the index, which may itself be damaged): team-card-2.")),
+                 qPrintable(store.warning()));
+        QVERIFY(!store.warning().contains(QStringLiteral("as stored are used")));
+        QCOMPARE(store.recoveredIds(), (QStringList{QStringLiteral("team-card-1"), QStringLiteral("team-card-3")}));
+        QVERIFY(store.find(QStringLiteral("team-card-2")).id.isEmpty());
+        QCOMPARE(store.find(QStringLiteral("team-card-3")).json.value(QStringLiteral("notes")).toString(),
+                 QStringLiteral("MARKER3-") + QString(3000, QLatin1Char('d')));
+        QCOMPARE(store.list().size(), PresetStore::builtInPresets().size() + 2);
+        QFile kept(keptAside(dir.path()));
+        QVERIFY(kept.open(QIODevice::ReadOnly));
+        QCOMPARE(kept.readAll(), damaged);
+    }
+
+    void damagedInteriorPageRecoversFromTheLeaves()
+    {
+        // The table's root is an interior page once the rows outgrow one page: with it
+        // damaged SQLite reaches no row, and the rows are read from the leaf pages.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("presets.sqlite"));
+        makeTeamStore(path);
+        qint64 root = 0;
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("root"));
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(QStringLiteral("SELECT rootpage FROM sqlite_master WHERE name = 'presets'")) && q.next());
+            root = q.value(0).toLongLong();
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("root"));
+        const QByteArray damaged = damagePage(path, root);
+        QCOMPARE(quint8(damaged.at((root - 1) * pageSizeOf(damaged))), quint8(0xff));
+
+        PresetStore store(path);
+        QString error;
+        QVERIFY2(store.open(&error), qPrintable(error));
+        QVERIFY2(store.warning().contains(QStringLiteral("3 of your presets were recovered")), qPrintable(store.warning()));
+        for (int i = 1; i <= 3; ++i)
+            QCOMPARE(store.find(QStringLiteral("team-card-%1").arg(i)).json.value(QStringLiteral("notes")).toString(),
+                     QStringLiteral("MARKER%1-").arg(i) + QString(3000, QLatin1Char(char('a' + i))));
+        QCOMPARE(store.list().size(), PresetStore::builtInPresets().size() + 3);
+    }
+
+    void truncatedStoreRecoversWhatIsLeft()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("presets.sqlite"));
+        makeTeamStore(path);
+        QByteArray bytes;
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::ReadWrite));
+            bytes = f.readAll();
+            // Cut the file just before the page holding team-card-3 (the last written).
+            const qint64 size = pageSizeOf(bytes);
+            const qint64 cut = bytes.indexOf("MARKER3-") / size * size;
+            QVERIFY(cut > bytes.indexOf("MARKER2-"));
+            QVERIFY(f.resize(cut));
+        }
+        PresetStore store(path);
+        QString error;
+        QVERIFY2(store.open(&error), qPrintable(error));
+        QVERIFY2(store.warning().contains(QStringLiteral("damaged")), qPrintable(store.warning()));
+        QVERIFY(!store.find(QStringLiteral("team-card-1")).id.isEmpty());
+        QVERIFY(!store.find(QStringLiteral("team-card-2")).id.isEmpty());
+        QVERIFY(store.find(QStringLiteral("team-card-3")).id.isEmpty());
+        QVERIFY(!keptAside(dir.path()).isEmpty());
+    }
+
+    void randomDamageIsAlwaysReported()
+    {
+        // 20 seeded rounds of 64 random bytes overwritten past the header: every
+        // open returns (no crash, no hang), says what happened naming the file, and
+        // leaves a store that opens clean or a refusal with the file untouched.
+        QTemporaryDir dir;
+        const QString good = dir.filePath(QStringLiteral("good.sqlite"));
+        makeTeamStore(good);
+        QFile g(good);
+        QVERIFY(g.open(QIODevice::ReadOnly));
+        const QByteArray original = g.readAll();
+        for (quint32 seed = 1; seed <= 20; ++seed) {
+            const QString path = dir.filePath(QStringLiteral("r%1/presets.sqlite").arg(seed));
+            QVERIFY(QDir().mkpath(QFileInfo(path).absolutePath()));
+            QByteArray bytes = original;
+            QRandomGenerator rng(seed);
+            for (int i = 0; i < 64; ++i)
+                bytes[100 + rng.bounded(int(bytes.size() - 100))] = char(rng.bounded(256));
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(bytes);
+            f.close();
+            PresetStore store(path);
+            QString error;
+            if (store.open(&error)) {
+                if (!store.damagedCopyPath().isEmpty()) {
+                    QVERIFY2(store.warning().contains(path), qPrintable(store.warning()));
+                    PresetStore again(path);
+                    QVERIFY(again.open(&error));
+                    QVERIFY2(again.warning().isEmpty(), qPrintable(again.warning()));
+                }
+            } else {
+                QVERIFY2(error.contains(path), qPrintable(error));
+                QVERIFY(f.open(QIODevice::ReadOnly));
+                QCOMPARE(f.readAll(), bytes);
+                f.close();
+            }
+        }
+    }
+
+    void pageScanReadsWhatSqliteWrote()
+    {
+        // Every user row of an intact store, read from its pages, equals what SQLite returns.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("presets.sqlite"));
+        makeTeamStore(path);
+        {
+            // 10,000 characters of notes: more than a 4,096-byte page holds, so the row runs on overflow pages.
+            PresetStore store(path);
+            QString error;
+            QVERIFY(store.open(&error));
+            QVERIFY(store.saveUserPreset({{QStringLiteral("id"), QStringLiteral("long-notes")}, {QStringLiteral("kind"), QStringLiteral("gpu")},
+                                          {QStringLiteral("name"), QStringLiteral("Long notes")}, {QStringLiteral("memory_bytes"), 1e9},
+                                          {QStringLiteral("notes"), QString(10000, QLatin1Char('z'))}},
+                                         &error));
+        }
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray bytes = f.readAll();
+        QCOMPARE(PageScan::userVersion(bytes), PresetStore::schemaVersion);
+        int users = 0, all = 0;
+        PresetStore store(path);
+        QString error;
+        QVERIFY(store.open(&error));
+        for (const PageScan::Row &row : PageScan::textRows(bytes, 4)) {
+            ++all;
+            if (row.values.at(2) != QLatin1String("user"))
+                continue;
+            ++users;
+            QCOMPARE(QJsonDocument::fromJson(row.values.at(3).toUtf8()).object(), store.find(row.values.at(0)).json);
+        }
+        QCOMPARE(users, 4);
+        QCOMPARE(all, int(PresetStore::builtInPresets().size()) + 4); // the built-in rows too
+    }
+
+    void pageScanSurvivesAnyBytes()
+    {
+        // Mutated and truncated copies of a real store: the scan returns (rows of 4 values) and never reads out of bounds.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("presets.sqlite"));
+        makeTeamStore(path);
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray original = f.readAll();
+        QRandomGenerator rng(7);
+        for (int round = 0; round < 300; ++round) {
+            QByteArray bytes = original;
+            for (int i = 0; i < 16; ++i)
+                bytes[rng.bounded(int(bytes.size()))] = char(rng.bounded(256));
+            if (round % 3 == 0)
+                bytes.truncate(rng.bounded(int(bytes.size())));
+            for (const PageScan::Row &row : PageScan::textRows(bytes, 4))
+                QCOMPARE(row.values.size(), 4);
+            PageScan::userVersion(bytes);
+        }
     }
 
     void damagedFilesAreRefusedAndKept_data()
@@ -247,5 +787,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestStore)
+HEADROOM_TEST_MAIN(TestStore, QCoreApplication)
 #include "tst_store.moc"

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/jsonnumbers.h"
+#include "core/inputerror.h"
+#include "core/units.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <cmath>
+
+namespace Headroom::JsonNumbers {
+
+namespace {
+QString shown(const QJsonValue &v)
+{
+    const QByteArray a = QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact);
+    return QString::fromUtf8(a.mid(1, a.size() - 2)).left(40);
+}
+
+QString rangeText(qint64 minimum, qint64 maximum)
+{
+    return QStringLiteral("a whole number from %1 to %2").arg(Units::formatCount(minimum), Units::formatCount(maximum));
+}
+} // namespace
+
+qint64 whole(const QJsonValue &v, const QString &field, qint64 minimum, qint64 maximum, bool allowString)
+{
+    qint64 r = 0;
+    if (v.isDouble()) {
+        const double d = v.toDouble();
+        // 2^63 is exactly representable; every double below it converts exactly.
+        if (!std::isfinite(d) || d != std::floor(d) || d < -9223372036854775808.0 || d >= 9223372036854775808.0)
+            throw InputError(field, QStringLiteral("must be %1, got %2").arg(rangeText(minimum, maximum), shown(v)));
+        r = qint64(d);
+    } else if (v.isString() && allowString) {
+        bool ok = false;
+        r = v.toString().toLongLong(&ok);
+        if (!ok)
+            throw InputError(field, QStringLiteral("must be %1, got %2").arg(rangeText(minimum, maximum), shown(v)));
+    } else {
+        throw InputError(field, QStringLiteral("must be %1, got %2").arg(rangeText(minimum, maximum), shown(v)));
+    }
+    if (r < minimum || r > maximum)
+        throw InputError(field, QStringLiteral("must be %1, got %2").arg(rangeText(minimum, maximum), Units::formatCount(r)));
+    return r;
+}
+
+qint64 whole(const QJsonObject &o, const char *key, qint64 fallback, qint64 minimum, qint64 maximum, const QString &prefix, bool allowString)
+{
+    const QJsonValue v = o.value(QString::fromLatin1(key));
+    if (v.isUndefined() || v.isNull())
+        return fallback;
+    return whole(v, prefix + QString::fromLatin1(key), minimum, maximum, allowString);
+}
+
+double real(const QJsonValue &v, const QString &field, double low, double high)
+{
+    if (!v.isDouble() || !std::isfinite(v.toDouble()) || v.toDouble() < low || v.toDouble() > high)
+        throw InputError(field, QStringLiteral("must be a number from %1 to %2, got %3").arg(low).arg(high).arg(shown(v)));
+    return v.toDouble() == 0 ? 0.0 : v.toDouble();
+}
+
+} // namespace Headroom::JsonNumbers

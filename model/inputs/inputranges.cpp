@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "inputs/inputranges.h"
+#include "core/inputerror.h"
+
+#include <QLocale>
+#include <cmath>
+
+namespace Headroom::InputRanges {
+
+namespace {
+// In the enum's order (checked by of()).
+const RealRange ranges[] = {
+    {RealInput::GpuMemoryUtilization, "--gpu-memory-utilization", "gpu_memory_utilization", 1e-6, 1},
+    {RealInput::MemFractionStatic, "--mem-fraction-static", "mem_fraction_static", 1e-6, 1},
+    {RealInput::FreeGpuMemoryFraction, "--free-gpu-memory-fraction", "free_gpu_memory_fraction", 1e-6, 1},
+    {RealInput::LengthScale, "--length-scale", "length_scale", 1e-6, 1e6},
+    {RealInput::TrafficMultiplier, "--traffic-multiplier", "traffic_multiplier", 1e-6, 1e6},
+    {RealInput::Price, "--price", "price_usd_per_gpu_hour", 1e-9, 1e6},
+    {RealInput::BandwidthEfficiency, "--bandwidth-efficiency", "bandwidth_efficiency", 1e-6, 1},
+    {RealInput::ComputeUtilization, "--compute-utilization", "compute_utilization", 1e-6, 1},
+    {RealInput::Risk, "--risk", "risk", 1e-6, 0.5},
+    {RealInput::Margin, "--margin", "margin", 0, 0.9},
+};
+// The shortest text that reads back as the same double: 1000001 stays "1000001" (not the
+// "1e+06" of six significant digits), a bound of 1e6 reads "1e+06".
+QString shortest(double v)
+{
+    return QString::number(v, 'g', QLocale::FloatingPointShortest);
+}
+} // namespace
+
+const RealRange &of(RealInput input)
+{
+    const RealRange &r = ranges[int(input)];
+    Q_ASSERT(r.input == input);
+    return r;
+}
+
+double check(RealInput input, double value, const QString &field)
+{
+    const RealRange &r = of(input);
+    // -0 is 0: it takes the same rule (and is stored as 0).
+    if (!std::isfinite(value) || value < r.low || value > r.high)
+        throw InputError(field, QStringLiteral("must be a number from %1 to %2, got %3").arg(shortest(r.low), shortest(r.high), shortest(value)));
+    return value == 0 ? 0.0 : value;
+}
+
+double parse(RealInput input, const QString &text, const QString &field)
+{
+    bool ok = false;
+    const double v = text.trimmed().toDouble(&ok);
+    if (!ok || !std::isfinite(v))
+        throw InputError(field, QStringLiteral("\"%1\" is not a number").arg(text));
+    const RealRange &r = of(input);
+    if (v < r.low || v > r.high)
+        throw InputError(field, QStringLiteral("must be a number from %1 to %2, got %3").arg(shortest(r.low), shortest(r.high), text));
+    return v == 0 ? 0.0 : v;
+}
+
+} // namespace Headroom::InputRanges

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QString>
+
+namespace Headroom {
+
+/// The real-valued inputs of a scenario that a person types (a flag, a file
+/// field, a spin box), each with ONE range rule shared by the command line,
+/// the scenario file reader and the window, so that whatever one of them
+/// accepts the others reopen.
+enum class RealInput {
+    GpuMemoryUtilization,  ///< vLLM gpu_memory_utilization
+    MemFractionStatic,     ///< SGLang mem_fraction_static
+    FreeGpuMemoryFraction, ///< TensorRT-LLM free_gpu_memory_fraction
+    LengthScale,           ///< every length x this factor
+    TrafficMultiplier,     ///< scales a trace's arrival rate
+    Price,                 ///< dollars per GPU-hour
+    BandwidthEfficiency,   ///< achieved / peak memory bandwidth
+    ComputeUtilization,    ///< achieved / peak dense TFLOPS
+    Risk,                  ///< accepted P(KV pool overflows)
+    Margin,                ///< share of the budget kept free at admission
+};
+
+/// One input's rule: its command-line flag, its scenario-file key, and the
+/// closed range [low, high] of values it takes. NaN, infinities and values
+/// outside are refused.
+struct RealRange
+{
+    RealInput input;
+    const char *flag; ///< "--gpu-memory-utilization"
+    const char *key;  ///< "gpu_memory_utilization" (the .headroom field, under "engine." or "inputs.")
+    double low;
+    double high;
+};
+
+namespace InputRanges {
+
+/// The rule of `input`. Ranges: fractions of memory, bandwidth and compute
+/// from 1e-6 to 1 (a share of 0 leaves no memory and divides by zero in the
+/// serving estimate; engines refuse values above 1); scale and traffic
+/// multiplier from 1e-6 to 1e6; a price from $1e-9 to $1e6 per GPU-hour;
+/// risk from 1e-6 (the overflow solver's floor, lengths/overflowrisk) to 0.5;
+/// margin from 0 to 0.9. These are the ranges .headroom files have been read
+/// with since version 1, so every saved file still opens.
+const RealRange &of(RealInput input);
+/// `value` when it lies in the input's range; else InputError(field) with
+/// the range in the message (field as the caller spells the input).
+double check(RealInput input, double value, const QString &field);
+/// Parses `text` (a decimal such as "0.9" or "1e-3") and checks it; throws
+/// InputError(field) for text that is not a finite number or out of range.
+double parse(RealInput input, const QString &text, const QString &field);
+
+} // namespace InputRanges
+} // namespace Headroom

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "io/sampletraces.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QMap>
+#include <QStandardPaths>
+
+namespace Headroom {
+
+QVector<SampleTrace> sampleTraces()
+{
+    // Request counts as resources/traces/README.md states them.
+    struct Known { const char *file; const char *title; };
+    static const Known known[] = {
+        {"azure-llm-inference-2023-conv.csv", QT_TRANSLATE_NOOP("SampleTraces", "Azure LLM inference 2023: conversation (19,366 requests)")},
+        {"azure-llm-inference-2023-code.csv", QT_TRANSLATE_NOOP("SampleTraces", "Azure LLM inference 2023: code completion (8,819 requests)")},
+    };
+
+    QStringList folders;
+    if (QCoreApplication::instance())
+        folders << QDir::cleanPath(QCoreApplication::applicationDirPath() + QStringLiteral("/../share/headroom/traces"));
+    folders << QStandardPaths::locateAll(QStandardPaths::GenericDataLocation, QStringLiteral("headroom/traces"), QStandardPaths::LocateDirectory);
+
+    // The first folder that holds a file name wins for it.
+    QMap<QString, QString> paths;
+    for (const QString &folder : qAsConst(folders)) {
+        const QDir dir(folder);
+        for (const QString &name : dir.entryList({QStringLiteral("*.csv")}, QDir::Files | QDir::Readable, QDir::Name))
+            if (!paths.contains(name))
+                paths.insert(name, dir.absoluteFilePath(name));
+    }
+    QVector<SampleTrace> traces;
+    for (const Known &k : known)
+        if (const QString path = paths.take(QLatin1String(k.file)); !path.isEmpty())
+            traces.append({QCoreApplication::translate("SampleTraces", k.title), path});
+    for (auto it = paths.cbegin(); it != paths.cend(); ++it)
+        traces.append({it.key(), it.value()});
+    return traces;
+}
+
+} // namespace Headroom

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QString>
+#include <QVector>
+
+namespace Headroom {
+
+/// One sample request-length trace shipped with Headroom.
+struct SampleTrace
+{
+    QString title; ///< what a menu shows, e.g. "Azure LLM inference 2023: conversation (19,366 requests)"
+    QString path;  ///< absolute path of the CSV file
+};
+
+/// The sample traces installed with the program: the Azure LLM inference 2023 traces
+/// (Azure Public Dataset, CC-BY 4.0; Patel et al., "Splitwise", ISCA 2024; attribution in
+/// resources/traces/README.md). They are looked for in <program folder>/../share/headroom/traces,
+/// which holds for the build tree (build/app/headroom, build/share/...) and for an installed or
+/// merely extracted package (usr/bin/headroom, usr/share/...), then in headroom/traces under every
+/// XDG data folder (QStandardPaths::GenericDataLocation). The first folder holding a file wins
+/// for that file name. Returns the known traces first, in a fixed order, then any other *.csv
+/// there by file name; an empty list when none is installed. Needs a QCoreApplication for the
+/// program folder; never throws.
+QVector<SampleTrace> sampleTraces();
+
+} // namespace Headroom

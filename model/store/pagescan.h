@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QByteArray>
+#include <QStringList>
+#include <QVector>
+
+namespace Headroom {
+
+/// Reads rows straight from the pages of an SQLite file that SQLite itself
+/// can no longer walk (a damaged interior page, a truncated file), for
+/// PresetStore's recovery. Follows the documented file format
+/// (https://www.sqlite.org/fileformat2.html: the 100-byte header, b-tree
+/// pages, cells, varints, records, overflow chains and the freelist); it
+/// does not use or copy SQLite's own recovery code.
+///
+/// Every table leaf page (type 0x0D) that is not on the freelist is read;
+/// each cell whose record holds exactly `columns` text values (UTF-8
+/// databases only) is returned. Every offset is checked against the page
+/// and the file, overflow chains are bounded by the page count, and a cell
+/// that does not decode is skipped: the bytes may be anything.
+namespace PageScan {
+
+/// One cell read from a leaf page: its rowid and its text columns.
+struct Row
+{
+    qint64 rowid = 0;
+    QStringList values;
+};
+
+/// The rows of `file` (a whole SQLite database file) with `columns` text
+/// columns, in page order. Empty when the header is not SQLite's, the text
+/// encoding is not UTF-8, or nothing decodes.
+QVector<Row> textRows(const QByteArray &file, int columns);
+
+/// The user_version stored in the header (offset 60), or -1 when `file` does
+/// not start with an SQLite header.
+int userVersion(const QByteArray &file);
+
+} // namespace PageScan
+
+} // namespace Headroom

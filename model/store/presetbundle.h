@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "presetstore.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QString>
+#include <QVector>
+
+namespace Headroom {
+
+/// A bundle of presets a team shares: one JSON document
+///
+///     {"format": "headroom-presets", "version": 1, "exported": "2026-12-01T08:30:00Z",
+///      "presets": [ {...one preset, every field as stored...}, ... ]}
+///
+/// Each preset is kept whole (unknown fields included), so a bundle exported
+/// by one store imports into another with every field intact.
+namespace PresetBundle {
+
+/// The bundle version this build writes and the newest it reads.
+constexpr int version = 1;
+/// The "format" marker of a bundle.
+inline constexpr char format[] = "headroom-presets";
+
+/// The bundle document for `presets` (their json), indented UTF-8.
+QByteArray toJson(const QVector<PresetRecord> &presets);
+/// Writes toJson(presets) to `path` atomically (QSaveFile: the old file stays
+/// whole until the new one is complete). An existing file is replaced only
+/// when it is itself a bundle (never a device, the store or a config.json
+/// named by mistake). False with *error naming the file.
+bool save(const QString &path, const QVector<PresetRecord> &presets, QString *error);
+/// Reads the presets of a bundle's bytes. Throws InputError naming the field
+/// as a JSON path ("format", "version", "presets", "presets[2].memory_bytes")
+/// with the message saying what is wrong: not JSON (line and column), another
+/// format, a newer version, a duplicate id, or any field PresetStore::validate
+/// refuses. `name` (the file) is put in the message.
+QVector<QJsonObject> fromJson(const QByteArray &bytes, const QString &name);
+/// fromJson() of the file at `path` (at most 16 MiB); InputError("FILE") when it cannot be read.
+QVector<QJsonObject> read(const QString &path);
+
+} // namespace PresetBundle
+
+} // namespace Headroom
