@@ -59,9 +59,19 @@ void addPlanOptions(QCommandLineParser &p)
         opt("activation-peak", "vLLM's measured activation peak per GPU.", "SIZE"),
         opt("non-torch", "vLLM's measured non-torch memory per GPU.", "SIZE"),
         opt("cuda-graph", "vLLM's measured CUDA-graph memory per GPU.", "SIZE"),
-        opt("vllm-version", "vLLM version family, e.g. 0.6, 0.10, 0.11 (default 0.11).", "X.Y"),
+        opt("vllm-version", "vLLM version family, e.g. 0.6, 0.10, 0.11 (default 0.11); the same as --engine-version for vllm.", "X.Y"),
+        // Engine versions and build settings (engine flags, one block).
+        opt("engine-version", "The chosen engine's release, X.Y or X.Y.Z (default: the newest its rule was checked against, "
+                              "named in the derivation).", "X.Y"),
+        opt("max-num-seqs", "vLLM's max_num_seqs (sizes the sampler's dummy pass; default 1024 on 70 GiB+ non-A100 cards, else 256).", "N"),
+        opt("max-batch-size", "TensorRT-LLM build setting max_batch_size (default 2048).", "N"),
+        opt("max-num-tokens", "TensorRT-LLM build setting max_num_tokens (default 8192).", "N"),
+        opt("max-seq-len", "TensorRT-LLM build setting max_seq_len (default: max_model_len).", "N"),
+        opt("pp", "Pipeline-parallel stages per replica: each GPU holds ceil(layers / N) layers (default 1).", "N"),
+        opt("dp", "Data-parallel replicas (fleet size; default 1).", "N"),
+        opt("ep", "Expert-parallel GPUs the routed experts are split over (e.g. TP x DP with vLLM's --enable-expert-parallel).", "N"),
         opt("max-num-batched-tokens", "vLLM's max_num_batched_tokens (sets the activation estimate).", "N"),
-        opt("mem-fraction-static", "SGLang's mem_fraction_static (default by TP: 0.88, 0.87, 0.85, 0.81).", "F"),
+        opt("mem-fraction-static", "SGLang's mem_fraction_static (default: SGLang 0.5's rule by card memory and TP; 0.4: 0.88, 0.87, 0.85, 0.81 by TP).", "F"),
         opt("free-gpu-memory-fraction", "TensorRT-LLM's free_gpu_memory_fraction (default 0.9).", "F"),
         opt("tokens-per-block", "TensorRT-LLM tokens per block (default 32; 64 in older builds).", "N"),
         opt("n-ctx", "llama.cpp n_ctx / Ollama num_ctx (cells).", "N"),
@@ -196,6 +206,48 @@ int smallOpt(const QCommandLineParser &p, const char *name)
 ModelShape presetModel(const QString &id, QTextStream &err);
 GpuSpec presetGpu(const QString &id, QTextStream &err);
 
+// The engine's version, build settings and parallelism: --engine-version (for vLLM the
+// same as --vllm-version), --max-num-seqs, --max-batch-size, --max-num-tokens,
+// --max-seq-len, --pp, --dp, --ep.
+void engineVersionAndBuild(const QCommandLineParser &p, Scenario &s)
+{
+    EngineSettings &e = s.engineSettings;
+    if (isSet(p, "engine-version")) {
+        const EngineVersion v = EngineVersion::parse(value(p, "engine-version"), QStringLiteral("--engine-version"));
+        if (s.engine == Engine::Vllm) {
+            e.vllmMajor = v.major;
+            e.vllmMinor = v.minor;
+        } else {
+            e.engineVersion = v;
+        }
+    }
+    if (isSet(p, "max-num-seqs"))
+        e.maxNumSeqs = countOpt(p, "max-num-seqs");
+    if (isSet(p, "max-batch-size"))
+        e.trtMaxBatchSize = countOpt(p, "max-batch-size");
+    if (isSet(p, "max-num-tokens"))
+        e.trtMaxNumTokens = countOpt(p, "max-num-tokens");
+    if (isSet(p, "max-seq-len"))
+        e.trtMaxSeqLen = countOpt(p, "max-seq-len");
+    if (isSet(p, "pp"))
+        s.pp = smallOpt(p, "pp");
+    if (isSet(p, "dp"))
+        s.dp = smallOpt(p, "dp");
+    if (isSet(p, "ep"))
+        s.ep = smallOpt(p, "ep");
+}
+
+// An engine that sizes its pool before any request (vLLM, SGLang, TensorRT-LLM) prints
+// figures that do not depend on --context: with --max-model-len given, the context
+// defaults to it.
+bool contextFromMaxModelLen(const QCommandLineParser &p)
+{
+    if (!isSet(p, "engine") || !isSet(p, "max-model-len"))
+        return false;
+    const Engine e = Engines::parse(value(p, "engine"), QStringLiteral("--engine"));
+    return e == Engine::Vllm || e == Engine::Sglang || e == Engine::Trtllm;
+}
+
 Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requireContext = true)
 {
     // A real-valued flag, by its one range rule (inputs/inputranges.h), into `into`.
@@ -291,7 +343,7 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
     real(RealInput::BandwidthEfficiency, s.bandwidthEfficiency);
     real(RealInput::ComputeUtilization, s.computeUtilization);
     real(RealInput::TrafficMultiplier, s.trafficMultiplier);
-    if (!isSet(p, "context") && requireContext && !s.distribution && !fromFile)
+    if (!isSet(p, "context") && requireContext && !s.distribution && !fromFile && !contextFromMaxModelLen(p))
         throw InputError(QStringLiteral("--context"), QStringLiteral("is required: resident tokens per session, e.g. --context 100000 (or give --distribution)"));
     if (isSet(p, "context")) {
         s.contextTokens = countOpt(p, "context");
@@ -345,6 +397,9 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
         s.blockSize = smallOpt(p, "block-size");
     if (isSet(p, "max-model-len"))
         s.maxModelLen = countOpt(p, "max-model-len");
+    if (!isSet(p, "context") && !s.distribution && !fromFile && contextFromMaxModelLen(p))
+        s.contextTokens = *s.maxModelLen;
+    engineVersionAndBuild(p, s);
     if (isSet(p, "preallocate"))
         s.preallocate = true;
     real(RealInput::Price, s.priceUsdPerGpuHour);

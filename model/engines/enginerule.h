@@ -119,6 +119,10 @@ namespace EngineMath {
 qint64 fractionOf(qint64 bytes, double fraction);
 /// Throws InputError(flag) unless 0 < f <= 1.
 void checkFraction(double f, const char *flag);
+/// The CUDA context and communicator set-up an engine holds before it measures free
+/// memory, per GPU: 0.45 GiB. SGLang's "avail mem" at "Load weight begin" sat 0.4-0.6 GiB
+/// below the card as torch sees it in E07 (L4) and E18 (RTX 4090).
+constexpr qint64 cudaContextBytes = 483'183'820;
 /// ceil(n / multiple) x multiple.
 qint64 padTo(qint64 n, qint64 multiple);
 } // namespace EngineMath

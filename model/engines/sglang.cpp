@@ -2,6 +2,8 @@
 #include "engines/sglang.h"
 #include "core/inputerror.h"
 
+#include <cmath>
+
 namespace Headroom {
 
 using EngineMath::checkFraction;
@@ -26,6 +28,27 @@ double Sglang::defaultMemFractionStatic(int tp)
     return 0.88;
 }
 
+double Sglang::defaultMemFractionStatic(const Scenario &s)
+{
+    if (!s.engineSettings.engineVersion.value_or(EngineVersion{0, 5}).atLeast(0, 5))
+        return defaultMemFractionStatic(s.tp);
+    const double gpu = double(s.effectiveGpuMemoryBytes()) / double(Units::MiB);
+    const bool wide = s.tp >= 4;
+    double chunked = 16384, graphs = 512;
+    if (gpu < 20 * 1024)
+        chunked = 2048, graphs = 8;
+    else if (gpu < 35 * 1024)
+        chunked = 2048, graphs = wide ? 80 : 24;
+    else if (gpu < 60 * 1024)
+        chunked = 4096, graphs = wide ? 160 : 32;
+    else if (gpu < 160 * 1024)
+        chunked = 8192, graphs = wide ? 512 : 256;
+    double reserved = 512 + std::max(chunked, 2048.0) * 1.5 + graphs * 2 + double(s.tp) * double(s.pp) / 8 * 1024;
+    if (gpu > 60 * 1024)
+        reserved = std::max(reserved, 10.0 * 1024);
+    return std::round((gpu - reserved) / gpu * 1000) / 1000;
+}
+
 EngineBudget SglangRule::budget(const Scenario &s, qint64 weightsPerGpu) const
 {
     EngineBudget b;
@@ -33,7 +56,7 @@ EngineBudget SglangRule::budget(const Scenario &s, qint64 weightsPerGpu) const
     const qint64 memory = s.effectiveEngineMemoryBytes();
     b.memory = memory;
     b.usable = memory;
-    const double fraction = e.memFractionStatic.value_or(Sglang::defaultMemFractionStatic(s.tp));
+    const double fraction = e.memFractionStatic.value_or(Sglang::defaultMemFractionStatic(s));
     checkFraction(fraction, "--mem-fraction-static");
     if (e.kvCacheMemory) {
         b.budget = *e.kvCacheMemory;

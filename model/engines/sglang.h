@@ -32,16 +32,22 @@ namespace Sglang {
 /// __post_init__, 2024-25 releases): 0.88 at TP 1, 0.87 at 2, 0.85 at 4,
 /// 0.81 at 8, 0.79 at 16 and above. E07 ran TP 4 with 0.85.
 double defaultMemFractionStatic(int tp);
+/// SGLang 0.5's default mem_fraction_static by card and TP (sglang/srt/server_args.py,
+/// _handle_gpu_memory_settings): with the card's memory G in MiB (the driver total) it
+/// picks chunked_prefill_size and cuda_graph_max_bs by tier (< 20 GiB: 2048, 8; < 35 GiB:
+/// 2048, 24 or 80 at TP >= 4; < 60 GiB: 4096, 32 or 160; < 160 GiB: 8192, 256 or 512;
+/// else 16384, 512), reserves 512 + 1.5 x max(chunked, 2048) + 2 x cuda_graph_max_bs +
+/// TP x PP / 8 x 1024 MiB (at least 10 GiB on cards above 60 GiB) and returns
+/// round((G - reserved) / G, 3). Releases before 0.5 use the TP table above.
+double defaultMemFractionStatic(const Scenario &s);
 /// SGLang's mamba_full_memory_ratio default (sglang/srt/server_args.py): for
 /// hybrid linear-attention models the pool is split so the recurrent-state
 /// cache gets 0.9 x what the full-attention KV gets (E18: 4.48 GiB of state,
 /// 5.00 GiB of K + V from a 9.49 GiB budget).
 constexpr double mambaFullMemoryRatio = 0.9;
 /// What the CUDA context and NCCL take before SGLang measures "avail mem" at
-/// "Load weight begin", per GPU: 0.45 GiB. E07 printed 21.63 GiB free on an L4
-/// and E18 22.93 GiB on an RTX 4090, each about 0.4-0.6 GiB below the card as
-/// torch sees it (Headroom's engine-visible figure for those presets).
-constexpr qint64 startupBytes = 483'183'820; // 0.45 GiB
+/// "Load weight begin", per GPU (EngineMath::cudaContextBytes, fitted on E07 and E18).
+constexpr qint64 startupBytes = EngineMath::cudaContextBytes;
 } // namespace Sglang
 
 } // namespace Headroom

@@ -12,6 +12,19 @@ QString TrtllmRule::describe() const
                           "(tensorrt_llm KvCacheConfig)");
 }
 
+qint64 Trtllm::runtimeBytes(const Scenario &s)
+{
+    const EngineSettings &e = s.engineSettings;
+    const ModelShape &m = s.model;
+    const QString tokens = QStringLiteral("--max-num-tokens"), batch = QStringLiteral("--max-batch-size");
+    const qint64 perToken = Units::add(4 * m.hiddenSize, 2 * m.intermediateSize / std::max(1, s.tp), tokens);
+    const qint64 activations = Units::mul(Units::mul(e.trtMaxNumTokens.value_or(defaultMaxNumTokens), perToken, tokens), 2, tokens);
+    const qint64 seqLen = e.trtMaxSeqLen.value_or(std::max<qint64>(1, s.effectiveMaxModelLen()));
+    const qint64 perSequence = Units::add(Units::mul(m.vocabSize, 8, batch), Units::mul(seqLen, 4, QStringLiteral("--max-seq-len")), batch);
+    const qint64 decoder = Units::mul(e.trtMaxBatchSize.value_or(defaultMaxBatchSize), perSequence, batch);
+    return Units::add(Units::add(EngineMath::cudaContextBytes, activations, tokens), decoder, batch);
+}
+
 EngineBudget TrtllmRule::budget(const Scenario &s, qint64 weightsPerGpu) const
 {
     EngineBudget b;
@@ -24,10 +37,16 @@ EngineBudget TrtllmRule::budget(const Scenario &s, qint64 weightsPerGpu) const
         b.budget = *e.kvCacheMemory;
         b.rule = QStringLiteral("pinned by --kv-cache-memory");
     } else {
-        const qint64 after = e.freeMemoryAfter.value_or(
-            memory - Units::add(weightsPerGpu, s.effectiveWorkspaceBytes(), QStringLiteral("--weights")));
+        const qint64 other = s.workspaceBytes ? *s.workspaceBytes : Trtllm::runtimeBytes(s);
+        const qint64 after = e.freeMemoryAfter.value_or(memory - Units::add(weightsPerGpu, other, QStringLiteral("--weights")));
         b.budget = after > 0 ? fractionOf(after, e.freeGpuMemoryFraction) : after;
-        b.rule = QStringLiteral("free_gpu_memory_fraction %1 × free memory after load").arg(e.freeGpuMemoryFraction);
+        b.rule = e.freeMemoryAfter || s.workspaceBytes
+            ? QStringLiteral("free_gpu_memory_fraction %1 × free memory after load").arg(e.freeGpuMemoryFraction)
+            : QStringLiteral("free_gpu_memory_fraction %1 × (card − weights − runtime %2: CUDA context, activation buffers at "
+                             "max_num_tokens %3, decoder buffers for max_batch_size %4)")
+                  .arg(e.freeGpuMemoryFraction)
+                  .arg(Units::formatBytes(Trtllm::runtimeBytes(s), UnitSystem::Binary), Units::formatCount(e.trtMaxNumTokens.value_or(Trtllm::defaultMaxNumTokens)),
+                       Units::formatCount(e.trtMaxBatchSize.value_or(Trtllm::defaultMaxBatchSize)));
     }
     b.workspace = std::max<qint64>(0, memory - weightsPerGpu - b.budget);
     return b;

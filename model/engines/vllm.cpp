@@ -190,7 +190,10 @@ EngineFigures VllmRule::figures(const Scenario &s, const KvCost &cost, qint64 bu
     // kv_cache_utils.py check_enough_kv_cache_memory / estimate_max_model_len: the
     // KV one request of max_model_len needs, and the longest that fits the pool.
     if (groups == 1) {
-        const qint64 perToken = cost.bytesPerTokenPerGpu();
+        // Under pipeline parallelism vLLM 0.15 checked one stage's memory against the whole
+        // model's KV ("24.0 GiB KV cache is needed" for all 48 layers, vllm-project/vllm issue
+        // 34076, E22): the check's bytes per token are the stage's x pp.
+        const qint64 perToken = Units::mul(cost.bytesPerTokenPerGpu(), std::max(1, s.pp), QStringLiteral("--pp"));
         f.kvNeededBytes = Units::mul(Units::ceilDiv(maxLen, block) * block, perToken, QStringLiteral("--max-model-len"));
         f.estimatedMaxModelLen = perToken > 0 ? std::min(maxLen, pool / Units::mul(perToken, block, QStringLiteral("--block-size")) * block) : 0;
     }
@@ -257,6 +260,32 @@ void VllmRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QStri
       << LogPattern{rx(QStringLiteral("# GPU blocks: ([0-9,]+)")), [&r, cnt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.numBlocks = cnt(m, 1, l); }}
       << LogPattern{rx(QStringLiteral("num_gpu_blocks(?: is|=|:)\\s*([0-9,]+)")), [&r, cnt](const QRegularExpressionMatch &m, int l) { r.numBlocks = cnt(m, 1, l); }}
       << LogPattern{rx(QStringLiteral("GPU KV cache size: ([0-9,]+) tokens")), [&r, cnt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.kvTokens = cnt(m, 1, l); }}
+      // gpu_worker.py from 0.10 on: "Free memory on device (78.57/79.18 GiB) on startup. Desired GPU
+      // memory utilization is (0.9, 71.26 GiB). Actual usage is 14.99 GiB for weight, 4.76 GiB for
+      // peak activation, 0.13 GiB for non-torch memory, and -0.45 GiB for CUDAGraph memory." (later
+      // releases: "... for consumed memory (weights + non-torch), ..."). A negative CUDA-graph
+      // figure (memory freed during capture) counts as none.
+      << LogPattern{rx(QStringLiteral("Free memory on device \\(") + num + QStringLiteral("/") + num + QStringLiteral(" GiB\\)")),
+                    [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.totalMemory = bytes(m.captured(2), QStringLiteral("GiB"), l, field); }}
+      << LogPattern{rx(QStringLiteral("Desired GPU memory utilization is \\(") + num), [&r](const QRegularExpressionMatch &m, int) { r.utilization = m.captured(1).toDouble(); }}
+      << LogPattern{rx(QStringLiteral("Actual usage is ") + num + QStringLiteral(" GiB for weight, ") + num + QStringLiteral(" GiB for peak activation, ") + num
+                       + QStringLiteral(" GiB for non-torch memory, and (-?)") + num + QStringLiteral(" GiB for CUDAGraph")),
+                    [&r, field](const QRegularExpressionMatch &m, int l) {
+                        const QString g = QStringLiteral("GiB");
+                        r.weights = bytes(m.captured(1), g, l, field);
+                        r.activationPeak = bytes(m.captured(2), g, l, field);
+                        r.nonTorch = bytes(m.captured(3), g, l, field);
+                        r.cudaGraph = m.captured(4).isEmpty() ? bytes(m.captured(5), g, l, field) : 0;
+                    }}
+      << LogPattern{rx(QStringLiteral("Actual usage is ") + num + QStringLiteral(" GiB for consumed memory \\(weights \\+ non-torch\\), ") + num
+                       + QStringLiteral(" GiB for peak activation, and (-?)") + num + QStringLiteral(" GiB for CUDAGraph")),
+                    [&r, field](const QRegularExpressionMatch &m, int l) {
+                        const QString g = QStringLiteral("GiB");
+                        r.weights = bytes(m.captured(1), g, l, field);
+                        r.nonTorch = 0;
+                        r.activationPeak = bytes(m.captured(2), g, l, field);
+                        r.cudaGraph = m.captured(3).isEmpty() ? bytes(m.captured(4), g, l, field) : 0;
+                    }}
       << LogPattern{rx(QStringLiteral("Maximum concurrency for ([0-9,]+) tokens per request: ") + num + QStringLiteral("x")),
                     [&r, cnt, field](const QRegularExpressionMatch &m, int l) { r.maxModelLen = cnt(m, 1, l); r.maxConcurrency = real(m.captured(2), l, field); }};
 }

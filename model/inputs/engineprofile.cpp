@@ -23,7 +23,8 @@ bool EngineSettings::operator==(const EngineSettings &o) const
         && freeGpuMemoryFraction == o.freeGpuMemoryFraction && maxNumBatchedTokens == o.maxNumBatchedTokens
         && maxNumSeqs == o.maxNumSeqs
         && vllmMajor == o.vllmMajor && vllmMinor == o.vllmMinor && nCtx == o.nCtx && nSeq == o.nSeq
-        && nBatch == o.nBatch && trtTokensPerBlock == o.trtTokensPerBlock && engineVersion == o.engineVersion;
+        && nBatch == o.nBatch && trtTokensPerBlock == o.trtTokensPerBlock && engineVersion == o.engineVersion
+        && trtMaxBatchSize == o.trtMaxBatchSize && trtMaxNumTokens == o.trtMaxNumTokens && trtMaxSeqLen == o.trtMaxSeqLen;
 }
 
 } // namespace Headroom

@@ -62,6 +62,9 @@ struct EngineSettings
     int nSeq = 1;                            ///< --n-seq: llama.cpp sequences / Ollama num_parallel
     int nBatch = 512;                        ///< --n-batch: llama.cpp n_ubatch / Ollama batch (both default 512)
     int trtTokensPerBlock = 32;              ///< TensorRT-LLM tokens_per_block
+    std::optional<qint64> trtMaxBatchSize;   ///< --max-batch-size (TensorRT-LLM build setting)
+    std::optional<qint64> trtMaxNumTokens;   ///< --max-num-tokens (TensorRT-LLM build setting)
+    std::optional<qint64> trtMaxSeqLen;      ///< --max-seq-len (TensorRT-LLM build setting; empty: max_model_len)
     /// --engine-version X.Y of an engine other than vLLM (vLLM keeps vllmMajor/vllmMinor);
     /// empty: the newest release that engine's rule was checked against.
     std::optional<EngineVersion> engineVersion;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inputs/scenario.h"
+#include "engines/enginerule.h"
 #include "core/units.h"
 
 namespace Headroom {
@@ -64,6 +65,16 @@ QJsonObject Scenario::toJson() const
     o.insert(QStringLiteral("free_gpu_memory_fraction"), e.freeGpuMemoryFraction);
     o.insert(QStringLiteral("max_num_batched_tokens"), opt(e.maxNumBatchedTokens));
     o.insert(QStringLiteral("vllm_version"), QStringLiteral("%1.%2").arg(e.vllmMajor).arg(e.vllmMinor));
+    // The chosen engine's release in force and its build settings (engine flags).
+    o.insert(QStringLiteral("engine_version"), Engines::rule(engine).version(*this).text());
+    o.insert(QStringLiteral("pp"), pp);
+    o.insert(QStringLiteral("dp"), dp);
+    o.insert(QStringLiteral("ep"), ep ? QJsonValue(*ep) : QJsonValue());
+    o.insert(QStringLiteral("max_num_seqs"), opt(e.maxNumSeqs));
+    o.insert(QStringLiteral("max_batch_size"), opt(e.trtMaxBatchSize));
+    o.insert(QStringLiteral("max_num_tokens"), opt(e.trtMaxNumTokens));
+    o.insert(QStringLiteral("max_seq_len"), opt(e.trtMaxSeqLen));
+    o.insert(QStringLiteral("engine_memory_bytes"), effectiveEngineMemoryBytes());
     o.insert(QStringLiteral("n_ctx"), opt(e.nCtx));
     o.insert(QStringLiteral("n_seq"), e.nSeq);
     o.insert(QStringLiteral("n_batch"), e.nBatch);
@@ -83,9 +94,23 @@ QJsonObject Scenario::toJson() const
     return o;
 }
 
+ModelShape Scenario::stageModel() const
+{
+    if (pp <= 1)
+        return model;
+    ModelShape m = model;
+    m.groups.clear();
+    for (LayerGroup g : model.groups) {
+        const int count = (g.count + pp - 1) / pp;
+        g.count = 0;
+        m.addLayers(g, count);
+    }
+    return m;
+}
+
 bool Scenario::operator==(const Scenario &o) const
 {
-    return model == o.model && gpu == o.gpu && tp == o.tp && contextTokens == o.contextTokens
+    return model == o.model && gpu == o.gpu && tp == o.tp && pp == o.pp && dp == o.dp && ep == o.ep && contextTokens == o.contextTokens
         && sessions == o.sessions && weightsDtype == o.weightsDtype && kvDtype == o.kvDtype
         && kvHeadsOverride == o.kvHeadsOverride && gpuMemoryBytes == o.gpuMemoryBytes
         && weightsBytes == o.weightsBytes && workspaceBytes == o.workspaceBytes

@@ -21,6 +21,10 @@ struct Scenario
     ModelShape model;
     GpuSpec gpu;
     int tp = 1;                          ///< tensor-parallel GPUs per model replica
+    // Where weights, experts and KV live beyond TP (engine flags --pp, --dp, --ep).
+    int pp = 1;                          ///< pipeline stages: each GPU holds ceil(layers / pp) layers' weights and KV
+    int dp = 1;                          ///< data-parallel replicas (fleet size; with --ep the experts spread over them)
+    std::optional<int> ep;               ///< expert-parallel GPUs the routed experts are split over (empty: TP, as engines do without EP)
     qint64 contextTokens = 100'000;      ///< resident tokens per session (prompt + output)
     qint64 sessions = 1;                 ///< concurrent sessions asked about, per TP group
     std::optional<Dtype> weightsDtype;   ///< empty: the checkpoint (checkpoint_bytes, else torch_dtype)
@@ -69,6 +73,12 @@ struct Scenario
     qint64 effectiveMaxModelLen() const { return maxModelLen.value_or(model.maxPositionEmbeddings); }
     /// Price in force, $ per GPU-hour, if any.
     std::optional<double> effectivePrice() const { return priceUsdPerGpuHour ? priceUsdPerGpuHour : gpu.priceUsdPerHour; }
+
+    /// Model replica GPUs: tp x pp.
+    int gpusPerReplica() const { return tp * pp; }
+    /// The layers one GPU holds KV for: the model, each layer group cut to ceil(count / pp)
+    /// (pipeline stages split layers evenly; the first stage holds the remainder).
+    ModelShape stageModel() const;
 
     /// The resolved inputs as JSON (the command line's "inputs" echo): ids,
     /// numbers and bytes as integers.

@@ -113,9 +113,20 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
     struct Default { const char *modelType; const char *key; qint64 value; const char *source; };
     static const Default defaults[] = {
         // transformers/models/gemma3/configuration_gemma3.py, Gemma3TextConfig.__init__
+        // (also the text_config of a multimodal "gemma3" checkpoint: Gemma3Config builds
+        // its text_config as a Gemma3TextConfig).
         {"gemma3_text", "max_position_embeddings", 131072, "Gemma3TextConfig"},
         {"gemma3_text", "sliding_window_pattern", 6, "Gemma3TextConfig"},
         {"gemma3_text", "sliding_window", 4096, "Gemma3TextConfig"},
+        {"gemma3_text", "head_dim", 256, "Gemma3TextConfig"},
+        {"gemma3", "max_position_embeddings", 131072, "Gemma3TextConfig"},
+        {"gemma3", "sliding_window_pattern", 6, "Gemma3TextConfig"},
+        {"gemma3", "sliding_window", 4096, "Gemma3TextConfig"},
+        {"gemma3", "head_dim", 256, "Gemma3TextConfig"},
+        // transformers/models/gemma2/configuration_gemma2.py and gemma/configuration_gemma.py:
+        // head_dim=256 in both __init__ signatures, not hidden_size / num_attention_heads.
+        {"gemma2", "head_dim", 256, "Gemma2Config"},
+        {"gemma", "head_dim", 256, "GemmaConfig"},
     };
     for (const Default &d : defaults)
         if (m.modelType == QLatin1String(d.modelType) && !c.contains(QString::fromLatin1(d.key)))
@@ -180,6 +191,9 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
     if (has(c, "head_dim")) {
         m.headDim = smallField(c, "head_dim", 0, true);
     } else if (!mla) {
+        // LlamaConfig, MistralConfig, Qwen2Config, Qwen3Config and their kin set head_dim to
+        // hidden_size // num_attention_heads when the config leaves it out (their __init__);
+        // the Gemma family declares its own default above.
         if (m.hiddenSize == 0)
             throw InputError(QStringLiteral("head_dim"),
                              QStringLiteral("is missing and hidden_size is missing too, so it cannot be derived"));

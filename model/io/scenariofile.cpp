@@ -320,6 +320,15 @@ LengthDistribution distributionFromJson(const QJsonObject &o)
 // The engine settings as one object holds them: a .headroom file's "engine"
 // (prefix "engine.", byte fields bare) or the "inputs" echo of plan --json
 // (prefix "inputs.", byte fields ending in "_bytes"). Every value is range-checked.
+// Pipeline, data and expert parallelism (engine flags --pp, --dp, --ep), one block.
+void readParallelism(const QJsonObject &o, Scenario &s, const QString &prefix)
+{
+    s.pp = readInt(o, "pp", 1, 1, prefix);
+    s.dp = readInt(o, "dp", 1, 1, prefix);
+    if (o.value(QStringLiteral("ep")).isDouble())
+        s.ep = readInt(o, "ep", 1, 1, prefix);
+}
+
 EngineSettings readEngineSettings(const QJsonObject &o, const QString &prefix, const char *byteSuffix)
 {
     EngineSettings es;
@@ -355,6 +364,13 @@ EngineSettings readEngineSettings(const QJsonObject &o, const QString &prefix, c
     es.nSeq = readInt(o, "n_seq", 1, 1, prefix);
     es.nBatch = readInt(o, "n_batch", 512, 1, prefix);
     es.trtTokensPerBlock = readInt(o, "tokens_per_block", 32, 1, prefix);
+    // Engine versions and build settings (engine flags, one block).
+    if (o.value(QStringLiteral("engine_version")).isString())
+        es.engineVersion = EngineVersion::parse(o.value(QStringLiteral("engine_version")).toString(), prefix + QStringLiteral("engine_version"));
+    es.maxNumSeqs = positive("max_num_seqs");
+    es.trtMaxBatchSize = positive("max_batch_size");
+    es.trtMaxNumTokens = positive("max_num_tokens");
+    es.trtMaxSeqLen = positive("max_seq_len");
     return es;
 }
 
@@ -434,6 +450,7 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
         s.maxModelLen.reset();
     s.gpuMemoryUtilizationGiven = s.engine == Engine::Vllm;
     s.engineSettings = readEngineSettings(in, QStringLiteral("inputs."), "_bytes");
+    readParallelism(in, s, QStringLiteral("inputs."));
     if (in.value(QStringLiteral("distribution")).isString())
         s.distribution = LengthDistribution::parse(in.value(QStringLiteral("distribution")).toString(), QStringLiteral("inputs.distribution"));
     s.lengthScale = readReal(in, RealInput::LengthScale, 1.0, ip);
@@ -472,6 +489,15 @@ QJsonObject ScenarioFile::toJson(const Scenario &s, const QString &name)
                        {QStringLiteral("gpu_memory_utilization"), s.gpuMemoryUtilization},
                        {QStringLiteral("gpu_memory_utilization_given"), s.gpuMemoryUtilizationGiven},
                        {QStringLiteral("block_size"), s.blockSize}};
+    // Engine versions and build settings (engine flags, one block).
+    engine.insert(QStringLiteral("engine_version"), e.engineVersion ? QJsonValue(e.engineVersion->text()) : QJsonValue());
+    engine.insert(QStringLiteral("max_num_seqs"), optional(e.maxNumSeqs));
+    engine.insert(QStringLiteral("max_batch_size"), optional(e.trtMaxBatchSize));
+    engine.insert(QStringLiteral("max_num_tokens"), optional(e.trtMaxNumTokens));
+    engine.insert(QStringLiteral("max_seq_len"), optional(e.trtMaxSeqLen));
+    engine.insert(QStringLiteral("pp"), s.pp);
+    engine.insert(QStringLiteral("dp"), s.dp);
+    engine.insert(QStringLiteral("ep"), optional(s.ep));
     QJsonObject inputs{{QStringLiteral("tp"), s.tp},
                        {QStringLiteral("context_tokens"), big(s.contextTokens)},
                        {QStringLiteral("sessions"), big(s.sessions)},
@@ -530,6 +556,7 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
     const QJsonObject e = o.value(QStringLiteral("engine")).toObject();
     s.engine = Engines::parse(e.value(QStringLiteral("engine")).toString(QStringLiteral("plain")), QStringLiteral("engine.engine"));
     s.engineSettings = readEngineSettings(e, QStringLiteral("engine."), "");
+    readParallelism(e, s, QStringLiteral("engine."));
     const QString ep = QStringLiteral("engine.");
     s.gpuMemoryUtilization = readReal(e, RealInput::GpuMemoryUtilization, s.gpuMemoryUtilization, ep);
     s.gpuMemoryUtilizationGiven = e.value(QStringLiteral("gpu_memory_utilization_given")).toBool();

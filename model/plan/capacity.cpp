@@ -41,6 +41,30 @@ qint64 int4SixteenBitParams(const Scenario &s)
     return e < s.model.totalParams ? e : 0;
 }
 
+// Weights one GPU holds, bytes: the dense part split over TP x PP; under --ep the routed
+// experts (layers x experts x 3 x hidden x expert size parameters, their share of the
+// weights) split over EP x PP instead (vLLM --enable-expert-parallel: attention stays
+// TP-sharded, experts are spread over the EP group; vllm/model_executor/layers/fused_moe/layer.py).
+qint64 weightsPerGpuOf(const Scenario &s, qint64 weights)
+{
+    const QString f = QStringLiteral("--ep");
+    for (const auto &[v, flag] : {std::pair{s.pp, "--pp"}, std::pair{s.dp, "--dp"}, std::pair{s.ep.value_or(1), "--ep"}})
+        if (v < 1)
+            throw InputError(QString::fromLatin1(flag), QStringLiteral("must be at least 1, got %1").arg(v));
+    const qint64 split = qint64(std::max(1, s.tp)) * std::max(1, s.pp);
+    const ModelShape &m = s.model;
+    qint64 expertParams = 0;
+    if (s.ep && m.numExperts > 0 && m.hiddenSize > 0 && m.totalParams > 0) {
+        const qint64 expertSize = m.moeIntermediateSize > 0 ? m.moeIntermediateSize : m.intermediateSize;
+        expertParams = std::min(m.totalParams, Units::mul(Units::mul(Units::mul(m.layers(), m.numExperts, f),
+                                                                     3 * m.hiddenSize, f), expertSize, f));
+    }
+    if (expertParams <= 0)
+        return Units::ceilDiv(weights, split);
+    const qint64 experts = qint64((long double)weights * (long double)expertParams / (long double)m.totalParams);
+    return Units::add(Units::ceilDiv(weights - experts, split), Units::ceilDiv(experts, qint64(*s.ep) * std::max(1, s.pp)), f);
+}
+
 Budget budgetOf(const Scenario &s)
 {
     Budget b;
@@ -79,7 +103,7 @@ Budget budgetOf(const Scenario &s)
     }
     if (b.weights < 0)
         throw InputError(QStringLiteral("--weights"), QStringLiteral("must not be negative"));
-    b.weightsPerGpu = Units::ceilDiv(b.weights, s.tp < 1 ? 1 : s.tp);
+    b.weightsPerGpu = weightsPerGpuOf(s, b.weights);
     const EngineBudget e = engineBudget(s, b.weightsPerGpu);
     b.usable = e.usable;
     b.engineMemory = e.memory;
@@ -119,7 +143,8 @@ KvCost costOf(const Scenario &s)
         throw InputError(QStringLiteral("--context"), QStringLiteral("must be at least 1 token, got %1").arg(s.contextTokens));
     if (s.model.groups.isEmpty())
         throw InputError(QStringLiteral("--model"), QStringLiteral("has no layers"));
-    return KvCost(s.model, s.effectiveKvDtype(), s.tp, s.blockSize, s.kvHeadsOverride);
+    // Each pipeline stage holds its own layers' KV (the stage model).
+    return KvCost(s.stageModel(), s.effectiveKvDtype(), s.tp, s.blockSize, s.kvHeadsOverride);
 }
 
 // Sessions that fit a variant of the scenario, or -1 when the variant is invalid.
@@ -275,7 +300,7 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
         d.ttftMs = *ttft * 1e3;
     if (s.targetSessions) {
         if (d.sessionsAtRisk > 0) {
-            d.gpusNeeded = Units::mul(Units::ceilDiv(*s.targetSessions, d.sessionsAtRisk), s.tp, QStringLiteral("--target-sessions"));
+            d.gpusNeeded = Units::mul(Units::ceilDiv(*s.targetSessions, d.sessionsAtRisk), s.gpusPerReplica(), QStringLiteral("--target-sessions"));
             if (price) {
                 d.fleetCostPerHourUsd = *price * double(*d.gpusNeeded);
                 d.fleetCostPerMonthUsd = *d.fleetCostPerHourUsd * 730.0;
@@ -426,7 +451,7 @@ CapacityResult computeCapacity(const Scenario &s)
         r.distribution = distributionFigures(s, cost, b, r);
         const auto price = s.effectivePrice();
         if (price && r.distribution.sessionsAtRisk > 0)
-            r.costPerSessionHourUsd = *price * s.tp / double(r.distribution.sessionsAtRisk);
+            r.costPerSessionHourUsd = *price * s.gpusPerReplica() / double(r.distribution.sessionsAtRisk);
 
         const qint64 want = std::max<qint64>(1, s.sessions);
         // The engines degrade sharply as the KV pool fills (preemption, recompute).

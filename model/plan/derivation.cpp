@@ -124,6 +124,10 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
                    .arg(tp ? QStringLiteral(" per GPU") : QString(), perLayerTerms.join(QStringLiteral(" + ")),
                         formatExactBytes(perToken), fmt(perToken));
 
+    if (s.pp > 1)
+        out << QStringLiteral("Pipeline parallel %1: each GPU holds the KV of ceil(layers / %1) layers; the figures below are one stage's")
+                   .arg(s.pp);
+
     // 2. One session.
     const qint64 tokens = r.reservedTokensPerSession;
     QString paging;
@@ -164,7 +168,10 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
     auto both = [fmt](qint64 b) { return QStringLiteral("%1 (%2)").arg(formatExactBytes(b), fmt(b)); };
     out << QStringLiteral("Weights: %1 = %2%3")
                .arg(r.weightsBasis, both(r.weightsBytes),
-                    tp ? QStringLiteral("; ÷ TP %1 = %2 per GPU").arg(s.tp).arg(both(r.weightsBytesPerGpu)) : QString());
+                    s.pp > 1 || s.ep ? QStringLiteral("; per GPU at TP %1 × PP %2%3 = %4")
+                                           .arg(s.tp).arg(s.pp)
+                                           .arg(s.ep ? QStringLiteral(", routed experts over EP %1").arg(*s.ep) : QString(), both(r.weightsBytesPerGpu))
+                    : tp ? QStringLiteral("; ÷ TP %1 = %2 per GPU").arg(s.tp).arg(both(r.weightsBytesPerGpu)) : QString());
     const QString usable = Engines::rule(s.engine).usesUtilization() && !s.engineSettings.kvCacheMemory
         ? QStringLiteral("%1 card as torch sees it × %2 gpu_memory_utilization = %3 usable")
               .arg(fmt(r.engineMemoryBytes), QLocale::c().toString(s.gpuMemoryUtilization, 'g', 4), fmt(r.usableMemoryBytes))
@@ -235,7 +242,7 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
     }
     if (r.costPerSessionHourUsd)
         out << QStringLiteral("Cost: %1 per GPU-hour × %2 ÷ %3 = %4 per session-hour")
-                   .arg(Units::formatUsd(*s.effectivePrice()), plural(s.tp, QStringLiteral("GPU"), QStringLiteral("GPUs")),
+                   .arg(Units::formatUsd(*s.effectivePrice()), plural(s.gpusPerReplica(), QStringLiteral("GPU"), QStringLiteral("GPUs")),
                         plural(d.sessionsAtRisk, QStringLiteral("session"), QStringLiteral("sessions")),
                         Units::formatUsd(*r.costPerSessionHourUsd));
     else if (!s.effectivePrice())

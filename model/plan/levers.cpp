@@ -389,8 +389,10 @@ qint64 solveMaxModelLen(const Scenario &s)
     v.preallocate = false;
     v.retainTokens.reset();
     const qint64 fits = maxContextFor(v, 1);
-    // No engine starts past the model's own maximum.
-    return s.model.maxPositionEmbeddings > 0 ? std::min(fits, s.model.maxPositionEmbeddings) : fits;
+    // No engine starts past the model's own maximum, unless --max-model-len raises it
+    // (RoPE scaling, or an engine told to go beyond the config).
+    const qint64 cap = std::max(s.model.maxPositionEmbeddings, s.maxModelLen.value_or(0));
+    return cap > 0 ? std::min(fits, cap) : fits;
 }
 
 } // namespace Headroom

@@ -219,6 +219,37 @@ private Q_SLOTS:
         QVERIFY2(QString::fromUtf8(bad.err).contains(QStringLiteral("stopped at line")), bad.err.constData());
     }
 
+    void engineFlags()
+    {
+        // vLLM's printed figures do not depend on --context: --max-model-len stands in for it.
+        Run r = run(plan("--layers 32 --heads 32 --kv-heads 8 --head-dim 128 --params 8e9 --gpu-memory 80GB --engine vllm --max-model-len 16000"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(r.json().value(QStringLiteral("inputs")).toObject().value(QStringLiteral("context_tokens")).toInteger(), qint64(16000));
+        // Before hardware the tokens carry a range; --kv-cache-memory (a printed figure) narrows it.
+        const QJsonObject o = r.json();
+        QVERIFY(o.value(QStringLiteral("engine_kv_cache_tokens_low")).toInteger() < o.value(QStringLiteral("engine_kv_cache_tokens")).toInteger());
+        QVERIFY(o.value(QStringLiteral("engine_kv_cache_tokens")).toInteger() < o.value(QStringLiteral("engine_kv_cache_tokens_high")).toInteger());
+        r = run(plan("--layers 32 --heads 32 --kv-heads 8 --head-dim 128 --params 8e9 --gpu-memory 80GB --engine vllm --max-model-len 16000 --kv-cache-memory 50GiB"));
+        QCOMPARE(r.json().value(QStringLiteral("engine_kv_cache_tokens_low")).toInteger(), r.json().value(QStringLiteral("engine_kv_cache_tokens")).toInteger());
+        // --engine-version: Ollama 0.6.0 sized every gemma-3 layer at the full context, 0.6.5 and later
+        // the sliding ones at num_parallel x window + batch (E20, E14); --vllm-version still works.
+        r = run(plan("--model gemma-3-27b-it --gpu-memory 80GB --engine ollama --n-ctx 20000 --context 20000 --engine-version 0.6.0"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        const qint64 old = r.json().value(QStringLiteral("engine_kv_self_bytes")).toInteger();
+        r = run(plan("--model gemma-3-27b-it --gpu-memory 80GB --engine ollama --n-ctx 20000 --context 20000 --engine-version 0.6.5"));
+        QVERIFY(r.json().value(QStringLiteral("engine_kv_self_bytes")).toInteger() < old);
+        QCOMPARE(r.json().value(QStringLiteral("inputs")).toObject().value(QStringLiteral("engine_version")).toString(), QStringLiteral("0.6.5"));
+        r = run(plan("--model llama-3.1-8b --gpu-memory 80GB --engine vllm --context 1000 --vllm-version 0.6"));
+        QCOMPARE(r.json().value(QStringLiteral("inputs")).toObject().value(QStringLiteral("engine_version")).toString(), QStringLiteral("0.6"));
+        // --solve max-model-len goes past max_position_embeddings (131,072) when --max-model-len asks for more.
+        r = run(plan("--model llama-3.1-8b --gpu-memory 80GB --workspace 4GB --context 1000 --max-model-len 300000 --solve max-model-len"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(r.json().value(QStringLiteral("solved_max_model_len")).toInteger() > 131072);
+        const Run bad = run(plan("--model llama-3.1-8b --gpu-memory 80GB --engine sglang --context 1000 --engine-version new"));
+        QVERIFY(bad.code != 0);
+        QVERIFY2(QString::fromUtf8(bad.err).contains(QStringLiteral("--engine-version")), bad.err.constData());
+    }
+
     void distributionFigures()
     {
         // Llama-3.1-8B on the H100 preset: budget 85,520,809,984 - 16,060,522,496 - 4e9 =

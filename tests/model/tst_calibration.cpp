@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Calibration from start-up logs: the figures engines printed
-// (shared/validation/engine-logs.md E02, E07, E11, in tests/data/logs/) are
+// Calibration from start-up logs: the figures engines printed in public reports
+// (E02, E07, E11, E21, E26; tests/data/logs/ with their sources in SOURCE.md) are
 // read back and predicted again from the calibrated scenario.
 #include "plan/capacity.h"
 #include "io/configimporter.h"
@@ -84,6 +84,31 @@ private Q_SLOTS:
         const QVector<CalibrationRow> rows = LogCalibration::compare(r, s);
         QCOMPARE(rows.size(), 1);
         QCOMPARE(rows.first().predicted, 1024.0);
+    }
+
+    void vllm011FreeMemoryLineE26()
+    {
+        // E26 (llm-d's vLLM 0.11 H100 run): the "Free memory on device ... Actual usage is ..."
+        // line carries the card as torch sees it and every budget term; 0.11 leaves the
+        // CUDA-graph figure (here -0.45 GiB, memory freed) out of the budget:
+        // 79.18 x 0.9 - 14.99 - 4.76 - 0.13 = 51.38 GiB, as printed.
+        const LogReading r = LogCalibration::read(log("vllm-0.11-llama-3.1-8b-h100.log"), QStringLiteral("log"));
+        QCOMPARE(r.engine, Engine::Vllm);
+        QCOMPARE(r.version, QStringLiteral("0.11.0"));
+        QCOMPARE(*r.totalMemory, qint64(std::llround(79.18 * double(Units::GiB))));
+        QCOMPARE(*r.utilization, 0.9);
+        QCOMPARE(*r.activationPeak, qint64(std::llround(4.76 * double(Units::GiB))));
+        QCOMPARE(*r.cudaGraph, qint64(0));
+        const Scenario s = LogCalibration::apply(r, base(dense(32, 32, 8, 128)));
+        const QVector<CalibrationRow> rows = LogCalibration::compare(r, s);
+        QVERIFY(!rows.isEmpty());
+        QCOMPARE(rows.first().unit, QStringLiteral("GiB"));
+        // Five figures each printed to 0.01 GiB: within their summed rounding of the printed 51.38.
+        QVERIFY2(std::abs(rows.first().predicted - 51.38) <= 0.025, qPrintable(QString::number(rows.first().predicted)));
+        // Calibrated, the range closes on the printed value.
+        const CapacityResult c = computeCapacity(s);
+        QCOMPARE(c.engineFigures.kvCacheTokensLow, c.engineFigures.kvCacheTokens);
+        QCOMPARE(c.engineFigures.kvCacheTokensHigh, c.engineFigures.kvCacheTokens);
     }
 
     void llamaCppKvSizeE21()

@@ -68,6 +68,7 @@ private slots:
     void publishedConfigs_data();
     void publishedConfigs();
     void kvHeadsDefaultToAttentionHeads();
+    void omittedHeadDimTakesTheConfigClassDefault();
     void badInput_data();
     void badInput();
     void unreadableFile();
@@ -333,6 +334,34 @@ void TestConfigImport::kvHeadsDefaultToAttentionHeads()
     QCOMPARE(m.kvHeads, 32);
     QCOMPARE(m.layersOf(LayerKind::FullAttention), 32);
     QCOMPARE(KvCost(m, Dtype::BF16, 1, 16).bytesPerToken(), qint64(524288));
+}
+
+void TestConfigImport::omittedHeadDimTakesTheConfigClassDefault()
+{
+    // The gemma-3-27b-it fixture's text_config without head_dim: Gemma3TextConfig declares
+    // head_dim=256 (transformers/models/gemma3/configuration_gemma3.py), not hidden_size /
+    // num_attention_heads = 5376 / 32 = 168. 2 x 16 KV heads x 256 x 2 B = 16,384 B a layer.
+    QFile in(fixture("gemma-3-27b-it"));
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QJsonObject o = QJsonDocument::fromJson(in.readAll()).object();
+    QJsonObject text = o.value(QStringLiteral("text_config")).toObject();
+    QVERIFY(text.contains(QStringLiteral("head_dim")));
+    text.remove(QStringLiteral("head_dim"));
+    o.insert(QStringLiteral("text_config"), text);
+    const ModelShape m = ConfigImporter::fromConfig(o);
+    QCOMPARE(m.headDim, 256);
+    QCOMPARE(KvCost(m, Dtype::BF16, 1, 16).bytesPerToken(), qint64(62) * 16384);
+    // The same without a model_type in text_config: the multimodal "gemma3" root's text_config
+    // is a Gemma3TextConfig too.
+    text.remove(QStringLiteral("model_type"));
+    o.insert(QStringLiteral("text_config"), text);
+    QCOMPARE(ConfigImporter::fromConfig(o).headDim, 256);
+    // A Llama-family config keeps hidden_size / num_attention_heads (LlamaConfig's own default).
+    QFile llama(fixture("llama-2-7b"));
+    QVERIFY(llama.open(QIODevice::ReadOnly));
+    QJsonObject l = QJsonDocument::fromJson(llama.readAll()).object();
+    l.remove(QStringLiteral("head_dim"));
+    QCOMPARE(ConfigImporter::fromConfig(l).headDim, 4096 / 32);
 }
 
 void TestConfigImport::badInput_data()

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Engine profiles against what real engines printed (shared/validation/
-// engine-logs.md, rows E01-E15). Engines print rounded figures: "3.81 GiB"
-// stands for anything in [3.805, 3.815) GiB, so a row passes when the printed
-// count lies in the range the rule gives over that interval.
+// Engine rules against what real engines printed in public start-up logs, bug
+// reports and guides (rows E01-E27; the figures are copied into each row, and
+// each row names its public report where one is known). Two modes: with the
+// log's figures, a row passes when the printed count lies in the range the rule
+// gives over the printed rounding ("3.81 GiB" stands for [3.805, 3.815) GiB);
+// before hardware (beforeHardware, ollamaBeforeHardware, trtllmE08), from what a
+// user knows, the KV budget must land within 2% of the card's memory.
 #include "plan/capacity.h"
 #include "io/configimporter.h"
 #include "engines/enginerule.h"
@@ -402,6 +405,52 @@ private Q_SLOTS:
         QVERIFY2(nlo <= a.kvNeededBytes && a.kvNeededBytes <= nhi, qPrintable(QString::number(a.kvNeededBytes)));
     }
 
+    void vllmPipelineParallelE22()
+    {
+        // E22 (vllm-project/vllm issue 34076, vLLM 0.15, PP 2): one stage printed 3.18 GiB
+        // available, "24.0 GiB KV cache is needed" for 262,144 tokens (all 48 layers x 2,048 B),
+        // estimated maximum model length 34,736. With --pp 2 a GPU holds 24 layers' KV
+        // (1,024 blocks' worth of 48 KiB per token), and the check still sizes the whole model.
+        Scenario s = scenario(dense(48, 32, 4, 128), Engine::Vllm);
+        s.pp = 2;
+        s.maxModelLen = 262144;
+        const auto [lo, hi] = interval(3.18, 2, GiB);
+        const EngineFigures a = pinned(s, lo), b = pinned(s, hi);
+        QVERIFY2(a.estimatedMaxModelLen <= 34736 && 34736 <= b.estimatedMaxModelLen,
+                 qPrintable(QStringLiteral("[%1, %2]").arg(a.estimatedMaxModelLen).arg(b.estimatedMaxModelLen)));
+        QCOMPARE(a.kvNeededBytes, qint64(262144) * 48 * 2048);
+        // The pool itself holds a stage's 24 layers: 24 x 2,048 B per token.
+        QCOMPARE(a.kvCacheTokens, lo / (16 * 24 * 2048) * 16);
+    }
+
+    void expertParallelWeights()
+    {
+        // --ep: the routed experts (2 layers x 8 experts x 3 x hidden 1024 x expert size 512 =
+        // 25,165,824 parameters) split over EP 4, the rest over TP 1: of 60,000,000 B of bf16
+        // weights (30,000,000 parameters), 50,331,648 B are experts -> 9,668,352 + 12,582,912 B.
+        ModelShape m = dense(2, 8, 8, 128, 30'000'000);
+        m.numExperts = 8;
+        m.expertsPerToken = 2;
+        m.hiddenSize = 1024;
+        m.moeIntermediateSize = 512;
+        Scenario s = scenario(m, Engine::Plain);
+        s.model.totalParams = 30'000'000;
+        s.weightsDtype = Dtype::BF16;
+        s.ep = 4;
+        CapacityResult r = computeCapacity(s);
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(r.weightsBytesPerGpu, qint64(9'668'352 + 12'582'912));
+        // --pp 2 halves both the weights and the KV per GPU of a 32-layer dense model.
+        Scenario p = scenario(dense(32, 32, 8, 128, 8'000'000'000), Engine::Plain);
+        const CapacityResult one = computeCapacity(p);
+        p.pp = 2;
+        const CapacityResult two = computeCapacity(p);
+        QCOMPARE(two.weightsBytesPerGpu, one.weightsBytesPerGpu / 2);
+        QCOMPARE(two.kvBytesPerTokenPerGpu, one.kvBytesPerTokenPerGpu / 2);
+        p.pp = 0;
+        QCOMPARE(computeCapacity(p).errorField, QStringLiteral("--pp"));
+    }
+
     void vllmWithTheLog_data()
     {
         QTest::addColumn<ModelShape>("model");
@@ -563,8 +612,20 @@ private Q_SLOTS:
         QCOMPARE(perGpu.bytesPerTokenPerGpu(), qint64(65536));
         for (const qint64 tokens : {lo, qint64(46611)})
             QCOMPARE(Units::formatIn(perGpu.sessionBytes(tokens, true) / 2, GiB, QStringLiteral("GiB"), 2), QStringLiteral("1.42 GiB"));
-        // The default fraction at TP 4 is the one E07 ran with.
+        // The default fraction at TP 4 is the one E07 ran with (SGLang 0.4's TP table).
         QCOMPARE(Sglang::defaultMemFractionStatic(4), 0.85);
+        s.engineSettings.engineVersion = EngineVersion{0, 4};
+        QCOMPARE(Sglang::defaultMemFractionStatic(s), 0.85);
+        // SGLang 0.5 (server_args.py _handle_gpu_memory_settings), by card and TP:
+        // L4, 23,034 MiB, TP 4: 512 + 1.5 x 2048 + 2 x 80 + 4 / 8 x 1024 = 4,256 MiB reserved,
+        // (23,034 - 4,256) / 23,034 = 0.815.
+        s.engineSettings.engineVersion = EngineVersion{0, 5};
+        s.gpu = gpuPreset("l4");
+        QCOMPARE(Sglang::defaultMemFractionStatic(s), 0.815);
+        // H100, 81,559 MiB, TP 1: 512 + 1.5 x 8192 + 2 x 256 + 128 = 13,440 MiB: 0.835.
+        s.gpu = gpuPreset("h100-sxm-80gb");
+        s.tp = 1;
+        QCOMPARE(Sglang::defaultMemFractionStatic(s), 0.835);
     }
 
     void trtllmE08()
@@ -578,6 +639,26 @@ private Q_SLOTS:
         QCOMPARE(f.numBlocks, qint64(132608 / 32));
         s.engineSettings.trtTokensPerBlock = 64; // older build scripts
         QCOMPARE(pinned(s, 69'524'783'104).numBlocks, qint64(2072));
+        s.engineSettings.trtTokensPerBlock = 32;
+        {
+            // Before hardware: the A100 80GB preset, Llama-2-7B's config.json (hidden 4096,
+            // intermediate 11008, vocab 32000, max_position_embeddings 4096; 6,738,415,616
+            // parameters) in int8, trtllm-build's default build settings: the allocation within
+            // 2% of the card of the 69,524,783,104 B printed.
+            Scenario b = s;
+            b.model = shaped(dense(32, 32, 32, 128), 4096, 11008, 32000, 6'738'415'616);
+            b.model.maxPositionEmbeddings = 4096;
+            b.gpu = gpuPreset("a100-sxm4-80gb");
+            b.weightsDtype = Dtype::INT8;
+            const CapacityResult r = computeCapacity(b);
+            QVERIFY2(r.ok, qPrintable(r.error));
+            const double miss = double(r.engineFigures.kvCacheBytes - 69'524'783'104) / double(b.gpu.memoryBytes);
+            QVERIFY2(std::abs(miss) <= 0.02, qPrintable(QString::number(miss)));
+            QVERIFY(r.engineFigures.kvCacheTokensLow <= 132608 && 132608 <= r.engineFigures.kvCacheTokensHigh);
+            // A larger build reserves more: max_batch_size and max_num_tokens move the budget.
+            b.engineSettings.trtMaxNumTokens = 32768;
+            QVERIFY(computeCapacity(b).kvBudgetBytesPerGpu < r.kvBudgetBytesPerGpu);
+        }
         // Unpinned: 0.9 of the free memory after load.
         s.engineSettings.freeMemoryAfter = 10 * GiB;
         const CapacityResult r = computeCapacity(s);
