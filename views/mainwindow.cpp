@@ -576,14 +576,18 @@ void MainWindow::setPresenterMode(bool on)
     if (on) {
         m_zoomBeforePresenter = m_zoom;
         m_geometryBeforePresenter = saveGeometry();
+        m_splitBeforePresenter = m_split->saveState();
         m_centre->setCurrentIndex(0);
         showFullScreen();
         // About 22 pt body text on a 1080-line projector: readable from four metres.
         setZoom(std::max(m_zoom, 2.0));
+        // The inputs get room for their larger type; the answer takes the rest.
+        m_split->setSizes({width() * 32 / 100, width() * 68 / 100, 0});
     } else {
         setZoom(m_zoomBeforePresenter);
         showNormal();
         restoreGeometry(m_geometryBeforePresenter);
+        m_split->restoreState(m_splitBeforePresenter);
     }
     m_why->setVisible(!on);
     m_toolBar->setVisible(!on);

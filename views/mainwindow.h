@@ -161,6 +161,7 @@ private:
     double m_zoom = 1.0;
     double m_zoomBeforePresenter = 1.0;
     QByteArray m_geometryBeforePresenter;
+    QByteArray m_splitBeforePresenter;
     /// Held while this instance runs: a second instance neither offers the
     /// first one's autosave as a crash nor writes over it.
     std::unique_ptr<QLockFile> m_lock;
