@@ -4,6 +4,7 @@
 #include "tokenspinbox.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -41,13 +42,18 @@ QWidget *row(QWidget *a, QWidget *b, QWidget *c = nullptr)
     return w;
 }
 
+// A fixed width keeps the slider still while its label changes; a long
+// label ("nvfp4 · 9 B per 16 values") wraps instead of being clipped.
+void sizeValueLabel(QLabel *l)
+{
+    l->setFixedWidth(l->fontMetrics().horizontalAdvance(QStringLiteral("nvfp4 · 9 B per 16")));
+}
+
 QLabel *valueLabel()
 {
     auto *l = new QLabel;
-    // A fixed width keeps the slider still while its label changes; a long
-    // label ("nvfp4 · 9 B per 16 values") wraps instead of being clipped.
     l->setWordWrap(true);
-    l->setFixedWidth(l->fontMetrics().horizontalAdvance(QStringLiteral("nvfp4 · 9 B per 16")));
+    sizeValueLabel(l);
     return l;
 }
 
@@ -157,6 +163,14 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     connect(m_tpSlider, &QSlider::valueChanged, this, [this](int v) { m_planner->setTp(kTpChoices[std::clamp(v, 0, 3)]); });
     connect(m_planner, &Planner::scenarioChanged, this, &InputPanel::showScenario);
     showScenario(m_planner->scenario());
+}
+
+void InputPanel::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange) // the window's zoom
+        for (QLabel *l : {m_kvDtypeLabel, m_weightsDtypeLabel, m_kvHeadsLabel, m_tpLabel})
+            sizeValueLabel(l);
 }
 
 void InputPanel::addModel(const ModelShape &model)

@@ -49,6 +49,9 @@ public:
     QComboBox *modelCombo() const { return m_model; }
     QComboBox *gpuCombo() const { return m_gpu; }
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
     void showScenario(const Scenario &s);
     qint64 contextTop() const;

@@ -36,12 +36,18 @@
 #include <QFileInfo>
 #include <QMimeData>
 #include <QUrl>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
+#include <QKeyEvent>
+#include <QLockFile>
+#include <QSignalBlocker>
 #include <QScreen>
+#include <QLineEdit>
+#include <QAbstractSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -154,7 +160,12 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     m_adviceTimer->setInterval(150); // a drag asks once it pauses
     connect(m_adviceTimer, &QTimer::timeout, this, &MainWindow::requestAdvice);
     connect(m_planner, &Planner::adviceChanged, this, &MainWindow::showAdvice);
+    m_headline = new QLabel;
+    m_headline->setWordWrap(true);
+    m_headline->setVisible(false);
+    m_headline->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_chart = new MemoryChartView;
+    answerLayout->addWidget(m_headline);
     answerLayout->addWidget(m_chart, 1);
     answerLayout->addWidget(m_sessions);
     answerLayout->addWidget(m_verdict);
@@ -171,8 +182,15 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     m_derivation->setAccessibleName(tr("Derivation"));
     m_sources = new QTextBrowser;
     m_sources->setOpenExternalLinks(true);
+    m_sourceDetails = new QCheckBox(tr("Show how each value was &checked"));
+    connect(m_sourceDetails, &QCheckBox::toggled, this, &MainWindow::showSources);
+    auto *sourcesPage = new QWidget;
+    auto *sourcesLayout = new QVBoxLayout(sourcesPage);
+    sourcesLayout->setContentsMargins(0, 0, 0, 0);
+    sourcesLayout->addWidget(m_sources, 1);
+    sourcesLayout->addWidget(m_sourceDetails);
     tabs->addTab(m_derivation, tr("&Derivation"));
-    tabs->addTab(m_sources, tr("S&ources"));
+    tabs->addTab(sourcesPage, tr("S&ources"));
     tabs->setMinimumWidth(220);
 
     m_distribution = new DistributionView(m_planner);
@@ -189,6 +207,7 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     m_split->addWidget(scroll);
     m_split->addWidget(m_centre);
     m_split->addWidget(tabs);
+    m_why = tabs;
     m_split->setStretchFactor(1, 1);
     m_split->setChildrenCollapsible(false);
     setCentralWidget(m_split);
@@ -200,7 +219,14 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     connect(autosaveTimer, &QTimer::timeout, this, &MainWindow::autosave);
     autosaveTimer->start(30'000);
     updateTitle();
-    QTimer::singleShot(0, this, &MainWindow::offerRecovery);
+    // One instance owns the autosave; a second one keeps its own and offers no recovery.
+    m_lock = std::make_unique<QLockFile>(QFileInfo(m_storePath).absolutePath() + QStringLiteral("/headroom.lock"));
+    m_lock->setStaleLockTime(0); // stale only when its process is gone
+    if (m_lock->tryLock(0))
+        QTimer::singleShot(0, this, &MainWindow::offerRecovery);
+    else
+        m_lock.reset();
+    qApp->installEventFilter(this);
     connect(m_planner, &Planner::resultChanged, this, &MainWindow::showResult);
     showResult(m_planner->result());
 
@@ -280,7 +306,7 @@ void MainWindow::createActions()
             saveScenario(m_path);
     });
     auto *open = new QAction(tr("Import &config.json…"), this);
-    open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O)); // Ctrl+O opens a scenario, as everywhere
     open->setToolTip(tr("Import a HuggingFace config.json as the model (or drop one on the window)"));
     connect(open, &QAction::triggered, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open config.json"), QString(), tr("JSON files (*.json)"));
@@ -362,6 +388,27 @@ void MainWindow::createActions()
         m_planner->setUnits(i == 1 ? UnitSystem::Binary : UnitSystem::Decimal);
         Settings().setUnits(m_planner->units());
     });
+    auto *zoomIn = new QAction(tr("Zoom &in"), this);
+    zoomIn->setShortcuts({QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal)});
+    connect(zoomIn, &QAction::triggered, this, [this] { setZoom(m_zoom * 1.15); });
+    auto *zoomOut = new QAction(tr("Zoom &out"), this);
+    zoomOut->setShortcut(QKeySequence::ZoomOut);
+    connect(zoomOut, &QAction::triggered, this, [this] { setZoom(m_zoom / 1.15); });
+    auto *zoomReset = new QAction(tr("&Actual size"), this);
+    zoomReset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    connect(zoomReset, &QAction::triggered, this, [this] { setZoom(1.0); });
+    m_presenterAction = new QAction(tr("&Presenter"), this);
+    m_presenterAction->setCheckable(true);
+    m_presenterAction->setShortcut(QKeySequence(Qt::Key_F5));
+    m_presenterAction->setToolTip(tr("Full screen, large type for a projector (F5; Esc leaves)"));
+    connect(m_presenterAction, &QAction::toggled, this, &MainWindow::setPresenterMode);
+    auto *leavePresenter = new QAction(this);
+    leavePresenter->setShortcut(QKeySequence(Qt::Key_Escape));
+    leavePresenter->setShortcutContext(Qt::WindowShortcut);
+    connect(leavePresenter, &QAction::triggered, this, [this] { setPresenterMode(false); });
+    addAction(leavePresenter);
+    for (QAction *a : {undoAction, redoAction, zoomIn, zoomOut, zoomReset, m_presenterAction})
+        addAction(a); // whatever has focus, and with the menu bar hidden
     auto *toggleUnits = new QAction(tr("Toggle &GB / GiB"), this);
     toggleUnits->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_U)); // Ctrl+U clears a line edit
     connect(toggleUnits, &QAction::triggered, this, [this] { m_units->setCurrentIndex(1 - m_units->currentIndex()); });
@@ -417,8 +464,14 @@ void MainWindow::createActions()
     });
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(toggleUnits);
+    view->addSeparator();
+    view->addAction(zoomIn);
+    view->addAction(zoomOut);
+    view->addAction(zoomReset);
+    view->addAction(m_presenterAction);
 
     QToolBar *bar = addToolBar(tr("Main"));
+    m_toolBar = bar;
     bar->setObjectName(QStringLiteral("mainToolBar"));
     bar->addAction(openScenarioAction);
     bar->addAction(save);
@@ -458,6 +511,13 @@ void MainWindow::showResult(const CapacityResult &r)
                             + tr(" at %1 risk").arg(QString::number(s.risk, 'g', 3)));
     else
         m_sessions->setText(Units::plural(r.maxSessions, tr("session fits"), tr("sessions fit")) + perGroup);
+    const double perCard = double(fit) / double(std::max(1, s.tp));
+    const QString limit = r.shortfallBytesPerGpu > 0 ? tr("weights and workspace exceed the card") : tr("the KV cache budget limits it");
+    m_headline->setText(tr("<b>%1 %2</b> per card &nbsp;·&nbsp; <b>%3</b> &nbsp;·&nbsp; %4")
+                            .arg(Units::formatDecimal(perCard), perCard == 1.0 ? tr("session") : tr("sessions"),
+                                 r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours"))
+                                                         : tr("no price"),
+                                 limit));
     QString verdict = html(capacityVerdict(s, r, u));
     for (const QString &w : r.warnings)
         verdict += QStringLiteral("<br><i>%1</i>").arg(html(w));
@@ -481,16 +541,108 @@ void MainWindow::showResult(const CapacityResult &r)
     for (const QString &line : explainCapacity(s, r, u))
         d += QStringLiteral("<li>%1</li>").arg(html(line));
     m_derivation->setHtml(d + QStringLiteral("</ol>"));
+    showSources();
+}
+
+void MainWindow::showSources()
+{
+    const Scenario &s = m_planner->scenario();
+    const CapacityResult &r = m_planner->result();
+    // Each value names its publication and date; how it was checked goes under the toggle.
+    const bool details = m_sourceDetails->isChecked();
+    auto cite = [details](const QString &text) { return html(details ? text : text.section(QStringLiteral("; "), 0, 0)); };
     m_sources->setHtml(tr("<h3>%1</h3><p>%2 (%3)</p><p>Parameters: %4 published, %11 counted from the config's shapes; weights: %5.</p>"
                           "<h3>%6</h3><p>Memory: %7 — %8</p><p>%9</p><p>Price: %10</p>")
-                           .arg(html(s.model.name), html(s.model.source), html(s.model.sourceDate),
+                           .arg(html(s.model.name), cite(s.model.source), html(s.model.sourceDate),
                                 Units::formatCount(s.model.totalParams), html(r.weightsBasis), html(s.gpu.name),
-                                Units::formatExactBytes(s.gpu.memoryBytes), html(s.gpu.memorySource), html(s.gpu.source),
-                                s.gpu.priceUsdPerHour ? html(QStringLiteral("$%1 per GPU-hour, %2 (%3)")
-                                                              .arg(*s.gpu.priceUsdPerHour, 0, 'f', 2)
-                                                              .arg(s.gpu.priceSource, s.gpu.priceDate))
+                                Units::formatExactBytes(s.gpu.memoryBytes), cite(s.gpu.memorySource),
+                                cite(s.gpu.source) + (s.gpu.sourceDate.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(html(s.gpu.sourceDate))),
+                                s.gpu.priceUsdPerHour ? QStringLiteral("%1, %2 (%3)")
+                                                              .arg(Units::formatUsdPer(*s.gpu.priceUsdPerHour, tr("GPU-hour"), tr("GPU-hours")),
+                                                                   cite(s.gpu.priceSource), html(s.gpu.priceDate))
                                                       : tr("none published: set a price"))
                            .arg(Units::formatCount(s.model.derivedParams)));
+}
+
+void MainWindow::setZoom(double factor)
+{
+    m_zoom = std::clamp(factor, 0.5, 4.0);
+    QFont f = QApplication::font();
+    f.setPointSizeF(QApplication::font().pointSizeF() * m_zoom);
+    setFont(f); // every child without its own font follows, the charts restyle on FontChange
+}
+
+void MainWindow::changeEvent(QEvent *event)
+{
+    QMainWindow::changeEvent(event);
+    if (event->type() == QEvent::FontChange && m_sessions) {
+        QFont big = font();
+        big.setPointSizeF(font().pointSizeF() * (m_presenter ? 2.6 : 2.2));
+        big.setBold(true);
+        m_sessions->setFont(big);
+        QFont headline = font();
+        headline.setPointSizeF(font().pointSizeF() * 1.6);
+        m_headline->setFont(headline);
+    }
+}
+
+void MainWindow::setPresenterMode(bool on)
+{
+    if (on == m_presenter)
+        return;
+    m_presenter = on;
+    const QSignalBlocker block(m_presenterAction);
+    m_presenterAction->setChecked(on);
+    if (on) {
+        m_zoomBeforePresenter = m_zoom;
+        m_geometryBeforePresenter = saveGeometry();
+        m_splitBeforePresenter = m_split->saveState();
+        m_centre->setCurrentIndex(0);
+        showFullScreen();
+        // About 22 pt body text on a 1080-line projector: readable from four metres.
+        setZoom(std::max(m_zoom, 2.0));
+        // The inputs get room for their larger type; the answer takes the rest.
+        m_split->setSizes({width() * 32 / 100, width() * 68 / 100, 0});
+    } else {
+        setZoom(m_zoomBeforePresenter);
+        showNormal();
+        restoreGeometry(m_geometryBeforePresenter);
+        m_split->restoreState(m_splitBeforePresenter);
+    }
+    m_why->setVisible(!on);
+    m_toolBar->setVisible(!on);
+    menuBar()->setVisible(!on);
+    statusBar()->setVisible(!on);
+    m_headline->setVisible(on);
+    m_figures->setVisible(!on);
+    QEvent fontChange(QEvent::FontChange);
+    changeEvent(&fontChange);
+}
+
+QString MainWindow::headlineText() const
+{
+    QTextDocument doc;
+    doc.setHtml(m_headline->text());
+    return doc.toPlainText();
+}
+
+bool MainWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    // Ctrl+Z / Ctrl+Shift+Z undo the plan whatever has focus, unless a text
+    // field has typed text of its own to undo (then the field takes it).
+    auto *widget = qobject_cast<QWidget *>(watched);
+    if (event->type() == QEvent::ShortcutOverride && widget && widget->window() == this) {
+        auto *key = static_cast<QKeyEvent *>(event);
+        const bool undo = key->matches(QKeySequence::Undo), redo = key->matches(QKeySequence::Redo);
+        if (undo || redo) {
+            auto *edit = qobject_cast<QLineEdit *>(widget);
+            if (!edit && (qobject_cast<QAbstractSpinBox *>(widget) || qobject_cast<QComboBox *>(widget)))
+                edit = widget->findChild<QLineEdit *>();
+            if (!(edit && !edit->isReadOnly() && (undo ? edit->isUndoAvailable() : edit->isRedoAvailable())))
+                return true; // not accepted: the window's Undo or Redo action fires
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
 }
 
 void MainWindow::requestAdvice()
@@ -598,6 +750,11 @@ QString MainWindow::figuresText() const
     QTextDocument doc;
     doc.setHtml(m_figures->text());
     return doc.toPlainText();
+}
+
+QString MainWindow::sourcesText() const
+{
+    return m_sources->toPlainText();
 }
 
 QString MainWindow::derivationText() const
@@ -746,7 +903,9 @@ bool MainWindow::exportFiguresCsv(const QString &path, QString *error)
 
 QString MainWindow::autosavePath() const
 {
-    return QFileInfo(m_storePath).absolutePath() + QStringLiteral("/autosave.headroom");
+    const QString folder = QFileInfo(m_storePath).absolutePath();
+    return m_lock ? folder + QStringLiteral("/autosave.headroom")
+                  : folder + QStringLiteral("/autosave-%1.headroom").arg(QCoreApplication::applicationPid());
 }
 
 void MainWindow::autosave()

@@ -8,14 +8,19 @@
 
 #include <QMainWindow>
 #include <QPageSize>
+#include <memory>
 
 QT_BEGIN_NAMESPACE
 class QLabel;
+class QLockFile;
 class QTextBrowser;
 class QComboBox;
 class QMenu;
+class QAction;
+class QCheckBox;
 class QSplitter;
 class QTabWidget;
+class QToolBar;
 QT_END_NAMESPACE
 
 namespace Headroom {
@@ -53,6 +58,8 @@ public:
     QString adviceText() const;
     /// Applies the advice's option `index` (as the link under it does): one undo step.
     bool applyAdvice(int index);
+    /// The Sources tab as shown (plain text).
+    QString sourcesText() const;
     /// The derivation as shown (plain text).
     QString derivationText() const;
 
@@ -79,13 +86,29 @@ public:
     /// when given, else to a message box.
     bool openModelFile(const QString &path, QString *error = nullptr);
 
+    /// Presenter mode (View > Presenter, F5; Esc leaves): full screen, the
+    /// derivation and toolbar hidden, the whole window zoomed so the chart and
+    /// the headline figures (sessions per card, cost per session-hour, what
+    /// limits it) read across a room; the inputs stay live.
+    Q_INVOKABLE void setPresenterMode(bool on);
+    bool presenterMode() const { return m_presenter; }
+    /// Zooms the whole window, charts included (1.0 = the system font; Ctrl+Plus/Minus/0).
+    void setZoom(double factor);
+    double zoom() const { return m_zoom; }
+    /// The presenter's headline as shown.
+    QString headlineText() const;
+
 protected:
     void closeEvent(QCloseEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
+    void changeEvent(QEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
 
 private:
     void showResult(const CapacityResult &result);
+    /// The Sources tab: publications and dates; with the toggle, how each value was checked.
+    void showSources();
     /// Asks for the options that restore the sessions wanted (the asked count,
     /// or the count before the last change when that fitted more).
     void requestAdvice();
@@ -123,12 +146,25 @@ private:
     qint64 m_wanted = 0;       ///< what the advice restores
     QTextBrowser *m_derivation = nullptr;
     QTextBrowser *m_sources = nullptr;
+    QCheckBox *m_sourceDetails = nullptr;
     QComboBox *m_units = nullptr;
     DistributionView *m_distribution = nullptr;
     CompareView *m_compare = nullptr;
     class LeversView *m_levers = nullptr;
     QTabWidget *m_centre = nullptr;
     QSplitter *m_split = nullptr;
+    QLabel *m_headline = nullptr;
+    QWidget *m_why = nullptr;
+    QToolBar *m_toolBar = nullptr;
+    QAction *m_presenterAction = nullptr;
+    bool m_presenter = false;
+    double m_zoom = 1.0;
+    double m_zoomBeforePresenter = 1.0;
+    QByteArray m_geometryBeforePresenter;
+    QByteArray m_splitBeforePresenter;
+    /// Held while this instance runs: a second instance neither offers the
+    /// first one's autosave as a crash nor writes over it.
+    std::unique_ptr<QLockFile> m_lock;
 };
 
 } // namespace Headroom

@@ -113,9 +113,9 @@ void TokenSpinBox::commit()
 
 void TokenSpinBox::showValue()
 {
-    const QString text = format(m_value);
-    if (lineEdit()->text() != text)
-        lineEdit()->setText(text);
+    // Set even when unchanged: it clears the field's own undo history, so Ctrl+Z
+    // then undoes the plan (the window's rule) rather than the typing just committed.
+    lineEdit()->setText(format(m_value));
     setProblem(QString());
 }
 

@@ -17,7 +17,9 @@
 #include <QApplication>
 #include <QChart>
 #include <QCheckBox>
+#include <QFileInfo>
 #include <QLineEdit>
+#include <QTextBrowser>
 #include <QSignalSpy>
 #include <QSplitter>
 #include <QStandardPaths>
@@ -355,6 +357,97 @@ private Q_SLOTS:
                      qPrintable(QStringLiteral("%1: %2 x %3").arg(centre->tabText(i)).arg(min.width()).arg(min.height())));
             QCOMPARE(w.size(), QSize(1280, 720));
         }
+    }
+
+    void shortcutsWorkWhateverHasFocus()
+    {
+        MainWindow w(store());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        w.planner()->setSessions(3);
+        w.planner()->setKvDtype(Dtype::FP8);
+        QUndoStack *undo = w.planner()->undoStack();
+        QCOMPARE(undo->index(), 2);
+        // A number box with focus and nothing typed: Ctrl+Z undoes the plan (the fp8 cache).
+        TokenSpinBox *context = w.inputPanel()->contextSpin();
+        context->setFocus();
+        QTRY_COMPARE(QApplication::focusWidget(), static_cast<QWidget *>(context));
+        QTest::keyClick(context, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(undo->index(), 1);
+        QCOMPARE(w.planner()->scenario().effectiveKvDtype(), Dtype::BF16);
+        // Typed text of its own: the box undoes its typing, the plan stays.
+        QTest::keyClick(context, Qt::Key_End);
+        QTest::keyClicks(context, QStringLiteral("7"));
+        QTest::keyClick(context, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(undo->index(), 1);
+        QCOMPARE(context->findChild<QLineEdit *>()->text(), QStringLiteral("100,000 tokens"));
+        // Redo, from the Sessions slider too.
+        w.inputPanel()->sessionsSlider()->setFocus();
+        QTest::keySequence(w.inputPanel()->sessionsSlider(), QKeySequence(QKeySequence::Redo)); // the platform's binding
+        QCOMPARE(undo->index(), 2);
+    }
+
+    void presenterModeAndZoom()
+    {
+        MainWindow w(store());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        const double base = QApplication::font().pointSizeF();
+        QTest::keyClick(&w, Qt::Key_Plus, Qt::ControlModifier);
+        QVERIFY(std::abs(w.zoom() - 1.15) < 1e-9);
+        // The charts follow the zoom: the title is a fifth larger than the body (ChartStyle).
+        QTRY_VERIFY(std::abs(w.chartView()->chart()->titleFont().pointSizeF() - base * 1.15 * 1.2) < 0.05);
+        QTest::keyClick(&w, Qt::Key_0, Qt::ControlModifier);
+        QCOMPARE(w.zoom(), 1.0);
+        QTest::keyClick(&w, Qt::Key_F5);
+        QVERIFY(w.presenterMode());
+        QVERIFY(w.zoom() >= 2.0);
+        QVERIFY(w.findChild<QTextBrowser *>()->isHidden() || !w.findChild<QTextBrowser *>()->isVisible());
+        // The three figures a customer repeats: 4 sessions per card, $2.95 / 4 = $0.738 per session-hour, the limit.
+        QVERIFY2(w.headlineText().contains(QStringLiteral("4 sessions per card")), qPrintable(w.headlineText()));
+        QVERIFY(w.headlineText().contains(QStringLiteral("$0.738 per session-hour")));
+        QVERIFY(w.headlineText().contains(QStringLiteral("KV cache budget")));
+        // The sliders stay live.
+        w.inputPanel()->sessionsSlider()->setValue(2);
+        QCOMPARE(w.planner()->scenario().sessions, qint64(2));
+        QTest::keyClick(&w, Qt::Key_Escape);
+        QVERIFY(!w.presenterMode());
+        QCOMPARE(w.zoom(), 1.0);
+    }
+
+    void aSecondInstanceIsNoCrash()
+    {
+        // The first instance has unsaved work in its autosave; a second one started beside it
+        // must not offer it as a crash, nor write over it.
+        MainWindow first(store());
+        QApplication::processEvents(); // its start-up recovery check: nothing to recover
+        first.planner()->setSessions(3);
+        first.autosave();
+        QVERIFY(QFileInfo::exists(first.autosavePath()));
+        MainWindow second(store());
+        QVERIFY(second.autosavePath() != first.autosavePath());
+        second.planner()->setSessions(5);
+        second.autosave();
+        QApplication::processEvents();
+        QVERIFY(QFileInfo::exists(first.autosavePath()));
+        QCOMPARE(first.planner()->scenario().sessions, qint64(3));
+        QFile::remove(second.autosavePath());
+        QFile::remove(first.autosavePath()); // nothing left for the next window to recover
+    }
+
+    void sourcesNameThePublication()
+    {
+        // Llama-3.1-8B's preset cites its config.json on Hugging Face (2024-07-23); the H100's
+        // price, aimultiple.com's GPU index. How each was checked sits behind the toggle.
+        MainWindow w(store());
+        const QString brief = w.sourcesText();
+        QVERIFY2(brief.contains(QStringLiteral("https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json (2024-07-23)")), qPrintable(brief));
+        QVERIFY(brief.contains(QStringLiteral("aimultiple.com")));
+        QVERIFY(!brief.contains(QStringLiteral("checked against")));
+        QVERIFY(!brief.contains(QStringLiteral("model-facts")) && !brief.contains(QStringLiteral("fact sheet")));
+        w.findChild<QCheckBox *>()->setChecked(true);
+        QVERIFY(w.sourcesText().contains(QStringLiteral("checked against")));
+        QVERIFY(!w.sourcesText().contains(QStringLiteral("model-facts")));
     }
 
     void settingsMigrateFromVersion1()
