@@ -30,6 +30,16 @@ qint64 add(qint64 a, qint64 b, const QString &field, const char *quantity)
     return r;
 }
 
+qint64 mul(qint64 a, const QString &fieldA, qint64 b, const QString &fieldB)
+{
+    return mul(a, b, a < 0 || (b >= 0 && a >= b) ? fieldA : fieldB);
+}
+
+qint64 add(qint64 a, const QString &fieldA, qint64 b, const QString &fieldB)
+{
+    return add(a, b, a < 0 || (b >= 0 && a >= b) ? fieldA : fieldB);
+}
+
 qint64 sub(qint64 a, qint64 b, const QString &field)
 {
     qint64 r = 0;
@@ -249,6 +259,8 @@ QString formatUsd(double dollars)
 {
     if (!std::isfinite(dollars))
         return QStringLiteral("n/a");
+    if (dollars >= 1e15) // beyond whole-dollar grouping (and, near 2^63, beyond qint64)
+        return QLatin1Char('$') + QLocale::c().toString(dollars, 'g', 3);
     if (dollars >= 1000.0)
         return QLatin1Char('$') + formatCount(qint64(std::llround(dollars)));
     if (dollars >= 1.0 || dollars == 0.0)

@@ -134,7 +134,7 @@ EngineBudget engineBudget(const Scenario &s, qint64 weightsPerGpu)
     case Engine::LlamaCpp:
     case Engine::Ollama:
         b.workspace = s.effectiveWorkspaceBytes();
-        b.budget = memory - Units::add(weightsPerGpu, b.workspace, QStringLiteral("--weights"));
+        b.budget = memory - Units::add(weightsPerGpu, QStringLiteral("--weights"), b.workspace, QStringLiteral("--workspace"));
         b.rule = QStringLiteral("card − weights − workspace");
         break;
     case Engine::Vllm: {
@@ -153,14 +153,14 @@ EngineBudget engineBudget(const Scenario &s, qint64 weightsPerGpu)
             b.activationPeak = e.activationPeak.value_or(vllmActivationEstimate(s));
             const qint64 nonTorch = e.nonTorch.value_or(Engines::defaultNonTorchBytes(s.tp));
             const qint64 graphs = vllmSubtractsCudaGraphs(e) ? e.cudaGraph.value_or(Engines::defaultCudaGraphBytes) : 0;
-            b.workspace = Units::add(Units::add(b.activationPeak, nonTorch, QStringLiteral("--non-torch")), graphs,
-                                     QStringLiteral("--cuda-graph"));
+            b.workspace = Units::add(Units::add(b.activationPeak, QStringLiteral("--activation-peak"), nonTorch, QStringLiteral("--non-torch")),
+                                     QStringLiteral("--activation-peak"), graphs, QStringLiteral("--cuda-graph"));
             b.rule = vllmSubtractsCudaGraphs(e)
                 ? QStringLiteral("card × gpu_memory_utilization − weights − activation peak − non-torch − CUDA graphs")
                 : QStringLiteral("card × gpu_memory_utilization − weights − activation peak − non-torch (vLLM < 0.11 "
                                  "does not subtract CUDA graphs)");
         }
-        b.budget = b.usable - Units::add(weightsPerGpu, b.workspace, QStringLiteral("--weights"));
+        b.budget = b.usable - Units::add(weightsPerGpu, QStringLiteral("--weights"), b.workspace, QStringLiteral("--workspace"));
         break;
     }
     case Engine::Sglang: {
@@ -189,7 +189,7 @@ EngineBudget engineBudget(const Scenario &s, qint64 weightsPerGpu)
             b.rule = QStringLiteral("pinned by --kv-cache-memory");
         } else {
             const qint64 after = e.freeMemoryAfter.value_or(
-                memory - Units::add(weightsPerGpu, s.effectiveWorkspaceBytes(), QStringLiteral("--weights")));
+                memory - Units::add(weightsPerGpu, QStringLiteral("--weights"), s.effectiveWorkspaceBytes(), QStringLiteral("--workspace")));
             b.budget = after > 0 ? fractionOf(after, e.freeGpuMemoryFraction) : after;
             b.rule = QStringLiteral("free_gpu_memory_fraction %1 × free memory after load").arg(e.freeGpuMemoryFraction);
         }

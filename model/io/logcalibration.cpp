@@ -5,6 +5,7 @@
 #include "core/units.h"
 #include "inputs/inputranges.h"
 
+#include <QHash>
 #include <QJsonArray>
 #include <functional>
 #include <QRegularExpression>
@@ -53,7 +54,14 @@ LogReading LogCalibration::read(const QString &text, const QString &field)
 {
     LogReading r;
     const QString num = QStringLiteral("([0-9]+(?:\\.[0-9]+)?)");
-    auto rx = [](const QString &s) { return QRegularExpression(s, QRegularExpression::CaseInsensitiveOption); };
+    // Each pattern compiled once per thread (compiling them all took longer than reading a log).
+    auto rx = [](const QString &s) {
+        thread_local QHash<QString, QRegularExpression> compiled;
+        auto it = compiled.find(s);
+        if (it == compiled.end())
+            it = compiled.insert(s, QRegularExpression(s, QRegularExpression::CaseInsensitiveOption));
+        return *it;
+    };
     auto mem = [&field](const QRegularExpressionMatch &m, int cap, int line) { return bytesOf(m.captured(cap), m.captured(cap + 1), line, field); };
     auto cnt = [&field](const QRegularExpressionMatch &m, int cap, int line) { return countOf(m.captured(cap), line, field); };
     auto dbl = [&field](const QRegularExpressionMatch &m, int cap, int line) {
@@ -222,12 +230,21 @@ QString CalibrationRow::format(double value) const
 {
     if (!std::isfinite(value))
         return QStringLiteral("n/a");
-    if (unit == QLatin1String("tokens") || unit == QLatin1String("blocks"))
+    if ((unit == QLatin1String("tokens") || unit == QLatin1String("blocks")) && std::abs(value) < 9e18) // in qint64's range
         return Units::formatCount(qint64(std::llround(value))) + QLatin1Char(' ') + unit;
     if (unit == QLatin1String("x"))
         return QString::number(value, 'f', 2) + QLatin1Char('x');
     return QString::number(value, 'f', 2) + QLatin1Char(' ') + unit;
 }
+
+namespace {
+// A failed plan as the InputError it came from (field and message apart).
+InputError failed(const CapacityResult &r)
+{
+    const QString prefix = r.errorField + QStringLiteral(": ");
+    return InputError(r.errorField, !r.errorField.isEmpty() && r.error.startsWith(prefix) ? r.error.mid(prefix.size()) : r.error);
+}
+} // namespace
 
 QVector<CalibrationRow> LogCalibration::compare(const LogReading &r, const Scenario &calibrated)
 {
@@ -237,7 +254,7 @@ QVector<CalibrationRow> LogCalibration::compare(const LogReading &r, const Scena
     unpinned.engineSettings.kvCacheMemory.reset();
     const CapacityResult predicted = computeCapacity(unpinned);
     if (!predicted.ok)
-        throw InputError(QString(), predicted.error);
+        throw failed(predicted);
     const double gib = double(Units::GiB), mib = double(Units::MiB);
     if (r.kvBudget && (r.totalMemory || r.freeAfter))
         rows << CalibrationRow{QStringLiteral("KV cache memory per GPU (from the measured terms)"), double(*r.kvBudget) / gib,
@@ -248,7 +265,7 @@ QVector<CalibrationRow> LogCalibration::compare(const LogReading &r, const Scena
         pinned.engineSettings.kvCacheMemory = *r.kvBudget;
     const CapacityResult counted = computeCapacity(pinned);
     if (!counted.ok)
-        throw InputError(QString(), counted.error);
+        throw failed(counted);
     const EngineFigures &f = counted.engineFigures;
     if (r.kvTokens)
         rows << CalibrationRow{r.engine == Engine::Sglang ? QStringLiteral("#tokens") : QStringLiteral("GPU KV cache size"),
