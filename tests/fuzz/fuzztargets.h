@@ -7,7 +7,7 @@
 
 namespace Headroom::FuzzTargets {
 
-/// One entry per parser a fuzzer drives (tests/fuzz/README in README.md):
+/// One entry per parser a fuzzer drives (README.md, "Fuzzing and sanitizers"):
 /// config (a config.json or model preset), distribution (a --distribution
 /// spec), trace (a trace file), scenario (a .headroom file or plan --json
 /// output), calibration (an engine start-up log), units (sizes, counts,
