@@ -6,6 +6,7 @@
 // right answer (exit 0, figures that are not negative and agree with each
 // other); never a wrapped number, a hang or a crash.
 #include "core/inputerror.h"
+#include "inputs/inputranges.h"
 #include "io/configimporter.h"
 #include "io/scenariofile.h"
 #include "plan/capacity.h"
@@ -194,6 +195,34 @@ private Q_SLOTS:
         QFETCH(QString, field);
         const QString problem = judge(run(args), field);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
+
+    void oneRulePerInput_data()
+    {
+        QTest::addColumn<int>("input");
+        for (int i = 0; i <= int(Headroom::RealInput::Margin); ++i)
+            QTest::newRow(Headroom::InputRanges::of(Headroom::RealInput(i)).flag) << i;
+    }
+    void oneRulePerInput()
+    {
+        // Issue 10, kind 5: what the command line accepts and saves, the file
+        // reader opens again; just outside the range both refuse.
+        QFETCH(int, input);
+        const Headroom::RealRange &r = Headroom::InputRanges::of(Headroom::RealInput(input));
+        const QString flag = QString::fromLatin1(r.flag);
+        const QString base = QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution lognormal:median=1000,p99=8000");
+        const QString saved = m_home.filePath(QStringLiteral("edge.headroom"));
+        for (double edge : {r.low, r.high}) {
+            const Run save = run(planArgs(base) << flag << QString::number(edge, 'g', 17) << QStringLiteral("--save") << saved);
+            QVERIFY2(save.code == 0, save.err.constData());
+            const Run reopen = run(planArgs(QStringLiteral("--scenario ") + saved));
+            QVERIFY2(reopen.code == 0, reopen.err.constData());
+        }
+        for (double outside : {r.low > 0 ? r.low / 2 : -0.001, r.high * 1.5}) {
+            const Run refused = run(planArgs(base) << flag << QString::number(outside, 'g', 17));
+            QCOMPARE(refused.code, 1);
+            QVERIFY2(refused.err.contains(r.flag), refused.err.constData());
+        }
     }
 
     void rightAnswers()
