@@ -662,11 +662,11 @@ int runPresetsList(const QCommandLineParser &p, QTextStream &out, QTextStream &e
         QString detail;
         if (r.kind == QLatin1String("gpu")) {
             const QJsonValue price = r.json.value(QStringLiteral("price_usd_per_hour"));
-            detail = QStringLiteral("%1, %2").arg(Units::formatBytes(qint64(r.json.value(QStringLiteral("memory_bytes")).toDouble()), UnitSystem::Decimal),
+            detail = QStringLiteral("%1, %2").arg(Units::formatBytes(r.json.value(QStringLiteral("memory_bytes")).toInteger(), UnitSystem::Decimal),
                                                  price.isDouble() ? Units::formatUsd(price.toDouble()) + QStringLiteral("/GPU-hour")
                                                                   : QStringLiteral("set a price"));
         } else {
-            detail = QStringLiteral("%1 parameters").arg(Units::formatCount(qint64(r.json.value(QStringLiteral("total_params")).toDouble())));
+            detail = QStringLiteral("%1 parameters").arg(Units::formatCount(r.json.value(QStringLiteral("total_params")).toInteger()));
         }
         out << r.kind.leftJustified(6) << r.id.leftJustified(30) << r.name.leftJustified(28) << detail
             << (r.builtIn ? "" : "  (yours)") << '\n';

@@ -260,7 +260,14 @@ void MainWindow::saveLayout() const
     settings.setDefaultEngine(m_planner->scenario().engine);
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The planner is a child: QWidget's destructor deletes it after this class's part is
+    // gone, and its undo stack then signals cleanChanged; no MainWindow slot may run then
+    // (UBSan, -fsanitize=vptr).
+    m_planner->undoStack()->disconnect(this);
+    m_planner->disconnect(this);
+}
 
 void MainWindow::createActions()
 {

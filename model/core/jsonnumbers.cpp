@@ -47,8 +47,12 @@ qint64 whole(const QJsonValue &v, const QString &field, qint64 minimum, qint64 m
 qint64 whole(const QJsonObject &o, const char *key, qint64 fallback, qint64 minimum, qint64 maximum, const QString &prefix, bool allowString)
 {
     const QJsonValue v = o.value(QString::fromLatin1(key));
-    if (v.isUndefined() || v.isNull())
+    if (v.isUndefined() || v.isNull()) {
+        // A fallback out of range marks a field that must be given.
+        if (fallback < minimum || fallback > maximum)
+            throw InputError(prefix + QString::fromLatin1(key), QStringLiteral("is missing (%1)").arg(rangeText(minimum, maximum)));
         return fallback;
+    }
     return whole(v, prefix + QString::fromLatin1(key), minimum, maximum, allowString);
 }
 

@@ -15,8 +15,9 @@ namespace Headroom::JsonNumbers {
 /// a number out of range, a string, a bool, an array or an object.
 qint64 whole(const QJsonValue &v, const QString &field, qint64 minimum, qint64 maximum, bool allowString = false);
 
-/// o[key] through whole(); `fallback` when the key is absent or null.
-/// The field named in errors is prefix + key.
+/// o[key] through whole(); `fallback` when the key is absent or null, unless
+/// the fallback itself is out of range: then the field is required and its
+/// absence an InputError ("is missing"). The field named in errors is prefix + key.
 qint64 whole(const QJsonObject &o, const char *key, qint64 fallback, qint64 minimum, qint64 maximum,
              const QString &prefix = {}, bool allowString = false);
 

@@ -30,6 +30,16 @@ qint64 add(qint64 a, qint64 b, const QString &field, const char *quantity)
     return r;
 }
 
+qint64 mul(qint64 a, const QString &fieldA, qint64 b, const QString &fieldB)
+{
+    return mul(a, b, a < 0 || (b >= 0 && a >= b) ? fieldA : fieldB);
+}
+
+qint64 add(qint64 a, const QString &fieldA, qint64 b, const QString &fieldB)
+{
+    return add(a, b, a < 0 || (b >= 0 && a >= b) ? fieldA : fieldB);
+}
+
 qint64 sub(qint64 a, qint64 b, const QString &field)
 {
     qint64 r = 0;
@@ -306,6 +316,8 @@ QString formatUsd(double dollars)
         return QStringLiteral("n/a");
     if (dollars < 0)
         return QLatin1Char('-') + formatUsd(-dollars);
+    if (dollars >= 1e15) // past qint64's exact range near 2^63: grouped whole dollars from the double
+        return QLatin1Char('$') + QLocale(QLocale::English, QLocale::UnitedStates).toString(dollars, 'f', 0);
     if (dollars >= 1000.0)
         return QLatin1Char('$') + formatCount(qint64(std::llround(dollars)));
     if (dollars >= 1.0 || dollars == 0.0)

@@ -28,6 +28,12 @@ constexpr qint64 TiB = 1024 * GiB;
 qint64 mul(qint64 a, qint64 b, const QString &field, const char *quantity = "byte count");
 /// a + b, or InputError(field, ...) on overflow. Both operands must be >= 0.
 qint64 add(qint64 a, qint64 b, const QString &field, const char *quantity = "byte count");
+/// a x b for two named inputs: on overflow the InputError names the larger
+/// operand's field. Both operands must be >= 0.
+qint64 mul(qint64 a, const QString &fieldA, qint64 b, const QString &fieldB);
+/// a + b for two named inputs: on overflow the InputError names the larger
+/// operand's field (the one to look at). Both operands must be >= 0.
+qint64 add(qint64 a, const QString &fieldA, qint64 b, const QString &fieldB);
 /// a - b, or InputError(field, ...) when the difference leaves 64 bits.
 qint64 sub(qint64 a, qint64 b, const QString &field);
 /// ceil(a / b) for a >= 0, b > 0.

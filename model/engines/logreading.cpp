@@ -4,13 +4,20 @@
 #include "core/units.h"
 #include "inputs/inputranges.h"
 
+#include <QHash>
 #include <cmath>
 
 namespace Headroom::LogParse {
 
 QRegularExpression rx(const QString &pattern)
 {
-    return QRegularExpression(pattern, QRegularExpression::CaseInsensitiveOption);
+    // Each pattern compiled once per thread: compiling every engine's patterns took longer
+    // than reading a whole log (the calibration fuzzer ran at 28 inputs a second).
+    thread_local QHash<QString, QRegularExpression> compiled;
+    auto it = compiled.find(pattern);
+    if (it == compiled.end())
+        it = compiled.insert(pattern, QRegularExpression(pattern, QRegularExpression::CaseInsensitiveOption));
+    return *it;
 }
 
 QString number()

@@ -15,7 +15,7 @@ EngineBudget PlainRule::cardMinusWorkspace(const Scenario &s, qint64 weightsPerG
     b.memory = memory;
     b.usable = memory;
     b.workspace = s.effectiveWorkspaceBytes();
-    b.budget = memory - Units::add(weightsPerGpu, b.workspace, QStringLiteral("--weights"));
+    b.budget = memory - Units::add(weightsPerGpu, QStringLiteral("--weights"), b.workspace, QStringLiteral("--workspace"));
     b.rule = QStringLiteral("card − weights − workspace");
     return b;
 }

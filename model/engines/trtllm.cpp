@@ -17,7 +17,8 @@ qint64 Trtllm::runtimeBytes(const Scenario &s)
     const EngineSettings &e = s.engineSettings;
     const ModelShape &m = s.model;
     const QString tokens = QStringLiteral("--max-num-tokens"), batch = QStringLiteral("--max-batch-size");
-    const qint64 perToken = Units::add(4 * m.hiddenSize, 2 * m.intermediateSize / std::max(1, s.tp), tokens);
+    const QString hidden = QStringLiteral("hidden_size"), ffn = QStringLiteral("intermediate_size");
+    const qint64 perToken = Units::add(Units::mul(4, m.hiddenSize, hidden), hidden, Units::mul(2, m.intermediateSize, ffn) / std::max(1, s.tp), ffn);
     const qint64 activations = Units::mul(Units::mul(e.trtMaxNumTokens.value_or(defaultMaxNumTokens), perToken, tokens), 2, tokens);
     const qint64 seqLen = e.trtMaxSeqLen.value_or(std::max<qint64>(1, s.effectiveMaxModelLen()));
     const qint64 perSequence = Units::add(Units::mul(m.vocabSize, 8, batch), Units::mul(seqLen, 4, QStringLiteral("--max-seq-len")), batch);
@@ -38,7 +39,7 @@ EngineBudget TrtllmRule::budget(const Scenario &s, qint64 weightsPerGpu) const
         b.rule = QStringLiteral("pinned by --kv-cache-memory");
     } else {
         const qint64 other = s.workspaceBytes ? *s.workspaceBytes : Trtllm::runtimeBytes(s);
-        const qint64 after = e.freeMemoryAfter.value_or(memory - Units::add(weightsPerGpu, other, QStringLiteral("--weights")));
+        const qint64 after = e.freeMemoryAfter.value_or(memory - Units::add(weightsPerGpu, QStringLiteral("--weights"), other, QStringLiteral("--workspace")));
         b.budget = after > 0 ? fractionOf(after, e.freeGpuMemoryFraction) : after;
         b.rule = e.freeMemoryAfter || s.workspaceBytes
             ? QStringLiteral("free_gpu_memory_fraction %1 × free memory after load").arg(e.freeGpuMemoryFraction)

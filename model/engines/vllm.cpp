@@ -58,9 +58,10 @@ qint64 Vllm::forwardPeakBytes(const Scenario &s)
 {
     const ModelShape &m = s.model;
     const qint64 expert = m.moeIntermediateSize > 0 ? m.moeIntermediateSize : m.intermediateSize;
-    const qint64 intermediate = m.numExperts > 0 && m.expertsPerToken > 0 ? m.expertsPerToken * expert : m.intermediateSize;
+    const QString ffn = QStringLiteral("intermediate_size"), hidden = QStringLiteral("hidden_size");
+    const qint64 intermediate = m.numExperts > 0 && m.expertsPerToken > 0 ? Units::mul(m.expertsPerToken, expert, ffn) : m.intermediateSize;
     const QString f = QStringLiteral("--max-num-batched-tokens");
-    const qint64 perToken = Units::add(3 * intermediate / std::max(1, s.tp), 3 * m.hiddenSize, f);
+    const qint64 perToken = Units::add(Units::mul(3, intermediate, ffn) / std::max(1, s.tp), ffn, Units::mul(3, m.hiddenSize, hidden), hidden);
     return Units::mul(Units::mul(maxNumBatchedTokens(s), perToken, f), 2, f);
 }
 
@@ -122,14 +123,14 @@ EngineBudget VllmRule::budget(const Scenario &s, qint64 weightsPerGpu) const
         b.activationPeak = e.activationPeak.value_or(vllmActivationEstimate(s));
         const qint64 nonTorch = e.nonTorch.value_or(Vllm::defaultNonTorchBytes(s));
         const qint64 graphs = subtractsCudaGraphs(e) ? e.cudaGraph.value_or(Vllm::defaultCudaGraphBytes) : 0;
-        b.workspace = Units::add(Units::add(b.activationPeak, nonTorch, QStringLiteral("--non-torch")), graphs,
-                                 QStringLiteral("--cuda-graph"));
+        b.workspace = Units::add(Units::add(b.activationPeak, QStringLiteral("--activation-peak"), nonTorch, QStringLiteral("--non-torch")),
+                                 QStringLiteral("--activation-peak"), graphs, QStringLiteral("--cuda-graph"));
         b.rule = subtractsCudaGraphs(e)
             ? QStringLiteral("card × gpu_memory_utilization − weights − activation peak − non-torch − CUDA graphs")
             : QStringLiteral("card × gpu_memory_utilization − weights − activation peak − non-torch (vLLM %1 does not "
                              "subtract CUDA graphs; 0.21 and later do)").arg(version(s).text());
     }
-    b.budget = b.usable - Units::add(weightsPerGpu, b.workspace, QStringLiteral("--weights"));
+    b.budget = b.usable - Units::add(weightsPerGpu, QStringLiteral("--weights"), b.workspace, QStringLiteral("--workspace"));
     return b;
 }
 

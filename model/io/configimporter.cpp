@@ -3,6 +3,7 @@
 #include "core/inputerror.h"
 #include "kv/parametercount.h"
 #include "core/units.h"
+#include "core/namedcount.h"
 
 #include <QDir>
 #include <QFile>
@@ -276,41 +277,37 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
         const qint64 dConv = intField(c, "mamba_d_conv", 4, false);
         if (m.hiddenSize == 0)
             throw InputError(QStringLiteral("hidden_size"), QStringLiteral("is needed to size the Mamba state"));
-        const qint64 dInner = Units::mul(expand, m.hiddenSize, QStringLiteral("mamba_expand"));
-        recurrent.convStateValues = Units::mul(dConv - 1, dInner, QStringLiteral("mamba_d_conv"));
-        recurrent.ssmStateValues = Units::mul(dState, dInner, QStringLiteral("mamba_d_state"));
+        const NamedCount dInner = NamedCount(expand, QStringLiteral("mamba_expand")) * NamedCount(m.hiddenSize, QStringLiteral("hidden_size"));
+        recurrent.convStateValues = (NamedCount(dConv - 1, QStringLiteral("mamba_d_conv")) * dInner).v;
+        recurrent.ssmStateValues = (NamedCount(dState, QStringLiteral("mamba_d_state")) * dInner).v;
     }
     LayerGroup linear;
     linear.kind = LayerKind::Recurrent;
     if (kinds.contains(Slot::Linear)) {
-        const qint64 kHeads = intField(c, "linear_num_key_heads", 0, true);
-        const qint64 vHeads = intField(c, "linear_num_value_heads", 0, true);
-        const qint64 kDim = intField(c, "linear_key_head_dim", 0, true);
-        const qint64 vDim = intField(c, "linear_value_head_dim", 0, true);
-        const qint64 kernel = intField(c, "linear_conv_kernel_dim", 4, false);
-        const QString field = QStringLiteral("linear_num_value_heads");
-        linear.ssmStateValues = Units::mul(Units::mul(vHeads, kDim, field), vDim, field);
-        linear.convStateValues = Units::mul(kernel - 1,
-                                            Units::add(Units::mul(Units::mul(2, kHeads, QStringLiteral("linear_num_key_heads")), kDim, QStringLiteral("linear_num_key_heads")),
-                                                       Units::mul(vHeads, vDim, field), field),
-                                            QStringLiteral("linear_conv_kernel_dim"));
+        auto named = [&](const char *key, qint64 fallback, bool required) {
+            return NamedCount(intField(c, key, fallback, required), QString::fromLatin1(key));
+        };
+        const NamedCount kHeads = named("linear_num_key_heads", 0, true), vHeads = named("linear_num_value_heads", 0, true);
+        const NamedCount kDim = named("linear_key_head_dim", 0, true), vDim = named("linear_value_head_dim", 0, true);
+        const NamedCount kernel = named("linear_conv_kernel_dim", 4, false);
+        linear.ssmStateValues = (vHeads * kDim * vDim).v;
+        linear.convStateValues = (NamedCount(kernel.v - 1, kernel.field) * (NamedCount(2) * kHeads * kDim + vHeads * vDim)).v;
     }
 
     if (isParallelHybrid) {
         // llama.cpp (src/llama-model.cpp) for Mamba-2: conv state (d_conv - 1) x
         // (d_inner + 2 x n_group x d_state), SSM state d_state x d_inner, d_inner = mamba_d_ssm.
-        const qint64 heads = intField(c, "mamba_n_heads", 0, true);
-        const qint64 headDim = intField(c, "mamba_d_head", 0, true);
-        const qint64 dInner = intField(c, "mamba_d_ssm", Units::mul(heads, headDim, QStringLiteral("mamba_d_head")), false);
-        const qint64 groups = intField(c, "mamba_n_groups", 1, false);
-        const qint64 dState = intField(c, "mamba_d_state", 0, true);
-        const qint64 dConv = intField(c, "mamba_d_conv", 4, false);
+        auto named = [&](const char *key, qint64 fallback, bool required) {
+            return NamedCount(intField(c, key, fallback, required), QString::fromLatin1(key));
+        };
+        const NamedCount heads = named("mamba_n_heads", 0, true), headDim = named("mamba_d_head", 0, true);
+        const NamedCount dInner = has(c, "mamba_d_ssm") ? named("mamba_d_ssm", 0, true) : heads * headDim;
+        const NamedCount groups = named("mamba_n_groups", 1, false), dState = named("mamba_d_state", 0, true);
+        const NamedCount dConv = named("mamba_d_conv", 4, false);
         LayerGroup mixer;
         mixer.kind = LayerKind::Recurrent;
-        const QString groupsField = QStringLiteral("mamba_n_groups");
-        mixer.convStateValues = Units::mul(dConv - 1, Units::add(dInner, Units::mul(Units::mul(2, groups, groupsField), dState, groupsField), groupsField),
-                                           QStringLiteral("mamba_d_conv"));
-        mixer.ssmStateValues = Units::mul(dState, dInner, QStringLiteral("mamba_d_state"));
+        mixer.convStateValues = (NamedCount(dConv.v - 1, dConv.field) * (dInner + NamedCount(2) * groups * dState)).v;
+        mixer.ssmStateValues = (dState * dInner).v;
         m.addLayers(mixer, layers);
     }
     const ParameterCount count = countParameters(root);

@@ -103,7 +103,7 @@ QString CalibrationRow::format(double value) const
 {
     if (!std::isfinite(value))
         return QStringLiteral("n/a");
-    if (unit == QLatin1String("tokens") || unit == QLatin1String("blocks"))
+    if ((unit == QLatin1String("tokens") || unit == QLatin1String("blocks")) && std::abs(value) < 9e18) // in qint64's range
         return Units::formatCount(qint64(std::llround(value))) + QLatin1Char(' ') + unit;
     if (unit == QLatin1String("x"))
         return QString::number(value, 'f', 2) + QLatin1Char('x');

@@ -312,8 +312,10 @@ LengthDistribution distributionFromJson(const QJsonObject &o)
             throw InputError(QStringLiteral("distribution.prompt_probabilities"),
                              QStringLiteral("prompts must form a distribution no longer than the sessions"));
     }
-    if (!(d.arrivalRatePerSecond >= 0) || !(d.meanOutputTokens >= 0) || d.requests < 0)
-        throw InputError(QStringLiteral("distribution"), QStringLiteral("arrival rate, mean output and requests must not be negative"));
+    for (const auto &[value, key] : {std::pair{d.arrivalRatePerSecond, "arrival_rate_per_second"}, {d.meanOutputTokens, "mean_output_tokens"},
+                                     {double(d.requests), "requests"}})
+        if (!(value >= 0))
+            throw InputError(QStringLiteral("distribution.") + QString::fromLatin1(key), QStringLiteral("must not be negative"));
     return d;
 }
 
@@ -390,8 +392,9 @@ void checkCounts(const Scenario &s)
     for (const auto &[value, key] : {std::pair{s.gpuMemoryBytes, "gpu_memory_bytes"}, {s.weightsBytes, "weights_bytes"}, {s.workspaceBytes, "workspace_bytes"}})
         if (value && *value < 0)
             throw InputError(ip + QString::fromLatin1(key), QStringLiteral("must not be negative"));
-    if (s.runtimeReserveBytes < 0 || s.activationBytes < 0)
-        throw InputError(ip + QStringLiteral("activation_bytes"), QStringLiteral("runtime reserve and activations must not be negative"));
+    for (const auto &[value, key] : {std::pair{s.runtimeReserveBytes, "runtime_reserve_bytes"}, {s.activationBytes, "activation_bytes"}})
+        if (value < 0)
+            throw InputError(ip + QString::fromLatin1(key), QStringLiteral("must not be negative"));
 }
 
 // The scaled distribution stays within LengthDistribution::maxTokens, so

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "kv/parametercount.h"
 #include "core/jsonnumbers.h"
-#include "core/units.h"
+#include "core/namedcount.h"
 
 #include <QJsonArray>
 #include <limits>
@@ -10,41 +10,10 @@ namespace Headroom {
 
 namespace {
 
-// A parameter count with the config.json field it grew from: arithmetic is
-// checked (Units::mul / Units::add), and an overflow names the field of the
-// larger operand, the one to look at.
-struct Count
-{
-    qint64 v = 0;
-    QString field;
-    Count(qint64 value = 0, QString f = {}) : v(value), field(std::move(f)) {}
-};
-
-const QString &blame(const Count &a, const Count &b)
-{
-    if (a.field.isEmpty())
-        return b.field;
-    if (b.field.isEmpty())
-        return a.field;
-    return a.v >= b.v ? a.field : b.field;
-}
-
-Count operator*(const Count &a, const Count &b)
-{
-    const QString f = blame(a, b);
-    return Count(Units::mul(a.v, b.v, f, "parameter count"), f);
-}
-
-Count operator+(const Count &a, const Count &b)
-{
-    const QString f = blame(a, b);
-    return Count(Units::add(a.v, b.v, f, "parameter count"), f);
-}
-
-Count &operator+=(Count &a, const Count &b)
-{
-    return a = a + b;
-}
+// Every count carries the config.json field it grew from (core/namedcount.h):
+// the arithmetic is checked and an overflow names the field.
+using Count = NamedCount;
+constexpr const char *kParameters = "parameter count";
 
 constexpr qint64 maxLayers = 1'000'000; // the importer's bound on num_hidden_layers
 
@@ -55,7 +24,7 @@ Count num(const QJsonObject &c, const char *key, const Count &fallback, qint64 m
     const QJsonValue v = c.value(QString::fromLatin1(key));
     if (v.isUndefined() || v.isNull())
         return fallback;
-    return Count(JsonNumbers::whole(v, QString::fromLatin1(key), minimum, maximum), QString::fromLatin1(key));
+    return Count(JsonNumbers::whole(v, QString::fromLatin1(key), minimum, maximum), QString::fromLatin1(key), kParameters);
 }
 
 } // namespace

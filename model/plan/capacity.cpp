@@ -131,10 +131,24 @@ qint64 reservedTokens(const Scenario &s)
     return maxLen;
 }
 
+// The field the context comes from, for overflow messages: the distribution
+// when the context is its longest session (the command line sets it so), else --context.
+QString contextField(const Scenario &s)
+{
+    const double top = s.distribution ? double(s.distribution->maximum()) * s.lengthScale : 0.0;
+    if (top >= 0.5 && top <= double(LengthDistribution::maxTokens)) {
+        // LengthDistribution::scaled rounds each length the same way.
+        const qint64 longest = std::llround(top);
+        if (s.contextTokens == (s.retainTokens ? std::min(longest, *s.retainTokens) : longest))
+            return QStringLiteral("--distribution");
+    }
+    return QStringLiteral("--context");
+}
+
 // The field a reserved length comes from, for overflow messages.
 QString reservedField(const Scenario &s)
 {
-    return s.preallocate ? QStringLiteral("--max-model-len") : QStringLiteral("--context");
+    return s.preallocate ? QStringLiteral("--max-model-len") : contextField(s);
 }
 
 KvCost costOf(const Scenario &s)
@@ -381,8 +395,8 @@ CapacityResult computeCapacity(const Scenario &s)
         r.kvBytesPerToken = cost.bytesPerToken();
         r.kvBytesPerTokenPerGpu = cost.bytesPerTokenPerGpu();
         r.stateBytesPerSession = cost.stateBytesPerSession();
-        r.sessionBytes = cost.sessionBytes(s.contextTokens, false);
-        r.sessionBytesPerGpu = cost.sessionBytes(s.contextTokens, true);
+        r.sessionBytes = cost.sessionBytes(s.contextTokens, false, contextField(s));
+        r.sessionBytesPerGpu = cost.sessionBytes(s.contextTokens, true, contextField(s));
         r.reservedTokensPerSession = reservedTokens(s);
         r.reservedSessionBytesPerGpu = cost.sessionBytes(r.reservedTokensPerSession, true, reservedField(s));
         r.weightsBytes = b.weights;

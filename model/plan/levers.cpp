@@ -278,8 +278,9 @@ Diagnosis diagnoseFailure(const Scenario &s, qint64 failedAt, qint64 context, co
     at.distribution.reset();
     at.preallocate = s.preallocate;
     const CapacityResult r = computeCapacity(at);
-    if (!r.ok)
-        throw InputError(r.errorField, r.error.mid(r.errorField.size() + 2));
+    if (!r.ok) // the sessions asked about are the failed-at count here
+        throw InputError(r.errorField == QLatin1String("--sessions") ? QStringLiteral("--failed-at-sessions") : r.errorField,
+                         r.error.mid(r.errorField.size() + 2));
     Diagnosis d;
     d.residentTokens = Units::mul(failedAt, r.reservedTokensPerSession, QStringLiteral("--failed-at-sessions"));
     if (r.kvBudgetBytesPerGpu <= 0) {

@@ -353,8 +353,8 @@ private Q_SLOTS:
                 << QStringLiteral("distribution.prompt_probabilities") << QStringLiteral("prompts must form a distribution no longer than the sessions");
             for (const char *key : {"arrival_rate_per_second", "mean_output_tokens", "requests"})
                 QTest::newRow(qPrintable(QStringLiteral("distribution: %1 -1").arg(QString::fromLatin1(key))))
-                    << with({{QString::fromLatin1(key), -1}}) << QStringLiteral("distribution")
-                    << QStringLiteral("arrival rate, mean output and requests must not be negative");
+                    << with({{QString::fromLatin1(key), -1}}) << QStringLiteral("distribution.") + QString::fromLatin1(key)
+                    << QStringLiteral("must not be negative");
             QTest::newRow("distribution.arrival_rate_per_second \"fast\" (readOptionalDouble)")
                 << with({{QStringLiteral("arrival_rate_per_second"), QStringLiteral("fast")}})
                 << QStringLiteral("distribution.arrival_rate_per_second") << QStringLiteral("must be a number");

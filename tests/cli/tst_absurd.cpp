@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Absurd inputs (issue 10): 10^15-token contexts, 10^6 sessions, 1 byte of
+// GPU memory, NaN, infinities, -0, values beyond 32 and 64 bits, in every
+// numeric flag, scenario-file field and config.json field. Each must give a
+// clear error naming the field (exit 1, one "error: FIELD: ..." line), or a
+// right answer (exit 0, figures that are not negative and agree with each
+// other); never a wrapped number, a hang or a crash.
+#include "core/inputerror.h"
+#include "inputs/inputranges.h"
+#include "io/configimporter.h"
+#include "io/scenariofile.h"
+#include "plan/capacity.h"
+
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <functional>
+
+namespace {
+
+struct Run
+{
+    int code = -2; // -2: still running after 120 s (a hang), -1: crashed
+    QByteArray out;
+    QByteArray err;
+};
+
+// The values every numeric input is tried with.
+const QStringList absurdValues = {
+    QStringLiteral("nan"),  QStringLiteral("inf"),    QStringLiteral("-inf"), QStringLiteral("-0"),
+    QStringLiteral("0"),    QStringLiteral("1e-300"), QStringLiteral("0.5"),  QStringLiteral("-1"),
+    QStringLiteral("1e15"), QStringLiteral("4294967297"), QStringLiteral("9223372036854775808"),
+};
+
+// JSON stand-ins: JSON has no NaN or infinity, so 1e308 and a string take their place.
+const QList<QJsonValue> absurdJson = {QJsonValue(-0.0), QJsonValue(0), QJsonValue(0.5), QJsonValue(-1), QJsonValue(1e-300),
+                                      QJsonValue(1e15), QJsonValue(4294967297.0), QJsonValue(9.3e18), QJsonValue(1e308),
+                                      QJsonValue(QStringLiteral("nan")), QJsonValue(QStringLiteral("99999999999999999999"))};
+
+} // namespace
+
+class TestAbsurd : public QObject
+{
+    Q_OBJECT
+private:
+    QTemporaryDir m_home;
+
+    Run run(const QStringList &args)
+    {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path());
+        env.insert(QStringLiteral("HOME"), m_home.path());
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(HEADROOM_BINARY), args);
+        if (!p.waitForFinished(120000)) {
+            p.kill();
+            p.waitForFinished();
+            return {};
+        }
+        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+    }
+
+    // Exit 1 with one error line naming `field`, or exit 0 with a plan whose
+    // figures agree: max_sessions x session_bytes <= budget < (max_sessions + 1) x session_bytes.
+    static QString judge(const Run &r, const QString &field)
+    {
+        if (r.code == -2)
+            return QStringLiteral("hung (still running after 120 s)");
+        if (r.code == -1)
+            return QStringLiteral("crashed: ") + QString::fromUtf8(r.err.right(400));
+        const QString err = QString::fromUtf8(r.err);
+        if (r.code == 1) {
+            const QStringList lines = err.split(QLatin1Char('\n'), Qt::SkipEmptyParts).filter(QStringLiteral("error: "));
+            if (lines.size() != 1)
+                return QStringLiteral("exit 1 without exactly one error line: ") + err;
+            if (!lines.first().contains(field))
+                return QStringLiteral("the error does not name %1: %2").arg(field, lines.first());
+            return {};
+        }
+        if (r.code != 0)
+            return QStringLiteral("exit %1: %2").arg(r.code).arg(err);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        return figures(o.value(QStringLiteral("kv_bytes_per_token")).toInteger(-1), o.value(QStringLiteral("session_bytes")).toInteger(-1),
+                       o.value(QStringLiteral("reserved_session_bytes_per_gpu")).toInteger(-1),
+                       o.value(QStringLiteral("kv_budget_bytes_per_gpu")).toInteger(-1), o.value(QStringLiteral("max_sessions")).toInteger(-1));
+    }
+
+    // Figures of an accepted plan: none negative, and max_sessions =
+    // floor(KV budget per GPU / reserved bytes per session per GPU).
+    static QString figures(qint64 perToken, qint64 session, qint64 reserved, qint64 budget, qint64 sessions)
+    {
+        if (perToken < 0 || session < 0 || reserved < 0 || budget < 0 || sessions < 0)
+            return QStringLiteral("a negative or missing figure: %1 B/token, %2 B/session, %3 B reserved, %4 B budget, %5 sessions")
+                .arg(perToken).arg(session).arg(reserved).arg(budget).arg(sessions);
+        if (reserved > 0 && sessions != budget / reserved)
+            return QStringLiteral("max_sessions %1 disagrees with %2 B per session and a %3 B budget").arg(sessions).arg(reserved).arg(budget);
+        return {};
+    }
+
+    // In-process: the scenario `read` gives, planned; an InputError or a failed
+    // plan must name `field`, an accepted one must hold figures that agree and
+    // save and open again as itself.
+    static QString judgeModel(const std::function<Headroom::Scenario()> &read, const QString &field)
+    {
+        using namespace Headroom;
+        try {
+            const Scenario s = read();
+            const CapacityResult r = computeCapacity(s);
+            if (!r.ok)
+                return r.error.contains(field) ? QString() : QStringLiteral("the error does not name %1: %2").arg(field, r.error);
+            if (const QString p = figures(r.kvBytesPerToken, r.sessionBytes, r.reservedSessionBytesPerGpu, r.kvBudgetBytesPerGpu, r.maxSessions);
+                !p.isEmpty())
+                return p;
+            try {
+                if (ScenarioFile::fromJson(ScenarioFile::toJson(s, QStringLiteral("absurd")), nullptr) != s)
+                    return QStringLiteral("saved and opened again as a different scenario");
+            } catch (const InputError &e) {
+                return QStringLiteral("accepted, saved, then refused on opening: ") + e.text();
+            }
+        } catch (const InputError &e) {
+            return e.text().contains(field) ? QString() : QStringLiteral("the error does not name %1: %2").arg(field, e.text());
+        }
+        return {};
+    }
+
+    static QStringList planArgs(const QString &extra)
+    {
+        return QStringList{QStringLiteral("plan"), QStringLiteral("--json")} + extra.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_home.isValid()); }
+
+    void flags_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("field");
+        // Every numeric flag of `plan` (headroom --help), each with the absurd values.
+        const QString base = QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 1000");
+        const QString vllm = base + QStringLiteral(" --engine vllm");
+        const QString dist = QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution lognormal:median=1000,p99=8000");
+        const QString custom = QStringLiteral("--layers 32 --kv-heads 8 --head-dim 128 --gpu-memory 80GB --context 1000");
+        const QList<QPair<const char *, QString>> flags = {
+            {"--context", base}, {"--sessions", base}, {"--tp", base}, {"--params", base}, {"--kv-heads", base},
+            {"--block-size", base}, {"--max-model-len", base}, {"--price", base}, {"--target-sessions", dist},
+            {"--layers", custom}, {"--head-dim", custom}, {"--heads", custom},
+            {"--gpu-memory-utilization", vllm}, {"--max-num-batched-tokens", vllm},
+            {"--mem-fraction-static", base + QStringLiteral(" --engine sglang")},
+            {"--free-gpu-memory-fraction", base + QStringLiteral(" --engine trtllm")},
+            {"--tokens-per-block", base + QStringLiteral(" --engine trtllm")},
+            {"--n-ctx", base + QStringLiteral(" --engine llamacpp")}, {"--n-seq", base + QStringLiteral(" --engine llamacpp")},
+            {"--n-batch", base + QStringLiteral(" --engine ollama")},
+            {"--length-scale", dist}, {"--retain", dist}, {"--risk", dist}, {"--margin", dist},
+            {"--bandwidth-efficiency", dist}, {"--compute-utilization", dist}, {"--traffic-multiplier", dist},
+        };
+        for (const auto &[flag, args] : flags)
+            for (const QString &v : absurdValues)
+                QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(QString::fromLatin1(flag), v)))
+                    << (planArgs(args) << QString::fromLatin1(flag) << v) << QString::fromLatin1(flag);
+        // Sizes: a byte, a zettabyte, NaN and -0 with a unit.
+        const QList<QPair<const char *, QString>> sizes = {
+            {"--gpu-memory", QStringLiteral("--model llama-3.1-8b --context 1000")}, {"--weights", base}, {"--workspace", base},
+            {"--kv-cache-memory", vllm}, {"--activation-peak", vllm}, {"--non-torch", vllm}, {"--cuda-graph", vllm},
+            {"--free-memory-before", base + QStringLiteral(" --engine sglang --free-memory-after 60GB")},
+            {"--free-memory-after", base + QStringLiteral(" --engine trtllm")},
+        };
+        for (const auto &[flag, args] : sizes)
+            for (const char *v : {"1B", "0B", "-0GB", "nanGB", "infGB", "1e-300GB", "1e15TB", "9223372036854775807B", "0.4B"})
+                QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(QString::fromLatin1(flag), QString::fromLatin1(v))))
+                    << (planArgs(args) << QString::fromLatin1(flag) << QString::fromLatin1(v))
+                    // Free memory before and after loading are judged together.
+                    << QString::fromLatin1(flag).replace(QLatin1String("-before"), QString()).replace(QLatin1String("-after"), QString());
+        // Distributions at the edge of 64 bits and of the 2^53-token limit.
+        for (const char *spec : {"lognormal:median=1000,p90=810001", "lognormal:median=1,p99=1e9", "lognormal:median=1e15,p99=2e15",
+                                 "lognormal:median=1,p99=1.0000001", "lognormal:median=nan,p99=10", "quantiles:p50=1,p99=1e18,max=9e18",
+                                 "quantiles:p50=-0,max=10", "fixed:1e15", "fixed:9007199254740993", "fixed:-0", "fixed:0"})
+            QTest::newRow(spec) << planArgs(QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution ") + QString::fromLatin1(spec))
+                                << QStringLiteral("--distribution");
+        // 10^15-token contexts, 10^6 sessions, 1 byte of GPU memory: the right answer or the field.
+        QTest::newRow("10^15 tokens") << planArgs(base + QStringLiteral(" --context 1e15")) << QStringLiteral("--context");
+        QTest::newRow("10^6 sessions") << planArgs(base + QStringLiteral(" --sessions 1e6")) << QStringLiteral("--sessions");
+        QTest::newRow("1 byte of GPU memory") << planArgs(QStringLiteral("--model llama-3.1-8b --gpu-memory 1B --context 1000"))
+                                              << QStringLiteral("--gpu-memory");
+        QTest::newRow("10^15 tokens scaled x 10^6") << planArgs(dist + QStringLiteral(" --length-scale 1e6 --retain 1e15"))
+                                                    << QStringLiteral("--length-scale");
+    }
+    void flags()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, field);
+        const QString problem = judge(run(args), field);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
+
+    void oneRulePerInput_data()
+    {
+        QTest::addColumn<int>("input");
+        for (int i = 0; i <= int(Headroom::RealInput::Margin); ++i)
+            QTest::newRow(Headroom::InputRanges::of(Headroom::RealInput(i)).flag) << i;
+    }
+    void oneRulePerInput()
+    {
+        // Issue 10, kind 5: what the command line accepts and saves, the file
+        // reader opens again; just outside the range both refuse.
+        QFETCH(int, input);
+        const Headroom::RealRange &r = Headroom::InputRanges::of(Headroom::RealInput(input));
+        const QString flag = QString::fromLatin1(r.flag);
+        const QString base = QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution lognormal:median=1000,p99=8000");
+        const QString saved = m_home.filePath(QStringLiteral("edge.headroom"));
+        for (double edge : {r.low, r.high}) {
+            const Run save = run(planArgs(base) << flag << QString::number(edge, 'g', 17) << QStringLiteral("--save") << saved);
+            QVERIFY2(save.code == 0, save.err.constData());
+            const Run reopen = run(planArgs(QStringLiteral("--scenario ") + saved));
+            QVERIFY2(reopen.code == 0, reopen.err.constData());
+        }
+        for (double outside : {r.low > 0 ? r.low / 2 : -0.001, r.high * 1.5}) {
+            const Run refused = run(planArgs(base) << flag << QString::number(outside, 'g', 17));
+            QCOMPARE(refused.code, 1);
+            QVERIFY2(refused.err.contains(r.flag), refused.err.constData());
+        }
+    }
+
+    void rightAnswers()
+    {
+        // 10^6 sessions of 1,000 tokens: 131,072 B per token (2 x 8 KV heads x
+        // 128 x 2 B x 32 layers, Llama-3.1-8B's config.json) x 1,008 tokens
+        // (1,000 rounded up to 16-token blocks) = 132,120,576 B per session;
+        // 10^6 of them need 132 TB, more than an 80 GB card holds.
+        const Run many = run(planArgs(QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 1000 --sessions 1e6")));
+        QCOMPARE(many.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(many.out).object();
+        QCOMPARE(o.value(QStringLiteral("session_bytes")).toInteger(), qint64(132'120'576));
+        QCOMPARE(o.value(QStringLiteral("fits")).toBool(true), false);
+        // 1 byte of memory holds no weights: no session fits (or the card is refused by name).
+        const Run tiny = run(planArgs(QStringLiteral("--model llama-3.1-8b --gpu-memory 1B --context 1000")));
+        QVERIFY2(judge(tiny, QStringLiteral("--gpu-memory")).isEmpty(), tiny.err.constData());
+        if (tiny.code == 0)
+            QCOMPARE(QJsonDocument::fromJson(tiny.out).object().value(QStringLiteral("max_sessions")).toInteger(-1), qint64(0));
+    }
+
+    void scenarioFields_data()
+    {
+        QTest::addColumn<QString>("section");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QJsonValue>("value");
+        // Every numeric field a saved scenario holds (written by plan --save below).
+        const QList<QPair<const char *, const char *>> fields = {
+            {"inputs", "tp context_tokens sessions kv_heads_override gpu_memory_bytes weights_bytes workspace_bytes runtime_reserve_bytes activation_bytes max_model_len price_usd_per_gpu_hour length_scale retain_tokens risk margin target_sessions bandwidth_efficiency compute_utilization traffic_multiplier"},
+            {"engine", "kv_cache_memory free_memory_before free_memory_after activation_peak non_torch cuda_graph mem_fraction_static free_gpu_memory_fraction max_num_batched_tokens n_ctx n_seq n_batch tokens_per_block gpu_memory_utilization block_size"},
+            {"model", "num_attention_heads num_key_value_heads head_dim hidden_size num_hidden_layers intermediate_size vocab_size total_params active_params checkpoint_bytes max_position_embeddings num_experts num_experts_per_tok"},
+            {"gpu", "memory_bytes bandwidth_bytes_per_s bf16_dense_tflops host_link_bytes_per_s price_usd_per_hour"},
+            {"distribution", "kind arrival_rate_per_second mean_output_tokens requests"},
+            {"model.groups", "kind count kv_heads head_dim_k head_dim_v window latent_dim rope_dim"},
+            {"distribution.lengths", "0"},
+        };
+        for (const auto &[section, keys] : fields)
+            for (const QString &key : QString::fromLatin1(keys).split(QLatin1Char(' ')))
+                for (const QJsonValue &v : absurdJson)
+                    QTest::newRow(qPrintable(QStringLiteral("%1.%2 = %3").arg(QString::fromLatin1(section), key,
+                                                                               QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)))))
+                        << QString::fromLatin1(section) << key << v;
+    }
+    void scenarioFields()
+    {
+        QFETCH(QString, section);
+        QFETCH(QString, key);
+        QFETCH(QJsonValue, value);
+        const QString saved = m_home.filePath(QStringLiteral("base.headroom"));
+        if (!QFile::exists(saved)) {
+            const Run r = run(planArgs(QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution lognormal:median=1000,p99=8000 "
+                                                      "--price 2 --save ") + saved));
+            QVERIFY2(r.code == 0, r.err.constData());
+        }
+        QFile in(saved);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QJsonObject o = QJsonDocument::fromJson(in.readAll()).object();
+        // Set the field (in the first layer group, or the first length).
+        if (section == QLatin1String("model.groups")) {
+            QJsonObject model = o.value(QStringLiteral("model")).toObject();
+            QJsonArray groups = model.value(QStringLiteral("groups")).toArray();
+            QJsonObject g = groups.at(0).toObject();
+            g.insert(key, value);
+            groups.replace(0, g);
+            model.insert(QStringLiteral("groups"), groups);
+            o.insert(QStringLiteral("model"), model);
+        } else if (section == QLatin1String("distribution.lengths")) {
+            QJsonObject d = o.value(QStringLiteral("distribution")).toObject();
+            QJsonArray lengths = d.value(QStringLiteral("lengths")).toArray();
+            lengths.replace(0, value);
+            d.insert(QStringLiteral("lengths"), lengths);
+            o.insert(QStringLiteral("distribution"), d);
+        } else {
+            QJsonObject part = o.value(section).toObject();
+            part.insert(key, value);
+            o.insert(section, part);
+        }
+        // The field is named (as the file or the flag it stands for spells it),
+        // or the plan is a right answer that saves and opens again.
+        static const QHash<QString, QString> flagOf = {
+            {QStringLiteral("context_tokens"), QStringLiteral("--context")}, {QStringLiteral("gpu_memory_bytes"), QStringLiteral("--gpu-memory")},
+            {QStringLiteral("memory_bytes"), QStringLiteral("--gpu-memory")}, {QStringLiteral("total_params"), QStringLiteral("--params")},
+            {QStringLiteral("active_params"), QStringLiteral("--params")},
+        };
+        const QString field = section.startsWith(QLatin1String("distribution.")) ? QStringLiteral("distribution") : key;
+        const QString problem = judgeModel([&] { return Headroom::ScenarioFile::fromJson(o, nullptr); }, field);
+        if (!problem.isEmpty() && flagOf.contains(key))
+            QVERIFY2(judgeModel([&] { return Headroom::ScenarioFile::fromJson(o, nullptr); }, flagOf.value(key)).isEmpty(), qPrintable(problem));
+        else
+            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
+
+    void configFields_data()
+    {
+        QTest::addColumn<QString>("config");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QJsonValue>("value");
+        // Every numeric field of a dense, an MoE + Mamba, an MLA and a DeltaNet config.
+        for (const char *name : {"llama-3.1-8b", "jamba-v0.1", "deepseek-v3", "qwen3-next-80b-a3b-instruct", "gemma-3-27b-it"}) {
+            QFile f(QStringLiteral(HEADROOM_TEST_DATA "/%1/config.json").arg(QString::fromLatin1(name)));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QJsonObject c = QJsonDocument::fromJson(f.readAll()).object();
+            if (c.value(QStringLiteral("text_config")).isObject())
+                c = c.value(QStringLiteral("text_config")).toObject();
+            for (auto it = c.begin(); it != c.end(); ++it)
+                if (it.value().isDouble())
+                    for (const QJsonValue &v : absurdJson)
+                        QTest::newRow(qPrintable(QStringLiteral("%1 %2 = %3").arg(QString::fromLatin1(name), it.key(),
+                                                                                   QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)))))
+                            << QString::fromLatin1(name) << it.key() << v;
+        }
+    }
+    void configFields()
+    {
+        QFETCH(QString, config);
+        QFETCH(QString, key);
+        QFETCH(QJsonValue, value);
+        QFile f(QStringLiteral(HEADROOM_TEST_DATA "/%1/config.json").arg(config));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QJsonObject root = QJsonDocument::fromJson(f.readAll()).object();
+        if (root.value(QStringLiteral("text_config")).isObject()) {
+            QJsonObject c = root.value(QStringLiteral("text_config")).toObject();
+            c.insert(key, value);
+            root.insert(QStringLiteral("text_config"), c);
+        } else {
+            root.insert(key, value);
+        }
+        const QString path = m_home.filePath(QStringLiteral("config.json"));
+        QFile out(path);
+        QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        out.write(QJsonDocument(root).toJson());
+        out.close();
+        const QString problem = judgeModel(
+            [&] {
+                Headroom::Scenario s;
+                s.model = Headroom::ConfigImporter::fromFile(path, QStringLiteral("--model"));
+                s.model.totalParams = s.model.activeParams = 8'000'000'000; // --params 8e9: weights whatever the shapes
+                s.gpu = Headroom::GpuSpec::custom(192 * Headroom::Units::GB);
+                s.contextTokens = 1000;
+                return s;
+            },
+            key);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAbsurd)
+#include "tst_absurd.moc"
