@@ -219,7 +219,10 @@ QVector<Variant> variantsOf(const Scenario &s, const CapacityResult &r)
     for (const PresetRecord &p : PresetStore::builtInPresets())
         if (p.kind == QLatin1String("gpu")) {
             const GpuSpec g = GpuSpec::fromPreset(p.json);
-            if (double(g.memoryBytes) > 1.1 * double(memory) && (!next || g.memoryBytes < next->memoryBytes))
+            // A priced card before an unpriced one, then the smallest.
+            const bool better = !next || (g.priceUsdPerHour.has_value() != next->priceUsdPerHour.has_value() ? g.priceUsdPerHour.has_value()
+                                                                                                             : g.memoryBytes < next->memoryBytes);
+            if (double(g.memoryBytes) > 1.1 * double(memory) && better)
                 next = g;
         }
     if (next)
@@ -417,15 +420,15 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     text(t1);
 
     // Sensitivity and the engine's band.
-    QString sens = QStringLiteral("<h2>%1</h2><p>%2</p><table width=100% cellspacing=0 cellpadding=2 border=1><tr><th width=34%>%3</th><th>%4</th><th>%5</th><th>%6</th><th>%7</th></tr>")
-                       .arg(tr("Sensitivity"), tr("Each row changes one input and recomputes the plan; the fleet is resized for the target (or stays one TP group)."),
+    QString sens = QStringLiteral("<h2>%1</h2><p>%2</p><table width=100% cellspacing=0 cellpadding=2 border=1 style='font-size:8pt'><tr><th width=30%>%3</th><th width=14%>%4</th><th width=14%>%5</th><th width=14%>%6</th><th width=28%>%7</th></tr>")
+                       .arg(tr("Sensitivity, %1").arg(basis), tr("Each row changes one input and recomputes the plan; the fleet is resized for the target (or stays one TP group)."),
                             tr("Change"), tr("Sessions per TP group"), tr("Sessions per GPU"), tr("Money per month"), tr("Per session-hour"));
     auto srow = [&](const QString &label, qint64 group, double gpu, const Deployment &x) {
         return QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td><td align=right>%5</td></tr>")
             .arg(label, Units::formatCount(group), Units::formatDecimal(gpu, 1), money(x.perMonth),
                  x.perSessionHour ? Units::formatUsdPer(*x.perSessionHour, tr("session-hour"), tr("session-hours")) : QStringLiteral("—"));
     };
-    sens += srow(tr("<b>Now</b> (%1)").arg(basis), dep.perGroup, perGpu, dep);
+    sens += srow(tr("<b>Now</b>"), dep.perGroup, perGpu, dep);
     for (const Row &x : rows)
         sens += x.r.ok ? srow(esc(x.v.change), x.dep.perGroup, perGpuOf(x), x.dep)
                        : QStringLiteral("<tr><td>%1</td><td colspan=4>%2</td></tr>").arg(esc(x.v.change), esc(x.r.error));
