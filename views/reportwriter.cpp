@@ -400,7 +400,8 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     if (s.tp > 1)
         t1 += row(tr("KV bytes per token per GPU"), Units::formatExactBytes(r.kvBytesPerTokenPerGpu));
     if (s.distribution)
-        t1 += row(tr("KV bytes per session per GPU, on average"), fmt(qint64(std::llround(d.meanSessionBytesPerGpu))));
+        t1 += row(tr("KV bytes per session per GPU, on average"), QStringLiteral("%1 (%2)").arg(fmt(qint64(std::llround(d.meanSessionBytesPerGpu))),
+                                                                                            Units::formatExactBytes(qint64(std::llround(d.meanSessionBytesPerGpu)))));
     else
         t1 += row(tr("KV bytes per session per GPU"), tr("%1 (%2 tokens)").arg(fmt(r.reservedSessionBytesPerGpu), Units::formatCount(r.reservedTokensPerSession)));
     t1 += row(tr("KV budget per GPU"), fmt(r.kvBudgetBytesPerGpu));
@@ -594,18 +595,21 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     }
 
     // Appendix: derivation, sources, assumptions, figures for scripts.
-    QString a1 = QStringLiteral("<h2>%1</h2><ol>").arg(tr("Appendix A: the derivation, every number"));
+    // Numbered by hand in a two-column table: the derivation flows across pages in blocks, and each
+    // block keeps its numbers.
+    const QString a1Head = QStringLiteral("<h2>%1</h2>").arg(tr("Appendix A: the derivation, every number"));
+    QString a1 = a1Head + QStringLiteral("<table cellspacing=2>");
     const QStringList derivation = explainCapacity(s, r, u);
     bool firstChunk = true;
     for (int i = 0; i < derivation.size(); ++i) {
-        a1 += QStringLiteral("<li>%1</li>").arg(esc(derivation.at(i)));
+        a1 += QStringLiteral("<tr><td align=right>%1.</td><td>%2</td></tr>").arg(i + 1).arg(esc(derivation.at(i)));
         if ((i + 1) % 14 == 0 && i + 1 < derivation.size()) { // blocks small enough to flow onto the next page
-            text(a1 + QStringLiteral("</ol>"), firstChunk);
+            text(a1 + QStringLiteral("</table>"), firstChunk);
             firstChunk = false;
-            a1 = QStringLiteral("<ol start=%1>").arg(i + 2);
+            a1 = QStringLiteral("<table cellspacing=2>");
         }
     }
-    a1 += QStringLiteral("</ol>");
+    a1 += QStringLiteral("</table>");
     for (const QString &f : r.fixes)
         a1 += QStringLiteral("<p>%1 %2</p>").arg(tr("Lever:"), esc(f));
     text(a1, firstChunk);
