@@ -499,7 +499,8 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
                                                       .arg(Units::formatCount(d.admissionByPrompt), Units::formatDecimal(d.riskAtGrownSize, 6)));
     p3 += QStringLiteral("</table>");
     text(p3);
-    chart(distribution.chart(), 0.3);
+    if (s.distribution || s.retainTokens) // a fixed length without a cap is one bar: nothing to read
+        chart(distribution.chart(), 0.3);
     chart(sessions.get(), 0.3);
 
     QString p4 = QStringLiteral("<h2>%1</h2><table cellspacing=3>").arg(tr("Throughput and latency, at %1 sessions per TP group").arg(Units::formatCount(dep.perGroup)));
