@@ -332,13 +332,15 @@ void MainWindow::createActions()
     exportPdf->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     exportPdf->setToolTip(tr("The PDF capacity report (pinned scenarios become a comparison page)"));
     connect(exportPdf, &QAction::triggered, this, [this] {
-        QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QString(), tr("PDF (*.pdf)"));
+        // The page size is the file type chosen: A4, or US Letter (the default where the locale measures in inches).
+        const QString a4 = tr("PDF, A4 pages (*.pdf)"), letterPages = tr("PDF, US Letter pages (*.pdf)");
+        QString chosen = QLocale().measurementSystem() == QLocale::ImperialUSSystem ? letterPages : a4;
+        QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QString(), a4 + QStringLiteral(";;") + letterPages, &chosen);
         if (path.isEmpty())
             return;
         if (!path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive))
             path += QStringLiteral(".pdf");
-        const bool letter = QLocale().measurementSystem() == QLocale::ImperialUSSystem;
-        if (exportReport(path, letter ? QPageSize::Letter : QPageSize::A4))
+        if (exportReport(path, chosen == letterPages ? QPageSize::Letter : QPageSize::A4))
             statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
     });
     auto *preview = new QAction(tr("Print pre&view…"), this);
@@ -839,7 +841,7 @@ ReportInput MainWindow::reportInput() const
 {
     ReportInput input{m_path.isEmpty() ? m_planner->scenario().model.name + tr(" on ") + m_planner->scenario().gpu.name
                                        : QFileInfo(m_path).completeBaseName(),
-                      m_planner->scenario(), m_planner->result(), m_planner->units(), {}};
+                      m_planner->scenario(), m_planner->result(), m_planner->units(), {}, isWindowModified()};
     for (const Planner::Pinned &p : m_planner->pinned())
         input.comparisons << qMakePair(tr("Pinned %1").arg(p.name), p.scenario);
     return input;

@@ -2,6 +2,7 @@
 #include "reportwriter.h"
 
 #include "plan/capacity.h"
+#include "store/presetstore.h"
 #include "distributionchartview.h"
 #include "memorychartview.h"
 #include "throughputchartview.h"
@@ -17,6 +18,7 @@
 #include <QLogValueAxis>
 #include <QPainter>
 #include <QPdfWriter>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QTextDocument>
 #include <QValueAxis>
@@ -93,6 +95,162 @@ QChart *sessionsChart(const Scenario &s)
     return chart;
 }
 
+
+QString tr(const char *t)
+{
+    return QCoreApplication::translate("ReportWriter", t);
+}
+
+// The basis every per-session figure of a scenario stands on, in words.
+QString riskText(double p)
+{
+    return Units::formatDecimal(p, 8);
+}
+
+QString basisOf(const Scenario &s)
+{
+    const QString risk = riskText(s.risk);
+    if (s.distribution)
+        return s.retainTokens ? tr("against the trace capped at %1 tokens, at risk %2").arg(Units::formatCount(*s.retainTokens), risk)
+                              : tr("against the trace at risk %1").arg(risk);
+    if (s.retainTokens && *s.retainTokens < s.contextTokens)
+        return tr("at the cap of %1 tokens").arg(Units::formatCount(*s.retainTokens));
+    return tr("at the context of %1 tokens").arg(Units::formatCount(s.contextTokens));
+}
+
+// The deployment the report recommends: the target sessions on whole TP
+// groups (the model's gpusNeeded), else one TP group; money at the price in
+// force for 730 hours a month.
+struct Deployment
+{
+    qint64 perGroup = 0;   // sessions per TP group on the scenario's basis
+    qint64 sessions = 0;   // sessions the deployment serves
+    qint64 gpus = 0;
+    qint64 groups = 0;
+    std::optional<double> perHour, perMonth, perSessionHour;
+};
+
+Deployment deploymentOf(const Scenario &s, const CapacityResult &r)
+{
+    Deployment d;
+    d.perGroup = r.distribution.sessionsAtRisk;
+    if (s.targetSessions && r.distribution.gpusNeeded) {
+        d.sessions = *s.targetSessions;
+        d.gpus = *r.distribution.gpusNeeded;
+    } else {
+        d.sessions = d.perGroup;
+        d.gpus = s.tp;
+    }
+    d.groups = d.gpus / std::max(1, s.tp);
+    if (const auto price = s.effectivePrice()) {
+        d.perHour = *price * double(d.gpus);
+        d.perMonth = *d.perHour * 730.0;
+        if (d.sessions > 0)
+            d.perSessionHour = *d.perHour / double(d.sessions);
+    }
+    return d;
+}
+
+QString money(const std::optional<double> &v)
+{
+    return v ? Units::formatUsd(*v) : tr("set a price");
+}
+
+// "1 chance in 100" for 0.01.
+QString chances(double p)
+{
+    return tr("1 chance in %1").arg(Units::formatCount(qint64(std::llround(1.0 / p))));
+}
+
+// Every value of the scenario that differs from its preset, in words: what-ifs
+// (the model or card changed) and settings (a precision or price chosen).
+QStringList whatIfs(const Scenario &s, UnitSystem u)
+{
+    QStringList out;
+    if (s.kvHeadsOverride && *s.kvHeadsOverride != s.model.kvHeads)
+        out << tr("KV heads %1 (what-if; the model has %2)").arg(*s.kvHeadsOverride).arg(s.model.kvHeads);
+    if (s.gpuMemoryBytes && *s.gpuMemoryBytes != s.gpu.memoryBytes)
+        out << tr("card memory %1 (what-if; the %2 has %3)").arg(Units::formatBytes(*s.gpuMemoryBytes, u), s.gpu.name, Units::formatBytes(s.gpu.memoryBytes, u));
+    if (s.weightsBytes)
+        out << tr("weights %1 (what-if; not the checkpoint's size)").arg(Units::formatBytes(*s.weightsBytes, u));
+    if (s.workspaceBytes)
+        out << tr("workspace %1 per card (what-if; not the engine's rule)").arg(Units::formatBytes(*s.workspaceBytes, u));
+    if (s.lengthScale != 1.0)
+        out << tr("every session length × %1 (what-if; the trace as recorded is × 1)").arg(Units::formatDecimal(s.lengthScale, 3));
+    return out;
+}
+
+// One variation of the scenario for the sensitivity table.
+struct Variant
+{
+    QString kind;    // the input varied, for "the assumptions that move the answer most"
+    QString change;  // in words
+    Scenario scenario;
+};
+
+QVector<Variant> variantsOf(const Scenario &s, const CapacityResult &r)
+{
+    QVector<Variant> out;
+    auto with = [&](const QString &kind, const QString &change, const std::function<void(Scenario &)> &edit) {
+        Scenario v = s;
+        edit(v);
+        out << Variant{kind, change, v};
+    };
+    for (const double f : {0.5, 1.5}) {
+        const QString pct = f < 1 ? QStringLiteral("−50%") : QStringLiteral("+50%");
+        if (s.retainTokens) {
+            const qint64 cap = std::max<qint64>(1, qint64(std::llround(double(*s.retainTokens) * f)));
+            with(tr("the retention cap"), tr("cap %1 (%2 tokens)").arg(pct, Units::formatCount(cap)), [cap](Scenario &v) { v.retainTokens = cap; });
+        } else if (s.distribution) {
+            with(tr("the session lengths"), tr("every length %1").arg(pct), [f](Scenario &v) { v.lengthScale *= f; });
+        } else {
+            const qint64 c = std::max<qint64>(1, qint64(std::llround(double(s.contextTokens) * f)));
+            with(tr("the context"), tr("context %1 (%2 tokens)").arg(pct, Units::formatCount(c)), [c](Scenario &v) { v.contextTokens = c; });
+        }
+    }
+    const Dtype other = r.kvDtype == Dtype::FP8 ? Dtype::BF16 : Dtype::FP8;
+    with(tr("the KV precision"), tr("KV cache %1 (now %2)").arg(Dtypes::name(other), Dtypes::name(r.kvDtype)), [other](Scenario &v) { v.kvDtype = other; });
+    if (s.distribution)
+        for (const double p : {1e-2, 1e-4, 1e-6})
+            if (std::abs(p - s.risk) > 1e-12)
+                with(tr("the risk"), tr("risk %1 (%2)").arg(riskText(p), chances(p)), [p](Scenario &v) { v.risk = p; });
+    const qint64 memory = s.effectiveGpuMemoryBytes();
+    std::optional<GpuSpec> next; // the smallest preset card with at least 10% more memory (not a sibling of the same size)
+    for (const PresetRecord &p : PresetStore::builtInPresets())
+        if (p.kind == QLatin1String("gpu")) {
+            const GpuSpec g = GpuSpec::fromPreset(p.json);
+            // A priced card before an unpriced one, then the smallest.
+            const bool better = !next || (g.priceUsdPerHour.has_value() != next->priceUsdPerHour.has_value() ? g.priceUsdPerHour.has_value()
+                                                                                                             : g.memoryBytes < next->memoryBytes);
+            if (double(g.memoryBytes) > 1.1 * double(memory) && better)
+                next = g;
+        }
+    if (next)
+        with(tr("the card"), tr("next card up: %1").arg(next->name), [g = *next](Scenario &v) {
+            v.gpu = g;
+            v.gpuMemoryBytes.reset();
+            v.priceUsdPerGpuHour.reset();
+        });
+    return out;
+}
+
+QString signedPercent(double now, double then)
+{
+    if (now <= 0)
+        return then > 0 ? tr("from none") : QStringLiteral("—");
+    const double c = (then / now - 1) * 100;
+    return (c >= 0 ? QStringLiteral("+") : QStringLiteral("−")) + tr("%1%").arg(Units::formatDecimal(std::abs(c), 0));
+}
+
+// A block of the flowing layout: HTML, or a chart `share` of the body high.
+struct Block
+{
+    QString html;
+    QChart *chart = nullptr;
+    double share = 0;
+    bool newPage = false;
+    QVector<QChart *> row; // charts side by side (the comparison)
+};
 } // namespace
 
 bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QString *error)
@@ -101,15 +259,21 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     const CapacityResult &r = in.result;
     const UnitSystem u = in.units;
     auto fmt = [u](qint64 b) { return Units::formatBytes(b, u); };
-    auto tr = [](const char *t) { return QCoreApplication::translate("ReportWriter", t); };
     if (!r.ok) {
         *error = r.error;
         return false;
     }
     const DistributionFigures &d = r.distribution;
     const QString version = QCoreApplication::applicationVersion();
+    const QString name = in.name.isEmpty() ? tr("Untitled scenario") : in.name;
+    const QString title = in.unsavedChanges ? tr("%1 (unsaved changes)").arg(name) : name;
+    const QString basis = basisOf(s);
+    const Deployment dep = deploymentOf(s, r);
+    const auto price = s.effectivePrice();
+    const QStringList ifs = whatIfs(s, u);
 
-    // Chart widgets own their charts; keep them alive while painting.
+    // Chart widgets own their charts; keep them alive while painting. The memory chart's bands come
+    // from MemoryChartView (its segments), so side pools drawn there appear here too.
     // Against a distribution, the memory chart shows the recommended sessions at the mean length:
     // the pool as it stands on average at the risk-based count.
     MemoryChartView memory;
@@ -131,116 +295,226 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     throughput.show(d);
     std::unique_ptr<QChart> sessions(sessionsChart(s));
 
-    QVector<Page> pages;
-    // 1. Answer, key figures, inputs.
-    QString p1 = QStringLiteral("<h1>%1</h1><p>%2 · %3</p>")
-                     .arg(tr("Headroom capacity report"), esc(in.name.isEmpty() ? tr("Untitled scenario") : in.name),
+    // The sensitivity rows: one computeCapacity() per variation.
+    struct Row
+    {
+        Variant v;
+        CapacityResult r;
+        Deployment dep;
+    };
+    QVector<Row> rows;
+    for (const Variant &v : variantsOf(s, r)) {
+        const CapacityResult vr = computeCapacity(v.scenario);
+        rows << Row{v, vr, vr.ok ? deploymentOf(v.scenario, vr) : Deployment{}};
+    }
+    const double perGpu = double(dep.perGroup) / s.tp;
+    auto perGpuOf = [](const Row &x) { return double(x.dep.perGroup) / x.v.scenario.tp; };
+    // The engine's band before hardware, as sessions in proportion to the pool's tokens.
+    const EngineFigures &e = r.engineFigures;
+    const bool band = e.kvCacheTokensHigh > e.kvCacheTokensLow && e.kvCacheTokens > 0;
+    const qint64 sessionsLow = band ? qint64(double(dep.perGroup) * double(e.kvCacheTokensLow) / double(e.kvCacheTokens)) : 0;
+    const qint64 sessionsHigh = band ? qint64(double(dep.perGroup) * double(e.kvCacheTokensHigh) / double(e.kvCacheTokens)) : 0;
+
+    QVector<Block> blocks;
+    auto text = [&blocks](const QString &html, bool newPage = false) { blocks << Block{html, nullptr, 0, newPage, {}}; };
+    auto chart = [&blocks](QChart *c, double share) { blocks << Block{QString(), c, share, false, {}}; };
+
+    // 1. The decision.
+    QString sentence;
+    const QString traffic = s.distribution ? tr("of this traffic") : tr("of %1 tokens").arg(Units::formatCount(s.retainTokens ? std::min(*s.retainTokens, s.contextTokens) : s.contextTokens));
+    const QString cards = tr("%1 × %2").arg(Units::formatCount(dep.gpus), esc(s.gpu.name));
+    if (dep.perGroup <= 0) {
+        sentence = tr("%1 does not serve a session on %2: %3").arg(esc(s.model.name), cards, esc(capacityVerdict(s, r, u)));
+    } else {
+        const QString moneyPart = dep.perMonth ? tr("%1 a month, %2").arg(Units::formatUsd(*dep.perMonth),
+                                                                          Units::formatUsdPer(*dep.perSessionHour, tr("session-hour"), tr("session-hours")))
+                                               : tr("set a price per GPU-hour for the cost");
+        sentence = tr("Serve %1 concurrent %2 %3 on %4: %5; the KV cache is the limit.")
+                       .arg(Units::formatCount(dep.sessions), dep.sessions == 1 ? tr("session") : tr("sessions"), traffic, cards, moneyPart);
+    }
+    QString p1 = QStringLiteral("<h1>%1</h1><p>%2 · %3 · %4</p>")
+                     .arg(esc(title), tr("Headroom capacity report"), esc(s.model.name) + tr(" on ") + esc(s.gpu.name),
                           QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
-    p1 += QStringLiteral("<h2>%1</h2><p><b>%2</b></p>").arg(tr("Answer"), esc(capacityVerdict(s, r, u)));
-    p1 += QStringLiteral("<table cellspacing=3>");
-    p1 += row(tr("KV bytes per token"), QStringLiteral("%1 (%2)").arg(Units::formatExactBytes(r.kvBytesPerToken), fmt(r.kvBytesPerToken)));
-    p1 += row(tr("Bytes per session"), QStringLiteral("%1 (%2) at %3 tokens").arg(Units::formatExactBytes(r.sessionBytes), fmt(r.sessionBytes),
-                                                                                 Units::formatCount(s.contextTokens)));
-    p1 += row(tr("KV budget per GPU"), fmt(r.kvBudgetBytesPerGpu));
-    p1 += row(tr("Sessions per TP group at the context"), Units::formatCount(r.maxSessions));
-    p1 += row(tr("Sessions per TP group at the risk"), QStringLiteral("%1 (risk %2; worst case %3, at the mean %4)")
-                                                           .arg(Units::formatCount(d.sessionsAtRisk), QString::number(s.risk, 'g', 3),
-                                                                Units::formatCount(d.sessionsWorstCase), Units::formatCount(d.sessionsAtMean)));
-    p1 += row(tr("Sessions per GPU"), QString::number(double(d.sessionsAtRisk) / s.tp, 'f', 2));
-    p1 += row(tr("Cost per session-hour"), r.costPerSessionHourUsd ? Units::formatUsd(*r.costPerSessionHourUsd) : tr("set a price"));
+    p1 += QStringLiteral("<h2>%1</h2><p style='font-size:13pt'><b>%2</b></p>").arg(tr("The decision"), sentence);
+    if (!ifs.isEmpty())
+        p1 += QStringLiteral("<p><b>%1</b> %2.</p>").arg(tr("What-ifs in force:"), esc(ifs.join(QStringLiteral("; "))));
+    text(p1);
+    QString fleet = QStringLiteral("<h3>%1</h3><table cellspacing=3>").arg(tr("Fleet and money (%1)").arg(basis));
+    fleet += row(tr("GPUs"), tr("%1 × %2 = %3 of %4 (one model replica each)")
+                                 .arg(Units::formatCount(dep.gpus), esc(s.gpu.name), Units::plural(dep.groups, tr("TP group"), tr("TP groups")),
+                                      Units::plural(s.tp, tr("GPU"), tr("GPUs"))));
+    fleet += row(tr("Sessions"), s.targetSessions ? tr("%1 asked; %2 per TP group, %3 per GPU")
+                                                        .arg(Units::formatCount(*s.targetSessions), Units::formatCount(dep.perGroup), Units::formatDecimal(perGpu, 1))
+                                                  : tr("%1 per TP group (no target given: one group), %2 per GPU").arg(Units::formatCount(dep.perGroup), Units::formatDecimal(perGpu, 1)));
+    fleet += row(tr("Money per month"), dep.perMonth ? tr("<b>%1</b> (%2 × %3 per GPU-hour × 730 hours)")
+                                                           .arg(Units::formatUsd(*dep.perMonth), Units::plural(dep.gpus, tr("GPU"), tr("GPUs")), Units::formatUsd(*price))
+                                                     : tr("set a price per GPU-hour"));
+    if (dep.perSessionHour)
+        fleet += row(tr("Money per session-hour"), tr("%1 (the month over the sessions served)").arg(Units::formatUsdPer(*dep.perSessionHour, tr("session-hour"), tr("session-hours"))));
     if (d.costPerMillionTokensUsd)
-        p1 += row(tr("Cost per million output tokens"), Units::formatUsd(*d.costPerMillionTokensUsd));
-    p1 += QStringLiteral("</table><h2>%1</h2><table cellspacing=3>").arg(tr("Inputs"));
-    p1 += row(tr("Model"), QStringLiteral("%1 (%2 layers, %3 KV heads, head_dim %4, %5 parameters)<br><small>%6 (%7)</small>")
-                               .arg(esc(s.model.name))
-                               .arg(s.model.layers())
-                               .arg(s.effectiveKvHeads())
-                               .arg(s.model.headDim)
-                               .arg(Units::formatCount(s.model.totalParams), esc(s.model.source), esc(s.model.sourceDate)));
-    p1 += row(tr("GPU"), QStringLiteral("%1, %2 (%3)<br><small>%4</small>")
-                             .arg(esc(s.gpu.name), fmt(r.gpuMemoryBytes), Units::formatExactBytes(r.gpuMemoryBytes), esc(s.gpu.memorySource)));
-    p1 += row(tr("Tensor parallelism"), QString::number(s.tp));
-    p1 += row(tr("Precisions"), tr("weights %1, KV cache %2").arg(Dtypes::name(r.weightsDtype), Dtypes::name(r.kvDtype)));
-    p1 += row(tr("Engine rule"), esc(Engines::describe(s.engine)));
-    p1 += row(tr("Sessions asked"), Units::formatCount(s.sessions));
-    p1 += row(tr("Session lengths"), s.distribution ? esc(s.distribution->spec) + (s.lengthScale != 1 ? tr(", × %1").arg(s.lengthScale) : QString())
-                                                    : tr("every session at %1 tokens").arg(Units::formatCount(s.contextTokens)));
-    if (s.retainTokens)
-        p1 += row(tr("Retention cap"), tr("%1 tokens").arg(Units::formatCount(*s.retainTokens)));
-    const auto price = s.effectivePrice();
-    p1 += row(tr("Price"), price ? tr("%1 per GPU-hour; %2 (%3)").arg(Units::formatUsd(*price), esc(s.gpu.priceSource), esc(s.gpu.priceDate))
-                                 : tr("none published: set a price"));
-    p1 += QStringLiteral("</table>");
-    pages << Page{p1, {}, 0};
+        fleet += row(tr("Money per million output tokens"), tr("%1 (decode at %2 sessions per TP group)").arg(Units::formatUsd(*d.costPerMillionTokensUsd), Units::formatCount(dep.perGroup)));
+    fleet += QStringLiteral("</table>");
+    text(fleet);
+    chart(memory.chart(), 0.36);
+    // The three assumptions that move the answer most: the sensitivity rows (and the engine's band)
+    // with the largest change in sessions per GPU, one per input.
+    QVector<QPair<double, QString>> moves;
+    QStringList seen;
+    QVector<const Row *> sorted;
+    for (const Row &x : rows)
+        if (x.r.ok && x.v.kind != tr("the card"))
+            sorted << &x;
+    std::stable_sort(sorted.begin(), sorted.end(), [&](const Row *a, const Row *b) {
+        return std::abs(perGpuOf(*a) - perGpu) > std::abs(perGpuOf(*b) - perGpu);
+    });
+    for (const Row *x : sorted)
+        if (!seen.contains(x->v.kind)) {
+            seen << x->v.kind;
+            moves << qMakePair(std::abs(perGpuOf(*x) - perGpu),
+                               tr("<b>%1</b>: with %2, %3 sessions per GPU (%4)")
+                                   .arg(x->v.kind, esc(x->v.change), Units::formatDecimal(perGpuOf(*x), 1), signedPercent(perGpu, perGpuOf(*x))));
+        }
+    if (band)
+        moves << qMakePair(double(dep.perGroup - sessionsLow) / s.tp,
+                           tr("<b>the engine's budget</b>: before measuring on the card, about %1 to %2 sessions per TP group").arg(Units::formatCount(sessionsLow), Units::formatCount(sessionsHigh)));
+    std::stable_sort(moves.begin(), moves.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+    QString p1b = QStringLiteral("<h3>%1</h3><ol>").arg(tr("The three assumptions that move the answer most"));
+    for (int i = 0; i < std::min<int>(3, int(moves.size())); ++i)
+        p1b += QStringLiteral("<li>%1</li>").arg(moves.at(i).second);
+    p1b += QStringLiteral("</ol><h3>%1</h3><p>").arg(tr("The risk accepted"));
+    if (s.distribution)
+        p1b += tr("%1 that a peak of concurrent sessions overflows the KV cache (risk %2); then the engine queues or preempts sessions until some finish.")
+                   .arg(chances(s.risk), riskText(s.risk));
+    else
+        p1b += tr("None from lengths: every session is reserved at its full %1 tokens, so the cache cannot overflow at this count.")
+                   .arg(Units::formatCount(r.reservedTokensPerSession));
+    if (s.retainTokens && (s.distribution ? d.truncatedShare > 0 : *s.retainTokens < s.contextTokens))
+        p1b += QLatin1Char(' ') + (s.distribution ? tr("The cap costs history: %1% of sessions lose their oldest tokens.").arg(Units::formatDecimal(d.truncatedShare * 100, 2))
+                                                  : tr("The cap costs history: every session keeps only its last %1 tokens.").arg(Units::formatCount(*s.retainTokens)));
+    p1b += QStringLiteral("</p>");
+    text(p1b);
 
-    // 2. Derivation and the memory chart.
-    QString p2 = QStringLiteral("<h2>%1</h2><ol>").arg(tr("Derivation"));
-    for (const QString &line : explainCapacity(s, r, u))
-        p2 += QStringLiteral("<li>%1</li>").arg(esc(line));
-    p2 += QStringLiteral("</ol>");
-    for (const QString &f : r.fixes)
-        p2 += QStringLiteral("<p>%1 %2</p>").arg(tr("Lever:"), esc(f));
-    pages << Page{p2, {memory.chart()}, 0.5};
+    // 2. Per session and per card, on the one basis.
+    QString t1 = QStringLiteral("<h2>%1</h2><table cellspacing=3>").arg(tr("Per session and per card, %1").arg(basis));
+    t1 += row(tr("KV bytes per token"), QStringLiteral("%1 (%2)").arg(Units::formatExactBytes(r.kvBytesPerToken), fmt(r.kvBytesPerToken)));
+    if (s.tp > 1)
+        t1 += row(tr("KV bytes per token per GPU"), Units::formatExactBytes(r.kvBytesPerTokenPerGpu));
+    if (s.distribution)
+        t1 += row(tr("KV bytes per session per GPU, on average"), QStringLiteral("%1 (%2)").arg(fmt(qint64(std::llround(d.meanSessionBytesPerGpu))),
+                                                                                            Units::formatExactBytes(qint64(std::llround(d.meanSessionBytesPerGpu)))));
+    else
+        t1 += row(tr("KV bytes per session per GPU"), tr("%1 (%2 tokens)").arg(fmt(r.reservedSessionBytesPerGpu), Units::formatCount(r.reservedTokensPerSession)));
+    t1 += row(tr("KV budget per GPU"), fmt(r.kvBudgetBytesPerGpu));
+    t1 += row(tr("Sessions per TP group"), Units::formatCount(dep.perGroup));
+    t1 += row(tr("Sessions per GPU"), Units::formatDecimal(perGpu, 1));
+    t1 += row(tr("Money per session-hour, every TP group full"), r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours")) : tr("set a price"));
+    t1 += QStringLiteral("</table>");
+    if (s.distribution) {
+        t1 += QStringLiteral("<h3>%1</h3><table cellspacing=3>").arg(tr("The same card on other bases (each row its own basis)"));
+        t1 += row(tr("Worst case: every session at the longest, %1 tokens").arg(Units::formatCount(s.retainTokens ? std::min(*s.retainTokens, d.maxTokens) : d.maxTokens)),
+                  tr("%1 sessions per TP group").arg(Units::formatCount(d.sessionsWorstCase)));
+        t1 += row(tr("At the mean length (overflows about half the time)"), tr("%1 sessions per TP group").arg(Units::formatCount(d.sessionsAtMean)));
+        t1 += row(tr("Admission limit: at risk %1 against the budget less %2%").arg(riskText(s.risk), Units::formatDecimal(s.marginFraction * 100, 1)),
+                  tr("%1 sessions per TP group").arg(Units::formatCount(d.admissionLimit)));
+        t1 += QStringLiteral("</table>");
+    }
+    text(t1);
 
-    // 3. Sessions against context; the distribution, cap and risk.
-    QString p3 = QStringLiteral("<h2>%1</h2><table cellspacing=3>").arg(tr("Session lengths and risk"));
-    p3 += row(tr("Lengths"), tr("mean %1, p50 %2, p90 %3, p99 %4, max %5 tokens")
-                                 .arg(Units::formatCount(qint64(std::llround(d.meanTokens))), Units::formatCount(d.p50), Units::formatCount(d.p90),
-                                      Units::formatCount(d.p99), Units::formatCount(d.maxTokens)));
-    p3 += row(tr("Sessions: worst case / at the mean / at the risk"),
-              QStringLiteral("%1 / %2 / %3").arg(Units::formatCount(d.sessionsWorstCase), Units::formatCount(d.sessionsAtMean), Units::formatCount(d.sessionsAtRisk)));
-    p3 += row(tr("Admission limit"), tr("%1 (budget less a %2% margin: engines degrade near a full KV pool)")
-                                         .arg(Units::formatCount(d.admissionLimit), QString::number(s.marginFraction * 100, 'g', 3)));
-    p3 += row(tr("Overflow probability"), tr("%1 at %2").arg(QString::number(d.overflowProbability, 'g', 3), Units::plural(s.sessions, tr("session"), tr("sessions"))));
+    // Sensitivity and the engine's band.
+    QString sens = QStringLiteral("<h2>%1</h2><p>%2</p><table width=100% cellspacing=0 cellpadding=2 border=1 style='font-size:8pt'><tr><th width=30%>%3</th><th width=14%>%4</th><th width=14%>%5</th><th width=14%>%6</th><th width=28%>%7</th></tr>")
+                       .arg(tr("Sensitivity, %1").arg(basis), tr("Each row changes one input and recomputes the plan; the fleet is resized for the target (or stays one TP group)."),
+                            tr("Change"), tr("Sessions per TP group"), tr("Sessions per GPU"), tr("Money per month"), tr("Per session-hour"));
+    auto srow = [&](const QString &label, qint64 group, double gpu, const Deployment &x) {
+        return QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td><td align=right>%5</td></tr>")
+            .arg(label, Units::formatCount(group), Units::formatDecimal(gpu, 1), money(x.perMonth),
+                 x.perSessionHour ? Units::formatUsdPer(*x.perSessionHour, tr("session-hour"), tr("session-hours")) : QStringLiteral("—"));
+    };
+    sens += srow(tr("<b>Now</b>"), dep.perGroup, perGpu, dep);
+    for (const Row &x : rows)
+        sens += x.r.ok ? srow(esc(x.v.change), x.dep.perGroup, perGpuOf(x), x.dep)
+                       : QStringLiteral("<tr><td>%1</td><td colspan=4>%2</td></tr>").arg(esc(x.v.change), esc(x.r.error));
+    sens += QStringLiteral("</table>");
+    if (band)
+        sens += QStringLiteral("<p>%1</p>").arg(tr("Before measuring on the card: the engine's KV cache is expected to hold %1 tokens, but could hold from %2 to %3 "
+                                                  "(the spread of the checked public logs), so about %4 to %5 sessions per TP group rather than %6. "
+                                                  "Calibrate from one startup log to remove the band.")
+                                                   .arg(Units::formatCount(e.kvCacheTokens), Units::formatCount(e.kvCacheTokensLow), Units::formatCount(e.kvCacheTokensHigh),
+                                                        Units::formatCount(sessionsLow), Units::formatCount(sessionsHigh), Units::formatCount(dep.perGroup)));
+    text(sens);
+
+    // Inputs, every value that differs from its preset marked.
+    QString in1 = QStringLiteral("<h2>%1</h2><table cellspacing=3>").arg(tr("Inputs"));
+    const QString heads = s.kvHeadsOverride && *s.kvHeadsOverride != s.model.kvHeads
+        ? tr("<b>KV heads %1 (what-if; the model has %2)</b>").arg(*s.kvHeadsOverride).arg(s.model.kvHeads)
+        : tr("%1 KV heads").arg(s.model.kvHeads);
+    in1 += row(tr("Model"), tr("%1 (%2 layers, %3, head_dim %4, %5 parameters)")
+                                .arg(esc(s.model.name)).arg(s.model.layers()).arg(heads).arg(s.model.headDim).arg(Units::formatCount(s.model.totalParams)));
+    in1 += row(tr("GPU"), s.gpuMemoryBytes && *s.gpuMemoryBytes != s.gpu.memoryBytes
+                              ? tr("%1, <b>%2 (what-if; the card has %3)</b>").arg(esc(s.gpu.name), fmt(*s.gpuMemoryBytes), fmt(s.gpu.memoryBytes))
+                              : tr("%1, %2 (%3)").arg(esc(s.gpu.name), fmt(r.gpuMemoryBytes), Units::formatExactBytes(r.gpuMemoryBytes)));
+    in1 += row(tr("Tensor parallelism"), QString::number(s.tp));
+    Scenario preset = s;
+    preset.weightsDtype.reset();
+    preset.kvDtype.reset();
+    const Dtype wPreset = preset.effectiveWeightsDtype(), kvPreset = preset.effectiveKvDtype();
+    in1 += row(tr("Weights precision"), r.weightsDtype != wPreset ? tr("<b>%1 (set; the checkpoint is %2)</b>").arg(Dtypes::name(r.weightsDtype), Dtypes::name(wPreset))
+                                                                  : Dtypes::name(r.weightsDtype));
+    in1 += row(tr("KV-cache precision"), r.kvDtype != kvPreset ? tr("<b>%1 (set; the model's default is %2)</b>").arg(Dtypes::name(r.kvDtype), Dtypes::name(kvPreset))
+                                                               : Dtypes::name(r.kvDtype));
+    if (s.weightsBytes)
+        in1 += row(tr("Weights"), tr("<b>%1 (what-if; not the checkpoint's size)</b>").arg(fmt(*s.weightsBytes)));
+    if (s.workspaceBytes)
+        in1 += row(tr("Workspace"), tr("<b>%1 per card (what-if; not the engine's rule)</b>").arg(fmt(*s.workspaceBytes)));
+    in1 += row(tr("Engine rule"), esc(Engines::describe(s.engine)));
+    in1 += row(tr("Sessions asked"), tr("%1 per TP group%2").arg(Units::formatCount(s.sessions),
+                                                                  s.targetSessions ? tr("; the fleet must hold %1").arg(Units::formatCount(*s.targetSessions)) : QString()));
+    in1 += row(tr("Session lengths"), s.distribution ? esc(QFileInfo(s.distribution->spec).fileName().isEmpty() ? s.distribution->spec : QFileInfo(s.distribution->spec).fileName())
+                                                         + (s.lengthScale != 1 ? tr(", <b>× %1 (what-if; the trace as recorded is × 1)</b>").arg(Units::formatDecimal(s.lengthScale, 3)) : QString())
+                                                   : tr("every session at %1 tokens").arg(Units::formatCount(s.contextTokens)));
     if (s.retainTokens)
+        in1 += row(tr("Retention cap"), tr("%1 tokens").arg(Units::formatCount(*s.retainTokens)));
+    if (s.distribution)
+        in1 += row(tr("Risk accepted"), tr("%1 (%2)").arg(riskText(s.risk), chances(s.risk)));
+    in1 += row(tr("Price"), !price ? tr("none published: set a price")
+                            : s.priceUsdPerGpuHour && s.gpu.priceUsdPerHour && *s.priceUsdPerGpuHour != *s.gpu.priceUsdPerHour
+                                ? tr("<b>%1 per GPU-hour (set; the preset's is %2)</b>").arg(Units::formatUsd(*price), Units::formatUsd(*s.gpu.priceUsdPerHour))
+                                : tr("%1 per GPU-hour").arg(Units::formatUsd(*price)));
+    in1 += QStringLiteral("</table><p><small>%1</small></p>").arg(tr("Bold: differs from the preset (a what-if changes the model or card; a setting is a choice). Sources: appendix."));
+    text(in1);
+
+    // Lengths and risk.
+    QString p3 = QStringLiteral("<h2>%1</h2><table cellspacing=3>").arg(tr("Session lengths and risk, %1").arg(basis));
+    if (s.distribution)
+        p3 += row(tr("Lengths"), tr("mean %1, p50 %2, p90 %3, p99 %4, max %5 tokens")
+                                     .arg(Units::formatCount(qint64(std::llround(d.meanTokens))), Units::formatCount(d.p50), Units::formatCount(d.p90),
+                                          Units::formatCount(d.p99), Units::formatCount(d.maxTokens)));
+    p3 += row(tr("Overflow probability at %1").arg(Units::plural(s.sessions, tr("session"), tr("sessions"))),
+              d.overflowProbability <= 0 ? tr("none") : d.overflowProbability >= 1e-6 ? Units::formatDecimal(d.overflowProbability, 6) : tr("below one in a million"));
+    if (s.retainTokens && s.distribution)
         p3 += row(tr("Cost of the cap"), tr("%1% of sessions lose history; %2 tokens dropped on average, p99 %3")
-                                             .arg(QString::number(d.truncatedShare * 100, 'f', 2), QString::number(d.meanTokensDropped, 'f', 0),
+                                             .arg(Units::formatDecimal(d.truncatedShare * 100, 2), Units::formatCount(qint64(std::llround(d.meanTokensDropped))),
                                                   Units::formatCount(d.p99TokensDropped)));
     if (d.hasPrompts)
         p3 += row(tr("Admission by prompt only"), tr("%1 sessions, overflow risk %2 once grown")
-                                                      .arg(Units::formatCount(d.admissionByPrompt), QString::number(d.riskAtGrownSize, 'g', 3)));
+                                                      .arg(Units::formatCount(d.admissionByPrompt), Units::formatDecimal(d.riskAtGrownSize, 6)));
     p3 += QStringLiteral("</table>");
-    pages << Page{p3, {distribution.chart(), sessions.get()}, 0.72};
+    text(p3);
+    if (s.distribution || s.retainTokens) // a fixed length without a cap is one bar: nothing to read
+        chart(distribution.chart(), 0.3);
+    chart(sessions.get(), 0.3);
 
-    // 4. Throughput, latency, cost, fleet; 5. assumptions and the plan figures.
-    QString p4 = QStringLiteral("<h2>%1</h2><table cellspacing=3>").arg(tr("Throughput, latency and cost"));
+    QString p4 = QStringLiteral("<h2>%1</h2><table cellspacing=3>").arg(tr("Throughput and latency, at %1 sessions per TP group").arg(Units::formatCount(dep.perGroup)));
     if (d.itlMsAtRisk)
-        p4 += row(tr("Inter-token latency at the risk-based count"), tr("%1 ms").arg(QString::number(*d.itlMsAtRisk, 'f', 1)));
+        p4 += row(tr("Inter-token latency"), tr("%1 ms").arg(Units::formatDecimal(*d.itlMsAtRisk, 1)));
     if (d.tokensPerSecondPerGpu)
-        p4 += row(tr("Tokens per second per GPU"), QString::number(*d.tokensPerSecondPerGpu, 'f', 0));
+        p4 += row(tr("Tokens per second per GPU"), Units::formatCount(qint64(std::llround(*d.tokensPerSecondPerGpu))));
     if (d.ttftMs)
-        p4 += row(tr("Time to first token (mean prompt)"), tr("%1 ms").arg(QString::number(*d.ttftMs, 'f', 1)));
-    if (d.costPerMillionTokensUsd)
-        p4 += row(tr("Cost per million output tokens"), Units::formatUsd(*d.costPerMillionTokensUsd));
-    if (d.gpusNeeded)
-        p4 += row(tr("Fleet"), tr("%1 GPUs for %2 concurrent sessions%3")
-                                   .arg(Units::formatCount(*d.gpusNeeded), Units::formatCount(*s.targetSessions),
-                                        d.fleetCostPerHourUsd ? tr(": %1 per hour, %2 per month (730 h)").arg(Units::formatUsd(*d.fleetCostPerHourUsd),
-                                                                                                            Units::formatUsd(*d.fleetCostPerMonthUsd))
-                                                              : QString()));
+        p4 += row(tr("Time to first token (mean prompt)"), tr("%1 ms").arg(Units::formatDecimal(*d.ttftMs, 1)));
     p4 += QStringLiteral("</table>");
-    pages << Page{p4, {throughput.chart()}, 0.5};
-    QString p5 = QStringLiteral("<h2>%1</h2><ul>").arg(tr("Assumptions and units"));
-    p5 += QStringLiteral("<li>%1</li>").arg(tr("GB = 10^9 bytes, GiB = 2^30 bytes; figures here in %1.").arg(Units::gigaLabel(u)));
-    p5 += QStringLiteral("<li>%1</li>").arg(tr("Workspace per GPU %1 (runtime reserve and activations); budget rule: %2.").arg(fmt(r.workspaceBytesPerGpu), esc(r.budgetRule)));
-    p5 += QStringLiteral("<li>%1</li>").arg(tr("Paged KV cache in blocks of %1 tokens%2.").arg(s.blockSize).arg(s.preallocate ? tr("; every session preallocates its maximum") : QString()));
-    p5 += QStringLiteral("<li>%1</li>").arg(tr("Decode is bandwidth-bound at %1 of peak bandwidth; compute at %2 of dense BF16 TFLOPS.")
-                                                .arg(s.bandwidthEfficiency).arg(s.computeUtilization));
-    p5 += QStringLiteral("<li>%1</li>").arg(tr("Sessions are independent draws of the length distribution; the tail is exact (FFT) for small counts and a lattice saddlepoint approximation for large ones."));
-    for (const QString &w : r.warnings)
-        p5 += QStringLiteral("<li>%1</li>").arg(esc(w));
-    p5 += QStringLiteral("</ul><h2>%1</h2><table cellspacing=2>").arg(tr("Figures as headroom plan --json gives them"));
-    const QJsonObject json = r.toJson();
-    for (const char *key : {"kv_bytes_per_token", "kv_bytes_per_token_per_gpu", "session_bytes", "weights_bytes_per_gpu", "kv_budget_bytes_per_gpu",
-                            "max_sessions", "sessions_at_risk", "sessions_worst_case", "sessions_at_mean", "admission_limit",
-                            "cost_per_session_hour_usd", "cost_per_million_tokens_usd", "gpus_needed"}) {
-        const QJsonValue v = json.value(QString::fromLatin1(key));
-        p5 += row(QString::fromLatin1(key), v.isDouble() ? QString::number(v.toDouble(), 'g', 15) : tr("n/a"));
-    }
-    p5 += QStringLiteral("</table>");
-    pages << Page{p5, {}, 0};
+    text(p4);
+    chart(throughput.chart(), 0.3);
 
-    // 6. Comparison.
+    // Comparison.
     std::vector<std::unique_ptr<MemoryChartView>> compareCharts;
     if (!in.comparisons.isEmpty()) {
         QVector<QPair<QString, Scenario>> all{{in.name.isEmpty() ? tr("This scenario") : in.name, s}};
@@ -252,83 +526,195 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
         for (const auto &c : all)
             p6 += QStringLiteral("<th>%1</th>").arg(esc(c.first));
         p6 += QStringLiteral("</tr>");
-        auto line = [&](const QString &label, const std::function<QString(const Scenario &, const CapacityResult &)> &value) {
+        using Value = std::function<QString(const Scenario &, const CapacityResult &)>;
+        auto line = [&](const QString &label, const Value &value, bool onlyWhenDiffers) {
+            QStringList v;
+            for (int i = 0; i < all.size(); ++i)
+                v << (results.at(i).ok ? value(all.at(i).second, results.at(i)) : results.at(i).error);
+            if (onlyWhenDiffers && v.count(v.first()) == v.size())
+                return;
             p6 += QStringLiteral("<tr><td>%1</td>").arg(label);
-            const QString first = value(all.first().second, results.first());
-            for (int i = 0; i < all.size(); ++i) {
-                const QString v = value(all.at(i).second, results.at(i));
-                p6 += v == first || i == 0 ? QStringLiteral("<td>%1</td>").arg(esc(v)) : QStringLiteral("<td><b>%1</b></td>").arg(esc(v));
-            }
+            for (int i = 0; i < v.size(); ++i)
+                p6 += v.at(i) == v.first() || i == 0 ? QStringLiteral("<td>%1</td>").arg(esc(v.at(i))) : QStringLiteral("<td><b>%1</b></td>").arg(esc(v.at(i)));
             p6 += QStringLiteral("</tr>");
         };
-        line(tr("Model / GPU"), [](const Scenario &x, const CapacityResult &) -> QString { return x.model.name + QStringLiteral(" / ") + x.gpu.name; });
-        line(tr("TP"), [](const Scenario &x, const CapacityResult &) -> QString { return QString::number(x.tp); });
-        line(tr("KV precision"), [](const Scenario &, const CapacityResult &y) -> QString { return Dtypes::name(y.kvDtype); });
-        line(tr("KV bytes per token"), [](const Scenario &, const CapacityResult &y) -> QString { return Units::formatExactBytes(y.kvBytesPerToken); });
-        line(tr("KV budget per GPU"), [&fmt](const Scenario &, const CapacityResult &y) -> QString { return fmt(y.kvBudgetBytesPerGpu); });
-        line(tr("Sessions at the risk"), [](const Scenario &, const CapacityResult &y) -> QString { return Units::formatCount(y.distribution.sessionsAtRisk); });
-        line(tr("Cost per session-hour"), [](const Scenario &, const CapacityResult &y) -> QString {
-            return y.costPerSessionHourUsd ? Units::formatUsd(*y.costPerSessionHourUsd) : QStringLiteral("—");
-        });
-        p6 += QStringLiteral("</table><p>%1</p>").arg(tr("Bold: differs from the first column. Charts below share one scale and the colours of the memory chart."));
+        // Every input that differs, then the answers.
+        p6 += QStringLiteral("<tr><td colspan=%1><i>%2</i></td></tr>").arg(all.size() + 1).arg(tr("Inputs that differ"));
+        line(tr("Model"), [](const Scenario &x, const CapacityResult &) { return x.model.name; }, true);
+        line(tr("GPU"), [](const Scenario &x, const CapacityResult &) { return x.gpu.name; }, true);
+        line(tr("Card memory"), [&fmt](const Scenario &x, const CapacityResult &) { return fmt(x.effectiveGpuMemoryBytes()); }, true);
+        line(tr("TP"), [](const Scenario &x, const CapacityResult &) { return QString::number(x.tp); }, true);
+        line(tr("Weights precision"), [](const Scenario &, const CapacityResult &y) { return Dtypes::name(y.weightsDtype); }, true);
+        line(tr("KV precision"), [](const Scenario &, const CapacityResult &y) { return Dtypes::name(y.kvDtype); }, true);
+        line(tr("KV heads"), [](const Scenario &x, const CapacityResult &) {
+            return x.kvHeadsOverride && *x.kvHeadsOverride != x.model.kvHeads ? tr("%1 (what-if; the model has %2)").arg(*x.kvHeadsOverride).arg(x.model.kvHeads)
+                                                                              : QString::number(x.model.kvHeads);
+        }, true);
+        line(tr("Engine"), [](const Scenario &x, const CapacityResult &) { return Engines::name(x.engine); }, true);
+        line(tr("Session lengths"), [](const Scenario &x, const CapacityResult &) {
+            return x.distribution ? QFileInfo(x.distribution->spec).fileName() + (x.lengthScale != 1 ? tr(" × %1").arg(Units::formatDecimal(x.lengthScale, 3)) : QString())
+                                  : tr("%1 tokens each").arg(Units::formatCount(x.contextTokens));
+        }, true);
+        line(tr("Retention cap"), [](const Scenario &x, const CapacityResult &) { return x.retainTokens ? tr("%1 tokens").arg(Units::formatCount(*x.retainTokens)) : tr("none"); }, true);
+        line(tr("Risk"), [](const Scenario &x, const CapacityResult &) { return x.distribution ? riskText(x.risk) : tr("none (fixed lengths)"); }, true);
+        line(tr("Target sessions"), [](const Scenario &x, const CapacityResult &) { return x.targetSessions ? Units::formatCount(*x.targetSessions) : tr("none"); }, true);
+        line(tr("Price per GPU-hour"), [](const Scenario &x, const CapacityResult &) { return money(x.effectivePrice()); }, true);
+        p6 += QStringLiteral("<tr><td colspan=%1><i>%2</i></td></tr>").arg(all.size() + 1).arg(tr("Answers"));
+        line(tr("Basis"), [](const Scenario &x, const CapacityResult &) { return basisOf(x); }, false);
+        line(tr("KV bytes per token"), [](const Scenario &, const CapacityResult &y) { return Units::formatExactBytes(y.kvBytesPerToken); }, false);
+        line(tr("KV budget per GPU"), [&fmt](const Scenario &, const CapacityResult &y) { return fmt(y.kvBudgetBytesPerGpu); }, false);
+        line(tr("Sessions per TP group"), [](const Scenario &, const CapacityResult &y) { return Units::formatCount(y.distribution.sessionsAtRisk); }, false);
+        line(tr("Sessions per GPU"), [](const Scenario &x, const CapacityResult &y) { return Units::formatDecimal(double(y.distribution.sessionsAtRisk) / x.tp, 1); }, false);
+        line(tr("Money per month"), [](const Scenario &x, const CapacityResult &y) { return money(deploymentOf(x, y).perMonth); }, false);
+        line(tr("Per session-hour"), [](const Scenario &x, const CapacityResult &y) {
+            const auto v = deploymentOf(x, y).perSessionHour;
+            return v ? Units::formatUsdPer(*v, tr("session-hour"), tr("session-hours")) : QStringLiteral("—");
+        }, false);
+        p6 += QStringLiteral("</table>");
+        QStringList bases;
+        for (const auto &c : all)
+            bases << basisOf(c.second);
+        bases.removeDuplicates();
+        p6 += QStringLiteral("<p>%1 %2</p>").arg(bases.size() == 1 ? tr("Like with like: every column is %1.").arg(bases.first())
+                                                                    : tr("<b>Not like with like</b>: the columns stand on different bases, so their session counts answer different questions."),
+                                                  tr("Bold: differs from the first column. Charts below share one scale and the colours of the memory chart."));
         qint64 top = 0;
         for (const CapacityResult &y : results)
             top = std::max(top, y.gpuMemoryBytes + std::max<qint64>(0, y.weightsBytesPerGpu + y.workspaceBytesPerGpu + y.kvBytesForSessionsPerGpu - y.gpuMemoryBytes));
-        for (int i = 0; i < all.size(); ++i) {
-            auto chart = std::make_unique<MemoryChartView>();
-            chart->setResult(results.at(i), all.at(i).second.tp, u);
-            chart->setScaleTop(top);
-            chart->setLegendVisible(false);
-            chart->chart()->setTitle(all.at(i).first);
-            compareCharts.push_back(std::move(chart));
-        }
         QVector<QChart *> charts;
-        for (const auto &c : compareCharts)
+        for (int i = 0; i < all.size(); ++i) {
+            auto c = std::make_unique<MemoryChartView>();
+            c->setResult(results.at(i), all.at(i).second.tp, u);
+            c->setScaleTop(top);
+            c->setLegendVisible(false);
+            c->chart()->setTitle(all.at(i).first);
             charts << c->chart();
-        pages << Page{p6, charts, 0.45};
+            compareCharts.push_back(std::move(c));
+        }
+        text(p6, true);
+        blocks << Block{QString(), nullptr, 0.35, false, charts};
     }
+
+    // Appendix: derivation, sources, assumptions, figures for scripts.
+    // Numbered by hand in a two-column table: the derivation flows across pages in blocks, and each
+    // block keeps its numbers.
+    const QString a1Head = QStringLiteral("<h2>%1</h2>").arg(tr("Appendix A: the derivation, every number"));
+    QString a1 = a1Head + QStringLiteral("<table cellspacing=2>");
+    const QStringList derivation = explainCapacity(s, r, u);
+    bool firstChunk = true;
+    for (int i = 0; i < derivation.size(); ++i) {
+        a1 += QStringLiteral("<tr><td align=right>%1.</td><td>%2</td></tr>").arg(i + 1).arg(esc(derivation.at(i)));
+        if ((i + 1) % 14 == 0 && i + 1 < derivation.size()) { // blocks small enough to flow onto the next page
+            text(a1 + QStringLiteral("</table>"), firstChunk);
+            firstChunk = false;
+            a1 = QStringLiteral("<table cellspacing=2>");
+        }
+    }
+    a1 += QStringLiteral("</table>");
+    for (const QString &f : r.fixes)
+        a1 += QStringLiteral("<p>%1 %2</p>").arg(tr("Lever:"), esc(f));
+    text(a1, firstChunk);
+    QString a2 = QStringLiteral("<h2>%1</h2><table cellspacing=3>").arg(tr("Appendix B: sources"));
+    a2 += row(tr("Model: %1").arg(esc(s.model.name)), tr("%1 (%2)").arg(esc(s.model.source), esc(s.model.sourceDate.isEmpty() ? tr("undated") : s.model.sourceDate)));
+    a2 += row(tr("Card memory: %1").arg(esc(s.gpu.name)), esc(s.gpu.memorySource));
+    if (s.gpu.priceUsdPerHour)
+        a2 += row(tr("Price"), tr("%1 (%2)").arg(esc(s.gpu.priceSource), esc(s.gpu.priceDate.isEmpty() ? tr("undated") : s.gpu.priceDate)));
+    if (s.distribution)
+        a2 += row(tr("Session lengths"), esc(s.distribution->spec));
+    a2 += row(tr("Engine rule"), esc(r.budgetRule));
+    a2 += QStringLiteral("</table>");
+    text(a2);
+    a2 = QStringLiteral("<h2>%1</h2><ul>").arg(tr("Appendix C: assumptions and units"));
+    a2 += QStringLiteral("<li>%1</li>").arg(tr("GB = 10^9 bytes, GiB = 2^30 bytes; figures here in %1. A month is 730 hours.").arg(Units::gigaLabel(u)));
+    a2 += QStringLiteral("<li>%1</li>").arg(tr("Workspace per GPU %1 (runtime reserve and activations).").arg(fmt(r.workspaceBytesPerGpu)));
+    a2 += QStringLiteral("<li>%1</li>").arg(tr("Paged KV cache in blocks of %1 tokens%2.").arg(s.blockSize).arg(s.preallocate ? tr("; every session preallocates its maximum") : QString()));
+    a2 += QStringLiteral("<li>%1</li>").arg(tr("Decode is bandwidth-bound at %1 of peak bandwidth; compute at %2 of dense BF16 TFLOPS.")
+                                                .arg(Units::formatDecimal(s.bandwidthEfficiency, 2), Units::formatDecimal(s.computeUtilization, 2)));
+    a2 += QStringLiteral("<li>%1</li>").arg(tr("Sessions are independent draws of the length distribution; the tail is exact (FFT) for small counts and a lattice saddlepoint approximation for large ones."));
+    for (const QString &w : r.warnings)
+        a2 += QStringLiteral("<li>%1</li>").arg(esc(w));
+    a2 += QStringLiteral("</ul>");
+    text(a2);
+    QString a3 = QStringLiteral("<h2>%1</h2><p>%2</p><table cellspacing=2>")
+                     .arg(tr("Appendix D: figures for scripts"), tr("The same figures as <tt>headroom plan --json</tt> gives them, under its field names, for scripts that check this report."));
+    const QJsonObject json = r.toJson();
+    for (const char *key : {"kv_bytes_per_token", "kv_bytes_per_token_per_gpu", "session_bytes", "weights_bytes_per_gpu", "kv_budget_bytes_per_gpu",
+                            "max_sessions", "sessions_at_risk", "sessions_worst_case", "sessions_at_mean", "admission_limit",
+                            "cost_per_session_hour_usd", "cost_per_million_tokens_usd", "gpus_needed", "fleet_cost_per_month_usd"}) {
+        const QJsonValue v = json.value(QString::fromLatin1(key));
+        a3 += QStringLiteral("<tr><td><tt>%1</tt></td><td>%2</td></tr>").arg(QString::fromLatin1(key), v.isDouble() ? QString::number(v.toDouble(), 'f', 12).remove(QRegularExpression(QStringLiteral("\\.?0+$"))) : tr("n/a"));
+    }
+    a3 += QStringLiteral("</table>");
+    text(a3);
 
     QPainter painter;
     if (!painter.begin(device)) {
-        *error = QCoreApplication::translate("ReportWriter", "cannot paint the report (is the file writable?)");
+        *error = tr("cannot paint the report (is the file writable?)");
         return false;
     }
     const QRectF body = QRectF(QPointF(0, 0), device->pageLayout().paintRectPixels(device->logicalDpiX()).size());
     const double header = body.height() * 0.04;
+    const QRectF content(0, header * 1.5, body.width(), body.height() - header * 3);
+    const double gap = content.height() * 0.015;
+    const double dpi = device->logicalDpiX();
+    // Lay the blocks out: a block that does not fit what is left of a page starts the next.
+    std::vector<std::unique_ptr<QTextDocument>> docs;
+    QVector<int> pageOf;
+    QVector<double> topOf, heightOf;
+    int page = 0;
+    double y = 0;
+    for (const Block &b : blocks) {
+        double h = 0;
+        if (b.chart || !b.row.isEmpty()) {
+            h = content.height() * b.share;
+            docs.push_back(nullptr);
+        } else {
+            auto doc = std::make_unique<QTextDocument>();
+            doc->documentLayout()->setPaintDevice(device);
+            doc->setDefaultStyleSheet(QStringLiteral("h1 { font-size: 18pt; } h2 { font-size: 13pt; } h3 { font-size: 11pt; } td { padding-right: 12px; }"));
+            doc->setHtml(b.html);
+            doc->setTextWidth(content.width());
+            h = doc->size().height();
+            docs.push_back(std::move(doc));
+        }
+        if ((b.newPage && y > 0) || (y > 0 && y + h > content.height())) {
+            ++page;
+            y = 0;
+        }
+        pageOf << page;
+        topOf << y;
+        heightOf << h;
+        y += h + gap;
+    }
+    const int pages = page + 1;
     QFont small = painter.font();
     small.setPointSizeF(8);
-    for (int i = 0; i < pages.size(); ++i) {
-        if (i > 0)
-            device->newPage();
-        painter.setFont(small);
-        painter.setPen(Qt::darkGray);
-        painter.drawText(QRectF(0, 0, body.width(), header), Qt::AlignLeft | Qt::AlignVCenter,
-                         in.name.isEmpty() ? tr("Untitled scenario") : in.name);
-        painter.drawText(QRectF(0, 0, body.width(), header), Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("Headroom %1").arg(version));
-        painter.drawText(QRectF(0, body.height() - header, body.width(), header), Qt::AlignCenter,
-                         QCoreApplication::translate("ReportWriter", "Page %1 of %2").arg(i + 1).arg(pages.size()));
-        painter.setPen(Qt::black);
-        const QRectF content(0, header * 1.5, body.width(), body.height() - header * 3);
-        QTextDocument doc;
-        doc.documentLayout()->setPaintDevice(device);
-        doc.setDefaultStyleSheet(QStringLiteral("h1 { font-size: 18pt; } h2 { font-size: 13pt; } td { padding-right: 12px; }"));
-        doc.setHtml(pages.at(i).html);
-        doc.setTextWidth(content.width());
-        const QVector<QChart *> &charts = pages.at(i).charts;
-        const bool isCompare = !in.comparisons.isEmpty() && i == pages.size() - 1;
-        const double chartHeight = charts.isEmpty() ? 0 : content.height() * pages.at(i).chartShare;
-        painter.save();
-        painter.translate(content.topLeft());
-        doc.drawContents(&painter, QRectF(0, 0, content.width(), content.height() - chartHeight));
-        painter.restore();
-        const QRectF chartRect(content.left(), content.bottom() - chartHeight, content.width(), chartHeight);
-        const double dpi = device->logicalDpiX();
-        for (int c = 0; c < charts.size(); ++c) {
-            // Comparison charts side by side (one scale); other pages stack theirs.
-            const QRectF target = isCompare
-                ? QRectF(chartRect.left() + chartRect.width() * c / charts.size(), chartRect.top(), chartRect.width() / charts.size(), chartRect.height())
-                : QRectF(chartRect.left(), chartRect.top() + chartRect.height() * c / charts.size(), chartRect.width(), chartRect.height() / charts.size());
-            renderChart(painter, charts.at(c), target, dpi);
+    int painted = -1;
+    for (int i = 0; i < blocks.size(); ++i) {
+        while (painted < pageOf.at(i)) {
+            if (painted >= 0)
+                device->newPage();
+            ++painted;
+            painter.setFont(small);
+            painter.setPen(Qt::darkGray);
+            painter.drawText(QRectF(0, 0, body.width(), header), Qt::AlignLeft | Qt::AlignVCenter, title);
+            painter.drawText(QRectF(0, 0, body.width(), header), Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("Headroom %1").arg(version));
+            painter.drawText(QRectF(0, body.height() - header, body.width(), header), Qt::AlignCenter, tr("Page %1 of %2").arg(painted + 1).arg(pages));
+            painter.setPen(Qt::black);
+        }
+        const Block &b = blocks.at(i);
+        const QRectF target(content.left(), content.top() + topOf.at(i), content.width(), heightOf.at(i));
+        if (b.chart) {
+            renderChart(painter, b.chart, target, dpi);
+        } else if (!b.row.isEmpty()) {
+            for (int c = 0; c < b.row.size(); ++c)
+                renderChart(painter, b.row.at(c),
+                            QRectF(target.left() + target.width() * c / b.row.size(), target.top(), target.width() / b.row.size(), target.height()), dpi);
+        } else {
+            painter.save();
+            painter.translate(target.topLeft());
+            docs.at(std::size_t(i))->drawContents(&painter, QRectF(0, 0, target.width(), target.height()));
+            painter.restore();
         }
     }
     painter.end();

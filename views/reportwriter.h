@@ -23,15 +23,24 @@ struct ReportInput
     CapacityResult result;
     UnitSystem units = UnitSystem::Decimal;
     QVector<QPair<QString, Scenario>> comparisons; ///< up to 3 more scenarios for a comparison page
+    bool unsavedChanges = false;  ///< the title says "(unsaved changes)": the scenario differs from its file
 };
 
-/// The PDF capacity report a planner hands on: title, date and scenario name;
-/// the inputs with each preset's source; the derivation with the numbers
-/// plugged in; the stacked memory chart; sessions against context length; the
-/// distribution with the cap and the risk; throughput, latency and cost; the
-/// fleet; assumptions and units; the figures as `headroom plan --json` gives
-/// them; and, when comparing, a comparison page. Page headers and footers
-/// carry the scenario name, "page x of y" and the Headroom version.
+/// The PDF capacity report a planner hands to finance. Page 1 is the decision:
+/// one sentence (sessions, GPUs, money a month and per session-hour, the
+/// limit), the fleet (GPUs, TP groups), money per month (GPUs x price x 730 h
+/// for the recommended deployment: the target sessions, or one TP group) and
+/// per million tokens, the stacked memory chart, the three assumptions that
+/// move the answer most and the risk accepted in words. Then one table per
+/// basis (at the context / at the cap / against the trace at risk p), the
+/// inputs with every value that differs from its preset marked (what-ifs said
+/// as such), the sensitivity table (each row one computeCapacity() call) and
+/// the engine's uncertainty band, lengths and risk, throughput; a comparison
+/// page listing every input that differs; and an appendix with the
+/// derivation, the sources with their dates and the `plan --json` figures for
+/// scripts. Blocks flow onto pages; page 1, the comparison and the appendix
+/// start pages. Headers and footers carry the title, "Page x of y" and the
+/// Headroom version.
 ///
 /// Charts are painted from their chart scenes onto the page painter (never a
 /// screen grab), with animations and shadows off, so they stay vector; text

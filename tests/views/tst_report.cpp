@@ -68,61 +68,153 @@ private:
         return out;
     }
 
-private Q_SLOTS:
-    void doneWhen()
+    static Scenario preset(const QString &model, const QString &gpu)
     {
         Scenario s;
         for (const PresetRecord &r : PresetStore::builtInPresets()) {
-            if (r.id == QLatin1String("llama-3.1-70b"))
+            if (r.id == model)
                 s.model = ConfigImporter::fromPreset(r.json);
-            if (r.id == QLatin1String("h100-sxm-80gb"))
+            if (r.id == gpu)
                 s.gpu = GpuSpec::fromPreset(r.json);
         }
+        return s;
+    }
+
+    // pdftotext of `pages` (all when 0) with the line breaks folded, so a sentence reads whole.
+    static QString textOf(const QString &pdf, int page = 0)
+    {
+        QStringList args;
+        if (page > 0)
+            args << QStringLiteral("-f") << QString::number(page) << QStringLiteral("-l") << QString::number(page);
+        args << QStringLiteral("-layout") << pdf << QStringLiteral("-");
+        // NFKC folds the ligatures the PDF's fonts use ("ﬃ" in "traffic") back into letters.
+        return run(QStringLiteral("pdftotext"), args).normalized(QString::NormalizationForm_KC).simplified();
+    }
+
+    // Money and counts never in scientific notation: no "1e-05" or "2.1E+03" before the appendix (whose
+    // derivation may state an error bound as 7e-11), and no dollar figure in it anywhere.
+    static void noScientific(const QString &text)
+    {
+        const qsizetype appendix = text.indexOf(QStringLiteral("Appendix A"));
+        QVERIFY(appendix > 0);
+        const QRegularExpressionMatch m = QRegularExpression(QStringLiteral("\\d[eE][-+]?\\d")).match(text.left(appendix));
+        QVERIFY2(!m.hasMatch(), qPrintable(QStringLiteral("scientific notation: ") + text.mid(std::max<qsizetype>(0, m.capturedStart() - 60), 120)));
+        QVERIFY(!text.contains(QRegularExpression(QStringLiteral("\\$[0-9.,]*\\d[eE][-+]?\\d"))));
+    }
+
+private Q_SLOTS:
+    void doneWhen()
+    {
+        // Scenario 3 of the issue: Llama-3.1-70B on H100 SXM 80GB, TP 4, the Azure conversation trace, 1,000 sessions.
+        Scenario s = preset(QStringLiteral("llama-3.1-70b"), QStringLiteral("h100-sxm-80gb"));
         s.tp = 4;
         s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"), QStringLiteral("t"));
         s.contextTokens = s.distribution->maximum();
         s.targetSessions = 1000;
         const CapacityResult r = computeCapacity(s);
         QVERIFY(r.ok);
+        QVERIFY(s.gpu.priceUsdPerHour.has_value());
         // Llama-3.1-70B config.json: 80 layers x 2 x 8 KV heads x 128 x 2 B = 327,680 B per token.
         QCOMPARE(r.kvBytesPerToken, qint64(327680));
 
-        const QString pdf = m_dir.filePath(QStringLiteral("report.pdf"));
+        for (const QPageSize::PageSizeId size : {QPageSize::A4, QPageSize::Letter}) {
+            const QString pdf = m_dir.filePath(QStringLiteral("report-%1.pdf").arg(int(size)));
+            QString error;
+            ReportInput in{QStringLiteral("70B on 4 x H100"), s, r, UnitSystem::Decimal, {}};
+            in.unsavedChanges = true;
+            QVERIFY2(ReportWriter::writePdf(pdf, in, size, &error), qPrintable(error));
+            const QString page1 = textOf(pdf, 1), text = textOf(pdf);
+            if (QTest::currentTestFailed())
+                return;
+            const DistributionFigures &d = r.distribution;
+            // The fleet: 1,000 sessions on whole TP groups of 4 at the risk-based count per group;
+            // a month is 730 hours of every GPU at the preset's price.
+            QVERIFY(d.sessionsAtRisk > 0);
+            const qint64 groups = (1000 + d.sessionsAtRisk - 1) / d.sessionsAtRisk;
+            const qint64 gpus = groups * 4;
+            const double month = double(gpus) * *s.gpu.priceUsdPerHour * 730;
+            const QString sentence = QStringLiteral("Serve 1,000 concurrent sessions of this traffic on %1 × %4: %2 a month, %3; the KV cache is the limit.")
+                                         .arg(Units::formatCount(gpus), Units::formatUsd(month),
+                                              Units::formatUsdPer(month / 730 / 1000, QStringLiteral("session-hour"), QStringLiteral("session-hours")), s.gpu.name);
+            QVERIFY2(page1.contains(sentence), qPrintable(sentence + QStringLiteral("\n---\n") + page1));
+            QVERIFY(page1.contains(QStringLiteral("70B on 4 x H100 (unsaved changes)")));
+            QVERIFY(page1.contains(QStringLiteral("1 chance in 100 that a peak of concurrent sessions overflows the KV cache")));
+            QVERIFY(page1.contains(QStringLiteral("The three assumptions that move the answer most")));
+            QVERIFY(page1.contains(QStringLiteral("%1 TP groups of 4 GPUs").arg(Units::formatCount(groups))));
+            // One basis, named: the per-session table is against the trace at risk 0.01.
+            QVERIFY(text.contains(QStringLiteral("Per session and per card, against the trace at risk 0.01")));
+            QVERIFY(text.contains(QStringLiteral("Sessions per TP group %1").arg(Units::formatCount(d.sessionsAtRisk))));
+            // Worst case: every session the longest request of the trace, 14,089 tokens = 881 blocks of
+            // 16 = 14,096 tokens x 81,920 B per GPU (2 of the 8 KV heads at TP 4) = 1,154,744,320 B.
+            QCOMPARE(d.sessionsWorstCase, r.kvBudgetBytesPerGpu / qint64(1'154'744'320));
+            QVERIFY(text.contains(QStringLiteral("every session at the longest, 14,089 tokens %1 sessions per TP group").arg(Units::formatCount(d.sessionsWorstCase))));
+            QVERIFY(text.contains(QStringLiteral("327,680 B")));
+            QVERIFY(text.contains(QStringLiteral("Sensitivity")) && text.contains(QStringLiteral("risk 0.000001")));
+            // The figures for scripts, under their field names, in the appendix only.
+            QVERIFY(text.contains(QStringLiteral("Appendix D: figures for scripts")));
+            QVERIFY(text.contains(QStringLiteral("sessions_at_risk %1 ").arg(d.sessionsAtRisk)));
+            QCOMPARE(text.indexOf(QStringLiteral("kv_bytes_per_token")), text.indexOf(QStringLiteral("Appendix D")) + text.mid(text.indexOf(QStringLiteral("Appendix D"))).indexOf(QStringLiteral("kv_bytes_per_token")));
+            noScientific(text);
+            QVERIFY(text.contains(QStringLiteral("Page 1 of")));
+            const QString info = run(QStringLiteral("pdfinfo"), {pdf});
+            QVERIFY2(info.contains(size == QPageSize::A4 ? QStringLiteral("A4") : QStringLiteral("letter")), qPrintable(info));
+            // Every font embedded, and there is text to need one.
+            int fontCount = 0;
+            const QStringList missing = notEmbedded(run(QStringLiteral("pdffonts"), {pdf}), &fontCount);
+            QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QLatin1Char('\n'))));
+            QVERIFY(fontCount > 0);
+            // Vector charts: no page carries an embedded raster image.
+            QCOMPARE(run(QStringLiteral("pdfimages"), {QStringLiteral("-list"), pdf}).split(QLatin1Char('\n'), Qt::SkipEmptyParts).size(), 2);
+        }
+    }
+
+    void fixedContextOnOneCard()
+    {
+        // Scenario 1: Llama-3.1-8B on one H100 at 100,000 tokens, the price set to $2.50 an hour.
+        Scenario s = preset(QStringLiteral("llama-3.1-8b"), QStringLiteral("h100-sxm-80gb"));
+        s.contextTokens = 100000;
+        s.priceUsdPerGpuHour = 2.5;
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY(r.ok);
+        // 131,072 B per token (seed-figures.md B) x 100,000 tokens (6,250 whole blocks of 16) per session.
+        const qint64 n = r.kvBudgetBytesPerGpu / (qint64(131072) * 100000);
+        QVERIFY(n > 0);
+        const QString pdf = m_dir.filePath(QStringLiteral("fixed.pdf"));
         QString error;
-        QVERIFY2(ReportWriter::writePdf(pdf, ReportInput{QStringLiteral("70B on 4 x H100"), s, r, UnitSystem::Decimal, {}},
-                                        QPageSize::A4, &error),
-                 qPrintable(error));
-        const QString text = run(QStringLiteral("pdftotext"), {QStringLiteral("-layout"), pdf, QStringLiteral("-")});
-        if (QTest::currentTestFailed())
-            return;
-        const QJsonObject plan = r.toJson();
-        QVERIFY(text.contains(QStringLiteral("327,680 B")));
-        QVERIFY(text.contains(QStringLiteral("kv_bytes_per_token")) && text.contains(QStringLiteral("327680")));
-        // Worst case: every session the longest request of the trace, 14,089 tokens = 881 blocks of
-        // 16 = 14,096 tokens x 81,920 B per GPU (2 of the 8 KV heads at TP 4) = 1,154,744,320 B.
-        const DistributionFigures &d = r.distribution;
-        QCOMPARE(d.sessionsWorstCase, r.kvBudgetBytesPerGpu / qint64(1'154'744'320));
-        QVERIFY(d.sessionsWorstCase <= d.sessionsAtRisk && d.sessionsAtRisk <= d.sessionsAtMean);
-        QCOMPARE(plan.value(QStringLiteral("sessions_at_risk")).toInteger(), d.sessionsAtRisk);
-        // The report's row and its plan --json table carry those counts, labelled.
-        const QString riskRow = QStringLiteral("Sessions per TP group at the risk +%1 \\(risk 0.01; worst case %2, at the mean %3\\)")
-                                    .arg(Units::formatCount(d.sessionsAtRisk), Units::formatCount(d.sessionsWorstCase),
-                                         Units::formatCount(d.sessionsAtMean));
-        QVERIFY2(text.contains(QRegularExpression(riskRow)), qPrintable(riskRow));
-        QVERIFY(text.contains(QRegularExpression(QStringLiteral("sessions_at_risk +%1\\b").arg(d.sessionsAtRisk))));
-        QVERIFY(text.contains(QString::number(plan.value(QStringLiteral("cost_per_session_hour_usd")).toDouble(), 'g', 15)));
-        QVERIFY(text.contains(QString::number(plan.value(QStringLiteral("cost_per_million_tokens_usd")).toDouble(), 'g', 15)));
-        QVERIFY(text.contains(QStringLiteral("Page 1 of")));
-        QVERIFY(text.contains(QStringLiteral("Derivation")) && text.contains(QStringLiteral("Assumptions and units")));
-        const QString info = run(QStringLiteral("pdfinfo"), {pdf});
-        QVERIFY2(info.contains(QStringLiteral("A4")), qPrintable(info));
-        // Every font embedded, and there is text to need one.
-        int fontCount = 0;
-        const QStringList missing = notEmbedded(run(QStringLiteral("pdffonts"), {pdf}), &fontCount);
-        QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QLatin1Char('\n'))));
-        QVERIFY(fontCount > 0);
-        // Vector charts: no page carries an embedded raster image.
-        QCOMPARE(run(QStringLiteral("pdfimages"), {QStringLiteral("-list"), pdf}).split(QLatin1Char('\n'), Qt::SkipEmptyParts).size(), 2);
+        QVERIFY2(ReportWriter::writePdf(pdf, ReportInput{QStringLiteral("8B at 100k"), s, r, UnitSystem::Decimal, {}}, QPageSize::A4, &error), qPrintable(error));
+        const QString page1 = textOf(pdf, 1), text = textOf(pdf);
+        // No target: one TP group of one card, 730 hours x $2.50 = $1,825 a month.
+        const QString sentence = QStringLiteral("Serve %1 concurrent sessions of 100,000 tokens on 1 × %3: $1,825 a month, %2; the KV cache is the limit.")
+                                     .arg(Units::formatCount(n), Units::formatUsdPer(2.5 / double(n), QStringLiteral("session-hour"), QStringLiteral("session-hours")), s.gpu.name);
+        QVERIFY2(page1.contains(sentence), qPrintable(sentence + QStringLiteral("\n---\n") + page1));
+        QVERIFY(!page1.contains(QStringLiteral("(unsaved changes)")));
+        QVERIFY(text.contains(QStringLiteral("Per session and per card, at the context of 100,000 tokens")));
+        QVERIFY(text.contains(QStringLiteral("$2.50 per GPU-hour (set; the preset's is")));
+        QVERIFY(text.contains(QStringLiteral("context −50% (50,000 tokens)")));
+        noScientific(text);
+    }
+
+    void traceWithCapAndWhatIf()
+    {
+        // Scenario 2: Llama-3.1-8B, the trace capped at 8,192 tokens, and a what-if of 4 KV heads.
+        Scenario s = preset(QStringLiteral("llama-3.1-8b"), QStringLiteral("h100-sxm-80gb"));
+        s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"), QStringLiteral("t"));
+        s.contextTokens = s.distribution->maximum();
+        s.retainTokens = 8192;
+        s.kvHeadsOverride = 4;
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY(r.ok);
+        // 32 layers x 2 x 4 KV heads x 128 x 2 B = 65,536 B per token.
+        QCOMPARE(r.kvBytesPerToken, qint64(65536));
+        const QString pdf = m_dir.filePath(QStringLiteral("whatif.pdf"));
+        QString error;
+        QVERIFY2(ReportWriter::writePdf(pdf, ReportInput{QStringLiteral("8B capped"), s, r, UnitSystem::Decimal, {}}, QPageSize::Letter, &error), qPrintable(error));
+        const QString page1 = textOf(pdf, 1), text = textOf(pdf);
+        QVERIFY(page1.contains(QStringLiteral("What-ifs in force: KV heads 4 (what-if; the model has 8)")));
+        QVERIFY(text.contains(QStringLiteral("32 layers, KV heads 4 (what-if; the model has 8), head_dim 128")));
+        QVERIFY(text.contains(QStringLiteral("Per session and per card, against the trace capped at 8,192 tokens, at risk 0.01")));
+        QVERIFY(text.contains(QStringLiteral("cap −50% (4,096 tokens)")));
+        noScientific(text);
     }
 
     void fontCheckSeesAFontThatIsNotEmbedded()
@@ -155,6 +247,10 @@ private Q_SLOTS:
                  qPrintable(error));
         const QString text = run(QStringLiteral("pdftotext"), {QStringLiteral("-layout"), pdf, QStringLiteral("-")});
         QVERIFY(text.contains(QStringLiteral("Comparison")));
+        // The input that differs is listed; the ones that do not are left out; both at the same basis.
+        QVERIFY(text.contains(QRegularExpression(QStringLiteral("KV precision +bf16 +fp8"))));
+        QVERIFY(!text.contains(QRegularExpression(QStringLiteral("\\bTP +1 +1"))));
+        QVERIFY(text.contains(QStringLiteral("Like with like: every column is at the context of 100,000 tokens.")));
         // 131,072 B per token at bf16, 65,536 B with the 8-bit cache (seed-figures.md B).
         QVERIFY(text.contains(QStringLiteral("131,072 B")) && text.contains(QStringLiteral("65,536 B")));
         QVERIFY(run(QStringLiteral("pdfinfo"), {pdf}).contains(QStringLiteral("letter")));
