@@ -23,11 +23,12 @@ struct Style
     const char *label;
     QColor color;
 };
-const Style kStyles[6] = {
+const Style kStyles[7] = {
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Weights"), QColor(0x3b, 0x6e, 0xa8)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Workspace"), QColor(0x8c, 0x8c, 0x8c)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Held back (utilization)"), QColor(0xc8, 0xc8, 0xc8)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "KV cache"), QColor(0xe0, 0x9a, 0x2b)},
+    {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Indexer cache"), QColor(0xa8, 0x5c, 0x1a)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Free"), QColor(0xb9, 0xe0, 0xb0)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Over capacity"), QColor(0xc6, 0x28, 0x28)},
 };
@@ -45,7 +46,7 @@ MemoryChartView::MemoryChartView(QWidget *parent)
     : QWidget(parent), m_chart(new QChart), m_series(new QStackedBarSeries), m_axisX(new QBarCategoryAxis),
       m_axisY(new QValueAxis)
 {
-    for (int i = 0; i < 6; ++i) {
+    for (int i = 0; i < 7; ++i) {
         m_sets[i] = new QBarSet(tr(kStyles[i].label));
         m_sets[i]->setColor(kStyles[i].color);
         m_sets[i]->setBorderColor(kStyles[i].color.darker(130));
@@ -98,8 +99,8 @@ void MemoryChartView::restyle()
     m_capacity->setPen(pen);
     // The overflow hatch over a tint of its red, so it reads on either background.
     QColor red(0xc6, 0x28, 0x28);
-    m_sets[5]->setBrush(QBrush(red, Qt::BDiagPattern));
-    m_sets[5]->setBorderColor(red);
+    m_sets[6]->setBrush(QBrush(red, Qt::BDiagPattern));
+    m_sets[6]->setBorderColor(red);
     QFont bold = font();
     bold.setBold(true);
     m_axisX->setLabelsFont(bold);
@@ -134,7 +135,8 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
         s.weights = take(r.weightsBytesPerGpu);
         s.workspace = take(r.workspaceBytesPerGpu);
         s.heldBack = take(card - r.usableMemoryBytes);
-        s.kvCache = take(r.kvBytesForSessionsPerGpu);
+        s.kvCache = take(r.kvBytesForSessionsPerGpu - r.indexerBytesForSessionsPerGpu);
+        s.indexer = take(r.indexerBytesForSessionsPerGpu);
         s.free = room;
         const qint64 demand = r.weightsBytesPerGpu + r.workspaceBytesPerGpu + (card - r.usableMemoryBytes)
             + r.kvBytesForSessionsPerGpu;
@@ -142,9 +144,9 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     }
     m_segments = s;
     const qint64 giga = Units::gigaBytes(units);
-    const qint64 values[6] = {s.weights, s.workspace, s.heldBack, s.kvCache, s.free, s.overflow};
+    const qint64 values[7] = {s.weights, s.workspace, s.heldBack, s.kvCache, s.indexer, s.free, s.overflow};
     const int bars = std::clamp(gpus, 1, 8);
-    for (int i = 0; i < 6; ++i) {
+    for (int i = 0; i < 7; ++i) {
         m_sets[i]->remove(0, m_sets[i]->count());
         for (int g = 0; g < bars; ++g)
             m_sets[i]->append(double(values[i]) / double(giga));
@@ -162,8 +164,8 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     m_axisY->applyNiceNumbers();
     // Legend entries for segments that are empty here (no utilization rule, no overflow) only distract.
     const QList<QLegendMarker *> markers = m_chart->legend()->markers(m_series);
-    for (int i = 0; i < markers.size() && i < 6; ++i)
-        markers.at(i)->setVisible(i < 2 || i == 3 || i == 4 || values[i] > 0);
+    for (int i = 0; i < markers.size() && i < 7; ++i)
+        markers.at(i)->setVisible(i < 2 || i == 3 || i == 5 || values[i] > 0);
     m_axisY->setTitleText(r.ok ? tr("%1 (card: %2)").arg(Units::gigaLabel(units), Units::formatBytes(r.gpuMemoryBytes, units))
                                : Units::gigaLabel(units));
     m_chart->setTitle(s.overflow > 0 ? tr("Memory per GPU: over capacity by %1").arg(Units::formatBytes(s.overflow, units))

@@ -20,7 +20,7 @@ namespace Headroom {
 
 /// The stacked memory chart of the GPUs in one TP group: weights, workspace,
 /// memory held back by gpu_memory_utilization, KV cache for the chosen
-/// sessions, free memory, and (when the plan does not fit) the overflow above
+/// sessions, the sparse-attention indexer's cache, free memory, and (when the plan does not fit) the overflow above
 /// the card's capacity. Renders a CapacityResult it is given; computes
 /// nothing. Qt Charts stays behind this class (it is deprecated from Qt 6.10).
 class MemoryChartView : public QWidget
@@ -33,7 +33,8 @@ public:
         qint64 weights = 0;
         qint64 workspace = 0;
         qint64 heldBack = 0;   ///< card - usable (vLLM's gpu_memory_utilization)
-        qint64 kvCache = 0;    ///< KV for the chosen sessions, within the card
+        qint64 kvCache = 0;    ///< KV for the chosen sessions, within the card (the indexer's part apart)
+        qint64 indexer = 0;    ///< the sparse-attention indexer's keys for those sessions (DeepSeek-V3.2)
         qint64 free = 0;
         qint64 overflow = 0;   ///< demand beyond the card
     };
@@ -66,7 +67,7 @@ private:
     QBarCategoryAxis *m_axisX;
     QValueAxis *m_axisY;
     QLineSeries *m_capacity;
-    QBarSet *m_sets[6];
+    QBarSet *m_sets[7];
     Segments m_segments;
     qint64 m_scaleTop = 0;
     CapacityResult m_result;

@@ -54,6 +54,9 @@ Dtype parse(const QString &input, const QString &field)
         {"half", Dtype::FP16},     {"fp8_e4m3", Dtype::FP8}, {"fp8_e5m2", Dtype::FP8},
         {"float8_e4m3fn", Dtype::FP8}, {"e4m3", Dtype::FP8}, {"q8", Dtype::Q8_0},
         {"q4", Dtype::Q4_0},
+        // vLLM's --kv-cache-dtype for DeepSeek-V3.2's sparse MLA, of which "fp8"
+        // is an alias (flashmla_sparse.py); KvCost lays an indexed latent out so.
+        {"fp8_ds_mla", Dtype::FP8},
     };
     for (const Alias &a : aliases)
         if (t == QLatin1String(a.word))

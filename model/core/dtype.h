@@ -37,7 +37,8 @@ const DtypeInfo &info(Dtype d);
 /// The spelling used on the command line and in JSON ("bf16").
 QString name(Dtype d);
 /// Parses a spelling: the names above and config.json's torch_dtype words
-/// ("bfloat16", "float16", "float32", "fp8_e4m3", "f16", "f32"). Throws
+/// ("bfloat16", "float16", "float32", "fp8_e4m3", "f16", "f32"), and vLLM's
+/// "fp8_ds_mla" as fp8 (KvCost gives a sparse-MLA latent that layout). Throws
 /// InputError(field) naming every accepted spelling when unknown.
 Dtype parse(const QString &text, const QString &field);
 /// Bytes taken by `values` values: ceil(values / block) x bytes per block.

@@ -256,6 +256,9 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
         attention.kind = LayerKind::Mla;
         attention.latentDim = smallField(c, "kv_lora_rank", 0, true);
         attention.ropeDim = smallField(c, "qk_rope_head_dim", 0, true);
+        // DeepSeek-V3.2's sparse attention: a lightning indexer keeps one key of
+        // index_head_dim values per layer per token (HF config.json, DeepseekV32ForCausalLM).
+        attention.indexerHeadDim = smallField(c, "index_head_dim", 0, false, 0);
         m.kvHeads = 0;
     } else {
         attention.kind = LayerKind::FullAttention;

@@ -147,6 +147,7 @@ QJsonObject modelToJson(const ModelShape &m)
                                   {QStringLiteral("window"), big(g.window)},
                                   {QStringLiteral("latent_dim"), g.latentDim},
                                   {QStringLiteral("rope_dim"), g.ropeDim},
+                                  {QStringLiteral("indexer_head_dim"), g.indexerHeadDim},
                                   {QStringLiteral("conv_state_values"), big(g.convStateValues)},
                                   {QStringLiteral("ssm_state_values"), big(g.ssmStateValues)}});
     return QJsonObject{{QStringLiteral("id"), m.id},
@@ -231,6 +232,10 @@ ModelShape modelFromJson(const QJsonObject &o)
             throw InputError(gp + QStringLiteral("window"), QStringLiteral("a sliding-window group needs a window of at least 1 token"));
         l.latentDim = readInt(g, "latent_dim", 0, l.kind == LayerKind::Mla ? 1 : 0, gp);
         l.ropeDim = readInt(g, "rope_dim", 0, 0, gp);
+        l.indexerHeadDim = readInt(g, "indexer_head_dim", 0, 0, gp);
+        if (l.indexerHeadDim > 0 && l.kind != LayerKind::Mla)
+            throw InputError(gp + QStringLiteral("indexer_head_dim"),
+                             QStringLiteral("a sparse-attention indexer belongs to an MLA group; set it to 0 here"));
         l.convStateValues = readBig(g, "conv_state_values", 0, gp);
         l.ssmStateValues = readBig(g, "ssm_state_values", 0, gp);
         if (l.convStateValues < 0)

@@ -16,6 +16,19 @@ qint64 rowBytes(Dtype d, qint64 values)
 {
     return Dtypes::bytesFor(d, values, QStringLiteral("--kv-dtype"));
 }
+
+// fp8 values with one fp32 scale per 128 (vLLM's quant_block_size for the
+// DeepSeek-V3.2 indexer and the fp8_ds_mla latent).
+qint64 fp8WithScalesBytes(qint64 values)
+{
+    return values + Units::ceilDiv(values, 128) * 4;
+}
+
+// vLLM's fp8_ds_mla record: the latent in fp8 with its scales, the RoPE key in bf16.
+qint64 fp8DsMlaBytes(qint64 latent, qint64 rope)
+{
+    return fp8WithScalesBytes(latent) + Dtypes::bytesFor(Dtype::BF16, rope, QStringLiteral("--kv-dtype"));
+}
 } // namespace
 
 KvCost::KvCost(const ModelShape &model, Dtype kvDtype, int tp, int blockSize, std::optional<int> kvHeadsOverride)
@@ -66,8 +79,14 @@ KvCost::KvCost(const ModelShape &model, Dtype kvDtype, int tp, int blockSize, st
             break;
         }
         case LayerKind::Mla:
-            c.bytesPerTokenPerLayer = rowBytes(kvDtype, qint64(g.latentDim) + g.ropeDim);
+            c.latentBytesPerTokenPerLayer = g.indexerHeadDim > 0 && kvDtype == Dtype::FP8
+                ? fp8DsMlaBytes(g.latentDim, g.ropeDim)
+                : rowBytes(kvDtype, qint64(g.latentDim) + g.ropeDim);
+            c.indexerBytesPerTokenPerLayer = g.indexerHeadDim > 0 ? fp8WithScalesBytes(g.indexerHeadDim) : 0;
+            c.bytesPerTokenPerLayer = c.latentBytesPerTokenPerLayer + c.indexerBytesPerTokenPerLayer;
             c.bytesPerTokenPerLayerPerGpu = c.bytesPerTokenPerLayer;
+            m_indexerBytesPerToken = Units::add(m_indexerBytesPerToken,
+                                                Units::mul(c.indexerBytesPerTokenPerLayer, g.count, kKvHeads), kKvHeads);
             break;
         case LayerKind::Recurrent: {
             const qint64 values = Units::add(g.convStateValues, g.ssmStateValues, QStringLiteral("recurrent state"));
@@ -105,6 +124,16 @@ qint64 KvCost::sessionBytes(qint64 tokens, bool perGpu, const QString &field) co
             : Units::mul(heldTokens(c.group, tokens, field), perGpu ? c.bytesPerTokenPerLayerPerGpu : c.bytesPerTokenPerLayer, field);
         total = Units::add(total, Units::mul(layerBytes, c.group.count, field), field);
     }
+    return total;
+}
+
+qint64 KvCost::indexerSessionBytes(qint64 tokens, const QString &field) const
+{
+    qint64 total = 0;
+    for (const GroupCost &c : m_groups)
+        if (c.indexerBytesPerTokenPerLayer > 0)
+            total = Units::add(total, Units::mul(Units::mul(heldTokens(c.group, tokens, field), c.indexerBytesPerTokenPerLayer, field),
+                                                 c.group.count, field), field);
     return total;
 }
 

@@ -14,8 +14,10 @@ struct GroupCost
 {
     LayerGroup group;             ///< the layers (kv_heads after any override)
     int kvHeadsPerGpu = 0;        ///< attention heads' K/V per GPU after TP split or replication
-    qint64 bytesPerTokenPerLayer = 0;       ///< model's own figure (TP 1), K and V together
+    qint64 bytesPerTokenPerLayer = 0;       ///< model's own figure (TP 1), K and V together, indexer included
     qint64 bytesPerTokenPerLayerPerGpu = 0; ///< what one GPU holds
+    qint64 latentBytesPerTokenPerLayer = 0; ///< MLA: the latent + RoPE key alone (fp8_ds_mla layout on a sparse model at fp8)
+    qint64 indexerBytesPerTokenPerLayer = 0; ///< MLA with an indexer: its key cache (fp8 + fp32 scales), replicated per GPU
     qint64 stateBytesPerLayer = 0;          ///< recurrent: fixed state per session per layer (model)
     qint64 stateBytesPerLayerPerGpu = 0;    ///< recurrent: per GPU (split across the TP group)
 };
@@ -29,6 +31,15 @@ struct GroupCost
 /// - MLA: kv_lora_rank + qk_rope_head_dim values per layer per token, one
 ///   latent with no K/V factor 2 (DeepSeek-V2 paper, section 2.1; llama.cpp
 ///   prints c^KV and K^R separately: shared/validation/engine-logs.md E09).
+/// - Sparse MLA (an MLA group with indexerHeadDim, DeepSeek-V3.2): at an fp8
+///   cache the latent takes vLLM's fp8_ds_mla layout, kv_lora_rank fp8 values
+///   + one fp32 scale per 128 + qk_rope_head_dim bf16 values (512 + 16 + 128
+///   = 656 B; vllm/v1/attention/backends/mla/flashmla_sparse.py,
+///   get_kv_cache_shape, where "fp8" is an alias of fp8_ds_mla); and the
+///   indexer adds index_head_dim fp8 values + one fp32 scale per 128 (132 B)
+///   whatever the cache dtype (vllm/model_executor/models/deepseek_v2.py,
+///   Indexer: DeepseekV32IndexerCache(head_dim + head_dim // quant_block_size
+///   x 4, uint8); SGLang NSATokenToKVPool sizes its index_k buffer the same).
 /// - Recurrent: conv + SSM state per layer per session, any length, in the
 ///   model's recurrent_state dtype (fp32).
 /// Under TP, K/V heads per GPU = kv_heads / TP, or 1 (replicated) when TP >
@@ -53,6 +64,9 @@ public:
     qint64 bytesPerToken() const { return m_bytesPerToken; }
     /// The same for one GPU of the TP group, replication included.
     qint64 bytesPerTokenPerGpu() const { return m_bytesPerTokenPerGpu; }
+    /// The sparse-attention indexer's share of bytesPerToken() (0 without one);
+    /// an indexer key is replicated, so the per-GPU share is the same.
+    qint64 indexerBytesPerToken() const { return m_indexerBytesPerToken; }
     /// Fixed recurrent-state bytes per session (model / per GPU).
     qint64 stateBytesPerSession() const { return m_stateBytes; }
     qint64 stateBytesPerSessionPerGpu() const { return m_stateBytesPerGpu; }
@@ -61,6 +75,10 @@ public:
     /// Bytes one session of `tokens` resident tokens takes: whole model
     /// (perGpu false) or one GPU of the TP group. Throws InputError(field) on overflow.
     qint64 sessionBytes(qint64 tokens, bool perGpu, const QString &field = QStringLiteral("--context")) const;
+    /// The sparse-attention indexer's share of sessionBytes(tokens) (paged like
+    /// the latent; the same on every GPU). 0 without an indexer. Throws
+    /// InputError(field) on overflow.
+    qint64 indexerSessionBytes(qint64 tokens, const QString &field = QStringLiteral("--context")) const;
     /// The per-group costs, in the model's group order, for derivations.
     const QVector<GroupCost> &groups() const { return m_groups; }
     int tp() const { return m_tp; }
@@ -74,6 +92,7 @@ private:
     int m_blockSize;
     qint64 m_bytesPerToken = 0;
     qint64 m_bytesPerTokenPerGpu = 0;
+    qint64 m_indexerBytesPerToken = 0;
     qint64 m_stateBytes = 0;
     qint64 m_stateBytesPerGpu = 0;
 };

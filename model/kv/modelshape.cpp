@@ -6,7 +6,7 @@ namespace Headroom {
 bool LayerGroup::sameCost(const LayerGroup &o) const
 {
     return kind == o.kind && kvHeads == o.kvHeads && headDimK == o.headDimK && headDimV == o.headDimV
-        && window == o.window && latentDim == o.latentDim && ropeDim == o.ropeDim
+        && window == o.window && latentDim == o.latentDim && ropeDim == o.ropeDim && indexerHeadDim == o.indexerHeadDim
         && convStateValues == o.convStateValues && ssmStateValues == o.ssmStateValues;
 }
 
@@ -76,7 +76,7 @@ QDebug operator<<(QDebug dbg, const LayerGroup &g)
     QDebugStateSaver saver(dbg);
     dbg.nospace() << "LayerGroup(" << layerKindName(g.kind) << " x" << g.count << ", kv_heads " << g.kvHeads
                   << ", head_dim " << g.headDimK << '/' << g.headDimV << ", window " << g.window << ", latent "
-                  << g.latentDim << '+' << g.ropeDim << ", state " << g.convStateValues << '+' << g.ssmStateValues
+                  << g.latentDim << '+' << g.ropeDim << ", indexer " << g.indexerHeadDim << ", state " << g.convStateValues << '+' << g.ssmStateValues
                   << ')';
     return dbg;
 }

@@ -29,6 +29,7 @@ struct LayerGroup
     qint64 window = 0;        ///< sliding window in tokens (SlidingWindow)
     int latentDim = 0;        ///< kv_lora_rank (Mla)
     int ropeDim = 0;          ///< qk_rope_head_dim (Mla)
+    int indexerHeadDim = 0;   ///< index_head_dim of a sparse-attention indexer's key cache (Mla, DeepSeek-V3.2; 0 = none)
     qint64 convStateValues = 0; ///< recurrent: convolution state values per layer per session
     qint64 ssmStateValues = 0;  ///< recurrent: SSM / linear-attention state values per layer per session
 

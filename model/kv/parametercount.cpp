@@ -61,6 +61,12 @@ ParameterCount countParameters(const QJsonObject &root)
         const Count qHead = nope + rope;
         attention = (qLora.v > 0 ? h * qLora + qLora + qLora * heads * qHead : h * heads * qHead)
             + h * (kvLora + rope) + kvLora + kvLora * heads * (nope + v) + heads * v * h;
+        // DeepSeek-V3.2's lightning indexer (vllm/model_executor/models/deepseek_v2.py,
+        // Indexer): wq_b q_lora_rank -> index_n_heads x index_head_dim, wk hidden ->
+        // index_head_dim, k_norm LayerNorm (weight + bias), weights_proj hidden -> index_n_heads.
+        const Count indexHeads = num(c, "index_n_heads", 0), indexDim = num(c, "index_head_dim", 0);
+        if (indexDim.v > 0)
+            attention = attention + qLora * indexHeads * indexDim + h * indexDim + Count(2) * indexDim + h * indexHeads;
     } else {
         attention = h * heads * hd + Count(2) * h * kv * hd + heads * hd * h;
     }

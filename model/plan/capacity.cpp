@@ -394,6 +394,7 @@ CapacityResult computeCapacity(const Scenario &s)
         r.blockSize = s.blockSize;
         r.kvBytesPerToken = cost.bytesPerToken();
         r.kvBytesPerTokenPerGpu = cost.bytesPerTokenPerGpu();
+        r.indexerKvBytesPerToken = cost.indexerBytesPerToken();
         r.stateBytesPerSession = cost.stateBytesPerSession();
         r.sessionBytes = cost.sessionBytes(s.contextTokens, false, contextField(s));
         r.sessionBytesPerGpu = cost.sessionBytes(s.contextTokens, true, contextField(s));
@@ -426,6 +427,9 @@ CapacityResult computeCapacity(const Scenario &s)
             ? double(r.kvBudgetBytesPerGpu) / double(r.reservedSessionBytesPerGpu) : 0.0;
         r.sessions = s.sessions;
         r.kvBytesForSessionsPerGpu = Units::mul(s.sessions, r.reservedSessionBytesPerGpu, QStringLiteral("--sessions"));
+        // Side pool: the sparse-attention indexer's part of that KV (its own band on the chart).
+        r.indexerBytesForSessionsPerGpu = Units::mul(s.sessions, cost.indexerSessionBytes(r.reservedTokensPerSession, reservedField(s)),
+                                                     QStringLiteral("--sessions"));
         const qint64 left = Units::sub(b.budget, r.kvBytesForSessionsPerGpu, QStringLiteral("--sessions"));
         r.freeBytesPerGpu = std::max<qint64>(0, left);
         r.overflowBytesPerGpu = b.budget >= 0 ? std::max<qint64>(0, -left) : r.kvBytesForSessionsPerGpu;

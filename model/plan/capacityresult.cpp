@@ -16,6 +16,7 @@ QJsonObject CapacityResult::toJson() const
     }
     o.insert(QStringLiteral("kv_bytes_per_token"), kvBytesPerToken);
     o.insert(QStringLiteral("kv_bytes_per_token_per_gpu"), kvBytesPerTokenPerGpu);
+    o.insert(QStringLiteral("indexer_kv_bytes_per_token"), indexerKvBytesPerToken);
     o.insert(QStringLiteral("state_bytes_per_session"), stateBytesPerSession);
     o.insert(QStringLiteral("session_bytes"), sessionBytes);
     o.insert(QStringLiteral("session_bytes_per_gpu"), sessionBytesPerGpu);
@@ -33,6 +34,7 @@ QJsonObject CapacityResult::toJson() const
     o.insert(QStringLiteral("max_sessions"), maxSessions);
     o.insert(QStringLiteral("sessions"), sessions);
     o.insert(QStringLiteral("kv_bytes_for_sessions_per_gpu"), kvBytesForSessionsPerGpu);
+    o.insert(QStringLiteral("indexer_kv_bytes_for_sessions_per_gpu"), indexerBytesForSessionsPerGpu);
     o.insert(QStringLiteral("free_bytes_per_gpu"), freeBytesPerGpu);
     o.insert(QStringLiteral("overflow_bytes_per_gpu"), overflowBytesPerGpu);
     o.insert(QStringLiteral("fits"), fits);

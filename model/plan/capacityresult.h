@@ -72,6 +72,7 @@ struct CapacityResult
     int blockSize = 16;
     qint64 kvBytesPerToken = 0;       ///< model's own per-token KV bytes (TP 1, no window binding)
     qint64 kvBytesPerTokenPerGpu = 0; ///< per GPU, replication included
+    qint64 indexerKvBytesPerToken = 0; ///< the sparse-attention indexer's share of kvBytesPerToken (DeepSeek-V3.2; 0 without one)
     qint64 stateBytesPerSession = 0;  ///< recurrent state per session, whole model
     qint64 sessionBytes = 0;          ///< one session at the context, whole model, paged
     qint64 sessionBytesPerGpu = 0;    ///< the same on one GPU
@@ -91,6 +92,7 @@ struct CapacityResult
     double sessionsExact = 0;         ///< budget / reserved session bytes, unrounded (display only)
     qint64 sessions = 0;              ///< the sessions asked about
     qint64 kvBytesForSessionsPerGpu = 0; ///< sessions x reserved session bytes
+    qint64 indexerBytesForSessionsPerGpu = 0; ///< the sparse-attention indexer's share of kvBytesForSessionsPerGpu
     qint64 freeBytesPerGpu = 0;       ///< budget left after the sessions' KV (0 when it overflows)
     qint64 overflowBytesPerGpu = 0;   ///< how far the sessions' KV exceeds the budget (0 when it fits)
     bool fits = false;                ///< the asked sessions fit

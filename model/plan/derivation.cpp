@@ -105,9 +105,23 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
             break;
         }
         case LayerKind::Mla:
-            out << QStringLiteral("MLA, %1: (%2 latent + %3 RoPE) × %4 = %5 per layer per token (one latent, no K/V factor 2%6)")
-                       .arg(layers).arg(g.latentDim).arg(g.ropeDim).arg(perValue(r.kvDtype), formatExactBytes(c.bytesPerTokenPerLayer),
-                            tp ? QStringLiteral("; replicated on each of the %1 GPUs").arg(s.tp) : QString());
+            if (g.indexerHeadDim > 0 && r.kvDtype == Dtype::FP8)
+                out << QStringLiteral("Sparse MLA, %1, vLLM's fp8_ds_mla record: %2 latent × 1 B fp8 + %3 fp32 scales × 4 B + %4 RoPE × 2 B bf16 "
+                                      "= %5 per layer per token (vllm/v1/attention/backends/mla/flashmla_sparse.py)%6")
+                           .arg(layers).arg(g.latentDim).arg((g.latentDim + 127) / 128).arg(g.ropeDim)
+                           .arg(formatExactBytes(c.latentBytesPerTokenPerLayer),
+                                tp ? QStringLiteral("; replicated on each of the %1 GPUs").arg(s.tp) : QString());
+            else
+                out << QStringLiteral("MLA, %1: (%2 latent + %3 RoPE) × %4 = %5 per layer per token (one latent, no K/V factor 2%6)")
+                           .arg(layers).arg(g.latentDim).arg(g.ropeDim).arg(perValue(r.kvDtype), formatExactBytes(c.latentBytesPerTokenPerLayer),
+                                tp ? QStringLiteral("; replicated on each of the %1 GPUs").arg(s.tp) : QString());
+            if (g.indexerHeadDim > 0)
+                out << QStringLiteral("Sparse-attention indexer, %1: %2 key values × 1 B fp8 + %3 fp32 scale × 4 B = %4 per layer per token, "
+                                      "whatever the KV dtype, on top of the latent: %5 + %4 = %6 (vllm/model_executor/models/deepseek_v2.py "
+                                      "DeepseekV32IndexerCache; SGLang NSATokenToKVPool index_head_dim + index_head_dim / 128 × 4)")
+                           .arg(layers).arg(g.indexerHeadDim).arg((g.indexerHeadDim + 127) / 128)
+                           .arg(formatExactBytes(c.indexerBytesPerTokenPerLayer), formatExactBytes(c.latentBytesPerTokenPerLayer),
+                                formatExactBytes(c.bytesPerTokenPerLayer));
             perLayerTerms << QStringLiteral("%1 × %2").arg(g.count).arg(formatExactBytes(c.bytesPerTokenPerLayer));
             break;
         case LayerKind::Recurrent:

@@ -67,6 +67,20 @@ private Q_SLOTS:
             QVERIFY2(o.contains(QString::fromLatin1(key)), key);
     }
 
+    void sparseAttentionIndexer()
+    {
+        // DeepSeek-V3.2 (config.json: 61 MLA layers, index_head_dim 128) at vLLM's fp8_ds_mla:
+        // 656 B latent record (flashmla_sparse.py) + 132 B indexer key (deepseek_v2.py
+        // DeepseekV32IndexerCache: 128 fp8 + a 4-byte scale) per layer.
+        const Run r = run(plan("--model deepseek-v3.2 --gpu h200-sxm-141gb --tp 8 --engine vllm --kv-dtype fp8_ds_mla --context 32768"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject o = r.json();
+        QCOMPARE(o.value(QStringLiteral("kv_bytes_per_token")).toInteger(), qint64(61 * (656 + 132)));
+        QCOMPARE(o.value(QStringLiteral("indexer_kv_bytes_per_token")).toInteger(), qint64(61 * 132));
+        const Run plain = run(plan("--model deepseek-v3 --gpu h200-sxm-141gb --tp 8 --context 32768"));
+        QCOMPARE(plain.json().value(QStringLiteral("indexer_kv_bytes_per_token")).toInteger(-1), qint64(0));
+    }
+
     void seedFigures_data()
     {
         QTest::addColumn<QString>("args");

@@ -120,6 +120,25 @@ private Q_SLOTS:
         QCOMPARE(computeCapacity(back).toJson(), computeCapacity(s).toJson());
     }
 
+    void sparseMlaRoundTrip()
+    {
+        // A DeepSeek-V3.2-like group (61 MLA layers, 512 + 64, index_head_dim 128) keeps its indexer.
+        Scenario s = rich();
+        LayerGroup g;
+        g.kind = LayerKind::Mla;
+        g.count = 61;
+        g.latentDim = 512;
+        g.ropeDim = 64;
+        g.indexerHeadDim = 128;
+        s.model.groups = {g};
+        s.kvHeadsOverride.reset();
+        const QString path = m_dir.filePath(QStringLiteral("sparse.headroom"));
+        ScenarioFile::write(path, s, QStringLiteral("Sparse"));
+        const Scenario back = ScenarioFile::read(path, nullptr);
+        QCOMPARE(back.model.groups.first().indexerHeadDim, 128);
+        QCOMPARE(back, s);
+    }
+
     void newerOrDamagedIsRefused_data()
     {
         QTest::addColumn<QByteArray>("content");
@@ -249,6 +268,12 @@ private Q_SLOTS:
         QTest::newRow("model.groups.count 0 (readInt)") << patchedGroup({{QStringLiteral("count"), 0}}) << QStringLiteral("model.groups.count") << int1;
         QTest::newRow("model.groups.head_dim_k 0 for attention (readInt)") << patchedGroup({{QStringLiteral("head_dim_k"), 0}})
                                                                            << QStringLiteral("model.groups.head_dim_k") << int1;
+        QTest::newRow("model.groups.indexer_head_dim on an attention group")
+            << patchedGroup({{QStringLiteral("indexer_head_dim"), 128}}) << QStringLiteral("model.groups.indexer_head_dim")
+            << QStringLiteral("a sparse-attention indexer belongs to an MLA group");
+        QTest::newRow("model.groups.indexer_head_dim -1 (readInt)")
+            << patchedGroup({{QStringLiteral("kind"), int(LayerKind::Mla)}, {QStringLiteral("latent_dim"), 512}, {QStringLiteral("indexer_head_dim"), -1}})
+            << QStringLiteral("model.groups.indexer_head_dim") << QStringLiteral("must be a whole number from 0 to 10,000,000, got -1");
         QTest::newRow("model.groups.latent_dim 0 for MLA (readInt)") << patchedGroup({{QStringLiteral("kind"), int(LayerKind::Mla)}, {QStringLiteral("latent_dim"), 0}})
                                                                      << QStringLiteral("model.groups.latent_dim") << int1;
         {

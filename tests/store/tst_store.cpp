@@ -119,6 +119,45 @@ private Q_SLOTS:
         QCOMPARE(KvCost(ConfigImporter::fromPreset(r.json), Dtype::BF16, 1, 16).bytesPerToken(), bytesPerToken);
     }
 
+    void deepseekV32SparseAttention_data()
+    {
+        QTest::addColumn<int>("kvDtype");
+        QTest::addColumn<qint64>("bytesPerToken");
+        // deepseek-ai/DeepSeek-V3.2 config.json: 61 MLA layers, kv_lora_rank 512, qk_rope_head_dim 64,
+        // index_head_dim 128. The indexer key: 128 fp8 values + one fp32 scale per 128 = 132 B per
+        // layer at any cache dtype (vllm/model_executor/models/deepseek_v2.py, Indexer:
+        // DeepseekV32IndexerCache(head_dim + head_dim // quant_block_size * 4, uint8); SGLang
+        // NSATokenToKVPool: index_head_dim + index_head_dim // quant_block_size * 4).
+        // fp8 latent = vLLM fp8_ds_mla: 512 fp8 + 4 fp32 scales + 64 bf16 = 512 + 16 + 128 = 656 B
+        // (vllm/v1/attention/backends/mla/flashmla_sparse.py get_kv_cache_shape, "fp8" its alias).
+        QTest::newRow("fp8_ds_mla: 61 x (656 + 132) = 48,068 B") << int(Dtype::FP8) << qint64(61 * (656 + 132));
+        // bf16 latent: (512 + 64) x 2 B = 1,152 B.
+        QTest::newRow("bf16: 61 x (1,152 + 132) = 78,324 B") << int(Dtype::BF16) << qint64(61 * (1152 + 132));
+    }
+    void deepseekV32SparseAttention()
+    {
+        QFETCH(int, kvDtype);
+        QFETCH(qint64, bytesPerToken);
+        const PresetRecord r = builtIn(QStringLiteral("deepseek-v3.2"));
+        QVERIFY(!r.id.isEmpty());
+        const ModelShape m = ConfigImporter::fromPreset(r.json);
+        QCOMPARE(bytesPerToken, kvDtype == int(Dtype::FP8) ? qint64(48068) : qint64(78324));
+        const KvCost cost(m, Dtype(kvDtype), 8, 64);
+        QCOMPARE(cost.bytesPerToken(), bytesPerToken);
+        QCOMPARE(cost.indexerBytesPerToken(), qint64(61 * 132));
+        // The latent and the indexer key are both replicated under TP, not split.
+        QCOMPARE(cost.bytesPerTokenPerGpu(), bytesPerToken);
+        // Without the indexer (DeepSeek-V3, same geometry) an fp8 latent is plain: 576 B per layer.
+        QCOMPARE(KvCost(ConfigImporter::fromPreset(builtIn(QStringLiteral("deepseek-v3")).json), Dtype::FP8, 1, 16).bytesPerToken(),
+                 qint64(61 * 576));
+        // The indexer's weights per layer (vLLM Indexer): wq_b 1536 x 64 x 128 + wk 7168 x 128 +
+        // k_norm 2 x 128 + weights_proj 7168 x 64 = 13,959,424, on top of DeepSeek-V3's count.
+        const qint64 indexerWeights = 61 * (1536LL * 64 * 128 + 7168 * 128 + 2 * 128 + 7168 * 64);
+        const ModelShape v3 = ConfigImporter::fromPreset(builtIn(QStringLiteral("deepseek-v3")).json);
+        QCOMPARE(m.derivedParams - v3.derivedParams, indexerWeights);
+        QCOMPARE(m.totalParams - v3.totalParams, indexerWeights);
+    }
+
     void gpuFacts()
     {
         // nvidia-smi "Total" for H100 80GB HBM3: 81559 MiB (shared/design/model-facts.md).

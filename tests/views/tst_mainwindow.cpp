@@ -10,6 +10,7 @@
 #include "inputpanel.h"
 #include "mainwindow.h"
 #include "memorychartview.h"
+#include "plan/capacity.h"
 #include "planner.h"
 #include "tokenspinbox.h"
 
@@ -83,6 +84,41 @@ private Q_SLOTS:
         QCOMPARE(w.planner()->scenario().tp, 2);
         QCOMPARE(w.chartView()->segments().kvCache, qint64(3) * 50000 * 65536);
         QCOMPARE(w.chartView()->segments().weights, qint64(8'030'261'248));
+    }
+
+    void indexerHasItsOwnBand()
+    {
+        // DeepSeek-V3.2's shape (config.json: 61 MLA layers, kv_lora_rank 512, qk_rope_head_dim 64,
+        // index_head_dim 128), 8 sessions of 32,768 tokens at fp8 on a 141 GB card, TP 8, weights
+        // and workspace given. Per token: 61 x 656 B latent (vLLM fp8_ds_mla) + 61 x 132 B indexer
+        // key (vLLM DeepseekV32IndexerCache): the bands split the KV 656 : 132.
+        Scenario s;
+        s.model.id = s.model.name = QStringLiteral("sparse-mla");
+        s.model.attentionHeads = 128;
+        LayerGroup g;
+        g.kind = LayerKind::Mla;
+        g.count = 61;
+        g.latentDim = 512;
+        g.ropeDim = 64;
+        g.indexerHeadDim = 128;
+        s.model.groups << g;
+        s.gpuMemoryBytes = 141'000'000'000;
+        s.weightsBytes = 680'000'000'000;
+        s.workspaceBytes = 5'000'000'000;
+        s.tp = 8;
+        s.kvDtype = Dtype::FP8;
+        s.contextTokens = 32768;
+        s.sessions = 8;
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY2(r.ok, qPrintable(r.error));
+        MemoryChartView chart;
+        chart.resize(480, 360);
+        chart.setResult(r, 8, UnitSystem::Decimal);
+        QCOMPARE(chart.segments().kvCache, qint64(8) * 32768 * 61 * 656);
+        QCOMPARE(chart.segments().indexer, qint64(8) * 32768 * 61 * 132);
+        const QString shot = qEnvironmentVariable("HEADROOM_CHART_SHOT");
+        if (!shot.isEmpty())
+            QVERIFY(chart.grab().save(shot));
     }
 
     void mnemonicsReachTheControls()
