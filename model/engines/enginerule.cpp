@@ -116,6 +116,20 @@ qint64 padTo(qint64 n, qint64 multiple)
     return Units::ceilDiv(n, multiple) * multiple;
 }
 
+void addKvSelfJson(const EngineFigures &f, QJsonObject &o)
+{
+    o.insert(QStringLiteral("engine_kv_self_bytes"), f.kvSelfBytes);
+    o.insert(QStringLiteral("engine_recurrent_state_bytes"), f.recurrentStateBytes);
+}
+
+QString kvSelfLine(const QString &printed, const EngineFigures &e)
+{
+    return QStringLiteral("%1: %2 cells → KV %3 (%4)%5")
+        .arg(printed, Units::formatCount(e.kvCacheTokens), Units::formatExactBytes(e.kvSelfBytes), Units::formatBytes(e.kvSelfBytes, UnitSystem::Binary),
+             e.recurrentStateBytes > 0 ? QStringLiteral(" + recurrent state %1").arg(Units::formatBytes(e.recurrentStateBytes, UnitSystem::Binary))
+                                       : QString());
+}
+
 } // namespace EngineMath
 
 } // namespace Headroom

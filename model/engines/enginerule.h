@@ -125,6 +125,12 @@ void checkFraction(double f, const char *flag);
 constexpr qint64 cudaContextBytes = 483'183'820;
 /// ceil(n / multiple) x multiple.
 qint64 padTo(qint64 n, qint64 multiple);
+/// The JSON fields of an engine that allocates its KV cells up front (llama.cpp, Ollama):
+/// engine_kv_self_bytes and engine_recurrent_state_bytes.
+void addKvSelfJson(const EngineFigures &f, QJsonObject &o);
+/// The derivation line of such an engine: "<printed>: N cells → KV <exact bytes> (<GiB>)", plus
+/// the recurrent state when there is one. `printed` names the engine's own line.
+QString kvSelfLine(const QString &printed, const EngineFigures &e);
 } // namespace EngineMath
 
 } // namespace Headroom

@@ -44,16 +44,12 @@ EngineFigures LlamaCppRule::figures(const Scenario &s, const KvCost &cost, qint6
 
 void LlamaCppRule::addJson(const EngineFigures &f, QJsonObject &o) const
 {
-    o.insert(QStringLiteral("engine_kv_self_bytes"), f.kvSelfBytes);
-    o.insert(QStringLiteral("engine_recurrent_state_bytes"), f.recurrentStateBytes);
+    EngineMath::addKvSelfJson(f, o);
 }
 
 QStringList LlamaCppRule::derivation(const Scenario &, const EngineFigures &e, UnitSystem) const
 {
-    return {QStringLiteral("llama.cpp KV self size: %1 cells → KV %2 (%3)%4")
-                .arg(Units::formatCount(e.kvCacheTokens), Units::formatExactBytes(e.kvSelfBytes), Units::formatBytes(e.kvSelfBytes, UnitSystem::Binary),
-                     e.recurrentStateBytes > 0 ? QStringLiteral(" + recurrent state %1").arg(Units::formatBytes(e.recurrentStateBytes, UnitSystem::Binary))
-                                               : QString())};
+    return {EngineMath::kvSelfLine(QStringLiteral("llama.cpp KV self size"), e)};
 }
 
 void LlamaCppRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field) const

@@ -57,16 +57,12 @@ EngineFigures OllamaRule::figures(const Scenario &s, const KvCost &given, qint64
 
 void OllamaRule::addJson(const EngineFigures &f, QJsonObject &o) const
 {
-    o.insert(QStringLiteral("engine_kv_self_bytes"), f.kvSelfBytes);
-    o.insert(QStringLiteral("engine_recurrent_state_bytes"), f.recurrentStateBytes);
+    EngineMath::addKvSelfJson(f, o);
 }
 
 QStringList OllamaRule::derivation(const Scenario &, const EngineFigures &e, UnitSystem) const
 {
-    return {QStringLiteral("Ollama memory.required.kv: %1 cells → KV %2 (%3)%4")
-                .arg(Units::formatCount(e.kvCacheTokens), Units::formatExactBytes(e.kvSelfBytes), Units::formatBytes(e.kvSelfBytes, UnitSystem::Binary),
-                     e.recurrentStateBytes > 0 ? QStringLiteral(" + recurrent state %1").arg(Units::formatBytes(e.recurrentStateBytes, UnitSystem::Binary))
-                                               : QString())};
+    return {EngineMath::kvSelfLine(QStringLiteral("Ollama memory.required.kv"), e)};
 }
 
 } // namespace Headroom

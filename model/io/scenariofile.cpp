@@ -402,6 +402,21 @@ void checkCounts(const Scenario &s)
             throw InputError(ip + QString::fromLatin1(key), QStringLiteral("must not be negative"));
 }
 
+// The inputs both versions spell alike: length scale, cap, risk, margin, target and the
+// serving model's fractions, each under its range rule; then the whole-number checks.
+void readLengthsAndServing(const QJsonObject &in, Scenario &s, const QString &ip)
+{
+    s.lengthScale = readReal(in, RealInput::LengthScale, 1.0, ip);
+    s.retainTokens = readOptionalBig(in, "retain_tokens", ip);
+    s.risk = readReal(in, RealInput::Risk, s.risk, ip);
+    s.marginFraction = readReal(in, RealInput::Margin, s.marginFraction, ip);
+    s.targetSessions = readOptionalBig(in, "target_sessions", ip);
+    s.bandwidthEfficiency = readReal(in, RealInput::BandwidthEfficiency, s.bandwidthEfficiency, ip);
+    s.computeUtilization = readReal(in, RealInput::ComputeUtilization, s.computeUtilization, ip);
+    s.trafficMultiplier = readReal(in, RealInput::TrafficMultiplier, s.trafficMultiplier, ip);
+    checkCounts(s);
+}
+
 // The scaled distribution stays within LengthDistribution::maxTokens, so
 // every later scaled() holds.
 void checkScale(const Scenario &s)
@@ -461,15 +476,7 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     readParallelism(in, s, QStringLiteral("inputs."));
     if (in.value(QStringLiteral("distribution")).isString())
         s.distribution = LengthDistribution::parse(in.value(QStringLiteral("distribution")).toString(), QStringLiteral("inputs.distribution"));
-    s.lengthScale = readReal(in, RealInput::LengthScale, 1.0, ip);
-    s.retainTokens = readOptionalBig(in, "retain_tokens", ip);
-    s.risk = readReal(in, RealInput::Risk, s.risk, ip);
-    s.marginFraction = readReal(in, RealInput::Margin, s.marginFraction, ip);
-    s.targetSessions = readOptionalBig(in, "target_sessions", ip);
-    s.bandwidthEfficiency = readReal(in, RealInput::BandwidthEfficiency, s.bandwidthEfficiency, ip);
-    s.computeUtilization = readReal(in, RealInput::ComputeUtilization, s.computeUtilization, ip);
-    s.trafficMultiplier = readReal(in, RealInput::TrafficMultiplier, s.trafficMultiplier, ip);
-    checkCounts(s);
+    readLengthsAndServing(in, s, ip);
     checkScale(s);
     return s;
 }
@@ -600,15 +607,7 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
     s.maxModelLen = readOptionalBig(in, "max_model_len", ip);
     s.preallocate = in.value(QStringLiteral("preallocate")).toBool();
     s.priceUsdPerGpuHour = readOptionalReal(in, RealInput::Price, ip);
-    s.lengthScale = readReal(in, RealInput::LengthScale, 1.0, ip);
-    s.retainTokens = readOptionalBig(in, "retain_tokens", ip);
-    s.risk = readReal(in, RealInput::Risk, s.risk, ip);
-    s.marginFraction = readReal(in, RealInput::Margin, s.marginFraction, ip);
-    s.targetSessions = readOptionalBig(in, "target_sessions", ip);
-    s.bandwidthEfficiency = readReal(in, RealInput::BandwidthEfficiency, s.bandwidthEfficiency, ip);
-    s.computeUtilization = readReal(in, RealInput::ComputeUtilization, s.computeUtilization, ip);
-    s.trafficMultiplier = readReal(in, RealInput::TrafficMultiplier, s.trafficMultiplier, ip);
-    checkCounts(s);
+    readLengthsAndServing(in, s, ip);
     if (o.value(QStringLiteral("distribution")).isObject())
         s.distribution = distributionFromJson(o.value(QStringLiteral("distribution")).toObject());
     checkScale(s);
