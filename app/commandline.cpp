@@ -1005,8 +1005,13 @@ bool CommandLine::wants(const QStringList &arguments)
     if (arguments.size() < 2)
         return false;
     const QString first = arguments.at(1);
-    // A word that is not a file is a command (an unknown one is reported, not
-    // taken for the window); a file opens in the window.
+    // A command word is always a command, even when a file of that name lies in the current
+    // folder (./plan opens that file); another word that is not a file is reported as an
+    // unknown command, not taken for the window; a file opens in the window.
+    static const QStringList commands{QStringLiteral("plan"), QStringLiteral("presets"), QStringLiteral("calibrate"),
+                                      QStringLiteral("report"), QStringLiteral("levers"), QStringLiteral("diagnose")};
+    if (commands.contains(first))
+        return true;
     if (!first.startsWith(QLatin1Char('-')))
         return !QFileInfo(first).isFile();
     return first == QLatin1String("--help") || first == QLatin1String("-h") || first == QLatin1String("--version");
