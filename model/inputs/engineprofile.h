@@ -90,7 +90,7 @@ QList<Engine> all();
 /// Default runtime reserve per GPU, bytes: CUDA context, cuBLAS/NCCL buffers
 /// and allocator slack that no engine counts as KV. 1 GB: vLLM's own printout
 /// for a 7B model on a 16 GB card shows 0.06 GiB non-torch + 0.48 GiB CUDA
-/// graphs (shared/validation/engine-logs.md, E05), and the CUDA context itself
+/// graphs (a public vLLM V1 start-up log of Qwen2.5-7B-Instruct-AWQ), and the CUDA context itself
 /// takes a few hundred MiB outside them.
 constexpr qint64 defaultRuntimeReserveBytes = 1'000'000'000;
 /// Default activation workspace per GPU, bytes: the forward pass's peak

@@ -30,7 +30,7 @@ struct GroupCost
 /// - Sliding window: the same per token, for at most `window` tokens.
 /// - MLA: kv_lora_rank + qk_rope_head_dim values per layer per token, one
 ///   latent with no K/V factor 2 (DeepSeek-V2 paper, section 2.1; llama.cpp
-///   prints c^KV and K^R separately: shared/validation/engine-logs.md E09).
+///   prints c^KV and K^R separately in its MLA-branch start-up log for DeepSeek V3/R1).
 /// - Sparse MLA (an MLA group with indexerHeadDim, DeepSeek-V3.2): at an fp8
 ///   cache the latent takes vLLM's fp8_ds_mla layout, kv_lora_rank fp8 values
 ///   + one fp32 scale per 128 + qk_rope_head_dim bf16 values (512 + 16 + 128
