@@ -5,6 +5,7 @@
 #include "io/configimporter.h"
 #include "core/inputerror.h"
 #include "plan/levers.h"
+#include "plan/visionpool.h"
 #include "io/logcalibration.h"
 #include "io/scenariofile.h"
 #include "inputs/inputranges.h"
@@ -92,6 +93,13 @@ void addPlanOptions(QCommandLineParser &p)
         opt("bandwidth-efficiency", "Achieved / peak memory bandwidth in decode (default 0.8).", "F"),
         opt("compute-utilization", "Achieved / peak dense TFLOPS (default 0.5).", "F"),
         opt("traffic-multiplier", "Scale a trace's arrival rate for Little's law (default 1).", "K"),
+        opt("images-per-request", "Images per request on a vision model (default 1): their tokens count against the context; "
+                                  "0 = text only (no encoder cache; under vLLM the encoder is not loaded either).", "N"),
+        opt("decoding-share", "Share of retained sessions decoding at once (default 1: all of them); the rest wait in host memory.", "F"),
+        opt("turn-seconds", "With --think-seconds: a turn's decode time; the decoding share is turn / (turn + think).", "S"),
+        opt("think-seconds", "With --turn-seconds: the idle time between one turn and the next.", "S"),
+        opt("host-kv-memory", "Host memory for KV per node (vLLM KV offloading, LMCache, SGLang --hicache-size), e.g. 1TB.", "SIZE"),
+        opt("gpus-per-node", "Cards per node sharing that host memory (default 8).", "N"),
         opt("units", "Units for text output: GB (10^9, default) or GiB (2^30).", "GB|GiB"),
         opt("json", "Print one JSON object (bytes as integers)."),
         opt("scenario", "Start from a .headroom scenario file (or a saved plan --json); flags override it.", "FILE"),
@@ -204,6 +212,46 @@ int smallOpt(const QCommandLineParser &p, const char *name)
 }
 
 ModelShape presetModel(const QString &id, QTextStream &err);
+
+// The vision encoder's and the host tier's flags (issue 14).
+void readSidePoolOptions(const QCommandLineParser &p, Scenario &s)
+{
+    if (isSet(p, "images-per-request")) {
+        const qint64 n = countOpt(p, "images-per-request", 0);
+        if (n > VisionPool::maxImagesPerRequest)
+            throw InputError(QStringLiteral("--images-per-request"), QStringLiteral("must be at most %1 (vLLM's default per-prompt limit), got %2")
+                                                                        .arg(VisionPool::maxImagesPerRequest).arg(n));
+        s.imagesPerRequest = int(n);
+    }
+    if (isSet(p, "decoding-share") && (isSet(p, "turn-seconds") || isSet(p, "think-seconds")))
+        throw InputError(QStringLiteral("--decoding-share"), QStringLiteral("give it, or --turn-seconds with --think-seconds, not both"));
+    if (isSet(p, "decoding-share"))
+        s.decodingShare = InputRanges::parse(RealInput::DecodingShare, value(p, "decoding-share"), QStringLiteral("--decoding-share"));
+    if (isSet(p, "turn-seconds") != isSet(p, "think-seconds"))
+        throw InputError(isSet(p, "turn-seconds") ? QStringLiteral("--think-seconds") : QStringLiteral("--turn-seconds"),
+                         QStringLiteral("is needed too: the decoding share is turn / (turn + think)"));
+    if (isSet(p, "turn-seconds")) {
+        auto seconds = [&](const char *name) {
+            bool ok = false;
+            const double v = value(p, name).toDouble(&ok);
+            if (!ok || !std::isfinite(v) || v < 0 || v > 1e9)
+                throw InputError(QStringLiteral("--") + QString::fromLatin1(name), QStringLiteral("must be a number of seconds from 0 to 1e9"));
+            return v;
+        };
+        const double turn = seconds("turn-seconds"), think = seconds("think-seconds");
+        if (!(turn > 0))
+            throw InputError(QStringLiteral("--turn-seconds"), QStringLiteral("must be above 0: a turn takes some time"));
+        s.decodingShare = InputRanges::check(RealInput::DecodingShare, turn / (turn + think), QStringLiteral("--think-seconds"));
+    }
+    if (isSet(p, "host-kv-memory"))
+        s.hostKvMemoryBytes = Units::parseSize(value(p, "host-kv-memory"), QStringLiteral("--host-kv-memory"), true);
+    if (isSet(p, "gpus-per-node")) {
+        const qint64 n = countOpt(p, "gpus-per-node");
+        if (n > 1024)
+            throw InputError(QStringLiteral("--gpus-per-node"), QStringLiteral("must be at most 1,024, got %1").arg(n));
+        s.gpusPerNode = int(n);
+    }
+}
 GpuSpec presetGpu(const QString &id, QTextStream &err);
 
 // The engine's version, build settings and parallelism: --engine-version (for vLLM the
@@ -343,6 +391,7 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
     real(RealInput::BandwidthEfficiency, s.bandwidthEfficiency);
     real(RealInput::ComputeUtilization, s.computeUtilization);
     real(RealInput::TrafficMultiplier, s.trafficMultiplier);
+    readSidePoolOptions(p, s);
     if (!isSet(p, "context") && requireContext && !s.distribution && !fromFile && !contextFromMaxModelLen(p))
         throw InputError(QStringLiteral("--context"), QStringLiteral("is required: resident tokens per session, e.g. --context 100000 (or give --distribution)"));
     if (isSet(p, "context")) {
@@ -473,6 +522,17 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
     if (r.costPerSessionHourUsd)
         out << "Cost per session-hour: " << Units::formatUsd(*r.costPerSessionHourUsd)
             << (s.distribution ? QStringLiteral(" (at the risk-based count)") : QString()) << '\n';
+    if (VisionPool::hasEncoder(s))
+        out << "Vision encoder:        " << (r.encoderLoaded ? fmt(r.encoderWeightsBytes) + QStringLiteral(" of weights") : QStringLiteral("not loaded"))
+            << ", encoder cache " << fmt(r.encoderCacheBytesPerGpu) << " per GPU, "
+            << Units::formatCount(r.imageTokensPerRequest) << " image tokens per request\n";
+    if (s.decodingShare || s.hostKvMemoryBytes) {
+        const WarmSessions &w = r.warm;
+        auto ms = [](const std::optional<double> &v) { return v ? Units::formatDecimal(*v, 1) + QStringLiteral(" ms") : QStringLiteral("unknown"); };
+        out << "Sessions warm per node: " << Units::formatCount(w.retainedPerNode) << " retained ("
+            << Units::formatDecimal(w.decodingPerGpu, 2) << " decoding per GPU); resume " << ms(w.atContext.resumeMs)
+            << " against recompute " << ms(w.atContext.recomputeMs) << '\n';
+    }
     const DistributionFigures &d = r.distribution;
     if (s.distribution) {
         out << "\nSessions at " << QString::number(s.risk * 100, 'g', 4) << "% risk: " << Units::formatCount(d.sessionsAtRisk)

@@ -20,6 +20,7 @@ const RealRange ranges[] = {
     {RealInput::ComputeUtilization, "--compute-utilization", "compute_utilization", 1e-6, 1},
     {RealInput::Risk, "--risk", "risk", 1e-6, 0.5},
     {RealInput::Margin, "--margin", "margin", 0, 0.9},
+    {RealInput::DecodingShare, "--decoding-share", "decoding_share", 1e-6, 1},
 };
 // The shortest text that reads back as the same double: 1000001 stays "1000001" (not the
 // "1e+06" of six significant digits), a bound of 1e6 reads "1e+06".

@@ -20,6 +20,7 @@ enum class RealInput {
     ComputeUtilization,    ///< achieved / peak dense TFLOPS
     Risk,                  ///< accepted P(KV pool overflows)
     Margin,                ///< share of the budget kept free at admission
+    DecodingShare,         ///< share of retained sessions decoding at once (host tier)
 };
 
 /// One input's rule: its command-line flag, its scenario-file key, and the
@@ -41,7 +42,8 @@ namespace InputRanges {
 /// serving estimate; engines refuse values above 1); scale and traffic
 /// multiplier from 1e-6 to 1e6; a price from $1e-9 to $1e6 per GPU-hour;
 /// risk from 1e-6 (the overflow solver's floor, lengths/overflowrisk) to 0.5;
-/// margin from 0 to 0.9. These are the ranges .headroom files have been read
+/// margin from 0 to 0.9; the decoding share from 1e-6 to 1 (a share of 0
+/// would retain sessions without end). These are the ranges .headroom files have been read
 /// with since version 1, so every saved file still opens.
 const RealRange &of(RealInput input);
 /// `value` when it lies in the input's range; else InputError(field) with

@@ -91,6 +91,10 @@ QJsonObject Scenario::toJson() const
     o.insert(QStringLiteral("bandwidth_efficiency"), bandwidthEfficiency);
     o.insert(QStringLiteral("compute_utilization"), computeUtilization);
     o.insert(QStringLiteral("traffic_multiplier"), trafficMultiplier);
+    o.insert(QStringLiteral("images_per_request"), imagesPerRequest);
+    o.insert(QStringLiteral("decoding_share"), decodingShare ? QJsonValue(*decodingShare) : QJsonValue());
+    o.insert(QStringLiteral("host_kv_memory_bytes"), hostKvMemoryBytes ? QJsonValue(*hostKvMemoryBytes) : QJsonValue());
+    o.insert(QStringLiteral("gpus_per_node"), gpusPerNode);
     return o;
 }
 
@@ -120,7 +124,9 @@ bool Scenario::operator==(const Scenario &o) const
         && priceUsdPerGpuHour == o.priceUsdPerGpuHour && distribution == o.distribution && lengthScale == o.lengthScale
         && retainTokens == o.retainTokens && risk == o.risk && marginFraction == o.marginFraction
         && targetSessions == o.targetSessions && bandwidthEfficiency == o.bandwidthEfficiency
-        && computeUtilization == o.computeUtilization && trafficMultiplier == o.trafficMultiplier;
+        && computeUtilization == o.computeUtilization && trafficMultiplier == o.trafficMultiplier
+        && imagesPerRequest == o.imagesPerRequest && decodingShare == o.decodingShare
+        && hostKvMemoryBytes == o.hostKvMemoryBytes && gpusPerNode == o.gpusPerNode;
 }
 
 QDebug operator<<(QDebug dbg, const Scenario &s)

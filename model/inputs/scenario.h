@@ -55,6 +55,12 @@ struct Scenario
     double computeUtilization = 0.5;     ///< achieved / peak dense TFLOPS (--compute-utilization)
     double trafficMultiplier = 1.0;      ///< scales a trace's arrival rate for Little's law (--traffic-multiplier)
 
+    // Side pools and the host tier (issue 14).
+    int imagesPerRequest = 1;            ///< images per request on a vision model (--images-per-request; 0 = text only: no encoder cache, vLLM skips the tower)
+    std::optional<double> decodingShare; ///< share of retained sessions decoding at once (--decoding-share, 1e-6 .. 1); empty: 1, every session decodes
+    std::optional<qint64> hostKvMemoryBytes; ///< host memory for KV per node (--host-kv-memory), bytes; empty: no host tier
+    int gpusPerNode = 8;                 ///< cards per node sharing that host memory (--gpus-per-node; 8 in an HGX/DGX node)
+
     /// Weights precision in force (bf16 for a float32 checkpoint: served in bf16).
     Dtype effectiveWeightsDtype() const;
     /// KV-cache precision in force (the weights' 16-bit type when unset).

@@ -2,6 +2,7 @@
 #include "io/configimporter.h"
 #include "core/inputerror.h"
 #include "kv/parametercount.h"
+#include "kv/visionencoder.h"
 #include "core/units.h"
 #include "core/namedcount.h"
 
@@ -316,6 +317,10 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
     const ParameterCount count = countParameters(root);
     m.derivedParams = m.totalParams = count.total;
     m.derivedActiveParams = m.activeParams = count.active;
+    // The vision encoder (vision_config), which the engines load with the model.
+    const VisionEncoder vision = countVisionEncoder(root, m.hiddenSize);
+    m.visionParams = vision.params;
+    m.tokensPerImage = vision.params > 0 ? vision.tokensPerImage : 0;
     for (Slot s : kinds) {
         switch (s) {
         case Slot::Full: m.addLayers(attention, 1); break;

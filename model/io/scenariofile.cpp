@@ -4,6 +4,7 @@
 #include "core/jsonnumbers.h"
 #include "core/units.h"
 #include "inputs/inputranges.h"
+#include "plan/visionpool.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -169,6 +170,8 @@ QJsonObject modelToJson(const ModelShape &m)
                        {QStringLiteral("derived_params"), big(m.derivedParams)},
                        {QStringLiteral("derived_active_params"), big(m.derivedActiveParams)},
                        {QStringLiteral("checkpoint_bytes"), big(m.checkpointBytes)},
+                       {QStringLiteral("vision_params"), big(m.visionParams)},
+                       {QStringLiteral("tokens_per_image"), big(m.tokensPerImage)},
                        {QStringLiteral("max_position_embeddings"), big(m.maxPositionEmbeddings)},
                        {QStringLiteral("num_experts"), m.numExperts},
                        {QStringLiteral("num_experts_per_tok"), m.expertsPerToken},
@@ -200,6 +203,13 @@ ModelShape modelFromJson(const QJsonObject &o)
     m.derivedParams = readBig(o, "derived_params", 0, mp);
     m.derivedActiveParams = readBig(o, "derived_active_params", 0, mp);
     m.checkpointBytes = readBig(o, "checkpoint_bytes", 0, mp);
+    // A vision encoder (issue 14): its parameters lie within total_params.
+    m.visionParams = readBig(o, "vision_params", 0, mp);
+    m.tokensPerImage = readBig(o, "tokens_per_image", 0, mp);
+    if (m.visionParams < 0 || (m.totalParams > 0 && m.visionParams > m.totalParams))
+        throw InputError(mp + QStringLiteral("vision_params"), QStringLiteral("must be from 0 to total_params (%1)").arg(m.totalParams));
+    if (m.tokensPerImage < 0 || m.tokensPerImage > 1'000'000'000 || (m.visionParams > 0 && m.tokensPerImage < 1))
+        throw InputError(mp + QStringLiteral("tokens_per_image"), QStringLiteral("must be from 1 to 1,000,000,000 with a vision encoder (0 without)"));
     m.maxPositionEmbeddings = readBig(o, "max_position_embeddings", 0, mp);
     m.numExperts = readInt(o, "num_experts", 0, 0, mp);
     m.expertsPerToken = readInt(o, "num_experts_per_tok", 0, 0, mp);
@@ -402,6 +412,18 @@ void checkCounts(const Scenario &s)
             throw InputError(ip + QString::fromLatin1(key), QStringLiteral("must not be negative"));
 }
 
+// The vision encoder's images and the host tier (issue 14), the same keys in a file
+// and in a plan --json "inputs" echo.
+void readSidePools(const QJsonObject &in, Scenario &s, const QString &ip)
+{
+    s.imagesPerRequest = readInt(in, "images_per_request", s.imagesPerRequest, 0, ip, VisionPool::maxImagesPerRequest);
+    s.decodingShare = readOptionalReal(in, RealInput::DecodingShare, ip);
+    s.hostKvMemoryBytes = readOptionalBig(in, "host_kv_memory_bytes", ip);
+    if (s.hostKvMemoryBytes && *s.hostKvMemoryBytes < 0)
+        throw InputError(ip + QStringLiteral("host_kv_memory_bytes"), QStringLiteral("must not be negative"));
+    s.gpusPerNode = readInt(in, "gpus_per_node", s.gpusPerNode, 1, ip, 1024);
+}
+
 // The inputs both versions spell alike: length scale, cap, risk, margin, target and the
 // serving model's fractions, each under its range rule; then the whole-number checks.
 void readLengthsAndServing(const QJsonObject &in, Scenario &s, const QString &ip)
@@ -414,6 +436,7 @@ void readLengthsAndServing(const QJsonObject &in, Scenario &s, const QString &ip
     s.bandwidthEfficiency = readReal(in, RealInput::BandwidthEfficiency, s.bandwidthEfficiency, ip);
     s.computeUtilization = readReal(in, RealInput::ComputeUtilization, s.computeUtilization, ip);
     s.trafficMultiplier = readReal(in, RealInput::TrafficMultiplier, s.trafficMultiplier, ip);
+    readSidePools(in, s, ip);
     checkCounts(s);
 }
 
@@ -534,7 +557,11 @@ QJsonObject ScenarioFile::toJson(const Scenario &s, const QString &name)
                        {QStringLiteral("target_sessions"), optional(s.targetSessions)},
                        {QStringLiteral("bandwidth_efficiency"), s.bandwidthEfficiency},
                        {QStringLiteral("compute_utilization"), s.computeUtilization},
-                       {QStringLiteral("traffic_multiplier"), s.trafficMultiplier}};
+                       {QStringLiteral("traffic_multiplier"), s.trafficMultiplier},
+                       {QStringLiteral("images_per_request"), s.imagesPerRequest},
+                       {QStringLiteral("decoding_share"), optional(s.decodingShare)},
+                       {QStringLiteral("host_kv_memory_bytes"), optional(s.hostKvMemoryBytes)},
+                       {QStringLiteral("gpus_per_node"), s.gpusPerNode}};
     return QJsonObject{{QStringLiteral("format"), QStringLiteral("headroom-scenario")},
                        {QStringLiteral("version"), formatVersion},
                        {QStringLiteral("name"), name},

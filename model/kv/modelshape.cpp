@@ -55,6 +55,7 @@ bool ModelShape::operator==(const ModelShape &o) const
         && intermediateSize == o.intermediateSize && moeIntermediateSize == o.moeIntermediateSize && vocabSize == o.vocabSize && totalParams == o.totalParams
         && activeParams == o.activeParams && derivedParams == o.derivedParams
         && derivedActiveParams == o.derivedActiveParams && checkpointBytes == o.checkpointBytes
+        && visionParams == o.visionParams && tokensPerImage == o.tokensPerImage
         && maxPositionEmbeddings == o.maxPositionEmbeddings && numExperts == o.numExperts
         && expertsPerToken == o.expertsPerToken && weightsDtype == o.weightsDtype
         && recurrentStateDtype == o.recurrentStateDtype && groups == o.groups;

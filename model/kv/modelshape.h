@@ -63,6 +63,8 @@ struct ModelShape
     qint64 activeParams = 0;    ///< parameters used per token (MoE: active experts only)
     qint64 derivedParams = 0;   ///< total parameters counted from the config's shapes (countParameters)
     qint64 derivedActiveParams = 0; ///< active parameters counted from the shapes
+    qint64 visionParams = 0;    ///< vision encoder + projector parameters, part of totalParams (config.json vision_config; 0 = text only)
+    qint64 tokensPerImage = 0;  ///< prompt tokens one image takes (mm_tokens_per_image; 0 without a vision encoder)
     qint64 checkpointBytes = 0; ///< published weight-file size for mixed-precision checkpoints (0 = none)
     qint64 maxPositionEmbeddings = 0; ///< max_position_embeddings (0 = unknown)
     int numExperts = 0;         ///< routed experts per MoE layer (0 = dense)

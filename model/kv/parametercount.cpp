@@ -2,6 +2,7 @@
 #include "kv/parametercount.h"
 #include "core/jsonnumbers.h"
 #include "core/namedcount.h"
+#include "kv/visionencoder.h"
 
 #include <QJsonArray>
 #include <limits>
@@ -122,9 +123,14 @@ ParameterCount countParameters(const QJsonObject &root)
         total += mixer + ffnTotal + Count(2) * h;
         active += mixer + ffnActive + Count(2) * h;
     }
+    // A multimodal checkpoint also holds its vision encoder (loaded with the model).
+    const VisionEncoder vision = countVisionEncoder(root, h.v);
+    total += Count(vision.params, QStringLiteral("vision_config"), kParameters);
     p.total = total.v;
     p.active = active.v;
-    p.note = QStringLiteral("derived from the config's shapes (embeddings, attention, MLP/experts, mixers, norms)");
+    p.visionParams = vision.params;
+    p.note = QStringLiteral("derived from the config's shapes (embeddings, attention, MLP/experts, mixers, norms%1)")
+                 .arg(vision.params > 0 ? QStringLiteral(", ") + vision.note : QString());
     return p;
 }
 

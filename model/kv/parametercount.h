@@ -12,6 +12,7 @@ struct ParameterCount
 {
     qint64 total = 0;   ///< every weight, all experts (0 = could not derive)
     qint64 active = 0;  ///< per token: attention, dense layers, shared and top-k routed experts
+    qint64 visionParams = 0; ///< the vision encoder's share of total (countVisionEncoder; 0 without a vision_config)
     QString note;       ///< what was counted, or why nothing was
 };
 
@@ -32,6 +33,8 @@ struct ParameterCount
 /// - Mamba-1 mixers (Jamba: in_proj, conv1d, x_proj, dt_proj, A, D, out_proj)
 ///   and Gated DeltaNet mixers (Qwen3-Next: in_proj_qkvz, in_proj_ba, conv1d,
 ///   dt_bias, A_log, norm, out_proj).
+/// - a vision_config's encoder and projector (countVisionEncoder, in
+///   total only: decode never reads it).
 /// Accurate to about 1% on the built-in presets' published counts (the
 /// rest is biases and norms some families add). A config that lacks the
 /// basic shapes, or a family it cannot count, gives total 0 and a note.

@@ -3,6 +3,8 @@
 #include "engines/enginerule.h"
 #include "lengths/overflowrisk.h"
 #include "plan/servingestimate.h"
+#include "plan/visionpool.h"
+#include "plan/warmsessions.h"
 #include "core/inputerror.h"
 
 #include <QLocale>
@@ -26,6 +28,8 @@ struct Budget
     qint64 budget = 0;    // may be negative here
     qint64 activationPeak = 0;
     QString rule;
+    qint64 encoderWeights = 0;    // the vision encoder's weights as loaded (part of weights)
+    qint64 encoderCache = 0;      // the encoder cache per GPU (part of workspace)
 };
 
 // Parameters an int4 (AWQ/GPTQ) checkpoint keeps in 16-bit: the input embeddings and
@@ -103,12 +107,20 @@ Budget budgetOf(const Scenario &s)
     }
     if (b.weights < 0)
         throw InputError(QStringLiteral("--weights"), QStringLiteral("must not be negative"));
+    // A vision encoder: in the weights unless the engine skips it; its cache in the workspace.
+    VisionPool::imageTokensPerRequest(s);
+    b.encoderWeights = VisionPool::encoderWeightsBytes(s, b.weights);
+    if (!VisionPool::towerLoaded(s)) {
+        b.weights -= b.encoderWeights;
+        b.encoderWeights = 0;
+    }
     b.weightsPerGpu = weightsPerGpuOf(s, b.weights);
     const EngineBudget e = engineBudget(s, b.weightsPerGpu);
     b.usable = e.usable;
     b.engineMemory = e.memory;
-    b.workspace = e.workspace;
-    b.budget = e.budget;
+    b.encoderCache = VisionPool::encoderCacheBytes(s);
+    b.workspace = Units::add(e.workspace, b.encoderCache, QStringLiteral("--max-num-batched-tokens"));
+    b.budget = Units::sub(e.budget, b.encoderCache, QStringLiteral("--max-num-batched-tokens"));
     b.activationPeak = e.activationPeak;
     b.rule = e.rule;
     return b;
@@ -430,6 +442,13 @@ CapacityResult computeCapacity(const Scenario &s)
         // Side pool: the sparse-attention indexer's part of that KV (its own band on the chart).
         r.indexerBytesForSessionsPerGpu = Units::mul(s.sessions, cost.indexerSessionBytes(r.reservedTokensPerSession, reservedField(s)),
                                                      QStringLiteral("--sessions"));
+        r.encoderLoaded = VisionPool::hasEncoder(s) && VisionPool::towerLoaded(s);
+        r.encoderWeightsBytes = b.encoderWeights;
+        r.encoderWeightsBytesPerGpu = b.weights > 0 ? qint64((long double)b.weightsPerGpu * (long double)b.encoderWeights / (long double)b.weights + 0.5L) : 0;
+        r.imageTokensPerRequest = VisionPool::imageTokensPerRequest(s);
+        r.encoderCacheTokens = VisionPool::encoderCacheTokens(s);
+        r.encoderCacheBytesPerGpu = b.encoderCache;
+        r.warm = warmSessions(s, cost, r.maxSessions, r.reservedTokensPerSession, b.weightsPerGpu);
         const qint64 left = Units::sub(b.budget, r.kvBytesForSessionsPerGpu, QStringLiteral("--sessions"));
         r.freeBytesPerGpu = std::max<qint64>(0, left);
         r.overflowBytesPerGpu = b.budget >= 0 ? std::max<qint64>(0, -left) : r.kvBytesForSessionsPerGpu;

@@ -35,6 +35,13 @@ QJsonObject CapacityResult::toJson() const
     o.insert(QStringLiteral("sessions"), sessions);
     o.insert(QStringLiteral("kv_bytes_for_sessions_per_gpu"), kvBytesForSessionsPerGpu);
     o.insert(QStringLiteral("indexer_kv_bytes_for_sessions_per_gpu"), indexerBytesForSessionsPerGpu);
+    o.insert(QStringLiteral("encoder_weights_bytes"), encoderWeightsBytes);
+    o.insert(QStringLiteral("encoder_weights_bytes_per_gpu"), encoderWeightsBytesPerGpu);
+    o.insert(QStringLiteral("encoder_loaded"), encoderLoaded);
+    o.insert(QStringLiteral("image_tokens_per_request"), imageTokensPerRequest);
+    o.insert(QStringLiteral("encoder_cache_tokens"), encoderCacheTokens);
+    o.insert(QStringLiteral("encoder_cache_bytes_per_gpu"), encoderCacheBytesPerGpu);
+    warm.addJson(o);
     o.insert(QStringLiteral("free_bytes_per_gpu"), freeBytesPerGpu);
     o.insert(QStringLiteral("overflow_bytes_per_gpu"), overflowBytesPerGpu);
     o.insert(QStringLiteral("fits"), fits);

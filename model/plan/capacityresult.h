@@ -5,6 +5,7 @@
 #include "engines/enginerule.h"
 #include "kv/kvcost.h"
 #include "lengths/overflowrisk.h"
+#include "plan/warmsessions.h"
 
 #include <QDebug>
 #include <QJsonObject>
@@ -103,6 +104,16 @@ struct CapacityResult
     QString budgetRule;               ///< the engine's budget rule in words
     EngineFigures engineFigures;      ///< what the chosen engine would print
     DistributionFigures distribution; ///< risk-based counts, throughput and fleet
+
+    // Vision encoder (plan/visionpool.h): a share of the weights and of the workspace.
+    qint64 encoderWeightsBytes = 0;       ///< the encoder's weights as loaded, whole model (0 when the engine skips it or there is none)
+    qint64 encoderWeightsBytesPerGpu = 0; ///< its share of weightsBytesPerGpu
+    bool encoderLoaded = false;           ///< a vision model whose encoder the engine loads
+    qint64 imageTokensPerRequest = 0;     ///< images x tokens per image, part of the context
+    qint64 encoderCacheTokens = 0;        ///< the engine's encoder cache budget in embeddings
+    qint64 encoderCacheBytesPerGpu = 0;   ///< its bytes, part of workspaceBytesPerGpu
+    // Sessions kept warm in host memory (plan/warmsessions.h).
+    WarmSessions warm;
 
     /// The command line's JSON fields (bytes as integers). Stable contract:
     /// fields are added, never renamed.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/capacity.h"
+#include "plan/sidepoolderivation.h"
 
 #include <QLocale>
 #include <cmath>
@@ -186,6 +187,7 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
                                            .arg(s.tp).arg(s.pp)
                                            .arg(s.ep ? QStringLiteral(", routed experts over EP %1").arg(*s.ep) : QString(), both(r.weightsBytesPerGpu))
                     : tp ? QStringLiteral("; ÷ TP %1 = %2 per GPU").arg(s.tp).arg(both(r.weightsBytesPerGpu)) : QString());
+    out << explainVisionEncoder(s, r, u);
     const QString usable = Engines::rule(s.engine).usesUtilization() && !s.engineSettings.kvCacheMemory
         ? QStringLiteral("%1 card as torch sees it × %2 gpu_memory_utilization = %3 usable")
               .arg(fmt(r.engineMemoryBytes), QLocale::c().toString(s.gpuMemoryUtilization, 'g', 4), fmt(r.usableMemoryBytes))
@@ -261,6 +263,7 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
                         Units::formatUsd(*r.costPerSessionHourUsd));
     else if (!s.effectivePrice())
         out << QStringLiteral("Cost: set a price per GPU-hour (no published figure for %1)").arg(s.gpu.name);
+    out << explainWarmSessions(s, r, u);
     return out;
 }
 

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "plan/warmsessions.h"
+#include "core/inputerror.h"
+#include "core/units.h"
+#include "inputs/inputranges.h"
+#include "plan/servingestimate.h"
+
+#include <QJsonArray>
+#include <cmath>
+
+namespace Headroom {
+
+namespace {
+
+ResumePoint pointAt(const Scenario &s, const KvCost &cost, qint64 tokens, qint64 weightsBytesPerGpu)
+{
+    ResumePoint p;
+    p.tokens = tokens;
+    if (s.gpu.hostLinkBytesPerSecond > 0)
+        p.resumeMs = double(cost.sessionBytes(tokens, true)) / double(s.gpu.hostLinkBytesPerSecond) * 1e3;
+    if (const auto t = timeToFirstToken(s, weightsBytesPerGpu, double(tokens)))
+        p.recomputeMs = *t * 1e3;
+    return p;
+}
+
+QJsonValue ms(const std::optional<double> &v)
+{
+    return v ? QJsonValue(*v) : QJsonValue();
+}
+
+} // namespace
+
+WarmSessions warmSessions(const Scenario &s, const KvCost &cost, qint64 cardSessions, qint64 reservedTokens, qint64 weightsBytesPerGpu)
+{
+    if (s.gpusPerNode < 1 || s.gpusPerNode > 1024)
+        throw InputError(QStringLiteral("--gpus-per-node"), QStringLiteral("must be a whole number from 1 to 1,024, got %1").arg(s.gpusPerNode));
+    if (s.hostKvMemoryBytes && *s.hostKvMemoryBytes < 0)
+        throw InputError(QStringLiteral("--host-kv-memory"), QStringLiteral("must not be negative"));
+    WarmSessions w;
+    w.decodingShare = s.decodingShare ? InputRanges::check(RealInput::DecodingShare, *s.decodingShare, QStringLiteral("--decoding-share")) : 1.0;
+    w.hostKvBytesPerNode = s.hostKvMemoryBytes.value_or(0);
+    const int perReplica = std::max(1, s.gpusPerReplica());
+    w.replicasPerNode = std::max(1, s.gpusPerNode / perReplica);
+    w.gpusPerNode = int(w.replicasPerNode) * perReplica;
+    w.hostLinkBytesPerSecond = s.gpu.hostLinkBytesPerSecond;
+    const QString f = QStringLiteral("--host-kv-memory");
+    w.sessionBytesPerReplica = Units::mul(cost.sessionBytes(reservedTokens, true), perReplica, f);
+    w.cardSessionsPerNode = Units::mul(std::max<qint64>(0, cardSessions), w.replicasPerNode, f);
+    w.hostSessionsPerNode = w.sessionBytesPerReplica > 0 ? w.hostKvBytesPerNode / w.sessionBytesPerReplica : 0;
+    const double bound = std::floor(double(w.cardSessionsPerNode) / w.decodingShare);
+    const qint64 both = Units::add(w.cardSessionsPerNode, w.hostSessionsPerNode, f);
+    w.retainedPerNode = double(both) <= bound ? both : qint64(bound);
+    w.decodingPerGpu = std::min(double(w.cardSessionsPerNode), w.decodingShare * double(w.retainedPerNode)) / double(w.gpusPerNode);
+    w.atContext = pointAt(s, cost, reservedTokens, weightsBytesPerGpu);
+    for (qint64 t = 1024; t < reservedTokens && w.byLength.size() < 40; t *= 2)
+        w.byLength << pointAt(s, cost, t, weightsBytesPerGpu);
+    w.byLength << w.atContext;
+    return w;
+}
+
+void WarmSessions::addJson(QJsonObject &o) const
+{
+    o.insert(QStringLiteral("sessions_decoding_per_gpu"), decodingPerGpu);
+    o.insert(QStringLiteral("sessions_retained_per_node"), retainedPerNode);
+    o.insert(QStringLiteral("sessions_on_card_per_node"), cardSessionsPerNode);
+    o.insert(QStringLiteral("sessions_in_host_per_node"), std::min(hostSessionsPerNode, retainedPerNode - std::min(retainedPerNode, cardSessionsPerNode)));
+    o.insert(QStringLiteral("host_kv_memory_bytes_per_node"), hostKvBytesPerNode);
+    o.insert(QStringLiteral("decoding_share"), decodingShare);
+    o.insert(QStringLiteral("resume_ms"), ms(atContext.resumeMs));
+    o.insert(QStringLiteral("recompute_ms"), ms(atContext.recomputeMs));
+    o.insert(QStringLiteral("resume_faster"), atContext.resumeMs && atContext.recomputeMs ? QJsonValue(atContext.resumeFaster()) : QJsonValue());
+    QJsonArray rows;
+    for (const ResumePoint &p : byLength)
+        rows.append(QJsonObject{{QStringLiteral("tokens"), p.tokens}, {QStringLiteral("resume_ms"), ms(p.resumeMs)},
+                                {QStringLiteral("recompute_ms"), ms(p.recomputeMs)},
+                                {QStringLiteral("faster"), p.resumeMs && p.recomputeMs
+                                     ? QJsonValue(p.resumeFaster() ? QStringLiteral("resume") : QStringLiteral("recompute")) : QJsonValue()}});
+    o.insert(QStringLiteral("resume_vs_recompute"), rows);
+}
+
+} // namespace Headroom
