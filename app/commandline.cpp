@@ -109,6 +109,7 @@ void addPlanOptions(QCommandLineParser &p)
         opt("max-itl-ms", "levers: the inter-token latency an option must keep under.", "MS"),
         opt("shared-prefix", "levers: a system prompt of TOKENS shared by every session (prefix caching).", "TOKENS"),
         opt("host-memory", "levers: host memory per GPU for offloading cold KV (default 256GB).", "SIZE"),
+        opt("decode-from-host", "levers: offloaded sessions decode from host memory (the link on every step) rather than wait there."),
         opt("failed-at-sessions", "diagnose: the session count at which the service failed.", "N"),
         QCommandLineOption({QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("report: the PDF to write."), QStringLiteral("FILE")),
         opt("page-size", "report: A4 (default) or Letter.", "SIZE"),
@@ -647,6 +648,7 @@ int runLevers(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
     LeverTarget target;
     if (isSet(p, "target-sessions-per-gpu"))
         target.sessionsPerGpu = Units::parseFraction(value(p, "target-sessions-per-gpu"), QStringLiteral("--target-sessions-per-gpu"), 0, 1e9);
+    target.decodeFromHost = isSet(p, "decode-from-host");
     if (isSet(p, "max-itl-ms"))
         target.maxItlMs = Units::parseFraction(value(p, "max-itl-ms"), QStringLiteral("--max-itl-ms"), 0, 1e9);
     const qint64 prefix = isSet(p, "shared-prefix") ? countOpt(p, "shared-prefix") : 0;

@@ -6,6 +6,7 @@
 #include "core/units.h"
 
 #include <QJsonArray>
+#include <QLocale>
 #include <cmath>
 
 namespace Headroom {
@@ -175,7 +176,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
                                                                       : QString());
         out << o;
     }
-    if (hostMemoryPerGpu > 0 && now.gpu.hostLinkBytesPerSecond > 0 && base.distribution.meanSessionBytesPerGpu > 0) {
+    if (hostMemoryPerGpu > 0 && now.gpu.hostLinkBytesPerSecond > 0 && base.distribution.meanSessionBytesPerGpu > 0 && target.decodeFromHost) {
         // Cold KV in host memory: the pool grows by the host memory, but every
         // decode step reads the offloaded part over the host link.
         // Host memory extends the pool as if the card were larger (any engine rule).
@@ -189,6 +190,29 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         o.sideEffect = QStringLiteral("+%1 ms per token: decode reads %2 over the host link (%3/s) each step")
                            .arg(Units::formatDecimal(addedMs, 1), Units::formatBytes(qint64(offloaded), UnitSystem::Decimal),
                                 Units::formatBytes(now.gpu.hostLinkBytesPerSecond, UnitSystem::Decimal));
+        out << o;
+    }
+
+    if (hostMemoryPerGpu > 0 && now.gpu.hostLinkBytesPerSecond > 0 && !target.decodeFromHost) {
+        // Idle sessions wait in host memory; the decoding ones stay on the card (two tiers).
+        Scenario v = now;
+        v.hostKvMemoryBytes = Units::mul(hostMemoryPerGpu, std::max(1, now.gpusPerNode), QStringLiteral("--host-memory"));
+        LeverOption o = price(QStringLiteral("memory"), QStringLiteral("keep idle sessions warm in %1 of host memory per node")
+                                                            .arg(Units::formatBytes(*v.hostKvMemoryBytes, UnitSystem::Decimal)), v, QString());
+        const CapacityResult rv = computeCapacity(v);
+        if (rv.ok && rv.warm.gpusPerNode > 0) {
+            const WarmSessions &w = rv.warm;
+            o.sessionsPerGroup = w.retainedPerNode / std::max<qint64>(1, w.replicasPerNode);
+            o.sessionsPerGpu = double(w.retainedPerNode) / double(w.gpusPerNode);
+            if (const auto p = v.effectivePrice(); p && w.retainedPerNode > 0)
+                o.costPerSessionHourUsd = *p * double(w.gpusPerNode) / double(w.retainedPerNode);
+            const auto msText = [](const std::optional<double> &ms) { return ms ? Units::formatDecimal(*ms, 1) + QStringLiteral(" ms") : QStringLiteral("unknown"); };
+            o.sideEffect = w.decodingShare >= 1.0
+                ? QStringLiteral("every session decodes at once (decoding share 1): host memory keeps none warm; give the share decoding")
+                : QStringLiteral("sessions retained warm at a decoding share of %1: a returning session waits %2 to come back over the host link "
+                                 "(recomputing it: %3); decode latency unchanged")
+                      .arg(QLocale::c().toString(w.decodingShare, 'g', 3), msText(w.atContext.resumeMs), msText(w.atContext.recomputeMs));
+        }
         out << o;
     }
 

@@ -38,6 +38,7 @@ struct LeverTarget
 {
     std::optional<double> sessionsPerGpu;
     std::optional<double> maxItlMs;
+    bool decodeFromHost = false; ///< offloaded sessions decode from host memory (the link on every step), not only wait there
 };
 
 /// The levers for one scenario: options sorted by cost per session-hour
@@ -62,9 +63,13 @@ struct LeverReport
 ///   system prompt of `sharedPrefixTokens` stored once per GPU (prefix caching);
 /// - memory: larger cards from `gpus` (their price), TP 2/4/8 (KV heads
 ///   replicated past kv_heads), more replicas for the scenario's target
-///   sessions (the same per card, a larger fleet), and offloading cold KV to `hostMemoryPerGpu`
-///   of host memory over the card's host link (decode reads it each step:
-///   added inter-token latency = offloaded bytes / link bandwidth).
+///   sessions (the same per card, a larger fleet), and host memory of
+///   `hostMemoryPerGpu` per card: by default it keeps idle sessions warm
+///   (plan/warmsessions.h: retained sessions per node at the scenario's decoding
+///   share, priced per retained session-hour, a returning session waiting its
+///   resume time, decode latency unchanged); with LeverTarget::decodeFromHost
+///   the offloaded KV is read over the link every decode step (added
+///   inter-token latency = offloaded bytes / link bandwidth).
 /// A target marks which options meet it (without a latency target, options
 /// slower than 200 ms per token do not); the cheapest of those that keeps the
 /// requirement (LeverOption::changesRequirement false) is flagged.

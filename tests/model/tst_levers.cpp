@@ -154,7 +154,9 @@ private Q_SLOTS:
         Scenario s = seedA(100000);
         s.gpu.bandwidthBytesPerSecond = 3'350'000'000'000;
         s.gpu.hostLinkBytesPerSecond = 64'000'000'000;
-        const LeverReport r = evaluateLevers(s, {}, {}, LeverTarget{});
+        LeverTarget decodeFromHost;
+        decodeFromHost.decodeFromHost = true;
+        const LeverReport r = evaluateLevers(s, {}, {}, decodeFromHost);
         const LeverOption *o = find(r, QStringLiteral("offload cold KV to 256.0 GB of host memory"));
         QVERIFY(o);
         QCOMPARE(o->sessionsPerGroup, qint64((80'000'000'000 + 256'000'000'000 - 16'000'000'000 - 4'000'000'000) / 13'107'200'000));
