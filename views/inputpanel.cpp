@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inputpanel.h"
+#include "sidepoolinputs.h"
 #include "planner.h"
 #include "tokenspinbox.h"
 
@@ -132,6 +133,7 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     form->addRow(buddyLabel(tr("&Weight precision"), m_weightsDtypeSlider), row(m_weightsDtypeSlider, m_weightsDtypeLabel));
     form->addRow(buddyLabel(tr("KV &heads"), m_kvHeadsSlider), row(m_kvHeadsSlider, m_kvHeadsLabel, m_kvHeadsReset));
     form->addRow(buddyLabel(tr("&TP"), m_tpSlider), row(m_tpSlider, m_tpLabel));
+    form->addRow(new SidePoolInputs(m_planner)); // images, decoding share, host KV (issue 14)
 
     connect(m_model, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (i >= 0 && i < m_models.size())

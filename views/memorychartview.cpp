@@ -23,14 +23,19 @@ struct Style
     const char *label;
     QColor color;
 };
-const Style kStyles[7] = {
+// The bands bottom to top; the host tier is a bar of its own beside the cards.
+enum Band { Weights, VisionEncoder, Workspace, EncoderCache, HeldBack, KvCache, Indexer, Free, Overflow, HostKv, kBands };
+const Style kStyles[kBands] = {
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Weights"), QColor(0x3b, 0x6e, 0xa8)},
+    {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Vision encoder"), QColor(0x6f, 0x9f, 0xd8)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Workspace"), QColor(0x8c, 0x8c, 0x8c)},
+    {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Encoder cache"), QColor(0x5e, 0x5e, 0x80)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Held back (utilization)"), QColor(0xc8, 0xc8, 0xc8)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "KV cache"), QColor(0xe0, 0x9a, 0x2b)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Indexer cache"), QColor(0xa8, 0x5c, 0x1a)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Free"), QColor(0xb9, 0xe0, 0xb0)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Over capacity"), QColor(0xc6, 0x28, 0x28)},
+    {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Host KV per GPU (warm sessions)"), QColor(0x8e, 0x6c, 0xb8)},
 };
 } // namespace
 
@@ -46,7 +51,7 @@ MemoryChartView::MemoryChartView(QWidget *parent)
     : QWidget(parent), m_chart(new QChart), m_series(new QStackedBarSeries), m_axisX(new QBarCategoryAxis),
       m_axisY(new QValueAxis)
 {
-    for (int i = 0; i < 7; ++i) {
+    for (int i = 0; i < kBands; ++i) {
         m_sets[i] = new QBarSet(tr(kStyles[i].label));
         m_sets[i]->setColor(kStyles[i].color);
         m_sets[i]->setBorderColor(kStyles[i].color.darker(130));
@@ -99,8 +104,8 @@ void MemoryChartView::restyle()
     m_capacity->setPen(pen);
     // The overflow hatch over a tint of its red, so it reads on either background.
     QColor red(0xc6, 0x28, 0x28);
-    m_sets[6]->setBrush(QBrush(red, Qt::BDiagPattern));
-    m_sets[6]->setBorderColor(red);
+    m_sets[Overflow]->setBrush(QBrush(red, Qt::BDiagPattern));
+    m_sets[Overflow]->setBorderColor(red);
     QFont bold = font();
     bold.setBold(true);
     m_axisX->setLabelsFont(bold);
@@ -132,8 +137,10 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
             room -= got;
             return got;
         };
-        s.weights = take(r.weightsBytesPerGpu);
-        s.workspace = take(r.workspaceBytesPerGpu);
+        s.weights = take(r.weightsBytesPerGpu - r.encoderWeightsBytesPerGpu);
+        s.visionEncoder = take(r.encoderWeightsBytesPerGpu);
+        s.workspace = take(r.workspaceBytesPerGpu - r.encoderCacheBytesPerGpu);
+        s.encoderCache = take(r.encoderCacheBytesPerGpu);
         s.heldBack = take(card - r.usableMemoryBytes);
         s.kvCache = take(r.kvBytesForSessionsPerGpu - r.indexerBytesForSessionsPerGpu);
         s.indexer = take(r.indexerBytesForSessionsPerGpu);
@@ -141,31 +148,44 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
         const qint64 demand = r.weightsBytesPerGpu + r.workspaceBytesPerGpu + (card - r.usableMemoryBytes)
             + r.kvBytesForSessionsPerGpu;
         s.overflow = std::max<qint64>(0, demand - card);
+        // The host tier, per GPU of the node, as a bar of its own.
+        if (r.warm.hostKvBytesPerNode > 0 && r.warm.gpusPerNode > 0)
+            s.hostKv = r.warm.hostKvBytesPerNode / r.warm.gpusPerNode;
     }
     m_segments = s;
     const qint64 giga = Units::gigaBytes(units);
-    const qint64 values[7] = {s.weights, s.workspace, s.heldBack, s.kvCache, s.indexer, s.free, s.overflow};
+    const qint64 values[kBands] = {s.weights, s.visionEncoder, s.workspace, s.encoderCache, s.heldBack, s.kvCache, s.indexer, s.free, s.overflow, 0};
     const int bars = std::clamp(gpus, 1, 8);
-    for (int i = 0; i < 7; ++i) {
+    const bool host = s.hostKv > 0;
+    for (int i = 0; i < kBands; ++i) {
         m_sets[i]->remove(0, m_sets[i]->count());
         for (int g = 0; g < bars; ++g)
             m_sets[i]->append(double(values[i]) / double(giga));
+        if (host)
+            m_sets[i]->append(i == HostKv ? double(s.hostKv) / double(giga) : 0.0);
     }
     QStringList categories;
     for (int g = 0; g < bars; ++g)
         categories << (bars == 1 ? tr("GPU") : tr("GPU %1").arg(g + 1));
+    if (host)
+        categories << tr("Host");
     m_axisX->setCategories(categories);
-    const double top = double(m_scaleTop > 0 ? m_scaleTop : r.ok ? r.gpuMemoryBytes + s.overflow : 1) / double(giga);
-    // The card's capacity as a dashed line across the bars.
+    const double top = double(m_scaleTop > 0 ? m_scaleTop : r.ok ? std::max(r.gpuMemoryBytes + s.overflow, s.hostKv) : 1) / double(giga);
+    // The card's capacity as a dashed line across the cards' bars (not the host's).
     const double cap = double(r.ok ? r.gpuMemoryBytes : 0) / double(giga);
-    m_capacity->replace({QPointF(0, cap), QPointF(1, cap)});
+    m_capacity->replace({QPointF(0, cap), QPointF(host ? double(bars) / double(bars + 1) : 1.0, cap)});
     m_capacity->setName(tr("Card capacity %1").arg(Units::formatBytes(r.ok ? r.gpuMemoryBytes : 0, units)));
     m_axisY->setRange(0, top);
     m_axisY->applyNiceNumbers();
     // Legend entries for segments that are empty here (no utilization rule, no overflow) only distract.
     const QList<QLegendMarker *> markers = m_chart->legend()->markers(m_series);
-    for (int i = 0; i < markers.size() && i < 7; ++i)
-        markers.at(i)->setVisible(i < 2 || i == 3 || i == 5 || values[i] > 0);
+    int shown = 0;
+    for (int i = 0; i < markers.size() && i < kBands; ++i) {
+        markers.at(i)->setVisible(i == Weights || i == Workspace || i == KvCache || i == Free || values[i] > 0 || (i == HostKv && host));
+        shown += markers.at(i)->isVisible() ? 1 : 0;
+    }
+    // Past six entries a row along the bottom elides every name: list them down the right instead.
+    m_chart->legend()->setAlignment(shown > 6 ? Qt::AlignRight : Qt::AlignBottom);
     m_axisY->setTitleText(r.ok ? tr("%1 (card: %2)").arg(Units::gigaLabel(units), Units::formatBytes(r.gpuMemoryBytes, units))
                                : Units::gigaLabel(units));
     m_chart->setTitle(s.overflow > 0 ? tr("Memory per GPU: over capacity by %1").arg(Units::formatBytes(s.overflow, units))

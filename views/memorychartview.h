@@ -20,7 +20,8 @@ namespace Headroom {
 
 /// The stacked memory chart of the GPUs in one TP group: weights, workspace,
 /// memory held back by gpu_memory_utilization, KV cache for the chosen
-/// sessions, the sparse-attention indexer's cache, free memory, and (when the plan does not fit) the overflow above
+/// sessions, the sparse-attention indexer's cache, a vision encoder's weights and
+/// encoder cache, free memory, a host-memory bar for warm sessions, and (when the plan does not fit) the overflow above
 /// the card's capacity. Renders a CapacityResult it is given; computes
 /// nothing. Qt Charts stays behind this class (it is deprecated from Qt 6.10).
 class MemoryChartView : public QWidget
@@ -30,13 +31,16 @@ public:
     /// The bytes each segment shows for one GPU, in stacking order.
     struct Segments
     {
-        qint64 weights = 0;
-        qint64 workspace = 0;
+        qint64 weights = 0;    ///< the model's weights, the vision encoder's apart
+        qint64 visionEncoder = 0; ///< a vision encoder's weights (issue 14)
+        qint64 workspace = 0;  ///< the encoder cache apart
+        qint64 encoderCache = 0; ///< the engine's encoder cache of image embeddings
         qint64 heldBack = 0;   ///< card - usable (vLLM's gpu_memory_utilization)
         qint64 kvCache = 0;    ///< KV for the chosen sessions, within the card (the indexer's part apart)
         qint64 indexer = 0;    ///< the sparse-attention indexer's keys for those sessions (DeepSeek-V3.2)
         qint64 free = 0;
         qint64 overflow = 0;   ///< demand beyond the card
+        qint64 hostKv = 0;     ///< host memory for warm sessions per GPU of the node (a bar beside the cards)
     };
 
     explicit MemoryChartView(QWidget *parent = nullptr);
@@ -67,7 +71,7 @@ private:
     QBarCategoryAxis *m_axisX;
     QValueAxis *m_axisY;
     QLineSeries *m_capacity;
-    QBarSet *m_sets[7];
+    QBarSet *m_sets[10]; ///< one per band (memorychartview.cpp, enum Band)
     Segments m_segments;
     qint64 m_scaleTop = 0;
     CapacityResult m_result;

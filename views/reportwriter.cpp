@@ -408,6 +408,19 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     t1 += row(tr("Sessions per TP group"), Units::formatCount(dep.perGroup));
     t1 += row(tr("Sessions per GPU"), Units::formatDecimal(perGpu, 1));
     t1 += row(tr("Money per session-hour, every TP group full"), r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours")) : tr("set a price"));
+    // Issue 14's side pools: the vision encoder and the host tier.
+    if (s.model.visionParams > 0)
+        t1 += row(tr("Vision encoder"), r.encoderLoaded ? tr("%1 of weights per GPU; encoder cache %2 per GPU; %3 image tokens per request")
+                                                              .arg(fmt(r.encoderWeightsBytesPerGpu), fmt(r.encoderCacheBytesPerGpu), Units::formatCount(r.imageTokensPerRequest))
+                                                        : tr("not loaded (no images under vLLM); no encoder cache"));
+    if (s.decodingShare || s.hostKvMemoryBytes) {
+        auto ms = [](const std::optional<double> &v) { return v ? tr("%1 ms").arg(Units::formatDecimal(*v, 1)) : tr("unknown"); };
+        t1 += row(tr("Sessions kept warm per node (%1 host memory, %2 decoding)")
+                      .arg(fmt(r.warm.hostKvBytesPerNode), Units::formatDecimal(r.warm.decodingShare * 100, 1) + QLatin1Char('%')),
+                  tr("%1 retained, %2 decoding per GPU; one comes back in %3 over the host link (recomputing it: %4)")
+                      .arg(Units::formatCount(r.warm.retainedPerNode), Units::formatDecimal(r.warm.decodingPerGpu, 2), ms(r.warm.atContext.resumeMs),
+                           ms(r.warm.atContext.recomputeMs)));
+    }
     t1 += QStringLiteral("</table>");
     if (s.distribution) {
         t1 += QStringLiteral("<h3>%1</h3><table cellspacing=3>").arg(tr("The same card on other bases (each row its own basis)"));
