@@ -202,10 +202,13 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         const CapacityResult rv = computeCapacity(v);
         if (rv.ok && rv.warm.gpusPerNode > 0) {
             const WarmSessions &w = rv.warm;
-            o.sessionsPerGroup = w.retainedPerNode / std::max<qint64>(1, w.replicasPerNode);
-            o.sessionsPerGpu = double(w.retainedPerNode) / double(w.gpusPerNode);
-            if (const auto p = v.effectivePrice(); p && w.retainedPerNode > 0)
-                o.costPerSessionHourUsd = *p * double(w.gpusPerNode) / double(w.retainedPerNode);
+            // At a share of 1 nothing changes: the option keeps the card's own figures.
+            if (w.decodingShare < 1.0) {
+                o.sessionsPerGroup = w.retainedPerNode / std::max<qint64>(1, w.replicasPerNode);
+                o.sessionsPerGpu = double(w.retainedPerNode) / double(w.gpusPerNode);
+                if (const auto p = v.effectivePrice(); p && w.retainedPerNode > 0)
+                    o.costPerSessionHourUsd = *p * double(w.gpusPerNode) / double(w.retainedPerNode);
+            }
             const auto msText = [](const std::optional<double> &ms) { return ms ? Units::formatDecimal(*ms, 1) + QStringLiteral(" ms") : QStringLiteral("unknown"); };
             o.sideEffect = w.decodingShare >= 1.0
                 ? QStringLiteral("every session decodes at once (decoding share 1): host memory keeps none warm; give the share decoding")

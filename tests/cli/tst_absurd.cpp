@@ -200,7 +200,7 @@ private Q_SLOTS:
     void oneRulePerInput_data()
     {
         QTest::addColumn<int>("input");
-        for (int i = 0; i <= int(Headroom::RealInput::Margin); ++i)
+        for (int i = 0; i <= int(Headroom::RealInput::DecodingShare); ++i)
             QTest::newRow(Headroom::InputRanges::of(Headroom::RealInput(i)).flag) << i;
     }
     void oneRulePerInput()

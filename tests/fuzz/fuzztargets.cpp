@@ -188,7 +188,7 @@ QString units(const QByteArray &input)
             break;
         }
         case 3:
-            for (int i = 0; i <= int(RealInput::Margin); ++i) {
+            for (int i = 0; i <= int(RealInput::DecodingShare); ++i) {
                 const RealRange &r = InputRanges::of(RealInput(i));
                 try {
                     const double v = InputRanges::parse(RealInput(i), text, QString::fromLatin1(r.flag));

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The command line's side-pool flags (issue 14): the JSON fields they drive and
+// the errors that name them. Figures derived in tests/model/tst_sidepools.cpp.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include "common/headroomtest.h"
+
+class TestSidePoolsCli : public QObject
+{
+    Q_OBJECT
+private:
+    QTemporaryDir m_home;
+
+    struct Run
+    {
+        int code = -1;
+        QJsonObject json;
+        QByteArray err;
+    };
+
+    Run run(const QString &args)
+    {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path());
+        env.insert(QStringLiteral("HOME"), m_home.path());
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(HEADROOM_BINARY), QStringList{QStringLiteral("plan"), QStringLiteral("--json")} + args.split(QLatin1Char(' ')));
+        if (!p.waitForFinished(60000))
+            return {};
+        return {p.exitCode(), QJsonDocument::fromJson(p.readAllStandardOutput()).object(), p.readAllStandardError()};
+    }
+
+private Q_SLOTS:
+    void visionFields()
+    {
+        const QString base = QStringLiteral("--model gemma-3-27b-it --gpu h100-sxm-80gb --engine vllm --context 32768");
+        Run r = run(base + QStringLiteral(" --images-per-request 2"));
+        QCOMPARE(r.code, 0);
+        // 423,060,336 encoder parameters x 2 B; 8,192 x 5,376 x 2 B; 2 x 256 image tokens.
+        QCOMPARE(r.json.value(QStringLiteral("encoder_weights_bytes")).toInteger(), qint64(846'120'672));
+        QCOMPARE(r.json.value(QStringLiteral("encoder_cache_bytes_per_gpu")).toInteger(), qint64(88'080'384));
+        QCOMPARE(r.json.value(QStringLiteral("image_tokens_per_request")).toInteger(), qint64(512));
+        QCOMPARE(r.json.value(QStringLiteral("inputs")).toObject().value(QStringLiteral("images_per_request")).toInt(), 2);
+        const qint64 weights = r.json.value(QStringLiteral("weights_bytes")).toInteger();
+        r = run(base + QStringLiteral(" --images-per-request 0"));
+        QCOMPARE(r.json.value(QStringLiteral("encoder_cache_bytes_per_gpu")).toInteger(), qint64(0));
+        QCOMPARE(weights - r.json.value(QStringLiteral("weights_bytes")).toInteger(), qint64(846'120'672));
+        r = run(base + QStringLiteral(" --images-per-request 1000"));
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("--images-per-request"), r.err.constData());
+    }
+
+    void warmFields()
+    {
+        const QString base = QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 100000 --host-kv-memory 1TB");
+        // A 10 s turn after 90 s of thought: a decoding share of 10 / (10 + 90) = 0.1.
+        Run r = run(base + QStringLiteral(" --turn-seconds 10 --think-seconds 90"));
+        QCOMPARE(r.code, 0);
+        QCOMPARE(r.json.value(QStringLiteral("decoding_share")).toDouble(), 0.1);
+        // Llama-3.1-8B: 131,072 B per token x 100,000 = 13,107,200,000 B per session;
+        // resume over the H100 preset's 64 GB/s host link: 204.8 ms.
+        QCOMPARE(r.json.value(QStringLiteral("resume_ms")).toDouble(), 204.8);
+        const qint64 card = r.json.value(QStringLiteral("max_sessions")).toInteger() * 8;
+        const qint64 host = qint64(1'000'000'000'000) / 13'107'200'000;
+        QCOMPARE(r.json.value(QStringLiteral("sessions_retained_per_node")).toInteger(), std::min(card + host, qint64(card / 0.1)));
+        QVERIFY(r.json.value(QStringLiteral("recompute_ms")).toDouble() > 0);
+        QVERIFY(r.json.value(QStringLiteral("resume_vs_recompute")).toArray().size() > 1);
+        r = run(base + QStringLiteral(" --turn-seconds 10"));
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("--think-seconds"), r.err.constData());
+        r = run(base + QStringLiteral(" --decoding-share 0"));
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("--decoding-share"), r.err.constData());
+        r = run(base + QStringLiteral(" --gpus-per-node 0"));
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("--gpus-per-node"), r.err.constData());
+    }
+};
+
+HEADROOM_TEST_MAIN(TestSidePoolsCli, QCoreApplication)
+#include "tst_sidepoolscli.moc"
