@@ -181,8 +181,9 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     const QList<QLegendMarker *> markers = m_chart->legend()->markers(m_series);
     int shown = 0;
     for (int i = 0; i < markers.size() && i < kBands; ++i) {
-        markers.at(i)->setVisible(i == Weights || i == Workspace || i == KvCache || i == Free || values[i] > 0 || (i == HostKv && host));
-        shown += markers.at(i)->isVisible() ? 1 : 0;
+        const bool on = i == Weights || i == Workspace || i == KvCache || i == Free || values[i] > 0 || (i == HostKv && host);
+        markers.at(i)->setVisible(on);
+        shown += on ? 1 : 0;
     }
     // Past six entries a row along the bottom elides every name: list them down the right instead.
     m_chart->legend()->setAlignment(shown > 6 ? Qt::AlignRight : Qt::AlignBottom);
