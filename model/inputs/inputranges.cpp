@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inputs/inputranges.h"
 #include "core/inputerror.h"
+#include "lengths/lengthdistribution.h"
 
 #include <QLocale>
 #include <cmath>
@@ -20,6 +21,8 @@ const RealRange ranges[] = {
     {RealInput::ComputeUtilization, "--compute-utilization", "compute_utilization", 1e-6, 1},
     {RealInput::Risk, "--risk", "risk", 1e-6, 0.5},
     {RealInput::Margin, "--margin", "margin", 0, 0.9},
+    {RealInput::ArrivalRate, "", "arrival_rate_per_second", 0, LengthDistribution::maxArrivalRatePerSecond},
+    {RealInput::MeanOutputTokens, "", "mean_output_tokens", 0, double(LengthDistribution::maxTokens)},
 };
 // The shortest text that reads back as the same double: 1000001 stays "1000001" (not the
 // "1e+06" of six significant digits), a bound of 1e6 reads "1e+06".
