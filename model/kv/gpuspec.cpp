@@ -20,7 +20,11 @@ qint64 wholeBytes(const QJsonObject &o, const char *key, bool required, bool dec
         return 0;
     if (v.isUndefined() || v.isNull())
         throw InputError(QString::fromLatin1(key), QStringLiteral("is missing from the GPU preset"));
-    return JsonNumbers::whole(v, QString::fromLatin1(key), 1, std::numeric_limits<qint64>::max(), decimalStrings);
+    try {
+        return JsonNumbers::whole(v, QString::fromLatin1(key), 1, std::numeric_limits<qint64>::max(), decimalStrings);
+    } catch (const InputError &) {
+        throw InputError(QString::fromLatin1(key), QStringLiteral("must be a positive whole number of bytes"));
+    }
 }
 } // namespace
 
