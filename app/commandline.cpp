@@ -4,9 +4,11 @@
 #include "plan/capacity.h"
 #include "io/configimporter.h"
 #include "core/inputerror.h"
+#include "core/jsonnumbers.h"
 #include "plan/levers.h"
 #include "plan/visionpool.h"
 #include "io/logcalibration.h"
+#include "core/outputtarget.h"
 #include "io/scenariofile.h"
 #include "inputs/inputranges.h"
 #include "presetbundle.h"
@@ -176,7 +178,7 @@ QVector<ModelShape> allModels(QTextStream &err)
 
 QVector<GpuSpec> allGpus(QTextStream &err)
 {
-    return allPresets<GpuSpec>(QStringLiteral("gpu"), &GpuSpec::fromPreset, err);
+    return allPresets<GpuSpec>(QStringLiteral("gpu"), [](const QJsonObject &o) { return GpuSpec::fromPreset(o); }, err);
 }
 
 ModelShape presetModel(const QString &id, QTextStream &err)
@@ -197,6 +199,19 @@ QString value(const QCommandLineParser &p, const char *name)
 bool isSet(const QCommandLineParser &p, const char *name)
 {
     return p.isSet(QString::fromLatin1(name));
+}
+
+// The files this command reads, which none of its outputs may replace (OutputTarget::check):
+// the preset store, --scenario, a --model or --config path, a trace:PATH distribution.
+QVector<OutputTarget::Protected> inputFiles(const QCommandLineParser &p)
+{
+    QVector<OutputTarget::Protected> files{{PresetStore::defaultPath(), QStringLiteral("the preset store")}};
+    for (const char *name : {"scenario", "model", "config"})
+        if (isSet(p, name))
+            files.append({value(p, name), QStringLiteral("the --%1 file").arg(QLatin1String(name))});
+    if (isSet(p, "distribution") && value(p, "distribution").trimmed().startsWith(QLatin1String("trace:"), Qt::CaseInsensitive))
+        files.append({value(p, "distribution").trimmed().mid(6), QStringLiteral("the --distribution trace")});
+    return files;
 }
 
 qint64 countOpt(const QCommandLineParser &p, const char *name, qint64 minimum = 1)
@@ -497,15 +512,17 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
             throw InputError(QStringLiteral("--solve"), QStringLiteral("must be max-context, min-gpus or max-model-len, got \"%1\"").arg(what));
         }
     }
-    if (isSet(p, "save"))
-        ScenarioFile::write(value(p, "save"), s, QFileInfo(value(p, "save")).completeBaseName());
+    if (isSet(p, "save")) {
+        OutputTarget::check(value(p, "save"), OutputTarget::Kind::Scenario, inputFiles(p), QStringLiteral("--save"));
+        ScenarioFile::write(value(p, "save"), s, QFileInfo(value(p, "save")).completeBaseName(), inputFiles(p));
+    }
     if (isSet(p, "json")) {
         QJsonObject o = r.toJson();
         for (const QString &key : solved.keys())
             o.insert(key, solved.value(key));
         o.insert(QStringLiteral("inputs"), s.toJson());
         o.insert(QStringLiteral("derivation"), QJsonArray::fromStringList(derivation));
-        out << QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented));
+        out << QString::fromUtf8(JsonNumbers::toJson(o));
         return 0;
     }
     auto fmt = [units](qint64 b) { return Units::formatBytes(b, units); };
@@ -624,7 +641,7 @@ int runCalibrate(const QCommandLineParser &p, QTextStream &out, QTextStream &err
         QJsonObject o = LogCalibration::toJson(reading, rows);
         o.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(notes));
         o.insert(QStringLiteral("inputs"), calibrated.toJson());
-        out << QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented));
+        out << QString::fromUtf8(JsonNumbers::toJson(o));
         return 0;
     }
     out << Engines::name(reading.engine) << " log" << (reading.version.isEmpty() ? QString() : QStringLiteral(" (v%1)").arg(reading.version))
@@ -664,7 +681,7 @@ int runLevers(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
     }
     const LeverReport report = evaluateLevers(s, allModels(err), allGpus(err), target, prefix, host);
     if (isSet(p, "json")) {
-        out << QString::fromUtf8(QJsonDocument(report.toJson()).toJson(QJsonDocument::Indented));
+        out << QString::fromUtf8(JsonNumbers::toJson(report.toJson()));
         return 0;
     }
     out << "Now: " << QString::number(report.current.sessionsPerGpu, 'f', 2) << " sessions per GPU"
@@ -693,7 +710,7 @@ int runDiagnose(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
     const Scenario s = scenarioFrom(p, err);
     const Diagnosis d = diagnoseFailure(s, countOpt(p, "failed-at-sessions"), countOpt(p, "context"), allModels(err), allGpus(err));
     if (isSet(p, "json"))
-        out << QString::fromUtf8(QJsonDocument(d.toJson()).toJson(QJsonDocument::Indented));
+        out << QString::fromUtf8(JsonNumbers::toJson(d.toJson()));
     else
         out << d.sentence << '\n';
     return 0;
@@ -717,7 +734,7 @@ int runPresetsList(const QCommandLineParser &p, QTextStream &out, QTextStream &e
                                  {QStringLiteral("name"), r.name},
                                  {QStringLiteral("source"), r.source},
                                  {QStringLiteral("built_in"), r.builtIn}});
-        out << QString::fromUtf8(QJsonDocument(a).toJson(QJsonDocument::Indented));
+        out << QString::fromUtf8(JsonNumbers::toJson(a));
         return 0;
     }
     for (const PresetRecord &r : all) {
@@ -754,7 +771,8 @@ const PresetFlag presetFlags[] = {
     {"source-date", "source_date", "", PresetValue::Text, "presets add/edit: date of the source, YYYY-MM-DD.", "DATE"},
     {"notes", "notes", "", PresetValue::Text, "presets add/edit: free notes.", "TEXT"},
     {"vendor", "vendor", "gpu", PresetValue::Text, "presets add/edit (GPU): the vendor.", "TEXT"},
-    {"memory", "memory_bytes", "gpu", PresetValue::Size, "presets add/edit (GPU): memory per card as the driver reports it: 81559MiB, 80GB.", "SIZE"},
+    {"memory", "memory_bytes", "gpu", PresetValue::Size, "presets add/edit (GPU): memory per card as the driver reports it: 81559MiB, 80GB "
+                                                         "(a new figure drops torch_memory_bytes, which was measured with the old one).", "SIZE"},
     {"memory-source", "memory_source", "gpu", PresetValue::Text, "presets add/edit (GPU): where the memory figure comes from.", "TEXT"},
     {"marketed-memory", "marketed_memory", "gpu", PresetValue::Text, "presets add/edit (GPU): memory as marketed, e.g. \"80 GB HBM3\".", "TEXT"},
     {"bandwidth", "bandwidth_bytes_per_s", "gpu", PresetValue::Rate, "presets add/edit (GPU): memory bandwidth per second: 3.35TB/s.", "SIZE/s"},
@@ -808,6 +826,12 @@ bool applyPresetFlags(const QCommandLineParser &p, const QString &kind, QJsonObj
         }
         case PresetValue::Count: j = QJsonValue(Units::parseCount(v, flag)); break;
         case PresetValue::Number: j = Units::parseFraction(v, flag, 0, 1e6); break; // TFLOPS or dollars, in (0, 10^6]
+        }
+        // torch's total (torch_memory_bytes) was measured on the card as it was: a new memory
+        // figure makes it stale, and above the new figure a preset the store refuses.
+        if (QLatin1String(f.field) == QLatin1String("memory_bytes") && preset.value(QLatin1String(f.field)) != j) {
+            preset.remove(QStringLiteral("torch_memory_bytes"));
+            preset.remove(QStringLiteral("torch_memory_source"));
         }
         preset.insert(QLatin1String(f.field), j);
         changed = true;
@@ -1011,7 +1035,7 @@ int runPresetsExport(const QCommandLineParser &p, QTextStream &out, QTextStream 
     for (const QString &problem : store->problems())
         err << "warning: " << problem << '\n';
     QString error;
-    if (!PresetBundle::save(pos.at(2), chosen, &error))
+    if (!PresetBundle::save(pos.at(2), chosen, &error, {{store->path(), QStringLiteral("the preset store")}}))
         throw InputError(QStringLiteral("FILE"), error);
     out << "exported " << chosen.size() << (chosen.size() == 1 ? " preset" : " presets") << " to " << pos.at(2) << '\n';
     return 0;
@@ -1137,9 +1161,7 @@ int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream
             const QString size = p.isSet(QStringLiteral("page-size")) ? p.value(QStringLiteral("page-size")) : QStringLiteral("A4");
             if (size.compare(QLatin1String("A4"), Qt::CaseInsensitive) != 0 && size.compare(QLatin1String("Letter"), Qt::CaseInsensitive) != 0)
                 throw InputError(QStringLiteral("--page-size"), QStringLiteral("must be A4 or Letter, got \"%1\"").arg(size));
-            if (p.isSet(QStringLiteral("scenario"))
-                && QFileInfo(p.value(QStringLiteral("scenario"))).absoluteFilePath() == QFileInfo(p.value(QStringLiteral("output"))).absoluteFilePath())
-                throw InputError(QStringLiteral("--output"), QStringLiteral("is the scenario file itself: choose another name for the PDF"));
+            OutputTarget::check(p.value(QStringLiteral("output")), OutputTarget::Kind::Pdf, inputFiles(p), QStringLiteral("--output"));
             const Scenario s = scenarioFrom(p, err);
             const CapacityResult r = computeCapacity(s);
             if (!r.ok) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
+#include "core/outputtarget.h"
 #include "io/sampletraces.h"
 
 #include "calibrationdialog.h"
@@ -824,7 +825,7 @@ bool MainWindow::openScenario(const QString &path, QString *error)
 bool MainWindow::saveScenario(const QString &path, QString *error)
 {
     try {
-        ScenarioFile::write(path, m_planner->scenario(), QFileInfo(path).completeBaseName());
+        ScenarioFile::write(path, m_planner->scenario(), QFileInfo(path).completeBaseName(), {{m_storePath, tr("the preset store")}});
         m_path = path;
         m_planner->undoStack()->setClean();
         QFile::remove(autosavePath());
@@ -850,7 +851,8 @@ ReportInput MainWindow::reportInput() const
 bool MainWindow::exportReport(const QString &path, QPageSize::PageSizeId size, QString *error)
 {
     QString why;
-    if (ReportWriter::writePdf(path, reportInput(), size, &why))
+    // Never over the store or the open scenario (OutputTarget: one rule for every writer).
+    if (ReportWriter::writePdf(path, reportInput(), size, &why, {{m_storePath, tr("the preset store")}, {m_path, tr("the open scenario")}}))
         return true;
     return fail(tr("Cannot export the report"), why, error);
 }
@@ -858,9 +860,20 @@ bool MainWindow::exportReport(const QString &path, QPageSize::PageSizeId size, Q
 bool MainWindow::exportChart(const QString &path, QString *error)
 {
     QString why;
-    if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
+    const bool svgFile = path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive);
+    try {
+        // Only an earlier chart of the same kind is replaced (OutputTarget), atomically.
+        OutputTarget::check(path, svgFile ? OutputTarget::Kind::Svg : OutputTarget::Kind::Png,
+                            {{m_storePath, tr("the preset store")}, {m_path, tr("the open scenario")}}, QStringLiteral("file"));
+    } catch (const InputError &e) {
+        return fail(tr("Cannot export the chart"), e.message(), error);
+    }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        why = tr("cannot write %1: %2").arg(path, file.errorString());
+    } else if (svgFile) {
         QSvgGenerator svg;
-        svg.setFileName(path);
+        svg.setOutputDevice(&file);
         svg.setSize(m_chart->size());
         svg.setViewBox(QRect(QPoint(0, 0), m_chart->size()));
         svg.setTitle(tr("Memory per GPU"));
@@ -871,9 +884,11 @@ bool MainWindow::exportChart(const QString &path, QString *error)
         } else {
             why = tr("cannot write %1").arg(path);
         }
-    } else if (!m_chart->grab().save(path, "PNG")) {
+    } else if (!m_chart->grab().save(&file, "PNG")) {
         why = tr("cannot write %1").arg(path);
     }
+    if (why.isEmpty() && !file.commit())
+        why = tr("cannot write %1: %2 (the previous file is unchanged)").arg(path, file.errorString());
     if (why.isEmpty())
         return true;
     return fail(tr("Cannot export the chart"), why, error);
@@ -902,6 +917,12 @@ bool MainWindow::exportFiguresCsv(const QString &path, QString *error)
             csv += QLatin1Char(',') + (v.isDouble() ? QString::number(v.toDouble(), 'g', 15) : QString());
         }
         csv += QLatin1Char('\n');
+    }
+    try {
+        OutputTarget::check(path, OutputTarget::Kind::FiguresCsv, {{m_storePath, tr("the preset store")}, {m_path, tr("the open scenario")}},
+                            QStringLiteral("file"));
+    } catch (const InputError &e) {
+        return fail(tr("Cannot export the figures"), e.message(), error);
     }
     QSaveFile f(path);
     if (f.open(QIODevice::WriteOnly) && f.write(csv.toUtf8()) >= 0 && f.commit())

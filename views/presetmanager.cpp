@@ -729,7 +729,7 @@ bool PresetManager::exportBundle(const QString &path)
         return false;
     }
     QString error;
-    if (!PresetBundle::save(path, mine, &error)) {
+    if (!PresetBundle::save(path, mine, &error, {{m_store->path(), tr("the preset store")}})) {
         setStatus(error, true);
         return false;
     }

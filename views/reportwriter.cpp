@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "reportwriter.h"
 
+#include "core/inputerror.h"
 #include "plan/capacity.h"
 #include "store/presetstore.h"
 #include "distributionchartview.h"
@@ -734,13 +735,15 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     return true;
 }
 
-bool ReportWriter::writePdf(const QString &path, const ReportInput &input, QPageSize::PageSizeId pageSize, QString *error)
+bool ReportWriter::writePdf(const QString &path, const ReportInput &input, QPageSize::PageSizeId pageSize, QString *error,
+                            const QVector<OutputTarget::Protected> &protect)
 {
     // Atomic: the PDF goes to a temporary file that replaces `path` only when
     // complete, so a full disk or a failure leaves the previous file intact.
-    const QFileInfo target(path);
-    if (target.exists() && !target.isFile()) {
-        *error = QStringLiteral("%1 is not a regular file: refusing to replace it").arg(path);
+    try {
+        OutputTarget::check(path, OutputTarget::Kind::Pdf, protect, QStringLiteral("file"));
+    } catch (const InputError &e) {
+        *error = e.message();
         return false;
     }
     QSaveFile file(path);

@@ -4,6 +4,7 @@
 #include "plan/capacityresult.h"
 #include "inputs/scenario.h"
 #include "core/units.h"
+#include "core/outputtarget.h"
 
 #include <QPageSize>
 #include <QString>
@@ -51,9 +52,12 @@ public:
     /// Paints the report on any paged device (QPdfWriter, or a QPrinter for the
     /// print preview). Returns false with *error when the device cannot be painted.
     static bool paint(QPagedPaintDevice *device, const ReportInput &input, QString *error);
-    /// Writes a PDF to `path` on `pageSize` (A4 or Letter). Returns false with
-    /// *error (naming the file) when it cannot.
-    static bool writePdf(const QString &path, const ReportInput &input, QPageSize::PageSizeId pageSize, QString *error);
+    /// Writes a PDF to `path` on `pageSize` (A4 or Letter) with QSaveFile. Returns
+    /// false with *error (naming the file) when it cannot, or, writing nothing, when
+    /// OutputTarget::check refuses `path`: an existing file that is not a PDF, or
+    /// one of `protect` (the preset store, the scenario the report is drawn from).
+    static bool writePdf(const QString &path, const ReportInput &input, QPageSize::PageSizeId pageSize, QString *error,
+                         const QVector<OutputTarget::Protected> &protect = {});
 };
 
 } // namespace Headroom

@@ -5,6 +5,7 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QVariant>
 #include <cmath>
 
 namespace Headroom::JsonNumbers {
@@ -25,7 +26,11 @@ QString rangeText(qint64 minimum, qint64 maximum)
 qint64 whole(const QJsonValue &v, const QString &field, qint64 minimum, qint64 maximum, bool allowString)
 {
     qint64 r = 0;
-    if (v.isDouble()) {
+    if (v.isDouble() && v.toVariant().metaType().id() == QMetaType::LongLong) {
+        // A JSON integer the parser kept exact (Qt keeps whole numbers that fit 64 bits as
+        // integers): 2^53 + 1 stays 2^53 + 1 rather than rounding through a double.
+        r = v.toInteger();
+    } else if (v.isDouble()) {
         const double d = v.toDouble();
         // 2^63 is exactly representable; every double below it converts exactly.
         if (!std::isfinite(d) || d != std::floor(d) || d < -9223372036854775808.0 || d >= 9223372036854775808.0)
@@ -61,6 +66,35 @@ double real(const QJsonValue &v, const QString &field, double low, double high)
     if (!v.isDouble() || !std::isfinite(v.toDouble()) || v.toDouble() < low || v.toDouble() > high)
         throw InputError(field, QStringLiteral("must be a number from %1 to %2, got %3").arg(low).arg(high).arg(shown(v)));
     return v.toDouble() == 0 ? 0.0 : v.toDouble();
+}
+
+namespace {
+void checkFinite(const QJsonValue &v, const QString &path)
+{
+    if (v.isDouble() && !std::isfinite(v.toDouble()))
+        throw InputError(path, QStringLiteral("came to %1, which is not a finite number; the inputs are too extreme to give it").arg(v.toDouble()));
+    if (v.isObject()) {
+        const QJsonObject o = v.toObject();
+        for (auto it = o.begin(); it != o.end(); ++it)
+            checkFinite(it.value(), path.isEmpty() ? it.key() : path + QLatin1Char('.') + it.key());
+    } else if (v.isArray()) {
+        const QJsonArray a = v.toArray();
+        for (qsizetype i = 0; i < a.size(); ++i)
+            checkFinite(a.at(i), QStringLiteral("%1[%2]").arg(path).arg(i));
+    }
+}
+} // namespace
+
+QByteArray toJson(const QJsonObject &o, QJsonDocument::JsonFormat format)
+{
+    checkFinite(o, QString());
+    return QJsonDocument(o).toJson(format);
+}
+
+QByteArray toJson(const QJsonArray &a, QJsonDocument::JsonFormat format)
+{
+    checkFinite(a, QString());
+    return QJsonDocument(a).toJson(format);
 }
 
 } // namespace Headroom::JsonNumbers

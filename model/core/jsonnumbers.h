@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QString>
@@ -24,5 +25,15 @@ qint64 whole(const QJsonObject &o, const char *key, qint64 fallback, qint64 mini
 /// A finite JSON number in [low, high] (both inclusive), -0 read as 0;
 /// InputError(field) otherwise.
 double real(const QJsonValue &v, const QString &field, double low, double high);
+
+/// The one writer of JSON output (plan --json and the other commands' --json,
+/// .headroom files, preset bundles): the bytes of `o`, after checking that
+/// every number in it is finite. JSON has no NaN or infinity and QJsonDocument
+/// writes them as null, which a reader takes for "not known"; so a non-finite
+/// figure throws InputError naming its path ("distribution.concurrency_from_traffic",
+/// "options[3].sessions_per_gpu") instead, and nothing is written.
+QByteArray toJson(const QJsonObject &o, QJsonDocument::JsonFormat format = QJsonDocument::Indented);
+/// toJson() of an array (presets list --json).
+QByteArray toJson(const QJsonArray &a, QJsonDocument::JsonFormat format = QJsonDocument::Indented);
 
 } // namespace Headroom::JsonNumbers

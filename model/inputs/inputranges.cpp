@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inputs/inputranges.h"
 #include "core/inputerror.h"
+#include "lengths/lengthdistribution.h"
 
 #include <QLocale>
 #include <cmath>
@@ -21,6 +22,8 @@ const RealRange ranges[] = {
     {RealInput::Risk, "--risk", "risk", 1e-6, 0.5},
     {RealInput::Margin, "--margin", "margin", 0, 0.9},
     {RealInput::DecodingShare, "--decoding-share", "decoding_share", 1e-6, 1},
+    {RealInput::ArrivalRate, "", "arrival_rate_per_second", 0, LengthDistribution::maxArrivalRatePerSecond},
+    {RealInput::MeanOutputTokens, "", "mean_output_tokens", 0, double(LengthDistribution::maxTokens)},
 };
 // The shortest text that reads back as the same double: 1000001 stays "1000001" (not the
 // "1e+06" of six significant digits), a bound of 1e6 reads "1e+06".

@@ -21,6 +21,9 @@ enum class RealInput {
     Risk,                  ///< accepted P(KV pool overflows)
     Margin,                ///< share of the budget kept free at admission
     DecodingShare,         ///< share of retained sessions decoding at once (host tier)
+    // File fields only (no flag) follow: loops over the flags end at DecodingShare.
+    ArrivalRate,           ///< a trace's requests per second (a file field; no flag)
+    MeanOutputTokens,      ///< a trace's mean generated tokens per request (a file field; no flag)
 };
 
 /// One input's rule: its command-line flag, its scenario-file key, and the
@@ -29,7 +32,7 @@ enum class RealInput {
 struct RealRange
 {
     RealInput input;
-    const char *flag; ///< "--gpu-memory-utilization"
+    const char *flag; ///< "--gpu-memory-utilization" (empty: a file field only)
     const char *key;  ///< "gpu_memory_utilization" (the .headroom field, under "engine." or "inputs.")
     double low;
     double high;
@@ -42,8 +45,11 @@ namespace InputRanges {
 /// serving estimate; engines refuse values above 1); scale and traffic
 /// multiplier from 1e-6 to 1e6; a price from $1e-9 to $1e6 per GPU-hour;
 /// risk from 1e-6 (the overflow solver's floor, lengths/overflowrisk) to 0.5;
-/// margin from 0 to 0.9; the decoding share from 1e-6 to 1 (a share of 0
-/// would retain sessions without end). These are the ranges .headroom files have been read
+/// margin from 0 to 0.9; a trace's arrival rate from 0 (not known) to 10^9
+/// requests per second (LengthDistribution::maxArrivalRatePerSecond) and its
+/// mean output from 0 to 2^53 tokens, so that rate x multiplier x latency
+/// stays finite in every derived figure; the decoding share from 1e-6 to 1 (a
+/// share of 0 would retain sessions without end). These are the ranges .headroom files have been read
 /// with since version 1, so every saved file still opens.
 const RealRange &of(RealInput input);
 /// `value` when it lies in the input's range; else InputError(field) with

@@ -51,6 +51,8 @@ QJsonObject Scenario::toJson() const
     o.insert(QStringLiteral("gpu_memory_bytes"), effectiveGpuMemoryBytes());
     o.insert(QStringLiteral("weights_bytes_override"), weightsBytes ? QJsonValue(*weightsBytes) : QJsonValue());
     o.insert(QStringLiteral("workspace_bytes_per_gpu"), effectiveWorkspaceBytes());
+    // --workspace as given (null: the default, or the engine's own estimate), so the echo reopens as the same plan.
+    o.insert(QStringLiteral("workspace_bytes_override"), workspaceBytes ? QJsonValue(*workspaceBytes) : QJsonValue());
     o.insert(QStringLiteral("engine"), Engines::name(engine));
     o.insert(QStringLiteral("gpu_memory_utilization"), gpuMemoryUtilization);
     const EngineSettings &e = engineSettings;

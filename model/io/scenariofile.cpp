@@ -4,8 +4,11 @@
 #include "core/jsonnumbers.h"
 #include "core/units.h"
 #include "inputs/inputranges.h"
+#include "io/configimporter.h"
+#include "core/outputtarget.h"
 #include "plan/visionpool.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -78,21 +81,6 @@ std::optional<qint64> readOptionalBig(const QJsonObject &o, const char *key, con
     if (v.isUndefined() || v.isNull())
         return std::nullopt;
     return readBig(o, key, 0, prefix);
-}
-
-std::optional<double> readOptionalDouble(const QJsonObject &o, const char *key, const QString &prefix = {})
-{
-    const QJsonValue v = o.value(QString::fromLatin1(key));
-    if (v.isUndefined() || v.isNull())
-        return std::nullopt;
-    if (!v.isDouble() || !std::isfinite(v.toDouble()))
-        throw InputError(prefix + QString::fromLatin1(key), QStringLiteral("must be a number"));
-    return v.toDouble();
-}
-
-double readDouble(const QJsonObject &o, const char *key, double fallback, const QString &prefix = {})
-{
-    return readOptionalDouble(o, key, prefix).value_or(fallback);
 }
 
 QJsonArray bigArray(const QVector<qint64> &v)
@@ -267,6 +255,8 @@ QJsonObject gpuToJson(const GpuSpec &g)
                        {QStringLiteral("vendor"), g.vendor},
                        {QStringLiteral("memory_bytes"), big(g.memoryBytes)},
                        {QStringLiteral("memory_source"), g.memorySource},
+                       {QStringLiteral("torch_memory_bytes"), g.torchMemoryBytes > 0 ? big(g.torchMemoryBytes) : QJsonValue()},
+                       {QStringLiteral("torch_memory_source"), g.torchMemorySource},
                        {QStringLiteral("marketed_memory"), g.marketedMemory},
                        {QStringLiteral("bandwidth_bytes_per_s"), g.bandwidthBytesPerSecond > 0 ? big(g.bandwidthBytesPerSecond) : QJsonValue()},
                        {QStringLiteral("bf16_dense_tflops"), g.bf16DenseTflops},
@@ -304,8 +294,8 @@ LengthDistribution distributionFromJson(const QJsonObject &o)
     d.probabilities = readDoubleArray(o, "probabilities");
     d.promptLengths = readBigArray(o, "prompt_lengths");
     d.promptProbabilities = readDoubleArray(o, "prompt_probabilities");
-    d.arrivalRatePerSecond = readDouble(o, "arrival_rate_per_second", 0, dp);
-    d.meanOutputTokens = readDouble(o, "mean_output_tokens", 0, dp);
+    d.arrivalRatePerSecond = readReal(o, RealInput::ArrivalRate, 0, dp);
+    d.meanOutputTokens = readReal(o, RealInput::MeanOutputTokens, 0, dp);
     d.requests = readBig(o, "requests", 0, dp);
     double sum = 0;
     for (double p : d.probabilities)
@@ -451,7 +441,8 @@ void checkScale(const Scenario &s)
 }
 
 // Version 0: the output of `headroom plan --json`, whose "inputs" name presets.
-Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::ModelLookup &models, const ScenarioFile::GpuLookup &gpus)
+Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::ModelLookup &models, const ScenarioFile::GpuLookup &gpus,
+                               const QString &folder)
 {
     const QJsonObject in = plan.value(QStringLiteral("inputs")).toObject();
     if (!models || !gpus)
@@ -460,11 +451,27 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     Scenario s;
     if (in.value(QStringLiteral("model")).toString() == QLatin1String("custom"))
         throw InputError(QStringLiteral("inputs.model"), QStringLiteral("a custom shape is not named in a plan output: save it with plan --save FILE.headroom"));
-    // The lookups' refusals (an unknown preset) name the plan output's own field.
-    try {
-        s.model = models(in.value(QStringLiteral("model")).toString());
-    } catch (const InputError &e) {
-        throw InputError(QStringLiteral("inputs.model"), e.message());
+    // A model the plan read from a config.json is named by its path (as --model took it:
+    // a slash or .json), read again from there, a relative path from beside this file.
+    const QString modelId = in.value(QStringLiteral("model")).toString();
+    if (modelId.contains(QLatin1Char('/')) || modelId.endsWith(QLatin1String(".json"))) {
+        const QString config = folder.isEmpty() || !QFileInfo(modelId).isRelative() ? modelId : QDir(folder).filePath(modelId);
+        s.model = ConfigImporter::fromFile(config, QStringLiteral("inputs.model"));
+        s.model.id = modelId; // the plan's own name for it, so a plan from this file prints the same
+        const qint64 total = readBig(in, "total_params", 0, ip), active = readBig(in, "active_params", 0, ip);
+        if (total > 0 && total != s.model.totalParams) {
+            // --params gave the count, as commandline.cpp applies it.
+            s.model.totalParams = total;
+            s.model.activeParams = active > 0 ? std::min(active, total) : total;
+            s.model.checkpointBytes = 0;
+        }
+    } else {
+        // The lookups' refusals (an unknown preset) name the plan output's own field.
+        try {
+            s.model = models(modelId);
+        } catch (const InputError &e) {
+            throw InputError(QStringLiteral("inputs.model"), e.message());
+        }
     }
     const QString gpu = in.value(QStringLiteral("gpu")).toString();
     if (gpu == QLatin1String("custom")) {
@@ -486,7 +493,13 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     if (readBig(in, "gpu_memory_bytes", 0, ip) != s.gpu.memoryBytes)
         s.gpuMemoryBytes = readBig(in, "gpu_memory_bytes", 0, ip);
     s.weightsBytes = readOptionalBig(in, "weights_bytes_override", ip);
-    s.workspaceBytes = readBig(in, "workspace_bytes_per_gpu", s.effectiveWorkspaceBytes(), ip);
+    // The override as given (outputs since workspace_bytes_override); an older output's
+    // effective workspace is an override only when it is not the default, else an engine
+    // that estimates its own (vLLM) would lose its estimate on reopening.
+    if (in.contains(QStringLiteral("workspace_bytes_override")))
+        s.workspaceBytes = readOptionalBig(in, "workspace_bytes_override", ip);
+    else if (const qint64 w = readBig(in, "workspace_bytes_per_gpu", s.effectiveWorkspaceBytes(), ip); w != s.effectiveWorkspaceBytes())
+        s.workspaceBytes = w;
     s.engine = Engines::parse(in.value(QStringLiteral("engine")).toString(QStringLiteral("plain")), QStringLiteral("inputs.engine"));
     s.gpuMemoryUtilization = readReal(in, RealInput::GpuMemoryUtilization, s.gpuMemoryUtilization, ip);
     s.blockSize = readInt(in, "block_size", 16, 1, ip);
@@ -499,8 +512,14 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     s.gpuMemoryUtilizationGiven = s.engine == Engine::Vllm;
     s.engineSettings = readEngineSettings(in, QStringLiteral("inputs."), "_bytes");
     readParallelism(in, s, QStringLiteral("inputs."));
-    if (in.value(QStringLiteral("distribution")).isString())
-        s.distribution = LengthDistribution::parse(in.value(QStringLiteral("distribution")).toString(), QStringLiteral("inputs.distribution"));
+    if (in.value(QStringLiteral("distribution")).isString()) {
+        QString spec = in.value(QStringLiteral("distribution")).toString();
+        // A relative trace path is the plan's own, beside the file it printed: resolved
+        // against the file's folder, never the current one.
+        if (spec.startsWith(QLatin1String("trace:")) && !folder.isEmpty() && QFileInfo(spec.mid(6)).isRelative())
+            spec = QStringLiteral("trace:") + QDir(folder).filePath(spec.mid(6));
+        s.distribution = LengthDistribution::parse(spec, QStringLiteral("inputs.distribution"));
+    }
     readLengthsAndServing(in, s, ip);
     checkScale(s);
     return s;
@@ -574,12 +593,12 @@ QJsonObject ScenarioFile::toJson(const Scenario &s, const QString &name)
                        {QStringLiteral("distribution"), s.distribution ? QJsonValue(distributionToJson(*s.distribution)) : QJsonValue()}};
 }
 
-Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const ModelLookup &models, const GpuLookup &gpus)
+Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const ModelLookup &models, const GpuLookup &gpus, const QString &folder)
 {
     if (!o.contains(QStringLiteral("format")) && o.value(QStringLiteral("inputs")).isObject() && o.contains(QStringLiteral("kv_bytes_per_token"))) {
         if (name)
             *name = QString();
-        return migrateFromPlanOutput(o, models, gpus);
+        return migrateFromPlanOutput(o, models, gpus, folder);
     }
     if (o.value(QStringLiteral("format")).toString() != QLatin1String("headroom-scenario"))
         throw InputError(QStringLiteral("format"), QStringLiteral("is not a Headroom scenario"));
@@ -593,7 +612,7 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
         *name = o.value(QStringLiteral("name")).toString();
     s.model = modelFromJson(o.value(QStringLiteral("model")).toObject());
     try {
-        s.gpu = GpuSpec::fromPreset(o.value(QStringLiteral("gpu")).toObject());
+        s.gpu = GpuSpec::fromPreset(o.value(QStringLiteral("gpu")).toObject(), true);
     } catch (const InputError &e) {
         throw InputError(QStringLiteral("gpu.") + e.field(), e.message());
     }
@@ -643,15 +662,14 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
     return s;
 }
 
-void ScenarioFile::write(const QString &path, const Scenario &scenario, const QString &name)
+void ScenarioFile::write(const QString &path, const Scenario &scenario, const QString &name, const QVector<OutputTarget::Protected> &protect)
 {
-    const QFileInfo target(path);
-    if (target.exists() && !target.isFile())
-        throw InputError(QStringLiteral("file"), QStringLiteral("%1 is not a regular file: refusing to replace it").arg(path));
+    OutputTarget::check(path, OutputTarget::Kind::Scenario, protect, QStringLiteral("file"));
+    const QByteArray bytes = JsonNumbers::toJson(toJson(scenario, name));
     QSaveFile f(path);
     if (!f.open(QIODevice::WriteOnly))
         throw InputError(QStringLiteral("file"), QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
-    f.write(QJsonDocument(toJson(scenario, name)).toJson(QJsonDocument::Indented));
+    f.write(bytes);
     if (!f.commit())
         throw InputError(QStringLiteral("file"), QStringLiteral("cannot write %1: %2 (the previous file is unchanged)").arg(path, f.errorString()));
 }
@@ -676,7 +694,7 @@ Scenario ScenarioFile::read(const QString &path, QString *name, const ModelLooku
     if (!doc.isObject())
         throw InputError(QStringLiteral("file"), QStringLiteral("%1 is not a Headroom scenario").arg(path));
     try {
-        return fromJson(doc.object(), name, models, gpus);
+        return fromJson(doc.object(), name, models, gpus, info.absolutePath());
     } catch (const InputError &e) {
         throw InputError(e.field(), QStringLiteral("%1 (in %2)").arg(e.message(), path));
     }

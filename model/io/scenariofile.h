@@ -2,6 +2,7 @@
 #pragma once
 
 #include "inputs/scenario.h"
+#include "core/outputtarget.h"
 
 #include <QJsonObject>
 #include <functional>
@@ -27,10 +28,15 @@ public:
 
     /// The file's JSON for `scenario`, titled `name`.
     static QJsonObject toJson(const Scenario &scenario, const QString &name);
-    /// A scenario from a file's JSON; `name` receives its title. Throws InputError(field).
-    static Scenario fromJson(const QJsonObject &json, QString *name, const ModelLookup &models = {}, const GpuLookup &gpus = {});
-    /// Writes `path` atomically. Throws InputError("file") when it cannot (the old file stays).
-    static void write(const QString &path, const Scenario &scenario, const QString &name);
+    /// A scenario from a file's JSON; `name` receives its title. `folder` is the file's
+    /// folder: a relative trace path in a version-0 file is read from there. Throws InputError(field).
+    static Scenario fromJson(const QJsonObject &json, QString *name, const ModelLookup &models = {}, const GpuLookup &gpus = {},
+                             const QString &folder = {});
+    /// Writes `path` atomically (QSaveFile). Throws InputError("file") when it cannot (the old
+    /// file stays), and before writing anything when OutputTarget::check refuses the target:
+    /// an existing file that is not a scenario, or one of `protect` (the command's inputs).
+    static void write(const QString &path, const Scenario &scenario, const QString &name,
+                      const QVector<OutputTarget::Protected> &protect = {});
     /// Reads `path`. Throws InputError naming the file, the line for malformed JSON, or the field.
     static Scenario read(const QString &path, QString *name, const ModelLookup &models = {}, const GpuLookup &gpus = {});
 };

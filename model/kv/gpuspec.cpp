@@ -2,45 +2,52 @@
 #include "kv/gpuspec.h"
 #include "core/inputerror.h"
 #include "core/jsonnumbers.h"
+#include "core/units.h"
 #include "inputs/inputranges.h"
 
 #include <cmath>
+#include <limits>
 
 namespace Headroom {
 
 namespace {
-qint64 wholeBytes(const QJsonObject &o, const char *key, bool required)
+// A positive whole number of bytes: a JSON number, or the decimal string a .headroom file
+// keeps a figure above 2^53 in (ScenarioFile writes both); 0 when absent and not required.
+qint64 wholeBytes(const QJsonObject &o, const char *key, bool required, bool decimalStrings)
 {
-    const QString k = QString::fromLatin1(key);
-    const QJsonValue v = o.value(k);
-    if (v.isUndefined() || v.isNull()) {
-        if (required)
-            throw InputError(k, QStringLiteral("is missing from the GPU preset"));
+    const QJsonValue v = o.value(QString::fromLatin1(key));
+    if (!required && (v.isUndefined() || v.isNull()))
         return 0;
+    if (v.isUndefined() || v.isNull())
+        throw InputError(QString::fromLatin1(key), QStringLiteral("is missing from the GPU preset"));
+    try {
+        return JsonNumbers::whole(v, QString::fromLatin1(key), 1, std::numeric_limits<qint64>::max(), decimalStrings);
+    } catch (const InputError &) {
+        throw InputError(QString::fromLatin1(key), QStringLiteral("must be a positive whole number of bytes"));
     }
-    const double d = v.toDouble(-1);
-    if (!v.isDouble() || d <= 0 || d != std::floor(d) || d >= 9.2e18)
-        throw InputError(k, QStringLiteral("must be a positive whole number of bytes"));
-    return qint64(d);
 }
 } // namespace
 
-GpuSpec GpuSpec::fromPreset(const QJsonObject &p)
+GpuSpec GpuSpec::fromPreset(const QJsonObject &p, bool decimalStrings)
 {
     GpuSpec g;
     g.id = p.value(QStringLiteral("id")).toString();
     g.name = p.value(QStringLiteral("name")).toString(g.id);
     g.vendor = p.value(QStringLiteral("vendor")).toString();
-    g.memoryBytes = wholeBytes(p, "memory_bytes", true);
+    g.memoryBytes = wholeBytes(p, "memory_bytes", true, decimalStrings);
     g.memorySource = p.value(QStringLiteral("memory_source")).toString();
-    g.torchMemoryBytes = wholeBytes(p, "torch_memory_bytes", false);
+    g.torchMemoryBytes = wholeBytes(p, "torch_memory_bytes", false, decimalStrings);
     g.torchMemorySource = p.value(QStringLiteral("torch_memory_source")).toString();
+    // torch sees the card less what the driver keeps: never more than the card holds.
+    if (g.torchMemoryBytes > g.memoryBytes)
+        throw InputError(QStringLiteral("torch_memory_bytes"), QStringLiteral("%1 is more than the card's memory_bytes %2: torch sees at most the whole card")
+                                                                   .arg(Units::formatCount(g.torchMemoryBytes), Units::formatCount(g.memoryBytes)));
     g.marketedMemory = p.value(QStringLiteral("marketed_memory")).toString();
-    g.bandwidthBytesPerSecond = wholeBytes(p, "bandwidth_bytes_per_s", false);
+    g.bandwidthBytesPerSecond = wholeBytes(p, "bandwidth_bytes_per_s", false, decimalStrings);
     const QJsonValue tflops = p.value(QStringLiteral("bf16_dense_tflops"));
     if (!tflops.isUndefined() && !tflops.isNull())
         g.bf16DenseTflops = JsonNumbers::real(tflops, QStringLiteral("bf16_dense_tflops"), 0, 1e9);
-    g.hostLinkBytesPerSecond = wholeBytes(p, "host_link_bytes_per_s", false);
+    g.hostLinkBytesPerSecond = wholeBytes(p, "host_link_bytes_per_s", false, decimalStrings);
     g.source = p.value(QStringLiteral("source")).toString();
     g.sourceDate = p.value(QStringLiteral("source_date")).toString();
     const QJsonValue price = p.value(QStringLiteral("price_usd_per_hour"));

@@ -32,12 +32,14 @@ struct GpuSpec
     QString priceSource;
     QString priceDate;
 
-    /// Reads a GPU preset (presets/gpus/*.json). Throws InputError naming the
-    /// field when memory_bytes is missing or not a positive whole number, a
-    /// bandwidth is not a positive whole number of bytes/s, bf16_dense_tflops
+    /// Reads a GPU preset (presets/gpus/*.json) or, with `decimalStrings`, a
+    /// .headroom file's "gpu", whose byte figures above 2^53 are decimal strings
+    /// (kept exact; a preset's are JSON numbers). Throws InputError naming the field when
+    /// memory_bytes is missing or not a positive whole number, torch_memory_bytes
+    /// is above memory_bytes, a bandwidth is not a positive whole number of bytes/s, bf16_dense_tflops
     /// is not in [0, 10^6] (0: not known), or price_usd_per_hour is not in (0, 10^6] dollars
     /// (null or absent: no published price).
-    static GpuSpec fromPreset(const QJsonObject &preset);
+    static GpuSpec fromPreset(const QJsonObject &preset, bool decimalStrings = false);
     /// The card's memory as the engines see it (torch's total, what vLLM prints as
     /// total_gpu_memory), bytes: the cited torch figure, else for an NVIDIA preset
     /// the driver total less 0.5 GiB (the driver and ECC reservation; the cited

@@ -277,6 +277,11 @@ LengthDistribution LengthDistribution::fromTrace(const QString &path, const QStr
     }
     if (timed > 1 && lastArrival > firstArrival)
         d.arrivalRatePerSecond = double(timed - 1) / (lastArrival - firstArrival);
+    if (!(d.arrivalRatePerSecond <= maxArrivalRatePerSecond))
+        throw InputError(field, QStringLiteral("%1: %2 requests in %3 s is more than 10^9 requests per second; check the TIMESTAMP column")
+                                    .arg(path)
+                                    .arg(timed)
+                                    .arg(lastArrival - firstArrival));
     d.requests = rows;
     return d;
 }

@@ -27,6 +27,11 @@ struct LengthDistribution
     /// largest count a double (means, scaling, the discretising grid) still
     /// holds exactly. Longer lengths are refused with the field named.
     static constexpr qint64 maxTokens = qint64(1) << 53;
+    /// The highest arrival rate a trace may give: 10^9 requests per second
+    /// (one a nanosecond, the finest timestamp a trace carries); beyond it the
+    /// trace is refused with the field named, so that rate x traffic
+    /// multiplier (<= 10^6) x latency stays a finite figure.
+    static constexpr double maxArrivalRatePerSecond = 1e9;
 
     Kind kind = Kind::Fixed;
     QString spec;                 ///< the --distribution spec it came from (or the trace path)

@@ -2,7 +2,9 @@
 #include "presetbundle.h"
 
 #include "core/inputerror.h"
+#include "core/jsonnumbers.h"
 #include "core/units.h"
+#include "core/outputtarget.h"
 
 #include <QDateTime>
 #include <QFile>
@@ -11,6 +13,7 @@
 #include <QJsonDocument>
 #include <QSaveFile>
 #include <QSet>
+#include <limits>
 
 namespace Headroom::PresetBundle {
 
@@ -23,22 +26,27 @@ QByteArray toJson(const QVector<PresetRecord> &presets)
                           {QStringLiteral("version"), version},
                           {QStringLiteral("exported"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)},
                           {QStringLiteral("presets"), list}};
-    return QJsonDocument(doc).toJson(QJsonDocument::Indented);
+    return JsonNumbers::toJson(doc);
 }
 
-bool save(const QString &path, const QVector<PresetRecord> &presets, QString *error)
+bool save(const QString &path, const QVector<PresetRecord> &presets, QString *error, const QVector<OutputTarget::Protected> &protect)
 {
     // Only an earlier bundle is replaced: never a device, the store or another file given by mistake.
-    const QFileInfo info(path);
-    if (info.exists()) {
-        QFile old(path);
-        if (!info.isFile()) {
-            *error = QStringLiteral("%1 is not a regular file; choose a .json file to write").arg(path);
-            return false;
-        }
-        if (info.size() > 16 * Units::MiB || !old.open(QIODevice::ReadOnly)
-            || QJsonDocument::fromJson(old.readAll()).object().value(QStringLiteral("format")).toString() != QLatin1String(format)) {
-            *error = QStringLiteral("%1 exists and is not a preset bundle; it was left untouched: choose another name").arg(path);
+    try {
+        OutputTarget::check(path, OutputTarget::Kind::PresetBundle, protect, QStringLiteral("FILE"));
+    } catch (const InputError &e) {
+        *error = e.message();
+        return false;
+    }
+    // A bundle always imports: each preset passes the import's own check first (a row an
+    // older Headroom or another tool wrote into the store may not).
+    for (const PresetRecord &r : presets) {
+        try {
+            PresetStore::validate(r.json);
+        } catch (const InputError &e) {
+            *error = QStringLiteral("preset \"%1\" cannot be exported: %2; nothing was written (`headroom presets edit %1` "
+                                    "or the preset manager fixes it, `headroom presets remove %1` drops it)")
+                         .arg(r.id, e.text());
             return false;
         }
     }
@@ -47,7 +55,13 @@ bool save(const QString &path, const QVector<PresetRecord> &presets, QString *er
         *error = QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
         return false;
     }
-    const QByteArray bytes = toJson(presets);
+    QByteArray bytes;
+    try {
+        bytes = toJson(presets);
+    } catch (const InputError &e) {
+        *error = QStringLiteral("cannot write %1: %2").arg(path, e.text());
+        return false;
+    }
     if (f.write(bytes) != bytes.size() || !f.commit()) {
         *error = QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
         return false;
@@ -73,14 +87,17 @@ QVector<QJsonObject> fromJson(const QByteArray &bytes, const QString &name)
         throw InputError(QStringLiteral("format"), QStringLiteral("%1 is not a Headroom preset bundle (\"format\" must be \"%2\"; "
                                                                   "`headroom presets export` writes one)")
                                                        .arg(name, QLatin1String(format)));
-    const QJsonValue v = o.value(QStringLiteral("version"));
-    if (!v.isDouble() || v.toDouble() != double(v.toInt()) || v.toInt() < 1)
-        throw InputError(QStringLiteral("version"), QStringLiteral("must be a whole number from 1 (in %1)").arg(name));
-    if (v.toInt() > version)
+    // Checked as a 64-bit whole number before any narrowing: 4294967297 is a newer version, not 1.
+    qint64 v = 0;
+    try {
+        v = JsonNumbers::whole(o.value(QStringLiteral("version")), QStringLiteral("version"), 1, std::numeric_limits<qint64>::max());
+    } catch (const InputError &e) {
+        throw InputError(e.field(), QStringLiteral("%1 (in %2)").arg(e.message(), name));
+    }
+    if (v > version)
         throw InputError(QStringLiteral("version"), QStringLiteral("%1 is bundle version %2, written by a newer Headroom; this one reads "
                                                                    "version %3 and older")
-                                                        .arg(name)
-                                                        .arg(v.toInt())
+                                                        .arg(name, Units::formatCount(v))
                                                         .arg(version));
     if (!o.value(QStringLiteral("presets")).isArray())
         throw InputError(QStringLiteral("presets"), QStringLiteral("must be a list of presets (in %1)").arg(name));

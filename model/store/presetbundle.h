@@ -2,6 +2,7 @@
 #pragma once
 
 #include "presetstore.h"
+#include "core/outputtarget.h"
 
 #include <QByteArray>
 #include <QJsonObject>
@@ -28,9 +29,13 @@ inline constexpr char format[] = "headroom-presets";
 QByteArray toJson(const QVector<PresetRecord> &presets);
 /// Writes toJson(presets) to `path` atomically (QSaveFile: the old file stays
 /// whole until the new one is complete). An existing file is replaced only
-/// when it is itself a bundle (never a device, the store or a config.json
-/// named by mistake). False with *error naming the file.
-bool save(const QString &path, const QVector<PresetRecord> &presets, QString *error);
+/// when it is itself a bundle and none of `protect` (OutputTarget::check:
+/// never a device, the store or a config.json named by mistake). False with
+/// *error naming the file; false, writing nothing, when any preset fails
+/// PresetStore::validate (*error names the preset and field), so every
+/// bundle written imports again.
+bool save(const QString &path, const QVector<PresetRecord> &presets, QString *error,
+          const QVector<OutputTarget::Protected> &protect = {});
 /// Reads the presets of a bundle's bytes. Throws InputError naming the field
 /// as a JSON path ("format", "version", "presets", "presets[2].memory_bytes")
 /// with the message saying what is wrong: not JSON (line and column), another

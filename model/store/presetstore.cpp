@@ -173,6 +173,7 @@ bool PresetStore::recover(const QString &damage, QString *error)
     //    bounded by its largest rowid, or 1,000 when even that is unreadable.
     QVector<QPair<QString, QJsonObject>> userRows; // (kind, preset)
     QSet<QString> seen;
+    QStringList damagedRows; // user rows whose id reads but whose figures do not
     qint64 top = -1;
     {
         QSqlQuery q(db);
@@ -197,6 +198,8 @@ bool PresetStore::recover(const QString &damage, QString *error)
                     continue;
                 if (const auto o = readableRow(id, q.value(2).toString(), q.value(4).toString()))
                     userRows.append({q.value(2).toString(), *o});
+                else if (!damagedRows.contains(id))
+                    damagedRows << id; // the row reads, its JSON does not
             }
             if (!q.lastError().isValid())
                 break; // reached the end
@@ -207,7 +210,7 @@ bool PresetStore::recover(const QString &damage, QString *error)
         ++misses;
     }
     // The ids the index still lists, to name user presets that could not be read.
-    QStringList lost;
+    QStringList lost = damagedRows;
     {
         QSqlQuery q(db);
         q.setForwardOnly(true);
@@ -234,8 +237,13 @@ bool PresetStore::recover(const QString &damage, QString *error)
                 userRows.append({row.values.at(1), *o});
                 have.insert(id);
                 lost.removeAll(id);
+            } else if (!id.isEmpty() && !lost.contains(id)) {
+                lost << id; // its id still reads, its figures do not
             }
         }
+        // A damaged copy may sit on a page beside a whole one: only what stayed unread is lost.
+        for (const QString &id : std::as_const(have))
+            lost.removeAll(id);
         raw.close();
     }
 
@@ -263,8 +271,17 @@ bool PresetStore::recover(const QString &damage, QString *error)
         return false;
     }
     QSqlQuery ins(db);
+    QHash<QString, QString> refused; // id -> why a preset that reads was not restored
     ins.prepare(QStringLiteral("INSERT INTO presets (id, kind, origin, json) VALUES (?, ?, 'user', ?) ON CONFLICT(id) DO NOTHING"));
     for (const auto &row : userRows) {
+        // Only what the store could have accepted goes back in, so every preset in it exports and imports.
+        try {
+            validate(row.second);
+        } catch (const InputError &e) {
+            lost << row.second.value(QStringLiteral("id")).toString();
+            refused.insert(lost.last(), e.text());
+            continue;
+        }
         ins.addBindValue(row.second.value(QStringLiteral("id")).toString());
         ins.addBindValue(row.first);
         ins.addBindValue(compact(row.second));
@@ -285,8 +302,14 @@ bool PresetStore::recover(const QString &damage, QString *error)
                     .arg(m_recovered.size())
                     .arg(m_recovered.size() == 1 ? QStringLiteral("was") : QStringLiteral("were"))
                     .arg(m_recovered.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(m_recovered.join(QStringLiteral(", "))));
+    m_lost = lost;
+    QStringList named;
+    for (const QString &id : std::as_const(lost))
+        named << (refused.contains(id) ? QStringLiteral("%1 (%2)").arg(id, refused.value(id)) : id);
     if (!lost.isEmpty())
-        m_warning += QStringLiteral(" Not recovered (named by the index, which may itself be damaged): %1.").arg(lost.join(QStringLiteral(", ")));
+        m_warning += QStringLiteral(" Lost (named by the index or found on a page, but their figures no longer read or pass the checks): %1; "
+                                    "the kept file may still hold them.")
+                         .arg(named.join(QStringLiteral(", ")));
     return true;
 }
 
@@ -434,8 +457,8 @@ QVector<PresetRecord> PresetStore::list(const QString &kind) const
 {
     QVector<PresetRecord> out;
     QSqlQuery q(QSqlDatabase::database(m_connection));
-    q.prepare(kind.isEmpty() ? QStringLiteral("SELECT json, origin FROM presets")
-                             : QStringLiteral("SELECT json, origin FROM presets WHERE kind = ?"));
+    q.prepare(kind.isEmpty() ? QStringLiteral("SELECT json, origin, id FROM presets")
+                             : QStringLiteral("SELECT json, origin, id FROM presets WHERE kind = ?"));
     if (!kind.isEmpty())
         q.addBindValue(kind);
     if (!q.exec()) {
@@ -447,7 +470,7 @@ QVector<PresetRecord> PresetStore::list(const QString &kind) const
         if (doc.isObject())
             out << recordFrom(doc.object(), q.value(1).toString() == QLatin1String("builtin"));
         else
-            m_problems << QStringLiteral("A preset in %1 is damaged and was skipped.").arg(m_path);
+            m_problems << QStringLiteral("Preset \"%1\" in %2 is damaged and was skipped.").arg(q.value(2).toString(), m_path);
     }
     std::sort(out.begin(), out.end(), [](const PresetRecord &a, const PresetRecord &b) {
         return a.kind != b.kind ? a.kind < b.kind : QString::localeAwareCompare(a.name, b.name) < 0;

@@ -32,7 +32,8 @@ struct PresetRecord
 /// renamed aside (never deleted or overwritten), a fresh store is built with
 /// the built-ins, every user preset that can still be read from the damaged
 /// file is copied in (through SQLite, then from the pages SQLite cannot
-/// reach: PageScan), and warning() says so with the count. So is a file whose
+/// reach: PageScan), and warning() says so with the count and the ids of
+/// the presets recovered and of those named but lost. So is a file whose
 /// header still names this schema but which SQLite cannot open (truncated).
 class PresetStore
 {
@@ -62,6 +63,10 @@ public:
     QString damagedCopyPath() const { return m_damagedCopy; }
     /// The ids of the user's presets copied out of a damaged file by open().
     QStringList recoveredIds() const { return m_recovered; }
+    /// The ids of the user's presets a damaged file still names (its index, or a
+    /// page whose id reads but whose JSON does not) that could not be recovered,
+    /// and those that read but fail validate() (kept out so the store always exports).
+    QStringList lostIds() const { return m_lost; }
     /// Rows list() had to skip, one sentence each.
     QStringList problems() const { return m_problems; }
     /// The path of the database file.
@@ -128,6 +133,7 @@ private:
     QString m_path;
     QString m_damagedCopy;
     QStringList m_recovered;
+    QStringList m_lost;
     QString m_connection;
     QString m_warning;
     mutable QStringList m_problems;

@@ -6,6 +6,7 @@
 // right answer (exit 0, figures that are not negative and agree with each
 // other); never a wrapped number, a hang or a crash.
 #include "core/inputerror.h"
+#include "core/jsonnumbers.h"
 #include "inputs/inputranges.h"
 #include "io/configimporter.h"
 #include "io/scenariofile.h"
@@ -34,6 +35,7 @@ const QStringList absurdValues = {
     QStringLiteral("nan"),  QStringLiteral("inf"),    QStringLiteral("-inf"), QStringLiteral("-0"),
     QStringLiteral("0"),    QStringLiteral("1e-300"), QStringLiteral("0.5"),  QStringLiteral("-1"),
     QStringLiteral("1e15"), QStringLiteral("4294967297"), QStringLiteral("9223372036854775808"),
+    QStringLiteral("9223372036854775807"), QStringLiteral("1e308"),
 };
 
 // JSON stand-ins: JSON has no NaN or infinity, so 1e308 and a string take their place.
@@ -117,7 +119,9 @@ private:
                 !p.isEmpty())
                 return p;
             try {
-                if (ScenarioFile::fromJson(ScenarioFile::toJson(s, QStringLiteral("absurd")), nullptr) != s)
+                // Through the bytes a file holds (doubles and decimal strings), as a user's save would go.
+                const QJsonObject saved = QJsonDocument::fromJson(JsonNumbers::toJson(ScenarioFile::toJson(s, QStringLiteral("absurd")))).object();
+                if (ScenarioFile::fromJson(saved, nullptr) != s)
                     return QStringLiteral("saved and opened again as a different scenario");
             } catch (const InputError &e) {
                 return QStringLiteral("accepted, saved, then refused on opening: ") + e.text();
@@ -157,10 +161,12 @@ private Q_SLOTS:
             {"--n-batch", base + QStringLiteral(" --engine ollama")},
             {"--length-scale", dist}, {"--retain", dist}, {"--risk", dist}, {"--margin", dist},
             {"--bandwidth-efficiency", dist}, {"--compute-utilization", dist}, {"--traffic-multiplier", dist},
+            // A trace with arrivals: the multiplier scales its rate into Little's law (a 1e308 once gave null).
+            {"--traffic-multiplier", QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution trace:" HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv")},
         };
         for (const auto &[flag, args] : flags)
             for (const QString &v : absurdValues)
-                QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(QString::fromLatin1(flag), v)))
+                QTest::newRow(qPrintable(QStringLiteral("%1 %2%3").arg(QString::fromLatin1(flag), v, args.contains(QLatin1String("trace:")) ? QStringLiteral(" (trace)") : QString())))
                     << (planArgs(args) << QString::fromLatin1(flag) << v) << QString::fromLatin1(flag);
         // Sizes: a byte, a zettabyte, NaN and -0 with a unit.
         const QList<QPair<const char *, QString>> sizes = {

@@ -410,6 +410,142 @@ private Q_SLOTS:
         QCOMPARE(r.json().value(QStringLiteral("kv_bytes_per_token")).toInteger(), qint64(131072));
     }
 
+    // Every writer of the command line follows one rule (core/outputtarget.h): an existing
+    // target is replaced only when it already is what the command writes (a PDF by its magic
+    // "%PDF-", a scenario, a bundle), never an input of the command nor the preset store,
+    // through a link or not. Each row: the command, what TARGET is, the flag the error names.
+    void outputsNeverDestroyData_data()
+    {
+        QTest::addColumn<QString>("command"); // TARGET, SCENARIO, CONFIG, TRACE are replaced below
+        QTest::addColumn<QString>("target");  // notes | store | scenario | config | trace | link-notes | link-store | dangling
+        QTest::addColumn<QString>("field");
+        const QString report = QStringLiteral("report --scenario SCENARIO -o TARGET");
+        const QString save = QStringLiteral("plan --model CONFIG --gpu h100-sxm-80gb --distribution trace:TRACE --save TARGET");
+        for (const char *t : {"notes", "store", "scenario", "link-notes", "link-store", "dangling"})
+            QTest::newRow(qPrintable(QStringLiteral("report -o %1").arg(QLatin1String(t)))) << report << QString::fromLatin1(t) << QStringLiteral("--output");
+        QTest::newRow("report -o the config.json it reads") << QStringLiteral("report --model CONFIG --gpu h100-sxm-80gb --context 1000 -o TARGET")
+                                                            << QStringLiteral("config") << QStringLiteral("--output");
+        for (const char *t : {"notes", "store", "config", "trace", "link-store", "dangling"})
+            QTest::newRow(qPrintable(QStringLiteral("plan --save %1").arg(QLatin1String(t)))) << save << QString::fromLatin1(t) << QStringLiteral("--save");
+        QTest::newRow("plan --save over the --scenario it reads") << QStringLiteral("plan --scenario SCENARIO --save TARGET")
+                                                                  << QStringLiteral("scenario") << QStringLiteral("--save");
+        for (const char *t : {"notes", "store", "scenario", "link-store"})
+            QTest::newRow(qPrintable(QStringLiteral("presets export %1").arg(QLatin1String(t)))) << QStringLiteral("presets export TARGET")
+                                                                                             << QString::fromLatin1(t) << QStringLiteral("FILE");
+    }
+    void outputsNeverDestroyData()
+    {
+        QFETCH(QString, command);
+        QFETCH(QString, target);
+        QFETCH(QString, field);
+        QTemporaryDir dir;
+        // A user preset, so that export has something to write; and the store exists.
+        Run r = run({QStringLiteral("presets"), QStringLiteral("add"), QStringLiteral("gpu"), QStringLiteral("out-card"), QStringLiteral("--memory"), QStringLiteral("24GB")});
+        QVERIFY2(r.code == 0 || r.err.contains("already one of your presets"), r.err.constData());
+        const QString store = m_home.filePath(QStringLiteral("Headroom/headroom/presets.sqlite"));
+        QVERIFY(QFileInfo::exists(store));
+        const QString scenario = dir.filePath(QStringLiteral("s.headroom")), config = dir.filePath(QStringLiteral("config.json")),
+                      trace = dir.filePath(QStringLiteral("trace.csv")), notes = dir.filePath(QStringLiteral("notes.txt"));
+        QVERIFY(QFile::copy(QStringLiteral(HEADROOM_TEST_DATA "/qwen3-8b/config.json"), config));
+        QVERIFY(QFile::copy(QStringLiteral(HEADROOM_TEST_DATA "/traces/four-lengths.csv"), trace));
+        QFile n(notes);
+        QVERIFY(n.open(QIODevice::WriteOnly) && n.write("a year of notes\n") > 0);
+        n.close();
+        r = run(plan(QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 1000 --save %1").arg(scenario).toLatin1().constData()));
+        QVERIFY2(r.code == 0, r.err.constData());
+        QString path;
+        if (target == QLatin1String("notes")) path = notes;
+        else if (target == QLatin1String("store")) path = store;
+        else if (target == QLatin1String("scenario")) path = scenario;
+        else if (target == QLatin1String("config")) path = config;
+        else if (target == QLatin1String("trace")) path = trace;
+        else {
+            path = dir.filePath(QStringLiteral("link"));
+            const QString to = target == QLatin1String("link-notes") ? notes : target == QLatin1String("link-store") ? store : dir.filePath(QStringLiteral("nowhere/x"));
+            QVERIFY(QFile::link(to, path));
+        }
+        auto bytes = [](const QString &f) {
+            QFile file(f);
+            return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+        };
+        const QByteArray before[] = {bytes(store), bytes(scenario), bytes(config), bytes(trace), bytes(notes)};
+        QStringList args = command.split(QLatin1Char(' '));
+        args.replaceInStrings(QStringLiteral("TARGET"), path);
+        args.replaceInStrings(QStringLiteral("SCENARIO"), scenario);
+        args.replaceInStrings(QStringLiteral("CONFIG"), config);
+        args.replaceInStrings(QStringLiteral("TRACE"), trace);
+        r = run(args);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(QString::fromUtf8(r.err).contains(QStringLiteral("error: %1: ").arg(field)) && r.err.contains("left untouched"), r.err.constData());
+        const QByteArray after[] = {bytes(store), bytes(scenario), bytes(config), bytes(trace), bytes(notes)};
+        for (int i = 0; i < 5; ++i)
+            QCOMPARE(after[i], before[i]);
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("nowhere/x"))));
+    }
+
+    void outputsReplaceTheirOwnKind()
+    {
+        // What the rule allows: a report over an earlier report (also through a link), a
+        // scenario over an earlier scenario.
+        QTemporaryDir dir;
+        const QString scenario = dir.filePath(QStringLiteral("s.headroom")), pdf = dir.filePath(QStringLiteral("r.pdf")),
+                      link = dir.filePath(QStringLiteral("latest.pdf")), other = dir.filePath(QStringLiteral("t.headroom"));
+        Run r = run(plan(QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 1000 --save %1").arg(scenario).toLatin1().constData()));
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(run(plan(QStringLiteral("--scenario %1 --save %2").arg(scenario, other).toLatin1().constData())).code, 0);
+        r = run(plan(QStringLiteral("--scenario %1 --context 2000 --save %2").arg(scenario, other).toLatin1().constData()));
+        QVERIFY2(r.code == 0, r.err.constData());
+        for (int i = 0; i < 2; ++i) {
+            r = run({QStringLiteral("report"), QStringLiteral("--scenario"), scenario, QStringLiteral("-o"), pdf});
+            QVERIFY2(r.code == 0, r.err.constData());
+        }
+        QVERIFY(QFile::link(pdf, link));
+        r = run({QStringLiteral("report"), QStringLiteral("--scenario"), scenario, QStringLiteral("-o"), link});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QFile f(pdf);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.read(5), QByteArray("%PDF-"));
+        QVERIFY(QFileInfo(link).isSymLink());
+    }
+
+    // What plan --json prints reopens as the same plan (a version-0 scenario): a model read
+    // from a config.json, a target near 2^63 and at 2^53 + 1, vLLM on a card with torch's figure.
+    void planOutputReopens_data()
+    {
+        QTest::addColumn<QString>("args");
+        QTest::newRow("model from a config.json, with --params") << QStringLiteral("--model CONFIG --params 8e9 --gpu h100-sxm-80gb --context 1000");
+        QTest::newRow("target sessions 2^63 - 1") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution fixed:1000 --target-sessions 9223372036854775807");
+        QTest::newRow("target sessions 2^53 + 1, memory 2^62 B") << QStringLiteral("--model llama-3.1-8b --gpu-memory 4611686018427387904B --context 1000 --target-sessions 9007199254740993");
+        QTest::newRow("vLLM on a card with torch's figure") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --engine vllm --max-model-len 8192");
+    }
+    void planOutputReopens()
+    {
+        QFETCH(QString, args);
+        QTemporaryDir dir;
+        const QString config = dir.filePath(QStringLiteral("config.json"));
+        QVERIFY(QFile::copy(QStringLiteral(HEADROOM_TEST_DATA "/qwen3-8b/config.json"), config));
+        args.replace(QStringLiteral("CONFIG"), config);
+        const Run first = run(plan(args.toLatin1().constData()));
+        QVERIFY2(first.code == 0, first.err.constData());
+        const QString saved = dir.filePath(QStringLiteral("plan.json"));
+        QFile f(saved);
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(first.out) == first.out.size());
+        f.close();
+        const Run again = run(plan(QStringLiteral("--scenario %1").arg(saved).toLatin1().constData()));
+        QVERIFY2(again.code == 0, again.err.constData());
+        QCOMPARE(again.json(), first.json());
+        // And as a .headroom file: save, reopen, save again in another folder: the same bytes.
+        QTemporaryDir other;
+        const QString a = dir.filePath(QStringLiteral("x.headroom")), b = other.filePath(QStringLiteral("x.headroom"));
+        QCOMPARE(run(plan((args + QStringLiteral(" --save ") + a).toLatin1().constData())).code, 0);
+        const Run reopened = run(plan(QStringLiteral("--scenario %1 --save %2").arg(a, b).toLatin1().constData()));
+        QVERIFY2(reopened.code == 0, reopened.err.constData());
+        QFile fa(a), fb(b);
+        QVERIFY(fa.open(QIODevice::ReadOnly) && fb.open(QIODevice::ReadOnly));
+        QCOMPARE(fb.readAll(), fa.readAll());
+        QCOMPARE(reopened.json(), first.json());
+    }
+
     void malformedConfigJson()
     {
         QTemporaryDir dir;

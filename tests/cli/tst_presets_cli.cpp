@@ -247,6 +247,26 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains(QStringLiteral("error: presets[1].bandwidth_bytes_per_s:")), qPrintable(r.err));
     }
 
+    void aCopyWithLessMemoryIsStillAPreset()
+    {
+        // h100-sxm-80gb carries torch_memory_bytes (torch's total, measured with 80 GB); a copy
+        // given 24 GB drops that figure instead of holding a torch total above the card,
+        // which the store (and every bundle import) refuses.
+        QTemporaryDir home;
+        Run r = run(home, args(QStringLiteral("add"), {QStringLiteral("gpu"), QStringLiteral("small-h100"), QStringLiteral("--from"),
+                                                      QStringLiteral("h100-sxm-80gb"), QStringLiteral("--memory"), QStringLiteral("24GB")}));
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QString bundle = home.filePath(QStringLiteral("small.json"));
+        r = run(home, args(QStringLiteral("export"), {bundle}));
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject small = byId(bundlePresets(bundle), QStringLiteral("small-h100"));
+        QCOMPARE(small.value(QStringLiteral("memory_bytes")).toInteger(), qint64(24'000'000'000));
+        QVERIFY(!small.contains(QStringLiteral("torch_memory_bytes")));
+        QTemporaryDir other;
+        r = run(other, args(QStringLiteral("import"), {bundle}));
+        QVERIFY2(r.code == 0 && r.out.contains(QStringLiteral("1 added")), qPrintable(r.out + r.err));
+    }
+
     void damagedIndexIsReportedAndRepaired()
     {
         QTemporaryDir home;

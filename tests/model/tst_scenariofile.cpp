@@ -6,6 +6,8 @@
 #include "core/inputerror.h"
 #include "io/scenariofile.h"
 #include "core/units.h"
+#include "core/jsonnumbers.h"
+#include "inputs/inputranges.h"
 
 #include <QDir>
 #include <QFile>
@@ -14,6 +16,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include "common/headroomtest.h"
+#include <functional>
+#include <limits>
 #include <tuple>
 
 using namespace Headroom;
@@ -88,6 +92,22 @@ QJsonObject planOutput(const QString &model, const QString &gpu)
                                                               {QStringLiteral("gpu_memory_bytes"), 80e9}, {QStringLiteral("context_tokens"), 100000}}}};
 }
 
+// A scenario for the round-trip table: founding example A (seed-figures.md: 8B GQA bf16,
+// 80 GB card) with one edit. Each edit puts fields at the edge of what the command line
+// and the window accept, so every accepted value must save and reopen unchanged.
+using Edit = std::function<void(Scenario &)>;
+Scenario edited(const Edit &edit)
+{
+    Scenario s;
+    s.model = ConfigImporter::fromFile(QStringLiteral(HEADROOM_TEST_DATA "/llama-3.1-8b/config.json"), QStringLiteral("m"));
+    s.model.totalParams = s.model.activeParams = 8'000'000'000;
+    s.gpu = GpuSpec::custom(80'000'000'000);
+    s.workspaceBytes = 4'000'000'000;
+    s.contextTokens = 100'000;
+    edit(s);
+    return s;
+}
+
 // A preset lookup as the front ends have them (mainwindow.cpp, commandline.cpp): unknown ids are refused.
 ModelShape noModel(const QString &id)
 {
@@ -98,6 +118,8 @@ GpuSpec noGpu(const QString &id)
     throw InputError(QStringLiteral("gpu"), QStringLiteral("unknown gpu preset \"%1\"").arg(id));
 }
 } // namespace
+
+Q_DECLARE_METATYPE(Edit)
 
 class TestScenarioFile : public QObject
 {
@@ -118,6 +140,188 @@ private Q_SLOTS:
         QCOMPARE(*back.weightsBytes, qint64(9'007'199'254'740'993));
         // And the plan from it is the same plan.
         QCOMPARE(computeCapacity(back).toJson(), computeCapacity(s).toJson());
+    }
+
+    // Save -> open -> save gives the same bytes, the same scenario and the same plan, for
+    // every engine, distribution kind, config.json model, what-if and range edge.
+    void roundTripTable_data()
+    {
+        QTest::addColumn<Edit>("edit");
+        constexpr qint64 max64 = std::numeric_limits<qint64>::max();
+        constexpr qint64 above53 = (qint64(1) << 53) + 1; // the first whole number a double cannot hold
+        // A card from a preset, with torch's figure: vLLM budgets from it (gpuspec.h).
+        const Edit h100 = [](Scenario &s) {
+            s.gpu = GpuSpec::fromPreset(QJsonObject{{QStringLiteral("id"), QStringLiteral("h100")},
+                                                    {QStringLiteral("name"), QStringLiteral("H100")},
+                                                    {QStringLiteral("vendor"), QStringLiteral("NVIDIA")},
+                                                    {QStringLiteral("memory_bytes"), 85'520'809'984.0},
+                                                    {QStringLiteral("torch_memory_bytes"), 85'031'714'816.0},
+                                                    {QStringLiteral("torch_memory_source"), QStringLiteral("a vLLM log")},
+                                                    {QStringLiteral("bandwidth_bytes_per_s"), 3.35e12},
+                                                    {QStringLiteral("bf16_dense_tflops"), 989.0},
+                                                    {QStringLiteral("price_usd_per_hour"), 2.5}});
+        };
+        QTest::newRow("card figures above 2^53 (memory, bandwidth, host link as strings)") << Edit([=](Scenario &s) {
+            s.gpu.memoryBytes = max64;
+            s.gpu.bandwidthBytesPerSecond = above53;
+            s.gpu.hostLinkBytesPerSecond = max64 - 1;
+            s.gpu.torchMemoryBytes = above53;
+        });
+        QTest::newRow("vllm on a card with torch_memory_bytes") << Edit([=](Scenario &s) {
+            h100(s);
+            s.engine = Engine::Vllm;
+            s.workspaceBytes.reset();
+        });
+        for (const Engine e : {Engine::Plain, Engine::Vllm, Engine::Sglang, Engine::Trtllm, Engine::LlamaCpp, Engine::Ollama})
+            QTest::newRow(qPrintable(QStringLiteral("engine %1").arg(Engines::name(e)))) << Edit([=](Scenario &s) {
+                h100(s);
+                s.engine = e;
+                s.contextTokens = 8192;
+                s.engineSettings.nCtx = 8192;
+                s.maxModelLen = 8192;
+            });
+        QTest::newRow("whole numbers at 2^53 + 1 and 2^63 - 1") << Edit([=](Scenario &s) {
+            s.weightsBytes = above53;
+            s.contextTokens = above53;
+            s.sessions = max64;
+            s.targetSessions = max64;
+            s.maxModelLen = max64;
+            s.retainTokens = max64;
+            s.engineSettings.kvCacheMemory = above53;
+            s.engineSettings.maxNumBatchedTokens = max64;
+        });
+        QTest::newRow("reals at their lowest") << Edit([](Scenario &s) {
+            s.gpuMemoryUtilization = InputRanges::of(RealInput::GpuMemoryUtilization).low;
+            s.engineSettings.memFractionStatic = InputRanges::of(RealInput::MemFractionStatic).low;
+            s.engineSettings.freeGpuMemoryFraction = InputRanges::of(RealInput::FreeGpuMemoryFraction).low;
+            s.lengthScale = InputRanges::of(RealInput::LengthScale).low;
+            s.trafficMultiplier = InputRanges::of(RealInput::TrafficMultiplier).low;
+            s.priceUsdPerGpuHour = InputRanges::of(RealInput::Price).low;
+            s.bandwidthEfficiency = InputRanges::of(RealInput::BandwidthEfficiency).low;
+            s.computeUtilization = InputRanges::of(RealInput::ComputeUtilization).low;
+            s.risk = InputRanges::of(RealInput::Risk).low;
+            s.marginFraction = InputRanges::of(RealInput::Margin).low;
+        });
+        QTest::newRow("reals at their highest, a trace") << Edit([](Scenario &s) {
+            s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"), QStringLiteral("t"));
+            s.gpuMemoryUtilization = InputRanges::of(RealInput::GpuMemoryUtilization).high;
+            s.engineSettings.memFractionStatic = InputRanges::of(RealInput::MemFractionStatic).high;
+            s.engineSettings.freeGpuMemoryFraction = InputRanges::of(RealInput::FreeGpuMemoryFraction).high;
+            s.trafficMultiplier = InputRanges::of(RealInput::TrafficMultiplier).high;
+            s.priceUsdPerGpuHour = InputRanges::of(RealInput::Price).high;
+            s.bandwidthEfficiency = InputRanges::of(RealInput::BandwidthEfficiency).high;
+            s.computeUtilization = InputRanges::of(RealInput::ComputeUtilization).high;
+            s.risk = InputRanges::of(RealInput::Risk).high;
+            s.marginFraction = InputRanges::of(RealInput::Margin).high;
+            s.distribution->arrivalRatePerSecond = InputRanges::of(RealInput::ArrivalRate).high;
+            s.distribution->meanOutputTokens = InputRanges::of(RealInput::MeanOutputTokens).high;
+        });
+        QTest::newRow("lognormal, scaled x 10^6") << Edit([](Scenario &s) {
+            s.distribution = LengthDistribution::parse(QStringLiteral("lognormal:median=1000,p99=8000"), QStringLiteral("d"));
+            s.lengthScale = InputRanges::of(RealInput::LengthScale).high;
+        });
+        QTest::newRow("quantiles with a retention cap") << Edit([](Scenario &s) {
+            s.distribution = LengthDistribution::parse(QStringLiteral("quantiles:p50=2000,p90=9000,p99=30000,max=120000"), QStringLiteral("d"));
+            s.retainTokens = 16384;
+        });
+        QTest::newRow("what-ifs: kv heads, precisions, memory, parallelism") << Edit([](Scenario &s) {
+            s.kvHeadsOverride = 1;
+            s.weightsDtype = Dtype::INT4;
+            s.kvDtype = Dtype::FP8;
+            s.gpuMemoryBytes = 1;
+            s.tp = 8;
+            s.pp = 4;
+            s.dp = 1'000'000;
+            s.ep = 32;
+            s.preallocate = true;
+            s.blockSize = 1;
+        });
+        for (const char *config : {"deepseek-v3", "jamba-v0.1", "qwen3-next-80b-a3b-instruct", "gemma-3-27b-it", "gpt-oss-20b"})
+            QTest::newRow(qPrintable(QStringLiteral("model from %1/config.json").arg(QLatin1String(config)))) << Edit([=](Scenario &s) {
+                s.model = ConfigImporter::fromFile(QStringLiteral(HEADROOM_TEST_DATA "/%1/config.json").arg(QLatin1String(config)), QStringLiteral("m"));
+            });
+    }
+
+    void roundTripTable()
+    {
+        QFETCH(Edit, edit);
+        const Scenario s = edited(edit);
+        const QString first = m_dir.filePath(QStringLiteral("first.headroom")), second = m_dir.filePath(QStringLiteral("second.headroom"));
+        QFile::remove(first);
+        QFile::remove(second);
+        ScenarioFile::write(first, s, QStringLiteral("Table"));
+        const Scenario back = ScenarioFile::read(first, nullptr);
+        QCOMPARE(back, s);
+        ScenarioFile::write(second, back, QStringLiteral("Table"));
+        QFile a(first), b(second);
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        QCOMPARE(b.readAll(), a.readAll());
+        // The same plan, down to its derivation (a scenario that reopens as another budget is a defect).
+        const CapacityResult before = computeCapacity(s), after = computeCapacity(back);
+        QCOMPARE(after.toJson(), before.toJson());
+        QCOMPARE(explainCapacity(back, after, UnitSystem::Decimal), explainCapacity(s, before, UnitSystem::Decimal));
+    }
+
+    void planOutputTracePathIsTheFilesOwn()
+    {
+        // `headroom plan --distribution trace:four-lengths.csv --json > plan.json` run in the
+        // trace's folder: the relative path is the plan's, beside plan.json, whatever the
+        // folder the file is opened from later.
+        QTemporaryDir folder;
+        QVERIFY(QFile::copy(QStringLiteral(HEADROOM_TEST_DATA "/traces/four-lengths.csv"), folder.filePath(QStringLiteral("four-lengths.csv"))));
+        QJsonObject plan = planOutput(QStringLiteral("m"), QStringLiteral("custom"));
+        QJsonObject in = plan.value(QStringLiteral("inputs")).toObject();
+        in.insert(QStringLiteral("distribution"), QStringLiteral("trace:four-lengths.csv"));
+        plan.insert(QStringLiteral("inputs"), in);
+        QFile f(folder.filePath(QStringLiteral("plan.json")));
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(QJsonDocument(plan).toJson()) > 0);
+        f.close();
+        QVERIFY(QDir::current().absolutePath() != folder.path());
+        auto models = [](const QString &) { return edited([](Scenario &) {}).model; };
+        const Scenario s = ScenarioFile::read(f.fileName(), nullptr, models, noGpu);
+        QVERIFY(s.distribution);
+        QCOMPARE(s.distribution->requests, LengthDistribution::fromTrace(folder.filePath(QStringLiteral("four-lengths.csv")), QStringLiteral("t")).requests);
+    }
+
+    void planOutputWholeNumbersStayExact()
+    {
+        // plan --json prints 2^53 + 1 as the integer it is; reading it back must not round it to 2^53.
+        QJsonObject plan = planOutput(QStringLiteral("m"), QStringLiteral("custom"));
+        QJsonObject in = plan.value(QStringLiteral("inputs")).toObject();
+        in.insert(QStringLiteral("context_tokens"), QJsonValue(qint64((qint64(1) << 53) + 1)));
+        plan.insert(QStringLiteral("inputs"), in);
+        const QJsonObject reparsed = QJsonDocument::fromJson(QJsonDocument(plan).toJson()).object();
+        auto models = [](const QString &) { return edited([](Scenario &) {}).model; };
+        const Scenario s = ScenarioFile::fromJson(reparsed, nullptr, models, noGpu);
+        QCOMPARE(s.contextTokens, (qint64(1) << 53) + 1);
+    }
+
+    void torchMemoryAboveTheCardIsRefused()
+    {
+        // torch sees the card less the driver's share (gpuspec.h), never more than the card.
+        QByteArray bytes = patched("gpu", "torch_memory_bytes", QJsonValue(1e12));
+        const QString path = m_dir.filePath(QStringLiteral("torch.headroom"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(bytes) > 0);
+        f.close();
+        try {
+            ScenarioFile::read(path, nullptr);
+            QFAIL("a torch total above the card was read");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), QStringLiteral("gpu.torch_memory_bytes"));
+        }
+    }
+
+    void nonFiniteFiguresAreNeverWrittenAsNull()
+    {
+        // JSON has no infinity; QJsonDocument would write null. The one writer refuses, naming the path.
+        try {
+            JsonNumbers::toJson(QJsonObject{{QStringLiteral("a"), QJsonObject{{QStringLiteral("b"), QJsonArray{1.0, std::numeric_limits<double>::infinity()}}}}});
+            QFAIL("an infinity was written");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), QStringLiteral("a.b[1]"));
+        }
+        QCOMPARE(JsonNumbers::toJson(QJsonObject{{QStringLiteral("a"), 1.5}}, QJsonDocument::Compact), QByteArray("{\"a\":1.5}"));
     }
 
     void sparseMlaRoundTrip()
@@ -376,10 +580,18 @@ private Q_SLOTS:
                 << with({{QStringLiteral("lengths"), QJsonArray{100}}, {QStringLiteral("probabilities"), one},
                          {QStringLiteral("prompt_lengths"), prompt}, {QStringLiteral("prompt_probabilities"), QJsonArray{0.5}}})
                 << QStringLiteral("distribution.prompt_probabilities") << QStringLiteral("prompts must form a distribution no longer than the sessions");
-            for (const char *key : {"arrival_rate_per_second", "mean_output_tokens", "requests"})
-                QTest::newRow(qPrintable(QStringLiteral("distribution: %1 -1").arg(QString::fromLatin1(key))))
-                    << with({{QString::fromLatin1(key), -1}}) << QStringLiteral("distribution.") + QString::fromLatin1(key)
-                    << QStringLiteral("must not be negative");
+            QTest::newRow("distribution: requests -1") << with({{QStringLiteral("requests"), -1}}) << QStringLiteral("distribution.requests")
+                                                       << QStringLiteral("must not be negative");
+            // Their range rules (inputs/inputranges.h): 0 to 10^9 requests per second, 0 to 2^53 tokens.
+            QTest::newRow("distribution: arrival_rate_per_second -1") << with({{QStringLiteral("arrival_rate_per_second"), -1}})
+                                                                      << QStringLiteral("distribution.arrival_rate_per_second")
+                                                                      << QStringLiteral("must be a number from 0 to 1e+09, got -1");
+            QTest::newRow("distribution: arrival_rate_per_second 1e308 (inf once scaled by the traffic multiplier)")
+                << with({{QStringLiteral("arrival_rate_per_second"), 1e308}}) << QStringLiteral("distribution.arrival_rate_per_second")
+                << QStringLiteral("must be a number from 0 to 1e+09, got 1e+308");
+            QTest::newRow("distribution: mean_output_tokens -1") << with({{QStringLiteral("mean_output_tokens"), -1}})
+                                                                 << QStringLiteral("distribution.mean_output_tokens")
+                                                                 << QStringLiteral("must be a number from 0 to 9007199254740992, got -1");
             QTest::newRow("distribution.arrival_rate_per_second \"fast\" (readOptionalDouble)")
                 << with({{QStringLiteral("arrival_rate_per_second"), QStringLiteral("fast")}})
                 << QStringLiteral("distribution.arrival_rate_per_second") << QStringLiteral("must be a number");

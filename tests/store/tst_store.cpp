@@ -24,6 +24,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <limits>
 #include "common/headroomtest.h"
 
 using namespace Headroom;
@@ -307,6 +308,10 @@ private Q_SLOTS:
         QTest::newRow("source a number") << "source" << QJsonValue(3) << "source";
         QTest::newRow("empty name") << "name" << QJsonValue(QStringLiteral(" ")) << "name";
         QTest::newRow("id with capitals") << "id" << QJsonValue(QStringLiteral("ACME")) << "id";
+        QTest::newRow("memory as a decimal string") << "memory_bytes" << QJsonValue(QStringLiteral("24000000000")) << "memory_bytes";
+        QTest::newRow("memory 2^63") << "memory_bytes" << QJsonValue(9223372036854775808.0) << "memory_bytes";
+        // torch sees at most the card (gpuspec.h): 24e9 B of card, 25e9 B seen by torch.
+        QTest::newRow("torch total above the card") << "torch_memory_bytes" << QJsonValue(25e9) << "torch_memory_bytes";
     }
     void validationNamesTheField()
     {
@@ -440,6 +445,94 @@ private Q_SLOTS:
         QCOMPARE(backup.first(), mine.at(0));
     }
 
+    void bundleVersionIsNeverNarrowed()
+    {
+        // 4294967297 = 2^32 + 1 narrows to 1 in 32 bits: it is a newer version, said with its own number.
+        try {
+            PresetBundle::fromJson(R"({"format":"headroom-presets","version":4294967297,"presets":[]})", QStringLiteral("team.json"));
+            QFAIL("accepted");
+        } catch (const InputError &e) {
+            QVERIFY2(e.message().contains(QStringLiteral("bundle version 4,294,967,297, written by a newer Headroom")), qPrintable(e.message()));
+        }
+    }
+
+    void everyStoredPresetExportsAndImportsAgain()
+    {
+        // Presets at the edges of what add, edit and import accept: the bundle written
+        // from them imports into another store, each preset field for field.
+        QTemporaryDir here, there;
+        PresetStore a(here.filePath(QStringLiteral("presets.sqlite"))), b(there.filePath(QStringLiteral("presets.sqlite")));
+        QString error;
+        QVERIFY(a.open(&error) && b.open(&error));
+        QVector<QJsonObject> edge = teamPresets();
+        edge << QJsonObject{{QStringLiteral("id"), QStringLiteral("huge-card")}, {QStringLiteral("kind"), QStringLiteral("gpu")},
+                            {QStringLiteral("name"), QStringLiteral("2^63 - 1 bytes")},
+                            {QStringLiteral("memory_bytes"), QJsonValue(std::numeric_limits<qint64>::max())},
+                            {QStringLiteral("torch_memory_bytes"), QJsonValue(qint64((qint64(1) << 53) + 1))},
+                            {QStringLiteral("bandwidth_bytes_per_s"), QJsonValue(qint64((qint64(1) << 53) + 1))},
+                            {QStringLiteral("host_link_bytes_per_s"), 1},
+                            {QStringLiteral("bf16_dense_tflops"), 0},
+                            {QStringLiteral("price_usd_per_hour"), 1e-9}}
+             << QJsonObject{{QStringLiteral("id"), QStringLiteral("tiny-card")}, {QStringLiteral("kind"), QStringLiteral("gpu")},
+                            {QStringLiteral("name"), QStringLiteral("1 byte")}, {QStringLiteral("memory_bytes"), 1},
+                            {QStringLiteral("torch_memory_bytes"), 1}, {QStringLiteral("price_usd_per_hour"), 1e6}};
+        for (const QJsonObject &p : std::as_const(edge))
+            QVERIFY2(a.saveUserPreset(p, &error), qPrintable(error));
+        // Refused on the way in, so never stored: a torch total above the card.
+        QJsonObject over = edge.last();
+        over.insert(QStringLiteral("id"), QStringLiteral("over-card"));
+        over.insert(QStringLiteral("torch_memory_bytes"), 2);
+        QVERIFY(!a.saveUserPreset(over, &error));
+        QVERIFY2(error.startsWith(QStringLiteral("torch_memory_bytes: ")), qPrintable(error));
+        QVector<PresetRecord> mine;
+        for (const PresetRecord &r : a.list())
+            if (!r.builtIn)
+                mine << r;
+        QCOMPARE(mine.size(), edge.size());
+        const QString bundle = here.filePath(QStringLiteral("edge.json"));
+        QVERIFY2(PresetBundle::save(bundle, mine, &error), qPrintable(error));
+        PresetStore::ImportResult result;
+        QVERIFY2(b.importPresets(PresetBundle::read(bundle), false, &result, &error), qPrintable(error));
+        QCOMPARE(result.added.size(), edge.size());
+        for (const QJsonObject &p : std::as_const(edge))
+            QCOMPARE(b.find(p.value(QStringLiteral("id")).toString()).json, p);
+        QCOMPARE(GpuSpec::fromPreset(b.find(QStringLiteral("huge-card")).json).torchMemoryBytes, (qint64(1) << 53) + 1);
+    }
+
+    void aRowTheStoreWouldRefuseIsNeverExported()
+    {
+        // A row another tool (or an older Headroom) wrote with a negative memory: the bundle
+        // would not import, so none is written and the preset is named.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("presets.sqlite"));
+        {
+            PresetStore store(path);
+            QString error;
+            QVERIFY(store.open(&error));
+        }
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("raw"));
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(QStringLiteral(R"(INSERT INTO presets VALUES ('neg-card', 'gpu', 'user', '{"id":"neg-card","kind":"gpu","name":"Neg","memory_bytes":-5}'))")));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("raw"));
+        PresetStore store(path);
+        QString error;
+        QVERIFY(store.open(&error));
+        QVector<PresetRecord> mine;
+        for (const PresetRecord &r : store.list())
+            if (!r.builtIn)
+                mine << r;
+        QCOMPARE(mine.size(), 1);
+        const QString bundle = dir.filePath(QStringLiteral("out.json"));
+        QVERIFY(!PresetBundle::save(bundle, mine, &error));
+        QVERIFY2(error.contains(QStringLiteral("\"neg-card\"")) && error.contains(QStringLiteral("memory_bytes")), qPrintable(error));
+        QVERIFY(!QFileInfo::exists(bundle));
+    }
+
     void bundleErrorsNameTheField_data()
     {
         QTest::addColumn<QByteArray>("bytes");
@@ -459,6 +552,10 @@ private Q_SLOTS:
         QTest::newRow("not JSON") << QByteArray(R"({"format": )") << "FILE";
         QTest::newRow("another format") << bundle({}, 1, "something-else") << "format";
         QTest::newRow("newer version") << bundle({}, 2) << "version";
+        QTest::newRow("version 2^32 + 1 (read as 1 when narrowed)")
+            << QByteArray(R"({"format":"headroom-presets","version":4294967297,"presets":[]})") << "version";
+        QTest::newRow("version 0.5") << QByteArray(R"({"format":"headroom-presets","version":0.5,"presets":[]})") << "version";
+        QTest::newRow("version as text") << QByteArray(R"({"format":"headroom-presets","version":"1","presets":[]})") << "version";
         QTest::newRow("presets not a list") << QByteArray(R"({"format":"headroom-presets","version":1,"presets":{}})") << "presets";
         QTest::newRow("memory of the second") << bundle({good, badMemory}) << "presets[1].memory_bytes";
         QTest::newRow("a date") << bundle({badDate}) << "presets[0].price_date";
@@ -598,10 +695,11 @@ private Q_SLOTS:
         QVERIFY2(store.open(&error), qPrintable(error));
         QVERIFY2(store.warning().contains(path) && store.warning().contains(QStringLiteral("damaged"))
                      && store.warning().contains(QStringLiteral("2 of your presets were recovered"))
-                     && store.warning().contains(QStringLiteral("Not recovered (named by the index, which may itself be damaged): team-card-2.")),
+                     && store.warning().contains(QStringLiteral("): team-card-2;")),
                  qPrintable(store.warning()));
         QVERIFY(!store.warning().contains(QStringLiteral("as stored are used")));
         QCOMPARE(store.recoveredIds(), (QStringList{QStringLiteral("team-card-1"), QStringLiteral("team-card-3")}));
+        QCOMPARE(store.lostIds(), QStringList{QStringLiteral("team-card-2")});
         QVERIFY(store.find(QStringLiteral("team-card-2")).id.isEmpty());
         QCOMPARE(store.find(QStringLiteral("team-card-3")).json.value(QStringLiteral("notes")).toString(),
                  QStringLiteral("MARKER3-") + QString(3000, QLatin1Char('d')));
@@ -609,6 +707,46 @@ private Q_SLOTS:
         QFile kept(keptAside(dir.path()));
         QVERIFY(kept.open(QIODevice::ReadOnly));
         QCOMPARE(kept.readAll(), damaged);
+    }
+
+    void recoveryNamesWhatIsLost()
+    {
+        // Issue 10: recovery said how many presets came back, not which were lost. The
+        // index page damaged (recovery starts) and team-card-2's JSON broken in place:
+        // its row still reads, its figures do not; the warning names it.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("presets.sqlite"));
+        makeTeamStore(path);
+        qint64 indexRoot = 0;
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("lost"));
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(QStringLiteral("SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_presets_1'")) && q.next());
+            indexRoot = q.value(0).toLongLong();
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("lost"));
+        QVERIFY(!damagePage(path, indexRoot).isEmpty());
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::ReadWrite));
+            QByteArray bytes = f.readAll();
+            const qint64 at = bytes.indexOf("MARKER2-");
+            QVERIFY(at > 0);
+            bytes[at - 1] = '\x01'; // the opening quote of the notes: the JSON no longer parses
+            f.seek(0);
+            f.write(bytes);
+        }
+        PresetStore store(path);
+        QString error;
+        QVERIFY2(store.open(&error), qPrintable(error));
+        QCOMPARE(store.recoveredIds(), (QStringList{QStringLiteral("team-card-1"), QStringLiteral("team-card-3")}));
+        QCOMPARE(store.lostIds(), QStringList{QStringLiteral("team-card-2")});
+        QVERIFY2(store.warning().contains(QStringLiteral("2 of your presets were recovered (team-card-1, team-card-3)"))
+                     && store.warning().contains(QStringLiteral("Lost (")) && store.warning().contains(QStringLiteral("): team-card-2;")),
+                 qPrintable(store.warning()));
     }
 
     void damagedInteriorPageRecoversFromTheLeaves()

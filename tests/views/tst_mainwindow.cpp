@@ -26,6 +26,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <functional>
 #include "common/headroomtest.h"
 #include <QUndoStack>
 
@@ -326,6 +327,57 @@ private Q_SLOTS:
         QVERIFY(lines.at(0).startsWith("scenario,kv_bytes_per_token,"));
         QVERIFY(lines.at(1).startsWith("\"A\",131072,"));
         QVERIFY(lines.at(2).startsWith("\"Current\",65536,"));
+    }
+
+    void exportsNeverDestroyData()
+    {
+        // The window's writers follow the command line's rule (core/outputtarget.h): a file
+        // is replaced only by its own kind, never the preset store or the open scenario.
+        QTemporaryDir dir;
+        const QString store = dir.filePath(QStringLiteral("presets.sqlite"));
+        MainWindow w(store);
+        QString error;
+        const QString scenario = dir.filePath(QStringLiteral("s.headroom")), notes = dir.filePath(QStringLiteral("notes.txt"));
+        QVERIFY2(w.saveScenario(scenario, &error), qPrintable(error));
+        QFile n(notes);
+        QVERIFY(n.open(QIODevice::WriteOnly) && n.write("a year of notes\n") > 0);
+        n.close();
+        auto bytes = [](const QString &f) {
+            QFile file(f);
+            return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+        };
+        const QByteArray before[] = {bytes(store), bytes(scenario), bytes(notes)};
+        QVERIFY(!before[0].isEmpty());
+        const std::function<bool(const QString &)> writers[] = {
+            [&](const QString &path) { return w.exportReport(path, QPageSize::A4, &error); },
+            [&](const QString &path) { return w.exportChart(path, &error); },
+            [&](const QString &path) { return w.exportFiguresCsv(path, &error); },
+            [&](const QString &path) { return w.saveScenario(path, &error); },
+        };
+        for (const auto &write : writers)
+            for (const QString &target : {store, notes}) {
+                error.clear();
+                QVERIFY2(!write(target), qPrintable(target));
+                QVERIFY2(error.contains(QStringLiteral("left untouched")), qPrintable(error));
+            }
+        for (int i = 0; i < 3; ++i) { // the report, chart and figures over the open scenario
+            error.clear();
+            QVERIFY(!writers[i](scenario));
+            QVERIFY2(error.contains(QStringLiteral("left untouched")), qPrintable(error));
+        }
+        const QByteArray after[] = {bytes(store), bytes(scenario), bytes(notes)};
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(after[i], before[i]);
+        // Their own kind is replaced: twice each.
+        for (const QString &name : {QStringLiteral("r.pdf"), QStringLiteral("c.svg"), QStringLiteral("c.png"), QStringLiteral("f.csv")})
+            for (int twice = 0; twice < 2; ++twice) {
+                const QString path = dir.filePath(name);
+                const bool ok = name.endsWith(QLatin1String(".pdf")) ? w.exportReport(path, QPageSize::A4, &error)
+                                : name.endsWith(QLatin1String(".csv")) ? w.exportFiguresCsv(path, &error)
+                                                                       : w.exportChart(path, &error);
+                QVERIFY2(ok, qPrintable(error));
+            }
+        QCOMPARE(bytes(dir.filePath(QStringLiteral("c.png"))).left(4), QByteArray("\x89PNG"));
     }
 
     void leversTab()

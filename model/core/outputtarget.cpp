@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/outputtarget.h"
+#include "core/inputerror.h"
+#include "core/units.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace Headroom::OutputTarget {
+
+namespace {
+// What the file already holds is `kind`: read by content, at most 256 MiB (the largest file
+// any of our readers opens: a scenario).
+bool holds(const QString &path, Kind kind)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return false;
+    switch (kind) {
+    case Kind::Pdf: return f.read(5) == QByteArrayLiteral("%PDF-");
+    case Kind::Png: return f.read(8) == QByteArrayLiteral("\x89PNG\r\n\x1a\n");
+    case Kind::Svg: {
+        const QByteArray head = f.read(4096);
+        return head.trimmed().startsWith("<?xml") && head.contains("<svg");
+    }
+    case Kind::FiguresCsv: return f.read(9) == QByteArrayLiteral("scenario,");
+    case Kind::PresetBundle:
+    case Kind::Scenario: break;
+    }
+    if (f.size() > 256 * Units::MiB)
+        return false;
+    const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+    const QString format = o.value(QStringLiteral("format")).toString();
+    return format == (kind == Kind::PresetBundle ? QLatin1String("headroom-presets") : QLatin1String("headroom-scenario"));
+}
+
+QString what(Kind kind)
+{
+    switch (kind) {
+    case Kind::Pdf: return QStringLiteral("a PDF");
+    case Kind::PresetBundle: return QStringLiteral("a preset bundle");
+    case Kind::Scenario: return QStringLiteral("a Headroom scenario");
+    case Kind::Png: return QStringLiteral("a PNG image");
+    case Kind::Svg: return QStringLiteral("an SVG drawing");
+    case Kind::FiguresCsv: return QStringLiteral("a Headroom figures table");
+    }
+    return {};
+}
+} // namespace
+
+void check(const QString &path, Kind kind, const QVector<Protected> &protect, const QString &field)
+{
+    const QFileInfo target(path);
+    if (target.isSymLink() && !target.exists())
+        throw InputError(field, QStringLiteral("%1 is a link to %2, which does not exist; it was left untouched: give the file itself")
+                                    .arg(path, target.symLinkTarget()));
+    if (!target.exists())
+        return;
+    if (!target.isFile())
+        throw InputError(field, QStringLiteral("%1 is not a regular file; it was left untouched: choose a file name to write").arg(path));
+    const QString canonical = target.canonicalFilePath();
+    for (const Protected &p : protect) {
+        const QString other = p.path.isEmpty() ? QString() : QFileInfo(p.path).canonicalFilePath();
+        if (!other.isEmpty() && other == canonical)
+            throw InputError(field, QStringLiteral("%1 is %2 (%3); it was left untouched: choose another name").arg(path, p.role, other));
+    }
+    if (!holds(path, kind))
+        throw InputError(field, QStringLiteral("%1 exists and is not %2; it was left untouched: choose another name or remove it first")
+                                    .arg(path, what(kind)));
+}
+
+} // namespace Headroom::OutputTarget

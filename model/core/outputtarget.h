@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QString>
+#include <QVector>
+
+namespace Headroom {
+
+/// The one rule every writer of a user-named file follows (the PDF report,
+/// presets export, scenario save and plan --save, in the command line and
+/// the window): an output never destroys data it was not made from.
+namespace OutputTarget {
+
+/// What a writer writes, and so what an existing file must already be before
+/// it is replaced.
+enum class Kind {
+    Pdf,          ///< a report: an existing file must start with the PDF magic "%PDF-" (ISO 32000-1, 7.5.2)
+    PresetBundle, ///< presets export: an existing file must be a bundle ({"format": "headroom-presets"})
+    Scenario,     ///< a .headroom file: an existing file must be a scenario ({"format": "headroom-scenario"})
+    Png,          ///< a chart image: an existing file must start with the PNG signature (RFC 2083, 3.1)
+    Svg,          ///< a chart drawing: an existing file must be XML holding an <svg> element
+    FiguresCsv,   ///< the figures table: an existing file must start with its header "scenario,"
+};
+
+/// A file an output must never replace, and what it is to the user.
+struct Protected
+{
+    QString path; ///< as given (resolved by check())
+    QString role; ///< "the preset store", "the --scenario file"
+};
+
+/// Checks that `path` may be written as `kind`; throws InputError(field)
+/// with a sentence to act on, and leaves the file untouched, when:
+/// - `path` is a symbolic link to nothing (writing would create a file
+///   wherever the link points);
+/// - it exists and is not a regular file (a folder, a device such as /dev/sda);
+/// - it is, after resolving links and "..", the same file as any of
+///   `protect` (the preset store, the command's input files: config.json,
+///   trace, scenario); entries that do not exist are skipped;
+/// - it exists and holds something other than `kind` (checked by content,
+///   never by the name's extension).
+/// A writer then writes with QSaveFile, so a failure leaves the old file whole.
+void check(const QString &path, Kind kind, const QVector<Protected> &protect, const QString &field);
+
+} // namespace OutputTarget
+} // namespace Headroom
