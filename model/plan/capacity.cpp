@@ -135,14 +135,7 @@ qint64 reservedTokens(const Scenario &s)
 // when the context is its longest session (the command line sets it so), else --context.
 QString contextField(const Scenario &s)
 {
-    const double top = s.distribution ? double(s.distribution->maximum()) * s.lengthScale : 0.0;
-    if (top >= 0.5 && top <= double(LengthDistribution::maxTokens)) {
-        // LengthDistribution::scaled rounds each length the same way.
-        const qint64 longest = std::llround(top);
-        if (s.contextTokens == (s.retainTokens ? std::min(longest, *s.retainTokens) : longest))
-            return QStringLiteral("--distribution");
-    }
-    return QStringLiteral("--context");
+    return contextIsDistributionLongest(s) ? QStringLiteral("--distribution") : QStringLiteral("--context");
 }
 
 // The field a reserved length comes from, for overflow messages.
@@ -331,6 +324,16 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
 }
 
 } // namespace
+
+bool contextIsDistributionLongest(const Scenario &s)
+{
+    const double top = s.distribution ? double(s.distribution->maximum()) * s.lengthScale : 0.0;
+    if (!(top >= 0.5 && top <= double(LengthDistribution::maxTokens)))
+        return false;
+    // LengthDistribution::scaled rounds each length the same way.
+    const qint64 longest = std::llround(top);
+    return s.contextTokens == (s.retainTokens ? std::min(longest, *s.retainTokens) : longest);
+}
 
 qint64 maxContextFor(const Scenario &s, qint64 sessions)
 {
