@@ -480,7 +480,9 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
         + (s.tp > 1 ? Cli::tr("; %1%2").arg(both(r.kvBytesPerTokenPerGpu), perGpu) : QString()));
     row(Cli::tr("Bytes per session"), both(r.reservedSessionBytesPerGpu) + (s.tp > 1 ? perGpu : QString()));
     row(Cli::tr("KV budget per GPU"), fmt(r.kvBudgetBytesPerGpu));
-    row(Cli::tr("Sessions that fit"), Units::formatCount(r.maxSessions) + (s.tp > 1 ? Cli::tr(" per TP group") : QString()));
+    // Under a distribution this count is one of several: its label names its length.
+    row(s.distribution ? Cli::tr("Sessions at %1 tokens").arg(Units::formatCount(r.reservedTokensPerSession)) : Cli::tr("Sessions that fit"),
+        Units::formatCount(r.maxSessions) + (s.tp > 1 ? Cli::tr(" per TP group") : QString()));
     row(Cli::tr("KV for %1").arg(Units::plural(s.sessions, Cli::tr("session"), Cli::tr("sessions"))),
         fmt(r.kvBytesForSessionsPerGpu) + perGpu + (r.fits ? Cli::tr(" (fits)") : Cli::tr(" (does not fit)")));
     auto perSessionHour = [](double usd) { return Units::formatUsdPer(usd, Cli::tr("session-hour"), Cli::tr("session-hours")); };

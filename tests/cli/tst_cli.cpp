@@ -331,6 +331,9 @@ private Q_SLOTS:
             column = value;
         }
         QVERIFY2(text.contains(QStringLiteral("KV for 200,000 sessions: ")), qPrintable(text));
+        // The count at the basis says its length beside the count at the risk:
+        // 65,460,287,488 B / (256 blocks x 16 x 131,072 B) = 121.9.
+        QVERIFY2(lines.filter(QRegularExpression(QStringLiteral("^Sessions at 4,096 tokens: +121$"))).size() == 1, qPrintable(text));
         // One risk form everywhere (it was "0.0001%" in one line and "1e-06" in the next).
         QVERIFY2(text.count(QStringLiteral("1 in 1,000,000 (1e-6)")) >= 3, qPrintable(text)); // the row, the verdict, the derivation
         QVERIFY2(!text.contains(QStringLiteral("0.0001%")) && !text.contains(QStringLiteral("e-06")), qPrintable(text));
@@ -361,6 +364,24 @@ private Q_SLOTS:
         QVERIFY2(!r.out.contains("meeting the target") && r.out.contains("<- cheapest"), r.out.constData());
         r = run(seedB + QStringList{QStringLiteral("--target-sessions-per-gpu"), QStringLiteral("1")});
         QVERIFY2(r.out.contains("<- cheapest meeting the target"), r.out.constData());
+    }
+
+    void translationTemplateHoldsTheModelAndCommandLineStrings()
+    {
+        // Issue 12: strings built in model/ and the command line were not translatable. The
+        // build's lupdate template (build/translations/headroom.ts, next to app/) must hold
+        // them under their contexts.
+        const QString ts = QFileInfo(QStringLiteral(HEADROOM_BINARY)).absolutePath() + QStringLiteral("/../translations/headroom.ts");
+        QFile f(ts);
+        if (!f.exists())
+            QSKIP("no translation template: Qt6 LinguistTools not installed");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString xml = QString::fromUtf8(f.readAll());
+        for (const char *context : {"Derivation", "Capacity", "Levers", "CommandLine"})
+            QVERIFY2(xml.contains(QStringLiteral("<name>%1</name>").arg(QLatin1String(context))), context);
+        for (const char *source : {"%1 tokens (the retention cap)", "quality risk of the KV cache in %1, to measure on your evaluations",
+                                   "Sessions at risk", "The context of %1 tokens is beyond --max-model-len %2: computed anyway."})
+            QVERIFY2(xml.contains(QStringLiteral("<source>%1</source>").arg(QString::fromUtf8(source).toHtmlEscaped())), source);
     }
 
     void leversDiagnoseAndSolve()
