@@ -188,7 +188,9 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         v.gpu = g;
         v.gpuMemoryBytes.reset();
         v.priceUsdPerGpuHour.reset();
-        out << price(QStringLiteral("memory"), Levers::tr("card %1").arg(g.name), v,
+        // Two presets of one name (a copy made with `presets add --from`) are told apart by id.
+        const bool sameName = std::count_if(gpus.cbegin(), gpus.cend(), [&g](const GpuSpec &o) { return o.name == g.name; }) > 1;
+        out << price(QStringLiteral("memory"), sameName ? Levers::tr("card %1 (%2)").arg(g.name, g.id) : Levers::tr("card %1").arg(g.name), v,
                      g.priceUsdPerHour ? Levers::tr("%1 per GPU-hour").arg(Units::formatUsd(*g.priceUsdPerHour))
                                        : Levers::tr("no published price: set one"));
     }

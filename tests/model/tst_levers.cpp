@@ -10,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QRegularExpression>
+#include <QSet>
 #include <QTest>
 #include "common/headroomtest.h"
 
@@ -218,6 +219,17 @@ private Q_SLOTS:
         QVERIFY2(!r.answer.contains(QStringLiteral("silicon")), qPrintable(r.answer));
         // No target set: the answer does not speak of one.
         QVERIFY2(!r.answer.contains(QStringLiteral("target")), qPrintable(r.answer));
+        // A copy of the preset under its own id and price (presets add --from) keeps the name:
+        // the two options are told apart by id, never two rows of one name.
+        GpuSpec copy = big;
+        copy.id = QStringLiteral("our-big");
+        copy.priceUsdPerHour = 3.00;
+        const LeverReport both = evaluateLevers(s, {}, {big, copy}, LeverTarget{});
+        QVERIFY(find(both, QStringLiteral("card Card 192GB (big)")) && find(both, QStringLiteral("card Card 192GB (our-big)")));
+        QStringList names;
+        for (const LeverOption &o : both.options)
+            names << o.option;
+        QCOMPARE(QSet<QString>(names.cbegin(), names.cend()).size(), names.size());
     }
 
     void oneBasisNamesItsLength()
