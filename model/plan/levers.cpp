@@ -290,7 +290,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
     const bool targetSet = target.sessionsPerGpu || target.maxItlMs;
     if (cheapest == out.cend())
         report.answer = targetSet ? Levers::tr("No option here meets the target without changing the requirement: relax it, or combine levers.")
-                                  : Levers::tr("No option here holds a session without changing the requirement: combine levers.");
+                                  : Levers::tr("No option here holds a session within 200 ms per token without changing the requirement: combine levers.");
     else
         report.answer = Levers::tr("The cheapest here is %1 (%2)%3, at %4 and %5 %6 per GPU%7")
                             .arg(named(*cheapest), cheapest->lever, targetSet ? Levers::tr(" meeting the target") : QString(),
