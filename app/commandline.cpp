@@ -28,6 +28,13 @@ namespace Headroom {
 
 namespace {
 
+/// The translation context of the command line's human output (lupdate reads
+/// Cli::tr into build/translations/headroom.ts as "CommandLine").
+struct Cli
+{
+    Q_DECLARE_TR_FUNCTIONS(CommandLine)
+};
+
 const QStringList subcommands = {QStringLiteral("plan"),   QStringLiteral("presets"),  QStringLiteral("calibrate"),
                                  QStringLiteral("report"), QStringLiteral("levers"),   QStringLiteral("diagnose")};
 
@@ -521,73 +528,114 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
         for (const QString &key : solved.keys())
             o.insert(key, solved.value(key));
         o.insert(QStringLiteral("inputs"), s.toJson());
+        // The length reserved_tokens_per_session is, in the derivation's words (added field).
+        o.insert(QStringLiteral("session_basis"), sessionBasis(s, r));
         o.insert(QStringLiteral("derivation"), QJsonArray::fromStringList(derivation));
         out << QString::fromUtf8(JsonNumbers::toJson(o));
         return 0;
     }
     auto fmt = [units](qint64 b) { return Units::formatBytes(b, units); };
-    out << s.model.name << " on " << (s.tp > 1 ? QStringLiteral("%1 x ").arg(s.tp) : QString()) << s.gpu.name << ", "
-        << Units::formatCount(s.contextTokens) << " tokens per session\n\n";
-    out << "KV bytes per token:    " << Units::formatExactBytes(r.kvBytesPerToken) << " (" << fmt(r.kvBytesPerToken) << ")\n";
-    out << "Bytes per session:     " << Units::formatExactBytes(r.sessionBytes) << " (" << fmt(r.sessionBytes) << ")\n";
-    out << "KV budget per GPU:     " << fmt(r.kvBudgetBytesPerGpu) << '\n';
-    out << (s.distribution ? QStringLiteral("Sessions at %1 tokens: ").arg(Units::formatCount(r.reservedTokensPerSession))
-                           : QStringLiteral("Sessions that fit:     "))
-        << Units::formatCount(r.maxSessions) << (s.tp > 1 ? " per TP group" : "") << '\n';
-    out << QStringLiteral("KV for %1:").arg(Units::plural(s.sessions, QStringLiteral("session"), QStringLiteral("sessions"))).leftJustified(23)
-        << fmt(r.kvBytesForSessionsPerGpu) << " per GPU"
-        << (r.fits ? QStringLiteral(" (fits)") : QStringLiteral(" (does not fit)")) << '\n';
+    auto both = [fmt](qint64 b) { return QStringLiteral("%1 (%2)").arg(Units::formatExactBytes(b), fmt(b)); };
+    const QString basis = sessionBasis(s, r);
+    out << Cli::tr("%1 on %2%3; every per-session figure at %4\n\n")
+               .arg(s.model.name, s.tp > 1 ? QStringLiteral("%1 x ").arg(s.tp) : QString(), s.gpu.name, basis);
+    // Label and value rows, the values aligned after the longest label.
+    QVector<QPair<QString, QString>> rows;
+    auto row = [&rows](const QString &label, const QString &value) { rows << qMakePair(label, value); };
+    const QString perGpu = Cli::tr(" per GPU");
+    row(Cli::tr("KV bytes per token"), both(r.kvBytesPerToken)
+        + (s.tp > 1 ? Cli::tr("; %1%2").arg(both(r.kvBytesPerTokenPerGpu), perGpu) : QString()));
+    row(Cli::tr("Bytes per session"), both(r.reservedSessionBytesPerGpu) + (s.tp > 1 ? perGpu : QString()));
+    row(Cli::tr("KV budget per GPU"), fmt(r.kvBudgetBytesPerGpu));
+    // Under a distribution this count is one of several: its label names its length.
+    row(s.distribution ? Cli::tr("Sessions at %1 tokens").arg(Units::formatCount(r.reservedTokensPerSession)) : Cli::tr("Sessions that fit"),
+        Units::formatCount(r.maxSessions) + (s.tp > 1 ? Cli::tr(" per TP group") : QString()));
+    row(Cli::tr("KV for %1").arg(Units::plural(s.sessions, Cli::tr("session"), Cli::tr("sessions"))),
+        fmt(r.kvBytesForSessionsPerGpu) + perGpu + (r.fits ? Cli::tr(" (fits)") : Cli::tr(" (does not fit)")));
+    auto perSessionHour = [](double usd) { return Units::formatUsdPer(usd, Cli::tr("session-hour"), Cli::tr("session-hours")); };
     if (r.costPerSessionHourUsd)
-        out << "Cost per session-hour: " << Units::formatUsd(*r.costPerSessionHourUsd)
-            << (s.distribution ? QStringLiteral(" (at the risk-based count)") : QString()) << '\n';
+        row(Cli::tr("Cost"), perSessionHour(*r.costPerSessionHourUsd)
+            + (s.distribution ? Cli::tr(" (at the risk-based count)") : QString()));
     if (VisionPool::hasEncoder(s))
-        out << "Vision encoder:        " << (r.encoderLoaded ? fmt(r.encoderWeightsBytes) + QStringLiteral(" of weights") : QStringLiteral("not loaded"))
-            << ", encoder cache " << fmt(r.encoderCacheBytesPerGpu) << " per GPU, "
-            << Units::formatCount(r.imageTokensPerRequest) << " image tokens per request\n";
+        row(Cli::tr("Vision encoder"), Cli::tr("%1, encoder cache %2 per GPU, %3 image tokens per request")
+                                           .arg(r.encoderLoaded ? Cli::tr("%1 of weights").arg(fmt(r.encoderWeightsBytes)) : Cli::tr("not loaded"),
+                                                fmt(r.encoderCacheBytesPerGpu), Units::formatCount(r.imageTokensPerRequest)));
     if (s.decodingShare || s.hostKvMemoryBytes) {
         const WarmSessions &w = r.warm;
-        auto ms = [](const std::optional<double> &v) { return v ? Units::formatDecimal(*v, 1) + QStringLiteral(" ms") : QStringLiteral("unknown"); };
-        out << "Sessions warm per node: " << Units::formatCount(w.retainedPerNode) << " retained ("
-            << Units::formatDecimal(w.decodingPerGpu, 2) << " decoding per GPU); resume " << ms(w.atContext.resumeMs)
-            << " against recompute " << ms(w.atContext.recomputeMs) << '\n';
+        auto ms = [](const std::optional<double> &v) { return v ? Units::formatDecimal(*v, 1) + QStringLiteral(" ms") : Cli::tr("unknown"); };
+        row(Cli::tr("Sessions warm per node"), Cli::tr("%1 retained (%2 decoding per GPU); resume %3 against recompute %4")
+                                                   .arg(Units::formatCount(w.retainedPerNode), Units::formatDecimal(w.decodingPerGpu, 2),
+                                                        ms(w.atContext.resumeMs), ms(w.atContext.recomputeMs)));
     }
     const DistributionFigures &d = r.distribution;
+    QVector<QPair<QString, QString>> lengthRows;
     if (s.distribution) {
-        out << "\nSessions at " << QString::number(s.risk * 100, 'g', 4) << "% risk: " << Units::formatCount(d.sessionsAtRisk)
-            << "  (worst case " << Units::formatCount(d.sessionsWorstCase) << ", at the mean " << Units::formatCount(d.sessionsAtMean)
-            << ")\n";
-        out << "Admission limit:       " << Units::formatCount(d.admissionLimit) << " (budget less a "
-            << QString::number(s.marginFraction * 100, 'g', 3) << "% margin)\n";
-        out << "Overflow probability:  " << QString::number(d.overflowProbability, 'g', 3) << " at "
-            << Units::plural(s.sessions, QStringLiteral("session"), QStringLiteral("sessions")) << '\n';
-        out << "Lengths (tokens):      mean " << Units::formatCount(qint64(std::llround(d.meanTokens))) << ", p50 "
-            << Units::formatCount(d.p50) << ", p90 " << Units::formatCount(d.p90) << ", p99 " << Units::formatCount(d.p99)
-            << ", max " << Units::formatCount(d.maxTokens) << '\n';
+        std::swap(rows, lengthRows);
+        row(Cli::tr("Sessions at risk"), Cli::tr("%1 (at a %2 risk of overflowing the KV pool)")
+                                             .arg(Units::formatCount(d.sessionsAtRisk), Units::formatRisk(s.risk)));
+        // The worst case is its own row only when it is not the count above at the same length.
+        const qint64 longest = s.retainTokens ? std::min(d.maxTokens, *s.retainTokens) : d.maxTokens;
+        if (longest != r.reservedTokensPerSession || s.preallocate)
+            row(Cli::tr("Worst case"), Cli::tr("%1 (every session at %2 tokens, the longest%3)")
+                                           .arg(Units::formatCount(d.sessionsWorstCase), Units::formatCount(longest),
+                                                longest < d.maxTokens ? Cli::tr(" at the cap") : QString()));
+        const double mean = d.meanTokens - (s.retainTokens ? d.meanTokensDropped : 0.0);
+        row(Cli::tr("At the mean"), Cli::tr("%1 (every session at %2 tokens)")
+                                        .arg(Units::formatCount(d.sessionsAtMean), Units::formatCount(qint64(std::llround(mean)))));
+        row(Cli::tr("Admission limit"), Cli::tr("%1 (the budget less a %2% margin)")
+                                            .arg(Units::formatCount(d.admissionLimit), Units::formatDecimal(s.marginFraction * 100, 2)));
+        row(Cli::tr("Overflow probability"), Cli::tr("%1 at %2").arg(Units::formatRisk(d.overflowProbability),
+                                                                     Units::plural(s.sessions, Cli::tr("session"), Cli::tr("sessions"))));
+        row(Cli::tr("Lengths (tokens)"), Cli::tr("mean %1, p50 %2, p90 %3, p99 %4, max %5")
+                                             .arg(Units::formatCount(qint64(std::llround(d.meanTokens))), Units::formatCount(d.p50),
+                                                  Units::formatCount(d.p90), Units::formatCount(d.p99), Units::formatCount(d.maxTokens)));
         if (s.retainTokens)
-            out << "Retention cap:         " << QString::number(d.truncatedShare * 100, 'f', 2) << "% of sessions lose history; "
-                << QString::number(d.meanTokensDropped, 'f', 0) << " tokens dropped on average, p99 " << Units::formatCount(d.p99TokensDropped) << '\n';
+            row(Cli::tr("Retention cap"), Cli::tr("%1% of sessions lose history; %2 tokens dropped on average, p99 %3")
+                                              .arg(Units::formatDecimal(d.truncatedShare * 100, 2),
+                                                   Units::formatCount(qint64(std::llround(d.meanTokensDropped))),
+                                                   Units::formatCount(d.p99TokensDropped)));
         if (d.hasPrompts)
-            out << "Admitting by prompt:   " << Units::formatCount(d.admissionByPrompt) << " sessions, "
-                << QString::number(d.riskAtGrownSize, 'g', 3) << " overflow risk once they have grown\n";
+            row(Cli::tr("Admitting by prompt"), Cli::tr("%1, a %2 overflow risk once they have grown")
+                                                    .arg(Units::plural(d.admissionByPrompt, Cli::tr("session"), Cli::tr("sessions")),
+                                                         Units::formatRisk(d.riskAtGrownSize)));
+        std::swap(rows, lengthRows);
     }
+    QVector<QPair<QString, QString>> serviceRows;
+    std::swap(rows, serviceRows);
     if (d.itlMsAtRisk)
-        out << "Decode at " << Units::formatCount(d.sessionsAtRisk) << " sessions: " << QString::number(*d.itlMsAtRisk, 'f', 1)
-            << " ms per token, " << QString::number(d.tokensPerSecondPerGpu.value_or(0), 'f', 0) << " tokens/s per GPU\n";
+        row(Cli::tr("Decode at %1").arg(Units::plural(d.sessionsAtRisk, Cli::tr("session"), Cli::tr("sessions"))),
+            Cli::tr("%1 ms per token, %2 tokens/s per GPU")
+                .arg(Units::formatDecimal(*d.itlMsAtRisk, 1), Units::formatCount(qint64(std::llround(d.tokensPerSecondPerGpu.value_or(0))))));
     if (d.costPerMillionTokensUsd)
-        out << "Cost per million output tokens: " << Units::formatUsd(*d.costPerMillionTokensUsd) << '\n';
+        row(Cli::tr("Cost per million output tokens"), Units::formatUsd(*d.costPerMillionTokensUsd));
     if (d.gpusNeeded)
-        out << "Fleet for " << Units::formatCount(*s.targetSessions) << " sessions: " << Units::formatCount(*d.gpusNeeded) << " GPUs"
-            << (d.fleetCostPerHourUsd ? QStringLiteral(", %1 per hour, %2 per month").arg(Units::formatUsd(*d.fleetCostPerHourUsd), Units::formatUsd(*d.fleetCostPerMonthUsd))
-                                      : QString())
-            << '\n';
+        row(Cli::tr("Fleet for %1").arg(Units::plural(*s.targetSessions, Cli::tr("session"), Cli::tr("sessions"))),
+            Units::plural(*d.gpusNeeded, Cli::tr("GPU"), Cli::tr("GPUs"))
+                + (d.fleetCostPerHourUsd ? Cli::tr(", %1 per hour, %2 per month").arg(Units::formatUsd(*d.fleetCostPerHourUsd), Units::formatUsd(*d.fleetCostPerMonthUsd))
+                                         : QString()));
+    std::swap(rows, serviceRows);
+    qsizetype width = 0;
+    for (const auto *block : {&rows, &lengthRows, &serviceRows})
+        for (const auto &[label, value] : *block)
+            width = std::max(width, label.size());
+    auto print = [&](const QVector<QPair<QString, QString>> &block) {
+        for (const auto &[label, value] : block)
+            out << QString(label + QLatin1Char(':')).leftJustified(width + 1) << ' ' << value << '\n';
+    };
+    print(rows);
+    if (!lengthRows.isEmpty()) {
+        out << '\n';
+        print(lengthRows);
+    }
+    print(serviceRows);
     for (const QString &key : solved.keys())
-        out << key << ": " << (solved.value(key).isNull() ? QStringLiteral("none") : QString::number(solved.value(key).toDouble(), 'f', 0)) << '\n';
+        out << key << ": " << (solved.value(key).isNull() ? Cli::tr("none") : Units::formatCount(solved.value(key).toInteger())) << '\n';
     out << '\n' << r.verdict << '\n';
     for (const QString &f : r.fixes)
-        out << "  fix: " << f << '\n';
+        out << Cli::tr("  fix: %1").arg(f) << '\n';
     for (const QString &w : r.warnings)
-        out << "note: " << w << '\n';
-    out << "\nDerivation:\n";
+        out << Cli::tr("note: %1").arg(w) << '\n';
+    out << '\n' << Cli::tr("Derivation:") << '\n';
     for (const QString &line : derivation)
         out << "  " << line << '\n';
     return 0;
@@ -647,15 +695,15 @@ int runCalibrate(const QCommandLineParser &p, QTextStream &out, QTextStream &err
     out << Engines::name(reading.engine) << " log" << (reading.version.isEmpty() ? QString() : QStringLiteral(" (v%1)").arg(reading.version))
         << ", model " << (reading.model.isEmpty() ? calibrated.model.name : reading.model) << ": " << reading.linesUsed << " of "
         << reading.linesRead << " lines read\n\n";
-    out << QStringLiteral("%1 %2 %3 %4\n").arg(QStringLiteral("figure").leftJustified(50), QStringLiteral("printed").rightJustified(14),
-                                               QStringLiteral("predicted").rightJustified(14), QStringLiteral("difference").rightJustified(11));
+    out << QStringLiteral("%1 %2 %3 %4\n").arg(Cli::tr("figure").leftJustified(50), Cli::tr("printed").rightJustified(14),
+                                               Cli::tr("predicted").rightJustified(14), Cli::tr("difference").rightJustified(11));
     for (const CalibrationRow &row : rows)
         out << QStringLiteral("%1 %2 %3 %4\n")
                    .arg(row.figure.leftJustified(50), row.format(row.printed).rightJustified(14),
                         row.format(row.predicted).rightJustified(14),
                         (std::isfinite(row.difference()) ? QStringLiteral("%1%").arg(row.difference() * 100, 0, 'f', 2) : QStringLiteral("n/a")).rightJustified(11));
     for (const QString &note : notes)
-        out << "note: " << note << '\n';
+        out << Cli::tr("note: %1").arg(note) << '\n';
     return 0;
 }
 
@@ -684,19 +732,43 @@ int runLevers(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
         out << QString::fromUtf8(JsonNumbers::toJson(report.toJson()));
         return 0;
     }
-    out << "Now: " << QString::number(report.current.sessionsPerGpu, 'f', 2) << " sessions per GPU"
-        << (report.current.costPerSessionHourUsd ? QStringLiteral(", %1 per session-hour").arg(Units::formatUsd(*report.current.costPerSessionHourUsd)) : QString())
-        << "\n\n";
-    out << QStringLiteral("%1 %2 %3 %4  %5\n").arg(QStringLiteral("lever").leftJustified(10), QStringLiteral("option").leftJustified(44),
-                                                 QStringLiteral("per GPU").rightJustified(9), QStringLiteral("$/session-h").rightJustified(12),
-                                                 QStringLiteral("price paid"));
+    // One money column: per session-hour, or per 1,000 (1,000,000) session-hours when an
+    // option's figure is below a cent, every row in the same unit (Units::formatUsdPer's rule).
+    double smallest = report.current.costPerSessionHourUsd.value_or(INFINITY);
     for (const LeverOption &o : report.options)
-        out << QStringLiteral("%1 %2 %3 %4  %5%6\n")
-                   .arg(o.lever.leftJustified(10), o.option.left(44).leftJustified(44), QString::number(o.sessionsPerGpu, 'f', 2).rightJustified(9),
-                        (o.costPerSessionHourUsd && o.sessionsPerGroup > 0 ? Units::formatUsd(*o.costPerSessionHourUsd) : QStringLiteral("—")).rightJustified(12),
-                        o.sideEffect, o.cheapest ? QStringLiteral("  <- cheapest meeting the target")
-                                      : o.changesRequirement ? QStringLiteral("  [changes the requirement: %1]").arg(o.changesRequirementReason)
-                                                             : QString());
+        if (o.costPerSessionHourUsd && o.sessionsPerGroup > 0 && *o.costPerSessionHourUsd > 0)
+            smallest = std::min(smallest, *o.costPerSessionHourUsd);
+    qint64 per = 1;
+    while (std::isfinite(smallest) && smallest * double(per) < 0.01 && per < 1'000'000'000)
+        per *= 1000;
+    const bool targetSet = target.sessionsPerGpu || target.maxItlMs;
+    out << Cli::tr("Now: %1 %2 per GPU%3")
+               .arg(Units::formatDecimal(report.current.sessionsPerGpu),
+                    report.current.sessionsPerGpu == 1.0 ? Cli::tr("session") : Cli::tr("sessions"),
+                    report.current.costPerSessionHourUsd
+                        ? Cli::tr(", %1").arg(Units::formatUsdPer(*report.current.costPerSessionHourUsd, Cli::tr("session-hour"), Cli::tr("session-hours")))
+                        : QString())
+        << "\n\n";
+    const QString money = per == 1 ? Cli::tr("$/session-h") : Cli::tr("$/%1 session-h").arg(Units::formatCount(per));
+    struct Line { QString lever, option, perGpu, cost, effect; };
+    QVector<Line> lines{{Cli::tr("lever"), Cli::tr("option"), Cli::tr("per GPU"), money, Cli::tr("price paid")}};
+    for (const LeverOption &o : report.options)
+        lines << Line{o.lever, o.option, QLocale(QLocale::English, QLocale::UnitedStates).toString(o.sessionsPerGpu, 'f', 2), // decimals aligned
+                      o.costPerSessionHourUsd && o.sessionsPerGroup > 0 ? Units::formatUsd(*o.costPerSessionHourUsd * double(per)) : QStringLiteral("—"),
+                      o.sideEffect
+                          + (o.cheapest ? (targetSet ? Cli::tr("  <- cheapest meeting the target") : Cli::tr("  <- cheapest"))
+                             : o.changesRequirement ? Cli::tr("  [changes the requirement: %1]").arg(o.changesRequirementReason)
+                                                    : QString())};
+    qsizetype w[4] = {0, 0, 0, 0};
+    for (const Line &l : lines) {
+        w[0] = std::max(w[0], l.lever.size());
+        w[1] = std::max(w[1], l.option.size());
+        w[2] = std::max(w[2], l.perGpu.size());
+        w[3] = std::max(w[3], l.cost.size());
+    }
+    for (const Line &l : lines)
+        out << l.lever.leftJustified(w[0]) << "  " << l.option.leftJustified(w[1]) << "  " << l.perGpu.rightJustified(w[2]) << "  "
+            << l.cost.rightJustified(w[3]) << "  " << l.effect << '\n';
     out << '\n' << report.answer << '\n';
     return 0;
 }

@@ -86,7 +86,7 @@ void CompareView::refresh()
              return QString();
          }},
         {tr("Length scale"), [](const Scenario &s, const CapacityResult &) -> QString { return QStringLiteral("× %1").arg(Units::formatDecimal(s.lengthScale)); }},
-        {tr("Risk"), [](const Scenario &s, const CapacityResult &) -> QString { return s.distribution ? QString::number(s.risk, 'g', 3) : tr("— (no distribution)"); }},
+        {tr("Risk"), [](const Scenario &s, const CapacityResult &) -> QString { return s.distribution ? Units::formatRisk(s.risk) : tr("— (no distribution)"); }},
         {tr("KV / weight precision"),
          [](const Scenario &, const CapacityResult &r) -> QString { return Dtypes::name(r.kvDtype) + QStringLiteral(" / ") + Dtypes::name(r.weightsDtype); }},
         {tr("Session lengths"),

@@ -314,10 +314,10 @@ void DistributionView::showResult(const CapacityResult &r)
                       "<tr><td>Admission limit (%8 margin)</td><td><b>%9</b></td></tr>")
                        .arg(Units::formatCount(longest), longest < d.maxTokens ? tr(", at the cap") : QString(),
                             Units::formatCount(d.sessionsWorstCase), Units::formatCount(qint64(std::llround(mean))),
-                            Units::formatCount(d.sessionsAtMean), QString::number(s.risk, 'g', 3), Units::formatCount(d.sessionsAtRisk),
+                            Units::formatCount(d.sessionsAtMean), Units::formatRisk(s.risk), Units::formatCount(d.sessionsAtRisk),
                             QStringLiteral("%1%").arg(s.marginFraction * 100, 0, 'g', 3), Units::formatCount(d.admissionLimit));
     text += tr("<tr><td>Overflow at %1</td><td><b>%2</b></td></tr>")
-                .arg(Units::plural(s.sessions, tr("session"), tr("sessions")), QString::number(d.overflowProbability, 'g', 3));
+                .arg(Units::plural(s.sessions, tr("session"), tr("sessions")), Units::formatRisk(d.overflowProbability));
     text += tr("<tr><td>Lengths</td><td>mean %1, p50 %2, p99 %3, max %4 tokens</td></tr>")
                 .arg(Units::formatCount(qint64(std::llround(d.meanTokens))), Units::formatCount(d.p50), Units::formatCount(d.p99),
                      Units::formatCount(d.maxTokens));
@@ -338,7 +338,7 @@ void DistributionView::showResult(const CapacityResult &r)
                     .arg(Units::formatCount(qint64(std::llround(d.meanTokensDropped))), Units::formatCount(d.p99TokensDropped));
     if (d.hasPrompts)
         text += tr("<tr><td>Admitting by prompt</td><td>%1 sessions, risk %2 once grown</td></tr>")
-                    .arg(Units::formatCount(d.admissionByPrompt), QString::number(d.riskAtGrownSize, 'g', 3));
+                    .arg(Units::formatCount(d.admissionByPrompt), Units::formatRisk(d.riskAtGrownSize));
     if (d.itlMsAtRisk)
         text += tr("<tr><td>Decode at %1</td><td>%2 ms/token, %3 tokens/s per GPU</td></tr>")
                     .arg(Units::formatCount(d.sessionsAtRisk), QString::number(*d.itlMsAtRisk, 'f', 1),

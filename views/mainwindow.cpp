@@ -518,7 +518,7 @@ void MainWindow::showResult(const CapacityResult &r)
     const QString perGroup = s.tp > 1 ? tr(" per %1 GPUs").arg(s.tp) : QString();
     if (s.distribution)
         m_sessions->setText(Units::plural(r.distribution.sessionsAtRisk, tr("session fits"), tr("sessions fit")) + perGroup
-                            + tr(" at %1 risk").arg(QString::number(s.risk, 'g', 3)));
+                            + tr(" at a %1 risk").arg(Units::formatRisk(s.risk)));
     else
         m_sessions->setText(Units::plural(r.maxSessions, tr("session fits"), tr("sessions fit")) + perGroup);
     const double perCard = double(fit) / double(std::max(1, s.tp));

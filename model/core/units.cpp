@@ -339,6 +339,43 @@ QString formatUsdPer(double dollars, const QString &unit, const QString &units)
     return formatUsd(dollars * double(per)) + QStringLiteral(" per ") + formatCount(per) + QLatin1Char(' ') + units;
 }
 
+QString formatScientific(double value, int digits)
+{
+    if (!std::isfinite(value))
+        return QStringLiteral("n/a");
+    if (value == 0.0)
+        return QStringLiteral("0");
+    // QLocale::c() writes "8.12e-07": drop the mantissa's trailing zeros and the exponent's padding.
+    QString text = QLocale::c().toString(value, 'e', std::max(0, digits - 1));
+    const int e = int(text.indexOf(QLatin1Char('e')));
+    QString mantissa = text.left(e);
+    if (mantissa.contains(QLatin1Char('.'))) {
+        while (mantissa.endsWith(QLatin1Char('0')))
+            mantissa.chop(1);
+        if (mantissa.endsWith(QLatin1Char('.')))
+            mantissa.chop(1);
+    }
+    const int exponent = text.mid(e + 1).toInt();
+    return exponent == 0 ? mantissa : mantissa + QLatin1Char('e') + QString::number(exponent);
+}
+
+QString formatRisk(double p)
+{
+    if (!std::isfinite(p))
+        return QStringLiteral("n/a");
+    if (p <= 0.0)
+        return QStringLiteral("0");
+    if (p >= 0.1)
+        return formatDecimal(std::min(p, 1.0) * 100.0, 1) + QLatin1Char('%');
+    if (p < 1e-12)
+        return QStringLiteral("below 1 in 1,000,000,000,000 (%1)").arg(formatScientific(p));
+    // 1 / p to three significant digits, whole: 1 / 8.12e-7 = 1,231,527 -> 1,230,000.
+    const double inverse = 1.0 / p;
+    const double step = std::pow(10.0, std::max(0.0, std::floor(std::log10(inverse)) - 2.0));
+    return QStringLiteral("1 in %1 (%2)").arg(formatCount(qint64(std::llround(inverse / step) * qint64(std::llround(step)))),
+                                              formatScientific(p));
+}
+
 QString formatDecimal(double value, int decimals)
 {
     if (!std::isfinite(value))

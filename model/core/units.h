@@ -85,6 +85,17 @@ QString formatUsd(double dollars);
 /// below a cent per 1,000 (or 1,000,000) units: formatUsdPer(4.73e-5,
 /// "session-hour", "session-hours") = "$0.0473 per 1,000 session-hours".
 QString formatUsdPer(double dollars, const QString &unit, const QString &units);
+/// A probability in short scientific notation, `digits` significant digits,
+/// trailing zeros and the exponent's padding dropped: 1e-6 -> "1e-6",
+/// 8.1214e-7 (3) -> "8.12e-7", 0.0501 -> "5.01e-2", 0 -> "0".
+QString formatScientific(double value, int digits = 3);
+/// A risk or probability in words and figures, the one form everywhere:
+/// below 0.1, "1 in N (S)" with N = 1/p to three significant digits and S
+/// formatScientific(p): 1e-6 -> "1 in 1,000,000 (1e-6)", 0.01 -> "1 in 100
+/// (1e-2)", 8.12e-7 -> "1 in 1,230,000 (8.12e-7)"; below 1e-12 "below 1 in
+/// 1,000,000,000,000 (S)"; from 0.1 a percentage to three significant digits
+/// ("10.3%", "50%", "99.9%", "100%"); 0 -> "0"; not finite -> "n/a".
+QString formatRisk(double probability);
 /// A figure that may be fractional, with separators and at most `decimals`
 /// decimals, trailing zeros dropped: 5678.0 -> "5,678", 1.5 -> "1.5",
 /// 1234.567 (2) -> "1,234.57". Counts stay whole: use formatCount for them.

@@ -7,12 +7,20 @@
 #include "plan/warmsessions.h"
 #include "core/inputerror.h"
 
+#include <QCoreApplication>
 #include <QLocale>
 #include <cmath>
 
 namespace Headroom {
 
 namespace {
+
+/// The translation context of the warnings, fixes and weights basis (lupdate reads
+/// Capacity::tr into build/translations/headroom.ts).
+struct Capacity
+{
+    Q_DECLARE_TR_FUNCTIONS(Capacity)
+};
 
 using Units::formatCount;
 
@@ -81,17 +89,17 @@ Budget budgetOf(const Scenario &s)
         throw InputError(QStringLiteral("--workspace"), QStringLiteral("must not be negative"));
     if (s.weightsBytes) {
         b.weights = *s.weightsBytes;
-        b.weightsBasis = QStringLiteral("given");
+        b.weightsBasis = Capacity::tr("given");
     } else if (!s.weightsDtype && s.model.checkpointBytes > 0) {
         b.weights = s.model.checkpointBytes;
-        b.weightsBasis = QStringLiteral("published checkpoint size");
+        b.weightsBasis = Capacity::tr("published checkpoint size");
     } else {
         if (s.model.totalParams <= 0)
             throw InputError(QStringLiteral("--params"),
                              QStringLiteral("the parameter count of %1 is unknown: give --params or --weights").arg(s.model.name));
         const Dtype d = s.effectiveWeightsDtype();
         b.weights = Dtypes::bytesFor(d, s.model.totalParams, QStringLiteral("--params"));
-        b.weightsBasis = QStringLiteral("%1 parameters × %2 (%3)")
+        b.weightsBasis = Capacity::tr("%1 parameters × %2 (%3)")
                              .arg(formatCount(s.model.totalParams), Dtypes::describeSize(d), Dtypes::name(d));
         if (const qint64 embeddings = int4SixteenBitParams(s); embeddings > 0) {
             const QString f = QStringLiteral("--params");
@@ -100,7 +108,7 @@ Budget budgetOf(const Scenario &s)
             // (2.5 B per 128 weights), embeddings and lm_head in 16-bit.
             b.weights = Units::add(Units::add(Dtypes::bytesFor(Dtype::INT4, linear, f), Units::mul(linear, 5, f) / 256, f),
                                    Units::mul(embeddings, 2, f), f);
-            b.weightsBasis = QStringLiteral("%1 parameters as loaded: %2 int4 (+ group-128 scales) + %3 embedding and "
+            b.weightsBasis = Capacity::tr("%1 parameters as loaded: %2 int4 (+ group-128 scales) + %3 embedding and "
                                             "output-head parameters in 16-bit")
                                  .arg(formatCount(s.model.totalParams), formatCount(linear), formatCount(embeddings));
         }
@@ -147,14 +155,7 @@ qint64 reservedTokens(const Scenario &s)
 // when the context is its longest session (the command line sets it so), else --context.
 QString contextField(const Scenario &s)
 {
-    const double top = s.distribution ? double(s.distribution->maximum()) * s.lengthScale : 0.0;
-    if (top >= 0.5 && top <= double(LengthDistribution::maxTokens)) {
-        // LengthDistribution::scaled rounds each length the same way.
-        const qint64 longest = std::llround(top);
-        if (s.contextTokens == (s.retainTokens ? std::min(longest, *s.retainTokens) : longest))
-            return QStringLiteral("--distribution");
-    }
-    return QStringLiteral("--context");
+    return contextIsDistributionLongest(s) ? QStringLiteral("--distribution") : QStringLiteral("--context");
 }
 
 // The field a reserved length comes from, for overflow messages.
@@ -192,20 +193,20 @@ QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r)
     auto offer = [&](const QString &what, const Scenario &variant) {
         const qint64 n = sessionsOf(variant);
         if (n >= want)
-            out << QStringLiteral("%1: %2").arg(what, Units::plural(n, QStringLiteral("session"), QStringLiteral("sessions")));
+            out << Capacity::tr("%1: %2").arg(what, Units::plural(n, Capacity::tr("session"), Capacity::tr("sessions")));
     };
     for (Dtype d : {Dtype::FP8, Dtype::NVFP4}) {
         if (Dtypes::bytesFor(d, 1024, {}) < Dtypes::bytesFor(r.kvDtype, 1024, {})) {
             Scenario v = s;
             v.kvDtype = d;
-            offer(QStringLiteral("cache precision %1").arg(Dtypes::name(d)), v);
+            offer(Capacity::tr("cache precision %1").arg(Dtypes::name(d)), v);
         }
     }
     for (Dtype d : {Dtype::FP8, Dtype::INT4}) {
         if (Dtypes::bytesFor(d, 1024, {}) < Dtypes::bytesFor(r.weightsDtype, 1024, {}) && s.model.totalParams > 0 && !s.weightsBytes) {
             Scenario v = s;
             v.weightsDtype = d;
-            offer(QStringLiteral("weight precision %1").arg(Dtypes::name(d)), v);
+            offer(Capacity::tr("weight precision %1").arg(Dtypes::name(d)), v);
         }
     }
     const int kvHeads = s.kvHeadsOverride.value_or(s.model.kvHeads);
@@ -213,27 +214,27 @@ QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r)
         if (heads < kvHeads && s.model.kvHeads > 0) {
             Scenario v = s;
             v.kvHeadsOverride = heads;
-            offer(QStringLiteral("attention design: %1 KV heads (GQA what-if)").arg(heads), v);
+            offer(Capacity::tr("attention design: %1 KV heads (GQA what-if)").arg(heads), v);
             break;
         }
     }
     if (!s.preallocate) {
         const qint64 cap = maxContextFor(s, want);
         if (cap > 0 && cap < s.contextTokens)
-            out << QStringLiteral("retention cap at %1 tokens: %2")
-                       .arg(formatCount(cap), Units::plural(want, QStringLiteral("session"), QStringLiteral("sessions")));
+            out << Capacity::tr("retention cap at %1 tokens: %2")
+                       .arg(formatCount(cap), Units::plural(want, Capacity::tr("session"), Capacity::tr("sessions")));
     } else {
         Scenario v = s;
         v.preallocate = false;
-        offer(QStringLiteral("paged allocation instead of preallocating %1 tokens").arg(formatCount(r.reservedTokensPerSession)), v);
+        offer(Capacity::tr("paged allocation instead of preallocating %1 tokens").arg(formatCount(r.reservedTokensPerSession)), v);
     }
     for (int tp = s.tp * 2; tp <= 16; tp *= 2) {
         Scenario v = s;
         v.tp = tp;
         const qint64 n = sessionsOf(v);
         if (n >= want) {
-            out << QStringLiteral("more memory: TP %1 (%1 GPUs per replica): %2")
-                       .arg(tp).arg(Units::plural(n, QStringLiteral("session"), QStringLiteral("sessions")));
+            out << Capacity::tr("more memory: TP %1 (%1 GPUs per replica): %2")
+                       .arg(tp).arg(Units::plural(n, Capacity::tr("session"), Capacity::tr("sessions")));
             break;
         }
     }
@@ -343,6 +344,16 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
 }
 
 } // namespace
+
+bool contextIsDistributionLongest(const Scenario &s)
+{
+    const double top = s.distribution ? double(s.distribution->maximum()) * s.lengthScale : 0.0;
+    if (!(top >= 0.5 && top <= double(LengthDistribution::maxTokens)))
+        return false;
+    // LengthDistribution::scaled rounds each length the same way.
+    const qint64 longest = std::llround(top);
+    return s.contextTokens == (s.retainTokens ? std::min(longest, *s.retainTokens) : longest);
+}
 
 qint64 maxContextFor(const Scenario &s, qint64 sessions)
 {
@@ -456,34 +467,34 @@ CapacityResult computeCapacity(const Scenario &s)
         const qint64 maxPos = s.effectiveMaxModelLen();
         r.contextBeyondMax = maxPos > 0 && s.contextTokens > maxPos;
         if (r.contextBeyondMax)
-            r.warnings << (s.maxModelLen ? QStringLiteral("The context of %1 tokens is beyond --max-model-len %2: computed anyway.")
+            r.warnings << (s.maxModelLen ? Capacity::tr("The context of %1 tokens is beyond --max-model-len %2: computed anyway.")
                                                .arg(formatCount(s.contextTokens), formatCount(maxPos))
-                                         : QStringLiteral("The context of %1 tokens is beyond %2's maximum of %3 tokens: computed anyway.")
+                                         : Capacity::tr("The context of %1 tokens is beyond %2's maximum of %3 tokens: computed anyway.")
                                                .arg(formatCount(s.contextTokens), s.model.name, formatCount(maxPos)));
         if (!Engines::rule(s.engine).usesUtilization() && s.gpuMemoryUtilizationGiven)
-            r.warnings << QStringLiteral("gpu_memory_utilization applies to the vLLM rule only (--engine vllm); ignored here.");
+            r.warnings << Capacity::tr("gpu_memory_utilization applies to the vLLM rule only (--engine vllm); ignored here.");
         if (s.weightsBytes && s.weightsDtype)
-            r.warnings << QStringLiteral("The given weights size wins over the weights precision.");
+            r.warnings << Capacity::tr("The given weights size wins over the weights precision.");
         const EngineSettings &es = s.engineSettings;
         const qint64 card = b.memory;
         if (es.kvCacheMemory && *es.kvCacheMemory > card)
-            r.warnings << QStringLiteral("--kv-cache-memory (%1) is more than the card holds (%2).")
+            r.warnings << Capacity::tr("--kv-cache-memory (%1) is more than the card holds (%2).")
                               .arg(Units::formatBytes(*es.kvCacheMemory, UnitSystem::Decimal), Units::formatBytes(card, UnitSystem::Decimal));
         if (es.kvCacheMemory && !Engines::rule(s.engine).honoursKvCacheMemory())
-            r.warnings << QStringLiteral("--kv-cache-memory applies to the vllm, sglang and trtllm rules; ignored here.");
+            r.warnings << Capacity::tr("--kv-cache-memory applies to the vllm, sglang and trtllm rules; ignored here.");
         for (const auto &[value, flag] : {std::pair{es.freeMemoryBefore, "--free-memory-before"}, std::pair{es.freeMemoryAfter, "--free-memory-after"}})
             if (value && *value > card)
-                r.warnings << QStringLiteral("%1 (%2) is more than the card holds (%3).")
+                r.warnings << Capacity::tr("%1 (%2) is more than the card holds (%3).")
                                   .arg(QString::fromLatin1(flag), Units::formatBytes(*value, UnitSystem::Decimal), Units::formatBytes(card, UnitSystem::Decimal));
         if (r.engineFigures.kvSelfBytes > card)
-            r.warnings << QStringLiteral("The engine's KV at %1 cells (%2) is more than the card holds (%3).")
+            r.warnings << Capacity::tr("The engine's KV at %1 cells (%2) is more than the card holds (%3).")
                               .arg(formatCount(r.engineFigures.kvCacheTokens), Units::formatBytes(r.engineFigures.kvSelfBytes, UnitSystem::Decimal),
                                    Units::formatBytes(card, UnitSystem::Decimal));
         if (s.kvHeadsOverride && *s.kvHeadsOverride != s.model.kvHeads)
-            r.warnings << QStringLiteral("What-if: %1 KV heads instead of the published %2.")
+            r.warnings << Capacity::tr("What-if: %1 KV heads instead of the published %2.")
                               .arg(*s.kvHeadsOverride).arg(s.model.kvHeads);
         if (s.model.kvHeads > 0 && s.tp > s.effectiveKvHeads())
-            r.warnings << QStringLiteral("TP %1 exceeds %2 KV heads: each head is replicated on %3 GPUs.")
+            r.warnings << Capacity::tr("TP %1 exceeds %2 KV heads: each head is replicated on %3 GPUs.")
                               .arg(s.tp).arg(s.effectiveKvHeads()).arg(s.tp / s.effectiveKvHeads());
         r.distribution = distributionFigures(s, cost, b, r);
         const auto price = s.effectivePrice();
@@ -494,8 +505,8 @@ CapacityResult computeCapacity(const Scenario &s)
         // The engines degrade sharply as the KV pool fills (preemption, recompute).
         if (r.maxSessions > 0 && r.sessionsExact - double(r.maxSessions) < 0.05 * double(r.maxSessions) && r.fits
             && s.sessions == r.maxSessions)
-            r.warnings << QStringLiteral("Tight: %1 leaves only %2 of the KV budget free per GPU.")
-                              .arg(Units::plural(r.maxSessions, QStringLiteral("session"), QStringLiteral("sessions")),
+            r.warnings << Capacity::tr("Tight: %1 leaves only %2 of the KV budget free per GPU.")
+                              .arg(Units::plural(r.maxSessions, Capacity::tr("session"), Capacity::tr("sessions")),
                                    Units::formatBytes(r.freeBytesPerGpu, UnitSystem::Decimal));
         r.ok = true;
         r.verdict = capacityVerdict(s, r, UnitSystem::Decimal);

@@ -31,11 +31,20 @@ QStringList explainCapacity(const Scenario &scenario, const CapacityResult &resu
 /// One sentence a person repeats: what fits and what limits it, figures in `units`.
 QString capacityVerdict(const Scenario &scenario, const CapacityResult &result, UnitSystem units);
 
+/// Whether the scenario's context is the longest session its distribution
+/// holds, after the length scale and the retention cap (what the command line
+/// sets without --context). False without a distribution.
+bool contextIsDistributionLongest(const Scenario &scenario);
+
 /// The length every per-session figure (session bytes, the sessions that fit
-/// at it, KV for the asked sessions) is for, said outright: "8,192 tokens (the
-/// retention cap)", "128,000 tokens (the context)" or "131,072 tokens (the
-/// preallocated maximum)". The derivation, the window and the report use it so
-/// one basis shows everywhere.
+/// at it, KV for the asked sessions) is for, said outright: "131,072 tokens
+/// (the preallocated maximum)" under preallocation, "8,192 tokens (the
+/// retention cap)" when the cap is at or below the context, "14,089 tokens
+/// (the longest in the trace)" (or "(the longest of the distribution)") when
+/// the context is the distribution's longest session
+/// (contextIsDistributionLongest, the rule that also names the field of an
+/// overflow), else "128,000 tokens (the context)". The derivation, the
+/// window, the command line and the report use it so one basis shows everywhere.
 QString sessionBasis(const Scenario &scenario, const CapacityResult &result);
 
 /// Sessions that fit (per TP group, at a fixed context) at `points` context

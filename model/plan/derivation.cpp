@@ -2,12 +2,20 @@
 #include "plan/capacity.h"
 #include "plan/sidepoolderivation.h"
 
+#include <QCoreApplication>
 #include <QLocale>
 #include <cmath>
 
 namespace Headroom {
 
 namespace {
+/// The translation context of the derivation and the verdict (lupdate reads
+/// Derivation::tr into build/translations/headroom.ts).
+struct Derivation
+{
+    Q_DECLARE_TR_FUNCTIONS(Derivation)
+};
+
 using Units::formatCount;
 using Units::formatExactBytes;
 
@@ -18,16 +26,16 @@ QString perValue(Dtype d)
 {
     const DtypeInfo &i = Dtypes::info(d);
     if (i.valuesPerBlock == 1)
-        return QStringLiteral("%1 B (%2)").arg(i.bytesPerBlock).arg(Dtypes::name(d));
-    return QStringLiteral("(%1 B per %2 values, %3)").arg(i.bytesPerBlock).arg(i.valuesPerBlock).arg(Dtypes::name(d));
+        return Derivation::tr("%1 B (%2)").arg(i.bytesPerBlock).arg(Dtypes::name(d));
+    return Derivation::tr("(%1 B per %2 values, %3)").arg(i.bytesPerBlock).arg(i.valuesPerBlock).arg(Dtypes::name(d));
 }
 
 QString headsTimesDim(const LayerGroup &g, int heads)
 {
-    const QString dims = g.headDimK == g.headDimV ? QStringLiteral("%1 head_dim").arg(g.headDimK)
-                                                  : QStringLiteral("(%1 + %2) head_dim K + V").arg(g.headDimK).arg(g.headDimV);
-    const QString factor = g.headDimK == g.headDimV ? QStringLiteral("2 (K and V) × ") : QString();
-    return factor + plural(heads, QStringLiteral("KV head"), QStringLiteral("KV heads")) + QStringLiteral(" × ") + dims;
+    const QString dims = g.headDimK == g.headDimV ? Derivation::tr("%1 head_dim").arg(g.headDimK)
+                                                  : Derivation::tr("(%1 + %2) head_dim K + V").arg(g.headDimK).arg(g.headDimV);
+    const QString factor = g.headDimK == g.headDimV ? Derivation::tr("2 (K and V) × ") : QString();
+    return factor + plural(heads, Derivation::tr("KV head"), Derivation::tr("KV heads")) + QStringLiteral(" × ") + dims;
 }
 } // namespace
 
@@ -35,11 +43,27 @@ QString sessionBasis(const Scenario &s, const CapacityResult &r)
 {
     const QString tokens = formatCount(r.reservedTokensPerSession);
     if (s.preallocate)
-        return QStringLiteral("%1 tokens (the preallocated maximum)").arg(tokens);
-    if (s.retainTokens && *s.retainTokens < s.contextTokens)
-        return QStringLiteral("%1 tokens (the retention cap)").arg(tokens);
-    return QStringLiteral("%1 tokens (the context)").arg(tokens);
+        return Derivation::tr("%1 tokens (the preallocated maximum)").arg(tokens);
+    if (s.retainTokens && *s.retainTokens <= s.contextTokens)
+        return Derivation::tr("%1 tokens (the retention cap)").arg(tokens);
+    if (contextIsDistributionLongest(s))
+        return s.distribution->kind == LengthDistribution::Kind::Trace ? Derivation::tr("%1 tokens (the longest in the trace)").arg(tokens)
+                                                                       : Derivation::tr("%1 tokens (the longest of the distribution)").arg(tokens);
+    return Derivation::tr("%1 tokens (the context)").arg(tokens);
 }
+
+namespace {
+// The two other counts against a distribution, each with the length it is for:
+// "worst case, every session at 14,089 tokens: 35; at the mean of 1,366 tokens: 363".
+QString worstAndMean(const Scenario &s, const DistributionFigures &d)
+{
+    const qint64 longest = s.retainTokens ? std::min(d.maxTokens, *s.retainTokens) : d.maxTokens;
+    const double mean = d.meanTokens - (s.retainTokens ? d.meanTokensDropped : 0.0);
+    return Derivation::tr("worst case, every session at %1 tokens%2: %3; at the mean of %4 tokens: %5")
+        .arg(formatCount(longest), longest < d.maxTokens ? Derivation::tr(" (the cap)") : QString(), formatCount(d.sessionsWorstCase),
+             formatCount(qint64(std::llround(mean))), formatCount(d.sessionsAtMean));
+}
+} // namespace
 
 QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u)
 {
@@ -48,27 +72,32 @@ QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u
     auto fmt = [u](qint64 b) { return Units::formatBytes(b, u); };
     const QString tokens = formatCount(r.reservedTokensPerSession);
     if (r.shortfallBytesPerGpu > 0 || r.kvBudgetBytesPerGpu == 0)
-        return QStringLiteral("Nothing fits: weights and workspace need %1 more than the %2 usable per GPU.")
+        return Derivation::tr("Nothing fits: weights and workspace need %1 more than the %2 usable per GPU.")
             .arg(fmt(r.shortfallBytesPerGpu), fmt(r.usableMemoryBytes));
     if (r.maxSessions == 0)
-        return QStringLiteral("Not one %1-token session fits: it needs %2 of KV cache per GPU, the budget is %3.")
+        return Derivation::tr("Not one %1-token session fits: it needs %2 of KV cache per GPU, the budget is %3.")
             .arg(tokens, fmt(r.reservedSessionBytesPerGpu), fmt(r.kvBudgetBytesPerGpu));
-    if (!r.fits)
-        return QStringLiteral("%1 asked, %2 fit: the KV cache overflows by %3 per GPU.")
-            .arg(plural(s.sessions, QStringLiteral("session"), QStringLiteral("sessions")), formatCount(r.maxSessions),
-                 fmt(r.overflowBytesPerGpu));
+    if (!r.fits) {
+        QString v = Derivation::tr("%1 asked, %2 fit at %3: the KV cache overflows by %4 per GPU.")
+                        .arg(plural(s.sessions, Derivation::tr("session"), Derivation::tr("sessions")), formatCount(r.maxSessions),
+                             sessionBasis(s, r), fmt(r.overflowBytesPerGpu));
+        if (s.distribution && !s.preallocate)
+            v += Derivation::tr(" Against the length distribution %1 fit at a %2 risk of overflowing the pool.")
+                     .arg(formatCount(r.distribution.sessionsAtRisk), Units::formatRisk(s.risk));
+        return v;
+    }
     if (s.distribution && !s.preallocate) {
         const DistributionFigures &d = r.distribution;
-        return QStringLiteral("%1 %2%3 at %4 risk of overflowing the KV pool (worst case %5, at the mean %6); the KV cache budget is the limit.")
-            .arg(plural(d.sessionsAtRisk, QStringLiteral("session"), QStringLiteral("sessions")),
-                 d.sessionsAtRisk == 1 ? QStringLiteral("fits") : QStringLiteral("fit"),
-                 s.tp > 1 ? QStringLiteral(" per TP group of %1 GPUs").arg(s.tp) : QString(), QString::number(s.risk, 'g', 3),
-                 formatCount(d.sessionsWorstCase), formatCount(d.sessionsAtMean));
+        return Derivation::tr("%1 %2%3 at a %4 risk of overflowing the KV pool (%5); the KV cache budget is the limit.")
+            .arg(plural(d.sessionsAtRisk, Derivation::tr("session"), Derivation::tr("sessions")),
+                 d.sessionsAtRisk == 1 ? Derivation::tr("fits") : Derivation::tr("fit"),
+                 s.tp > 1 ? Derivation::tr(" per TP group of %1 GPUs").arg(s.tp) : QString(), Units::formatRisk(s.risk),
+                 worstAndMean(s, d));
     }
-    return QStringLiteral("%1 of %2 tokens %3%4; the KV cache budget is the limit.")
-        .arg(plural(r.maxSessions, QStringLiteral("session"), QStringLiteral("sessions")), tokens,
-             r.maxSessions == 1 ? QStringLiteral("fits") : QStringLiteral("fit"),
-             s.tp > 1 ? QStringLiteral(" per TP group of %1 GPUs").arg(s.tp) : QString());
+    return Derivation::tr("%1 of %2 tokens %3%4; the KV cache budget is the limit.")
+        .arg(plural(r.maxSessions, Derivation::tr("session"), Derivation::tr("sessions")), tokens,
+             r.maxSessions == 1 ? Derivation::tr("fits") : Derivation::tr("fit"),
+             s.tp > 1 ? Derivation::tr(" per TP group of %1 GPUs").arg(s.tp) : QString());
 }
 
 QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSystem u)
@@ -85,21 +114,21 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
     QStringList perLayerTerms;
     for (const GroupCost &c : r.groups) {
         const LayerGroup &g = c.group;
-        const QString layers = plural(g.count, QStringLiteral("layer"), QStringLiteral("layers"));
+        const QString layers = plural(g.count, Derivation::tr("layer"), Derivation::tr("layers"));
         switch (g.kind) {
         case LayerKind::FullAttention:
         case LayerKind::SlidingWindow: {
-            QString line = QStringLiteral("%1, %2: %3 × %4 = %5 per layer per token")
+            QString line = Derivation::tr("%1, %2: %3 × %4 = %5 per layer per token")
                                .arg(g.kind == LayerKind::SlidingWindow
-                                        ? QStringLiteral("Sliding window of %1 tokens").arg(formatCount(g.window))
-                                        : QStringLiteral("Full attention"),
+                                        ? Derivation::tr("Sliding window of %1 tokens").arg(formatCount(g.window))
+                                        : Derivation::tr("Full attention"),
                                     layers, headsTimesDim(g, g.kvHeads), perValue(r.kvDtype),
                                     formatExactBytes(c.bytesPerTokenPerLayer));
             if (tp)
-                line += QStringLiteral("; per GPU at TP %1: %2 → %3")
+                line += Derivation::tr("; per GPU at TP %1: %2 → %3")
                             .arg(s.tp)
-                            .arg(g.kvHeads >= s.tp ? QStringLiteral("%1 / %2 = %3 KV heads").arg(g.kvHeads).arg(s.tp).arg(c.kvHeadsPerGpu)
-                                                   : QStringLiteral("1 KV head, replicated on %1 GPUs").arg(s.tp / g.kvHeads),
+                            .arg(g.kvHeads >= s.tp ? Derivation::tr("%1 / %2 = %3 KV heads").arg(g.kvHeads).arg(s.tp).arg(c.kvHeadsPerGpu)
+                                                   : Derivation::tr("1 KV head, replicated on %1 GPUs").arg(s.tp / g.kvHeads),
                                  formatExactBytes(c.bytesPerTokenPerLayerPerGpu));
             out << line;
             perLayerTerms << QStringLiteral("%1 × %2").arg(g.count).arg(formatExactBytes(tp ? c.bytesPerTokenPerLayerPerGpu : c.bytesPerTokenPerLayer));
@@ -107,17 +136,17 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
         }
         case LayerKind::Mla:
             if (g.indexerHeadDim > 0 && r.kvDtype == Dtype::FP8)
-                out << QStringLiteral("Sparse MLA, %1, vLLM's fp8_ds_mla record: %2 latent × 1 B fp8 + %3 fp32 scales × 4 B + %4 RoPE × 2 B bf16 "
+                out << Derivation::tr("Sparse MLA, %1, vLLM's fp8_ds_mla record: %2 latent × 1 B fp8 + %3 fp32 scales × 4 B + %4 RoPE × 2 B bf16 "
                                       "= %5 per layer per token (vllm/v1/attention/backends/mla/flashmla_sparse.py)%6")
                            .arg(layers).arg(g.latentDim).arg((g.latentDim + 127) / 128).arg(g.ropeDim)
                            .arg(formatExactBytes(c.latentBytesPerTokenPerLayer),
-                                tp ? QStringLiteral("; replicated on each of the %1 GPUs").arg(s.tp) : QString());
+                                tp ? Derivation::tr("; replicated on each of the %1 GPUs").arg(s.tp) : QString());
             else
-                out << QStringLiteral("MLA, %1: (%2 latent + %3 RoPE) × %4 = %5 per layer per token (one latent, no K/V factor 2%6)")
+                out << Derivation::tr("MLA, %1: (%2 latent + %3 RoPE) × %4 = %5 per layer per token (one latent, no K/V factor 2%6)")
                            .arg(layers).arg(g.latentDim).arg(g.ropeDim).arg(perValue(r.kvDtype), formatExactBytes(c.latentBytesPerTokenPerLayer),
-                                tp ? QStringLiteral("; replicated on each of the %1 GPUs").arg(s.tp) : QString());
+                                tp ? Derivation::tr("; replicated on each of the %1 GPUs").arg(s.tp) : QString());
             if (g.indexerHeadDim > 0)
-                out << QStringLiteral("Sparse-attention indexer, %1: %2 key values × 1 B fp8 + %3 fp32 scale × 4 B = %4 per layer per token, "
+                out << Derivation::tr("Sparse-attention indexer, %1: %2 key values × 1 B fp8 + %3 fp32 scale × 4 B = %4 per layer per token, "
                                       "whatever the KV dtype, on top of the latent: %5 + %4 = %6 (vllm/model_executor/models/deepseek_v2.py "
                                       "DeepseekV32IndexerCache; SGLang NSATokenToKVPool index_head_dim + index_head_dim / 128 × 4)")
                            .arg(layers).arg(g.indexerHeadDim).arg((g.indexerHeadDim + 127) / 128)
@@ -126,21 +155,21 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
             perLayerTerms << QStringLiteral("%1 × %2").arg(g.count).arg(formatExactBytes(c.bytesPerTokenPerLayer));
             break;
         case LayerKind::Recurrent:
-            out << QStringLiteral("Recurrent, %1: (%2 conv + %3 state) values × %4 = %5 per layer per session, whatever its length%6")
+            out << Derivation::tr("Recurrent, %1: (%2 conv + %3 state) values × %4 = %5 per layer per session, whatever its length%6")
                        .arg(layers, formatCount(g.convStateValues), formatCount(g.ssmStateValues),
                             perValue(s.model.recurrentStateDtype), formatExactBytes(c.stateBytesPerLayer),
-                            tp ? QStringLiteral("; split over %1 GPUs: %2").arg(s.tp).arg(formatExactBytes(c.stateBytesPerLayerPerGpu)) : QString());
+                            tp ? Derivation::tr("; split over %1 GPUs: %2").arg(s.tp).arg(formatExactBytes(c.stateBytesPerLayerPerGpu)) : QString());
             break;
         }
     }
     const qint64 perToken = tp ? r.kvBytesPerTokenPerGpu : r.kvBytesPerToken;
     if (!perLayerTerms.isEmpty())
-        out << QStringLiteral("Per token%1: %2 = %3 (%4)")
-                   .arg(tp ? QStringLiteral(" per GPU") : QString(), perLayerTerms.join(QStringLiteral(" + ")),
+        out << Derivation::tr("Per token%1: %2 = %3 (%4)")
+                   .arg(tp ? Derivation::tr(" per GPU") : QString(), perLayerTerms.join(QStringLiteral(" + ")),
                         formatExactBytes(perToken), fmt(perToken));
 
     if (s.pp > 1)
-        out << QStringLiteral("Pipeline parallel %1: each GPU holds the KV of ceil(layers / %1) layers; the figures below are one stage's")
+        out << Derivation::tr("Pipeline parallel %1: each GPU holds the KV of ceil(layers / %1) layers; the figures below are one stage's")
                    .arg(s.pp);
 
     // 2. One session.
@@ -148,15 +177,15 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
     QString paging;
     if (r.blockSize > 1) {
         const qint64 blocks = Units::ceilDiv(tokens, r.blockSize);
-        paging = QStringLiteral(" = %1 blocks of %2 tokens").arg(formatCount(blocks)).arg(r.blockSize);
+        paging = Derivation::tr(" = %1 blocks of %2 tokens").arg(formatCount(blocks)).arg(r.blockSize);
         if (blocks * r.blockSize != tokens)
-            paging += QStringLiteral(" (%1 tokens held)").arg(formatCount(blocks * r.blockSize));
+            paging += Derivation::tr(" (%1 tokens held)").arg(formatCount(blocks * r.blockSize));
     }
     const bool simple = r.groups.size() == 1 && r.groups.first().group.kind != LayerKind::SlidingWindow
         && r.groups.first().group.kind != LayerKind::Recurrent;
-    out << QStringLiteral("One session at %1%2%3: %4%5")
+    out << Derivation::tr("One session at %1%2%3: %4%5")
                .arg(sessionBasis(s, r), paging,
-                    tp ? QStringLiteral(", per GPU") : QString(),
+                    tp ? Derivation::tr(", per GPU") : QString(),
                     simple ? QStringLiteral("%1 × %2 = ").arg(formatCount(Units::ceilDiv(tokens, r.blockSize) * r.blockSize),
                                                             formatExactBytes(perToken))
                            : QString(),
@@ -165,50 +194,50 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
         QStringList terms;
         for (const GroupCost &c : r.groups) {
             if (c.group.kind == LayerKind::Recurrent)
-                terms << QStringLiteral("%1 × %2 state").arg(c.group.count).arg(formatExactBytes(tp ? c.stateBytesPerLayerPerGpu : c.stateBytesPerLayer));
+                terms << Derivation::tr("%1 × %2 state").arg(c.group.count).arg(formatExactBytes(tp ? c.stateBytesPerLayerPerGpu : c.stateBytesPerLayer));
             else {
                 const qint64 held = c.group.kind == LayerKind::SlidingWindow ? std::min(tokens, c.group.window) : tokens;
-                terms << QStringLiteral("%1 × %2 tokens × %3")
+                terms << Derivation::tr("%1 × %2 tokens × %3")
                              .arg(c.group.count)
                              .arg(formatCount(Units::ceilDiv(held, r.blockSize) * r.blockSize),
                                   formatExactBytes(tp ? c.bytesPerTokenPerLayerPerGpu : c.bytesPerTokenPerLayer));
             }
         }
-        out << QStringLiteral("  = %1 (sliding-window layers hold at most their window; recurrent layers a fixed state)")
+        out << Derivation::tr("  = %1 (sliding-window layers hold at most their window; recurrent layers a fixed state)")
                    .arg(terms.join(QStringLiteral(" + ")));
     }
 
     // 3. Weights and budget.
     // Exact bytes beside each rounded figure, so every line checks by eye.
     auto both = [fmt](qint64 b) { return QStringLiteral("%1 (%2)").arg(formatExactBytes(b), fmt(b)); };
-    out << QStringLiteral("Weights: %1 = %2%3")
+    out << Derivation::tr("Weights: %1 = %2%3")
                .arg(r.weightsBasis, both(r.weightsBytes),
-                    s.pp > 1 || s.ep ? QStringLiteral("; per GPU at TP %1 × PP %2%3 = %4")
+                    s.pp > 1 || s.ep ? Derivation::tr("; per GPU at TP %1 × PP %2%3 = %4")
                                            .arg(s.tp).arg(s.pp)
-                                           .arg(s.ep ? QStringLiteral(", routed experts over EP %1").arg(*s.ep) : QString(), both(r.weightsBytesPerGpu))
-                    : tp ? QStringLiteral("; ÷ TP %1 = %2 per GPU").arg(s.tp).arg(both(r.weightsBytesPerGpu)) : QString());
+                                           .arg(s.ep ? Derivation::tr(", routed experts over EP %1").arg(*s.ep) : QString(), both(r.weightsBytesPerGpu))
+                    : tp ? Derivation::tr("; ÷ TP %1 = %2 per GPU").arg(s.tp).arg(both(r.weightsBytesPerGpu)) : QString());
     out << explainVisionEncoder(s, r, u);
     const QString usable = Engines::rule(s.engine).usesUtilization() && !s.engineSettings.kvCacheMemory
-        ? QStringLiteral("%1 card as torch sees it × %2 gpu_memory_utilization = %3 usable")
+        ? Derivation::tr("%1 card as torch sees it × %2 gpu_memory_utilization = %3 usable")
               .arg(fmt(r.engineMemoryBytes), QLocale::c().toString(s.gpuMemoryUtilization, 'g', 4), fmt(r.usableMemoryBytes))
-        : QStringLiteral("%1 card").arg(fmt(r.gpuMemoryBytes));
-    out << QStringLiteral("KV budget per GPU: %1 − %2 weights − %3 workspace = %4")
+        : Derivation::tr("%1 card").arg(fmt(r.gpuMemoryBytes));
+    out << Derivation::tr("KV budget per GPU: %1 − %2 weights − %3 workspace = %4")
                .arg(usable, fmt(r.weightsBytesPerGpu), fmt(r.workspaceBytesPerGpu),
-                    r.shortfallBytesPerGpu > 0 ? QStringLiteral("−%1: nothing left for the KV cache").arg(fmt(r.shortfallBytesPerGpu))
+                    r.shortfallBytesPerGpu > 0 ? Derivation::tr("−%1: nothing left for the KV cache").arg(fmt(r.shortfallBytesPerGpu))
                                                : fmt(r.kvBudgetBytesPerGpu));
     const qint64 left = r.shortfallBytesPerGpu > 0 ? -r.shortfallBytesPerGpu : r.kvBudgetBytesPerGpu;
     if (r.usableMemoryBytes - r.weightsBytesPerGpu - r.workspaceBytesPerGpu == left) // an engine's own budget is explained below
-        out << QStringLiteral("  exactly: %1 − %2 − %3 = %4")
+        out << Derivation::tr("  exactly: %1 − %2 − %3 = %4")
                .arg(formatCount(r.usableMemoryBytes), formatCount(r.weightsBytesPerGpu), formatCount(r.workspaceBytesPerGpu),
                     r.shortfallBytesPerGpu > 0 ? QStringLiteral("−") + formatExactBytes(r.shortfallBytesPerGpu)
                                                : formatExactBytes(r.kvBudgetBytesPerGpu));
 
     if (s.engine != Engine::Plain)
-        out << QStringLiteral("Engine rule (%1): %2").arg(Engines::name(s.engine), r.budgetRule);
+        out << Derivation::tr("Engine rule (%1): %2").arg(Engines::name(s.engine), r.budgetRule);
     const EngineFigures &e = r.engineFigures;
     out << Engines::rule(s.engine).derivation(s, e, u);
     if (e.kvCacheTokensHigh > e.kvCacheTokensLow)
-        out << QStringLiteral("  before hardware: %1 to %2 tokens (the budget ± %3 of the card, the spread of the checked public "
+        out << Derivation::tr("  before hardware: %1 to %2 tokens (the budget ± %3 of the card, the spread of the checked public "
                               "cases of %4 %5); calibrate with a start-up log to narrow it")
                    .arg(formatCount(e.kvCacheTokensLow), formatCount(e.kvCacheTokensHigh),
                         QStringLiteral("%1%").arg(Engines::rule(s.engine).budgetUncertainty(s) * 100, 0, 'g', 2), Engines::name(s.engine),
@@ -219,50 +248,50 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
     // 4. Sessions and cost.
     // The quotient is shown truncated, not rounded, so floor() of it reads true (4.994 -> 4.99, never 5.00).
     if (r.reservedSessionBytesPerGpu > 0)
-        out << QStringLiteral("Sessions%1, each at %2: floor(%3 ÷ %4) = floor(%5) = %6")
-                   .arg(tp ? QStringLiteral(" per TP group") : QString(), sessionBasis(s, r),
+        out << Derivation::tr("Sessions%1, each at %2: floor(%3 ÷ %4) = floor(%5) = %6")
+                   .arg(tp ? Derivation::tr(" per TP group") : QString(), sessionBasis(s, r),
                         formatExactBytes(r.kvBudgetBytesPerGpu), formatExactBytes(r.reservedSessionBytesPerGpu),
                         QLocale::c().toString(std::floor(r.sessionsExact * 100.0) / 100.0, 'f', 2), formatCount(r.maxSessions));
     const DistributionFigures &d = r.distribution;
     if (s.distribution && !s.preallocate)
-        out << QStringLiteral("Against the length distribution (%1): %2 at %3 risk of overflowing the pool (worst case %4, at the mean %5)")
-                   .arg(s.distribution->spec, plural(d.sessionsAtRisk, QStringLiteral("session"), QStringLiteral("sessions")),
-                        QString::number(s.risk, 'g', 3), formatCount(d.sessionsWorstCase), formatCount(d.sessionsAtMean));
+        out << Derivation::tr("Against the length distribution (%1): %2 at a %3 risk of overflowing the pool (%4)")
+                   .arg(s.distribution->spec, plural(d.sessionsAtRisk, Derivation::tr("session"), Derivation::tr("sessions")),
+                        Units::formatRisk(s.risk), worstAndMean(s, d));
     if (s.distribution && !s.preallocate) {
         // Which method settled the count, its tails at the count and one past it, and how far they can be off.
-        const QString tails = QStringLiteral("P(overflow) = %1 at %2, %3 at %4")
-                                  .arg(QString::number(d.riskTailAt, 'g', 4), formatCount(d.sessionsAtRisk),
-                                       QString::number(d.riskTailAbove, 'g', 4), formatCount(d.sessionsAtRisk + 1));
-        const QString bound = QString::number(d.riskErrorBound, 'g', 2);
+        const QString tails = Derivation::tr("P(overflow) = %1 at %2, %3 at %4")
+                                  .arg(Units::formatScientific(d.riskTailAt, 4), formatCount(d.sessionsAtRisk),
+                                       Units::formatScientific(d.riskTailAbove, 4), formatCount(d.sessionsAtRisk + 1));
+        const QString bound = Units::formatScientific(d.riskErrorBound, 2);
         switch (d.riskMethod) {
         case RiskCount::Method::ClosedForm:
-            out << QStringLiteral("  Settled in closed form: %1 (no sum to compute).").arg(tails);
+            out << Derivation::tr("  Settled in closed form: %1 (no sum to compute).").arg(tails);
             break;
         case RiskCount::Method::Convolution:
-            out << QStringLiteral("  Settled by exact convolution of the session sizes: %1, each within %2; "
+            out << Derivation::tr("  Settled by exact convolution of the session sizes: %1, each within %2; "
                                   "the count is the exact one, or one below when a tail is within that of the risk.")
                        .arg(tails, bound);
             break;
         case RiskCount::Method::Inversion:
-            out << QStringLiteral("  Settled by exact tilted Fourier inversion on the size lattice (the saddlepoint only brackets it): "
+            out << Derivation::tr("  Settled by exact tilted Fourier inversion on the size lattice (the saddlepoint only brackets it): "
                                   "%1, each within %2 (aliasing and round-off bounds); the count is the exact one, "
                                   "or one below when a tail is within that of the risk.")
                        .arg(tails, bound);
             break;
         case RiskCount::Method::ChernoffBound:
-            out << QStringLiteral("  Settled by the Chernoff bound (too large for the exact inversion): %1 at most; "
+            out << Derivation::tr("  Settled by the Chernoff bound (too large for the exact inversion): %1 at most; "
                                   "the count is never above the exact one but may be several below it.")
                        .arg(tails);
             break;
         }
     }
     if (r.costPerSessionHourUsd)
-        out << QStringLiteral("Cost: %1 per GPU-hour × %2 ÷ %3 = %4 per session-hour")
-                   .arg(Units::formatUsd(*s.effectivePrice()), plural(s.gpusPerReplica(), QStringLiteral("GPU"), QStringLiteral("GPUs")),
-                        plural(d.sessionsAtRisk, QStringLiteral("session"), QStringLiteral("sessions")),
-                        Units::formatUsd(*r.costPerSessionHourUsd));
+        out << Derivation::tr("Cost: %1 per GPU-hour × %2 ÷ %3 = %4")
+                   .arg(Units::formatUsd(*s.effectivePrice()), plural(s.gpusPerReplica(), Derivation::tr("GPU"), Derivation::tr("GPUs")),
+                        plural(d.sessionsAtRisk, Derivation::tr("session"), Derivation::tr("sessions")),
+                        Units::formatUsdPer(*r.costPerSessionHourUsd, Derivation::tr("session-hour"), Derivation::tr("session-hours")));
     else if (!s.effectivePrice())
-        out << QStringLiteral("Cost: set a price per GPU-hour (no published figure for %1)").arg(s.gpu.name);
+        out << Derivation::tr("Cost: set a price per GPU-hour (no published figure for %1)").arg(s.gpu.name);
     out << explainWarmSessions(s, r, u);
     return out;
 }

@@ -5,6 +5,7 @@
 #include "kv/kvcost.h"
 #include "core/units.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QLocale>
 #include <cmath>
@@ -12,6 +13,13 @@
 namespace Headroom {
 
 namespace {
+
+/// The translation context of the levers' options, side effects and answer
+/// (lupdate reads Levers::tr into build/translations/headroom.ts).
+struct Levers
+{
+    Q_DECLARE_TR_FUNCTIONS(Levers)
+};
 
 using Units::formatCount;
 
@@ -61,26 +69,57 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
             continue;
         Scenario v = now;
         v.kvDtype = d;
-        out << price(QStringLiteral("precision"), QStringLiteral("KV cache %1").arg(Dtypes::name(d)), v,
-                     QStringLiteral("quality risk of a %1 cache, to measure on your evaluations").arg(Dtypes::name(d)));
+        // Phrased so no article depends on the dtype's name ("an int4", "a bf16").
+        out << price(QStringLiteral("precision"), Levers::tr("KV cache %1").arg(Dtypes::name(d)), v,
+                     Levers::tr("quality risk of the KV cache in %1, to measure on your evaluations").arg(Dtypes::name(d)));
     }
 
     // Fewer entries per token.
     const int heads = now.effectiveKvHeads();
+    // Past TP = heads every GPU holds one head (replicated): fewer heads then store the same
+    // bytes per GPU and fit the same sessions. Such what-ifs are folded into the first one
+    // that reaches that figure, which says so, rather than listed as identical rows.
+    auto kvPerGpu = [&](std::optional<int> h) -> qint64 {
+        try {
+            return KvCost(now.stageModel(), kv, now.tp, now.blockSize, h).bytesPerTokenPerGpu();
+        } catch (const InputError &) {
+            return -1;
+        }
+    };
+    qint64 previousPerGpu = kvPerGpu(now.kvHeadsOverride);
+    QVector<int> folded;
+    int keptAt = -1;
     for (int h = heads / 2; h >= 1 && now.model.kvHeads > 0; h /= 2) {
         if (now.model.attentionHeads > 0 && now.model.attentionHeads % h != 0)
             continue;
+        const qint64 perGpu = kvPerGpu(h);
+        if (perGpu >= 0 && perGpu == previousPerGpu) {
+            if (keptAt >= 0)
+                folded << h;
+            continue;
+        }
+        previousPerGpu = perGpu;
         Scenario v = now;
         v.kvHeadsOverride = h;
-        LeverOption o = price(QStringLiteral("attention"), h == 1 ? QStringLiteral("1 KV head (MQA what-if)") : QStringLiteral("%1 KV heads (GQA what-if)").arg(h), v,
-                              QStringLiteral("a retrained or up-trained model (GQA), quality to check"));
+        LeverOption o = price(QStringLiteral("attention"), h == 1 ? Levers::tr("1 KV head (MQA what-if)") : Levers::tr("%1 KV heads (GQA what-if)").arg(h), v,
+                              Levers::tr("a retrained or up-trained model (GQA), quality to check"));
         o.changesRequirement = true;
-        o.changesRequirementReason = QStringLiteral("%1 instead of %2 needs a retrained model")
-                                         .arg(Units::plural(h, QStringLiteral("KV head"), QStringLiteral("KV heads")))
+        o.changesRequirementReason = Levers::tr("%1 instead of %2 needs a retrained model")
+                                         .arg(Units::plural(h, Levers::tr("KV head"), Levers::tr("KV heads")))
                                          .arg(heads);
+        keptAt = int(out.size());
         out << o;
         if (h <= 1)
             break;
+    }
+    if (!folded.isEmpty()) {
+        QStringList counts;
+        for (int h : folded)
+            counts << QString::number(h);
+        LeverOption &kept = out[keptAt];
+        kept.sideEffect += Levers::tr("; %1 KV heads fit the same at TP %2: each GPU holds one head, replicated past the head count")
+                               .arg(counts.join(Levers::tr(" or ")))
+                               .arg(now.tp);
     }
     const qint64 params = now.model.totalParams;
     for (const ModelShape &m : models) {
@@ -99,10 +138,10 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         v.model = m;
         v.kvHeadsOverride.reset();
         v.weightsDtype.reset();
-        LeverOption o = price(QStringLiteral("attention"), QStringLiteral("model %1").arg(m.name), v,
-                              QStringLiteral("a different model of similar size: quality to compare"));
+        LeverOption o = price(QStringLiteral("attention"), Levers::tr("model %1").arg(m.name), v,
+                              Levers::tr("a different model of similar size: quality to compare"));
         o.changesRequirement = true;
-        o.changesRequirementReason = QStringLiteral("%1 instead of %2: another model").arg(m.name, now.model.name);
+        o.changesRequirementReason = Levers::tr("%1 instead of %2: another model").arg(m.name, now.model.name);
         out << o;
     }
 
@@ -114,13 +153,13 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
             continue;
         Scenario v = now;
         v.retainTokens = cap;
-        LeverOption o = price(QStringLiteral("retention"), QStringLiteral("cap at %1 tokens").arg(formatCount(cap)), v,
-                              QStringLiteral("%1 of sessions lose history; %2 tokens dropped on average, p99 %3")
+        LeverOption o = price(QStringLiteral("retention"), Levers::tr("cap at %1 tokens").arg(formatCount(cap)), v,
+                              Levers::tr("%1 of sessions lose history; %2 tokens dropped on average, p99 %3")
                                   .arg(percent(lengths.shareAbove(cap)), formatCount(qint64(std::llround(lengths.meanDropped(cap)))),
                                        formatCount(lengths.droppedQuantile(cap, 0.99))));
         if (cap < now.contextTokens) {
             o.changesRequirement = true;
-            o.changesRequirementReason = QStringLiteral("keeps %1 of the %2 tokens of context asked for").arg(formatCount(cap), formatCount(now.contextTokens));
+            o.changesRequirementReason = Levers::tr("keeps %1 of the %2 tokens of context asked for").arg(formatCount(cap), formatCount(now.contextTokens));
         }
         out << o;
     }
@@ -133,11 +172,11 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
             v.distribution = lengths.scaled(1.0);
             for (qint64 &l : v.distribution->lengths)
                 l = std::max<qint64>(1, l - sharedPrefixTokens);
-            v.distribution->spec = lengths.spec + QStringLiteral(" less a shared %1-token prefix").arg(formatCount(sharedPrefixTokens));
+            v.distribution->spec = lengths.spec + Levers::tr(" less a shared %1-token prefix").arg(formatCount(sharedPrefixTokens));
             v.lengthScale = 1.0;
             v.workspaceBytes = Units::add(now.effectiveWorkspaceBytes(), cost.sessionBytes(sharedPrefixTokens, true), QStringLiteral("--shared-prefix"));
-            out << price(QStringLiteral("retention"), QStringLiteral("shared %1-token system prompt, prefix-cached").arg(formatCount(sharedPrefixTokens)), v,
-                         QStringLiteral("none, when prompts really are shared"));
+            out << price(QStringLiteral("retention"), Levers::tr("shared %1-token system prompt, prefix-cached").arg(formatCount(sharedPrefixTokens)), v,
+                         Levers::tr("none, when prompts really are shared"));
         } catch (const InputError &) {
         }
     }
@@ -150,29 +189,31 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         v.gpu = g;
         v.gpuMemoryBytes.reset();
         v.priceUsdPerGpuHour.reset();
-        out << price(QStringLiteral("memory"), QStringLiteral("card %1").arg(g.name), v,
-                     g.priceUsdPerHour ? QStringLiteral("%1 per GPU-hour").arg(Units::formatUsd(*g.priceUsdPerHour))
-                                       : QStringLiteral("no published price: set one"));
+        // Two presets of one name (a copy made with `presets add --from`) are told apart by id.
+        const bool sameName = std::count_if(gpus.cbegin(), gpus.cend(), [&g](const GpuSpec &o) { return o.name == g.name; }) > 1;
+        out << price(QStringLiteral("memory"), sameName ? Levers::tr("card %1 (%2)").arg(g.name, g.id) : Levers::tr("card %1").arg(g.name), v,
+                     g.priceUsdPerHour ? Levers::tr("%1 per GPU-hour").arg(Units::formatUsd(*g.priceUsdPerHour))
+                                       : Levers::tr("no published price: set one"));
     }
     for (int tp : {2, 4, 8}) {
         if (tp <= now.tp)
             continue;
         Scenario v = now;
         v.tp = tp;
-        LeverOption o = price(QStringLiteral("memory"), QStringLiteral("TP %1").arg(tp), v,
-                              tp > heads && heads > 0 ? QStringLiteral("%1 GPUs per replica; KV heads replicated past %2").arg(tp).arg(heads)
-                                                      : QStringLiteral("%1 GPUs per replica").arg(tp));
+        LeverOption o = price(QStringLiteral("memory"), Levers::tr("TP %1").arg(tp), v,
+                              tp > heads && heads > 0 ? Levers::tr("%1 GPUs per replica; KV heads replicated past %2").arg(tp).arg(heads)
+                                                      : Levers::tr("%1 GPUs per replica").arg(tp));
         if (o.sessionsPerGroup > 0 || o.sideEffect.startsWith(QLatin1String("--tp")) == false)
             out << o;
     }
     if (now.targetSessions && base.distribution.gpusNeeded && *base.distribution.gpusNeeded > now.tp) {
         // Scale out: per card nothing changes, the fleet grows.
-        LeverOption o = price(QStringLiteral("memory"), QStringLiteral("more replicas (%1 x %2 GPUs)")
+        LeverOption o = price(QStringLiteral("memory"), Levers::tr("more replicas (%1 x %2 GPUs)")
                                                             .arg(*base.distribution.gpusNeeded / now.tp).arg(now.tp),
                               now, QString());
-        o.sideEffect = QStringLiteral("%1 GPUs in all for %2 sessions%3")
+        o.sideEffect = Levers::tr("%1 GPUs in all for %2 sessions%3")
                            .arg(formatCount(*base.distribution.gpusNeeded), formatCount(*now.targetSessions),
-                                base.distribution.fleetCostPerHourUsd ? QStringLiteral(": %1 per hour").arg(Units::formatUsd(*base.distribution.fleetCostPerHourUsd))
+                                base.distribution.fleetCostPerHourUsd ? Levers::tr(": %1 per hour").arg(Units::formatUsd(*base.distribution.fleetCostPerHourUsd))
                                                                       : QString());
         out << o;
     }
@@ -182,12 +223,12 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         // Host memory extends the pool as if the card were larger (any engine rule).
         Scenario v = now;
         v.gpuMemoryBytes = Units::add(base.gpuMemoryBytes, hostMemoryPerGpu, QStringLiteral("--host-memory"));
-        LeverOption o = price(QStringLiteral("memory"), QStringLiteral("offload cold KV to %1 of host memory").arg(Units::formatBytes(hostMemoryPerGpu, UnitSystem::Decimal)), v, QString());
+        LeverOption o = price(QStringLiteral("memory"), Levers::tr("offload cold KV to %1 of host memory").arg(Units::formatBytes(hostMemoryPerGpu, UnitSystem::Decimal)), v, QString());
         const double offloaded = std::max(0.0, double(o.sessionsPerGroup) * base.distribution.meanSessionBytesPerGpu - double(base.kvBudgetBytesPerGpu));
         const double addedMs = offloaded / double(now.gpu.hostLinkBytesPerSecond) * 1e3;
         if (o.itlMs)
             o.itlMs = *o.itlMs + addedMs;
-        o.sideEffect = QStringLiteral("+%1 ms per token: decode reads %2 over the host link (%3/s) each step")
+        o.sideEffect = Levers::tr("+%1 ms per token: decode reads %2 over the host link (%3/s) each step")
                            .arg(Units::formatDecimal(addedMs, 1), Units::formatBytes(qint64(offloaded), UnitSystem::Decimal),
                                 Units::formatBytes(now.gpu.hostLinkBytesPerSecond, UnitSystem::Decimal));
         out << o;
@@ -230,7 +271,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         o.meetsTarget = o.sessionsPerGroup > 0 && (!target.sessionsPerGpu || o.sessionsPerGpu >= *target.sessionsPerGpu) && latencyOk;
         if (target.maxItlMs && o.itlMs && *o.itlMs > *target.maxItlMs && !o.changesRequirement) {
             o.changesRequirement = true;
-            o.changesRequirementReason = QStringLiteral("%1 ms per token, past the %2 ms target")
+            o.changesRequirementReason = Levers::tr("%1 ms per token, past the %2 ms target")
                                              .arg(QString::number(*o.itlMs, 'f', 1), QString::number(*target.maxItlMs, 'f', 1));
         }
     }
@@ -245,26 +286,44 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
             break;
         }
     }
-    // One sentence: which is cheaper here, shorter memory, lower precision or more silicon?
-    auto best = [&](const QString &lever) -> const LeverOption * {
-        for (const LeverOption &o : out)
-            if (o.lever == lever && o.sessionsPerGroup > 0 && o.costPerSessionHourUsd && o.meetsTarget && !o.changesRequirement)
-                return &o;
-        return nullptr;
+    // One sentence: the cheapest, then the best of each other kind of option, each named with
+    // its price, a larger card by name and price per GPU-hour ("more silicon" said nothing).
+    auto kindOf = [&](const LeverOption &o) -> QString {
+        if (o.lever == QLatin1String("memory"))
+            return o.scenario.gpu.id != now.gpu.id ? Levers::tr("a larger card")
+                 : o.scenario.tp != now.tp          ? Levers::tr("more GPUs per replica")
+                                                    : Levers::tr("more memory");
+        if (o.lever == QLatin1String("retention"))
+            return Levers::tr("shorter memory");
+        if (o.lever == QLatin1String("precision"))
+            return Levers::tr("lower precision");
+        return Levers::tr("a leaner attention design");
     };
-    QStringList parts;
-    for (const auto &[lever, words] : {std::pair{"retention", "shorter memory"}, {"precision", "lower precision"}, {"memory", "more silicon"},
-                                       {"attention", "a leaner attention design"}}) {
-        if (const LeverOption *o = best(QString::fromLatin1(lever)))
-            parts << QStringLiteral("%1 (%2) %3").arg(QString::fromLatin1(words), o->option, Units::formatUsd(*o->costPerSessionHourUsd));
-    }
+    auto named = [&](const LeverOption &o) {
+        const auto cardPrice = o.scenario.gpu.id != now.gpu.id ? o.scenario.effectivePrice() : std::nullopt;
+        return cardPrice ? Levers::tr("%1 at %2 per GPU-hour").arg(o.option, Units::formatUsd(*cardPrice)) : o.option;
+    };
+    auto perSessionHour = [](double usd) { return Units::formatUsdPer(usd, Levers::tr("session-hour"), Levers::tr("session-hours")); };
     const auto cheapest = std::find_if(out.cbegin(), out.cend(), [](const LeverOption &o) { return o.cheapest; });
+    QStringList kinds, parts;
+    if (cheapest != out.cend())
+        kinds << kindOf(*cheapest);
+    for (const LeverOption &o : out) {
+        if (o.sessionsPerGroup <= 0 || !o.costPerSessionHourUsd || !o.meetsTarget || o.changesRequirement || kinds.contains(kindOf(o)))
+            continue;
+        kinds << kindOf(o);
+        parts << Levers::tr("%1 (%2) %3").arg(kindOf(o), named(o), perSessionHour(*o.costPerSessionHourUsd));
+    }
+    const bool targetSet = target.sessionsPerGpu || target.maxItlMs;
     if (cheapest == out.cend())
-        report.answer = QStringLiteral("No option here meets the target without changing the requirement: relax it, or combine levers.");
+        report.answer = targetSet ? Levers::tr("No option here meets the target without changing the requirement: relax it, or combine levers.")
+                                  : Levers::tr("No option here holds a session within 200 ms per token without changing the requirement: combine levers.");
     else
-        report.answer = QStringLiteral("The cheapest here is %1 (%2), at %3 per session-hour and %4 sessions per GPU; per session-hour, %5.")
-                            .arg(cheapest->option, cheapest->lever, Units::formatUsd(*cheapest->costPerSessionHourUsd),
-                                 Units::formatDecimal(cheapest->sessionsPerGpu), parts.join(QStringLiteral(", ")));
+        report.answer = Levers::tr("The cheapest here is %1 (%2)%3, at %4 and %5 %6 per GPU%7")
+                            .arg(named(*cheapest), cheapest->lever, targetSet ? Levers::tr(" meeting the target") : QString(),
+                                 perSessionHour(*cheapest->costPerSessionHourUsd), Units::formatDecimal(cheapest->sessionsPerGpu),
+                                 cheapest->sessionsPerGpu == 1.0 ? Levers::tr("session") : Levers::tr("sessions"),
+                                 parts.isEmpty() ? Levers::tr(".") : Levers::tr("; next by kind of option: %1.").arg(parts.join(Levers::tr(", "))));
     return report;
 }
 
@@ -315,9 +374,9 @@ Diagnosis diagnoseFailure(const Scenario &s, qint64 failedAt, qint64 context, co
         d.budgetShare = 0;
         d.explainedByKv = false;
         d.expectedFailureSessions = 1;
-        d.cheapestFix = QStringLiteral("a card or TP group that holds the weights (%1 short per GPU)")
+        d.cheapestFix = Levers::tr("a card or TP group that holds the weights (%1 short per GPU)")
                             .arg(Units::formatBytes(r.shortfallBytesPerGpu, UnitSystem::Decimal));
-        d.sentence = QStringLiteral("Not the KV cache: weights and workspace alone exceed the card by %1 per GPU, so it cannot start. Fix: %2.")
+        d.sentence = Levers::tr("Not the KV cache: weights and workspace alone exceed the card by %1 per GPU, so it cannot start. Fix: %2.")
                          .arg(Units::formatBytes(r.shortfallBytesPerGpu, UnitSystem::Decimal), d.cheapestFix);
         return d;
     }
@@ -329,22 +388,23 @@ Diagnosis diagnoseFailure(const Scenario &s, qint64 failedAt, qint64 context, co
     const LeverReport levers = evaluateLevers(at, models, gpus, LeverTarget{double(failedAt) / double(at.tp), std::nullopt});
     const auto fix = std::find_if(levers.options.cbegin(), levers.options.cend(), [](const LeverOption &o) { return o.cheapest; });
     if (fix != levers.options.cend())
-        d.cheapestFix = QStringLiteral("%1 (%2): %3 sessions per TP group, %4 per session-hour; price paid: %5")
-                            .arg(fix->option, fix->lever, formatCount(fix->sessionsPerGroup), Units::formatUsd(*fix->costPerSessionHourUsd),
+        d.cheapestFix = Levers::tr("%1 (%2): %3 sessions per TP group, %4; price paid: %5")
+                            .arg(fix->option, fix->lever, formatCount(fix->sessionsPerGroup),
+                                 Units::formatUsdPer(*fix->costPerSessionHourUsd, Levers::tr("session-hour"), Levers::tr("session-hours")),
                                  fix->sideEffect);
     else
-        d.cheapestFix = QStringLiteral("no single lever holds %1 sessions of %2 tokens: combine them").arg(formatCount(failedAt), formatCount(context));
+        d.cheapestFix = Levers::tr("no single lever holds %1 sessions of %2 tokens: combine them").arg(formatCount(failedAt), formatCount(context));
     d.sentence = d.explainedByKv
-        ? QStringLiteral("KV exhaustion explains it: %1 sessions of %2 tokens hold %3 tokens (%4 of the KV budget of %5 tokens); "
+        ? Levers::tr("KV exhaustion explains it: %1 sessions of %2 tokens hold %3 tokens (%4 of the KV budget of %5 tokens); "
                          "it should fail from %6 sessions%7. Cheapest fix: %8.")
               .arg(formatCount(failedAt), formatCount(context), formatCount(d.residentTokens), percent(d.budgetShare),
                    formatCount(d.kvBudgetTokens), formatCount(d.expectedFailureSessions),
                    failedAt > d.expectedFailureSessions
-                       ? QStringLiteral(" (it held to %1, so the engine's real budget is larger than planned: calibrate from its start-up log)")
+                       ? Levers::tr(" (it held to %1, so the engine's real budget is larger than planned: calibrate from its start-up log)")
                              .arg(formatCount(failedAt - 1))
                        : QString(),
                    d.cheapestFix)
-        : QStringLiteral("KV exhaustion does not explain it: %1 sessions of %2 tokens fill only %3 of the KV budget (%4 tokens). "
+        : Levers::tr("KV exhaustion does not explain it: %1 sessions of %2 tokens fill only %3 of the KV budget (%4 tokens). "
                          "Look elsewhere: activation peaks from long prefills, fragmentation, another process on the card, or a "
                          "workspace larger than planned.")
               .arg(formatCount(failedAt), formatCount(context), percent(d.budgetShare), formatCount(d.kvBudgetTokens));

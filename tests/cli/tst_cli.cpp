@@ -9,6 +9,7 @@
 #include <QJsonObject>
 #include <QSet>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 #include "common/headroomtest.h"
@@ -299,6 +300,88 @@ private Q_SLOTS:
         QVERIFY(r.code != 0 && r.err.contains("--risk"));
         r = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution lognormal:median=5000,p99=100"));
         QVERIFY(r.code != 0 && r.err.contains("--distribution"));
+    }
+
+    void humanOutputNamesItsBasisAndAligns()
+    {
+        // Issue 12, the README's trace example on Llama-3.1-8B: the context is the cap
+        // (min(14,089, 4,096)), which every per-session figure names; 200,000 sessions make the
+        // longest label, which once ran into its value ("KV for 200,000 sessions:209.7 TB").
+        const QString trace = QStringLiteral("trace:" HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv");
+        Run r = run({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("llama-3.1-8b"), QStringLiteral("--gpu"),
+                     QStringLiteral("h100-sxm-80gb"), QStringLiteral("--distribution"), trace, QStringLiteral("--retain"), QStringLiteral("4096"),
+                     QStringLiteral("--risk"), QStringLiteral("1e-6"), QStringLiteral("--sessions"), QStringLiteral("200000"),
+                     QStringLiteral("--price"), QStringLiteral("0.5")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QString text = QString::fromUtf8(r.out);
+        const QStringList lines = text.split(QLatin1Char('\n'));
+        QVERIFY2(lines.first().endsWith(QStringLiteral("every per-session figure at 4,096 tokens (the retention cap)")), qPrintable(text));
+        QVERIFY2(!text.contains(QStringLiteral("(the context)")), qPrintable(text));
+        QCOMPARE(text.count(QStringLiteral("4,096 tokens (the retention cap)")), 4); // the heading, the verdict, both derivation lines
+        // Each block's values start in one column, after the longest label and a space.
+        int column = -1;
+        for (int i = 2; i < lines.size() && !lines.at(i).isEmpty(); ++i) {
+            const QString &line = lines.at(i);
+            const int colon = int(line.indexOf(QLatin1Char(':')));
+            QVERIFY2(colon > 0 && line.at(colon + 1) == QLatin1Char(' '), qPrintable(line));
+            int value = colon + 1;
+            while (line.at(value) == QLatin1Char(' '))
+                ++value;
+            QVERIFY2(column < 0 || value == column, qPrintable(line));
+            column = value;
+        }
+        QVERIFY2(text.contains(QStringLiteral("KV for 200,000 sessions: ")), qPrintable(text));
+        // The count at the basis says its length beside the count at the risk:
+        // 65,460,287,488 B / (256 blocks x 16 x 131,072 B) = 121.9.
+        QVERIFY2(lines.filter(QRegularExpression(QStringLiteral("^Sessions at 4,096 tokens: +121$"))).size() == 1, qPrintable(text));
+        // One risk form everywhere (it was "0.0001%" in one line and "1e-06" in the next).
+        QVERIFY2(text.count(QStringLiteral("1 in 1,000,000 (1e-6)")) >= 3, qPrintable(text)); // the row, the verdict, the derivation
+        QVERIFY2(!text.contains(QStringLiteral("0.0001%")) && !text.contains(QStringLiteral("e-06")), qPrintable(text));
+        // $0.50 an hour over some hundreds of sessions is below a cent per session-hour: the
+        // Cost row and the derivation both quote it per 1,000 session-hours.
+        const qint64 atRisk = run(plan(QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --retain 4096 --risk 1e-6 --distribution ")
+                                           .append(trace).toLatin1().constData()))
+                                  .json().value(QStringLiteral("sessions_at_risk")).toInteger();
+        QVERIFY(0.5 / double(atRisk) < 0.01);
+        // The JSON names the same basis (a field added beside reserved_tokens_per_session).
+        QCOMPARE(run(plan(QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --retain 4096 --distribution ").append(trace).toLatin1().constData()))
+                     .json().value(QStringLiteral("session_basis")).toString(),
+                 QStringLiteral("4,096 tokens (the retention cap)"));
+        QCOMPARE(lines.filter(QRegularExpression(QStringLiteral("^Cost:.* per 1,000 session-hours \\(at the risk-based count\\)$"))).size(), 1);
+        QCOMPARE(lines.filter(QRegularExpression(QStringLiteral("^  Cost: .* = \\$[0-9.]+ per 1,000 session-hours$"))).size(), 1);
+        // The worst case is the count at the cap already printed: no second row for it.
+        QVERIFY2(!text.contains(QStringLiteral("Worst case:")), qPrintable(text));
+
+        // Without a target nothing is "meeting the target"; with one, the cheapest is marked so.
+        const QStringList seedB = {QStringLiteral("levers"), QStringLiteral("--layers"), QStringLiteral("32"), QStringLiteral("--heads"),
+                                   QStringLiteral("32"), QStringLiteral("--kv-heads"), QStringLiteral("32"), QStringLiteral("--head-dim"),
+                                   QStringLiteral("128"), QStringLiteral("--weights"), QStringLiteral("14GB"), QStringLiteral("--gpu-memory"),
+                                   QStringLiteral("80GB"), QStringLiteral("--workspace"), QStringLiteral("0GB"), QStringLiteral("--kv-dtype"),
+                                   QStringLiteral("fp16"), QStringLiteral("--context"), QStringLiteral("128000"), QStringLiteral("--price"),
+                                   QStringLiteral("2.95")};
+        r = run(seedB);
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(!r.out.contains("meeting the target") && r.out.contains("<- cheapest"), r.out.constData());
+        r = run(seedB + QStringList{QStringLiteral("--target-sessions-per-gpu"), QStringLiteral("1")});
+        QVERIFY2(r.out.contains("<- cheapest meeting the target"), r.out.constData());
+    }
+
+    void translationTemplateHoldsTheModelAndCommandLineStrings()
+    {
+        // Issue 12: strings built in model/ and the command line were not translatable. The
+        // build's lupdate template (build/translations/headroom.ts, next to app/) must hold
+        // them under their contexts.
+        const QString ts = QFileInfo(QStringLiteral(HEADROOM_BINARY)).absolutePath() + QStringLiteral("/../translations/headroom.ts");
+        QFile f(ts);
+        if (!f.exists())
+            QSKIP("no translation template: Qt6 LinguistTools not installed");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString xml = QString::fromUtf8(f.readAll());
+        for (const char *context : {"Derivation", "Capacity", "Levers", "CommandLine"})
+            QVERIFY2(xml.contains(QStringLiteral("<name>%1</name>").arg(QLatin1String(context))), context);
+        for (const char *source : {"%1 tokens (the retention cap)", "quality risk of the KV cache in %1, to measure on your evaluations",
+                                   "Sessions at risk", "The context of %1 tokens is beyond --max-model-len %2: computed anyway."})
+            QVERIFY2(xml.contains(QStringLiteral("<source>%1</source>").arg(QString::fromUtf8(source).toHtmlEscaped())), source);
     }
 
     void leversDiagnoseAndSolve()

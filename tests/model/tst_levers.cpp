@@ -4,10 +4,13 @@
 #include "plan/capacity.h"
 #include "plan/levers.h"
 #include "core/units.h"
+#include "kv/kvcost.h"
 #include "testshapes.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QRegularExpression>
+#include <QSet>
 #include <QTest>
 #include "common/headroomtest.h"
 
@@ -53,7 +56,7 @@ private Q_SLOTS:
         // 128,000 tokens: 67.1 GB MHA fp16 in a 66 GB budget, 0 sessions (seed B). Fixes, each
         // with the price it names (levers.cpp: what each lever costs besides money):
         QTest::newRow("8-bit cache: 33.6 GB, 1 session") << QStringLiteral("KV cache fp8") << qint64(1) << 1
-                                                        << QStringLiteral("quality risk of a fp8 cache, to measure on your evaluations");
+                                                        << QStringLiteral("quality risk of the KV cache in fp8, to measure on your evaluations");
         QTest::newRow("GQA-8: 16.8 GB, 3 sessions (seed B)") << QStringLiteral("8 KV heads (GQA what-if)") << qint64(3) << 1
                                                             << QStringLiteral("a retrained or up-trained model (GQA), quality to check");
         // Every session is 128,000 tokens long: all lose 128,000 - 65,536 = 62,464 tokens.
@@ -80,10 +83,14 @@ private Q_SLOTS:
         // the requirement and is never the cheapest meeting it. The cheapest that keeps the model
         // is an nvfp4 cache (9 B per 16 values): 128,000 x 32 layers x 2 x 32 heads x 128 x 9/16 B
         // = 18.9 GB a session, 62 GB / 18.9 GB = 3 sessions on the one GPU, 2.95 / 3 dollars.
-        const QString cheapest = QStringLiteral("The cheapest here is KV cache nvfp4 (precision), at %1 per session-hour "
-                                                "and 3 sessions per GPU; per session-hour, ")
+        const QString cheapest = QStringLiteral("The cheapest here is KV cache nvfp4 (precision) meeting the target, at %1 per session-hour "
+                                                "and 3 sessions per GPU; next by kind of option: ")
                                      .arg(Units::formatUsd(2.95 / 3));
         QVERIFY2(r.answer.startsWith(cheapest), qPrintable(r.answer));
+        // The cheapest is named once (issue 12: "KV cache int4 (precision) ... lower precision
+        // (KV cache int4)"), and no other option of its kind follows it.
+        QCOMPARE(r.answer.count(QStringLiteral("KV cache nvfp4")), 1);
+        QVERIFY2(!r.answer.contains(QStringLiteral("lower precision")), qPrintable(r.answer));
     }
 
     void sortedByCostCheapestMarked()
@@ -144,6 +151,130 @@ private Q_SLOTS:
             if (o.itlMs)
                 QVERIFY2(o.changesRequirement && !o.cheapest, qPrintable(o.option));
         }
+    }
+
+    void noArticleDependsOnADtypeName()
+    {
+        // Issue 12: "quality risk of a int4 cache". Every text the levers show, for every cache
+        // precision below fp16: no "a" before a name read with a vowel sound (int4, fp8, nvfp4,
+        // mxfp4: "an int4", "an fp8"), and no "an" before bf16.
+        const LeverReport r = evaluateLevers(seedB(128000), {}, {}, LeverTarget{1.0, std::nullopt});
+        static const QRegularExpression wrong(QStringLiteral("\\ba (int|fp|nvfp|mxfp|q\\d)|\\ban bf"));
+        int precision = 0;
+        for (const LeverOption &o : r.options) {
+            precision += o.lever == QLatin1String("precision");
+            for (const QString &text : {o.option, o.sideEffect, o.changesRequirementReason})
+                QVERIFY2(!wrong.match(text).hasMatch(), qPrintable(text));
+        }
+        QCOMPARE(precision, 4); // fp8, int8, nvfp4, int4 below fp16
+        QVERIFY2(!wrong.match(r.answer).hasMatch(), qPrintable(r.answer));
+    }
+
+    void headsReplicatedPastTpAreOneOption()
+    {
+        // Seed A (8 KV heads) at TP 4: 2 heads per GPU now. 4 KV heads leave 1 per GPU; 2 and 1
+        // KV heads are replicated to 1 per GPU as well (KV heads per GPU = max(1, heads / TP)):
+        // 32 layers x 2 x 1 x 128 x 2 B = 16,384 B per token per GPU for all three, so the
+        // same sessions. Issue 12: three identical rows; now one, which says so.
+        Scenario s = seedA(100000);
+        s.tp = 4;
+        const LeverReport r = evaluateLevers(s, {}, {}, LeverTarget{});
+        QStringList heads;
+        for (const LeverOption &o : r.options)
+            if (o.scenario.kvHeadsOverride)
+                heads << o.option;
+        QCOMPARE(heads, QStringList{QStringLiteral("4 KV heads (GQA what-if)")});
+        const LeverOption *four = find(r, heads.first());
+        QVERIFY2(four->sideEffect.contains(QStringLiteral("2 or 1 KV heads fit the same at TP 4")), qPrintable(four->sideEffect));
+        QCOMPARE(KvCost(s.model, Dtype::BF16, 4, 16, 4).bytesPerTokenPerGpu(), qint64(16'384));
+        QCOMPARE(KvCost(s.model, Dtype::BF16, 4, 16, 1).bytesPerTokenPerGpu(), qint64(16'384));
+        // At TP 1 each halving changes the bytes: 4, 2 and 1 KV heads are three options.
+        const LeverReport one = evaluateLevers(seedA(100000), {}, {}, LeverTarget{});
+        int whatIfs = 0;
+        for (const LeverOption &o : one.options)
+            whatIfs += o.scenario.kvHeadsOverride.has_value();
+        QCOMPARE(whatIfs, 3);
+    }
+
+    void answerNamesTheLargerCardAndItsPrice()
+    {
+        // Seed A on an 80 GB card at $1.10 an hour (an A100's price here); a 192 GB card at
+        // $4.50. Issue 12: "more silicon (TP 8)" named no card. The larger card holds
+        // (192 - 16 - 4) / 13.1072 = 13 sessions: $4.50 / 13 = $0.346 per session-hour.
+        Scenario s = seedA(100000);
+        s.gpu.id = QStringLiteral("small");
+        s.gpu.name = QStringLiteral("Card 80GB");
+        s.gpu.priceUsdPerHour = 1.10;
+        GpuSpec big = GpuSpec::custom(192'000'000'000);
+        big.id = QStringLiteral("big");
+        big.name = QStringLiteral("Card 192GB");
+        big.priceUsdPerHour = 4.50;
+        const LeverReport r = evaluateLevers(s, {}, {big}, LeverTarget{});
+        const LeverOption *card = find(r, QStringLiteral("card Card 192GB"));
+        QVERIFY(card);
+        QCOMPARE(card->sessionsPerGroup, qint64(13));
+        QVERIFY2(r.answer.contains(QStringLiteral("a larger card (card Card 192GB at $4.50 per GPU-hour) %1 per session-hour")
+                                       .arg(Units::formatUsd(4.50 / 13))),
+                 qPrintable(r.answer));
+        QVERIFY2(!r.answer.contains(QStringLiteral("silicon")), qPrintable(r.answer));
+        // No target set: the answer does not speak of one.
+        QVERIFY2(!r.answer.contains(QStringLiteral("target")), qPrintable(r.answer));
+        // A copy of the preset under its own id and price (presets add --from) keeps the name:
+        // the two options are told apart by id, never two rows of one name.
+        GpuSpec copy = big;
+        copy.id = QStringLiteral("our-big");
+        copy.priceUsdPerHour = 3.00;
+        const LeverReport both = evaluateLevers(s, {}, {big, copy}, LeverTarget{});
+        QVERIFY(find(both, QStringLiteral("card Card 192GB (big)")) && find(both, QStringLiteral("card Card 192GB (our-big)")));
+        QStringList names;
+        for (const LeverOption &o : both.options)
+            names << o.option;
+        QCOMPARE(QSet<QString>(names.cbegin(), names.cend()).size(), names.size());
+    }
+
+    void oneBasisNamesItsLength()
+    {
+        // Issue 12: the basis said "(the context)" when the context was the trace's longest or
+        // the cap. four-lengths.csv holds 1,000, 3,000, 3,000 and 9,000 tokens.
+        Scenario s = seedA(9000);
+        s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_TEST_DATA "/traces/four-lengths.csv"), QStringLiteral("t"));
+        CapacityResult r = computeCapacity(s);
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(sessionBasis(s, r), QStringLiteral("9,000 tokens (the longest in the trace)"));
+        // The command line's context without --context under --retain 4096: min(9,000, 4,096).
+        s.retainTokens = 4096;
+        s.contextTokens = 4096;
+        r = computeCapacity(s);
+        QCOMPARE(sessionBasis(s, r), QStringLiteral("4,096 tokens (the retention cap)"));
+        // A context asked for, longer than any session in the trace: the context.
+        s.retainTokens.reset();
+        s.contextTokens = 128000;
+        r = computeCapacity(s);
+        QCOMPARE(sessionBasis(s, r), QStringLiteral("128,000 tokens (the context)"));
+        // The derivation says the same on both of its per-session lines.
+        const QStringList lines = explainCapacity(s, r, UnitSystem::Decimal);
+        QVERIFY2(lines.filter(QStringLiteral("at 128,000 tokens (the context)")).size() == 2, qPrintable(lines.join(QLatin1Char('\n'))));
+        // ... and gives the worst case its own length, the trace's longest: 60 GB / (9,008 x
+        // 131,072 B) = 50 sessions, beside 3 at the context (60 GB / 16.78 GB = 3.58).
+        QCOMPARE(r.maxSessions, qint64(3));
+        QVERIFY2(lines.filter(QStringLiteral("worst case, every session at 9,000 tokens: 50")).size() == 1, qPrintable(lines.join(QLatin1Char('\n'))));
+        // A log-normal's longest.
+        s.distribution = LengthDistribution::parse(QStringLiteral("lognormal:median=2000,p90=8000,max=20000"), QStringLiteral("d"));
+        s.contextTokens = s.distribution->maximum();
+        r = computeCapacity(s);
+        QCOMPARE(sessionBasis(s, r), QStringLiteral("%1 tokens (the longest of the distribution)").arg(Units::formatCount(s.contextTokens)));
+    }
+
+    void moneyBelowACentPerThousandSessionHours()
+    {
+        // Seed A at 1,000 tokens: 63 blocks x 16 x 131,072 B = 132,120,576 B a session, 60 GB
+        // holds 454; $2.95 / 454 = $0.0065 an hour, quoted per 1,000 session-hours: $6.50.
+        Scenario s = seedA(1000);
+        s.gpu.priceUsdPerHour = 2.95;
+        const CapacityResult r = computeCapacity(s);
+        QCOMPARE(r.maxSessions, qint64(454));
+        const QStringList lines = explainCapacity(s, r, UnitSystem::Decimal);
+        QVERIFY2(lines.last().endsWith(QStringLiteral("÷ 454 sessions = $6.50 per 1,000 session-hours")), qPrintable(lines.last()));
     }
 
     void offloadGrowsThePoolAndCostsLatency()

@@ -270,6 +270,42 @@ private Q_SLOTS:
         QCOMPARE(Units::formatDecimal(1234.567), QStringLiteral("1,234.57"));
         QCOMPARE(Units::formatDecimal(-0.001), QStringLiteral("0"));
     }
+
+    void formatRiskOneWay_data()
+    {
+        QTest::addColumn<double>("p");
+        QTest::addColumn<QString>("text");
+        // Issue 12: the same risk printed as "0.0001%" and "1e-06". One form: 1 in 1 / p (three
+        // significant digits), the short scientific figure beside it as --risk takes it.
+        QTest::newRow("1e-6") << 1e-6 << QStringLiteral("1 in 1,000,000 (1e-6)");
+        QTest::newRow("the default 0.01") << 0.01 << QStringLiteral("1 in 100 (1e-2)");
+        // 1 / 8.1214e-7 = 1,231,314 -> 1,230,000; the mantissa to three digits, 8.12.
+        QTest::newRow("8.1214e-7") << 8.1214e-7 << QStringLiteral("1 in 1,230,000 (8.12e-7)");
+        // 1 / 0.0501 = 19.96 -> 20.0, whole: 20.
+        QTest::newRow("0.0501") << 0.0501 << QStringLiteral("1 in 20 (5.01e-2)");
+        QTest::newRow("a tenth and up: percent") << 0.103 << QStringLiteral("10.3%");
+        QTest::newRow("one half") << 0.5 << QStringLiteral("50%");
+        QTest::newRow("certain") << 1.0 << QStringLiteral("100%");
+        QTest::newRow("nearly certain stays below 100%") << 0.9991 << QStringLiteral("99.9%");
+        QTest::newRow("zero") << 0.0 << QStringLiteral("0");
+        QTest::newRow("far below") << 3.2e-15 << QStringLiteral("below 1 in 1,000,000,000,000 (3.2e-15)");
+    }
+    void formatRiskOneWay()
+    {
+        QFETCH(double, p);
+        QFETCH(QString, text);
+        QCOMPARE(Units::formatRisk(p), text);
+    }
+
+    void formatScientificShort()
+    {
+        // QLocale writes 7.930e-07: no padded exponent, no trailing zeros.
+        QCOMPARE(Units::formatScientific(7.93e-7, 4), QStringLiteral("7.93e-7"));
+        QCOMPARE(Units::formatScientific(1.1444e-6, 4), QStringLiteral("1.144e-6"));
+        QCOMPARE(Units::formatScientific(3.9e-15, 2), QStringLiteral("3.9e-15"));
+        QCOMPARE(Units::formatScientific(2.5, 3), QStringLiteral("2.5"));
+        QCOMPARE(Units::formatScientific(0.0, 3), QStringLiteral("0"));
+    }
 };
 
 HEADROOM_TEST_MAIN(TestUnits, QCoreApplication)

@@ -223,7 +223,7 @@ private Q_SLOTS:
         w.planner()->undoStack()->redo();
         QCOMPARE(w.distributionView()->sourceCombo()->currentIndex(), 1);
         QTRY_VERIFY(!w.planner()->busy());
-        QVERIFY(w.distributionView()->figuresText().contains(QStringLiteral("Sessions at 0.01 risk")));
+        QVERIFY(w.distributionView()->figuresText().contains(QStringLiteral("Sessions at 1 in 100 (1e-2) risk")));
     }
 
     void draggingAQuantileIsOneUndoStep()
