@@ -91,6 +91,13 @@ QJsonObject Scenario::toJson() const
     o.insert(QStringLiteral("bandwidth_efficiency"), bandwidthEfficiency);
     o.insert(QStringLiteral("compute_utilization"), computeUtilization);
     o.insert(QStringLiteral("traffic_multiplier"), trafficMultiplier);
+    // Side pools: null when off.
+    o.insert(QStringLiteral("draft_model"), speculative.draftModel ? QJsonValue(speculative.draftModel->id) : QJsonValue());
+    o.insert(QStringLiteral("draft_layers"), speculative.draftLayers);
+    o.insert(QStringLiteral("num_speculative_tokens"), speculative.speculativeTokens);
+    o.insert(QStringLiteral("max_loras"), lora.maxLoras);
+    o.insert(QStringLiteral("max_lora_rank"), lora.on() ? QJsonValue(lora.maxRank) : QJsonValue());
+    o.insert(QStringLiteral("lora_modules"), lora.on() ? QJsonValue(lora.effectiveModules().join(QLatin1Char(','))) : QJsonValue());
     return o;
 }
 
@@ -120,7 +127,8 @@ bool Scenario::operator==(const Scenario &o) const
         && priceUsdPerGpuHour == o.priceUsdPerGpuHour && distribution == o.distribution && lengthScale == o.lengthScale
         && retainTokens == o.retainTokens && risk == o.risk && marginFraction == o.marginFraction
         && targetSessions == o.targetSessions && bandwidthEfficiency == o.bandwidthEfficiency
-        && computeUtilization == o.computeUtilization && trafficMultiplier == o.trafficMultiplier;
+        && computeUtilization == o.computeUtilization && trafficMultiplier == o.trafficMultiplier
+        && speculative == o.speculative && lora == o.lora;
 }
 
 QDebug operator<<(QDebug dbg, const Scenario &s)

@@ -6,6 +6,7 @@
 #include "kv/gpuspec.h"
 #include "lengths/lengthdistribution.h"
 #include "kv/modelshape.h"
+#include "inputs/sidepools.h"
 
 #include <QJsonObject>
 #include <optional>
@@ -54,6 +55,10 @@ struct Scenario
     double bandwidthEfficiency = 0.8;    ///< achieved / peak memory bandwidth in decode (--bandwidth-efficiency)
     double computeUtilization = 0.5;     ///< achieved / peak dense TFLOPS (--compute-utilization)
     double trafficMultiplier = 1.0;      ///< scales a trace's arrival rate for Little's law (--traffic-multiplier)
+
+    // Side pools on the card beside weights and KV (issue #14; plan/sidepools.h sizes them).
+    SpeculativeDecoding speculative;     ///< draft model / MTP heads and lookahead slots (off by default)
+    LoraSlots lora;                      ///< LoRA adapter slots (off by default)
 
     /// Weights precision in force (bf16 for a float32 checkpoint: served in bf16).
     Dtype effectiveWeightsDtype() const;

@@ -3,7 +3,9 @@
 #include "engines/enginerule.h"
 #include "lengths/overflowrisk.h"
 #include "plan/servingestimate.h"
+#include "plan/sidepools.h"
 #include "core/inputerror.h"
+#include "inputs/inputranges.h"
 
 #include <QLocale>
 #include <cmath>
@@ -26,6 +28,13 @@ struct Budget
     qint64 budget = 0;    // may be negative here
     qint64 activationPeak = 0;
     QString rule;
+    // Side pools loaded with the model (vLLM counts the draft and the LoRA slots in
+    // "Model loading took": both are built in load_model), so the engine rule sees them as weights.
+    qint64 draftWeights = 0;
+    qint64 draftWeightsPerGpu = 0;
+    QString draftBasis;
+    qint64 loraWhole = 0;
+    qint64 loraPerGpu = 0;
 };
 
 // Parameters an int4 (AWQ/GPTQ) checkpoint keeps in 16-bit: the input embeddings and
@@ -104,7 +113,14 @@ Budget budgetOf(const Scenario &s)
     if (b.weights < 0)
         throw InputError(QStringLiteral("--weights"), QStringLiteral("must not be negative"));
     b.weightsPerGpu = weightsPerGpuOf(s, b.weights);
-    const EngineBudget e = engineBudget(s, b.weightsPerGpu);
+    if (s.speculative.hasDraft()) {
+        b.draftWeights = SidePools::draftWeightsBytes(s, b.weights, &b.draftBasis);
+        b.draftWeightsPerGpu = Units::ceilDiv(b.draftWeights, std::max(1, s.tp));
+    }
+    b.loraWhole = SidePools::loraBytes(s, false);
+    b.loraPerGpu = SidePools::loraBytes(s, true);
+    const QString sideField = s.lora.on() ? QStringLiteral("--max-loras") : QStringLiteral("--draft-model");
+    const EngineBudget e = engineBudget(s, Units::add(Units::add(b.weightsPerGpu, b.draftWeightsPerGpu, sideField), b.loraPerGpu, sideField));
     b.usable = e.usable;
     b.engineMemory = e.memory;
     b.workspace = e.workspace;
@@ -158,7 +174,13 @@ KvCost costOf(const Scenario &s)
     if (s.model.groups.isEmpty())
         throw InputError(QStringLiteral("--model"), QStringLiteral("has no layers"));
     // Each pipeline stage holds its own layers' KV (the stage model).
-    return KvCost(s.stageModel(), s.effectiveKvDtype(), s.tp, s.blockSize, s.kvHeadsOverride);
+    KvCost cost(s.stageModel(), s.effectiveKvDtype(), s.tp, s.blockSize, s.kvHeadsOverride);
+    // Side pools: a draft's layers share the block pool; speculative tokens add lookahead slots.
+    if (s.speculative.hasDraft())
+        cost.addDraft(SidePools::draftCost(s));
+    cost.setLookahead(InputRanges::check(CountInput::SpeculativeTokens, s.speculative.speculativeTokens,
+                                         QStringLiteral("--num-speculative-tokens")));
+    return cost;
 }
 
 // Sessions that fit a variant of the scenario, or -1 when the variant is invalid.
@@ -392,8 +414,17 @@ CapacityResult computeCapacity(const Scenario &s)
         r.kvDtype = s.effectiveKvDtype();
         r.groups = cost.groups();
         r.blockSize = s.blockSize;
-        r.kvBytesPerToken = cost.bytesPerToken();
-        r.kvBytesPerTokenPerGpu = cost.bytesPerTokenPerGpu();
+        // The target's own per-token figures; the draft's apart (the pool holds both).
+        r.kvBytesPerToken = cost.bytesPerToken() - cost.draftBytesPerToken();
+        r.kvBytesPerTokenPerGpu = cost.bytesPerTokenPerGpu() - cost.draftBytesPerTokenPerGpu();
+        r.draftKvBytesPerToken = cost.draftBytesPerToken();
+        r.draftKvBytesPerTokenPerGpu = cost.draftBytesPerTokenPerGpu();
+        r.lookaheadTokens = cost.lookahead();
+        r.draftWeightsBytes = b.draftWeights;
+        r.draftWeightsBytesPerGpu = b.draftWeightsPerGpu;
+        r.draftWeightsBasis = b.draftBasis;
+        r.loraBytes = b.loraWhole;
+        r.loraBytesPerGpu = b.loraPerGpu;
         r.indexerKvBytesPerToken = cost.indexerBytesPerToken();
         r.stateBytesPerSession = cost.stateBytesPerSession();
         r.sessionBytes = cost.sessionBytes(s.contextTokens, false, contextField(s));
@@ -418,8 +449,9 @@ CapacityResult computeCapacity(const Scenario &s)
         r.engineFigures.kvCacheTokensHigh = spread > 0 ? computeEngineFigures(s, cost, b.budget + spread).kvCacheTokens
                                                        : r.engineFigures.kvCacheTokens;
         r.shortfallBytesPerGpu = std::max<qint64>(0, -b.budget);
-        if (r.kvBytesPerTokenPerGpu > 0) {
-            const qint64 blockBytes = Units::mul(r.kvBytesPerTokenPerGpu, s.blockSize, QStringLiteral("--block-size"));
+        if (cost.bytesPerTokenPerGpu() > 0) {
+            // The pool's rate: the draft's layers take their share of every block.
+            const qint64 blockBytes = Units::mul(cost.bytesPerTokenPerGpu(), s.blockSize, QStringLiteral("--block-size"));
             r.kvCapacityTokens = r.kvBudgetBytesPerGpu / blockBytes * s.blockSize;
         }
         r.maxSessions = r.reservedSessionBytesPerGpu > 0 ? r.kvBudgetBytesPerGpu / r.reservedSessionBytesPerGpu : 0;
@@ -429,6 +461,8 @@ CapacityResult computeCapacity(const Scenario &s)
         r.kvBytesForSessionsPerGpu = Units::mul(s.sessions, r.reservedSessionBytesPerGpu, QStringLiteral("--sessions"));
         // Side pool: the sparse-attention indexer's part of that KV (its own band on the chart).
         r.indexerBytesForSessionsPerGpu = Units::mul(s.sessions, cost.indexerSessionBytes(r.reservedTokensPerSession, reservedField(s)),
+                                                     QStringLiteral("--sessions"));
+        r.draftKvBytesForSessionsPerGpu = Units::mul(s.sessions, cost.draftSessionBytes(r.reservedTokensPerSession, true, reservedField(s)),
                                                      QStringLiteral("--sessions"));
         const qint64 left = Units::sub(b.budget, r.kvBytesForSessionsPerGpu, QStringLiteral("--sessions"));
         r.freeBytesPerGpu = std::max<qint64>(0, left);
