@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inputs/inputranges.h"
 #include "core/inputerror.h"
+#include "core/units.h"
 
 #include <QLocale>
 #include <cmath>
@@ -54,7 +55,7 @@ int check(CountInput input, qint64 value, const QString &field)
 {
     const CountRange &r = of(input);
     if (value < r.low || value > r.high)
-        throw InputError(field, QStringLiteral("must be a whole number from %1 to %2, got %3").arg(r.low).arg(r.high).arg(value));
+        throw InputError(field, QStringLiteral("must be a whole number from %1 to %2, got %3").arg(Units::formatCount(r.low), Units::formatCount(r.high), Units::formatCount(value)));
     return int(value);
 }
 
