@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inputpanel.h"
 #include "planner.h"
+#include "sidepoolspanel.h"
 #include "tokenspinbox.h"
 
 #include <QComboBox>
@@ -132,6 +133,8 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     form->addRow(buddyLabel(tr("&Weight precision"), m_weightsDtypeSlider), row(m_weightsDtypeSlider, m_weightsDtypeLabel));
     form->addRow(buddyLabel(tr("KV &heads"), m_kvHeadsSlider), row(m_kvHeadsSlider, m_kvHeadsLabel, m_kvHeadsReset));
     form->addRow(buddyLabel(tr("&TP"), m_tpSlider), row(m_tpSlider, m_tpLabel));
+    m_sidePools = new SidePoolsPanel(planner, m_models);
+    form->addRow(m_sidePools);
 
     connect(m_model, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (i >= 0 && i < m_models.size())

@@ -23,12 +23,18 @@ struct Style
     const char *label;
     QColor color;
 };
-const Style kStyles[7] = {
+// Bands bottom to top; the side pools (issue #14) beside what they share the budget with.
+constexpr int kBands = 10;
+constexpr int kOverflowBand = kBands - 1;
+const Style kStyles[kBands] = {
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Weights"), QColor(0x3b, 0x6e, 0xa8)},
+    {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Draft weights"), QColor(0x6f, 0x9f, 0xd8)},
+    {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "LoRA slots"), QColor(0x7b, 0x52, 0xab)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Workspace"), QColor(0x8c, 0x8c, 0x8c)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Held back (utilization)"), QColor(0xc8, 0xc8, 0xc8)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "KV cache"), QColor(0xe0, 0x9a, 0x2b)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Indexer cache"), QColor(0xa8, 0x5c, 0x1a)},
+    {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Draft KV"), QColor(0xf2, 0xc7, 0x7a)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Free"), QColor(0xb9, 0xe0, 0xb0)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Over capacity"), QColor(0xc6, 0x28, 0x28)},
 };
@@ -46,7 +52,7 @@ MemoryChartView::MemoryChartView(QWidget *parent)
     : QWidget(parent), m_chart(new QChart), m_series(new QStackedBarSeries), m_axisX(new QBarCategoryAxis),
       m_axisY(new QValueAxis)
 {
-    for (int i = 0; i < 7; ++i) {
+    for (int i = 0; i < kBands; ++i) {
         m_sets[i] = new QBarSet(tr(kStyles[i].label));
         m_sets[i]->setColor(kStyles[i].color);
         m_sets[i]->setBorderColor(kStyles[i].color.darker(130));
@@ -99,8 +105,8 @@ void MemoryChartView::restyle()
     m_capacity->setPen(pen);
     // The overflow hatch over a tint of its red, so it reads on either background.
     QColor red(0xc6, 0x28, 0x28);
-    m_sets[6]->setBrush(QBrush(red, Qt::BDiagPattern));
-    m_sets[6]->setBorderColor(red);
+    m_sets[kOverflowBand]->setBrush(QBrush(red, Qt::BDiagPattern));
+    m_sets[kOverflowBand]->setBorderColor(red);
     QFont bold = font();
     bold.setBold(true);
     m_axisX->setLabelsFont(bold);
@@ -133,20 +139,23 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
             return got;
         };
         s.weights = take(r.weightsBytesPerGpu);
+        s.draftWeights = take(r.draftWeightsBytesPerGpu);
+        s.lora = take(r.loraBytesPerGpu);
         s.workspace = take(r.workspaceBytesPerGpu);
         s.heldBack = take(card - r.usableMemoryBytes);
-        s.kvCache = take(r.kvBytesForSessionsPerGpu - r.indexerBytesForSessionsPerGpu);
+        s.kvCache = take(r.kvBytesForSessionsPerGpu - r.indexerBytesForSessionsPerGpu - r.draftKvBytesForSessionsPerGpu);
         s.indexer = take(r.indexerBytesForSessionsPerGpu);
+        s.draftKv = take(r.draftKvBytesForSessionsPerGpu);
         s.free = room;
-        const qint64 demand = r.weightsBytesPerGpu + r.workspaceBytesPerGpu + (card - r.usableMemoryBytes)
+        const qint64 demand = r.weightsBytesPerGpu + r.draftWeightsBytesPerGpu + r.loraBytesPerGpu + r.workspaceBytesPerGpu + (card - r.usableMemoryBytes)
             + r.kvBytesForSessionsPerGpu;
         s.overflow = std::max<qint64>(0, demand - card);
     }
     m_segments = s;
     const qint64 giga = Units::gigaBytes(units);
-    const qint64 values[7] = {s.weights, s.workspace, s.heldBack, s.kvCache, s.indexer, s.free, s.overflow};
+    const qint64 values[kBands] = {s.weights, s.draftWeights, s.lora, s.workspace, s.heldBack, s.kvCache, s.indexer, s.draftKv, s.free, s.overflow};
     const int bars = std::clamp(gpus, 1, 8);
-    for (int i = 0; i < 7; ++i) {
+    for (int i = 0; i < kBands; ++i) {
         m_sets[i]->remove(0, m_sets[i]->count());
         for (int g = 0; g < bars; ++g)
             m_sets[i]->append(double(values[i]) / double(giga));
@@ -164,8 +173,8 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     m_axisY->applyNiceNumbers();
     // Legend entries for segments that are empty here (no utilization rule, no overflow) only distract.
     const QList<QLegendMarker *> markers = m_chart->legend()->markers(m_series);
-    for (int i = 0; i < markers.size() && i < 7; ++i)
-        markers.at(i)->setVisible(i < 2 || i == 3 || i == 5 || values[i] > 0);
+    for (int i = 0; i < markers.size() && i < kBands; ++i)
+        markers.at(i)->setVisible(i == 0 || i == 3 || i == 5 || i == 8 || values[i] > 0); // weights, workspace, KV, free always
     m_axisY->setTitleText(r.ok ? tr("%1 (card: %2)").arg(Units::gigaLabel(units), Units::formatBytes(r.gpuMemoryBytes, units))
                                : Units::gigaLabel(units));
     m_chart->setTitle(s.overflow > 0 ? tr("Memory per GPU: over capacity by %1").arg(Units::formatBytes(s.overflow, units))

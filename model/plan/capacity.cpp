@@ -237,6 +237,17 @@ QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r)
         v.preallocate = false;
         offer(QStringLiteral("paged allocation instead of preallocating %1 tokens").arg(formatCount(r.reservedTokensPerSession)), v);
     }
+    // Side pools (issue #14): half the LoRA slots, a draft's fewer lookahead slots.
+    if (s.lora.on() && s.lora.maxLoras > 1) {
+        Scenario v = s;
+        v.lora.maxLoras = s.lora.maxLoras / 2;
+        offer(QStringLiteral("%1 LoRA slots").arg(v.lora.maxLoras), v);
+    }
+    if (s.speculative.hasDraft()) {
+        Scenario v = s;
+        v.speculative = SpeculativeDecoding{};
+        offer(QStringLiteral("no speculative decoding (frees the draft's weights and KV)"), v);
+    }
     for (int tp = s.tp * 2; tp <= 16; tp *= 2) {
         Scenario v = s;
         v.tp = tp;

@@ -6,6 +6,7 @@
 #include "io/configimporter.h"
 #include "plan/capacity.h"
 #include "plan/sidepools.h"
+#include "plan/levers.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -165,6 +166,35 @@ private Q_SLOTS:
         s.lora.modules = LoraSlots::parseModules(QStringLiteral("q_proj, v"), QStringLiteral("--lora-modules"));
         QCOMPARE(s.lora.modules, (QStringList{QStringLiteral("q"), QStringLiteral("v")}));
         QCOMPARE(computeCapacity(s).loraBytes, qint64(13'312) * 16 * 4 * 32 * 2);
+    }
+
+    void leversSeeThePools()
+    {
+        // Llama-3.1-70B at TP 4 with an 8B draft and 8 slots of rank 64: the levers offer a
+        // smaller draft of the same vocabulary (Llama-3.1-8B's 128,256 tokens: no smaller
+        // preset shares it, so none), half the slots and half the rank, each freeing memory.
+        Scenario s = on("llama-3.1-70b", 32768, 4);
+        s.gpu = GpuSpec::custom(80'000'000'000);
+        s.speculative.draftModel = preset("llama-3.1-8b");
+        s.speculative.speculativeTokens = 4;
+        s.lora.maxLoras = 8;
+        s.lora.maxRank = 64;
+        const LeverReport report = evaluateLevers(s, {preset("llama-3.1-8b"), preset("qwen2.5-7b-instruct")}, {}, LeverTarget{});
+        auto find = [&](const QString &name) -> const LeverOption * {
+            for (const LeverOption &o : report.options)
+                if (o.option == name)
+                    return &o;
+            return nullptr;
+        };
+        const LeverOption *fewer = find(QStringLiteral("4 LoRA slots"));
+        const LeverOption *rank = find(QStringLiteral("LoRA rank 32"));
+        const LeverOption *off = find(QStringLiteral("no speculative decoding"));
+        QVERIFY(fewer && rank && off);
+        QCOMPARE(fewer->lever, QStringLiteral("side pools"));
+        QVERIFY(fewer->sessionsPerGroup > report.current.sessionsPerGroup);
+        QVERIFY(off->sessionsPerGroup > report.current.sessionsPerGroup);
+        QVERIFY(rank->changesRequirement && off->changesRequirement && !fewer->changesRequirement);
+        QVERIFY(!find(QStringLiteral("smaller draft Qwen2.5-7B-Instruct"))); // another tokenizer
     }
 
     void refusedByName_data()
