@@ -469,12 +469,13 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     // Side pools (issue #14), each only when on: what they take beside weights and KV.
     if (s.speculative.on())
         in1 += row(tr("Speculative decoding"),
-                   tr("<b>%1, %2 tokens per step</b>: %3 of draft weights per GPU, %4 of draft KV per token, %2 lookahead slots per session")
+                   tr("<b>%1, %2 tokens per step</b>: %3 of draft weights per GPU, %4 of draft KV per token%5, %2 lookahead slots per session")
                        .arg(s.speculative.draftModel ? tr("draft %1").arg(esc(s.speculative.draftModel->name))
                             : s.speculative.draftLayers > 0 ? tr("%1 MTP / EAGLE layers").arg(s.speculative.draftLayers)
                                                             : tr("no draft (n-gram)"))
                        .arg(s.speculative.speculativeTokens)
-                       .arg(fmt(r.draftWeightsBytesPerGpu), Units::formatExactBytes(s.tp > 1 ? r.draftKvBytesPerTokenPerGpu : r.draftKvBytesPerToken)));
+                       .arg(fmt(r.draftWeightsBytesPerGpu), Units::formatExactBytes(s.tp > 1 ? r.draftKvBytesPerTokenPerGpu : r.draftKvBytesPerToken),
+                            s.tp > 1 ? tr(" per GPU") : QString()));
     if (s.lora.on())
         in1 += row(tr("LoRA slots"), tr("<b>%1 slots of rank %2</b> on %3: %4 per GPU")
                                          .arg(s.lora.maxLoras).arg(s.lora.maxRank)
