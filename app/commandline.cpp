@@ -266,8 +266,10 @@ void sidePoolsFrom(const QCommandLineParser &p, Scenario &s, QTextStream &err)
     SpeculativeDecoding &sd = s.speculative;
     if (isSet(p, "draft-model")) {
         const QString m = value(p, "draft-model");
-        if (m.trimmed().compare(QLatin1String("none"), Qt::CaseInsensitive) == 0)
-            sd.draftModel.reset();
+        if (m.trimmed().compare(QLatin1String("none"), Qt::CaseInsensitive) == 0) {
+            // Off: the draft, its MTP layers and (unless given again) its lookahead.
+            sd = SpeculativeDecoding{};
+        }
         else if (m.contains(QLatin1Char('/')) || m.endsWith(QLatin1String(".json")) || QFileInfo(m).isFile())
             sd.draftModel = ConfigImporter::fromFile(m, QStringLiteral("--draft-model"));
         else
