@@ -39,6 +39,19 @@ QString percent(double share)
     return QString::number(share * 100, 'f', share < 0.01 ? 2 : 1) + QLatin1Char('%');
 }
 
+// Another model takes the side pools it can: a draft only of its own vocabulary (the
+// tokenizer must match), LoRA slots on the modules it has (attention only for a mixture
+// of experts, none on MLA attention; its adapters are retrained anyway).
+void carrySidePools(Scenario &v)
+{
+    if (v.speculative.draftModel && v.speculative.draftModel->vocabSize != v.model.vocabSize)
+        v.speculative = SpeculativeDecoding{};
+    if (v.lora.on() && v.model.has(LayerKind::Mla))
+        v.lora = LoraSlots{};
+    else if (v.lora.on() && v.model.numExperts > 0)
+        v.lora.modules = {QStringLiteral("q"), QStringLiteral("k"), QStringLiteral("v"), QStringLiteral("o")};
+}
+
 // Side pools (issue #14): a smaller draft, fewer speculative tokens, fewer LoRA slots,
 // a lower rank, fewer adapted modules; dropping a pool serves something else, so those
 // options change the requirement.
@@ -167,6 +180,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         v.model = m;
         v.kvHeadsOverride.reset();
         v.weightsDtype.reset();
+        carrySidePools(v);
         LeverOption o = price(QStringLiteral("attention"), QStringLiteral("model %1").arg(m.name), v,
                               QStringLiteral("a different model of similar size: quality to compare"));
         o.changesRequirement = true;

@@ -179,7 +179,8 @@ private Q_SLOTS:
         s.speculative.speculativeTokens = 4;
         s.lora.maxLoras = 8;
         s.lora.maxRank = 64;
-        const LeverReport report = evaluateLevers(s, {preset("llama-3.1-8b"), preset("qwen2.5-7b-instruct")}, {}, LeverTarget{});
+        const LeverReport report = evaluateLevers(s, {preset("llama-3.1-8b"), preset("qwen2.5-7b-instruct"), preset("mixtral-8x7b-v0.1")},
+                                                  {}, LeverTarget{});
         auto find = [&](const QString &name) -> const LeverOption * {
             for (const LeverOption &o : report.options)
                 if (o.option == name)
@@ -195,6 +196,13 @@ private Q_SLOTS:
         QVERIFY(off->sessionsPerGroup > report.current.sessionsPerGroup);
         QVERIFY(rank->changesRequirement && off->changesRequirement && !fewer->changesRequirement);
         QVERIFY(!find(QStringLiteral("smaller draft Qwen2.5-7B-Instruct"))); // another tokenizer
+        // Another model takes the pools it can: Mixtral's 32,000-token vocabulary drops the
+        // Llama draft, and a mixture of experts keeps LoRA slots on attention only.
+        const LeverOption *mixtral = find(QStringLiteral("model Mixtral-8x7B-v0.1"));
+        QVERIFY(mixtral);
+        QVERIFY2(mixtral->sessionsPerGroup > 0, qPrintable(mixtral->sideEffect));
+        QVERIFY(!mixtral->scenario.speculative.on());
+        QCOMPARE(mixtral->scenario.lora.effectiveModules(), (QStringList{QStringLiteral("q"), QStringLiteral("k"), QStringLiteral("v"), QStringLiteral("o")}));
     }
 
     void refusedByName_data()
