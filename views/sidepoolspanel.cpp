@@ -75,7 +75,7 @@ SidePoolsPanel::SidePoolsPanel(Planner *planner, QVector<ModelShape> models, QWi
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     form->addRow(m_draftOn, inline2(m_draft, m_layers, m_tokens));
     form->addRow(m_loraOn, inline2(m_loras, m_rank));
-    auto *modules = new QLabel(tr("&Modules"));
+    auto *modules = new QLabel(tr("Mod&ules"));
     modules->setBuddy(m_modules);
     form->addRow(modules, m_modules);
     form->addRow(m_note);
