@@ -109,6 +109,13 @@ void addPlanOptions(QCommandLineParser &p)
         opt("think-seconds", "With --turn-seconds: the idle time between one turn and the next.", "S"),
         opt("host-kv-memory", "Host memory for KV per node (vLLM KV offloading, LMCache, SGLang --hicache-size), e.g. 1TB.", "SIZE"),
         opt("gpus-per-node", "Cards per node sharing that host memory (default 8).", "N"),
+        // Side pools beside weights and KV (each off unless given).
+        opt("draft-model", "Speculative decoding: a draft model, preset id or config.json path (none: off).", "ID|PATH"),
+        opt("draft-layers", "Speculative decoding: MTP / EAGLE heads as N layers of the target's shape (0: off).", "N"),
+        opt("num-speculative-tokens", "Speculative decoding: tokens proposed per step, lookahead slots per session (0: off).", "K"),
+        opt("max-loras", "LoRA adapter slots resident on the card, as vLLM's --max-loras (0: off).", "N"),
+        opt("max-lora-rank", "LoRA slots' rank, as vLLM's --max-lora-rank (default 16).", "R"),
+        opt("lora-modules", "LoRA-adapted linear layers: a comma list of q,k,v,o,gate,up,down (default all).", "LIST"),
         opt("units", "Units for text output: GB (10^9, default) or GiB (2^30).", "GB|GiB"),
         opt("json", "Print one JSON object (bytes as integers)."),
         opt("scenario", "Start from a .headroom scenario file (or a saved plan --json); flags override it.", "FILE"),
@@ -319,6 +326,45 @@ bool contextFromMaxModelLen(const QCommandLineParser &p)
     return e == Engine::Vllm || e == Engine::Sglang || e == Engine::Trtllm;
 }
 
+// The side pools' flags (issue #14) onto `s`, each by its range rule (inputs/inputranges.h).
+void sidePoolsFrom(const QCommandLineParser &p, Scenario &s, QTextStream &err)
+{
+    auto count = [&](CountInput input, int &into) {
+        const QString flag = QString::fromLatin1(InputRanges::of(input).flag);
+        if (p.isSet(flag.mid(2)))
+            into = InputRanges::check(input, Units::parseCount(p.value(flag.mid(2)), flag, 0), flag);
+    };
+    SpeculativeDecoding &sd = s.speculative;
+    if (isSet(p, "draft-model")) {
+        const QString m = value(p, "draft-model");
+        if (m.trimmed().compare(QLatin1String("none"), Qt::CaseInsensitive) == 0) {
+            // Off: the draft, its MTP layers and (unless given again) its lookahead.
+            sd = SpeculativeDecoding{};
+        }
+        else if (m.contains(QLatin1Char('/')) || m.endsWith(QLatin1String(".json")) || QFileInfo(m).isFile())
+            sd.draftModel = ConfigImporter::fromFile(m, QStringLiteral("--draft-model"));
+        else
+            sd.draftModel = ConfigImporter::fromPreset(findPreset(m, QStringLiteral("model"), QStringLiteral("--draft-model"), err).json);
+        if (sd.draftModel)
+            sd.draftLayers = 0;
+    }
+    count(CountInput::DraftLayers, sd.draftLayers);
+    if (isSet(p, "draft-model") && isSet(p, "draft-layers") && sd.draftModel && sd.draftLayers > 0)
+        throw InputError(QStringLiteral("--draft-layers"), QStringLiteral("give either a draft model or MTP / EAGLE layers, not both"));
+    if (sd.draftLayers > 0)
+        sd.draftModel.reset();
+    count(CountInput::SpeculativeTokens, sd.speculativeTokens);
+    if (sd.hasDraft() && sd.speculativeTokens == 0)
+        throw InputError(QStringLiteral("--num-speculative-tokens"), QStringLiteral("is needed with a draft: the tokens it proposes per step, e.g. 4"));
+    LoraSlots &l = s.lora;
+    count(CountInput::MaxLoras, l.maxLoras);
+    count(CountInput::MaxLoraRank, l.maxRank);
+    if (isSet(p, "lora-modules"))
+        l.modules = LoraSlots::parseModules(value(p, "lora-modules"), QStringLiteral("--lora-modules"));
+    if ((isSet(p, "max-lora-rank") || isSet(p, "lora-modules")) && !l.on())
+        throw InputError(QStringLiteral("--max-loras"), QStringLiteral("is needed with --max-lora-rank or --lora-modules: the adapter slots, e.g. 4"));
+}
+
 Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requireContext = true)
 {
     // A real-valued flag, by its one range rule (inputs/inputranges.h), into `into`.
@@ -472,6 +518,7 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
     if (!isSet(p, "context") && !s.distribution && !fromFile && contextFromMaxModelLen(p))
         s.contextTokens = *s.maxModelLen;
     engineVersionAndBuild(p, s);
+    sidePoolsFrom(p, s, err);
     if (isSet(p, "preallocate"))
         s.preallocate = true;
     real(RealInput::Price, s.priceUsdPerGpuHour);
@@ -545,7 +592,14 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
     const QString perGpu = Cli::tr(" per GPU");
     row(Cli::tr("KV bytes per token"), both(r.kvBytesPerToken)
         + (s.tp > 1 ? Cli::tr("; %1%2").arg(both(r.kvBytesPerTokenPerGpu), perGpu) : QString()));
-    row(Cli::tr("Bytes per session"), both(r.reservedSessionBytesPerGpu) + (s.tp > 1 ? perGpu : QString()));
+    if (r.draftKvBytesPerToken > 0)
+        row(Cli::tr("Draft KV per token"), both(r.draftKvBytesPerToken));
+    row(Cli::tr("Bytes per session"), both(r.reservedSessionBytesPerGpu) + (s.tp > 1 ? perGpu : QString())
+        + (r.draftKvBytesPerToken > 0 ? Cli::tr(" with the draft's KV") : QString()));
+    if (r.draftWeightsBytes > 0)
+        row(Cli::tr("Draft weights per GPU"), Cli::tr("%1 (whole draft %2)").arg(fmt(r.draftWeightsBytesPerGpu), fmt(r.draftWeightsBytes)));
+    if (r.loraBytesPerGpu > 0)
+        row(Cli::tr("LoRA slots per GPU"), fmt(r.loraBytesPerGpu));
     row(Cli::tr("KV budget per GPU"), fmt(r.kvBudgetBytesPerGpu));
     // Under a distribution this count is one of several: its label names its length.
     row(s.distribution ? Cli::tr("Sessions at %1 tokens").arg(Units::formatCount(r.reservedTokensPerSession)) : Cli::tr("Sessions that fit"),

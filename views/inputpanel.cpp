@@ -2,6 +2,7 @@
 #include "inputpanel.h"
 #include "sidepoolinputs.h"
 #include "planner.h"
+#include "sidepoolspanel.h"
 #include "tokenspinbox.h"
 
 #include <QComboBox>
@@ -134,6 +135,8 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     form->addRow(buddyLabel(tr("KV &heads"), m_kvHeadsSlider), row(m_kvHeadsSlider, m_kvHeadsLabel, m_kvHeadsReset));
     form->addRow(buddyLabel(tr("&TP"), m_tpSlider), row(m_tpSlider, m_tpLabel));
     form->addRow(new SidePoolInputs(m_planner)); // images, decoding share, host KV (issue 14)
+    m_sidePools = new SidePoolsPanel(planner, m_models);
+    form->addRow(m_sidePools);
 
     connect(m_model, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (i >= 0 && i < m_models.size())

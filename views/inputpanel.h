@@ -17,6 +17,7 @@ QT_END_NAMESPACE
 namespace Headroom {
 
 class Planner;
+class SidePoolsPanel;
 class TokenSpinBox;
 
 /// The inputs, left of the answer: model, GPU and engine pickers; sliders
@@ -48,6 +49,8 @@ public:
     QSlider *tpSlider() const { return m_tpSlider; }
     QComboBox *modelCombo() const { return m_model; }
     QComboBox *gpuCombo() const { return m_gpu; }
+    /// The "Side pools" group: draft model and LoRA slots (issue #14).
+    SidePoolsPanel *sidePools() const { return m_sidePools; }
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -77,6 +80,7 @@ private:
     QSlider *m_tpSlider;
     QLabel *m_tpLabel;
     QLabel *m_contextNote;
+    SidePoolsPanel *m_sidePools;
 };
 
 } // namespace Headroom

@@ -23,16 +23,20 @@ struct Style
     const char *label;
     QColor color;
 };
-// The bands bottom to top; the host tier is a bar of its own beside the cards.
-enum Band { Weights, VisionEncoder, Workspace, EncoderCache, HeldBack, KvCache, Indexer, Free, Overflow, HostKv, kBands };
+// The bands bottom to top, the side pools (issue #14) beside what they share the budget with;
+// the host tier is a bar of its own beside the cards.
+enum Band { Weights, VisionEncoder, DraftWeights, Lora, Workspace, EncoderCache, HeldBack, KvCache, Indexer, DraftKv, Free, Overflow, HostKv, kBands };
 const Style kStyles[kBands] = {
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Weights"), QColor(0x3b, 0x6e, 0xa8)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Vision encoder"), QColor(0x6f, 0x9f, 0xd8)},
+    {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Draft weights"), QColor(0x3a, 0x8f, 0x8a)},
+    {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "LoRA slots"), QColor(0xb0, 0x48, 0x7a)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Workspace"), QColor(0x8c, 0x8c, 0x8c)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Encoder cache"), QColor(0x5e, 0x5e, 0x80)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Held back (utilization)"), QColor(0xc8, 0xc8, 0xc8)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "KV cache"), QColor(0xe0, 0x9a, 0x2b)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Indexer cache"), QColor(0xa8, 0x5c, 0x1a)},
+    {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Draft KV"), QColor(0xf2, 0xc7, 0x7a)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Free"), QColor(0xb9, 0xe0, 0xb0)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Over capacity"), QColor(0xc6, 0x28, 0x28)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Host KV per GPU (warm sessions)"), QColor(0x8e, 0x6c, 0xb8)},
@@ -139,13 +143,16 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
         };
         s.weights = take(r.weightsBytesPerGpu - r.encoderWeightsBytesPerGpu);
         s.visionEncoder = take(r.encoderWeightsBytesPerGpu);
+        s.draftWeights = take(r.draftWeightsBytesPerGpu);
+        s.lora = take(r.loraBytesPerGpu);
         s.workspace = take(r.workspaceBytesPerGpu - r.encoderCacheBytesPerGpu);
         s.encoderCache = take(r.encoderCacheBytesPerGpu);
         s.heldBack = take(card - r.usableMemoryBytes);
-        s.kvCache = take(r.kvBytesForSessionsPerGpu - r.indexerBytesForSessionsPerGpu);
+        s.kvCache = take(r.kvBytesForSessionsPerGpu - r.indexerBytesForSessionsPerGpu - r.draftKvBytesForSessionsPerGpu);
         s.indexer = take(r.indexerBytesForSessionsPerGpu);
+        s.draftKv = take(r.draftKvBytesForSessionsPerGpu);
         s.free = room;
-        const qint64 demand = r.weightsBytesPerGpu + r.workspaceBytesPerGpu + (card - r.usableMemoryBytes)
+        const qint64 demand = r.weightsBytesPerGpu + r.draftWeightsBytesPerGpu + r.loraBytesPerGpu + r.workspaceBytesPerGpu + (card - r.usableMemoryBytes)
             + r.kvBytesForSessionsPerGpu;
         s.overflow = std::max<qint64>(0, demand - card);
         // The host tier, per GPU of the node, as a bar of its own.
@@ -154,7 +161,7 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     }
     m_segments = s;
     const qint64 giga = Units::gigaBytes(units);
-    const qint64 values[kBands] = {s.weights, s.visionEncoder, s.workspace, s.encoderCache, s.heldBack, s.kvCache, s.indexer, s.free, s.overflow, 0};
+    const qint64 values[kBands] = {s.weights, s.visionEncoder, s.draftWeights, s.lora, s.workspace, s.encoderCache, s.heldBack, s.kvCache, s.indexer, s.draftKv, s.free, s.overflow, 0};
     const int bars = std::clamp(gpus, 1, 8);
     const bool host = s.hostKv > 0;
     for (int i = 0; i < kBands; ++i) {

@@ -20,8 +20,9 @@ namespace Headroom {
 
 /// The stacked memory chart of the GPUs in one TP group: weights, workspace,
 /// memory held back by gpu_memory_utilization, KV cache for the chosen
-/// sessions, the sparse-attention indexer's cache, a vision encoder's weights and
-/// encoder cache, free memory, a host-memory bar for warm sessions, and (when the plan does not fit) the overflow above
+/// sessions, the sparse-attention indexer's cache, the side pools (a draft's
+/// weights and KV, LoRA slots, a vision encoder's weights and encoder cache),
+/// free memory, a host-memory bar for warm sessions, and (when the plan does not fit) the overflow above
 /// the card's capacity. Renders a CapacityResult it is given; computes
 /// nothing. Qt Charts stays behind this class (it is deprecated from Qt 6.10).
 class MemoryChartView : public QWidget
@@ -33,11 +34,14 @@ public:
     {
         qint64 weights = 0;    ///< the model's weights, the vision encoder's apart
         qint64 visionEncoder = 0; ///< a vision encoder's weights (issue 14)
+        qint64 draftWeights = 0; ///< a speculative-decoding draft's weights (side pool, issue #14)
+        qint64 lora = 0;         ///< LoRA adapter slots (side pool)
         qint64 workspace = 0;  ///< the encoder cache apart
         qint64 encoderCache = 0; ///< the engine's encoder cache of image embeddings
         qint64 heldBack = 0;   ///< card - usable (vLLM's gpu_memory_utilization)
         qint64 kvCache = 0;    ///< KV for the chosen sessions, within the card (the indexer's part apart)
         qint64 indexer = 0;    ///< the sparse-attention indexer's keys for those sessions (DeepSeek-V3.2)
+        qint64 draftKv = 0;    ///< the draft's own KV for those sessions (apart from kvCache)
         qint64 free = 0;
         qint64 overflow = 0;   ///< demand beyond the card
         qint64 hostKv = 0;     ///< host memory for warm sessions per GPU of the node (a bar beside the cards)
@@ -71,7 +75,7 @@ private:
     QBarCategoryAxis *m_axisX;
     QValueAxis *m_axisY;
     QLineSeries *m_capacity;
-    QBarSet *m_sets[10]; ///< one per band (memorychartview.cpp, enum Band)
+    QBarSet *m_sets[13]; ///< one per band (memorychartview.cpp, enum Band)
     Segments m_segments;
     qint64 m_scaleTop = 0;
     CapacityResult m_result;

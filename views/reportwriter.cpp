@@ -480,6 +480,20 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     if (s.workspaceBytes)
         in1 += row(tr("Workspace"), tr("<b>%1 per card (what-if; not the engine's rule)</b>").arg(fmt(*s.workspaceBytes)));
     in1 += row(tr("Engine rule"), esc(Engines::describe(s.engine)));
+    // Side pools (issue #14), each only when on: what they take beside weights and KV.
+    if (s.speculative.on())
+        in1 += row(tr("Speculative decoding"),
+                   tr("<b>%1, %2 tokens per step</b>: %3 of draft weights per GPU, %4 of draft KV per token%5, %2 lookahead slots per session")
+                       .arg(s.speculative.draftModel ? tr("draft %1").arg(esc(s.speculative.draftModel->name))
+                            : s.speculative.draftLayers > 0 ? tr("%1 MTP / EAGLE layers").arg(s.speculative.draftLayers)
+                                                            : tr("no draft (n-gram)"))
+                       .arg(s.speculative.speculativeTokens)
+                       .arg(fmt(r.draftWeightsBytesPerGpu), Units::formatExactBytes(s.tp > 1 ? r.draftKvBytesPerTokenPerGpu : r.draftKvBytesPerToken),
+                            s.tp > 1 ? tr(" per GPU") : QString()));
+    if (s.lora.on())
+        in1 += row(tr("LoRA slots"), tr("<b>%1 slots of rank %2</b> on %3: %4 per GPU")
+                                         .arg(s.lora.maxLoras).arg(s.lora.maxRank)
+                                         .arg(s.lora.effectiveModules().join(QStringLiteral(", ")), fmt(r.loraBytesPerGpu)));
     in1 += row(tr("Sessions asked"), tr("%1 per TP group%2").arg(Units::formatCount(s.sessions),
                                                                   s.targetSessions ? tr("; the fleet must hold %1").arg(Units::formatCount(*s.targetSessions)) : QString()));
     in1 += row(tr("Session lengths"), s.distribution ? esc(QFileInfo(s.distribution->spec).fileName().isEmpty() ? s.distribution->spec : QFileInfo(s.distribution->spec).fileName())
@@ -594,7 +608,7 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
                                                   tr("Bold: differs from the first column. Charts below share one scale and the colours of the memory chart."));
         qint64 top = 0;
         for (const CapacityResult &y : results)
-            top = std::max(top, y.gpuMemoryBytes + std::max<qint64>(0, y.weightsBytesPerGpu + y.workspaceBytesPerGpu + y.kvBytesForSessionsPerGpu - y.gpuMemoryBytes));
+            top = std::max(top, y.gpuMemoryBytes + std::max<qint64>(0, y.weightsBytesPerGpu + y.draftWeightsBytesPerGpu + y.loraBytesPerGpu + y.workspaceBytesPerGpu + y.kvBytesForSessionsPerGpu - y.gpuMemoryBytes));
         QVector<QChart *> charts;
         for (int i = 0; i < all.size(); ++i) {
             auto c = std::make_unique<MemoryChartView>();

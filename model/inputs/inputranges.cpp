@@ -2,6 +2,7 @@
 #include "inputs/inputranges.h"
 #include "core/inputerror.h"
 #include "lengths/lengthdistribution.h"
+#include "core/units.h"
 
 #include <QLocale>
 #include <cmath>
@@ -25,6 +26,13 @@ const RealRange ranges[] = {
     {RealInput::ArrivalRate, "", "arrival_rate_per_second", 0, LengthDistribution::maxArrivalRatePerSecond},
     {RealInput::MeanOutputTokens, "", "mean_output_tokens", 0, double(LengthDistribution::maxTokens)},
 };
+// In the enum's order (checked by of()).
+const CountRange counts[] = {
+    {CountInput::SpeculativeTokens, "--num-speculative-tokens", "num_speculative_tokens", 0, 64},
+    {CountInput::DraftLayers, "--draft-layers", "draft_layers", 0, 256},
+    {CountInput::MaxLoras, "--max-loras", "max_loras", 0, 1024},
+    {CountInput::MaxLoraRank, "--max-lora-rank", "max_lora_rank", 1, 1024},
+};
 // The shortest text that reads back as the same double: 1000001 stays "1000001" (not the
 // "1e+06" of six significant digits), a bound of 1e6 reads "1e+06".
 QString shortest(double v)
@@ -38,6 +46,21 @@ const RealRange &of(RealInput input)
     const RealRange &r = ranges[int(input)];
     Q_ASSERT(r.input == input);
     return r;
+}
+
+const CountRange &of(CountInput input)
+{
+    const CountRange &r = counts[int(input)];
+    Q_ASSERT(r.input == input);
+    return r;
+}
+
+int check(CountInput input, qint64 value, const QString &field)
+{
+    const CountRange &r = of(input);
+    if (value < r.low || value > r.high)
+        throw InputError(field, QStringLiteral("must be a whole number from %1 to %2, got %3").arg(Units::formatCount(r.low), Units::formatCount(r.high), Units::formatCount(value)));
+    return int(value);
 }
 
 double check(RealInput input, double value, const QString &field)

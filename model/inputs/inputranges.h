@@ -38,7 +38,36 @@ struct RealRange
     double high;
 };
 
+/// The whole-number side-pool inputs (speculative decoding, LoRA slots), each
+/// with ONE range rule like RealInput's, shared by the command line, the
+/// scenario file and the window.
+enum class CountInput {
+    SpeculativeTokens, ///< --num-speculative-tokens (0 = off)
+    DraftLayers,       ///< --draft-layers (MTP / EAGLE layers; 0 = none)
+    MaxLoras,          ///< --max-loras (0 = off)
+    MaxLoraRank,       ///< --max-lora-rank
+};
+
+/// One whole-number input's rule: flag, scenario-file key, closed range.
+struct CountRange
+{
+    CountInput input;
+    const char *flag; ///< "--max-loras"
+    const char *key;  ///< "max_loras" (the .headroom field, under "speculative." or "lora.")
+    qint64 low;
+    qint64 high;
+};
+
 namespace InputRanges {
+
+/// The rule of `input`. Ranges: speculative tokens 0 to 64 (engines propose
+/// 1 to about 10 per step; EAGLE trees stay under 64); draft layers 0 to 256
+/// (MTP modules are 1 to a few layers; 256 is past any model's depth); LoRA
+/// slots 0 to 1,024; rank 1 to 1,024 (vLLM accepts 1 to 512, SGLang any).
+const CountRange &of(CountInput input);
+/// `value` when it lies in the input's range, narrowed to int; else
+/// InputError(field) with the range in the message.
+int check(CountInput input, qint64 value, const QString &field);
 
 /// The rule of `input`. Ranges: fractions of memory, bandwidth and compute
 /// from 1e-6 to 1 (a share of 0 leaves no memory and divides by zero in the

@@ -97,6 +97,13 @@ QJsonObject Scenario::toJson() const
     o.insert(QStringLiteral("decoding_share"), decodingShare ? QJsonValue(*decodingShare) : QJsonValue());
     o.insert(QStringLiteral("host_kv_memory_bytes"), hostKvMemoryBytes ? QJsonValue(*hostKvMemoryBytes) : QJsonValue());
     o.insert(QStringLiteral("gpus_per_node"), gpusPerNode);
+    // Side pools: null when off.
+    o.insert(QStringLiteral("draft_model"), speculative.draftModel ? QJsonValue(speculative.draftModel->id) : QJsonValue());
+    o.insert(QStringLiteral("draft_layers"), speculative.draftLayers);
+    o.insert(QStringLiteral("num_speculative_tokens"), speculative.speculativeTokens);
+    o.insert(QStringLiteral("max_loras"), lora.maxLoras);
+    o.insert(QStringLiteral("max_lora_rank"), lora.on() ? QJsonValue(lora.maxRank) : QJsonValue());
+    o.insert(QStringLiteral("lora_modules"), lora.on() ? QJsonValue(lora.effectiveModules().join(QLatin1Char(','))) : QJsonValue());
     return o;
 }
 
@@ -128,7 +135,8 @@ bool Scenario::operator==(const Scenario &o) const
         && targetSessions == o.targetSessions && bandwidthEfficiency == o.bandwidthEfficiency
         && computeUtilization == o.computeUtilization && trafficMultiplier == o.trafficMultiplier
         && imagesPerRequest == o.imagesPerRequest && decodingShare == o.decodingShare
-        && hostKvMemoryBytes == o.hostKvMemoryBytes && gpusPerNode == o.gpusPerNode;
+        && hostKvMemoryBytes == o.hostKvMemoryBytes && gpusPerNode == o.gpusPerNode
+        && speculative == o.speculative && lora == o.lora;
 }
 
 QDebug operator<<(QDebug dbg, const Scenario &s)

@@ -6,6 +6,7 @@
 #include "kv/gpuspec.h"
 #include "lengths/lengthdistribution.h"
 #include "kv/modelshape.h"
+#include "inputs/sidepools.h"
 
 #include <QJsonObject>
 #include <optional>
@@ -60,6 +61,9 @@ struct Scenario
     std::optional<double> decodingShare; ///< share of retained sessions decoding at once (--decoding-share, 1e-6 .. 1); empty: 1, every session decodes
     std::optional<qint64> hostKvMemoryBytes; ///< host memory for KV per node (--host-kv-memory), bytes; empty: no host tier
     int gpusPerNode = 8;                 ///< cards per node sharing that host memory (--gpus-per-node; 8 in an HGX/DGX node)
+    // Side pools on the card beside weights and KV (issue #14; plan/sidepools.h sizes them).
+    SpeculativeDecoding speculative;     ///< draft model / MTP heads and lookahead slots (off by default)
+    LoraSlots lora;                      ///< LoRA adapter slots (off by default)
 
     /// Weights precision in force (bf16 for a float32 checkpoint: served in bf16).
     Dtype effectiveWeightsDtype() const;

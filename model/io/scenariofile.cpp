@@ -525,6 +525,72 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     return s;
 }
 
+// Side pools (issue #14): "speculative" and "lora" objects, absent or null when off.
+QJsonValue speculativeToJson(const SpeculativeDecoding &sd)
+{
+    if (!sd.on())
+        return QJsonValue();
+    return QJsonObject{{QStringLiteral("draft_model"), sd.draftModel ? QJsonValue(modelToJson(*sd.draftModel)) : QJsonValue()},
+                       {QStringLiteral("draft_layers"), sd.draftLayers},
+                       {QStringLiteral("num_speculative_tokens"), sd.speculativeTokens}};
+}
+
+QJsonValue loraToJson(const LoraSlots &l)
+{
+    if (!l.on())
+        return QJsonValue();
+    return QJsonObject{{QStringLiteral("max_loras"), l.maxLoras},
+                       {QStringLiteral("max_lora_rank"), l.maxRank},
+                       {QStringLiteral("modules"), l.effectiveModules().join(QLatin1Char(','))}};
+}
+
+// A whole number of a side pool by its range rule (inputs/inputranges.h), named "speculative.key".
+int readCount(const QJsonObject &o, CountInput input, int fallback, const QString &prefix)
+{
+    const CountRange &r = InputRanges::of(input);
+    const qint64 v = JsonNumbers::whole(o, r.key, fallback, r.low, r.high, prefix, true);
+    return InputRanges::check(input, v, prefix + QString::fromLatin1(r.key));
+}
+
+void readSidePools(const QJsonObject &o, Scenario &s)
+{
+    for (const char *key : {"speculative", "lora"}) {
+        const QJsonValue v = o.value(QString::fromLatin1(key));
+        if (!v.isUndefined() && !v.isNull() && !v.isObject())
+            throw InputError(QString::fromLatin1(key), QStringLiteral("must be an object, or null when off"));
+    }
+    if (o.value(QStringLiteral("speculative")).isObject()) {
+        const QJsonObject sp = o.value(QStringLiteral("speculative")).toObject();
+        const QString pp = QStringLiteral("speculative.");
+        SpeculativeDecoding &sd = s.speculative;
+        const QJsonValue d = sp.value(QStringLiteral("draft_model"));
+        if (d.isObject()) {
+            try {
+                sd.draftModel = modelFromJson(d.toObject());
+            } catch (const InputError &e) {
+                throw InputError(pp + QStringLiteral("draft_") + e.field(), e.message());
+            }
+        } else if (!d.isUndefined() && !d.isNull()) {
+            throw InputError(pp + QStringLiteral("draft_model"), QStringLiteral("must be a model object, or null"));
+        }
+        sd.draftLayers = readCount(sp, CountInput::DraftLayers, 0, pp);
+        if (sd.draftModel && sd.draftLayers > 0)
+            throw InputError(pp + QStringLiteral("draft_layers"), QStringLiteral("give either a draft model or MTP / EAGLE layers, not both; set it to 0"));
+        sd.speculativeTokens = readCount(sp, CountInput::SpeculativeTokens, 0, pp);
+    }
+    if (o.value(QStringLiteral("lora")).isObject()) {
+        const QJsonObject lo = o.value(QStringLiteral("lora")).toObject();
+        const QString lp = QStringLiteral("lora.");
+        s.lora.maxLoras = readCount(lo, CountInput::MaxLoras, 0, lp);
+        s.lora.maxRank = readCount(lo, CountInput::MaxLoraRank, 16, lp);
+        const QJsonValue m = lo.value(QStringLiteral("modules"));
+        if (m.isString())
+            s.lora.modules = LoraSlots::parseModules(m.toString(), lp + QStringLiteral("modules"));
+        else if (!m.isUndefined() && !m.isNull())
+            throw InputError(lp + QStringLiteral("modules"), QStringLiteral("must be a comma list such as \"q,k,v,o\""));
+    }
+}
+
 } // namespace
 
 QJsonObject ScenarioFile::toJson(const Scenario &s, const QString &name)
@@ -590,7 +656,9 @@ QJsonObject ScenarioFile::toJson(const Scenario &s, const QString &name)
                        {QStringLiteral("gpu"), gpuToJson(s.gpu)},
                        {QStringLiteral("engine"), engine},
                        {QStringLiteral("inputs"), inputs},
-                       {QStringLiteral("distribution"), s.distribution ? QJsonValue(distributionToJson(*s.distribution)) : QJsonValue()}};
+                       {QStringLiteral("distribution"), s.distribution ? QJsonValue(distributionToJson(*s.distribution)) : QJsonValue()},
+                       {QStringLiteral("speculative"), speculativeToJson(s.speculative)},
+                       {QStringLiteral("lora"), loraToJson(s.lora)}};
 }
 
 Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const ModelLookup &models, const GpuLookup &gpus, const QString &folder)
@@ -659,6 +727,7 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
     if (o.value(QStringLiteral("distribution")).isObject())
         s.distribution = distributionFromJson(o.value(QStringLiteral("distribution")).toObject());
     checkScale(s);
+    readSidePools(o, s);
     return s;
 }
 

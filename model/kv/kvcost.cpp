@@ -109,7 +109,7 @@ qint64 KvCost::heldTokens(const LayerGroup &g, qint64 tokens, const QString &fie
 {
     if (g.kind == LayerKind::Recurrent)
         return 0;
-    const qint64 t = g.kind == LayerKind::SlidingWindow ? std::min(tokens, g.window) : tokens;
+    const qint64 t = Units::add(g.kind == LayerKind::SlidingWindow ? std::min(tokens, g.window) : tokens, m_lookahead, field);
     return Units::mul(Units::ceilDiv(t, m_blockSize), m_blockSize, field);
 }
 
@@ -127,11 +127,40 @@ qint64 KvCost::sessionBytes(qint64 tokens, bool perGpu, const QString &field) co
     return total;
 }
 
+void KvCost::addDraft(const KvCost &draft)
+{
+    const QString f = QStringLiteral("--draft-model");
+    for (GroupCost c : draft.m_groups) {
+        c.draft = true;
+        m_groups.append(c);
+    }
+    m_bytesPerToken = Units::add(m_bytesPerToken, draft.m_bytesPerToken, f);
+    m_bytesPerTokenPerGpu = Units::add(m_bytesPerTokenPerGpu, draft.m_bytesPerTokenPerGpu, f);
+    m_draftBytesPerToken = Units::add(m_draftBytesPerToken, draft.m_bytesPerToken, f);
+    m_draftBytesPerTokenPerGpu = Units::add(m_draftBytesPerTokenPerGpu, draft.m_bytesPerTokenPerGpu, f);
+    m_stateBytes = Units::add(m_stateBytes, draft.m_stateBytes, f);
+    m_stateBytesPerGpu = Units::add(m_stateBytesPerGpu, draft.m_stateBytesPerGpu, f);
+}
+
+qint64 KvCost::draftSessionBytes(qint64 tokens, bool perGpu, const QString &field) const
+{
+    qint64 total = 0;
+    for (const GroupCost &c : m_groups) {
+        if (!c.draft)
+            continue;
+        const qint64 layerBytes = c.group.kind == LayerKind::Recurrent
+            ? (perGpu ? c.stateBytesPerLayerPerGpu : c.stateBytesPerLayer)
+            : Units::mul(heldTokens(c.group, tokens, field), perGpu ? c.bytesPerTokenPerLayerPerGpu : c.bytesPerTokenPerLayer, field);
+        total = Units::add(total, Units::mul(layerBytes, c.group.count, field), field);
+    }
+    return total;
+}
+
 qint64 KvCost::indexerSessionBytes(qint64 tokens, const QString &field) const
 {
     qint64 total = 0;
     for (const GroupCost &c : m_groups)
-        if (c.indexerBytesPerTokenPerLayer > 0)
+        if (c.indexerBytesPerTokenPerLayer > 0 && !c.draft) // a draft's indexer is the draft's KV
             total = Units::add(total, Units::mul(Units::mul(heldTokens(c.group, tokens, field), c.indexerBytesPerTokenPerLayer, field),
                                                  c.group.count, field), field);
     return total;

@@ -20,6 +20,7 @@ struct GroupCost
     qint64 indexerBytesPerTokenPerLayer = 0; ///< MLA with an indexer: its key cache (fp8 + fp32 scales), replicated per GPU
     qint64 stateBytesPerLayer = 0;          ///< recurrent: fixed state per session per layer (model)
     qint64 stateBytesPerLayerPerGpu = 0;    ///< recurrent: per GPU (split across the TP group)
+    bool draft = false;                     ///< a speculative-decoding draft's layers (KvCost::addDraft), not the model's own
 };
 
 /// KV-cache bytes for a model at a cache precision, tensor parallelism and
@@ -70,7 +71,8 @@ public:
     /// Fixed recurrent-state bytes per session (model / per GPU).
     qint64 stateBytesPerSession() const { return m_stateBytes; }
     qint64 stateBytesPerSessionPerGpu() const { return m_stateBytesPerGpu; }
-    /// Tokens a layer holds for a session of `tokens`, with paging: ceil to the block size.
+    /// Tokens a layer holds for a session of `tokens`, with paging: ceil to the
+    /// block size, the lookahead slots (setLookahead) included.
     qint64 heldTokens(const LayerGroup &g, qint64 tokens, const QString &field = QStringLiteral("--context")) const;
     /// Bytes one session of `tokens` resident tokens takes: whole model
     /// (perGpu false) or one GPU of the TP group. Throws InputError(field) on overflow.
@@ -79,6 +81,26 @@ public:
     /// the latent; the same on every GPU). 0 without an indexer. Throws
     /// InputError(field) on overflow.
     qint64 indexerSessionBytes(qint64 tokens, const QString &field = QStringLiteral("--context")) const;
+    /// Adds a speculative-decoding draft's layers to this pool: its groups
+    /// (marked GroupCost::draft) and per-token bytes join every figure above,
+    /// as vLLM registers the draft's attention layers in the target's forward
+    /// context, so one KV cache config and one block pool hold both
+    /// (vllm/v1/spec_decode/eagle.py and draft_model.py, load_model:
+    /// draft_attn_layer_names; gpu_model_runner get_kv_cache_spec). `draft`
+    /// must share this cost's KV dtype and block size. Throws InputError on overflow.
+    void addDraft(const KvCost &draft);
+    /// The draft's share of bytesPerToken() / bytesPerTokenPerGpu() (0 without one).
+    qint64 draftBytesPerToken() const { return m_draftBytesPerToken; }
+    qint64 draftBytesPerTokenPerGpu() const { return m_draftBytesPerTokenPerGpu; }
+    /// The draft's share of sessionBytes(tokens, perGpu) (lookahead included). 0 without a draft.
+    qint64 draftSessionBytes(qint64 tokens, bool perGpu, const QString &field = QStringLiteral("--context")) const;
+    /// Speculative decoding's lookahead: every session holds `tokens` more
+    /// token slots in every attention layer (target and draft) than its
+    /// length, as vLLM's scheduler allocates slots for num_computed + new +
+    /// num_lookahead_tokens (= num_speculative_tokens; vllm/v1/core/sched/
+    /// scheduler.py, kv_cache_manager.allocate_slots). 0 = none.
+    void setLookahead(qint64 tokens) { m_lookahead = tokens; }
+    qint64 lookahead() const { return m_lookahead; }
     /// The per-group costs, in the model's group order, for derivations.
     const QVector<GroupCost> &groups() const { return m_groups; }
     int tp() const { return m_tp; }
@@ -93,6 +115,9 @@ private:
     qint64 m_bytesPerToken = 0;
     qint64 m_bytesPerTokenPerGpu = 0;
     qint64 m_indexerBytesPerToken = 0;
+    qint64 m_draftBytesPerToken = 0;
+    qint64 m_draftBytesPerTokenPerGpu = 0;
+    qint64 m_lookahead = 0;
     qint64 m_stateBytes = 0;
     qint64 m_stateBytesPerGpu = 0;
 };

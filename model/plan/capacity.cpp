@@ -5,7 +5,9 @@
 #include "plan/servingestimate.h"
 #include "plan/visionpool.h"
 #include "plan/warmsessions.h"
+#include "plan/sidepools.h"
 #include "core/inputerror.h"
+#include "inputs/inputranges.h"
 
 #include <QCoreApplication>
 #include <QLocale>
@@ -38,6 +40,13 @@ struct Budget
     QString rule;
     qint64 encoderWeights = 0;    // the vision encoder's weights as loaded (part of weights)
     qint64 encoderCache = 0;      // the encoder cache per GPU (part of workspace)
+    // Side pools loaded with the model (vLLM counts the draft and the LoRA slots in
+    // "Model loading took": both are built in load_model), so the engine rule sees them as weights.
+    qint64 draftWeights = 0;
+    qint64 draftWeightsPerGpu = 0;
+    QString draftBasis;
+    qint64 loraWhole = 0;
+    qint64 loraPerGpu = 0;
 };
 
 // Parameters an int4 (AWQ/GPTQ) checkpoint keeps in 16-bit: the input embeddings and
@@ -123,7 +132,14 @@ Budget budgetOf(const Scenario &s)
         b.encoderWeights = 0;
     }
     b.weightsPerGpu = weightsPerGpuOf(s, b.weights);
-    const EngineBudget e = engineBudget(s, b.weightsPerGpu);
+    if (s.speculative.hasDraft()) {
+        b.draftWeights = SidePools::draftWeightsBytes(s, b.weights, &b.draftBasis);
+        b.draftWeightsPerGpu = Units::ceilDiv(b.draftWeights, std::max(1, s.tp));
+    }
+    b.loraWhole = SidePools::loraBytes(s, false);
+    b.loraPerGpu = SidePools::loraBytes(s, true);
+    const QString sideField = s.lora.on() ? QStringLiteral("--max-loras") : QStringLiteral("--draft-model");
+    const EngineBudget e = engineBudget(s, Units::add(Units::add(b.weightsPerGpu, b.draftWeightsPerGpu, sideField), b.loraPerGpu, sideField));
     b.usable = e.usable;
     b.engineMemory = e.memory;
     b.encoderCache = VisionPool::encoderCacheBytes(s);
@@ -171,7 +187,13 @@ KvCost costOf(const Scenario &s)
     if (s.model.groups.isEmpty())
         throw InputError(QStringLiteral("--model"), QStringLiteral("has no layers"));
     // Each pipeline stage holds its own layers' KV (the stage model).
-    return KvCost(s.stageModel(), s.effectiveKvDtype(), s.tp, s.blockSize, s.kvHeadsOverride);
+    KvCost cost(s.stageModel(), s.effectiveKvDtype(), s.tp, s.blockSize, s.kvHeadsOverride);
+    // Side pools: a draft's layers share the block pool; speculative tokens add lookahead slots.
+    if (s.speculative.hasDraft())
+        cost.addDraft(SidePools::draftCost(s));
+    cost.setLookahead(InputRanges::check(CountInput::SpeculativeTokens, s.speculative.speculativeTokens,
+                                         QStringLiteral("--num-speculative-tokens")));
+    return cost;
 }
 
 // Sessions that fit a variant of the scenario, or -1 when the variant is invalid.
@@ -227,6 +249,17 @@ QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r)
         Scenario v = s;
         v.preallocate = false;
         offer(Capacity::tr("paged allocation instead of preallocating %1 tokens").arg(formatCount(r.reservedTokensPerSession)), v);
+    }
+    // Side pools (issue #14): half the LoRA slots, a draft's fewer lookahead slots.
+    if (s.lora.on() && s.lora.maxLoras > 1) {
+        Scenario v = s;
+        v.lora.maxLoras = s.lora.maxLoras / 2;
+        offer(QStringLiteral("%1 LoRA slots").arg(v.lora.maxLoras), v);
+    }
+    if (s.speculative.hasDraft()) {
+        Scenario v = s;
+        v.speculative = SpeculativeDecoding{};
+        offer(QStringLiteral("no speculative decoding (frees the draft's weights and KV)"), v);
     }
     for (int tp = s.tp * 2; tp <= 16; tp *= 2) {
         Scenario v = s;
@@ -415,8 +448,17 @@ CapacityResult computeCapacity(const Scenario &s)
         r.kvDtype = s.effectiveKvDtype();
         r.groups = cost.groups();
         r.blockSize = s.blockSize;
-        r.kvBytesPerToken = cost.bytesPerToken();
-        r.kvBytesPerTokenPerGpu = cost.bytesPerTokenPerGpu();
+        // The target's own per-token figures; the draft's apart (the pool holds both).
+        r.kvBytesPerToken = cost.bytesPerToken() - cost.draftBytesPerToken();
+        r.kvBytesPerTokenPerGpu = cost.bytesPerTokenPerGpu() - cost.draftBytesPerTokenPerGpu();
+        r.draftKvBytesPerToken = cost.draftBytesPerToken();
+        r.draftKvBytesPerTokenPerGpu = cost.draftBytesPerTokenPerGpu();
+        r.lookaheadTokens = cost.lookahead();
+        r.draftWeightsBytes = b.draftWeights;
+        r.draftWeightsBytesPerGpu = b.draftWeightsPerGpu;
+        r.draftWeightsBasis = b.draftBasis;
+        r.loraBytes = b.loraWhole;
+        r.loraBytesPerGpu = b.loraPerGpu;
         r.indexerKvBytesPerToken = cost.indexerBytesPerToken();
         r.stateBytesPerSession = cost.stateBytesPerSession();
         r.sessionBytes = cost.sessionBytes(s.contextTokens, false, contextField(s));
@@ -441,8 +483,9 @@ CapacityResult computeCapacity(const Scenario &s)
         r.engineFigures.kvCacheTokensHigh = spread > 0 ? computeEngineFigures(s, cost, b.budget + spread).kvCacheTokens
                                                        : r.engineFigures.kvCacheTokens;
         r.shortfallBytesPerGpu = std::max<qint64>(0, -b.budget);
-        if (r.kvBytesPerTokenPerGpu > 0) {
-            const qint64 blockBytes = Units::mul(r.kvBytesPerTokenPerGpu, s.blockSize, QStringLiteral("--block-size"));
+        if (cost.bytesPerTokenPerGpu() > 0) {
+            // The pool's rate: the draft's layers take their share of every block.
+            const qint64 blockBytes = Units::mul(cost.bytesPerTokenPerGpu(), s.blockSize, QStringLiteral("--block-size"));
             r.kvCapacityTokens = r.kvBudgetBytesPerGpu / blockBytes * s.blockSize;
         }
         r.maxSessions = r.reservedSessionBytesPerGpu > 0 ? r.kvBudgetBytesPerGpu / r.reservedSessionBytesPerGpu : 0;
@@ -460,6 +503,8 @@ CapacityResult computeCapacity(const Scenario &s)
         r.encoderCacheTokens = VisionPool::encoderCacheTokens(s);
         r.encoderCacheBytesPerGpu = b.encoderCache;
         r.warm = warmSessions(s, cost, r.maxSessions, r.reservedTokensPerSession, b.weightsPerGpu);
+        r.draftKvBytesForSessionsPerGpu = Units::mul(s.sessions, cost.draftSessionBytes(r.reservedTokensPerSession, true, reservedField(s)),
+                                                     QStringLiteral("--sessions"));
         const qint64 left = Units::sub(b.budget, r.kvBytesForSessionsPerGpu, QStringLiteral("--sessions"));
         r.freeBytesPerGpu = std::max<qint64>(0, left);
         r.overflowBytesPerGpu = b.budget >= 0 ? std::max<qint64>(0, -left) : r.kvBytesForSessionsPerGpu;

@@ -42,6 +42,14 @@ QJsonObject CapacityResult::toJson() const
     o.insert(QStringLiteral("encoder_cache_tokens"), encoderCacheTokens);
     o.insert(QStringLiteral("encoder_cache_bytes_per_gpu"), encoderCacheBytesPerGpu);
     warm.addJson(o);
+    o.insert(QStringLiteral("draft_weights_bytes"), draftWeightsBytes);
+    o.insert(QStringLiteral("draft_weights_bytes_per_gpu"), draftWeightsBytesPerGpu);
+    o.insert(QStringLiteral("draft_kv_bytes_per_token"), draftKvBytesPerToken);
+    o.insert(QStringLiteral("draft_kv_bytes_per_token_per_gpu"), draftKvBytesPerTokenPerGpu);
+    o.insert(QStringLiteral("draft_kv_bytes_for_sessions_per_gpu"), draftKvBytesForSessionsPerGpu);
+    o.insert(QStringLiteral("lookahead_tokens_per_session"), lookaheadTokens);
+    o.insert(QStringLiteral("lora_bytes"), loraBytes);
+    o.insert(QStringLiteral("lora_bytes_per_gpu"), loraBytesPerGpu);
     o.insert(QStringLiteral("free_bytes_per_gpu"), freeBytesPerGpu);
     o.insert(QStringLiteral("overflow_bytes_per_gpu"), overflowBytesPerGpu);
     o.insert(QStringLiteral("fits"), fits);

@@ -94,6 +94,17 @@ struct CapacityResult
     qint64 sessions = 0;              ///< the sessions asked about
     qint64 kvBytesForSessionsPerGpu = 0; ///< sessions x reserved session bytes
     qint64 indexerBytesForSessionsPerGpu = 0; ///< the sparse-attention indexer's share of kvBytesForSessionsPerGpu
+    // Side pools (issue #14; plan/sidepools.h). kvBytesPerToken above is the target's own;
+    // session and reserved bytes, the budget and the sessions include these.
+    qint64 draftKvBytesPerToken = 0;        ///< the draft's own KV per token, TP 1 (0 without a draft)
+    qint64 draftKvBytesPerTokenPerGpu = 0;  ///< the same on one GPU
+    qint64 draftKvBytesForSessionsPerGpu = 0; ///< the draft's share of kvBytesForSessionsPerGpu
+    qint64 lookaheadTokens = 0;             ///< speculative tokens: slots every session holds beyond its length
+    qint64 draftWeightsBytes = 0;           ///< the whole draft's weights
+    qint64 draftWeightsBytesPerGpu = 0;     ///< ceil(draft / TP)
+    QString draftWeightsBasis;              ///< how the draft's weights were counted
+    qint64 loraBytes = 0;                   ///< LoRA slots, whole model (TP 1)
+    qint64 loraBytesPerGpu = 0;             ///< LoRA slots on one GPU
     qint64 freeBytesPerGpu = 0;       ///< budget left after the sessions' KV (0 when it overflows)
     qint64 overflowBytesPerGpu = 0;   ///< how far the sessions' KV exceeds the budget (0 when it fits)
     bool fits = false;                ///< the asked sessions fit

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/capacity.h"
 #include "plan/sidepoolderivation.h"
+#include "plan/sidepools.h"
 
 #include <QCoreApplication>
 #include <QLocale>
@@ -113,6 +114,8 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
     // 1. Per-token cost of each layer group.
     QStringList perLayerTerms;
     for (const GroupCost &c : r.groups) {
+        if (c.draft) // the draft's layers have their own line (SidePools::explain)
+            continue;
         const LayerGroup &g = c.group;
         const QString layers = plural(g.count, Derivation::tr("layer"), Derivation::tr("layers"));
         switch (g.kind) {
@@ -168,6 +171,9 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
                    .arg(tp ? Derivation::tr(" per GPU") : QString(), perLayerTerms.join(QStringLiteral(" + ")),
                         formatExactBytes(perToken), fmt(perToken));
 
+    // Side pools: the draft's KV and weights, the lookahead, the LoRA slots (each only when on).
+    out << SidePools::explain(s, r, u);
+
     if (s.pp > 1)
         out << Derivation::tr("Pipeline parallel %1: each GPU holds the KV of ceil(layers / %1) layers; the figures below are one stage's")
                    .arg(s.pp);
@@ -175,14 +181,16 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
     // 2. One session.
     const qint64 tokens = r.reservedTokensPerSession;
     QString paging;
+    if (r.lookaheadTokens > 0)
+        paging = QStringLiteral(" + %1 lookahead").arg(r.lookaheadTokens);
     if (r.blockSize > 1) {
-        const qint64 blocks = Units::ceilDiv(tokens, r.blockSize);
-        paging = Derivation::tr(" = %1 blocks of %2 tokens").arg(formatCount(blocks)).arg(r.blockSize);
-        if (blocks * r.blockSize != tokens)
+        const qint64 blocks = Units::ceilDiv(tokens + r.lookaheadTokens, r.blockSize);
+        paging += Derivation::tr(" = %1 blocks of %2 tokens").arg(formatCount(blocks)).arg(r.blockSize);
+        if (blocks * r.blockSize != tokens + r.lookaheadTokens)
             paging += Derivation::tr(" (%1 tokens held)").arg(formatCount(blocks * r.blockSize));
     }
     const bool simple = r.groups.size() == 1 && r.groups.first().group.kind != LayerKind::SlidingWindow
-        && r.groups.first().group.kind != LayerKind::Recurrent;
+        && r.groups.first().group.kind != LayerKind::Recurrent && r.lookaheadTokens == 0;
     out << Derivation::tr("One session at %1%2%3: %4%5")
                .arg(sessionBasis(s, r), paging,
                     tp ? Derivation::tr(", per GPU") : QString(),
@@ -196,15 +204,17 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
             if (c.group.kind == LayerKind::Recurrent)
                 terms << Derivation::tr("%1 × %2 state").arg(c.group.count).arg(formatExactBytes(tp ? c.stateBytesPerLayerPerGpu : c.stateBytesPerLayer));
             else {
-                const qint64 held = c.group.kind == LayerKind::SlidingWindow ? std::min(tokens, c.group.window) : tokens;
-                terms << Derivation::tr("%1 × %2 tokens × %3")
+                const qint64 held = (c.group.kind == LayerKind::SlidingWindow ? std::min(tokens, c.group.window) : tokens) + r.lookaheadTokens;
+                terms << Derivation::tr("%1%2 × %3 tokens × %4")
+                             .arg(c.draft ? Derivation::tr("draft ") : QString())
                              .arg(c.group.count)
                              .arg(formatCount(Units::ceilDiv(held, r.blockSize) * r.blockSize),
                                   formatExactBytes(tp ? c.bytesPerTokenPerLayerPerGpu : c.bytesPerTokenPerLayer));
             }
         }
-        out << Derivation::tr("  = %1 (sliding-window layers hold at most their window; recurrent layers a fixed state)")
-                   .arg(terms.join(QStringLiteral(" + ")));
+        out << Derivation::tr("  = %1 (sliding-window layers hold at most their window; recurrent layers a fixed state%2)")
+                   .arg(terms.join(QStringLiteral(" + ")),
+                        r.lookaheadTokens > 0 ? Derivation::tr("; every layer %1 lookahead tokens more").arg(r.lookaheadTokens) : QString());
     }
 
     // 3. Weights and budget.
@@ -221,16 +231,25 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
         ? Derivation::tr("%1 card as torch sees it × %2 gpu_memory_utilization = %3 usable")
               .arg(fmt(r.engineMemoryBytes), QLocale::c().toString(s.gpuMemoryUtilization, 'g', 4), fmt(r.usableMemoryBytes))
         : Derivation::tr("%1 card").arg(fmt(r.gpuMemoryBytes));
-    out << Derivation::tr("KV budget per GPU: %1 − %2 weights − %3 workspace = %4")
+    // The side pools loaded with the weights (a draft, LoRA slots) come off the budget beside them.
+    const qint64 sideWeights = r.draftWeightsBytesPerGpu + r.loraBytesPerGpu;
+    QString sideTerms;
+    if (r.draftWeightsBytesPerGpu > 0)
+        sideTerms += Derivation::tr(" − %1 draft weights").arg(fmt(r.draftWeightsBytesPerGpu));
+    if (r.loraBytesPerGpu > 0)
+        sideTerms += Derivation::tr(" − %1 LoRA slots").arg(fmt(r.loraBytesPerGpu));
+    out << Derivation::tr("KV budget per GPU: %1 − %2 weights%5 − %3 workspace = %4")
                .arg(usable, fmt(r.weightsBytesPerGpu), fmt(r.workspaceBytesPerGpu),
                     r.shortfallBytesPerGpu > 0 ? Derivation::tr("−%1: nothing left for the KV cache").arg(fmt(r.shortfallBytesPerGpu))
-                                               : fmt(r.kvBudgetBytesPerGpu));
+                                               : fmt(r.kvBudgetBytesPerGpu),
+                    sideTerms);
     const qint64 left = r.shortfallBytesPerGpu > 0 ? -r.shortfallBytesPerGpu : r.kvBudgetBytesPerGpu;
-    if (r.usableMemoryBytes - r.weightsBytesPerGpu - r.workspaceBytesPerGpu == left) // an engine's own budget is explained below
-        out << Derivation::tr("  exactly: %1 − %2 − %3 = %4")
+    if (r.usableMemoryBytes - r.weightsBytesPerGpu - sideWeights - r.workspaceBytesPerGpu == left) // an engine's own budget is explained below
+        out << Derivation::tr("  exactly: %1 − %2%5 − %3 = %4")
                .arg(formatCount(r.usableMemoryBytes), formatCount(r.weightsBytesPerGpu), formatCount(r.workspaceBytesPerGpu),
                     r.shortfallBytesPerGpu > 0 ? QStringLiteral("−") + formatExactBytes(r.shortfallBytesPerGpu)
-                                               : formatExactBytes(r.kvBudgetBytesPerGpu));
+                                               : formatExactBytes(r.kvBudgetBytesPerGpu),
+                    sideWeights > 0 ? QStringLiteral(" − ") + formatCount(sideWeights) : QString());
 
     if (s.engine != Engine::Plain)
         out << Derivation::tr("Engine rule (%1): %2").arg(Engines::name(s.engine), r.budgetRule);

@@ -48,6 +48,88 @@ QString percent(double share)
     return QString::number(share * 100, 'f', share < 0.01 ? 2 : 1) + QLatin1Char('%');
 }
 
+// Another model takes the side pools it can: a draft only of its own vocabulary (the
+// tokenizer must match), LoRA slots on the modules it has (attention only for a mixture
+// of experts, none on MLA attention; its adapters are retrained anyway).
+void carrySidePools(Scenario &v)
+{
+    if (v.speculative.draftModel && v.speculative.draftModel->vocabSize != v.model.vocabSize)
+        v.speculative = SpeculativeDecoding{};
+    if (v.lora.on() && v.model.has(LayerKind::Mla))
+        v.lora = LoraSlots{};
+    else if (v.lora.on() && v.model.numExperts > 0)
+        v.lora.modules = {QStringLiteral("q"), QStringLiteral("k"), QStringLiteral("v"), QStringLiteral("o")};
+}
+
+// Side pools (issue #14): a smaller draft, fewer speculative tokens, fewer LoRA slots,
+// a lower rank, fewer adapted modules; dropping a pool serves something else, so those
+// options change the requirement.
+QVector<LeverOption> sidePoolOptions(const Scenario &now, const QVector<ModelShape> &models)
+{
+    QVector<LeverOption> out;
+    const QString lever = QStringLiteral("side pools");
+    const SpeculativeDecoding &sd = now.speculative;
+    if (sd.draftModel) {
+        // A draft must share the target's tokenizer: a preset of the same vocabulary, smaller.
+        for (const ModelShape &m : models) {
+            if (m.id == sd.draftModel->id || m.totalParams <= 0 || m.totalParams >= sd.draftModel->totalParams
+                || m.vocabSize != sd.draftModel->vocabSize || m.id == now.model.id)
+                continue;
+            Scenario v = now;
+            v.speculative.draftModel = m;
+            out << price(lever, QStringLiteral("smaller draft %1").arg(m.name), v,
+                         QStringLiteral("fewer draft tokens accepted per step: measure the speed-up"));
+        }
+    }
+    if (sd.draftLayers > 1) {
+        Scenario v = now;
+        v.speculative.draftLayers = 1;
+        out << price(lever, QStringLiteral("1 MTP / EAGLE layer"), v, QStringLiteral("fewer draft tokens accepted per step: measure the speed-up"));
+    }
+    if (sd.speculativeTokens > 1) {
+        Scenario v = now;
+        v.speculative.speculativeTokens = sd.speculativeTokens / 2;
+        out << price(lever, QStringLiteral("%1 speculative tokens per step").arg(v.speculative.speculativeTokens), v,
+                     QStringLiteral("fewer tokens per verification step"));
+    }
+    if (sd.on()) {
+        Scenario v = now;
+        v.speculative = SpeculativeDecoding{};
+        LeverOption o = price(lever, QStringLiteral("no speculative decoding"), v, QStringLiteral("decode one token per step: slower per session"));
+        o.changesRequirement = true;
+        o.changesRequirementReason = QStringLiteral("gives up the speed-up the draft was there for");
+        out << o;
+    }
+    const LoraSlots &l = now.lora;
+    if (l.on() && l.maxLoras > 1) {
+        Scenario v = now;
+        v.lora.maxLoras = l.maxLoras / 2;
+        LeverOption o = price(lever, QStringLiteral("%1 LoRA slots").arg(v.lora.maxLoras), v,
+                              QStringLiteral("adapters beyond %1 wait for a slot (loaded from host memory)").arg(v.lora.maxLoras));
+        out << o;
+    }
+    if (l.on() && l.maxRank > 8) {
+        Scenario v = now;
+        v.lora.maxRank = l.maxRank / 2;
+        LeverOption o = price(lever, QStringLiteral("LoRA rank %1").arg(v.lora.maxRank), v,
+                              QStringLiteral("adapters above rank %1 no longer load").arg(v.lora.maxRank));
+        o.changesRequirement = true;
+        o.changesRequirementReason = QStringLiteral("adapters of rank %1 need retraining at rank %2").arg(l.maxRank).arg(v.lora.maxRank);
+        out << o;
+    }
+    const QStringList attention{QStringLiteral("q"), QStringLiteral("k"), QStringLiteral("v"), QStringLiteral("o")};
+    if (l.on() && l.effectiveModules() != attention && l.effectiveModules().size() > attention.size()) {
+        Scenario v = now;
+        v.lora.modules = attention;
+        LeverOption o = price(lever, QStringLiteral("LoRA on attention only (q, k, v, o)"), v,
+                              QStringLiteral("adapters trained on the MLP no longer load"));
+        o.changesRequirement = true;
+        o.changesRequirementReason = QStringLiteral("adapters trained on the MLP need retraining");
+        out << o;
+    }
+    return out;
+}
+
 } // namespace
 
 LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &models, const QVector<GpuSpec> &gpus,
@@ -138,6 +220,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         v.model = m;
         v.kvHeadsOverride.reset();
         v.weightsDtype.reset();
+        carrySidePools(v);
         LeverOption o = price(QStringLiteral("attention"), Levers::tr("model %1").arg(m.name), v,
                               Levers::tr("a different model of similar size: quality to compare"));
         o.changesRequirement = true;
@@ -259,6 +342,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         }
         out << o;
     }
+    out << sidePoolOptions(now, models);
 
     // Change against now; the target; order by cost.
     for (LeverOption &o : out) {
@@ -297,6 +381,8 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
             return Levers::tr("shorter memory");
         if (o.lever == QLatin1String("precision"))
             return Levers::tr("lower precision");
+        if (o.lever == QLatin1String("side pools"))
+            return Levers::tr("a smaller side pool");
         return Levers::tr("a leaner attention design");
     };
     auto named = [&](const LeverOption &o) {

@@ -13,7 +13,7 @@ namespace Headroom {
 /// One concrete option under one of the four levers, priced.
 struct LeverOption
 {
-    QString lever;            ///< "precision", "attention", "retention" or "memory"
+    QString lever;            ///< "precision", "attention", "retention", "memory" or "side pools"
     QString option;           ///< e.g. "KV cache fp8", "TP 2", "cap at 32,768 tokens"
     Scenario scenario;        ///< the scenario with this option applied
     qint64 sessionsPerGroup = 0; ///< sessions per TP group at the scenario's risk
@@ -70,6 +70,10 @@ struct LeverReport
 ///   resume time, decode latency unchanged); with LeverTarget::decodeFromHost
 ///   the offloaded KV is read over the link every decode step (added
 ///   inter-token latency = offloaded bytes / link bandwidth).
+/// - side pools (issue #14): a smaller draft preset of the same vocabulary,
+///   one MTP / EAGLE layer, half the speculative tokens, no speculative
+///   decoding (changes the requirement), half the LoRA slots, half the rank
+///   and LoRA on attention only (both need retrained adapters).
 /// A target marks which options meet it (without a latency target, options
 /// slower than 200 ms per token do not); the cheapest of those that keeps the
 /// requirement (LeverOption::changesRequirement false) is flagged.

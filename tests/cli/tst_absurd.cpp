@@ -231,6 +231,38 @@ private Q_SLOTS:
         }
     }
 
+    void oneCountRulePerInput_data()
+    {
+        QTest::addColumn<int>("input");
+        for (int i = 0; i <= int(Headroom::CountInput::MaxLoraRank); ++i)
+            QTest::newRow(Headroom::InputRanges::of(Headroom::CountInput(i)).flag) << i;
+    }
+    void oneCountRulePerInput()
+    {
+        // The side pools' whole numbers (issue #14) under the same rule: both ends save and
+        // reopen, one past either end is refused by the flag's name.
+        QFETCH(int, input);
+        const Headroom::CountRange &r = Headroom::InputRanges::of(Headroom::CountInput(input));
+        const QString flag = QString::fromLatin1(r.flag);
+        QString base = QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 1000");
+        if (Headroom::CountInput(input) == Headroom::CountInput::DraftLayers)
+            base += QStringLiteral(" --num-speculative-tokens 1"); // a draft proposes tokens
+        if (Headroom::CountInput(input) == Headroom::CountInput::MaxLoraRank)
+            base += QStringLiteral(" --max-loras 1"); // a rank needs slots
+        const QString saved = m_home.filePath(QStringLiteral("count.headroom"));
+        for (qint64 edge : {r.low, r.high}) {
+            const Run save = run(planArgs(base) << flag << QString::number(edge) << QStringLiteral("--save") << saved);
+            QVERIFY2(save.code == 0, save.err.constData());
+            const Run reopen = run(planArgs(QStringLiteral("--scenario ") + saved));
+            QVERIFY2(reopen.code == 0, reopen.err.constData());
+        }
+        for (qint64 outside : {r.low - 1, r.high + 1}) {
+            const Run refused = run(planArgs(base) << flag << QString::number(outside));
+            QCOMPARE(refused.code, 1);
+            QVERIFY2(refused.err.contains(r.flag), refused.err.constData());
+        }
+    }
+
     void rightAnswers()
     {
         // 10^6 sessions of 1,000 tokens: 131,072 B per token (2 x 8 KV heads x

@@ -82,6 +82,29 @@ private Q_SLOTS:
         QCOMPARE(plain.json().value(QStringLiteral("indexer_kv_bytes_per_token")).toInteger(-1), qint64(0));
     }
 
+    void sidePools()
+    {
+        // Issue #14: Llama-3.1-70B with a Llama-3.1-8B draft adds the 8B's 32 x 8 x 128 x 2 x 2 B
+        // = 131,072 B per token to every session and its 8,030,261,248 x 2 B weights; 4 LoRA slots
+        // of rank 16 on Llama-3.1-8B's seven linear layers: 81,920 x 16 x 4 x 32 x 2 B
+        // (tests/model/tst_sidepools.cpp writes both out). Off unless given.
+        const Run off = run(plan("--model llama-3.1-70b --gpu-memory 400GB --context 8192"));
+        const Run draft = run(plan("--model llama-3.1-70b --gpu-memory 400GB --context 8192 --draft-model llama-3.1-8b --num-speculative-tokens 4"));
+        QVERIFY2(draft.code == 0, draft.err.constData());
+        const QJsonObject o = draft.json();
+        QCOMPARE(off.json().value(QStringLiteral("draft_weights_bytes")).toInteger(-1), qint64(0));
+        QCOMPARE(o.value(QStringLiteral("draft_kv_bytes_per_token")).toInteger(), qint64(131'072));
+        QCOMPARE(o.value(QStringLiteral("draft_weights_bytes")).toInteger(), qint64(16'060'522'496));
+        // 8,192 tokens + 4 lookahead = 513 blocks of 16 = 8,208 slots, target and draft.
+        QCOMPARE(o.value(QStringLiteral("session_bytes")).toInteger(), qint64(8208) * (80 * 4096 + 131'072));
+        QVERIFY(o.value(QStringLiteral("derivation")).toVariant().toStringList().join(QLatin1Char('\n')).contains(QLatin1String("vllm/v1/spec_decode")));
+        const Run lora = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --context 8192 --max-loras 4 --max-lora-rank 16"));
+        QVERIFY2(lora.code == 0, lora.err.constData());
+        QCOMPARE(lora.json().value(QStringLiteral("lora_bytes_per_gpu")).toInteger(), qint64(81'920) * 16 * 4 * 32 * 2);
+        const Run narrow = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --context 8192 --max-loras 4 --lora-modules q_proj,v_proj"));
+        QCOMPARE(narrow.json().value(QStringLiteral("lora_bytes_per_gpu")).toInteger(), qint64(13'312) * 16 * 4 * 32 * 2);
+    }
+
     void seedFigures_data()
     {
         QTest::addColumn<QString>("args");
@@ -204,6 +227,11 @@ private Q_SLOTS:
         QTest::newRow("fleet that overflows") << QStringLiteral("--model llama-3.1-70b --gpu h100-sxm-80gb --tp 8 --distribution fixed:1000000 --target-sessions 9e18") << QStringLiteral("--target-sessions");
         QTest::newRow("free memory after above before") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 1000 --engine sglang --free-memory-before 80GB --free-memory-after 90GB") << QStringLiteral("--free-memory-after");
         QTest::newRow("risk below 1e-6") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution fixed:1000 --risk 1e-7") << QStringLiteral("--risk");
+        QTest::newRow("draft without speculative tokens") << QStringLiteral("--model llama-3.1-70b --gpu h100-sxm-80gb --context 10 --draft-model llama-3.1-8b") << QStringLiteral("--num-speculative-tokens");
+        QTest::newRow("unknown draft preset") << QStringLiteral("--model llama-3.1-70b --gpu h100-sxm-80gb --context 10 --draft-model nope-1b --num-speculative-tokens 4") << QStringLiteral("--draft-model");
+        QTest::newRow("LoRA rank without slots") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 10 --max-lora-rank 8") << QStringLiteral("--max-loras");
+        QTest::newRow("unknown LoRA module") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 10 --max-loras 2 --lora-modules q,lm_head") << QStringLiteral("--lora-modules");
+        QTest::newRow("LoRA slots past the range") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 10 --max-loras 5000") << QStringLiteral("--max-loras");
         QTest::newRow("zero layers") << QStringLiteral("--layers 0 --kv-heads 8 --head-dim 128 --params 8e9 --gpu-memory 80GB --context 10") << QStringLiteral("--layers");
     }
     void badInput()

@@ -343,6 +343,30 @@ private Q_SLOTS:
         QCOMPARE(back, s);
     }
 
+    void sidePoolsRoundTrip()
+    {
+        // A draft model (its whole shape, so the file opens without the preset), K = 4 and
+        // LoRA slots on q and v keep their figures; the plan from the file is the same plan.
+        Scenario s = rich();
+        s.kvHeadsOverride.reset();
+        s.speculative.draftModel = s.model;
+        s.speculative.draftModel->id = QStringLiteral("draft");
+        s.speculative.speculativeTokens = 4;
+        s.lora.maxLoras = 3;
+        s.lora.maxRank = 8;
+        s.lora.modules = {QStringLiteral("q"), QStringLiteral("v")};
+        const QString path = m_dir.filePath(QStringLiteral("pools.headroom"));
+        ScenarioFile::write(path, s, QStringLiteral("Pools"));
+        const Scenario back = ScenarioFile::read(path, nullptr);
+        QCOMPARE(back.speculative, s.speculative);
+        QCOMPARE(back.lora, s.lora);
+        QCOMPARE(back, s);
+        QCOMPARE(computeCapacity(back).toJson(), computeCapacity(s).toJson());
+        // Off is the default: a file without the objects opens with every pool off.
+        QVERIFY(!ScenarioFile::fromJson(richJson(), nullptr).speculative.on());
+        QVERIFY(!ScenarioFile::fromJson(richJson(), nullptr).lora.on());
+    }
+
     void newerOrDamagedIsRefused_data()
     {
         QTest::addColumn<QByteArray>("content");
@@ -407,6 +431,16 @@ private Q_SLOTS:
         QTest::addColumn<QString>("message");
         const QString int1 = QStringLiteral("must be a whole number from 1 to 10,000,000, got 0");
         const QString unit = QStringLiteral("must be a number from 1e-06 to 1");
+        // Side pools (readSidePools), by their range rules (inputs/inputranges.h).
+        QTest::newRow("speculative.num_speculative_tokens 65") << patched("speculative", "num_speculative_tokens", 65)
+                                                              << QStringLiteral("speculative.num_speculative_tokens") << QStringLiteral("from 0 to 64");
+        QTest::newRow("speculative.draft_layers -1") << patched("speculative", "draft_layers", -1)
+                                                     << QStringLiteral("speculative.draft_layers") << QStringLiteral("from 0 to 256");
+        QTest::newRow("lora.max_loras 1025") << patched("lora", "max_loras", 1025) << QStringLiteral("lora.max_loras") << QStringLiteral("from 0 to 1,024");
+        QTest::newRow("lora.max_lora_rank 0") << patched("lora", "max_lora_rank", 0) << QStringLiteral("lora.max_lora_rank") << QStringLiteral("from 1 to 1,024");
+        QTest::newRow("lora.modules \"lm_head\"") << patched("lora", "modules", QStringLiteral("lm_head")) << QStringLiteral("lora.modules")
+                                                << QStringLiteral("unknown module");
+        QTest::newRow("lora as a number") << patched("", "lora", 4) << QStringLiteral("lora") << QStringLiteral("must be an object");
         // Engine settings (readEngineSettings, shared with plan --json outputs).
         for (const char *key : {"kv_cache_memory", "free_memory_before", "free_memory_after", "activation_peak", "non_torch", "cuda_graph"})
             QTest::newRow(qPrintable(QStringLiteral("engine.%1 -1 (readEngineSettings bytes)").arg(QString::fromLatin1(key))))

@@ -9,13 +9,16 @@
 #include "distributionview.h"
 #include "inputpanel.h"
 #include "mainwindow.h"
+#include "sidepoolspanel.h"
 #include "memorychartview.h"
 #include "plan/capacity.h"
 #include "planner.h"
 #include "tokenspinbox.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
+#include <QLineEdit>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -85,6 +88,41 @@ private Q_SLOTS:
         QCOMPARE(w.planner()->scenario().tp, 2);
         QCOMPARE(w.chartView()->segments().kvCache, qint64(3) * 50000 * 65536);
         QCOMPARE(w.chartView()->segments().weights, qint64(8'030'261'248));
+    }
+
+    void sidePoolsHaveTheirBands()
+    {
+        // The Side pools group on the opening example (Llama-3.1-8B, one session of 100,000
+        // tokens). LoRA's defaults, 4 slots of rank 16 on all seven linear layers, bf16:
+        // 81,920 (in + out) values per layer x 16 x 4 x 32 layers x 2 B = 335,544,320 B
+        // (tests/model/tst_sidepools.cpp writes the 81,920 out).
+        MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
+        w.show();
+        SidePoolsPanel *pools = w.inputPanel()->sidePools();
+        QVERIFY(!pools->loraCheck()->isChecked() && !pools->draftCheck()->isChecked()); // off by default
+        QCOMPARE(w.chartView()->segments().lora, qint64(0));
+        pools->loraCheck()->setChecked(true);
+        QCOMPARE(w.planner()->scenario().lora.maxLoras, 4);
+        QCOMPARE(w.chartView()->segments().lora, qint64(335'544'320));
+        // The draft's default: 1 MTP layer of the target's shape, K = 4. Its KV: 8 x 128 x 2 x 2 B
+        // = 4,096 B per token; every layer holds 100,000 + 4 lookahead = 6,251 blocks of 16.
+        pools->draftCheck()->setChecked(true);
+        QCOMPARE(w.planner()->scenario().speculative.draftLayers, 1);
+        QCOMPARE(w.chartView()->segments().draftKv, qint64(100'016) * 4096);
+        QCOMPARE(w.chartView()->segments().kvCache, qint64(100'016) * 131072);
+        QVERIFY(w.chartView()->segments().draftWeights > 0);
+        QVERIFY(w.derivationText().contains(QStringLiteral("LoRA slots: 4 slots × rank 16")));
+        // Each pool is one undo step.
+        w.planner()->undoStack()->undo();
+        QCOMPARE(w.chartView()->segments().draftKv, qint64(0));
+        QVERIFY(!pools->draftCheck()->isChecked());
+        w.planner()->undoStack()->undo();
+        QCOMPARE(w.chartView()->segments().lora, qint64(0));
+        // A bad module list is refused in words, the plan unchanged.
+        pools->loraCheck()->setChecked(true);
+        pools->modulesEdit()->setText(QStringLiteral("q,lm_head"));
+        emit pools->modulesEdit()->editingFinished();
+        QCOMPARE(w.planner()->scenario().lora.effectiveModules(), LoraSlots::allModules());
     }
 
     void indexerHasItsOwnBand()
