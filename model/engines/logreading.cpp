@@ -20,6 +20,49 @@ QRegularExpression rx(const QString &pattern)
     return *it;
 }
 
+QString leadingText(const QString &pattern)
+{
+    // A top-level | makes no text necessary.
+    int depth = 0;
+    bool inClass = false;
+    for (qsizetype i = 0; i < pattern.size(); ++i) {
+        const QChar c = pattern.at(i);
+        if (c == QLatin1Char('\\'))
+            ++i;
+        else if (inClass)
+            inClass = c != QLatin1Char(']');
+        else if (c == QLatin1Char('['))
+            inClass = true;
+        else if (c == QLatin1Char('('))
+            ++depth;
+        else if (c == QLatin1Char(')'))
+            --depth;
+        else if (c == QLatin1Char('|') && depth == 0)
+            return QString();
+    }
+    QString lead;
+    qsizetype i = pattern.startsWith(QLatin1String("\\b")) ? 2 : 0;
+    while (i < pattern.size()) {
+        QChar c = pattern.at(i);
+        if (c == QLatin1Char('\\')) {
+            // An escaped punctuation mark is itself; \s, \d, \b and the like are classes or assertions.
+            if (i + 1 >= pattern.size() || pattern.at(i + 1).isLetterOrNumber())
+                break;
+            c = pattern.at(i + 1);
+            i += 2;
+        } else if (QStringView(u".^$|()[]{}?*+").contains(c)) {
+            break;
+        } else {
+            ++i;
+        }
+        // A character made optional or repeatable from zero is not necessary.
+        if (i < pattern.size() && QStringView(u"?*{").contains(pattern.at(i)))
+            break;
+        lead += c;
+    }
+    return lead;
+}
+
 QString number()
 {
     return QStringLiteral("([0-9]+(?:\\.[0-9]+)?)");

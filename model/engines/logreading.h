@@ -61,6 +61,12 @@ struct LogPattern
 namespace LogParse {
 /// A case-insensitive expression.
 QRegularExpression rx(const QString &pattern);
+/// The text every match of `pattern` starts with, after a leading \b: its literal
+/// characters up to the first class, group, quantified character or other operator
+/// ("Available KV cache memory: " of "Available KV cache memory: ([0-9.]+)", "n_layer" of
+/// "\\bn_layer\\s+="), empty when it starts with none or has a top-level alternative.
+/// A line without it (compared without case) cannot match, so a reader skips the expression.
+QString leadingText(const QString &pattern);
 /// A decimal number as the engines print it, e.g. "6.51".
 QString number();
 /// A memory unit after a number: GiB, GB (SGLang's GB are GiB), MiB, MB.

@@ -8,7 +8,9 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QMap>
-#include <QRegularExpression>
+#include <QHash>
+#include <QVarLengthArray>
+#include <algorithm>
 #include <cmath>
 
 namespace Headroom {
@@ -156,20 +158,238 @@ LengthDistribution LengthDistribution::quantiles(const QVector<QPair<double, qin
 
 namespace {
 
-// Seconds of "yyyy-MM-dd HH:mm:ss[.fffffff]" from an arbitrary epoch (UTC, no
-// time-zone lookups: a trace has millions of rows), or NaN when malformed.
-double traceSeconds(const QString &stamp)
+// Seconds of "yyyy-MM-dd HH:mm:ss[.fffffff]" (the start of the cell; what follows is
+// ignored) from an arbitrary epoch (UTC, no time-zone lookups: a trace has millions of
+// rows), or NaN when malformed. Read digit by digit: a regular expression per row
+// took longer than the rest of the row.
+double traceSeconds(QByteArrayView stamp)
 {
-    static const QRegularExpression re(QStringLiteral("^(\\d{4})-(\\d{2})-(\\d{2})[ T](\\d{2}):(\\d{2}):(\\d{2}(?:\\.\\d+)?)"));
-    const auto m = re.match(stamp);
-    if (!m.hasMatch())
+    const auto digits = [&](qsizetype at, int count, int &out) {
+        out = 0;
+        for (qsizetype i = at; i < at + count; ++i) {
+            if (i >= stamp.size() || stamp.at(i) < '0' || stamp.at(i) > '9')
+                return false;
+            out = out * 10 + (stamp.at(i) - '0');
+        }
+        return true;
+    };
+    const auto is = [&](qsizetype at, char c) { return at < stamp.size() && stamp.at(at) == c; };
+    int year = 0, month = 0, day = 0, hours = 0, minutes = 0, whole = 0;
+    if (!digits(0, 4, year) || !is(4, '-') || !digits(5, 2, month) || !is(7, '-') || !digits(8, 2, day)
+        || !(is(10, ' ') || is(10, 'T')) || !digits(11, 2, hours) || !is(13, ':') || !digits(14, 2, minutes) || !is(16, ':')
+        || !digits(17, 2, whole))
         return std::numeric_limits<double>::quiet_NaN();
-    const QDate date(m.captured(1).toInt(), m.captured(2).toInt(), m.captured(3).toInt());
+    const QDate date(year, month, day);
     if (!date.isValid())
         return std::numeric_limits<double>::quiet_NaN();
-    return double(date.toJulianDay()) * 86400.0 + m.captured(4).toDouble() * 3600.0 + m.captured(5).toDouble() * 60.0
-        + m.captured(6).toDouble();
+    // The seconds with their fraction, when a digit follows the point: up to 13 digits
+    // of it as one whole number over a power of ten (both exact in a double, so the
+    // quotient is the correctly rounded value, as a decimal parser gives); longer ones parsed.
+    qsizetype end = 19;
+    qint64 scaled = whole, scale = 1;
+    if (is(19, '.') && 20 < stamp.size() && stamp.at(20) >= '0' && stamp.at(20) <= '9')
+        for (end = 20; end < stamp.size() && stamp.at(end) >= '0' && stamp.at(end) <= '9'; ++end)
+            if (end < 33) {
+                scaled = scaled * 10 + (stamp.at(end) - '0');
+                scale *= 10;
+            }
+    const double seconds = end <= 33 ? double(scaled) / double(scale) : stamp.sliced(17, end - 17).toDouble();
+    return double(date.toJulianDay()) * 86400.0 + double(hours) * 3600.0 + double(minutes) * 60.0 + seconds;
 }
+
+// The cells of one line of a trace: split at commas outside double quotes, each trimmed
+// of ASCII white space and, when a spreadsheet quoted it ("374"), of its quotes.
+void splitCells(QByteArrayView line, QVarLengthArray<QByteArrayView, 8> &cells)
+{
+    cells.clear();
+    const auto add = [&](QByteArrayView cell) {
+        cell = cell.trimmed();
+        if (cell.size() >= 2 && cell.front() == '"' && cell.back() == '"')
+            cell = cell.sliced(1, cell.size() - 2).trimmed();
+        cells.append(cell);
+    };
+    bool quoted = false;
+    qsizetype from = 0;
+    for (qsizetype i = 0; i < line.size(); ++i) {
+        if (line.at(i) == '"')
+            quoted = !quoted;
+        else if (line.at(i) == ',' && !quoted) {
+            add(line.sliced(from, i - from));
+            from = i + 1;
+        }
+    }
+    add(line.sliced(from));
+}
+
+// Requests per length: a table indexed by the length up to 2^20 tokens (8 MiB at most,
+// grown as lengths arrive; a hash lookup per row took longer than parsing it), a hash above.
+class LengthCounts
+{
+public:
+    void add(qint64 length)
+    {
+        if (length < dense) {
+            if (length >= qint64(m_small.size()))
+                m_small.resize(std::min<size_t>(size_t(dense), std::max<size_t>(size_t(length) + 1, 2 * m_small.size())), 0);
+            ++m_small[size_t(length)];
+        } else {
+            ++m_large[length];
+        }
+    }
+    // (length, requests), ascending.
+    std::vector<std::pair<qint64, qint64>> sorted() const
+    {
+        std::vector<std::pair<qint64, qint64>> out;
+        for (size_t l = 0; l < m_small.size(); ++l)
+            if (m_small[l] > 0)
+                out.emplace_back(qint64(l), m_small[l]);
+        const size_t small = out.size();
+        out.insert(out.end(), m_large.keyValueBegin(), m_large.keyValueEnd());
+        std::sort(out.begin() + qint64(small), out.end());
+        return out;
+    }
+
+private:
+    static constexpr qint64 dense = qint64(1) << 20;
+    std::vector<qint64> m_small;
+    QHash<qint64, qint64> m_large;
+};
+
+// Counts of whole lengths into the sorted distinct form (each request weighs the same).
+void assignCounts(const LengthCounts &counts, QVector<qint64> &lengths, QVector<double> &probs)
+{
+    const std::vector<std::pair<qint64, qint64>> sorted = counts.sorted();
+    double total = 0;
+    for (const auto &c : sorted)
+        total += double(c.second);
+    lengths.clear();
+    probs.clear();
+    lengths.reserve(qsizetype(sorted.size()));
+    probs.reserve(qsizetype(sorted.size()));
+    for (const auto &[length, count] : sorted) {
+        lengths << length;
+        probs << double(count) / total;
+    }
+}
+
+// Reads a trace one line at a time, keeping only counts per distinct length.
+class TraceReader
+{
+public:
+    TraceReader(const QString &path, const QString &field)
+        : m_path(path)
+        , m_field(field)
+    {
+    }
+
+    // One line (its terminator removed), numbered from 1.
+    void line(QByteArrayView raw, qint64 lineNo)
+    {
+        const QByteArrayView text = raw.trimmed();
+        if (text.isEmpty())
+            return;
+        splitCells(text, m_cells);
+        if (m_firstLine) {
+            m_firstLine = false;
+            // A header names its columns with words; anything that reads as a number is data.
+            bool numeric = false;
+            (void)m_cells.back().toDouble(&numeric);
+            if (!numeric) {
+                for (qsizetype i = 0; i < m_cells.size(); ++i) {
+                    const QByteArray h = m_cells.at(i).toByteArray().toLower();
+                    if (h == "contexttokens")
+                        m_contextCol = i;
+                    else if (h == "generatedtokens")
+                        m_generatedCol = i;
+                    else if (h == "timestamp")
+                        m_timeCol = i;
+                }
+                m_azure = m_contextCol >= 0 && m_generatedCol >= 0;
+                if (!m_azure && m_cells.size() != 1)
+                    throw InputError(m_field, QStringLiteral("%1 line %2: expected the Azure trace header "
+                                                             "TIMESTAMP,ContextTokens,GeneratedTokens or one column of lengths")
+                                                  .arg(m_path).arg(lineNo));
+                return;
+            }
+        }
+        if (m_azure) {
+            const qint64 context = cell(m_contextCol, "ContextTokens", lineNo);
+            const qint64 generated = cell(m_generatedCol, "GeneratedTokens", lineNo);
+            const qint64 total = context + generated; // both <= 2^53
+            if (total > LengthDistribution::maxTokens)
+                throw InputError(m_field, QStringLiteral("%1 line %2: ContextTokens + GeneratedTokens is beyond 2^53 tokens").arg(m_path).arg(lineNo));
+            if (total < 1)
+                throw InputError(m_field, QStringLiteral("%1 line %2: a request of 0 tokens").arg(m_path).arg(lineNo));
+            m_totals.add(total);
+            m_prompts.add(std::max<qint64>(1, context));
+            m_outputs += double(generated);
+            if (m_timeCol >= 0) {
+                const double t = traceSeconds(m_timeCol < m_cells.size() ? m_cells.at(m_timeCol) : QByteArrayView());
+                if (std::isfinite(t)) {
+                    if (m_timed++ == 0)
+                        m_firstArrival = t;
+                    m_lastArrival = t;
+                }
+            }
+        } else {
+            if (m_cells.size() != 1)
+                throw InputError(m_field, QStringLiteral("%1 line %2: expected one length per line").arg(m_path).arg(lineNo));
+            const qint64 v = cell(0, "length", lineNo);
+            if (v < 1)
+                throw InputError(m_field, QStringLiteral("%1 line %2: a session of 0 tokens").arg(m_path).arg(lineNo));
+            m_totals.add(v);
+        }
+        ++m_rows;
+    }
+
+    LengthDistribution result() const
+    {
+        if (m_rows == 0)
+            throw InputError(m_field, QStringLiteral("%1 holds no lengths").arg(m_path));
+        LengthDistribution d;
+        d.kind = LengthDistribution::Kind::Trace;
+        d.spec = QStringLiteral("trace:") + m_path;
+        assignCounts(m_totals, d.lengths, d.probabilities);
+        if (m_azure) {
+            assignCounts(m_prompts, d.promptLengths, d.promptProbabilities);
+            d.meanOutputTokens = m_outputs / double(m_rows);
+        }
+        if (m_timed > 1 && m_lastArrival > m_firstArrival)
+            d.arrivalRatePerSecond = double(m_timed - 1) / (m_lastArrival - m_firstArrival);
+        if (!(d.arrivalRatePerSecond <= LengthDistribution::maxArrivalRatePerSecond))
+            throw InputError(m_field, QStringLiteral("%1: %2 requests in %3 s is more than 10^9 requests per second; check the TIMESTAMP column")
+                                          .arg(m_path)
+                                          .arg(m_timed)
+                                          .arg(m_lastArrival - m_firstArrival));
+        d.requests = m_rows;
+        return d;
+    }
+
+private:
+    qint64 cell(qsizetype col, const char *name, qint64 lineNo) const
+    {
+        const QByteArrayView c = col < m_cells.size() ? m_cells.at(col) : QByteArrayView();
+        bool ok = false;
+        const qint64 v = c.toLongLong(&ok);
+        if (!ok)
+            throw InputError(m_field, QStringLiteral("%1 line %2, %3: \"%4\" is not a whole number")
+                                          .arg(m_path).arg(lineNo).arg(QString::fromLatin1(name), QString::fromUtf8(c)));
+        if (v < 0)
+            throw InputError(m_field, QStringLiteral("%1 line %2, %3: a length cannot be negative (%4)").arg(m_path).arg(lineNo).arg(QString::fromLatin1(name)).arg(v));
+        if (v > LengthDistribution::maxTokens)
+            throw InputError(m_field, QStringLiteral("%1 line %2, %3: %4 tokens is beyond 2^53").arg(m_path).arg(lineNo).arg(QString::fromLatin1(name)).arg(v));
+        return v;
+    }
+
+    const QString &m_path;
+    const QString &m_field;
+    QVarLengthArray<QByteArrayView, 8> m_cells;
+    LengthCounts m_totals, m_prompts;
+    double m_outputs = 0, m_firstArrival = 0, m_lastArrival = 0;
+    qint64 m_rows = 0, m_timed = 0;
+    qsizetype m_contextCol = -1, m_generatedCol = -1, m_timeCol = -1;
+    bool m_azure = false, m_firstLine = true;
+};
 
 } // namespace
 
@@ -183,107 +403,44 @@ LengthDistribution LengthDistribution::fromTrace(const QString &path, const QStr
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))
         throw InputError(field, QStringLiteral("cannot read %1: %2").arg(path, f.errorString()));
-    // Any line ending: \n, \r\n or a lone \r (spreadsheets' "CSV (Macintosh)").
-    QString text = QString::fromUtf8(f.readAll());
-    if (text.startsWith(QChar(0xFEFF)))
-        text.remove(0, 1);
-    text.replace(QStringLiteral("\r\n"), QStringLiteral("\n"));
-    text.replace(QLatin1Char('\r'), QLatin1Char('\n'));
-    const QStringList lines = text.split(QLatin1Char('\n'));
-    QMap<qint64, double> totals, prompts;
-    double outputs = 0, firstArrival = 0, lastArrival = 0;
-    qint64 rows = 0, timed = 0;
-    int contextCol = -1, generatedCol = -1, timeCol = -1;
-    bool azure = false, firstLine = true;
-    for (int n = 0; n < lines.size(); ++n) {
-        const int lineNo = n + 1;
-        const QString line = lines.at(n).trimmed();
-        if (line.isEmpty())
-            continue;
-        const QStringList cells = line.split(QLatin1Char(','));
-        if (firstLine) {
-            firstLine = false;
-            // A header names its columns with words; anything that reads as a number is data.
-            bool numeric = false;
-            cells.constLast().trimmed().toDouble(&numeric);
-            if (!numeric) {
-                for (int i = 0; i < cells.size(); ++i) {
-                    const QString h = cells.at(i).trimmed().toLower();
-                    if (h == QLatin1String("contexttokens"))
-                        contextCol = i;
-                    else if (h == QLatin1String("generatedtokens"))
-                        generatedCol = i;
-                    else if (h == QLatin1String("timestamp"))
-                        timeCol = i;
-                }
-                azure = contextCol >= 0 && generatedCol >= 0;
-                if (!azure && cells.size() != 1)
-                    throw InputError(field, QStringLiteral("%1 line %2: expected the Azure trace header "
-                                                           "TIMESTAMP,ContextTokens,GeneratedTokens or one column of lengths")
-                                                .arg(path).arg(lineNo));
+    // Read 1 MiB at a time and parsed as bytes in place (memory stays at a block and a
+    // count per distinct length, whatever the file's size). Any line ending: \n, \r\n or a
+    // lone \r (spreadsheets' "CSV (Macintosh)"); a UTF-8 byte-order mark is skipped.
+    TraceReader reader(path, field);
+    constexpr qsizetype block = qsizetype(1) << 20;
+    QByteArray buffer;
+    qint64 lineNo = 0;
+    for (bool first = true;; first = false) {
+        const qsizetype kept = buffer.size();
+        buffer.resize(kept + block);
+        const qint64 got = f.read(buffer.data() + kept, block);
+        if (got < 0)
+            throw InputError(field, QStringLiteral("cannot read %1: %2").arg(path, f.errorString()));
+        buffer.resize(kept + qsizetype(got));
+        const bool end = got == 0;
+        if (first && buffer.startsWith("\xEF\xBB\xBF"))
+            buffer.remove(0, 3);
+        const QByteArrayView data(buffer);
+        qsizetype from = 0;
+        for (qsizetype i = 0; i < data.size(); ++i) {
+            const char c = data.at(i);
+            if (c != '\n' && c != '\r')
                 continue;
-            }
+            if (c == '\r' && i + 1 == data.size() && !end)
+                break; // perhaps the first half of a \r\n: wait for the next block
+            reader.line(data.sliced(from, i - from), ++lineNo);
+            if (c == '\r' && i + 1 < data.size() && data.at(i + 1) == '\n')
+                ++i;
+            from = i + 1;
         }
-        auto cell = [&](int col, const char *name) {
-            const QString c = cells.value(col).trimmed();
-            bool ok = false;
-            const qint64 v = c.toLongLong(&ok);
-            if (!ok)
-                throw InputError(field, QStringLiteral("%1 line %2, %3: \"%4\" is not a whole number").arg(path).arg(lineNo).arg(QString::fromLatin1(name), c));
-            if (v < 0)
-                throw InputError(field, QStringLiteral("%1 line %2, %3: a length cannot be negative (%4)").arg(path).arg(lineNo).arg(QString::fromLatin1(name)).arg(v));
-            if (v > maxTokens)
-                throw InputError(field, QStringLiteral("%1 line %2, %3: %4 tokens is beyond 2^53").arg(path).arg(lineNo).arg(QString::fromLatin1(name)).arg(v));
-            return v;
-        };
-        if (azure) {
-            const qint64 context = cell(contextCol, "ContextTokens");
-            const qint64 generated = cell(generatedCol, "GeneratedTokens");
-            const qint64 total = context + generated; // both <= 2^53
-            if (total > maxTokens)
-                throw InputError(field, QStringLiteral("%1 line %2: ContextTokens + GeneratedTokens is beyond 2^53 tokens").arg(path).arg(lineNo));
-            if (total < 1)
-                throw InputError(field, QStringLiteral("%1 line %2: a request of 0 tokens").arg(path).arg(lineNo));
-            totals[total] += 1;
-            prompts[std::max<qint64>(1, context)] += 1;
-            outputs += double(generated);
-            if (timeCol >= 0) {
-                const double t = traceSeconds(cells.value(timeCol).trimmed());
-                if (std::isfinite(t)) {
-                    if (timed++ == 0)
-                        firstArrival = t;
-                    lastArrival = t;
-                }
-            }
-        } else {
-            if (cells.size() != 1)
-                throw InputError(field, QStringLiteral("%1 line %2: expected one length per line").arg(path).arg(lineNo));
-            const qint64 v = cell(0, "length");
-            if (v < 1)
-                throw InputError(field, QStringLiteral("%1 line %2: a session of 0 tokens").arg(path).arg(lineNo));
-            totals[v] += 1;
+        if (end) {
+            if (from < data.size())
+                reader.line(data.sliced(from), ++lineNo);
+            break;
         }
-        ++rows;
+        buffer.remove(0, from);
     }
-    if (rows == 0)
-        throw InputError(field, QStringLiteral("%1 holds no lengths").arg(path));
-    LengthDistribution d;
-    d.kind = Kind::Trace;
-    d.spec = QStringLiteral("trace:") + path;
-    assign(totals, d.lengths, d.probabilities);
-    if (azure) {
-        assign(prompts, d.promptLengths, d.promptProbabilities);
-        d.meanOutputTokens = outputs / double(rows);
-    }
-    if (timed > 1 && lastArrival > firstArrival)
-        d.arrivalRatePerSecond = double(timed - 1) / (lastArrival - firstArrival);
-    if (!(d.arrivalRatePerSecond <= maxArrivalRatePerSecond))
-        throw InputError(field, QStringLiteral("%1: %2 requests in %3 s is more than 10^9 requests per second; check the TIMESTAMP column")
-                                    .arg(path)
-                                    .arg(timed)
-                                    .arg(lastArrival - firstArrival));
-    d.requests = rows;
-    return d;
+    return reader.result();
 }
 
 LengthDistribution LengthDistribution::parse(const QString &spec, const QString &field)

@@ -40,7 +40,9 @@ OverflowRisk::OverflowRisk(const LengthDistribution &d, const KvCost &cost, qint
         const qint64 tokens = cap > 0 ? std::min(d.lengths.at(i), cap) : d.lengths.at(i);
         bytes.emplace_back(cost.sessionBytes(tokens, true, QStringLiteral("--distribution")), d.probabilities.at(i));
     }
-    std::stable_sort(bytes.begin(), bytes.end(), [](const auto &x, const auto &y) { return x.first < y.first; });
+    const auto bySize = [](const auto &x, const auto &y) { return x.first < y.first; };
+    if (!std::is_sorted(bytes.begin(), bytes.end(), bySize)) // sorted already when bytes grow with the length
+        std::stable_sort(bytes.begin(), bytes.end(), bySize);
     if (bytes.empty() || bytes.back().first <= 0)
         throw InputError(QStringLiteral("--distribution"), QStringLiteral("sessions hold no KV cache (a model without attention layers?)"));
     m_offset = bytes.front().first;
@@ -119,10 +121,10 @@ namespace {
 constexpr double kRound = std::numeric_limits<double>::epsilon(); // 2^-52: twice the unit round-off, for margin
 
 // An in-place real-to-complex FFTW plan of n points, made once per size and
-// kept for the process (sizes are 2^a, 3 x 2^a or 5 x 2^a up to 2^23: a few
-// dozen at most). FFTW's planner is not thread-safe, its execution is: plans
-// are made under one lock and run with the new-array interface on
-// fftw_alloc'd (hence equally aligned) arrays.
+// kept for the process (sizes are powers of 2 from 2^8 to 2^23: 16 at most).
+// FFTW's planner is not thread-safe, its execution is: plans are made under
+// one lock and run with the new-array interface on fftw_alloc'd (hence equally
+// aligned) arrays.
 fftw_plan r2cPlan(int n)
 {
     static QMutex mutex;
@@ -137,17 +139,15 @@ fftw_plan r2cPlan(int n)
     return plan;
 }
 
-// The smallest transform size 2^a, 3 x 2^a or 5 x 2^a (FFTW's fast radices) of at least n and 256.
+// The smallest power of 2 of at least n and 256. Powers of 2 only: making a
+// plan (even FFTW_ESTIMATE) costs more than running it, and with 3 x 2^a and
+// 5 x 2^a as well a `levers` process made dozens of plans, half its time.
 qint64 transformSize(double n)
 {
-    qint64 best = std::numeric_limits<qint64>::max();
-    for (qint64 f : {1, 3, 5}) {
-        qint64 m = 256 * f;
-        while (double(m) < n)
-            m <<= 1;
-        best = std::min(best, m);
-    }
-    return best;
+    qint64 m = 256;
+    while (double(m) < n)
+        m <<= 1;
+    return m;
 }
 
 // z^n by repeated squaring, in real arithmetic (std::complex's operator*

@@ -23,14 +23,14 @@ struct Levers
 
 using Units::formatCount;
 
-LeverOption price(const QString &lever, const QString &option, const Scenario &s, const QString &sideEffect)
+// The option's figures from its plan `r` (computeCapacity of `s`).
+LeverOption priced(const QString &lever, const QString &option, const Scenario &s, const QString &sideEffect, const CapacityResult &r)
 {
     LeverOption o;
     o.lever = lever;
     o.option = option;
     o.scenario = s;
     o.sideEffect = sideEffect;
-    const CapacityResult r = computeCapacity(s);
     if (!r.ok) {
         o.sideEffect = r.error;
         return o;
@@ -41,6 +41,11 @@ LeverOption price(const QString &lever, const QString &option, const Scenario &s
     o.costPerMillionTokensUsd = r.distribution.costPerMillionTokensUsd;
     o.itlMs = r.distribution.itlMsAtRisk;
     return o;
+}
+
+LeverOption price(const QString &lever, const QString &option, const Scenario &s, const QString &sideEffect)
+{
+    return priced(lever, option, s, sideEffect, computeCapacity(s));
 }
 
 QString percent(double share)
@@ -136,8 +141,8 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
                            const LeverTarget &target, qint64 sharedPrefixTokens, qint64 hostMemoryPerGpu)
 {
     LeverReport report;
-    report.current = price(QStringLiteral("now"), QStringLiteral("as planned"), now, QString());
     const CapacityResult base = computeCapacity(now);
+    report.current = priced(QStringLiteral("now"), QStringLiteral("as planned"), now, QString(), base);
     if (!base.ok) {
         report.answer = base.error;
         return report;
@@ -291,9 +296,9 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
     }
     if (now.targetSessions && base.distribution.gpusNeeded && *base.distribution.gpusNeeded > now.tp) {
         // Scale out: per card nothing changes, the fleet grows.
-        LeverOption o = price(QStringLiteral("memory"), Levers::tr("more replicas (%1 x %2 GPUs)")
-                                                            .arg(*base.distribution.gpusNeeded / now.tp).arg(now.tp),
-                              now, QString());
+        LeverOption o = priced(QStringLiteral("memory"), Levers::tr("more replicas (%1 x %2 GPUs)")
+                                                             .arg(*base.distribution.gpusNeeded / now.tp).arg(now.tp),
+                               now, QString(), base);
         o.sideEffect = Levers::tr("%1 GPUs in all for %2 sessions%3")
                            .arg(formatCount(*base.distribution.gpusNeeded), formatCount(*now.targetSessions),
                                 base.distribution.fleetCostPerHourUsd ? Levers::tr(": %1 per hour").arg(Units::formatUsd(*base.distribution.fleetCostPerHourUsd))

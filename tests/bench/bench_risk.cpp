@@ -4,8 +4,17 @@
 // prompt-only admission, overflow probability) for budgets that hold up to
 // ~10,000 sessions of the Azure conversation trace, at eps 1e-2 and 1e-6.
 // Target: under 16 ms per recompute on the 2-core machine. Prints a table.
+// Then the whole levers table (evaluateLevers with the built-in presets, as
+// `headroom levers` and the Levers tab price it) against the trace on an
+// RTX 4090: target (issue 15) 16 ms of compute, one 60 Hz frame.
 #include "plan/capacity.h"
+#include "plan/levers.h"
+#include "io/configimporter.h"
 #include "lengths/lengthdistribution.h"
+#include "presetstore.h"
+
+#include <QCoreApplication>
+#include <algorithm>
 
 #include <QElapsedTimer>
 #include <cstdio>
@@ -28,7 +37,9 @@ int main(int argc, char **argv)
     s.workspaceBytes = 0;
     s.weightsBytes = 1;
     std::printf("%14s %8s %12s %12s %10s\n", "budget", "eps", "at risk", "worst case", "ms/recompute");
-    for (qint64 budget : {qint64(8e9), qint64(65e9), qint64(250e9), qint64(1e12), qint64(1.9e12)}) {
+    // Small counts too (a 24 GB card holds 20-30 sessions; a few GB, one to a handful).
+    for (qint64 budget : {qint64(8e9), qint64(65e9), qint64(250e9), qint64(1e12), qint64(1.9e12), qint64(2e8), qint64(5e8),
+                          qint64(1e9), qint64(3e9)}) {
         for (double eps : {1e-2, 1e-6}) {
             s.gpu = GpuSpec::custom(budget + 1);
             s.risk = eps;
@@ -44,6 +55,42 @@ int main(int argc, char **argv)
             std::printf("%14.3g %8.0e %12lld %12lld %10.2f\n", double(budget), eps, (long long)r.distribution.sessionsAtRisk,
                         (long long)r.distribution.sessionsWorstCase, double(t.nsecsElapsed()) / 1e6 / runs);
         }
+    }
+    QCoreApplication app(argc, argv);
+    QVector<ModelShape> models;
+    QVector<GpuSpec> gpus;
+    ModelShape llama;
+    GpuSpec rtx4090;
+    for (const PresetRecord &r : PresetStore::builtInPresets()) {
+        if (r.kind == QLatin1String("model"))
+            models << ConfigImporter::fromPreset(r.json);
+        else if (r.kind == QLatin1String("gpu"))
+            gpus << GpuSpec::fromPreset(r.json);
+        if (r.id == QLatin1String("llama-3.1-8b"))
+            llama = models.last();
+        if (r.id == QLatin1String("rtx-4090"))
+            rtx4090 = gpus.last();
+    }
+    std::printf("\n%-44s %8s %10s %10s\n", "levers table, llama-3.1-8b on RTX 4090", "options", "median ms", "first ms");
+    for (double eps : {1e-2, 1e-6}) {
+        Scenario v;
+        v.model = llama;
+        v.gpu = rtx4090;
+        v.contextTokens = 8192;
+        v.distribution = s.distribution;
+        v.risk = eps;
+        QVector<double> ms;
+        qsizetype options = 0;
+        for (int i = 0; i < 21; ++i) {
+            QElapsedTimer t;
+            t.start();
+            options = evaluateLevers(v, models, gpus, LeverTarget{}).options.size();
+            ms << double(t.nsecsElapsed()) / 1e6;
+        }
+        const double first = ms.first();
+        std::sort(ms.begin(), ms.end());
+        std::printf("%-44s %8lld %10.2f %10.2f\n", qPrintable(QStringLiteral("conversation trace, risk %1").arg(eps)), (long long)options,
+                    ms.at(ms.size() / 2), first);
     }
     return 0;
 }

@@ -234,6 +234,34 @@ private Q_SLOTS:
         }
     }
 
+    // The text a line must hold before an expression is tried on it (LogParse::leadingText):
+    // by the regular-expression rules, the literal characters a match starts with, stopping
+    // before a class, group or operator and dropping a character a quantifier may remove.
+    void leadingText_data()
+    {
+        QTest::addColumn<QString>("pattern");
+        QTest::addColumn<QString>("lead");
+        QTest::newRow("a literal, then a group") << QStringLiteral("Available KV cache memory: ([0-9.]+)") << QStringLiteral("Available KV cache memory: ");
+        QTest::newRow("after \\b, before \\s") << QStringLiteral("\\bn_layer\\s+=\\s+(\\d+)") << QStringLiteral("n_layer");
+        QTest::newRow("an escaped parenthesis is itself") << QStringLiteral("total_gpu_memory \\(") << QStringLiteral("total_gpu_memory (");
+        QTest::newRow("x? may be absent") << QStringLiteral("ab?c") << QStringLiteral("a");
+        QTest::newRow("x* may be absent") << QStringLiteral("abc*d") << QStringLiteral("ab");
+        QTest::newRow("x{0,2} may be absent") << QStringLiteral("abc{0,2}") << QStringLiteral("ab");
+        QTest::newRow("x+ is there once") << QStringLiteral("ab+c") << QStringLiteral("ab");
+        QTest::newRow("a group first") << QStringLiteral("(?:vLLM|LLM engine)") << QString();
+        QTest::newRow("a top-level alternative") << QStringLiteral("abc|def") << QString();
+        QTest::newRow("| inside a group") << QStringLiteral("abc(d|e)") << QStringLiteral("abc");
+        QTest::newRow("| inside a class") << QStringLiteral("ab[|]c") << QStringLiteral("ab");
+        QTest::newRow("an escaped |") << QStringLiteral("ab\\|c") << QStringLiteral("ab|c");
+        QTest::newRow("any character") << QStringLiteral("Load weight begin.*avail mem=") << QStringLiteral("Load weight begin");
+    }
+    void leadingText()
+    {
+        QFETCH(QString, pattern);
+        QFETCH(QString, lead);
+        QCOMPARE(LogParse::leadingText(pattern), lead);
+    }
+
     void unreadableLogSaysWhereItStopped()
     {
         try {

@@ -330,6 +330,81 @@ private Q_SLOTS:
         QCOMPARE(d.lengths, (QVector<qint64>{100, 200, 300}));
     }
 
+    // The same three requests written as spreadsheets and scripts write CSV: the reader gives
+    // one law whatever the line endings, byte-order mark, quoting or spacing. From the rows:
+    // resident 100 + 20 = 120 tokens twice and 300 + 50 = 350 once; prompts 100 (2/3) and 300
+    // (1/3); mean output (20 + 50 + 20) / 3 = 30 tokens; arrivals 2 s apart: 2 gaps over 4 s = 0.5/s.
+    void traceDialects_data()
+    {
+        QTest::addColumn<QByteArray>("bytes");
+        const QByteArray rows[] = {"TIMESTAMP,ContextTokens,GeneratedTokens", "2023-11-16 18:15:46.5,100,20",
+                                   "2023-11-16 18:15:48.5,300,50", "2023-11-16 18:15:50.5,100,20"};
+        auto joined = [&](const char *end) {
+            QByteArray b;
+            for (const QByteArray &r : rows)
+                b += r + end;
+            return b;
+        };
+        QTest::newRow("\\n") << joined("\n");
+        QTest::newRow("\\r\\n (Windows)") << joined("\r\n");
+        QTest::newRow("lone \\r (CSV Macintosh)") << joined("\r");
+        QTest::newRow("UTF-8 byte-order mark, \\r\\n") << QByteArray("\xEF\xBB\xBF") + joined("\r\n");
+        QTest::newRow("every cell quoted") << QByteArray("\"TIMESTAMP\",\"ContextTokens\",\"GeneratedTokens\"\r\n"
+                                                         "\"2023-11-16 18:15:46.5\",\"100\",\"20\"\r\n"
+                                                         "\"2023-11-16 18:15:48.5\",\"300\",\"50\"\r\n"
+                                                         "\"2023-11-16 18:15:50.5\",\"100\",\"20\"\r\n");
+        QTest::newRow("spaces, blank lines, no final newline") << QByteArray("\n  TIMESTAMP , ContextTokens,GeneratedTokens \n\n"
+                                                                             "2023-11-16 18:15:46.5, 100 ,20\n \t\n"
+                                                                             "2023-11-16 18:15:48.5,300, \"50\" \n"
+                                                                             "2023-11-16 18:15:50.5,100,20");
+    }
+    void traceDialects()
+    {
+        QFETCH(QByteArray, bytes);
+        QTemporaryDir dir;
+        QFile f(dir.filePath(QStringLiteral("t.csv")));
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size());
+        f.close();
+        const LengthDistribution d = LengthDistribution::fromTrace(f.fileName(), QStringLiteral("t"));
+        QCOMPARE(d.requests, qint64(3));
+        QCOMPARE(d.lengths, (QVector<qint64>{120, 350}));
+        QCOMPARE(d.probabilities, (QVector<double>{2.0 / 3.0, 1.0 / 3.0}));
+        QCOMPARE(d.promptLengths, (QVector<qint64>{100, 300}));
+        QCOMPARE(d.promptProbabilities, (QVector<double>{2.0 / 3.0, 1.0 / 3.0}));
+        QCOMPARE(d.meanOutputTokens, 30.0);
+        QCOMPARE(d.arrivalRatePerSecond, 0.5);
+    }
+
+    // The reader takes a file 1 MiB at a time: a \r\n split across two blocks ends one line,
+    // not two, so the line numbers of later errors stay right. A header padded with 4 spaces
+    // (11 bytes) and rows "1000\r\n" (6 bytes): row k's \r is byte 11 + 6k + 4, the last of
+    // the first block (2^20 - 1 = 1,048,575) for k = 174,760. Rows 0 .. 174,770 are lines
+    // 2 .. 174,772, so the bad cell after them is on line 174,773.
+    void traceLineEndingAcrossBlocks()
+    {
+        QByteArray bytes = "length    \n";
+        for (int k = 0; k <= 174770; ++k)
+            bytes += "1000\r\n";
+        QCOMPARE(bytes.mid(1048575, 2), QByteArray("\r\n"));
+        bytes += "abc\r\n";
+        QTemporaryDir dir;
+        QFile f(dir.filePath(QStringLiteral("long.csv")));
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size());
+        f.close();
+        try {
+            LengthDistribution::fromTrace(f.fileName(), QStringLiteral("t"));
+            QFAIL("accepted a non-numeric cell");
+        } catch (const InputError &e) {
+            QCOMPARE(e.message(), f.fileName() + QStringLiteral(" line 174773, length: \"abc\" is not a whole number"));
+        }
+        bytes.chop(5);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size());
+        f.close();
+        const LengthDistribution d = LengthDistribution::fromTrace(f.fileName(), QStringLiteral("t"));
+        QCOMPARE(d.requests, qint64(174771));
+        QCOMPARE(d.lengths, (QVector<qint64>{1000}));
+    }
+
     // Every refusal of LengthDistribution::parse and fromTrace (lengthdistribution.cpp), by the
     // field it names and its message.
     void badInput_data()
