@@ -29,7 +29,6 @@ DistributionChartView::DistributionChartView(QWidget *parent)
     m_axisCdf->setRange(0, 1);
     m_axisCdf->setTitleText(tr("CDF"));
     m_axisShare->setTitleText(tr("share per band"));
-    m_axisShare->setLabelFormat(QStringLiteral("%.2f"));
     c->addAxis(m_axisX, Qt::AlignBottom);
     c->addAxis(m_axisCdf, Qt::AlignLeft);
     c->addAxis(m_axisShare, Qt::AlignRight);
@@ -109,8 +108,7 @@ void DistributionChartView::show(const LengthDistribution &d, qint64 cap, const 
         top = std::max(top, share.at(b));
     }
     m_histogram->replace(hist);
-    m_axisShare->setRange(0, std::max(0.01, top * 1.15));
-    m_axisShare->applyNiceNumbers();
+    ChartStyle::niceRange(m_axisShare, std::max(0.01, top * 1.05));
     if (cap > 0) {
         m_capLine->replace({QPointF(double(cap), 0), QPointF(double(cap), 1)});
         m_capTop->replace({QPointF(double(cap), 1), QPointF(hi, 1)});

@@ -41,6 +41,9 @@ LeversView::LeversView(Planner *planner, QWidget *parent)
     for (QAbstractSpinBox *b : std::initializer_list<QAbstractSpinBox *>{m_targetSessions, m_maxItl})
         b->setKeyboardTracking(false);
     auto *targets = new QFormLayout;
+    // The boxes take the width there is: a style whose buttons are wider than it reports
+    // (Adwaita) would otherwise cut "200 ms (default ceiling)".
+    targets->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     targets->addRow(tr("Target sessions per GPU, at least"), m_targetSessions);
     targets->addRow(tr("Target latency per token, at most"), m_maxItl);
     targets->addRow(tr("Shared system prompt"), m_prefix);
@@ -52,6 +55,8 @@ LeversView::LeversView(Planner *planner, QWidget *parent)
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_table->setWordWrap(true);
+    // The scroll bar's arrival must not narrow the wrapped column after its rows were sized (a cut "…").
+    m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
     m_table->setTextElideMode(Qt::ElideNone);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -73,7 +78,7 @@ LeversView::LeversView(Planner *planner, QWidget *parent)
     m_failedTokens->setValue(100'000);
     m_failedTokens->setSuffix(tr(" tokens each"));
     m_failedTokens->setFieldName(tr("Tokens each"));
-    auto *diagnoseButton = new QPushButton(tr("&Diagnose"));
+    auto *diagnoseButton = new QPushButton(tr("D&iagnose"));
     m_diagnosis = new QLabel;
     m_diagnosis->setWordWrap(true);
     m_diagnosis->setTextInteractionFlags(Qt::TextSelectableByMouse);

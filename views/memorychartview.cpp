@@ -69,7 +69,6 @@ MemoryChartView::MemoryChartView(QWidget *parent)
     m_chart->setAnimationOptions(QChart::NoAnimation); // every tick redraws at once
     m_chart->legend()->setAlignment(Qt::AlignBottom);
     m_chart->setTitle(tr("Memory per GPU"));
-    m_axisY->setLabelFormat(QStringLiteral("%.0f"));
 
     m_view = new QChartView(m_chart, this);
     m_view->setRenderHint(QPainter::Antialiasing);
@@ -159,9 +158,8 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     // The card's capacity as a dashed line across the bars.
     const double cap = double(r.ok ? r.gpuMemoryBytes : 0) / double(giga);
     m_capacity->replace({QPointF(0, cap), QPointF(1, cap)});
-    m_capacity->setName(tr("Card capacity %1").arg(Units::formatBytes(r.ok ? r.gpuMemoryBytes : 0, units)));
-    m_axisY->setRange(0, top);
-    m_axisY->applyNiceNumbers();
+    m_capacity->setName(tr("Card capacity")); // its figure is in the axis title: a short entry keeps the legend in one row
+    ChartStyle::niceRange(m_axisY, top); // whole stack shown, round ticks (80 GiB card: 0 to 80 by 10)
     // Legend entries for segments that are empty here (no utilization rule, no overflow) only distract.
     const QList<QLegendMarker *> markers = m_chart->legend()->markers(m_series);
     for (int i = 0; i < markers.size() && i < 7; ++i)
@@ -170,6 +168,13 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
                                : Units::gigaLabel(units));
     m_chart->setTitle(s.overflow > 0 ? tr("Memory per GPU: over capacity by %1").arg(Units::formatBytes(s.overflow, units))
                                      : tr("Memory per GPU"));
+    ChartStyle::fitLegend(m_chart); // the entries shown change with the segments
+}
+
+qint64 MemoryChartView::stackedBytes() const
+{
+    const Segments &s = m_segments;
+    return s.weights + s.workspace + s.heldBack + s.kvCache + s.indexer + s.free + s.overflow;
 }
 
 } // namespace Headroom

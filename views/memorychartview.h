@@ -52,6 +52,8 @@ public:
     void setScaleTop(qint64 bytes);
     /// What the chart shows now, in bytes per GPU.
     const Segments &segments() const { return m_segments; }
+    /// The height of the stack shown, bytes per GPU: the card, plus the overflow above it.
+    qint64 stackedBytes() const;
     /// The chart, for painting into a report.
     QChart *chart() const { return m_chart; }
 
