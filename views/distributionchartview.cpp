@@ -28,7 +28,7 @@ DistributionChartView::DistributionChartView(QWidget *parent)
     m_axisX->setMinorTickCount(8);
     m_axisCdf->setRange(0, 1);
     m_axisCdf->setTitleText(tr("CDF"));
-    m_axisShare->setTitleText(tr("share per band"));
+    m_axisShare->setTitleText(tr("share")); // short: a long title is cut on a short chart; the legend says "per band"
     c->addAxis(m_axisX, Qt::AlignBottom);
     c->addAxis(m_axisCdf, Qt::AlignLeft);
     c->addAxis(m_axisShare, Qt::AlignRight);
@@ -37,7 +37,7 @@ DistributionChartView::DistributionChartView(QWidget *parent)
     m_capArea->setName(tr("lost to the cap"));
     m_capArea->setColor(QColor(0xc6, 0x28, 0x28, 50));
     m_capArea->setBorderColor(Qt::transparent);
-    m_histogram->setName(tr("histogram"));
+    m_histogram->setName(tr("share per band"));
     m_histogram->setColor(QColor(0xe0, 0x9a, 0x2b));
     m_cdf->setName(tr("CDF"));
     m_cdf->setColor(QColor(0x3b, 0x6e, 0xa8));
