@@ -66,12 +66,12 @@ void fitLegend(QChart *chart)
         legend->setAlignment(want);
 }
 
-void niceRange(QValueAxis *axis, double top)
+void niceRange(QValueAxis *axis, double top, int maxSteps)
 {
     if (!(top > 0) || !std::isfinite(top))
         top = 1;
-    // A step of 1, 2, 2.5 or 5 x 10^k giving at most 8 steps to the top.
-    const double raw = top / 8;
+    // A step of 1, 2, 2.5 or 5 x 10^k giving at most maxSteps steps to the top.
+    const double raw = top / std::max(1, maxSteps);
     const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
     double step = 10 * magnitude;
     for (double m : {1.0, 2.0, 2.5, 5.0})

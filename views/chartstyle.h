@@ -27,9 +27,10 @@ void apply(QChart *chart, const QWidget *view);
 void fitLegend(QChart *chart);
 
 /// Sets `axis` to run from 0 to the first "nice" value at or above `top`
-/// (1, 2, 2.5 or 5 times a power of ten per step, 4 to 8 steps), with its
-/// ticks on the steps and as many decimals as a step needs. `top` <= 0 gives 0..1.
-void niceRange(QValueAxis *axis, double top);
+/// (1, 2, 2.5 or 5 times a power of ten per step, at most `maxSteps` steps:
+/// fewer on a short chart, so the labels never collide), with its ticks on
+/// the steps and as many decimals as a step needs. `top` <= 0 gives 0..1.
+void niceRange(QValueAxis *axis, double top, int maxSteps = 8);
 
 /// `share` of `mark` blended into `base` (0 = base, 1 = mark): a highlight
 /// that keeps the palette's text readable on a light or a dark base.

@@ -108,7 +108,7 @@ void DistributionChartView::show(const LengthDistribution &d, qint64 cap, const 
         top = std::max(top, share.at(b));
     }
     m_histogram->replace(hist);
-    ChartStyle::niceRange(m_axisShare, std::max(0.01, top * 1.05));
+    ChartStyle::niceRange(m_axisShare, std::max(0.01, top * 1.05), 4); // as few ticks as the CDF's quarters: a short chart
     if (cap > 0) {
         m_capLine->replace({QPointF(double(cap), 0), QPointF(double(cap), 1)});
         m_capTop->replace({QPointF(double(cap), 1), QPointF(hi, 1)});

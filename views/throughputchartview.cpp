@@ -65,8 +65,8 @@ void ThroughputChartView::show(const DistributionFigures &f)
     m_itl->replace(itl);
     m_tps->replace(tps);
     m_axisX->setRange(1, maxX);
-    ChartStyle::niceRange(m_axisItl, maxItl * 1.05);
-    ChartStyle::niceRange(m_axisTps, maxTps * 1.05);
+    ChartStyle::niceRange(m_axisItl, maxItl * 1.05, 4); // a short chart under the figures: few, readable ticks
+    ChartStyle::niceRange(m_axisTps, maxTps * 1.05, 4);
     if (f.sessionsAtRisk > 0)
         m_marker->replace({QPointF(double(f.sessionsAtRisk), 0), QPointF(double(f.sessionsAtRisk), m_axisItl->max())});
     else

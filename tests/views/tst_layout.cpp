@@ -398,17 +398,20 @@ private Q_SLOTS:
         QTest::addColumn<double>("max");
         QTest::addColumn<int>("ticks");
         QTest::addColumn<QString>("format");
+        QTest::addColumn<int>("maxSteps");
         // top / 8 gives the smallest step allowed; the step is the next of 1, 2, 2.5, 5 x 10^k.
         // 79.6 GiB (an 80 GB H100, 85.5e9 B / 2^30): 9.95 -> 10, 8 steps to 80.
-        QTest::newRow("H100 in GiB") << 79.6 << 80.0 << 9 << QStringLiteral("%.0f");
+        QTest::newRow("H100 in GiB") << 79.6 << 80.0 << 9 << QStringLiteral("%.0f") << 8;
         // 85.5 GB: 10.7 -> 20, 5 steps to 100.
-        QTest::newRow("H100 in GB") << 85.5 << 100.0 << 6 << QStringLiteral("%.0f");
+        QTest::newRow("H100 in GB") << 85.5 << 100.0 << 6 << QStringLiteral("%.0f") << 8;
         // 141 GB (H200): 17.6 -> 20, 8 steps to 160.
-        QTest::newRow("H200 in GB") << 141.0 << 160.0 << 9 << QStringLiteral("%.0f");
+        QTest::newRow("H200 in GB") << 141.0 << 160.0 << 9 << QStringLiteral("%.0f") << 8;
         // A share of 0.37: 0.046 -> 0.05, 8 steps to 0.4, two decimals.
-        QTest::newRow("share") << 0.37 << 0.4 << 9 << QStringLiteral("%.2f");
+        QTest::newRow("share") << 0.37 << 0.4 << 9 << QStringLiteral("%.2f") << 8;
         // 18 ms: 2.25 -> 2.5, 8 steps to 20, one decimal for the 2.5 steps.
-        QTest::newRow("latency") << 18.0 << 20.0 << 9 << QStringLiteral("%.1f");
+        QTest::newRow("latency") << 18.0 << 20.0 << 9 << QStringLiteral("%.1f") << 8;
+        // A short chart, at most 4 steps: a share of 0.42 -> 0.105 -> 0.2, 3 steps to 0.6, one decimal.
+        QTest::newRow("share, short chart") << 0.42 << 0.6 << 4 << QStringLiteral("%.1f") << 4;
     }
 
     void niceScales()
@@ -417,8 +420,9 @@ private Q_SLOTS:
         QFETCH(double, max);
         QFETCH(int, ticks);
         QFETCH(QString, format);
+        QFETCH(int, maxSteps);
         QValueAxis axis;
-        ChartStyle::niceRange(&axis, top);
+        ChartStyle::niceRange(&axis, top, maxSteps);
         QCOMPARE(axis.min(), 0.0);
         QVERIFY2(std::abs(axis.max() - max) < 1e-9, qPrintable(QString::number(axis.max())));
         QCOMPARE(axis.tickCount(), ticks);
