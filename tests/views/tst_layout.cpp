@@ -36,6 +36,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyleFactory>
@@ -229,7 +230,21 @@ private Q_SLOTS:
         QApplication::sendEvent(edit, &override);
         QVERIFY(!override.isAccepted());
         if (!lineEditClaims)
-            qInfo("this platform's line edit does not claim Ctrl+E; the window's rule is checked all the same");
+            qInfo("this keyboard scheme's line edit does not claim Ctrl+E (GNOME's and KDE's do); see Ctrl+Left below");
+        // A key every scheme's line edit claims (Ctrl+Left, previous word), given to a window action:
+        // alone the box takes it; in the window the action fires, from the box.
+        QKeyEvent word(QEvent::ShortcutOverride, Qt::Key_Left, Qt::ControlModifier);
+        QApplication::sendEvent(&alone, &word);
+        QVERIFY(word.isAccepted());
+        auto *probe = new QAction(&w);
+        probe->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Left));
+        w.addAction(probe);
+        QSignalSpy fired(probe, &QAction::triggered);
+        edit->setFocus();
+        QTRY_VERIFY(edit->hasFocus());
+        QTest::keyClick(edit, Qt::Key_Left, Qt::ControlModifier);
+        QCOMPARE(fired.count(), 1);
+        delete probe;
         // The clipboard keys stay the box's own.
         QKeyEvent copy(QEvent::ShortcutOverride, Qt::Key_C, Qt::ControlModifier);
         QApplication::sendEvent(edit, &copy);
