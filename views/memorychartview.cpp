@@ -159,7 +159,9 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     const double cap = double(r.ok ? r.gpuMemoryBytes : 0) / double(giga);
     m_capacity->replace({QPointF(0, cap), QPointF(1, cap)});
     m_capacity->setName(tr("Card capacity")); // its figure is in the axis title: a short entry keeps the legend in one row
-    ChartStyle::niceRange(m_axisY, top); // whole stack shown, round ticks (80 GiB card: 0 to 80 by 10)
+    // The whole stack with room above it, so the card's dashed line never sits on the frame:
+    // an 80 GB H100 (85.5 GB, 79.6 GiB) reads 0 to 90 by 10 in either unit.
+    ChartStyle::niceRange(m_axisY, top * 1.04, 10);
     // Legend entries for segments that are empty here (no utilization rule, no overflow) only distract.
     const QList<QLegendMarker *> markers = m_chart->legend()->markers(m_series);
     for (int i = 0; i < markers.size() && i < 7; ++i)

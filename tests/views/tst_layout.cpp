@@ -457,6 +457,12 @@ private Q_SLOTS:
         QVERIFY(axis);
         QVERIFY(axis->max() * double(1LL << 30) >= double(chart->stackedBytes()));
         QVERIFY(axis->max() * double(1LL << 30) >= double(p->result().gpuMemoryBytes));
+        // With room above the card: 85,520,809,984 B = 79.6 GiB; x 1.04 = 82.8, / 10 steps -> 10, to 90.
+        p->setSessions(1);
+        QCOMPARE(axis->max(), 90.0);
+        QCOMPARE(axis->tickCount(), 10);
+        p->setUnits(UnitSystem::Decimal); // 85.5 GB x 1.04 = 88.9 -> 10, to 90
+        QCOMPARE(axis->max(), 90.0);
         // Every chart groups its axis numbers as the figures are grouped ("100,000").
         QVERIFY(w.distributionView()->importTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv")));
         QTRY_VERIFY(!p->busy());
