@@ -13,6 +13,7 @@
 #include <QEvent>
 #include <QVBoxLayout>
 #include <QValueAxis>
+#include <algorithm>
 #include <cmath>
 
 namespace Headroom {
@@ -86,6 +87,8 @@ void MemoryChartView::changeEvent(QEvent *event)
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange)
         restyle();
+    if (event->type() == QEvent::FontChange)
+        applyScale();
 }
 
 void MemoryChartView::restyle()
@@ -103,6 +106,21 @@ void MemoryChartView::restyle()
     QFont bold = font();
     bold.setBold(true);
     m_axisX->setLabelsFont(bold);
+}
+
+void MemoryChartView::applyScale()
+{
+    // The whole stack with room above it, so the card's dashed line never sits on the frame
+    // (an 80 GB H100, 85.5 GB or 79.6 GiB, reads 0 to 90 by 10 on a tall chart), and no more
+    // steps than three lines of text each: a short chart (Compare) gets fewer, never colliding labels.
+    const int steps = std::clamp(int(height() / (3.0 * fontMetrics().height())), 3, 10);
+    ChartStyle::niceRange(m_axisY, m_axisTop * 1.04, steps);
+}
+
+void MemoryChartView::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    applyScale();
 }
 
 void MemoryChartView::setLegendVisible(bool visible)
@@ -159,9 +177,8 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     const double cap = double(r.ok ? r.gpuMemoryBytes : 0) / double(giga);
     m_capacity->replace({QPointF(0, cap), QPointF(1, cap)});
     m_capacity->setName(tr("Card capacity")); // its figure is in the axis title: a short entry keeps the legend in one row
-    // The whole stack with room above it, so the card's dashed line never sits on the frame:
-    // an 80 GB H100 (85.5 GB, 79.6 GiB) reads 0 to 90 by 10 in either unit.
-    ChartStyle::niceRange(m_axisY, top * 1.04, 10);
+    m_axisTop = top;
+    applyScale();
     // Legend entries for segments that are empty here (no utilization rule, no overflow) only distract.
     const QList<QLegendMarker *> markers = m_chart->legend()->markers(m_series);
     for (int i = 0; i < markers.size() && i < 7; ++i)

@@ -59,9 +59,12 @@ public:
 
 protected:
     void changeEvent(QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void restyle();
+    /// The value axis from 0 past m_axisTop, with as many round steps as the chart's height allows.
+    void applyScale();
 
     QChart *m_chart;
     QChartView *m_view;
@@ -72,6 +75,7 @@ private:
     QBarSet *m_sets[7];
     Segments m_segments;
     qint64 m_scaleTop = 0;
+    double m_axisTop = 1; ///< the stack's top in the display unit
     CapacityResult m_result;
     int m_gpus = 1;
     UnitSystem m_units = UnitSystem::Decimal;

@@ -457,12 +457,23 @@ private Q_SLOTS:
         QVERIFY(axis);
         QVERIFY(axis->max() * double(1LL << 30) >= double(chart->stackedBytes()));
         QVERIFY(axis->max() * double(1LL << 30) >= double(p->result().gpuMemoryBytes));
-        // With room above the card: 85,520,809,984 B = 79.6 GiB; x 1.04 = 82.8, / 10 steps -> 10, to 90.
+        // With room above the card (85,520,809,984 B = 79.6 GiB; x 1.04 = 82.8): on a chart tall
+        // enough for ten steps of three text lines, 82.8 / 10 -> 10, to 90; on a short one fewer steps.
         p->setSessions(1);
-        QCOMPARE(axis->max(), 90.0);
-        QCOMPARE(axis->tickCount(), 10);
-        p->setUnits(UnitSystem::Decimal); // 85.5 GB x 1.04 = 88.9 -> 10, to 90
-        QCOMPARE(axis->max(), 90.0);
+        MemoryChartView shown;
+        shown.setResult(p->result(), 1, UnitSystem::Binary);
+        auto *shownAxis = qobject_cast<QValueAxis *>(shown.chart()->axes(Qt::Vertical).first());
+        const int line = shown.fontMetrics().height();
+        shown.resize(600, 40 * line);
+        shown.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&shown));
+        QTRY_COMPARE(shownAxis->max(), 90.0);
+        QCOMPARE(shownAxis->tickCount(), 10);
+        shown.resize(300, 14 * line); // at most 4 steps: 82.8 / 4 = 20.7 -> 25, to 100
+        QTRY_COMPARE(shownAxis->max(), 100.0);
+        QCOMPARE(shownAxis->tickCount(), 5);
+        shown.setResult(p->result(), 1, UnitSystem::Decimal); // 85.5 GB x 1.04 = 88.9 / 4 = 22.2 -> 25, to 100
+        QCOMPARE(shownAxis->max(), 100.0);
         // Every chart groups its axis numbers as the figures are grouped ("100,000").
         QVERIFY(w.distributionView()->importTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv")));
         QTRY_VERIFY(!p->busy());
