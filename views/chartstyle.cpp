@@ -3,8 +3,13 @@
 
 #include <QAbstractAxis>
 #include <QChart>
+#include <QFontMetricsF>
 #include <QLegend>
+#include <QLegendMarker>
+#include <QLocale>
+#include <QValueAxis>
 #include <QWidget>
+#include <cmath>
 
 namespace Headroom::ChartStyle {
 
@@ -25,6 +30,9 @@ void apply(QChart *chart, const QWidget *view)
     chart->setTitleFont(title);
     chart->legend()->setLabelColor(text);
     chart->legend()->setFont(body);
+    // Axis numbers grouped as every figure on screen is (Units::formatCount: English grouping).
+    chart->setLocale(QLocale(QLocale::English, QLocale::UnitedStates));
+    chart->setLocalizeNumbers(true);
     for (QAbstractAxis *axis : chart->axes()) {
         axis->setLabelsColor(text);
         axis->setLabelsFont(body);
@@ -33,7 +41,54 @@ void apply(QChart *chart, const QWidget *view)
         axis->setLinePenColor(text);
         axis->setGridLineColor(grid);
         axis->setMinorGridLineColor(grid);
+        axis->setShadesVisible(false);
     }
+    if (!chart->property("headroomFitLegend").toBool()) {
+        chart->setProperty("headroomFitLegend", true);
+        QObject::connect(chart, &QGraphicsWidget::geometryChanged, chart, [chart] { fitLegend(chart); });
+    }
+    fitLegend(chart);
+}
+
+void fitLegend(QChart *chart)
+{
+    QLegend *legend = chart->legend();
+    const QFontMetricsF fm(legend->font());
+    // One row: each entry's label, its marker (about a line high) and the gaps around them.
+    double row = 0;
+    for (QLegendMarker *m : legend->markers())
+        if (m->isVisible() && m->series() && m->series()->isVisible())
+            row += fm.horizontalAdvance(m->label()) + 2.5 * fm.height();
+    const QMarginsF margins = chart->margins();
+    const double room = chart->size().width() - margins.left() - margins.right();
+    const Qt::Alignment want = row > room ? Qt::AlignRight : Qt::AlignBottom;
+    if (legend->alignment() != want)
+        legend->setAlignment(want);
+}
+
+void niceRange(QValueAxis *axis, double top, int maxSteps)
+{
+    if (!(top > 0) || !std::isfinite(top))
+        top = 1;
+    // A step of 1, 2, 2.5 or 5 x 10^k giving at most maxSteps steps to the top.
+    const double raw = top / std::max(1, maxSteps);
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = 10 * magnitude;
+    for (double m : {1.0, 2.0, 2.5, 5.0})
+        if (m * magnitude >= raw * (1 - 1e-9)) {
+            step = m * magnitude;
+            break;
+        }
+    const double steps = std::ceil(top / step - 1e-9);
+    axis->setRange(0, steps * step);
+    axis->setTickType(QValueAxis::TicksFixed);
+    axis->setTickCount(int(steps) + 1);
+    axis->setMinorTickCount(0);
+    // Decimals the step needs: 2.5 x 10^k one more than 10^k.
+    int decimals = std::max(0, int(std::ceil(-std::log10(step) - 1e-9)));
+    if (std::abs(step / std::pow(10.0, -decimals) - std::round(step / std::pow(10.0, -decimals))) > 1e-6)
+        ++decimals;
+    axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
 }
 
 QColor blend(const QColor &base, const QColor &mark, double share)

@@ -5,6 +5,7 @@
 
 QT_BEGIN_NAMESPACE
 class QChart;
+class QValueAxis;
 class QWidget;
 QT_END_NAMESPACE
 
@@ -13,10 +14,23 @@ namespace Headroom::ChartStyle {
 /// Dresses `chart` in the palette and font of `view`, the widget showing it:
 /// background and plot area in the palette's base, titles, labels, legend and
 /// axis lines in its text colour, grid lines in its mid colour, fonts from the
-/// widget's font (the title a fifth larger and bold). Call it when the chart
+/// widget's font (the title a fifth larger and bold), numbers on the axes
+/// grouped in thousands as Units::formatCount groups them ("100,000"), and the
+/// legend kept whole (see fitLegend). Call it when the chart
 /// is built and on every QEvent::PaletteChange and QEvent::FontChange, so the
 /// chart follows a light or dark system palette and the window's zoom.
 void apply(QChart *chart, const QWidget *view);
+
+/// Puts the legend below the plot when its entries fit the chart's width in
+/// one row, else at the right, one entry a line, so no entry is cut. Runs
+/// again whenever the chart is resized (apply() connects it once).
+void fitLegend(QChart *chart);
+
+/// Sets `axis` to run from 0 to the first "nice" value at or above `top`
+/// (1, 2, 2.5 or 5 times a power of ten per step, at most `maxSteps` steps:
+/// fewer on a short chart, so the labels never collide), with its ticks on
+/// the steps and as many decimals as a step needs. `top` <= 0 gives 0..1.
+void niceRange(QValueAxis *axis, double top, int maxSteps = 8);
 
 /// `share` of `mark` blended into `base` (0 = base, 1 = mark): a highlight
 /// that keeps the palette's text readable on a light or a dark base.

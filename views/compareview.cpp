@@ -7,6 +7,7 @@
 #include "planner.h"
 
 #include <QChart>
+#include <QCheckBox>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -21,13 +22,17 @@ namespace Headroom {
 CompareView::CompareView(Planner *planner, QWidget *parent)
     : QWidget(parent), m_planner(planner), m_table(new QTableWidget), m_charts(new QHBoxLayout)
 {
-    m_pin = new QPushButton(tr("&Pin current for comparison"));
+    m_pin = new QPushButton(tr("Pin c&urrent for comparison"));
     m_pin->setToolTip(tr("Keep this scenario as a column, then change one input (Ctrl+D)"));
     m_unpin = new QPushButton(tr("&Remove last pinned"));
+    m_showAll = new QCheckBox(tr("Show a&ll inputs"));
+    m_showAll->setToolTip(tr("Off: only the inputs that differ between the columns, then the answer"));
+    connect(m_showAll, &QCheckBox::toggled, this, &CompareView::refresh);
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(m_pin);
     buttons->addWidget(m_unpin);
     buttons->addStretch();
+    buttons->addWidget(m_showAll);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents); // compact rows: more of them show
@@ -61,7 +66,8 @@ void CompareView::refresh()
     const UnitSystem u = m_planner->units();
     auto fmt = [u](qint64 b) { return Units::formatBytes(b, u); };
     using Cell = std::function<QString(const Scenario &, const CapacityResult &)>;
-    const QVector<QPair<QString, Cell>> rows = {
+    // Inputs first (shown only where a column differs, unless "show all" is on), then the answer (always shown).
+    const QVector<QPair<QString, Cell>> inputs = {
         {tr("Model"), [](const Scenario &s, const CapacityResult &) -> QString { return s.model.name; }},
         {tr("GPU"), [](const Scenario &s, const CapacityResult &) -> QString { return s.gpu.name; }},
         {tr("TP"), [](const Scenario &s, const CapacityResult &) -> QString { return QString::number(s.tp); }},
@@ -100,7 +106,16 @@ void CompareView::refresh()
              return s.effectivePrice() ? Units::formatUsdPer(*s.effectivePrice(), tr("GPU-hour"), tr("GPU-hours")) : tr("none");
          }},
         {tr("Retention cap"),
-         [](const Scenario &s, const CapacityResult &) -> QString { return s.retainTokens ? Units::formatCount(*s.retainTokens) : tr("none"); }},
+         [](const Scenario &s, const CapacityResult &) -> QString { return s.retainTokens ? tr("%1 tokens").arg(Units::formatCount(*s.retainTokens)) : tr("none"); }},
+        {tr("GPU memory"), [fmt](const Scenario &s, const CapacityResult &) -> QString { return fmt(s.effectiveGpuMemoryBytes()); }},
+        {tr("Max model length"),
+         [](const Scenario &s, const CapacityResult &) -> QString { return s.maxModelLen ? tr("%1 tokens").arg(Units::formatCount(*s.maxModelLen)) : tr("the model's"); }},
+        {tr("GPU memory utilization"),
+         [](const Scenario &s, const CapacityResult &) -> QString { return s.engine == Engine::Vllm ? Units::formatDecimal(s.gpuMemoryUtilization) : tr("— (vLLM rule only)"); }},
+        {tr("Admission margin"),
+         [](const Scenario &s, const CapacityResult &) -> QString { return QStringLiteral("%1%").arg(Units::formatDecimal(s.marginFraction * 100)); }},
+    };
+    const QVector<QPair<QString, Cell>> answers = {
         {tr("KV bytes per token"), [](const Scenario &, const CapacityResult &r) -> QString { return Units::formatExactBytes(r.kvBytesPerToken); }},
         {tr("KV budget per GPU"), [fmt](const Scenario &, const CapacityResult &r) -> QString { return fmt(r.kvBudgetBytesPerGpu); }},
         {tr("Sessions per TP group"), [](const Scenario &, const CapacityResult &r) -> QString { return Units::formatCount(r.distribution.sessionsAtRisk); }},
@@ -117,6 +132,8 @@ void CompareView::refresh()
     };
     const QPalette pal = palette();
     const QColor differs = ChartStyle::blend(pal.color(QPalette::Base), QColor(0xe0, 0x9a, 0x2b), 0.35);
+    QVector<QPair<QString, Cell>> rows = inputs;
+    rows += answers;
     m_table->clear();
     m_table->setRowCount(int(rows.size()));
     m_table->setColumnCount(int(columns.size()));
@@ -127,14 +144,17 @@ void CompareView::refresh()
         labels << r.first;
     m_table->setHorizontalHeaderLabels(headers);
     m_table->setVerticalHeaderLabels(labels);
+    int same = 0;
     for (int row = 0; row < rows.size(); ++row) {
         const QString first = columns.first().result.ok ? rows.at(row).second(columns.first().scenario, columns.first().result) : QString();
+        bool rowDiffers = false;
         for (int col = 0; col < columns.size(); ++col) {
             const Planner::Pinned &c = columns.at(col);
             const QString text = c.result.ok ? rows.at(row).second(c.scenario, c.result) : c.result.error;
             auto *item = new QTableWidgetItem(text);
             if (col > 0 && text != first) {
                 // Differs from the first column: highlighted.
+                rowDiffers = true;
                 QFont bold = item->font();
                 bold.setBold(true);
                 item->setFont(bold);
@@ -143,7 +163,14 @@ void CompareView::refresh()
             }
             m_table->setItem(row, col, item);
         }
+        // With one column there is nothing to compare: every input shows.
+        const bool hide = row < inputs.size() && !rowDiffers && columns.size() > 1 && !m_showAll->isChecked();
+        m_table->setRowHidden(row, hide);
+        if (row < inputs.size() && !rowDiffers)
+            ++same;
     }
+    m_showAll->setText(columns.size() > 1 ? tr("Show a&ll inputs (%1 the same in every column)").arg(same) : tr("Show a&ll inputs"));
+    m_showAll->setEnabled(columns.size() > 1);
     // Charts on one shared scale.
     while (m_chartViews.size() > columns.size())
         delete m_chartViews.takeLast();
@@ -153,12 +180,14 @@ void CompareView::refresh()
         m_charts->addWidget(chart);
         m_chartViews << chart;
     }
+    // The shared scale covers the tallest stack shown (the card plus any overflow).
     qint64 top = 0;
-    for (const auto &c : columns)
-        if (c.result.ok)
-            top = std::max(top, c.result.gpuMemoryBytes + c.result.overflowBytesPerGpu);
     for (int i = 0; i < columns.size(); ++i) {
+        m_chartViews.at(i)->setScaleTop(0);
         m_chartViews.at(i)->setResult(columns.at(i).result, 1, u);
+        top = std::max(top, m_chartViews.at(i)->stackedBytes());
+    }
+    for (int i = 0; i < columns.size(); ++i) {
         m_chartViews.at(i)->setScaleTop(top);
         m_chartViews.at(i)->chart()->setTitle(columns.at(i).name);
     }

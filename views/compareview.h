@@ -8,6 +8,7 @@ class QLabel;
 class QTableWidget;
 class QHBoxLayout;
 class QPushButton;
+class QCheckBox;
 QT_END_NAMESPACE
 
 namespace Headroom {
@@ -18,9 +19,10 @@ class Planner;
 /// Up to four scenarios side by side: the pinned ones (A, B, C) and the
 /// current one, live. A table of the key figures with every value that
 /// differs from the first column highlighted, and the memory charts on one
-/// shared scale under one shared legend. Every input that differs shows
-/// (what-ifs included: KV heads, the lengths and their source, the cap, the
-/// risk). Pin the current scenario, change one input, and the
+/// shared scale under one shared legend. Only the inputs that differ between
+/// the columns show (what-ifs included: KV heads, the lengths and their
+/// source, the cap, the risk), then the answer; "Show all inputs" lists every
+/// input. Pin the current scenario, change one input, and the
 /// difference shows at once. Renders the Planner's results.
 class CompareView : public QWidget
 {
@@ -28,6 +30,8 @@ class CompareView : public QWidget
 public:
     explicit CompareView(Planner *planner, QWidget *parent = nullptr);
     QTableWidget *table() const { return m_table; }
+    /// The "show all inputs" toggle (off: only the inputs that differ).
+    QCheckBox *showAllToggle() const { return m_showAll; }
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -42,6 +46,7 @@ private:
     QVector<MemoryChartView *> m_chartViews;
     QPushButton *m_pin;
     QPushButton *m_unpin;
+    QCheckBox *m_showAll;
 };
 
 } // namespace Headroom

@@ -28,8 +28,7 @@ DistributionChartView::DistributionChartView(QWidget *parent)
     m_axisX->setMinorTickCount(8);
     m_axisCdf->setRange(0, 1);
     m_axisCdf->setTitleText(tr("CDF"));
-    m_axisShare->setTitleText(tr("share per band"));
-    m_axisShare->setLabelFormat(QStringLiteral("%.2f"));
+    m_axisShare->setTitleText(tr("share")); // short: a long title is cut on a short chart; the legend says "per band"
     c->addAxis(m_axisX, Qt::AlignBottom);
     c->addAxis(m_axisCdf, Qt::AlignLeft);
     c->addAxis(m_axisShare, Qt::AlignRight);
@@ -38,7 +37,7 @@ DistributionChartView::DistributionChartView(QWidget *parent)
     m_capArea->setName(tr("lost to the cap"));
     m_capArea->setColor(QColor(0xc6, 0x28, 0x28, 50));
     m_capArea->setBorderColor(Qt::transparent);
-    m_histogram->setName(tr("histogram"));
+    m_histogram->setName(tr("share per band"));
     m_histogram->setColor(QColor(0xe0, 0x9a, 0x2b));
     m_cdf->setName(tr("CDF"));
     m_cdf->setColor(QColor(0x3b, 0x6e, 0xa8));
@@ -109,8 +108,7 @@ void DistributionChartView::show(const LengthDistribution &d, qint64 cap, const 
         top = std::max(top, share.at(b));
     }
     m_histogram->replace(hist);
-    m_axisShare->setRange(0, std::max(0.01, top * 1.15));
-    m_axisShare->applyNiceNumbers();
+    ChartStyle::niceRange(m_axisShare, std::max(0.01, top * 1.05), 4); // as few ticks as the CDF's quarters: a short chart
     if (cap > 0) {
         m_capLine->replace({QPointF(double(cap), 0), QPointF(double(cap), 1)});
         m_capTop->replace({QPointF(double(cap), 1), QPointF(hi, 1)});

@@ -87,7 +87,7 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
     m_scale->setValue(1.0);
     m_scale->setPrefix(QStringLiteral("× "));
     m_scale->setKeyboardTracking(false);
-    m_capOn = new QCheckBox(tr("Cap retained context at"));
+    m_capOn = new QCheckBox(tr("Cap retained conte&xt at"));
     m_cap = tokensSpin(32768, tr("Retention cap"));
     m_risk = new QComboBox;
     for (double r : {0.05, 0.01, 1e-3, 1e-4, 1e-5, 1e-6})
@@ -97,7 +97,7 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
     auto *form = new QFormLayout;
     form->addRow(tr("Session &lengths"), m_source);
     form->addRow(QString(), m_pages);
-    form->addRow(tr("Length &scale"), m_scale);
+    form->addRow(tr("Length scale"), m_scale);
     auto *capRow = new QHBoxLayout;
     capRow->addWidget(m_capOn);
     capRow->addWidget(m_cap, 1);

@@ -13,6 +13,8 @@
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSlider>
+#include <QStyle>
+#include <algorithm>
 #include <cmath>
 
 namespace Headroom {
@@ -116,24 +118,27 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     m_weightsDtypeLabel = valueLabel();
     m_kvHeadsSlider = makeSlider(0, tr("KV heads (what-if)"));
     m_kvHeadsLabel = valueLabel();
-    m_kvHeadsReset = new QPushButton(tr("&Reset"));
+    m_kvHeadsReset = new QPushButton(tr("Reset")); // no mnemonic: Alt+R is the Risk box on Lengths and risk
     m_kvHeadsReset->setToolTip(tr("Restore the preset's num_key_value_heads"));
     m_tpSlider = makeSlider(3, tr("Tensor parallelism"));
     m_tpLabel = valueLabel();
 
     auto *form = new QFormLayout(this);
+    m_form = form;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    // Mnemonics unique in the window (menus: F E T V; the other panes use D O A and their own pages'):
+    // Alt+C and Alt+S go to the boxes, where a number is typed, not to the sliders.
     form->addRow(buddyLabel(tr("&Model"), m_model), m_model);
     form->addRow(buddyLabel(tr("&GPU"), m_gpu), m_gpu);
-    form->addRow(buddyLabel(tr("&Engine rule"), m_engine), m_engine);
-    form->addRow(buddyLabel(tr("&Context"), m_contextSlider), m_contextSlider);
+    form->addRow(buddyLabel(tr("E&ngine rule"), m_engine), m_engine);
+    form->addRow(buddyLabel(tr("&Context"), m_contextSpin), m_contextSlider);
     form->addRow(QString(), m_contextSpin);
     form->addRow(QString(), m_contextNote);
-    form->addRow(buddyLabel(tr("&Sessions"), m_sessionsSlider), row(m_sessionsSlider, m_sessionsSpin));
+    form->addRow(buddyLabel(tr("&Sessions"), m_sessionsSpin), row(m_sessionsSlider, m_sessionsSpin));
     form->addRow(buddyLabel(tr("&KV precision"), m_kvDtypeSlider), row(m_kvDtypeSlider, m_kvDtypeLabel));
     form->addRow(buddyLabel(tr("&Weight precision"), m_weightsDtypeSlider), row(m_weightsDtypeSlider, m_weightsDtypeLabel));
     form->addRow(buddyLabel(tr("KV &heads"), m_kvHeadsSlider), row(m_kvHeadsSlider, m_kvHeadsLabel, m_kvHeadsReset));
-    form->addRow(buddyLabel(tr("&TP"), m_tpSlider), row(m_tpSlider, m_tpLabel));
+    form->addRow(buddyLabel(tr("T&P"), m_tpSlider), row(m_tpSlider, m_tpLabel));
     form->addRow(new SidePoolInputs(m_planner)); // images, decoding share, host KV (issue 14)
     m_sidePools = new SidePoolsPanel(planner, m_models);
     form->addRow(m_sidePools);
@@ -168,14 +173,95 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     connect(m_tpSlider, &QSlider::valueChanged, this, [this](int v) { m_planner->setTp(kTpChoices[std::clamp(v, 0, 3)]); });
     connect(m_planner, &Planner::scenarioChanged, this, &InputPanel::showScenario);
     showScenario(m_planner->scenario());
+    sizeSliders();
 }
 
 void InputPanel::changeEvent(QEvent *event)
 {
     QWidget::changeEvent(event);
-    if (event->type() == QEvent::FontChange) // the window's zoom
+    if (event->type() == QEvent::FontChange) { // the window's zoom
         for (QLabel *l : {m_kvDtypeLabel, m_weightsDtypeLabel, m_kvHeadsLabel, m_tpLabel})
             sizeValueLabel(l);
+        sizeSliders();
+        reflow();
+    }
+}
+
+void InputPanel::sizeSliders()
+{
+    // Long enough to drag with intent (about twelve characters), whatever the box beside it needs.
+    const int length = fontMetrics().averageCharWidth() * 12;
+    for (QSlider *s : {m_contextSlider, m_sessionsSlider, m_kvDtypeSlider, m_weightsDtypeSlider, m_kvHeadsSlider, m_tpSlider})
+        s->setMinimumWidth(length);
+}
+
+void InputPanel::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    reflow();
+}
+
+namespace {
+// The widest label and the widest field's minimum in `form`, pixels.
+QPair<int, int> columnWidths(const QFormLayout *form)
+{
+    int labels = 0, fields = 0;
+    for (int r = 0; r < form->rowCount(); ++r) {
+        if (QLayoutItem *l = form->itemAt(r, QFormLayout::LabelRole))
+            labels = std::max(labels, l->sizeHint().width());
+        if (QLayoutItem *f = form->itemAt(r, QFormLayout::FieldRole))
+            fields = std::max(fields, f->minimumSize().width());
+    }
+    return {labels, fields};
+}
+} // namespace
+
+int InputPanel::narrowestWidth() const
+{
+    const auto [labels, fields] = columnWidths(m_form);
+    const QMargins m = m_form->contentsMargins();
+    return m.left() + std::max(labels, fields) + m.right();
+}
+
+QSize InputPanel::minimumSizeHint() const
+{
+    return QSize(narrowestWidth(), QWidget::minimumSizeHint().height());
+}
+
+void InputPanel::reflow()
+{
+    // Labels beside their fields when both fit the width, else every label above its
+    // field (one column, read top to bottom): never a field squeezed or cut.
+    const auto [labels, fields] = columnWidths(m_form);
+    const QMargins m = m_form->contentsMargins();
+    const int spacing = std::max(m_form->horizontalSpacing(), style()->pixelMetric(QStyle::PM_LayoutHorizontalSpacing));
+    const int sideBySide = m.left() + labels + spacing + fields + m.right();
+    const auto policy = width() >= sideBySide ? QFormLayout::DontWrapRows : QFormLayout::WrapAllRows;
+    if (m_form->rowWrapPolicy() != policy)
+        m_form->setRowWrapPolicy(policy);
+}
+
+void InputPanel::setPresets(QVector<ModelShape> models, QVector<GpuSpec> gpus)
+{
+    // The scenario's own model and card stay offered when the new list lacks them
+    // (a preset removed, a config.json imported): the plan never changes under the user.
+    const Scenario &s = m_planner->scenario();
+    auto hasModel = [&models](const QString &id) { return std::any_of(models.cbegin(), models.cend(), [&id](const ModelShape &m) { return m.id == id; }); };
+    auto hasGpu = [&gpus](const QString &id) { return std::any_of(gpus.cbegin(), gpus.cend(), [&id](const GpuSpec &g) { return g.id == id; }); };
+    if (!s.model.id.isEmpty() && !hasModel(s.model.id))
+        models.append(s.model);
+    if (!s.gpu.id.isEmpty() && !hasGpu(s.gpu.id))
+        gpus.append(s.gpu);
+    m_models = std::move(models);
+    m_gpus = std::move(gpus);
+    const QSignalBlocker b1(m_model), b2(m_gpu);
+    m_model->clear();
+    for (const ModelShape &m : m_models)
+        m_model->addItem(m.name, m.id);
+    m_gpu->clear();
+    for (const GpuSpec &g : m_gpus)
+        m_gpu->addItem(g.name, g.id);
+    showScenario(s);
 }
 
 void InputPanel::addModel(const ModelShape &model)

@@ -9,6 +9,7 @@
 
 QT_BEGIN_NAMESPACE
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QPushButton;
 class QSlider;
@@ -37,8 +38,18 @@ public:
     int contextToPosition(qint64 tokens) const;
     qint64 positionToContext(int position) const;
 
+    /// Offers these presets in the model and GPU pickers (after the preset
+    /// manager changed them), keeping the current selection; a model or card
+    /// the scenario uses but the lists lack stays offered, so the plan never
+    /// changes under the user.
+    void setPresets(QVector<ModelShape> models, QVector<GpuSpec> gpus);
     /// Offers `model` in the model picker (an imported config.json), replacing one with the same id.
     void addModel(const ModelShape &model);
+
+    /// The least width the inputs need: every label above its field.
+    int narrowestWidth() const;
+    /// As narrow as narrowestWidth(): a narrower pane puts the labels above the fields.
+    QSize minimumSizeHint() const override;
 
     QSlider *contextSlider() const { return m_contextSlider; }
     TokenSpinBox *contextSpin() const { return m_contextSpin; }
@@ -54,13 +65,18 @@ public:
 
 protected:
     void changeEvent(QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
+    /// Labels beside the fields when the width allows, else above them.
+    void reflow();
+    void sizeSliders();
     void showScenario(const Scenario &s);
     qint64 contextTop() const;
     QVector<int> kvHeadChoices() const;
 
     Planner *m_planner;
+    QFormLayout *m_form = nullptr;
     QVector<ModelShape> m_models;
     QVector<GpuSpec> m_gpus;
     QComboBox *m_model;

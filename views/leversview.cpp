@@ -13,11 +13,36 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QStyledItemDelegate>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <cmath>
 
 namespace Headroom {
+
+namespace {
+// Wrapped cells measured against a slightly narrower width than the column: some
+// styles (Adwaita) paint wrapped text in less width than they measure it with,
+// which left the last line of a long side effect cut to "…".
+class WrappedCellDelegate : public QStyledItemDelegate
+{
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override
+    {
+        QSize size = QStyledItemDelegate::sizeHint(option, index);
+        const auto *view = qobject_cast<const QTableView *>(option.widget);
+        if (!view)
+            return size;
+        QStyleOptionViewItem o = option;
+        initStyleOption(&o, index);
+        const int width = view->columnWidth(index.column()) - 4 * o.fontMetrics.averageCharWidth();
+        const QRect text = o.fontMetrics.boundingRect(QRect(0, 0, std::max(1, width), 1'000'000), Qt::TextWordWrap, o.text);
+        size.setHeight(std::max(size.height(), text.height() + o.fontMetrics.height() / 2));
+        return size;
+    }
+};
+} // namespace
 
 LeversView::LeversView(Planner *planner, QWidget *parent)
     : QWidget(parent), m_planner(planner)
@@ -41,6 +66,9 @@ LeversView::LeversView(Planner *planner, QWidget *parent)
     for (QAbstractSpinBox *b : std::initializer_list<QAbstractSpinBox *>{m_targetSessions, m_maxItl})
         b->setKeyboardTracking(false);
     auto *targets = new QFormLayout;
+    // The boxes take the width there is: a style whose buttons are wider than it reports
+    // (Adwaita) would otherwise cut "200 ms (default ceiling)".
+    targets->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     targets->addRow(tr("Target sessions per GPU, at least"), m_targetSessions);
     targets->addRow(tr("Target latency per token, at most"), m_maxItl);
     targets->addRow(tr("Shared system prompt"), m_prefix);
@@ -52,6 +80,9 @@ LeversView::LeversView(Planner *planner, QWidget *parent)
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_table->setWordWrap(true);
+    m_table->setItemDelegateForColumn(0, new WrappedCellDelegate(m_table));
+    // The scroll bar's arrival must not narrow the wrapped column after its rows were sized (a cut "…").
+    m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
     m_table->setTextElideMode(Qt::ElideNone);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -73,7 +104,7 @@ LeversView::LeversView(Planner *planner, QWidget *parent)
     m_failedTokens->setValue(100'000);
     m_failedTokens->setSuffix(tr(" tokens each"));
     m_failedTokens->setFieldName(tr("Tokens each"));
-    auto *diagnoseButton = new QPushButton(tr("&Diagnose"));
+    auto *diagnoseButton = new QPushButton(tr("D&iagnose"));
     m_diagnosis = new QLabel;
     m_diagnosis->setWordWrap(true);
     m_diagnosis->setTextInteractionFlags(Qt::TextSelectableByMouse);

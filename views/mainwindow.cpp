@@ -39,10 +39,12 @@
 #include <QUrl>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QGridLayout>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QKeyEvent>
 #include <QLockFile>
 #include <QSignalBlocker>
@@ -51,6 +53,7 @@
 #include <QAbstractSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTextBrowser>
 #include <QTextDocument>
@@ -77,62 +80,21 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     setWindowIcon(QIcon(QStringLiteral(":/icons/headroom.svg")));
     setAcceptDrops(true);
 
-    // Presets: the store, else the built-ins as shipped (the store stays untouched).
     m_storePath = storePath.isEmpty() ? PresetStore::defaultPath() : storePath;
-    PresetStore store(m_storePath);
-    QString error;
-    QVector<PresetRecord> records;
-    if (store.open(&error)) {
-        records = store.list();
-        QStringList problems = store.problems();
-        if (!store.warning().isEmpty())
-            problems.prepend(store.warning());
-        if (!problems.isEmpty())
-            QTimer::singleShot(0, this, [this, problems] {
-                QMessageBox::warning(this, tr("Preset database"), problems.join(QLatin1Char('\n')));
-            });
-    } else {
-        records = PresetStore::builtInPresets();
-        QTimer::singleShot(0, this, [this, error] {
-            QMessageBox::warning(this, tr("Preset database"), error + tr("\n\nHeadroom uses its built-in presets for now."));
-        });
-    }
-    QVector<ModelShape> models;
-    QVector<GpuSpec> gpus;
-    QStringList skipped;
-    for (const PresetRecord &r : records) {
-        try {
-            if (r.kind == QLatin1String("model"))
-                models << ConfigImporter::fromPreset(r.json);
-            else if (r.kind == QLatin1String("gpu"))
-                gpus << GpuSpec::fromPreset(r.json);
-        } catch (const InputError &e) {
-            skipped << QStringLiteral("%1: %2").arg(r.id, e.text());
-        }
-    }
+    const QStringList skipped = loadPresets(true);
     if (!skipped.isEmpty())
-        statusBar()->showMessage(tr("Presets skipped: %1").arg(skipped.join(QStringLiteral("; "))));
-    // A store with no usable model or GPU (rows deleted by hand) falls back to the shipped ones.
-    const bool noModels = models.isEmpty(), noGpus = gpus.isEmpty();
-    for (const PresetRecord &r : (noModels || noGpus) ? PresetStore::builtInPresets() : QVector<PresetRecord>{}) {
-        if (noModels && r.kind == QLatin1String("model"))
-            models << ConfigImporter::fromPreset(r.json);
-        else if (noGpus && r.kind == QLatin1String("gpu"))
-            gpus << GpuSpec::fromPreset(r.json);
-    }
-
-    m_models = models;
-    m_gpus = gpus;
-    m_planner->setPresets(models, gpus);
+        statusBar()->showMessage(skipped.first());
+    m_planner->setPresets(m_models, m_gpus);
     m_planner->reset(defaultScenario());
 
     // Left: inputs.
-    m_inputs = new InputPanel(m_planner, models, gpus);
+    m_inputs = new InputPanel(m_planner, m_models, m_gpus);
     auto *scroll = new QScrollArea;
     scroll->setWidget(m_inputs);
     scroll->setWidgetResizable(true);
-    // Narrower than its contents on a small screen: it scrolls rather than clips.
-    scroll->setMinimumWidth(240);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_inputsScroll = scroll;
+    fitInputsWidth(); // never narrower than the inputs: they scroll down, never sideways nor cut
 
     // Centre: the answer.
     auto *answer = new QWidget;
@@ -161,10 +123,26 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     m_adviceTimer->setInterval(150); // a drag asks once it pauses
     connect(m_adviceTimer, &QTimer::timeout, this, &MainWindow::requestAdvice);
     connect(m_planner, &Planner::adviceChanged, this, &MainWindow::showAdvice);
-    m_headline = new QLabel;
-    m_headline->setWordWrap(true);
+    // Presenter's headline: the three figures a customer repeats, each a large
+    // value over its caption (sessions per card, cost per session-hour, what limits it).
+    m_headline = new QWidget;
+    m_headline->setObjectName(QStringLiteral("presenterHeadline"));
+    auto *headlineGrid = new QGridLayout(m_headline);
+    headlineGrid->setContentsMargins(0, 0, 0, 0);
+    for (int i = 0; i < 3; ++i) {
+        m_headlineValues[i] = new QLabel;
+        m_headlineCaptions[i] = new QLabel;
+        for (QLabel *l : {m_headlineValues[i], m_headlineCaptions[i]}) {
+            l->setAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            l->setWordWrap(true);
+            l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        }
+        m_headlineCaptions[i]->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
+        headlineGrid->addWidget(m_headlineValues[i], 0, i);
+        headlineGrid->addWidget(m_headlineCaptions[i], 1, i);
+        headlineGrid->setColumnStretch(i, 1);
+    }
     m_headline->setVisible(false);
-    m_headline->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_chart = new MemoryChartView;
     answerLayout->addWidget(m_headline);
     answerLayout->addWidget(m_chart, 1);
@@ -183,7 +161,7 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     m_derivation->setAccessibleName(tr("Derivation"));
     m_sources = new QTextBrowser;
     m_sources->setOpenExternalLinks(true);
-    m_sourceDetails = new QCheckBox(tr("Show how each value was &checked"));
+    m_sourceDetails = new QCheckBox(tr("Show how each v&alue was checked"));
     connect(m_sourceDetails, &QCheckBox::toggled, this, &MainWindow::showSources);
     auto *sourcesPage = new QWidget;
     auto *sourcesLayout = new QVBoxLayout(sourcesPage);
@@ -196,12 +174,13 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
 
     m_distribution = new DistributionView(m_planner);
     m_centre = new QTabWidget;
-    m_centre->addTab(answerScroll, tr("&Memory per GPU"));
-    m_centre->addTab(m_distribution, tr("&Lengths and risk"));
+    // No mnemonics on these tabs (the letters go to the inputs): Ctrl+1 to Ctrl+4, in the View menu.
+    m_centre->addTab(answerScroll, tr("Memory per GPU"));
+    m_centre->addTab(m_distribution, tr("Lengths and risk"));
     m_compare = new CompareView(m_planner);
-    m_centre->addTab(m_compare, tr("Com&pare"));
+    m_centre->addTab(m_compare, tr("Compare"));
     m_levers = new LeversView(m_planner);
-    m_centre->addTab(m_levers, tr("Le&vers"));
+    m_centre->addTab(m_levers, tr("Levers"));
 
     m_split = new QSplitter;
     m_split->setObjectName(QStringLiteral("mainSplitter"));
@@ -232,6 +211,101 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     showResult(m_planner->result());
 
     restoreLayout();
+    restoreLastScenario();
+}
+
+QStringList MainWindow::loadPresets(bool atStart)
+{
+    // Presets: the store, else the built-ins as shipped (the store stays untouched).
+    PresetStore store(m_storePath);
+    QString error;
+    QVector<PresetRecord> records;
+    if (store.open(&error)) {
+        records = store.list();
+        QStringList problems = store.problems();
+        if (!store.warning().isEmpty())
+            problems.prepend(store.warning());
+        if (!problems.isEmpty() && atStart)
+            QTimer::singleShot(0, this, [this, problems] {
+                QMessageBox::warning(this, tr("Preset database"), problems.join(QLatin1Char('\n')));
+            });
+    } else {
+        records = PresetStore::builtInPresets();
+        if (atStart)
+            QTimer::singleShot(0, this, [this, error] {
+                QMessageBox::warning(this, tr("Preset database"), error + tr("\n\nHeadroom uses its built-in presets for now."));
+            });
+        else
+            statusBar()->showMessage(error + tr(" Headroom uses its built-in presets for now."));
+    }
+    QVector<ModelShape> models;
+    QVector<GpuSpec> gpus;
+    QStringList skipped;
+    for (const PresetRecord &r : records) {
+        try {
+            if (r.kind == QLatin1String("model"))
+                models << ConfigImporter::fromPreset(r.json);
+            else if (r.kind == QLatin1String("gpu"))
+                gpus << GpuSpec::fromPreset(r.json);
+        } catch (const InputError &e) {
+            skipped << QStringLiteral("%1: %2").arg(r.id, e.text());
+        }
+    }
+    // A store with no usable model or GPU (rows deleted by hand) falls back to the shipped ones.
+    const bool noModels = models.isEmpty(), noGpus = gpus.isEmpty();
+    for (const PresetRecord &r : (noModels || noGpus) ? PresetStore::builtInPresets() : QVector<PresetRecord>{}) {
+        if (noModels && r.kind == QLatin1String("model"))
+            models << ConfigImporter::fromPreset(r.json);
+        else if (noGpus && r.kind == QLatin1String("gpu"))
+            gpus << GpuSpec::fromPreset(r.json);
+    }
+
+    m_models = models;
+    m_gpus = gpus;
+    return skipped.isEmpty() ? QStringList() : QStringList{tr("presets skipped: %1").arg(skipped.join(QStringLiteral("; ")))};
+}
+
+void MainWindow::refreshPresets()
+{
+    const Scenario before = m_planner->scenario();
+    QStringList notes = loadPresets(false);
+    m_planner->setPresets(m_models, m_gpus);
+    m_inputs->setPresets(m_models, m_gpus);
+    // An edited preset in use: the plan takes its new values (one undo step each).
+    bool modelKept = false, gpuKept = false;
+    for (const ModelShape &m : m_models)
+        if (m.id == before.model.id) {
+            modelKept = true;
+            if (!(m == before.model))
+                m_planner->setModel(m);
+        }
+    for (const GpuSpec &g : m_gpus)
+        if (g.id == before.gpu.id) {
+            gpuKept = true;
+            if (!(g == before.gpu))
+                m_planner->setGpu(g);
+        }
+    if (!modelKept)
+        notes << tr("the model \"%1\" is no longer a preset; the scenario keeps it").arg(before.model.name);
+    if (!gpuKept)
+        notes << tr("the GPU \"%1\" is no longer a preset; the scenario keeps it").arg(before.gpu.name);
+    statusBar()->showMessage(notes.isEmpty() ? tr("Presets updated: the model and GPU pickers offer them now.")
+                                             : tr("Presets updated; %1.").arg(notes.join(QStringLiteral("; "))),
+                             10000);
+}
+
+void MainWindow::restoreLastScenario()
+{
+    const QString last = Settings().lastScenario();
+    if (last.isEmpty())
+        return;
+    if (!QFileInfo::exists(last)) {
+        statusBar()->showMessage(tr("The last scenario, %1, is gone: starting from the defaults.").arg(last), 15000);
+        return;
+    }
+    QString error;
+    if (!openScenario(last, &error))
+        statusBar()->showMessage(tr("Cannot reopen the last scenario, %1: %2").arg(last, error), 15000);
 }
 
 void MainWindow::restoreLayout()
@@ -243,7 +317,7 @@ void MainWindow::restoreLayout()
         // First start: the screen's available area, at most 1400 x 820.
         const QRect screen = this->screen() ? this->screen()->availableGeometry() : QRect(0, 0, 1280, 720);
         resize(std::min(1400, screen.width()), std::min(820, screen.height()));
-        m_split->setSizes({width() * 26 / 100, width() * 50 / 100, width() * 24 / 100});
+        m_split->setSizes({width() * 28 / 100, width() * 50 / 100, width() * 22 / 100});
     }
     restoreState(settings.windowState(), Settings::kVersion);
     m_split->restoreState(settings.splitterState(m_split->objectName()));
@@ -412,11 +486,12 @@ void MainWindow::createActions()
     m_presenterAction->setShortcut(QKeySequence(Qt::Key_F5));
     m_presenterAction->setToolTip(tr("Full screen, large type for a projector (F5; Esc leaves)"));
     connect(m_presenterAction, &QAction::toggled, this, &MainWindow::setPresenterMode);
-    auto *leavePresenter = new QAction(this);
-    leavePresenter->setShortcut(QKeySequence(Qt::Key_Escape));
-    leavePresenter->setShortcutContext(Qt::WindowShortcut);
-    connect(leavePresenter, &QAction::triggered, this, [this] { setPresenterMode(false); });
-    addAction(leavePresenter);
+    m_leavePresenter = new QAction(tr("Leave presenter"), this);
+    m_leavePresenter->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_leavePresenter->setShortcutContext(Qt::WindowShortcut);
+    m_leavePresenter->setEnabled(false); // Esc is the boxes' own key outside the presenter
+    connect(m_leavePresenter, &QAction::triggered, this, [this] { setPresenterMode(false); });
+    addAction(m_leavePresenter);
     for (QAction *a : {undoAction, redoAction, zoomIn, zoomOut, zoomReset, m_presenterAction})
         addAction(a); // whatever has focus, and with the menu bar hidden
     auto *toggleUnits = new QAction(tr("Toggle &GB / GiB"), this);
@@ -470,7 +545,7 @@ void MainWindow::createActions()
         PresetManager dialog(m_storePath, this);
         dialog.exec();
         if (dialog.changed())
-            statusBar()->showMessage(tr("Presets saved; the model and GPU pickers offer them from the next start."));
+            refreshPresets();
     });
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(toggleUnits);
@@ -479,6 +554,14 @@ void MainWindow::createActions()
     view->addAction(zoomOut);
     view->addAction(zoomReset);
     view->addAction(m_presenterAction);
+    view->addSeparator();
+    const QString tabNames[] = {tr("&Memory per GPU"), tr("&Lengths and risk"), tr("&Compare"), tr("Le&vers")};
+    for (int i = 0; i < m_centre->count(); ++i) {
+        QAction *a = view->addAction(tabNames[i]);
+        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+        connect(a, &QAction::triggered, this, [this, i] { m_centre->setCurrentIndex(i); });
+        addAction(a); // with the menu bar hidden too
+    }
 
     QToolBar *bar = addToolBar(tr("Main"));
     m_toolBar = bar;
@@ -504,7 +587,12 @@ void MainWindow::showResult(const CapacityResult &r)
     m_chart->setResult(r, s.tp, u);
     if (!r.ok) {
         m_sessions->setText(tr("—"));
-        m_verdict->setText(QStringLiteral("<span style='color:#b00020'>%1</span>").arg(html(r.error)));
+        m_verdictSentence = m_verdictFull = QStringLiteral("<span style='color:#b00020'>%1</span>").arg(html(r.error));
+        m_verdict->setText(m_verdictFull);
+        for (int i = 0; i < 3; ++i) {
+            m_headlineValues[i]->setText(i == 0 ? tr("—") : QString());
+            m_headlineCaptions[i]->setText(QString());
+        }
         m_figures->clear();
         m_derivation->setPlainText(r.error);
         return;
@@ -522,16 +610,23 @@ void MainWindow::showResult(const CapacityResult &r)
     else
         m_sessions->setText(Units::plural(r.maxSessions, tr("session fits"), tr("sessions fit")) + perGroup);
     const double perCard = double(fit) / double(std::max(1, s.tp));
-    const QString limit = r.shortfallBytesPerGpu > 0 ? tr("weights and workspace exceed the card") : tr("the KV cache budget limits it");
-    m_headline->setText(tr("<b>%1 %2</b> per card &nbsp;·&nbsp; <b>%3</b> &nbsp;·&nbsp; %4")
-                            .arg(Units::formatDecimal(perCard), perCard == 1.0 ? tr("session") : tr("sessions"),
-                                 r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours"))
-                                                         : tr("no price"),
-                                 limit));
+    const QString perHour = r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours")) : QString();
+    const QString headline[3][2] = {
+        {Units::formatDecimal(perCard), perCard == 1.0 ? tr("session per card") : tr("sessions per card")},
+        {perHour.isEmpty() ? tr("no price") : perHour.section(QLatin1Char(' '), 0, 0),
+         perHour.isEmpty() ? tr("set a price for the cost per session-hour") : perHour.section(QLatin1Char(' '), 1)},
+        {r.shortfallBytesPerGpu > 0 ? tr("Weights") : tr("KV cache"),
+         r.shortfallBytesPerGpu > 0 ? tr("and workspace exceed the card") : tr("budget is what limits it")}};
+    for (int i = 0; i < 3; ++i) {
+        m_headlineValues[i]->setText(headline[i][0]);
+        m_headlineCaptions[i]->setText(headline[i][1]);
+    }
     QString verdict = html(capacityVerdict(s, r, u));
+    m_verdictSentence = r.fits ? verdict : QStringLiteral("<b>%1</b>").arg(verdict);
     for (const QString &w : r.warnings)
         verdict += QStringLiteral("<br><i>%1</i>").arg(html(w));
-    m_verdict->setText(r.fits ? verdict : QStringLiteral("<b>%1</b>").arg(verdict));
+    m_verdictFull = r.fits ? verdict : QStringLiteral("<b>%1</b>").arg(verdict);
+    m_verdict->setText(m_presenter ? m_verdictSentence : m_verdictFull); // the presenter says the answer once, without the notes
     const QString cost = r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours"))
         : s.effectivePrice()                      ? tr("— (no session fits)")
                                                   : tr("set a price");
@@ -582,17 +677,28 @@ void MainWindow::setZoom(double factor)
     setFont(f); // every child without its own font follows, the charts restyle on FontChange
 }
 
+void MainWindow::fitInputsWidth()
+{
+    m_inputs->ensurePolished();
+    const int bar = m_inputsScroll->verticalScrollBar()->sizeHint().width();
+    m_inputsScroll->setMinimumWidth(m_inputs->narrowestWidth() + bar + 2 * m_inputsScroll->frameWidth());
+}
+
 void MainWindow::changeEvent(QEvent *event)
 {
     QMainWindow::changeEvent(event);
+    if ((event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange) && m_inputsScroll)
+        fitInputsWidth();
     if (event->type() == QEvent::FontChange && m_sessions) {
         QFont big = font();
         big.setPointSizeF(font().pointSizeF() * (m_presenter ? 2.6 : 2.2));
         big.setBold(true);
         m_sessions->setFont(big);
-        QFont headline = font();
-        headline.setPointSizeF(font().pointSizeF() * 1.6);
-        m_headline->setFont(headline);
+        QFont value = font();
+        value.setPointSizeF(font().pointSizeF() * 2.6);
+        value.setBold(true);
+        for (int i = 0; i < 3; ++i)
+            m_headlineValues[i]->setFont(value);
     }
 }
 
@@ -603,53 +709,77 @@ void MainWindow::setPresenterMode(bool on)
     m_presenter = on;
     const QSignalBlocker block(m_presenterAction);
     m_presenterAction->setChecked(on);
+    m_leavePresenter->setEnabled(on);
+    // The presenter shows the inputs, the three figures, the chart and the one-sentence
+    // answer once: no tab bar, menus, toolbar, status bar, derivation, nor the detail below.
+    m_why->setVisible(!on);
+    m_toolBar->setVisible(!on);
+    menuBar()->setVisible(!on);
+    statusBar()->setVisible(!on);
+    m_centre->tabBar()->setVisible(!on);
+    m_centre->setDocumentMode(on); // no frame around the page
+    m_headline->setVisible(on);
+    m_sessions->setVisible(!on);
+    m_figures->setVisible(!on);
+    m_advice->setVisible(!on);
+    m_verdict->setText(on ? m_verdictSentence : m_verdictFull);
     if (on) {
         m_zoomBeforePresenter = m_zoom;
         m_geometryBeforePresenter = saveGeometry();
         m_splitBeforePresenter = m_split->saveState();
         m_centre->setCurrentIndex(0);
         showFullScreen();
-        // About 22 pt body text on a 1080-line projector: readable from four metres.
-        setZoom(std::max(m_zoom, 2.0));
+        if (this->screen())
+            setGeometry(this->screen()->geometry()); // the whole screen even where no window manager honours full screen
+        // Body text twice the system's (about 20 pt) on a 1080-line projector, the
+        // figures 2.6 times that: readable from four metres. A 720-line projector of
+        // the same size shows the same physical type, so the zoom scales with the lines.
+        const QScreen *screen = this->screen();
+        const double lines = screen ? screen->geometry().height() : 1080.0;
+        setZoom(std::max(m_zoom, std::max(1.0, 2.0 * lines / 1080.0)));
         // The inputs get room for their larger type; the answer takes the rest.
-        m_split->setSizes({width() * 32 / 100, width() * 68 / 100, 0});
+        const int w = screen ? screen->geometry().width() : width();
+        m_split->setSizes({w * 30 / 100, w * 70 / 100, 0});
     } else {
         setZoom(m_zoomBeforePresenter);
         showNormal();
         restoreGeometry(m_geometryBeforePresenter);
         m_split->restoreState(m_splitBeforePresenter);
     }
-    m_why->setVisible(!on);
-    m_toolBar->setVisible(!on);
-    menuBar()->setVisible(!on);
-    statusBar()->setVisible(!on);
-    m_headline->setVisible(on);
-    m_figures->setVisible(!on);
     QEvent fontChange(QEvent::FontChange);
     changeEvent(&fontChange);
 }
 
 QString MainWindow::headlineText() const
 {
-    QTextDocument doc;
-    doc.setHtml(m_headline->text());
-    return doc.toPlainText();
+    QStringList parts;
+    for (int i = 0; i < 3; ++i)
+        parts << m_headlineValues[i]->text() + QLatin1Char(' ') + m_headlineCaptions[i]->text();
+    return parts.join(QStringLiteral(" · "));
 }
 
 bool MainWindow::eventFilter(QObject *watched, QEvent *event)
 {
-    // Ctrl+Z / Ctrl+Shift+Z undo the plan whatever has focus, unless a text
-    // field has typed text of its own to undo (then the field takes it).
     auto *widget = qobject_cast<QWidget *>(watched);
     if (event->type() == QEvent::ShortcutOverride && widget && widget->window() == this) {
         auto *key = static_cast<QKeyEvent *>(event);
+        QLineEdit *edit = qobject_cast<QLineEdit *>(widget);
+        if (!edit && (qobject_cast<QAbstractSpinBox *>(widget) || qobject_cast<QComboBox *>(widget)))
+            edit = widget->findChild<QLineEdit *>();
+        const bool editing = edit && !edit->isReadOnly();
+        // Ctrl+Z / Ctrl+Shift+Z undo the plan whatever has focus, unless a text
+        // field has typed text of its own to undo (then the field takes it).
         const bool undo = key->matches(QKeySequence::Undo), redo = key->matches(QKeySequence::Redo);
-        if (undo || redo) {
-            auto *edit = qobject_cast<QLineEdit *>(widget);
-            if (!edit && (qobject_cast<QAbstractSpinBox *>(widget) || qobject_cast<QComboBox *>(widget)))
-                edit = widget->findChild<QLineEdit *>();
-            if (!(edit && !edit->isReadOnly() && (undo ? edit->isUndoAvailable() : edit->isRedoAvailable())))
-                return true; // not accepted: the window's Undo or Redo action fires
+        if (undo || redo)
+            return !(editing && (undo ? edit->isUndoAvailable() : edit->isRedoAvailable())); // true: the window's action fires
+        // Every other menu shortcut wins over a text field's own binding of the key
+        // (a line edit takes Ctrl+E as "end of line"), except the clipboard keys the field owns.
+        if (editing && !key->matches(QKeySequence::Copy) && !key->matches(QKeySequence::Cut) && !key->matches(QKeySequence::Paste)
+            && !key->matches(QKeySequence::SelectAll)) {
+            const QKeySequence pressed(key->keyCombination());
+            for (const QAction *a : findChildren<QAction *>())
+                if (a->isEnabled() && a->shortcuts().contains(pressed))
+                    return true;
         }
     }
     return QMainWindow::eventFilter(watched, event);
@@ -1035,6 +1165,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
     }
     QFile::remove(autosavePath());
     saveLayout();
+    Settings().setLastScenario(m_path); // reopened at the next start; untitled (File > New) starts fresh
     event->accept();
 }
 

@@ -12,6 +12,7 @@
 
 QT_BEGIN_NAMESPACE
 class QLabel;
+class QScrollArea;
 class QLockFile;
 class QTextBrowser;
 class QComboBox;
@@ -86,10 +87,16 @@ public:
     /// when given, else to a message box.
     bool openModelFile(const QString &path, QString *error = nullptr);
 
-    /// Presenter mode (View > Presenter, F5; Esc leaves): full screen, the
-    /// derivation and toolbar hidden, the whole window zoomed so the chart and
-    /// the headline figures (sessions per card, cost per session-hour, what
-    /// limits it) read across a room; the inputs stay live.
+    /// Rereads the preset store (Tools > Presets does after a save): the pickers offer the presets
+    /// now, keeping the current model and card; an edited one in use updates the plan.
+    void refreshPresets();
+
+    /// Presenter mode (View > Presenter, F5; Esc leaves): full screen; the
+    /// inputs (live), the three figures a customer repeats (sessions per card,
+    /// cost per session-hour, what limits it) in large type, the chart and the
+    /// one-sentence answer; no menus, toolbar, tab bar, derivation or detail.
+    /// The window is zoomed to twice the system font on a 1080-line screen
+    /// (in proportion on others: the same physical size from four metres).
     Q_INVOKABLE void setPresenterMode(bool on);
     bool presenterMode() const { return m_presenter; }
     /// Zooms the whole window, charts included (1.0 = the system font; Ctrl+Plus/Minus/0).
@@ -113,10 +120,19 @@ private:
     /// or the count before the last change when that fitted more).
     void requestAdvice();
     void showAdvice(const LeverReport &report);
+    /// Reads the preset store (else the built-ins) into m_models and m_gpus.
+    /// atStart: problems go to a message box once the window shows, else to the
+    /// status bar. Returns a note on presets skipped (empty when none).
+    QStringList loadPresets(bool atStart);
+    /// Reopens the scenario open when the window last closed (Settings::lastScenario);
+    /// one gone or unreadable is said in the status bar, never in a dialog.
+    void restoreLastScenario();
     /// Window geometry, toolbar state, splitters and units from the Settings, and back.
     void restoreLayout();
     void saveLayout() const;
     void createActions();
+    /// Keeps the inputs' pane at least as wide as the inputs need (font, style and zoom change it).
+    void fitInputsWidth();
     void updateTitle();
     void addRecent(const QString &path);
     void rebuildRecentMenu();
@@ -134,6 +150,7 @@ private:
     QString m_path;
     QMenu *m_recentMenu = nullptr;
     InputPanel *m_inputs = nullptr;
+    QScrollArea *m_inputsScroll = nullptr;
     MemoryChartView *m_chart = nullptr;
     QLabel *m_sessions = nullptr;
     QLabel *m_verdict = nullptr;
@@ -153,7 +170,12 @@ private:
     class LeversView *m_levers = nullptr;
     QTabWidget *m_centre = nullptr;
     QSplitter *m_split = nullptr;
-    QLabel *m_headline = nullptr;
+    QWidget *m_headline = nullptr;           ///< presenter only: the three figures
+    QLabel *m_headlineValues[3] = {};
+    QLabel *m_headlineCaptions[3] = {};
+    QString m_verdictSentence;               ///< the one-sentence answer
+    QString m_verdictFull;                   ///< and with the result's warnings under it
+    QAction *m_leavePresenter = nullptr;
     QWidget *m_why = nullptr;
     QToolBar *m_toolBar = nullptr;
     QAction *m_presenterAction = nullptr;

@@ -13,6 +13,7 @@
 #include <QEvent>
 #include <QVBoxLayout>
 #include <QValueAxis>
+#include <algorithm>
 #include <cmath>
 
 namespace Headroom {
@@ -78,7 +79,6 @@ MemoryChartView::MemoryChartView(QWidget *parent)
     m_chart->setAnimationOptions(QChart::NoAnimation); // every tick redraws at once
     m_chart->legend()->setAlignment(Qt::AlignBottom);
     m_chart->setTitle(tr("Memory per GPU"));
-    m_axisY->setLabelFormat(QStringLiteral("%.0f"));
 
     m_view = new QChartView(m_chart, this);
     m_view->setRenderHint(QPainter::Antialiasing);
@@ -96,6 +96,8 @@ void MemoryChartView::changeEvent(QEvent *event)
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange)
         restyle();
+    if (event->type() == QEvent::FontChange)
+        applyScale();
 }
 
 void MemoryChartView::restyle()
@@ -113,6 +115,21 @@ void MemoryChartView::restyle()
     QFont bold = font();
     bold.setBold(true);
     m_axisX->setLabelsFont(bold);
+}
+
+void MemoryChartView::applyScale()
+{
+    // The whole stack with room above it, so the card's dashed line never sits on the frame
+    // (an 80 GB H100, 85.5 GB or 79.6 GiB, reads 0 to 90 by 10 on a tall chart), and no more
+    // steps than three lines of text each: a short chart (Compare) gets fewer, never colliding labels.
+    const int steps = std::clamp(int(height() / (3.0 * fontMetrics().height())), 3, 10);
+    ChartStyle::niceRange(m_axisY, m_axisTop * 1.04, steps);
+}
+
+void MemoryChartView::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    applyScale();
 }
 
 void MemoryChartView::setLegendVisible(bool visible)
@@ -181,9 +198,9 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     // The card's capacity as a dashed line across the cards' bars (not the host's).
     const double cap = double(r.ok ? r.gpuMemoryBytes : 0) / double(giga);
     m_capacity->replace({QPointF(0, cap), QPointF(host ? double(bars) / double(bars + 1) : 1.0, cap)});
-    m_capacity->setName(tr("Card capacity %1").arg(Units::formatBytes(r.ok ? r.gpuMemoryBytes : 0, units)));
-    m_axisY->setRange(0, top);
-    m_axisY->applyNiceNumbers();
+    m_capacity->setName(tr("Card capacity")); // its figure is in the axis title: a short entry keeps the legend in one row
+    m_axisTop = top;
+    applyScale();
     // Legend entries for segments that are empty here (no utilization rule, no overflow) only distract.
     const QList<QLegendMarker *> markers = m_chart->legend()->markers(m_series);
     int shown = 0;
@@ -192,12 +209,21 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
         markers.at(i)->setVisible(on);
         shown += on ? 1 : 0;
     }
-    // Past six entries a row along the bottom elides every name: list them down the right instead.
-    m_chart->legend()->setAlignment(shown > 6 ? Qt::AlignRight : Qt::AlignBottom);
     m_axisY->setTitleText(r.ok ? tr("%1 (card: %2)").arg(Units::gigaLabel(units), Units::formatBytes(r.gpuMemoryBytes, units))
                                : Units::gigaLabel(units));
     m_chart->setTitle(s.overflow > 0 ? tr("Memory per GPU: over capacity by %1").arg(Units::formatBytes(s.overflow, units))
                                      : tr("Memory per GPU"));
+    ChartStyle::fitLegend(m_chart); // the entries shown change with the segments
+    // Past six entries a row along the bottom elides every name, also in a chart rendered for
+    // the report and never shown (whose markers fitLegend reads as hidden): down the right.
+    if (shown > 6)
+        m_chart->legend()->setAlignment(Qt::AlignRight);
+}
+
+qint64 MemoryChartView::stackedBytes() const
+{
+    const Segments &s = m_segments;
+    return s.weights + s.workspace + s.heldBack + s.kvCache + s.indexer + s.free + s.overflow;
 }
 
 } // namespace Headroom

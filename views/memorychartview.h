@@ -60,14 +60,19 @@ public:
     void setScaleTop(qint64 bytes);
     /// What the chart shows now, in bytes per GPU.
     const Segments &segments() const { return m_segments; }
+    /// The height of the stack shown, bytes per GPU: the card, plus the overflow above it.
+    qint64 stackedBytes() const;
     /// The chart, for painting into a report.
     QChart *chart() const { return m_chart; }
 
 protected:
     void changeEvent(QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void restyle();
+    /// The value axis from 0 past m_axisTop, with as many round steps as the chart's height allows.
+    void applyScale();
 
     QChart *m_chart;
     QChartView *m_view;
@@ -78,6 +83,7 @@ private:
     QBarSet *m_sets[13]; ///< one per band (memorychartview.cpp, enum Band)
     Segments m_segments;
     qint64 m_scaleTop = 0;
+    double m_axisTop = 1; ///< the stack's top in the display unit
     CapacityResult m_result;
     int m_gpus = 1;
     UnitSystem m_units = UnitSystem::Decimal;

@@ -38,14 +38,15 @@ SidePoolInputs::SidePoolInputs(Planner *planner, QWidget *parent) : QWidget(pare
 
     auto *form = new QFormLayout(this);
     form->setContentsMargins(0, 0, 0, 0);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows); // a label above its box when the panel is narrow
     auto label = [](const QString &text, QWidget *buddy) {
         auto *l = new QLabel(text);
         l->setBuddy(buddy);
         return l;
     };
-    form->addRow(label(tr("&Images / request"), m_images), m_images);
-    form->addRow(label(tr("&Decoding share"), m_share), m_share);
-    form->addRow(label(tr("Host KV per &node"), m_host), m_host);
+    form->addRow(label(tr("Images / re&quest"), m_images), m_images);
+    form->addRow(label(tr("Decoding share"), m_share), m_share);
+    form->addRow(label(tr("Host KV memor&y per node"), m_host), m_host);
 
     connect(m_images, &QSpinBox::valueChanged, this, [this](int n) {
         Scenario s = m_planner->scenario();

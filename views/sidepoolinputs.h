@@ -18,8 +18,8 @@ class Planner;
 /// request (a vision model's encoder cache and image tokens; 0 = text only),
 /// the share of sessions decoding at once, and host memory for KV per node (the
 /// warm tier; 0 = none). Each change is one undo step through the Planner; the
-/// boxes mirror the Planner's scenario, so undo moves them too. Alt+I, Alt+D
-/// and Alt+N reach them.
+/// boxes mirror the Planner's scenario, so undo moves them too. Alt+Q and Alt+Y
+/// reach the images and host boxes (Alt+D and Alt+N belong to the derivation and the engine), Tab the share.
 class SidePoolInputs : public QWidget
 {
     Q_OBJECT

@@ -27,22 +27,12 @@ QSpinBox *countSpin(CountInput input, int floor, const QString &name)
     return s;
 }
 
-QWidget *inline2(QWidget *a, QWidget *b, QWidget *c = nullptr, QWidget *d = nullptr)
-{
-    auto *w = new QWidget;
-    auto *l = new QHBoxLayout(w);
-    l->setContentsMargins(0, 0, 0, 0);
-    for (QWidget *x : {a, b, c, d})
-        if (x)
-            l->addWidget(x, x == b ? 1 : 0);
-    return w;
-}
 } // namespace
 
 SidePoolsPanel::SidePoolsPanel(Planner *planner, QVector<ModelShape> models, QWidget *parent)
     : QGroupBox(tr("Side pools"), parent), m_planner(planner), m_models(std::move(models))
 {
-    m_draftOn = new QCheckBox(tr("&Draft"));
+    m_draftOn = new QCheckBox(tr("Draft"));
     m_draftOn->setToolTip(tr("Speculative decoding: a draft model's weights and KV, and lookahead slots per session"));
     m_draft = new QComboBox;
     m_draft->setAccessibleName(tr("Draft model"));
@@ -56,7 +46,7 @@ SidePoolsPanel::SidePoolsPanel(Planner *planner, QVector<ModelShape> models, QWi
     m_tokens = countSpin(CountInput::SpeculativeTokens, 1, tr("Speculative tokens per step"));
     m_tokens->setPrefix(tr("K "));
     m_tokens->setValue(4);
-    m_loraOn = new QCheckBox(tr("L&oRA"));
+    m_loraOn = new QCheckBox(tr("LoRA"));
     m_loraOn->setToolTip(tr("LoRA adapter slots resident on the card (vLLM --max-loras, --max-lora-rank)"));
     m_loras = countSpin(CountInput::MaxLoras, 1, tr("LoRA slots"));
     m_loras->setSuffix(tr(" slots"));
@@ -73,9 +63,14 @@ SidePoolsPanel::SidePoolsPanel(Planner *planner, QVector<ModelShape> models, QWi
 
     auto *form = new QFormLayout(this);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    form->addRow(m_draftOn, inline2(m_draft, m_layers, m_tokens));
-    form->addRow(m_loraOn, inline2(m_loras, m_rank));
-    auto *modules = new QLabel(tr("Mod&ules"));
+    // Narrow rows (a laptop's 1280 x 720 at the default font): a label goes above a field too long for beside it.
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    form->addRow(m_draftOn, m_draft);
+    form->addRow(QString(), m_layers);
+    form->addRow(QString(), m_tokens);
+    form->addRow(m_loraOn, m_loras);
+    form->addRow(QString(), m_rank);
+    auto *modules = new QLabel(tr("Modules"));
     modules->setBuddy(m_modules);
     form->addRow(modules, m_modules);
     form->addRow(m_note);

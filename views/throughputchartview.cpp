@@ -21,8 +21,6 @@ ThroughputChartView::ThroughputChartView(QWidget *parent)
     m_axisX->setLabelFormat(QStringLiteral("%.0f"));
     m_axisItl->setTitleText(tr("inter-token latency, ms"));
     m_axisTps->setTitleText(tr("tokens/s per GPU"));
-    m_axisItl->setLabelFormat(QStringLiteral("%.0f"));
-    m_axisTps->setLabelFormat(QStringLiteral("%.0f"));
     c->addAxis(m_axisX, Qt::AlignBottom);
     c->addAxis(m_axisItl, Qt::AlignLeft);
     c->addAxis(m_axisTps, Qt::AlignRight);
@@ -67,12 +65,10 @@ void ThroughputChartView::show(const DistributionFigures &f)
     m_itl->replace(itl);
     m_tps->replace(tps);
     m_axisX->setRange(1, maxX);
-    m_axisItl->setRange(0, maxItl * 1.1);
-    m_axisItl->applyNiceNumbers();
-    m_axisTps->setRange(0, maxTps * 1.1);
-    m_axisTps->applyNiceNumbers();
+    ChartStyle::niceRange(m_axisItl, maxItl * 1.05, 4); // a short chart under the figures: few, readable ticks
+    ChartStyle::niceRange(m_axisTps, maxTps * 1.05, 4);
     if (f.sessionsAtRisk > 0)
-        m_marker->replace({QPointF(double(f.sessionsAtRisk), 0), QPointF(double(f.sessionsAtRisk), maxItl * 1.1)});
+        m_marker->replace({QPointF(double(f.sessionsAtRisk), 0), QPointF(double(f.sessionsAtRisk), m_axisItl->max())});
     else
         m_marker->clear();
     chart()->setTitle(f.throughputCurve.isEmpty() ? tr("Batch versus latency: the card has no bandwidth figure")

@@ -166,19 +166,25 @@ private Q_SLOTS:
         w.show();
         QVERIFY(QTest::qWaitForWindowActive(&w));
         InputPanel *in = w.inputPanel();
+        // Sessions and Context go to their boxes, where a number is typed; TP is Alt+P (Alt+T is the Tools menu).
         const struct { Qt::Key key; QWidget *target; } keys[] = {
-            {Qt::Key_S, in->sessionsSlider()}, {Qt::Key_K, in->kvDtypeSlider()}, {Qt::Key_H, in->kvHeadsSlider()},
-            {Qt::Key_T, in->tpSlider()},       {Qt::Key_M, in->modelCombo()},    {Qt::Key_C, in->contextSlider()},
+            {Qt::Key_S, in->sessionsSpin()}, {Qt::Key_K, in->kvDtypeSlider()}, {Qt::Key_H, in->kvHeadsSlider()},
+            {Qt::Key_P, in->tpSlider()},     {Qt::Key_M, in->modelCombo()},    {Qt::Key_C, in->contextSpin()},
         };
         for (const auto &k : keys) {
             QTest::keyClick(&w, k.key, Qt::AltModifier);
             QCOMPARE(QApplication::focusWidget(), k.target);
         }
-        // Arrow keys then move the focused slider: 1 -> 3 sessions.
+        // The arrow keys then step the focused box: 1 -> 3 sessions.
         QTest::keyClick(&w, Qt::Key_S, Qt::AltModifier);
-        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Right);
-        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Right);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Up);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Up);
         QCOMPARE(w.planner()->scenario().sessions, qint64(3));
+        // And the KV-precision slider moves with the arrows.
+        QTest::keyClick(&w, Qt::Key_K, Qt::AltModifier);
+        const int kv = in->kvDtypeSlider()->value();
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Left);
+        QCOMPARE(in->kvDtypeSlider()->value(), kv - 1);
     }
 
     void overflowIsShown()

@@ -71,9 +71,12 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowActive(&w));
         auto *pools = w.findChild<SidePoolInputs *>();
         QVERIFY(pools);
-        QTest::keyClick(&w, Qt::Key_D, Qt::AltModifier);
+        // Alt+Y reaches the host box; the share is the box before it in the tab order.
+        QTest::keyClick(&w, Qt::Key_Y, Qt::AltModifier);
+        QCOMPARE(QApplication::focusWidget(), pools->hostMemorySpin());
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Backtab, Qt::ShiftModifier);
         QCOMPARE(QApplication::focusWidget(), pools->decodingShareSpin());
-        QTest::keyClick(&w, Qt::Key_N, Qt::AltModifier);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
         QCOMPARE(QApplication::focusWidget(), pools->hostMemorySpin());
         // Up once: 128 GB of host memory per node, one undo step.
         QTest::keyClick(QApplication::focusWidget(), Qt::Key_Up);

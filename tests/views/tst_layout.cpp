@@ -1,0 +1,646 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The window's layout rules (issue 12): every shortcut and mnemonic unique and
+// working whatever has focus, Compare listing only the inputs that differ, the
+// last scenario reopened, the pickers following the preset manager, charts with
+// grouped numbers, round scales and whole legends in either palette, a presenter
+// that says the answer once, and nothing clipped at 1280 x 720.
+#include "calibrationdialog.h"
+#include "chartstyle.h"
+#include "compareview.h"
+#include "distributionchartview.h"
+#include "distributionview.h"
+#include "inputpanel.h"
+#include "leversview.h"
+#include "mainwindow.h"
+#include "memorychartview.h"
+#include "planner.h"
+#include "presetmanager.h"
+#include "presetstore.h"
+#include "settings.h"
+#include "throughputchartview.h"
+#include "tokenspinbox.h"
+
+#include <QAbstractButton>
+#include <QAbstractSpinBox>
+#include <QAction>
+#include <QApplication>
+#include <QChart>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLegend>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QStyleFactory>
+#include <QStyleOptionFrame>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QValueAxis>
+
+using namespace Headroom;
+
+namespace {
+QPalette darkPalette()
+{
+    QPalette p;
+    p.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+    p.setColor(QPalette::WindowText, QColor(0xe8, 0xe8, 0xe8));
+    p.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+    p.setColor(QPalette::Text, QColor(0xe8, 0xe8, 0xe8));
+    p.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
+    p.setColor(QPalette::ButtonText, QColor(0xe8, 0xe8, 0xe8));
+    return p;
+}
+
+QTabWidget *centreTabs(MainWindow &w)
+{
+    for (auto *tabs : w.findChildren<QTabWidget *>())
+        if (tabs->indexOf(w.distributionView()) >= 0)
+            return tabs;
+    return nullptr;
+}
+
+// The Alt+letter a text with '&' gives (QKeySequence::mnemonic), as text ("Alt+M"), or empty.
+QString mnemonicOf(const QString &text)
+{
+    return QKeySequence::mnemonic(text).toString();
+}
+
+// Every mnemonic shown in `window` now: menu bar titles, tab titles, buttons and
+// buddied labels that are visible (a hidden tab page's mnemonics are inactive).
+QMultiMap<QString, QString> visibleMnemonics(QWidget *window)
+{
+    QMultiMap<QString, QString> out;
+    auto add = [&out](const QString &text) {
+        const QString m = mnemonicOf(text);
+        if (!m.isEmpty())
+            out.insert(m, text);
+    };
+    for (QMenuBar *bar : window->findChildren<QMenuBar *>())
+        if (bar->isVisible())
+            for (QAction *a : bar->actions())
+                add(a->text());
+    for (QTabBar *bar : window->findChildren<QTabBar *>())
+        if (bar->isVisible())
+            for (int i = 0; i < bar->count(); ++i)
+                add(bar->tabText(i));
+    for (QAbstractButton *b : window->findChildren<QAbstractButton *>())
+        if (b->isVisible() && !b->inherits("QToolButton")) // tool buttons show their action's text without '&'
+            add(b->text());
+    for (QLabel *l : window->findChildren<QLabel *>())
+        if (l->isVisible() && l->buddy())
+            add(l->text());
+    return out;
+}
+
+void verifyUnique(const QMultiMap<QString, QString> &keys, const QString &where)
+{
+    for (const QString &k : keys.uniqueKeys())
+        QVERIFY2(keys.count(k) == 1, qPrintable(QStringLiteral("%1: %2 is %3").arg(where, k, QStringList(keys.values(k)).join(QStringLiteral(" and ")))));
+}
+
+// Every shortcut of every action in `window`, and the mnemonics inside each menu.
+void verifyShortcutsAndMenus(QWidget *window, const QString &where)
+{
+    QMultiMap<QString, QString> shortcuts;
+    for (QAction *a : window->findChildren<QAction *>())
+        for (const QKeySequence &k : a->shortcuts())
+            shortcuts.insert(k.toString(), a->text());
+    verifyUnique(shortcuts, where + QStringLiteral(" shortcuts"));
+    for (QMenu *menu : window->findChildren<QMenu *>()) {
+        QMultiMap<QString, QString> inMenu;
+        for (QAction *a : menu->actions())
+            if (!a->isSeparator() && !mnemonicOf(a->text()).isEmpty())
+                inMenu.insert(mnemonicOf(a->text()), a->text());
+        verifyUnique(inMenu, where + QStringLiteral(" menu ") + menu->title());
+    }
+}
+} // namespace
+
+class TestLayout : public QObject
+{
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString store() const { return m_dir.filePath(QStringLiteral("presets.sqlite")); }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QVERIFY(m_dir.isValid());
+        QCoreApplication::setOrganizationName(QStringLiteral("HeadroomTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_layout"));
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_dir.filePath(QStringLiteral("settings")));
+    }
+
+    void init()
+    {
+        Settings().setLastScenario(QString()); // each test starts from the defaults
+    }
+
+    void everyShortcutAndMnemonicIsUnique()
+    {
+        MainWindow w(store());
+        w.resize(1280, 720);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        verifyShortcutsAndMenus(&w, QStringLiteral("main window"));
+        // Mnemonics and shortcuts never share a key either: Alt+letter versus Ctrl or F keys.
+        QSet<QString> shortcuts;
+        for (QAction *a : w.findChildren<QAction *>())
+            for (const QKeySequence &k : a->shortcuts())
+                shortcuts << k.toString();
+        QTabWidget *centre = centreTabs(w);
+        QVERIFY(centre);
+        QTabWidget *why = nullptr;
+        for (auto *tabs : w.findChildren<QTabWidget *>())
+            if (tabs != centre && tabs->count() == 2)
+                why = tabs;
+        QVERIFY(why);
+        for (int page = 0; page < centre->count(); ++page) {
+            for (int side = 0; side < why->count(); ++side) {
+                centre->setCurrentIndex(page);
+                why->setCurrentIndex(side);
+                QApplication::processEvents();
+                const QMultiMap<QString, QString> shown = visibleMnemonics(&w);
+                verifyUnique(shown, centre->tabText(page) + QStringLiteral(" / ") + why->tabText(side));
+                for (const QString &m : shown.uniqueKeys())
+                    QVERIFY2(!shortcuts.contains(m), qPrintable(m));
+            }
+        }
+        // The issue's clash: Alt+M is the Model picker's alone (the Memory tab has Ctrl+1).
+        QVERIFY(!visibleMnemonics(&w).contains(QStringLiteral("Alt+M")) || visibleMnemonics(&w).count(QStringLiteral("Alt+M")) == 1);
+        // And the other windows.
+        PresetManager presets(store());
+        presets.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&presets));
+        verifyUnique(visibleMnemonics(&presets), QStringLiteral("preset manager"));
+        verifyShortcutsAndMenus(&presets, QStringLiteral("preset manager"));
+        CalibrationDialog calibration(w.planner(), {}, nullptr);
+        calibration.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&calibration));
+        verifyUnique(visibleMnemonics(&calibration), QStringLiteral("calibration"));
+    }
+
+    void mnemonicsGoWhereATypistExpects()
+    {
+        MainWindow w(store());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        // Alt+S: the Sessions box, where the count is typed (not its slider); Alt+C the context box.
+        QTest::keyClick(&w, Qt::Key_S, Qt::AltModifier);
+        QTRY_VERIFY(w.inputPanel()->sessionsSpin()->hasFocus() || w.inputPanel()->sessionsSpin()->isAncestorOf(QApplication::focusWidget()));
+        QTest::keyClick(&w, Qt::Key_C, Qt::AltModifier);
+        QTRY_VERIFY(w.inputPanel()->contextSpin()->hasFocus() || w.inputPanel()->contextSpin()->isAncestorOf(QApplication::focusWidget()));
+        QTest::keyClick(&w, Qt::Key_M, Qt::AltModifier);
+        QTRY_VERIFY(w.inputPanel()->modelCombo()->hasFocus());
+        // Ctrl+1 to Ctrl+4 choose the tabs.
+        QTabWidget *centre = centreTabs(w);
+        QTest::keyClick(&w, Qt::Key_3, Qt::ControlModifier);
+        QCOMPARE(centre->currentIndex(), 2);
+        QTest::keyClick(&w, Qt::Key_1, Qt::ControlModifier);
+        QCOMPARE(centre->currentIndex(), 0);
+    }
+
+    void menuShortcutsWorkFromALineEdit()
+    {
+        MainWindow w(store());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QLineEdit *edit = w.inputPanel()->contextSpin()->findChild<QLineEdit *>();
+        QVERIFY(edit);
+        // A line edit on its own claims Ctrl+E (its "end of line" on X11) ...
+        QLineEdit alone;
+        QKeyEvent claim(QEvent::ShortcutOverride, Qt::Key_E, Qt::ControlModifier);
+        QApplication::sendEvent(&alone, &claim);
+        const bool lineEditClaims = claim.isAccepted();
+        // ... in the window, Export report's Ctrl+E wins: the override is left unaccepted.
+        QKeyEvent override(QEvent::ShortcutOverride, Qt::Key_E, Qt::ControlModifier);
+        QApplication::sendEvent(edit, &override);
+        QVERIFY(!override.isAccepted());
+        if (!lineEditClaims)
+            qInfo("this keyboard scheme's line edit does not claim Ctrl+E (GNOME's and KDE's do); see Ctrl+Left below");
+        // A key every scheme's line edit claims (Ctrl+Left, previous word), given to a window action:
+        // alone the box takes it; in the window the action fires, from the box.
+        QKeyEvent word(QEvent::ShortcutOverride, Qt::Key_Left, Qt::ControlModifier);
+        QApplication::sendEvent(&alone, &word);
+        QVERIFY(word.isAccepted());
+        auto *probe = new QAction(&w);
+        probe->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Left));
+        w.addAction(probe);
+        QSignalSpy fired(probe, &QAction::triggered);
+        edit->setFocus();
+        QTRY_VERIFY(edit->hasFocus());
+        QTest::keyClick(edit, Qt::Key_Left, Qt::ControlModifier);
+        QCOMPARE(fired.count(), 1);
+        delete probe;
+        // The clipboard keys stay the box's own.
+        QKeyEvent copy(QEvent::ShortcutOverride, Qt::Key_C, Qt::ControlModifier);
+        QApplication::sendEvent(edit, &copy);
+        QVERIFY(copy.isAccepted());
+        // A whole key press from the box: Ctrl+D pins the scenario.
+        edit->setFocus();
+        QTRY_VERIFY(edit->hasFocus());
+        QCOMPARE(w.planner()->pinned().size(), 0);
+        QTest::keyClick(edit, Qt::Key_D, Qt::ControlModifier);
+        QCOMPARE(w.planner()->pinned().size(), 1);
+        // Esc belongs to the boxes outside the presenter: the presenter's Esc is off.
+        for (QAction *a : w.findChildren<QAction *>())
+            if (a->shortcut() == QKeySequence(Qt::Key_Escape))
+                QVERIFY(!a->isEnabled());
+    }
+
+    void compareListsOnlyTheInputsThatDiffer()
+    {
+        MainWindow w(store());
+        Planner *p = w.planner();
+        CompareView *compare = w.findChild<CompareView *>();
+        QVERIFY(compare);
+        QTableWidget *table = compare->table();
+        auto shownInputs = [table] {
+            QStringList rows;
+            for (int r = 0; r < table->rowCount(); ++r)
+                if (!table->isRowHidden(r))
+                    rows << table->verticalHeaderItem(r)->text();
+            return rows;
+        };
+        // One column: nothing to compare, every row shows.
+        QVERIFY(!compare->showAllToggle()->isEnabled());
+        const int all = table->rowCount();
+        QCOMPARE(shownInputs().size(), all);
+        // Pin, then change the KV-heads what-if and the cap against a distribution:
+        QVERIFY(p->pinCurrent());
+        p->setKvHeadsOverride(1);
+        QTRY_VERIFY(!p->busy());
+        QStringList rows = shownInputs();
+        QVERIFY2(rows.contains(QStringLiteral("KV heads")), qPrintable(rows.join(QLatin1Char(','))));
+        // The inputs left alone are hidden: model, GPU, context, the retention cap.
+        for (const char *same : {"Model", "GPU", "Context", "Retention cap", "Risk", "Lengths from"})
+            QVERIFY2(!rows.contains(QString::fromLatin1(same)), same);
+        // The answer always shows.
+        QVERIFY(rows.contains(QStringLiteral("KV bytes per token")));
+        QVERIFY(rows.contains(QStringLiteral("Cost per session-hour")));
+        // What-ifs of the lengths: source, cap and risk show once they differ.
+        LengthDistribution d = LengthDistribution::fixed(20'000);
+        p->setDistribution(d);
+        p->setRetainTokens(8192);
+        p->setRisk(1e-3);
+        QTRY_VERIFY(!p->busy());
+        rows = shownInputs();
+        for (const char *differs : {"Lengths from", "Retention cap", "Risk", "KV heads"})
+            QVERIFY2(rows.contains(QString::fromLatin1(differs)), differs);
+        QVERIFY(!rows.contains(QStringLiteral("Model")));
+        // The toggle lists every input.
+        compare->showAllToggle()->setChecked(true);
+        QCOMPARE(shownInputs().size(), all);
+        // One shared legend: the charts carry none of their own.
+        for (MemoryChartView *chart : compare->findChildren<MemoryChartView *>())
+            QVERIFY(!chart->chart()->legend()->isVisible());
+        QLabel *legend = nullptr;
+        for (QLabel *l : compare->findChildren<QLabel *>())
+            if (l->text().contains(QStringLiteral("KV cache")))
+                legend = l;
+        QVERIFY(legend);
+        for (const auto &entry : MemoryChartView::legend())
+            QVERIFY(legend->text().contains(entry.first.toHtmlEscaped()));
+    }
+
+    void theLastScenarioIsReopened()
+    {
+        const QString file = m_dir.filePath(QStringLiteral("last.headroom"));
+        {
+            MainWindow w(store());
+            w.planner()->setSessions(3);
+            QString error;
+            QVERIFY2(w.saveScenario(file, &error), qPrintable(error));
+            QVERIFY(w.close());
+        }
+        {
+            MainWindow w(store());
+            QCOMPARE(w.scenarioPath(), file);
+            QCOMPARE(w.planner()->scenario().sessions, qint64(3));
+            // File > New, then quit: the next start is fresh.
+            w.planner()->reset(w.planner()->scenario()); // clean stack: no "save changes?" question
+            for (QAction *a : w.findChildren<QAction *>())
+                if (a->shortcut() == QKeySequence(QKeySequence::New))
+                    a->trigger();
+            QVERIFY(w.scenarioPath().isEmpty());
+            QVERIFY(w.close());
+        }
+        {
+            MainWindow w(store());
+            QVERIFY(w.scenarioPath().isEmpty());
+            QCOMPARE(w.planner()->scenario().sessions, qint64(1));
+        }
+        // Gone: said in the status bar, no dialog, the defaults.
+        Settings().setLastScenario(m_dir.filePath(QStringLiteral("gone.headroom")));
+        {
+            MainWindow w(store());
+            QApplication::processEvents();
+            QVERIFY(QApplication::activeModalWidget() == nullptr);
+            QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("gone.headroom")), qPrintable(w.statusBar()->currentMessage()));
+            QCOMPARE(w.planner()->scenario().sessions, qint64(1));
+        }
+        // Unreadable: the same, with the reason.
+        QFile damaged(m_dir.filePath(QStringLiteral("damaged.headroom")));
+        QVERIFY(damaged.open(QIODevice::WriteOnly));
+        damaged.write("{ not json");
+        damaged.close();
+        Settings().setLastScenario(damaged.fileName());
+        {
+            MainWindow w(store());
+            QApplication::processEvents();
+            QVERIFY(QApplication::activeModalWidget() == nullptr);
+            QVERIFY2(w.statusBar()->currentMessage().startsWith(QStringLiteral("Cannot reopen the last scenario")), qPrintable(w.statusBar()->currentMessage()));
+            QVERIFY(w.scenarioPath().isEmpty());
+        }
+    }
+
+    void pickersFollowThePresetManager()
+    {
+        MainWindow w(store());
+        QComboBox *gpus = w.inputPanel()->gpuCombo();
+        const int before = gpus->count();
+        const QString current = gpus->currentData().toString();
+        PresetStore presets(store());
+        QString error;
+        QVERIFY2(presets.open(&error), qPrintable(error));
+        // Added: offered at once, the selection kept.
+        QJsonObject copy = presets.find(current).json;
+        QVERIFY(!copy.isEmpty());
+        copy[QStringLiteral("id")] = QStringLiteral("my-card");
+        copy[QStringLiteral("name")] = QStringLiteral("My card");
+        QVERIFY2(presets.saveUserPreset(copy, &error), qPrintable(error));
+        w.refreshPresets();
+        QCOMPARE(gpus->count(), before + 1);
+        QVERIFY(gpus->findData(QStringLiteral("my-card")) >= 0);
+        QCOMPARE(gpus->currentData().toString(), current);
+        // Edited while in use: the plan takes the new figure ($2.00 a GPU-hour).
+        gpus->setCurrentIndex(gpus->findData(QStringLiteral("my-card")));
+        QCOMPARE(w.planner()->scenario().gpu.id, QStringLiteral("my-card"));
+        copy[QStringLiteral("price_usd_per_hour")] = 2.0;
+        QVERIFY2(presets.saveUserPreset(copy, &error), qPrintable(error));
+        w.refreshPresets();
+        QCOMPARE(w.planner()->scenario().gpu.priceUsdPerHour.value_or(0), 2.0);
+        QCOMPARE(gpus->currentData().toString(), QStringLiteral("my-card"));
+        // Removed while in use: the scenario keeps its card (the plan never changes under the user), said so.
+        QVERIFY2(presets.removeUserPreset(QStringLiteral("my-card"), &error), qPrintable(error));
+        w.refreshPresets();
+        QCOMPARE(w.planner()->scenario().gpu.id, QStringLiteral("my-card"));
+        QCOMPARE(gpus->currentData().toString(), QStringLiteral("my-card"));
+        QVERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("no longer a preset")));
+        // Once another card is chosen and the presets reread, it is gone.
+        gpus->setCurrentIndex(gpus->findData(current));
+        w.refreshPresets();
+        QCOMPARE(gpus->findData(QStringLiteral("my-card")), -1);
+        QCOMPARE(gpus->count(), before);
+    }
+
+    void niceScales_data()
+    {
+        QTest::addColumn<double>("top");
+        QTest::addColumn<double>("max");
+        QTest::addColumn<int>("ticks");
+        QTest::addColumn<QString>("format");
+        QTest::addColumn<int>("maxSteps");
+        // top / 8 gives the smallest step allowed; the step is the next of 1, 2, 2.5, 5 x 10^k.
+        // 79.6 GiB (an 80 GB H100, 85.5e9 B / 2^30): 9.95 -> 10, 8 steps to 80.
+        QTest::newRow("H100 in GiB") << 79.6 << 80.0 << 9 << QStringLiteral("%.0f") << 8;
+        // 85.5 GB: 10.7 -> 20, 5 steps to 100.
+        QTest::newRow("H100 in GB") << 85.5 << 100.0 << 6 << QStringLiteral("%.0f") << 8;
+        // 141 GB (H200): 17.6 -> 20, 8 steps to 160.
+        QTest::newRow("H200 in GB") << 141.0 << 160.0 << 9 << QStringLiteral("%.0f") << 8;
+        // A share of 0.37: 0.046 -> 0.05, 8 steps to 0.4, two decimals.
+        QTest::newRow("share") << 0.37 << 0.4 << 9 << QStringLiteral("%.2f") << 8;
+        // 18 ms: 2.25 -> 2.5, 8 steps to 20, one decimal for the 2.5 steps.
+        QTest::newRow("latency") << 18.0 << 20.0 << 9 << QStringLiteral("%.1f") << 8;
+        // A short chart, at most 4 steps: a share of 0.42 -> 0.105 -> 0.2, 3 steps to 0.6, one decimal.
+        QTest::newRow("share, short chart") << 0.42 << 0.6 << 4 << QStringLiteral("%.1f") << 4;
+    }
+
+    void niceScales()
+    {
+        QFETCH(double, top);
+        QFETCH(double, max);
+        QFETCH(int, ticks);
+        QFETCH(QString, format);
+        QFETCH(int, maxSteps);
+        QValueAxis axis;
+        ChartStyle::niceRange(&axis, top, maxSteps);
+        QCOMPARE(axis.min(), 0.0);
+        QVERIFY2(std::abs(axis.max() - max) < 1e-9, qPrintable(QString::number(axis.max())));
+        QCOMPARE(axis.tickCount(), ticks);
+        QCOMPARE(axis.labelFormat(), format);
+    }
+
+    void chartsGroupThousandsAndCoverTheStack()
+    {
+        MainWindow w(store());
+        Planner *p = w.planner();
+        p->setUnits(UnitSystem::Binary);
+        // 300 sessions of 100,000 tokens overflow the card: the scale covers card plus overflow.
+        p->setSessions(300);
+        MemoryChartView *chart = w.chartView();
+        QVERIFY(chart->segments().overflow > 0);
+        auto *axis = qobject_cast<QValueAxis *>(chart->chart()->axes(Qt::Vertical).first());
+        QVERIFY(axis);
+        QVERIFY(axis->max() * double(1LL << 30) >= double(chart->stackedBytes()));
+        QVERIFY(axis->max() * double(1LL << 30) >= double(p->result().gpuMemoryBytes));
+        // With room above the card (85,520,809,984 B = 79.6 GiB; x 1.04 = 82.8): on a chart tall
+        // enough for ten steps of three text lines, 82.8 / 10 -> 10, to 90; on a short one fewer steps.
+        p->setSessions(1);
+        MemoryChartView shown;
+        shown.setResult(p->result(), 1, UnitSystem::Binary);
+        auto *shownAxis = qobject_cast<QValueAxis *>(shown.chart()->axes(Qt::Vertical).first());
+        const int line = shown.fontMetrics().height();
+        shown.resize(600, 40 * line);
+        shown.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&shown));
+        QTRY_COMPARE(shownAxis->max(), 90.0);
+        QCOMPARE(shownAxis->tickCount(), 10);
+        shown.resize(300, 14 * line); // at most 4 steps: 82.8 / 4 = 20.7 -> 25, to 100
+        QTRY_COMPARE(shownAxis->max(), 100.0);
+        QCOMPARE(shownAxis->tickCount(), 5);
+        shown.setResult(p->result(), 1, UnitSystem::Decimal); // 85.5 GB x 1.04 = 88.9 / 4 = 22.2 -> 25, to 100
+        QCOMPARE(shownAxis->max(), 100.0);
+        // Every chart groups its axis numbers as the figures are grouped ("100,000").
+        QVERIFY(w.distributionView()->importTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv")));
+        QTRY_VERIFY(!p->busy());
+        QVector<QChart *> charts{chart->chart()};
+        for (auto *v : w.findChildren<DistributionChartView *>())
+            charts << v->chart();
+        for (auto *v : w.findChildren<ThroughputChartView *>())
+            charts << v->chart();
+        QCOMPARE(charts.size(), 3);
+        for (QChart *c : charts) {
+            QVERIFY(c->localizeNumbers());
+            QCOMPARE(c->locale().toString(100000), QStringLiteral("100,000"));
+        }
+    }
+
+    void chartsReadInBothPalettes()
+    {
+        MainWindow w(store());
+        QVERIFY(w.distributionView()->importTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv")));
+        QTRY_VERIFY(!w.planner()->busy());
+        QVERIFY(w.planner()->pinCurrent());
+        const QPalette light = QApplication::palette();
+        for (const QPalette &pal : {darkPalette(), light}) {
+            QApplication::setPalette(pal);
+            QApplication::processEvents();
+            QVector<QChart *> charts;
+            for (auto *v : w.findChildren<MemoryChartView *>())
+                charts << v->chart();
+            for (auto *v : w.findChildren<DistributionChartView *>())
+                charts << v->chart();
+            for (auto *v : w.findChildren<ThroughputChartView *>())
+                charts << v->chart();
+            QVERIFY(charts.size() >= 5); // memory, two on Compare, distribution, throughput
+            const QColor text = pal.color(QPalette::Text);
+            for (QChart *c : charts) {
+                QCOMPARE(c->backgroundBrush().color(), pal.color(QPalette::Base));
+                for (QAbstractAxis *axis : c->axes()) {
+                    // Labels and tick marks (drawn with the axis line's pen) in the text colour.
+                    QCOMPARE(axis->labelsBrush().color(), text);
+                    QCOMPARE(axis->linePen().color(), text);
+                    QCOMPARE(axis->titleBrush().color(), text);
+                }
+                QCOMPARE(c->legend()->labelColor(), text);
+            }
+        }
+        QApplication::setPalette(light);
+    }
+
+    void legendsAreNeverCut()
+    {
+        // Seven entries do not fit one row of a 300-pixel chart: the legend goes to the side.
+        MemoryChartView chart;
+        chart.setResult(MainWindow(store()).planner()->result(), 1, UnitSystem::Decimal);
+        chart.resize(300, 400);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QTRY_COMPARE(chart.chart()->legend()->alignment(), Qt::Alignment(Qt::AlignRight));
+        chart.resize(1400, 500);
+        QTRY_COMPARE(chart.chart()->legend()->alignment(), Qt::Alignment(Qt::AlignBottom));
+    }
+
+    void presenterSaysTheAnswerOnce()
+    {
+        MainWindow w(store());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QTabWidget *centre = centreTabs(w);
+        centre->setCurrentIndex(2);
+        QTest::keyClick(&w, Qt::Key_F5);
+        QVERIFY(w.presenterMode());
+        QApplication::processEvents();
+        QCOMPARE(centre->currentIndex(), 0);
+        QVERIFY(!centre->tabBar()->isVisible());
+        QVERIFY(!w.menuBar()->isVisible());
+        // The figures once: the headline shows them, the "sessions fit" line and the table below do not.
+        QVERIFY(w.findChild<QWidget *>(QStringLiteral("presenterHeadline"))->isVisible());
+        QVERIFY(w.headlineText().startsWith(QStringLiteral("4 sessions per card")));
+        int sessionsFit = 0, sentences = 0;
+        for (QLabel *l : w.findChildren<QLabel *>()) {
+            if (!l->isVisible())
+                continue;
+            if (l->text() == w.sessionsText() || l->text().contains(QStringLiteral("KV per token")))
+                ++sessionsFit; // the normal view's "4 sessions fit" line and figure table
+            if (l->text().contains(QStringLiteral(" fit")) && l->wordWrap())
+                ++sentences;
+        }
+        QCOMPARE(sessionsFit, 0);
+        QCOMPARE(sentences, 1); // the one-sentence answer, once
+        // The zoom follows the screen's lines: twice the system font on 1,080 lines.
+        const double lines = w.screen()->geometry().height();
+        QVERIFY(std::abs(w.zoom() - std::max(1.0, 2.0 * lines / 1080.0)) < 1e-9);
+        // The sliders live, Esc leaves.
+        w.inputPanel()->tpSlider()->setValue(1);
+        QCOMPARE(w.planner()->scenario().tp, 2);
+        QTest::keyClick(&w, Qt::Key_Escape);
+        QVERIFY(!w.presenterMode());
+        QVERIFY(centre->tabBar()->isVisible());
+        QCOMPARE(w.zoom(), 1.0);
+    }
+
+    void nothingClippedAt1280x720_data()
+    {
+        QTest::addColumn<QString>("style");
+        QTest::addColumn<bool>("dark");
+        QTest::newRow("Fusion, light") << QStringLiteral("Fusion") << false;
+        QTest::newRow("Fusion, dark") << QStringLiteral("Fusion") << true;
+        if (QStyleFactory::keys().contains(QStringLiteral("Adwaita-Dark"), Qt::CaseInsensitive))
+            QTest::newRow("Adwaita-Dark") << QStringLiteral("Adwaita-Dark") << true;
+    }
+
+    void nothingClippedAt1280x720()
+    {
+        QFETCH(QString, style);
+        QFETCH(bool, dark);
+        const QString before = QApplication::style()->name();
+        const QPalette light = QApplication::palette();
+        QApplication::setStyle(style);
+        if (dark && style == QLatin1String("Fusion"))
+            QApplication::setPalette(darkPalette());
+        {
+            MainWindow w(store());
+            QVERIFY(w.distributionView()->importTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv")));
+            QTRY_VERIFY(!w.planner()->busy());
+            w.resize(1280, 720);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QTabWidget *centre = centreTabs(w);
+            for (int i = 0; i < centre->count(); ++i) {
+                centre->setCurrentIndex(i);
+                QApplication::processEvents();
+                const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize());
+                QVERIFY2(min.width() <= 1280 && min.height() <= 720,
+                         qPrintable(QStringLiteral("%1: %2 x %3").arg(centre->tabText(i)).arg(min.width()).arg(min.height())));
+                QCOMPARE(w.size(), QSize(1280, 720));
+                // Every box, picker and button shown is at least as wide as it needs to be:
+                // a narrower one cuts its text ("200 ms" on Levers).
+                for (QWidget *widget : w.findChildren<QWidget *>()) {
+                    if (!widget->isVisible() || !(qobject_cast<QAbstractSpinBox *>(widget) || qobject_cast<QComboBox *>(widget)
+                                                   || (qobject_cast<QAbstractButton *>(widget) && !widget->inherits("QToolButton"))))
+                        continue;
+                    QVERIFY2(widget->width() >= widget->minimumSizeHint().width(),
+                             qPrintable(QStringLiteral("%1: %2 \"%3\" is %4 wide, needs %5")
+                                            .arg(centre->tabText(i), QString::fromLatin1(widget->metaObject()->className()), widget->accessibleName())
+                                            .arg(widget->width())
+                                            .arg(widget->minimumSizeHint().width())));
+                    // And a box's text fits its field: "200 ms (default ceiling)" shown whole.
+                    if (auto *box = qobject_cast<QAbstractSpinBox *>(widget)) {
+                        const QLineEdit *edit = box->findChild<QLineEdit *>();
+                        const int needs = edit->fontMetrics().horizontalAdvance(edit->text());
+                        // The line edit's text area: its contents rect less the style's padding and
+                        // QLineEdit's own 2-pixel margin each side (qlineedit.cpp, horizontalMargin).
+                        QStyleOptionFrame frame;
+                        frame.initFrom(edit);
+                        frame.rect = edit->contentsRect();
+                        frame.lineWidth = edit->hasFrame() ? edit->style()->pixelMetric(QStyle::PM_DefaultFrameWidth, &frame, edit) : 0;
+                        const QMargins text = edit->textMargins();
+                        const int room = edit->style()->subElementRect(QStyle::SE_LineEditContents, &frame, edit).width() - text.left() - text.right() - 4;
+                        QVERIFY2(room >= needs,
+                                 qPrintable(QStringLiteral("%1: \"%2\" needs %3, its field has %4").arg(centre->tabText(i), edit->text()).arg(needs).arg(room)));
+                    }
+                }
+            }
+        }
+        QApplication::setStyle(before);
+        QApplication::setPalette(light);
+    }
+};
+
+QTEST_MAIN(TestLayout)
+#include "tst_layout.moc"
