@@ -21,8 +21,10 @@ qint64 Trtllm::runtimeBytes(const Scenario &s)
     const qint64 perToken = Units::add(Units::mul(4, m.hiddenSize, hidden), hidden, Units::mul(2, m.intermediateSize, ffn) / std::max(1, s.tp), ffn);
     const qint64 activations = Units::mul(Units::mul(e.trtMaxNumTokens.value_or(defaultMaxNumTokens), perToken, tokens), 2, tokens);
     const qint64 seqLen = e.trtMaxSeqLen.value_or(std::max<qint64>(1, s.effectiveMaxModelLen()));
-    const qint64 perSequence = Units::add(Units::mul(m.vocabSize, 8, batch), Units::mul(seqLen, 4, s.field(e.trtMaxSeqLen ? Input::MaxSeqLen : Input::MaxModelLen)), batch);
-    const qint64 decoder = Units::mul(e.trtMaxBatchSize.value_or(defaultMaxBatchSize), perSequence, batch);
+    const QString seqField = s.field(e.trtMaxSeqLen ? Input::MaxSeqLen : Input::MaxModelLen);
+    const qint64 perSequence = Units::add(Units::mul(m.vocabSize, 8, s.field(Input::Model)), Units::mul(seqLen, 4, seqField), seqField);
+    // The larger factor is named: the batch, or a sequence (vocabulary and --max-seq-len) too long.
+    const qint64 decoder = Units::mul(e.trtMaxBatchSize.value_or(defaultMaxBatchSize), batch, perSequence, seqField);
     return Units::add(Units::add(EngineMath::cudaContextBytes, activations, tokens), decoder, batch);
 }
 

@@ -260,6 +260,10 @@ private Q_SLOTS:
             << QStringLiteral("--gpu-memory") << QStringLiteral("overflows 64 bits");
         QTest::newRow("sglang card 2^63-1 B") << planArgs(base + QStringLiteral(" --engine sglang --gpu-memory 9223372036854775807B"))
                                               << QStringLiteral("--gpu-memory") << QStringLiteral("overflows 64 bits");
+        // Found by the fresh round: TensorRT-LLM's decoder buffers (max_batch_size x (vocab x 8 +
+        // max_seq_len x 4)) at a 2^53 + 1 token length blamed --max-batch-size, the smaller factor.
+        QTest::newRow("trtllm max_model_len 2^53+1") << planArgs(base + QStringLiteral(" --engine trtllm --max-model-len 9007199254740993"))
+                                                     << QStringLiteral("--max-model-len") << QStringLiteral("overflows 64 bits");
         // vLLM splits num_hidden_layers over the stages (get_pp_indices, vllm/distributed/utils.py):
         // 33 stages for Llama-3.1-8B's 32 layers leave one empty; 32 is the most.
         QTest::newRow("pp above layers") << planArgs(base + QStringLiteral(" --pp 33")) << QStringLiteral("--pp") << QStringLiteral("32 layers");
