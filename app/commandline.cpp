@@ -522,6 +522,14 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
     if (isSet(p, "preallocate"))
         s.preallocate = true;
     real(RealInput::Price, s.priceUsdPerGpuHour);
+    // A value given by flag is named by its flag from here on, whatever file it overrode.
+    for (int i = 0; i < inputCount; ++i)
+        if (isSet(p, InputRanges::spelling(Input(i)).flag + 2))
+            s.names.use(Input(i), InputSource::Flag);
+    if (custom)
+        s.names.set(Input::Model, QStringLiteral("--layers"));
+    if (isSet(p, "gpu") && !isSet(p, "gpu-memory"))
+        s.names.set(Input::GpuMemory, QStringLiteral("--gpu"));
     return s;
 }
 

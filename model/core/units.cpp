@@ -30,9 +30,9 @@ qint64 add(qint64 a, qint64 b, const QString &field, const char *quantity)
     return r;
 }
 
-qint64 mul(qint64 a, const QString &fieldA, qint64 b, const QString &fieldB)
+qint64 mul(qint64 a, const QString &fieldA, qint64 b, const QString &fieldB, const char *quantity)
 {
-    return mul(a, b, a < 0 || (b >= 0 && a >= b) ? fieldA : fieldB);
+    return mul(a, b, a < 0 || (b >= 0 && a >= b) ? fieldA : fieldB, quantity);
 }
 
 qint64 add(qint64 a, const QString &fieldA, qint64 b, const QString &fieldB)

@@ -29,8 +29,8 @@ qint64 mul(qint64 a, qint64 b, const QString &field, const char *quantity = "byt
 /// a + b, or InputError(field, ...) on overflow. Both operands must be >= 0.
 qint64 add(qint64 a, qint64 b, const QString &field, const char *quantity = "byte count");
 /// a x b for two named inputs: on overflow the InputError names the larger
-/// operand's field. Both operands must be >= 0.
-qint64 mul(qint64 a, const QString &fieldA, qint64 b, const QString &fieldB);
+/// operand's field and says which quantity left 64 bits. Both operands must be >= 0.
+qint64 mul(qint64 a, const QString &fieldA, qint64 b, const QString &fieldB, const char *quantity = "byte count");
 /// a + b for two named inputs: on overflow the InputError names the larger
 /// operand's field (the one to look at). Both operands must be >= 0.
 qint64 add(qint64 a, const QString &fieldA, qint64 b, const QString &fieldB);

@@ -111,9 +111,28 @@ void checkFraction(double f, const char *flag)
         throw InputError(QString::fromLatin1(flag), QStringLiteral("must be greater than 0 and at most 1, got %1").arg(f));
 }
 
-qint64 padTo(qint64 n, qint64 multiple)
+qint64 padTo(qint64 n, qint64 multiple, const QString &field)
 {
-    return Units::ceilDiv(n, multiple) * multiple;
+    return Units::mul(Units::ceilDiv(n, multiple), multiple, field, "token count");
+}
+
+qint64 windowCells(qint64 window, qint64 seqs, qint64 batch, qint64 cap, qint64 multiple)
+{
+    qint64 cells = 0;
+    if (qMulOverflow(window, seqs, &cells) || qAddOverflow(cells, batch, &cells) || cells >= cap)
+        return cap;
+    const qint64 blocks = Units::ceilDiv(cells, multiple);
+    return blocks > cap / multiple ? cap : std::min(cap, blocks * multiple);
+}
+
+qint64 workspaceLeft(qint64 memory, qint64 weights, qint64 budget)
+{
+    // memory and weights are >= 0, so their difference fits; less a negative budget it may pass
+    // 2^63 (held there), less a positive one it may pass -2^63 (nothing is left).
+    qint64 left = 0;
+    if (qSubOverflow(memory - weights, budget, &left))
+        return budget < 0 ? std::numeric_limits<qint64>::max() : 0;
+    return std::max<qint64>(0, left);
 }
 
 void addKvSelfJson(const EngineFigures &f, QJsonObject &o)

@@ -123,8 +123,16 @@ void checkFraction(double f, const char *flag);
 /// memory, per GPU: 0.45 GiB. SGLang's "avail mem" at "Load weight begin" sat 0.4-0.6 GiB
 /// below the card as torch sees it in E07 (L4) and E18 (RTX 4090).
 constexpr qint64 cudaContextBytes = 483'183'820;
-/// ceil(n / multiple) x multiple.
-qint64 padTo(qint64 n, qint64 multiple);
+/// ceil(n / multiple) x multiple; InputError(field) when that passes 2^63 - 1.
+qint64 padTo(qint64 n, qint64 multiple, const QString &field);
+/// The cells a sliding-window layer holds in an engine that allocates up front:
+/// min(cap, padTo(window x seqs + batch, multiple)), exact for any inputs (a product
+/// beyond 64 bits is beyond `cap`). llama.cpp pads to 256 (llama-kv-cache-iswa.cpp),
+/// Ollama's estimate does not pad (multiple 1, llm/memory.go).
+qint64 windowCells(qint64 window, qint64 seqs, qint64 batch, qint64 cap, qint64 multiple);
+/// max(0, memory - weights - budget), what is neither weights nor KV, computed
+/// without wrapping (budget may be negative: a shortfall).
+qint64 workspaceLeft(qint64 memory, qint64 weights, qint64 budget);
 /// The JSON fields of an engine that allocates its KV cells up front (llama.cpp, Ollama):
 /// engine_kv_self_bytes and engine_recurrent_state_bytes.
 void addKvSelfJson(const EngineFigures &f, QJsonObject &o);

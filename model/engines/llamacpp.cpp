@@ -16,20 +16,22 @@ EngineFigures LlamaCppRule::figures(const Scenario &s, const KvCost &cost, qint6
     EngineFigures f;
     const EngineSettings &e = s.engineSettings;
     const qint64 seqs = std::max(1, e.nSeq);
-    const QString flag = QStringLiteral("--n-ctx");
-    const qint64 cells = EngineMath::padTo(e.nCtx.value_or(s.maxModelLen.value_or(LlamaCpp::defaultContext)), LlamaCpp::contextPadding);
-    qint64 kv = 0;
+    // The cells come from --n-ctx, else --max-model-len, else llama.cpp's default.
+    const QString flag = s.field(e.nCtx ? Input::NCtx : Input::MaxModelLen), model = s.field(Input::Model), nSeq = s.field(Input::NSeq);
+    const qint64 cells = EngineMath::padTo(e.nCtx.value_or(s.maxModelLen.value_or(LlamaCpp::defaultContext)), LlamaCpp::contextPadding, flag);
+    qint64 kv = 0, state = 0;
     for (const GroupCost &c : cost.groups()) {
         qint64 held = cells;
         if (c.group.kind == LayerKind::Recurrent) {
-            f.recurrentStateBytes += Units::mul(Units::mul(c.stateBytesPerLayer, c.group.count, QStringLiteral("--n-seq")), seqs,
-                                                QStringLiteral("--n-seq"));
+            state = Units::add(state, Units::mul(Units::mul(c.stateBytesPerLayer, c.group.count, model), model, seqs, nSeq), nSeq);
             continue;
         }
         if (c.group.kind == LayerKind::SlidingWindow) // llama-kv-cache-iswa.cpp: min(n_ctx, pad(n_swa x n_seq + n_ubatch, 256))
-            held = std::min(cells, EngineMath::padTo(c.group.window * seqs + e.nBatch, LlamaCpp::contextPadding));
-        kv = Units::add(kv, Units::mul(Units::mul(held, c.bytesPerTokenPerLayer, flag), c.group.count, flag), flag);
+            held = EngineMath::windowCells(c.group.window, seqs, e.nBatch, cells, LlamaCpp::contextPadding);
+        // The larger of the cells and the group's bytes per token is to blame for an overflow.
+        kv = Units::add(kv, Units::mul(held, flag, Units::mul(c.bytesPerTokenPerLayer, c.group.count, model), model), flag);
     }
+    f.recurrentStateBytes = state;
     f.kvSelfBytes = kv;
     f.kvCacheBytes = kv;
     f.kvCacheTokens = cells;

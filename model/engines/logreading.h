@@ -44,6 +44,9 @@ struct LogReading
     std::optional<int> heads;           ///< llama.cpp n_head
     std::optional<int> headDim;         ///< llama.cpp n_embd_head_k
     std::optional<int> nSeq;            ///< llama.cpp n_seq_max
+    /// Each figure's name in errors: the log, the line and the engine's own words
+    /// ("LOGFILE line 12 (tensor_parallel_size=3)"), set by LogCalibration::read.
+    InputNames names;
     int linesRead = 0;                  ///< lines of the log
     int linesUsed = 0;                  ///< lines a figure was read from
 };

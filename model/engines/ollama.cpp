@@ -18,7 +18,7 @@ EngineFigures OllamaRule::figures(const Scenario &s, const KvCost &given, qint64
     // (llm/memory.go: kv = ... x bytes per element; E20: q8_0 at 1.0 B).
     const Dtype d = s.effectiveKvDtype();
     const KvCost cost = d == Dtype::Q8_0 || d == Dtype::Q4_0
-        ? KvCost(s.model, d == Dtype::Q8_0 ? Dtype::INT8 : Dtype::INT4, s.tp, s.blockSize, s.kvHeadsOverride)
+        ? KvCost(s.model, d == Dtype::Q8_0 ? Dtype::INT8 : Dtype::INT4, s.tp, s.blockSize, s.kvHeadsOverride, s.kvCostNames())
         : given;
     const EngineVersion v = version(s);
     // 0.6.5 and later size sliding layers at num_parallel x window + batch (E14);
@@ -26,13 +26,13 @@ EngineFigures OllamaRule::figures(const Scenario &s, const KvCost &given, qint64
     const bool slidingRule = v.atLeast(0, 6, 5);
     const EngineSettings &e = s.engineSettings;
     const qint64 seqs = std::max(1, e.nSeq);
-    const QString flag = QStringLiteral("--n-ctx");
-    const qint64 cells = Units::mul(e.nCtx.value_or(s.maxModelLen.value_or(Ollama::defaultContext)), seqs, flag);
-    qint64 kv = 0;
+    const QString flag = s.field(e.nCtx ? Input::NCtx : Input::MaxModelLen), model = s.field(Input::Model), nSeq = s.field(Input::NSeq);
+    // num_ctx x num_parallel: the larger of the two is named when the product overflows.
+    const qint64 cells = Units::mul(e.nCtx.value_or(s.maxModelLen.value_or(Ollama::defaultContext)), flag, seqs, nSeq, "token count");
+    qint64 kv = 0, state = 0;
     for (const GroupCost &c : cost.groups()) {
         if (c.group.kind == LayerKind::Recurrent) {
-            f.recurrentStateBytes += Units::mul(Units::mul(c.stateBytesPerLayer, c.group.count, QStringLiteral("--n-seq")), seqs,
-                                                QStringLiteral("--n-seq"));
+            state = Units::add(state, Units::mul(Units::mul(c.stateBytesPerLayer, c.group.count, model), model, seqs, nSeq), nSeq);
             continue;
         }
         qint64 held = cells;
@@ -41,10 +41,11 @@ EngineFigures OllamaRule::figures(const Scenario &s, const KvCost &given, qint64
             // (E19: 300 MiB for gpt-oss:20b at num_ctx 8192, not the 128-token window).
             const qint64 window = s.model.modelType == QLatin1String("gpt_oss") ? std::max<qint64>(c.group.window, Ollama::gptOssSlidingCells)
                                                                                : c.group.window;
-            held = std::min(cells, window * seqs + e.nBatch);
+            held = EngineMath::windowCells(window, seqs, e.nBatch, cells, 1);
         }
-        kv = Units::add(kv, Units::mul(Units::mul(held, c.bytesPerTokenPerLayer, flag), c.group.count, flag), flag);
+        kv = Units::add(kv, Units::mul(held, flag, Units::mul(c.bytesPerTokenPerLayer, c.group.count, model), model), flag);
     }
+    f.recurrentStateBytes = state;
     f.kvSelfBytes = kv;
     f.kvCacheBytes = kv;
     f.kvCacheTokens = cells;

@@ -15,7 +15,7 @@ EngineBudget PlainRule::cardMinusWorkspace(const Scenario &s, qint64 weightsPerG
     b.memory = memory;
     b.usable = memory;
     b.workspace = s.effectiveWorkspaceBytes();
-    b.budget = memory - Units::add(weightsPerGpu, QStringLiteral("--weights"), b.workspace, QStringLiteral("--workspace"));
+    b.budget = memory - Units::add(weightsPerGpu, s.field(Input::Weights), b.workspace, s.field(Input::Workspace));
     b.rule = QStringLiteral("card − weights − workspace");
     return b;
 }
@@ -31,7 +31,7 @@ EngineFigures PlainRule::figures(const Scenario &s, const KvCost &cost, qint64 b
     const qint64 pool = std::max<qint64>(0, budget);
     const qint64 perToken = cost.bytesPerTokenPerGpu();
     f.kvCacheBytes = pool;
-    f.numBlocks = perToken > 0 ? pool / Units::mul(perToken, s.blockSize, QStringLiteral("--block-size")) : 0;
+    f.numBlocks = perToken > 0 ? pool / Units::mul(perToken, s.blockSize, s.field(Input::BlockSize)) : 0;
     f.kvCacheTokens = f.numBlocks * s.blockSize;
     f.predicts = QStringList{QStringLiteral("textbook figures, no engine")};
     return f;

@@ -63,15 +63,15 @@ EngineBudget SglangRule::budget(const Scenario &s, qint64 weightsPerGpu) const
         b.rule = QStringLiteral("pinned by --kv-cache-memory");
     } else {
         const qint64 before = e.freeMemoryBefore.value_or(memory - Sglang::startupBytes);
-        const qint64 after = e.freeMemoryAfter.value_or(before - weightsPerGpu);
+        const qint64 after = e.freeMemoryAfter.value_or(Units::sub(before, weightsPerGpu, s.field(Input::Weights)));
         if (after > before)
-            throw InputError(QStringLiteral("--free-memory-after"),
+            throw InputError(s.field(Input::FreeMemoryAfter),
                              QStringLiteral("%1 cannot exceed the free memory before loading (%2): loading takes memory")
                                  .arg(Units::formatBytes(after, UnitSystem::Binary), Units::formatBytes(before, UnitSystem::Binary)));
-        b.budget = after - fractionOf(before, 1.0 - fraction);
+        b.budget = Units::sub(after, fractionOf(before, 1.0 - fraction), s.field(Input::FreeMemoryBefore));
         b.rule = QStringLiteral("free after load − free before load × (1 − mem_fraction_static %1)").arg(fraction);
     }
-    b.workspace = std::max<qint64>(0, memory - weightsPerGpu - b.budget);
+    b.workspace = EngineMath::workspaceLeft(memory, weightsPerGpu, b.budget);
     return b;
 }
 

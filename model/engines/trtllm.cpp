@@ -16,13 +16,15 @@ qint64 Trtllm::runtimeBytes(const Scenario &s)
 {
     const EngineSettings &e = s.engineSettings;
     const ModelShape &m = s.model;
-    const QString tokens = QStringLiteral("--max-num-tokens"), batch = QStringLiteral("--max-batch-size");
+    const QString tokens = s.field(Input::MaxNumTokens), batch = s.field(Input::MaxBatchSize);
     const QString hidden = QStringLiteral("hidden_size"), ffn = QStringLiteral("intermediate_size");
     const qint64 perToken = Units::add(Units::mul(4, m.hiddenSize, hidden), hidden, Units::mul(2, m.intermediateSize, ffn) / std::max(1, s.tp), ffn);
     const qint64 activations = Units::mul(Units::mul(e.trtMaxNumTokens.value_or(defaultMaxNumTokens), perToken, tokens), 2, tokens);
     const qint64 seqLen = e.trtMaxSeqLen.value_or(std::max<qint64>(1, s.effectiveMaxModelLen()));
-    const qint64 perSequence = Units::add(Units::mul(m.vocabSize, 8, batch), Units::mul(seqLen, 4, QStringLiteral("--max-seq-len")), batch);
-    const qint64 decoder = Units::mul(e.trtMaxBatchSize.value_or(defaultMaxBatchSize), perSequence, batch);
+    const QString seqField = s.field(e.trtMaxSeqLen ? Input::MaxSeqLen : Input::MaxModelLen);
+    const qint64 perSequence = Units::add(Units::mul(m.vocabSize, 8, s.field(Input::Model)), Units::mul(seqLen, 4, seqField), seqField);
+    // The larger factor is named: the batch, or a sequence (vocabulary and --max-seq-len) too long.
+    const qint64 decoder = Units::mul(e.trtMaxBatchSize.value_or(defaultMaxBatchSize), batch, perSequence, seqField);
     return Units::add(Units::add(EngineMath::cudaContextBytes, activations, tokens), decoder, batch);
 }
 
@@ -39,7 +41,7 @@ EngineBudget TrtllmRule::budget(const Scenario &s, qint64 weightsPerGpu) const
         b.rule = QStringLiteral("pinned by --kv-cache-memory");
     } else {
         const qint64 other = s.workspaceBytes ? *s.workspaceBytes : Trtllm::runtimeBytes(s);
-        const qint64 after = e.freeMemoryAfter.value_or(memory - Units::add(weightsPerGpu, QStringLiteral("--weights"), other, QStringLiteral("--workspace")));
+        const qint64 after = e.freeMemoryAfter.value_or(memory - Units::add(weightsPerGpu, s.field(Input::Weights), other, s.field(Input::Workspace)));
         b.budget = after > 0 ? fractionOf(after, e.freeGpuMemoryFraction) : after;
         b.rule = e.freeMemoryAfter || s.workspaceBytes
             ? QStringLiteral("free_gpu_memory_fraction %1 × free memory after load").arg(e.freeGpuMemoryFraction)
@@ -49,7 +51,7 @@ EngineBudget TrtllmRule::budget(const Scenario &s, qint64 weightsPerGpu) const
                   .arg(Units::formatBytes(Trtllm::runtimeBytes(s), UnitSystem::Binary), Units::formatCount(e.trtMaxNumTokens.value_or(Trtllm::defaultMaxNumTokens)),
                        Units::formatCount(e.trtMaxBatchSize.value_or(Trtllm::defaultMaxBatchSize)));
     }
-    b.workspace = std::max<qint64>(0, memory - weightsPerGpu - b.budget);
+    b.workspace = EngineMath::workspaceLeft(memory, weightsPerGpu, b.budget);
     return b;
 }
 
@@ -59,7 +61,7 @@ EngineFigures TrtllmRule::figures(const Scenario &s, const KvCost &cost, qint64 
     const qint64 pool = std::max<qint64>(0, budget);
     const int perBlock = s.engineSettings.trtTokensPerBlock;
     const qint64 maxLen = s.effectiveMaxModelLen();
-    const qint64 blockBytes = Units::mul(cost.bytesPerTokenPerGpu(), perBlock, QStringLiteral("--block-size"));
+    const qint64 blockBytes = Units::mul(cost.bytesPerTokenPerGpu(), perBlock, s.field(Input::TokensPerBlock));
     f.numBlocks = blockBytes > 0 ? pool / blockBytes : 0;
     f.kvCacheTokens = f.numBlocks * perBlock;
     f.kvCacheBytes = f.numBlocks * blockBytes;

@@ -60,14 +60,14 @@ qint64 Vllm::forwardPeakBytes(const Scenario &s)
     const qint64 expert = m.moeIntermediateSize > 0 ? m.moeIntermediateSize : m.intermediateSize;
     const QString ffn = QStringLiteral("intermediate_size"), hidden = QStringLiteral("hidden_size");
     const qint64 intermediate = m.numExperts > 0 && m.expertsPerToken > 0 ? Units::mul(m.expertsPerToken, expert, ffn) : m.intermediateSize;
-    const QString f = QStringLiteral("--max-num-batched-tokens");
+    const QString f = s.field(Input::MaxNumBatchedTokens);
     const qint64 perToken = Units::add(Units::mul(3, intermediate, ffn) / std::max(1, s.tp), ffn, Units::mul(3, m.hiddenSize, hidden), hidden);
     return Units::mul(Units::mul(maxNumBatchedTokens(s), perToken, f), 2, f);
 }
 
 qint64 Vllm::samplerPeakBytes(const Scenario &s)
 {
-    const QString f = QStringLiteral("--max-num-seqs");
+    const QString f = s.field(Input::MaxNumSeqs);
     if (!EngineVersion{s.engineSettings.vllmMajor, s.engineSettings.vllmMinor}.atLeast(0, 10))
         return Units::mul(std::min<qint64>(maxNumBatchedTokens(s), 256), Units::mul(s.model.vocabSize, 4, f), f);
     return Units::mul(Units::mul(maxNumSeqs(s), s.model.vocabSize, f), 386, f) / 10;
@@ -89,7 +89,7 @@ qint64 vllmActivationEstimate(const Scenario &s)
     const qint64 forward = Vllm::forwardPeakBytes(s), sampler = Vllm::samplerPeakBytes(s);
     if (EngineVersion{s.engineSettings.vllmMajor, s.engineSettings.vllmMinor}.atLeast(0, 10))
         return std::max(forward, sampler);
-    return Units::add(forward, sampler, QStringLiteral("--max-num-batched-tokens"));
+    return Units::add(forward, sampler, s.field(Input::MaxNumBatchedTokens));
 }
 
 double VllmRule::budgetUncertainty(const Scenario &s) const
@@ -112,7 +112,7 @@ EngineBudget VllmRule::budget(const Scenario &s, qint64 weightsPerGpu) const
     b.usable = fractionOf(memory, s.gpuMemoryUtilization);
     if (e.kvCacheMemory) {
         b.budget = *e.kvCacheMemory;
-        b.workspace = std::max<qint64>(0, b.usable - weightsPerGpu - b.budget);
+        b.workspace = EngineMath::workspaceLeft(b.usable, weightsPerGpu, b.budget);
         b.rule = QStringLiteral("pinned by --kv-cache-memory");
         return b;
     }
@@ -123,14 +123,14 @@ EngineBudget VllmRule::budget(const Scenario &s, qint64 weightsPerGpu) const
         b.activationPeak = e.activationPeak.value_or(vllmActivationEstimate(s));
         const qint64 nonTorch = e.nonTorch.value_or(Vllm::defaultNonTorchBytes(s));
         const qint64 graphs = subtractsCudaGraphs(e) ? e.cudaGraph.value_or(Vllm::defaultCudaGraphBytes) : 0;
-        b.workspace = Units::add(Units::add(b.activationPeak, QStringLiteral("--activation-peak"), nonTorch, QStringLiteral("--non-torch")),
-                                 QStringLiteral("--activation-peak"), graphs, QStringLiteral("--cuda-graph"));
+        b.workspace = Units::add(Units::add(b.activationPeak, s.field(Input::ActivationPeak), nonTorch, s.field(Input::NonTorch)),
+                                 s.field(Input::ActivationPeak), graphs, s.field(Input::CudaGraph));
         b.rule = subtractsCudaGraphs(e)
             ? QStringLiteral("card × gpu_memory_utilization − weights − activation peak − non-torch − CUDA graphs")
             : QStringLiteral("card × gpu_memory_utilization − weights − activation peak − non-torch (vLLM %1 does not "
                              "subtract CUDA graphs; 0.21 and later do)").arg(version(s).text());
     }
-    b.budget = b.usable - Units::add(weightsPerGpu, QStringLiteral("--weights"), b.workspace, QStringLiteral("--workspace"));
+    b.budget = b.usable - Units::add(weightsPerGpu, s.field(Input::Weights), b.workspace, s.field(s.workspaceBytes ? Input::Workspace : Input::ActivationPeak));
     return b;
 }
 
@@ -163,7 +163,7 @@ EngineFigures VllmRule::figures(const Scenario &s, const KvCost &cost, qint64 bu
                                 "Headroom predicts the KV budget only.");
         return f;
     }
-    const qint64 page = Units::mul(layerBytes, block, QStringLiteral("--block-size"));
+    const qint64 page = Units::mul(layerBytes, block, s.field(Input::BlockSize));
     int minLayers = INT_MAX, maxLayers = 0;
     for (int n : byWindow)
         minLayers = std::min(minLayers, n), maxLayers = std::max(maxLayers, n);
@@ -179,12 +179,15 @@ EngineFigures VllmRule::figures(const Scenario &s, const KvCost &cost, qint64 bu
     f.kvCacheTokens = f.numBlocks / groups * block;
     // get_max_concurrency_for_kv_cache_config: blocks one request of max_model_len needs.
     const qint64 maxLen = s.effectiveMaxModelLen();
+    const QString lenField = s.field(s.maxModelLen ? Input::MaxModelLen : Input::Model);
     const qint64 batched = s.engineSettings.maxNumBatchedTokens.value_or(8192);
     qint64 blocksPerRequest = 0;
     for (auto it = byWindow.cbegin(); it != byWindow.cend(); ++it) {
-        const qint64 perGroup = it.key() == 0 ? Units::ceilDiv(maxLen, block)
-                                              : Units::ceilDiv(std::min(it.key() - 1 + batched, maxLen), block) + 1;
-        blocksPerRequest += perGroup * Units::ceilDiv(it.value(), groupSize);
+        // A sliding group: min(window - 1 + max_num_batched_tokens, max_model_len), without the sum wrapping.
+        const qint64 slid = it.key() - 1 >= maxLen - batched ? maxLen : it.key() - 1 + batched;
+        const qint64 perGroup = it.key() == 0 ? Units::ceilDiv(maxLen, block) : Units::ceilDiv(slid, block) + 1;
+        blocksPerRequest = Units::add(blocksPerRequest, Units::mul(perGroup, Units::ceilDiv(it.value(), groupSize), lenField, "block count"),
+                                      lenField, "block count");
     }
     f.maxModelLen = maxLen;
     f.maxConcurrency = blocksPerRequest > 0 ? double(f.numBlocks) / double(blocksPerRequest) : 0;
@@ -194,9 +197,9 @@ EngineFigures VllmRule::figures(const Scenario &s, const KvCost &cost, qint64 bu
         // Under pipeline parallelism vLLM 0.15 checked one stage's memory against the whole
         // model's KV ("24.0 GiB KV cache is needed" for all 48 layers, vllm-project/vllm issue
         // 34076, E22): the check's bytes per token are the stage's x pp.
-        const qint64 perToken = Units::mul(cost.bytesPerTokenPerGpu(), std::max(1, s.pp), QStringLiteral("--pp"));
-        f.kvNeededBytes = Units::mul(Units::ceilDiv(maxLen, block) * block, perToken, QStringLiteral("--max-model-len"));
-        f.estimatedMaxModelLen = perToken > 0 ? std::min(maxLen, pool / Units::mul(perToken, block, QStringLiteral("--block-size")) * block) : 0;
+        const qint64 perToken = Units::mul(cost.bytesPerTokenPerGpu(), std::max(1, s.pp), s.field(Input::Pp));
+        f.kvNeededBytes = Units::mul(EngineMath::padTo(maxLen, block, lenField), lenField, perToken, s.field(Input::Model));
+        f.estimatedMaxModelLen = perToken > 0 ? std::min(maxLen, pool / Units::mul(perToken, block, s.field(Input::BlockSize)) * block) : 0;
     }
     f.predicts = QStringList{QStringLiteral("Available KV cache memory (GiB)"), QStringLiteral("GPU KV cache size (tokens)"),
                              QStringLiteral("Maximum concurrency for max_model_len tokens per request"),
@@ -268,7 +271,7 @@ void VllmRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QStri
       // figure (memory freed during capture) counts as none.
       << LogPattern{rx(QStringLiteral("Free memory on device \\(") + num + QStringLiteral("/") + num + QStringLiteral(" GiB\\)")),
                     [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.totalMemory = bytes(m.captured(2), QStringLiteral("GiB"), l, field); }}
-      << LogPattern{rx(QStringLiteral("Desired GPU memory utilization is \\(") + num), [&r](const QRegularExpressionMatch &m, int) { r.utilization = m.captured(1).toDouble(); }}
+      << LogPattern{rx(QStringLiteral("Desired GPU memory utilization is \\(") + num), [&r, field](const QRegularExpressionMatch &m, int l) { r.utilization = LogParse::setting(RealInput::GpuMemoryUtilization, m.captured(1), l, field); }}
       << LogPattern{rx(QStringLiteral("Actual usage is ") + num + QStringLiteral(" GiB for weight, ") + num + QStringLiteral(" GiB for peak activation, ") + num
                        + QStringLiteral(" GiB for non-torch memory, and (-?)") + num + QStringLiteral(" GiB for CUDAGraph")),
                     [&r, field](const QRegularExpressionMatch &m, int l) {

@@ -33,6 +33,46 @@ const CountRange counts[] = {
     {CountInput::MaxLoras, "--max-loras", "max_loras", 0, 1024},
     {CountInput::MaxLoraRank, "--max-lora-rank", "max_lora_rank", 1, 1024},
 };
+// In the enum's order (checked by spelling()).
+const InputSpelling spellings[] = {
+    {Input::Context, "--context", "inputs.context_tokens", "inputs.context_tokens", nullptr},
+    {Input::Sessions, "--sessions", "inputs.sessions", "inputs.sessions", nullptr},
+    {Input::Tp, "--tp", "inputs.tp", "inputs.tp", nullptr},
+    {Input::Pp, "--pp", "engine.pp", "inputs.pp", nullptr},
+    {Input::Dp, "--dp", "engine.dp", "inputs.dp", nullptr},
+    {Input::Ep, "--ep", "engine.ep", "inputs.ep", nullptr},
+    {Input::GpuMemory, "--gpu-memory", "inputs.gpu_memory_bytes", "inputs.gpu_memory_bytes", "memory_bytes"},
+    {Input::Weights, "--weights", "inputs.weights_bytes", "inputs.weights_bytes_override", nullptr},
+    {Input::Workspace, "--workspace", "inputs.workspace_bytes", "inputs.workspace_bytes_per_gpu", nullptr},
+    // No flag of their own: --workspace stands for both parts.
+    {Input::RuntimeReserve, "--workspace", "inputs.runtime_reserve_bytes", "inputs.workspace_bytes_per_gpu", nullptr},
+    {Input::Activation, "--workspace", "inputs.activation_bytes", "inputs.workspace_bytes_per_gpu", nullptr},
+    {Input::MaxModelLen, "--max-model-len", "inputs.max_model_len", "inputs.max_model_len", "max_position_embeddings"},
+    {Input::Retain, "--retain", "inputs.retain_tokens", "inputs.retain_tokens", nullptr},
+    {Input::TargetSessions, "--target-sessions", "inputs.target_sessions", "inputs.target_sessions", nullptr},
+    {Input::KvHeads, "--kv-heads", "inputs.kv_heads_override", "inputs.kv_heads_override", "num_key_value_heads"},
+    {Input::BlockSize, "--block-size", "engine.block_size", "inputs.block_size", nullptr},
+    {Input::NCtx, "--n-ctx", "engine.n_ctx", "inputs.n_ctx", nullptr},
+    {Input::NSeq, "--n-seq", "engine.n_seq", "inputs.n_seq", nullptr},
+    {Input::NBatch, "--n-batch", "engine.n_batch", "inputs.n_batch", nullptr},
+    {Input::TokensPerBlock, "--tokens-per-block", "engine.tokens_per_block", "inputs.tokens_per_block", nullptr},
+    {Input::MaxNumBatchedTokens, "--max-num-batched-tokens", "engine.max_num_batched_tokens", "inputs.max_num_batched_tokens", nullptr},
+    {Input::KvCacheMemory, "--kv-cache-memory", "engine.kv_cache_memory", "inputs.kv_cache_memory_bytes", nullptr},
+    {Input::FreeMemoryBefore, "--free-memory-before", "engine.free_memory_before", "inputs.free_memory_before_bytes", nullptr},
+    {Input::FreeMemoryAfter, "--free-memory-after", "engine.free_memory_after", "inputs.free_memory_after_bytes", nullptr},
+    {Input::ActivationPeak, "--activation-peak", "engine.activation_peak", "inputs.activation_peak_bytes", nullptr},
+    {Input::NonTorch, "--non-torch", "engine.non_torch", "inputs.non_torch_bytes", nullptr},
+    {Input::CudaGraph, "--cuda-graph", "engine.cuda_graph", "inputs.cuda_graph_bytes", nullptr},
+    {Input::MaxNumSeqs, "--max-num-seqs", "engine.max_num_seqs", "inputs.max_num_seqs", nullptr},
+    {Input::MaxBatchSize, "--max-batch-size", "engine.max_batch_size", "inputs.max_batch_size", nullptr},
+    {Input::MaxNumTokens, "--max-num-tokens", "engine.max_num_tokens", "inputs.max_num_tokens", nullptr},
+    {Input::MaxSeqLen, "--max-seq-len", "engine.max_seq_len", "inputs.max_seq_len", nullptr},
+    {Input::Params, "--params", "model.total_params", "inputs.model", "total_params"},
+    {Input::Model, "--model", "model.groups", "inputs.model", nullptr},
+    {Input::Distribution, "--distribution", "distribution", "inputs.distribution", nullptr},
+};
+static_assert(sizeof(spellings) / sizeof(spellings[0]) == inputCount, "one spelling per Input");
+
 // The shortest text that reads back as the same double: 1000001 stays "1000001" (not the
 // "1e+06" of six significant digits), a bound of 1e6 reads "1e+06".
 QString shortest(double v)
@@ -55,12 +95,29 @@ const CountRange &of(CountInput input)
     return r;
 }
 
+const InputSpelling &spelling(Input input)
+{
+    const InputSpelling &r = spellings[int(input)];
+    Q_ASSERT(r.input == input);
+    return r;
+}
+
 int check(CountInput input, qint64 value, const QString &field)
 {
     const CountRange &r = of(input);
     if (value < r.low || value > r.high)
         throw InputError(field, QStringLiteral("must be a whole number from %1 to %2, got %3").arg(Units::formatCount(r.low), Units::formatCount(r.high), Units::formatCount(value)));
     return int(value);
+}
+
+QString name(Input input, InputSource source)
+{
+    const InputSpelling &r = spelling(input);
+    const char *n = source == InputSource::ScenarioFile ? r.fileKey
+        : source == InputSource::PlanOutput             ? r.planKey
+        : source == InputSource::Preset                 ? r.presetKey
+                                                        : r.flag;
+    return QString::fromLatin1(n ? n : r.flag);
 }
 
 double check(RealInput input, double value, const QString &field)
@@ -85,3 +142,24 @@ double parse(RealInput input, const QString &text, const QString &field)
 }
 
 } // namespace Headroom::InputRanges
+
+namespace Headroom {
+
+QString InputNames::of(Input input) const
+{
+    const QString &n = m_names[size_t(input)];
+    return n.isEmpty() ? InputRanges::name(input, InputSource::Flag) : n;
+}
+
+void InputNames::use(Input input, InputSource source)
+{
+    set(input, source == InputSource::Flag ? QString() : InputRanges::name(input, source));
+}
+
+void InputNames::useAll(InputSource source)
+{
+    for (int i = 0; i < inputCount; ++i)
+        use(Input(i), source);
+}
+
+} // namespace Headroom

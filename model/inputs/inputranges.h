@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QString>
+#include <array>
 
 namespace Headroom {
 
@@ -58,6 +59,57 @@ struct CountRange
     qint64 high;
 };
 
+/// Where one of a scenario's values came from, for naming it in an error the
+/// way that place spells it.
+enum class InputSource {
+    Flag,         ///< the command line (and the window, which shows the flags' names)
+    ScenarioFile, ///< a .headroom file: "inputs.sessions", "engine.n_ctx"
+    PlanOutput,   ///< a saved `plan --json` (scenario version 0): "inputs.kv_cache_memory_bytes"
+    Preset,       ///< a GPU or model preset's own field: "memory_bytes"
+};
+
+/// The whole-number, size and shape inputs of a scenario (the real-valued
+/// ones are RealInput), each named in errors as its source spells it.
+enum class Input {
+    Context, Sessions, Tp, Pp, Dp, Ep, GpuMemory, Weights, Workspace, RuntimeReserve, Activation,
+    MaxModelLen, Retain, TargetSessions, KvHeads, BlockSize, NCtx, NSeq, NBatch, TokensPerBlock,
+    MaxNumBatchedTokens, KvCacheMemory, FreeMemoryBefore, FreeMemoryAfter, ActivationPeak, NonTorch,
+    CudaGraph, MaxNumSeqs, MaxBatchSize, MaxNumTokens, MaxSeqLen, Params, Model, Distribution,
+};
+constexpr int inputCount = int(Input::Distribution) + 1;
+
+/// One input's spellings: its command-line flag, its .headroom field, its
+/// field in a saved plan --json, and its preset field (nullptr where that
+/// source cannot hold it).
+struct InputSpelling
+{
+    Input input;
+    const char *flag;    ///< "--sessions"
+    const char *fileKey; ///< "inputs.sessions"
+    const char *planKey; ///< "inputs.sessions"
+    const char *presetKey; ///< "memory_bytes", or nullptr
+};
+
+/// The names a scenario's inputs carry in errors: each input as the place
+/// its value came from spells it (the flag unless a reader said otherwise).
+/// A log reading names its figures by line ("LOGFILE line 12:
+/// tensor_parallel_size=3"). Not part of the scenario's value (==).
+class InputNames
+{
+public:
+    /// The input's name as its source spells it.
+    QString of(Input input) const;
+    /// Names `input` `name` (a log line, a preset's field).
+    void set(Input input, const QString &name) { m_names[size_t(input)] = name; }
+    /// Names `input` as `source` spells it.
+    void use(Input input, InputSource source);
+    /// Names every input as `source` spells it (a scenario file read whole).
+    void useAll(InputSource source);
+
+private:
+    std::array<QString, inputCount> m_names; // empty: the flag
+};
+
 namespace InputRanges {
 
 /// The rule of `input`. Ranges: speculative tokens 0 to 64 (engines propose
@@ -68,6 +120,10 @@ const CountRange &of(CountInput input);
 /// `value` when it lies in the input's range, narrowed to int; else
 /// InputError(field) with the range in the message.
 int check(CountInput input, qint64 value, const QString &field);
+/// The spellings of `input`.
+const InputSpelling &spelling(Input input);
+/// `input` as `source` spells it; the flag where the source has no field of its own.
+QString name(Input input, InputSource source);
 
 /// The rule of `input`. Ranges: fractions of memory, bandwidth and compute
 /// from 1e-6 to 1 (a share of 0 leaves no memory and divides by zero in the

@@ -25,7 +25,7 @@ qint64 Scenario::effectiveWorkspaceBytes() const
 {
     if (workspaceBytes)
         return *workspaceBytes;
-    return Units::add(runtimeReserveBytes, activationBytes, QStringLiteral("workspace"));
+    return Units::add(runtimeReserveBytes, field(Input::RuntimeReserve), activationBytes, field(Input::Activation));
 }
 
 QJsonObject Scenario::toJson() const
@@ -114,7 +114,7 @@ ModelShape Scenario::stageModel() const
     ModelShape m = model;
     m.groups.clear();
     for (LayerGroup g : model.groups) {
-        const int count = (g.count + pp - 1) / pp;
+        const int count = int(Units::ceilDiv(g.count, pp));
         g.count = 0;
         m.addLayers(g, count);
     }

@@ -3,8 +3,10 @@
 
 #include "core/dtype.h"
 #include "inputs/engineprofile.h"
+#include "inputs/inputranges.h"
 #include "kv/gpuspec.h"
 #include "lengths/lengthdistribution.h"
+#include "kv/kvcost.h"
 #include "kv/modelshape.h"
 #include "inputs/sidepools.h"
 
@@ -55,6 +57,13 @@ struct Scenario
     double bandwidthEfficiency = 0.8;    ///< achieved / peak memory bandwidth in decode (--bandwidth-efficiency)
     double computeUtilization = 0.5;     ///< achieved / peak dense TFLOPS (--compute-utilization)
     double trafficMultiplier = 1.0;      ///< scales a trace's arrival rate for Little's law (--traffic-multiplier)
+    /// How each input is named in errors: as the place its value came from spells it
+    /// (set by the readers; the flags by default). Not compared by ==.
+    InputNames names;
+    /// The name of `input` in errors (names.of(input)).
+    QString field(Input input) const { return names.of(input); }
+    /// The names a KvCost of this scenario gives its errors.
+    KvCost::Names kvCostNames() const { return {field(Input::Tp), field(Input::KvHeads), field(Input::BlockSize), field(Input::Model)}; }
 
     // Side pools and the host tier (issue 14).
     int imagesPerRequest = 1;            ///< images per request on a vision model (--images-per-request; 0 = text only: no encoder cache, vLLM skips the tower)
@@ -84,8 +93,8 @@ struct Scenario
     /// Price in force, $ per GPU-hour, if any.
     std::optional<double> effectivePrice() const { return priceUsdPerGpuHour ? priceUsdPerGpuHour : gpu.priceUsdPerHour; }
 
-    /// Model replica GPUs: tp x pp.
-    int gpusPerReplica() const { return tp * pp; }
+    /// Model replica GPUs: tp x pp (in 64 bits: both may be up to 10^6).
+    qint64 gpusPerReplica() const { return qint64(tp) * pp; }
     /// The layers one GPU holds KV for: the model, each layer group cut to ceil(count / pp)
     /// (pipeline stages split layers evenly; the first stage holds the remainder).
     ModelShape stageModel() const;

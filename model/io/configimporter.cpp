@@ -11,6 +11,7 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QLocale>
 #include <QSet>
 #include <cmath>
 
@@ -34,9 +35,9 @@ qint64 intField(const QJsonObject &o, const char *key, qint64 fallback, bool req
     const double d = v.toDouble();
     if (!std::isfinite(d) || d != std::floor(d) || d >= 9.2e18)
         throw InputError(k, QStringLiteral("must be a whole number, got %1").arg(d));
+    // (The figure is printed as the double it is: -1e300 has no qint64.)
     if (d < double(minimum))
-        throw InputError(k, minimum == 1 ? QStringLiteral("must be at least 1, got %1").arg(qint64(d))
-                                         : QStringLiteral("must be at least %1, got %2").arg(minimum).arg(qint64(d)));
+        throw InputError(k, QStringLiteral("must be at least %1, got %2").arg(minimum).arg(QString::number(d, 'g', QLocale::FloatingPointShortest)));
     return qint64(d);
 }
 

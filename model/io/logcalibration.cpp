@@ -21,6 +21,16 @@ InputError planError(const CapacityResult &r)
     const QString prefix = r.errorField + QStringLiteral(": ");
     return InputError(r.errorField, !r.errorField.isEmpty() && r.error.startsWith(prefix) ? r.error.mid(prefix.size()) : r.error);
 }
+// The figures of a reading that a scenario takes, by the input they set.
+QVector<std::pair<Input, std::optional<qint64>>> figuresOf(const LogReading &r)
+{
+    auto wide = [](const std::optional<int> &v) { return v ? std::optional<qint64>(*v) : std::nullopt; };
+    return {{Input::Tp, wide(r.tp)}, {Input::MaxModelLen, r.maxModelLen}, {Input::GpuMemory, r.totalMemory}, {Input::Weights, r.weights},
+            {Input::NonTorch, r.nonTorch}, {Input::ActivationPeak, r.activationPeak}, {Input::CudaGraph, r.cudaGraph},
+            {Input::KvCacheMemory, r.kvBudget}, {Input::FreeMemoryBefore, r.freeBefore}, {Input::FreeMemoryAfter, r.freeAfter},
+            {Input::NSeq, wide(r.nSeq)}, {Input::NCtx, r.kvCells}, {Input::Model, wide(r.layers)}, {Input::Model, wide(r.kvHeads)},
+            {Input::Model, wide(r.headDim)}};
+}
 } // namespace
 
 LogReading LogCalibration::read(const QString &text, const QString &field)
@@ -88,8 +98,14 @@ LogReading LogCalibration::read(const QString &text, const QString &field)
                 continue;
             const auto m = p.re.match(lines.at(i));
             if (m.hasMatch()) {
+                const auto before = figuresOf(r);
                 p.take(m, i + 1);
                 used = true;
+                // A figure this line set is named by the line, in the engine's own words.
+                const auto after = figuresOf(r);
+                for (int k = 0; k < after.size(); ++k)
+                    if (after.at(k).second != before.at(k).second)
+                        r.names.set(after.at(k).first, QStringLiteral("%1 line %2 (%3)").arg(field).arg(i + 1).arg(m.captured(0).trimmed()));
             }
         }
         if (before != Engine::Plain && r.engine != before)
@@ -112,6 +128,12 @@ Scenario LogCalibration::apply(const LogReading &r, Scenario s)
 {
     s.engine = r.engine;
     EngineSettings &e = s.engineSettings;
+    // What the log sets is named by its line from here on.
+    for (const auto &[input, value] : figuresOf(r))
+        if (value && (input != Input::Model || (r.layers && r.kvHeads && r.headDim))) // the shape only when the log gives it whole
+            s.names.set(input, r.names.of(input));
+    if (r.kvCells || (r.engine == Engine::LlamaCpp && r.maxModelLen)) // llama.cpp's cells stand for its --n-ctx
+        s.names.set(Input::NCtx, r.names.of(r.kvCells ? Input::NCtx : Input::MaxModelLen));
     if (r.tp)
         s.tp = *r.tp;
     if (r.maxModelLen)
@@ -132,7 +154,7 @@ Scenario LogCalibration::apply(const LogReading &r, Scenario s)
         s.gpuMemoryUtilizationGiven = true;
     }
     if (r.weights)
-        s.weightsBytes = Units::mul(*r.weights, s.tp, QStringLiteral("weights"));
+        s.weightsBytes = Units::mul(*r.weights, s.tp, r.names.of(Input::Weights));
     // The printed budget is what the machine had: later what-ifs start from it.
     e.kvCacheMemory = r.kvBudget;
     e.activationPeak = r.activationPeak;

@@ -243,6 +243,11 @@ ModelShape modelFromJson(const QJsonObject &o)
         if (l.ssmStateValues < 0 || (l.kind == LayerKind::Recurrent && l.convStateValues == 0 && l.ssmStateValues == 0))
             throw InputError(gp + QStringLiteral("ssm_state_values"), QStringLiteral("a recurrent group needs a positive state"));
         m.groups << l;
+        // A thousand groups of 10^7 layers would pass 2^31: the whole model is held to
+        // the same 10^7 as one group (a model has at most a few hundred layers).
+        if (m.layersOf(LayerKind::FullAttention) + m.layersOf(LayerKind::SlidingWindow) + m.layersOf(LayerKind::Mla)
+                + m.layersOf(LayerKind::Recurrent) > 10'000'000)
+            throw InputError(gp + QStringLiteral("count"), QStringLiteral("the groups hold more than 10,000,000 layers in all"));
     }
     return m;
 }
@@ -396,7 +401,9 @@ void checkCounts(const Scenario &s)
     for (const auto &[value, key] : {std::pair{s.maxModelLen, "max_model_len"}, {s.retainTokens, "retain_tokens"}, {s.targetSessions, "target_sessions"}})
         if (value && *value < 1)
             throw InputError(ip + QString::fromLatin1(key), QStringLiteral("must be at least 1"));
-    for (const auto &[value, key] : {std::pair{s.gpuMemoryBytes, "gpu_memory_bytes"}, {s.weightsBytes, "weights_bytes"}, {s.workspaceBytes, "workspace_bytes"}})
+    if (s.gpuMemoryBytes && *s.gpuMemoryBytes < 1)
+        throw InputError(ip + QStringLiteral("gpu_memory_bytes"), QStringLiteral("must be at least 1 byte"));
+    for (const auto &[value, key] : {std::pair{s.weightsBytes, "weights_bytes"}, {s.workspaceBytes, "workspace_bytes"}})
         if (value && *value < 0)
             throw InputError(ip + QString::fromLatin1(key), QStringLiteral("must not be negative"));
     for (const auto &[value, key] : {std::pair{s.runtimeReserveBytes, "runtime_reserve_bytes"}, {s.activationBytes, "activation_bytes"}})
@@ -522,6 +529,7 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     }
     readLengthsAndServing(in, s, ip);
     checkScale(s);
+    s.names.useAll(InputSource::PlanOutput);
     return s;
 }
 
@@ -697,8 +705,6 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
     s.tp = readInt(in, "tp", 1, 1, ip);
     s.contextTokens = readBig(in, "context_tokens", s.contextTokens, ip);
     s.sessions = readBig(in, "sessions", 1, ip);
-    if (s.contextTokens < 1 || s.sessions < 0)
-        throw InputError(ip + QStringLiteral("context_tokens"), QStringLiteral("context must be at least 1 token and sessions not negative"));
     for (const char *k : {"weights_dtype", "kv_dtype"}) {
         const QJsonValue v = in.value(QString::fromLatin1(k));
         if (!v.isUndefined() && !v.isNull() && !v.isString())
@@ -728,6 +734,10 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
         s.distribution = distributionFromJson(o.value(QStringLiteral("distribution")).toObject());
     checkScale(s);
     readSidePools(o, s);
+    // Whatever the plan finds wrong later is named as this file spells it.
+    s.names.useAll(InputSource::ScenarioFile);
+    if (!s.gpuMemoryBytes) // the card's own memory, in the file's gpu section
+        s.names.set(Input::GpuMemory, QStringLiteral("gpu.memory_bytes"));
     return s;
 }
 

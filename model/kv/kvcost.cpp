@@ -8,8 +8,6 @@
 namespace Headroom {
 
 namespace {
-const QString kTp = QStringLiteral("--tp");
-const QString kKvHeads = QStringLiteral("--kv-heads");
 
 // Bytes of one row of `values` values, K or V, in a block format.
 qint64 rowBytes(Dtype d, qint64 values)
@@ -31,13 +29,16 @@ qint64 fp8DsMlaBytes(qint64 latent, qint64 rope)
 }
 } // namespace
 
-KvCost::KvCost(const ModelShape &model, Dtype kvDtype, int tp, int blockSize, std::optional<int> kvHeadsOverride)
-    : m_kvDtype(kvDtype), m_tp(tp), m_blockSize(blockSize)
+KvCost::KvCost(const ModelShape &model, Dtype kvDtype, int tp, int blockSize, std::optional<int> kvHeadsOverride, const Names &names)
+    : m_kvDtype(kvDtype), m_tp(tp), m_blockSize(blockSize), m_names(names)
 {
+    const QString &kTp = names.tp, &kKvHeads = names.kvHeads;
+    // A per-token figure that leaves 64 bits grew from the shape (or from the what-if heads).
+    const QString &kShape = kvHeadsOverride ? names.kvHeads : names.model;
     if (tp < 1)
         throw InputError(kTp, QStringLiteral("must be at least 1, got %1").arg(tp));
     if (blockSize < 1)
-        throw InputError(QStringLiteral("--block-size"), QStringLiteral("must be at least 1, got %1").arg(blockSize));
+        throw InputError(names.blockSize, QStringLiteral("must be at least 1, got %1").arg(blockSize));
     const bool hasKvHeads = model.has(LayerKind::FullAttention) || model.has(LayerKind::SlidingWindow);
     if (kvHeadsOverride) {
         if (!hasKvHeads)
@@ -73,9 +74,9 @@ KvCost::KvCost(const ModelShape &model, Dtype kvDtype, int tp, int blockSize, st
                                           .arg(tp).arg(g.kvHeads));
             c.kvHeadsPerGpu = std::max(1, g.kvHeads / tp);
             c.bytesPerTokenPerLayer = Units::add(rowBytes(kvDtype, qint64(g.kvHeads) * g.headDimK),
-                                                 rowBytes(kvDtype, qint64(g.kvHeads) * g.headDimV), kKvHeads);
+                                                 rowBytes(kvDtype, qint64(g.kvHeads) * g.headDimV), kShape);
             c.bytesPerTokenPerLayerPerGpu = Units::add(rowBytes(kvDtype, qint64(c.kvHeadsPerGpu) * g.headDimK),
-                                                       rowBytes(kvDtype, qint64(c.kvHeadsPerGpu) * g.headDimV), kKvHeads);
+                                                       rowBytes(kvDtype, qint64(c.kvHeadsPerGpu) * g.headDimV), kShape);
             break;
         }
         case LayerKind::Mla:
@@ -86,21 +87,20 @@ KvCost::KvCost(const ModelShape &model, Dtype kvDtype, int tp, int blockSize, st
             c.bytesPerTokenPerLayer = c.latentBytesPerTokenPerLayer + c.indexerBytesPerTokenPerLayer;
             c.bytesPerTokenPerLayerPerGpu = c.bytesPerTokenPerLayer;
             m_indexerBytesPerToken = Units::add(m_indexerBytesPerToken,
-                                                Units::mul(c.indexerBytesPerTokenPerLayer, g.count, kKvHeads), kKvHeads);
+                                                Units::mul(c.indexerBytesPerTokenPerLayer, g.count, kShape), kShape);
             break;
         case LayerKind::Recurrent: {
-            const qint64 values = Units::add(g.convStateValues, g.ssmStateValues, QStringLiteral("recurrent state"));
-            c.stateBytesPerLayer = Dtypes::bytesFor(model.recurrentStateDtype, values, QStringLiteral("recurrent state"));
-            c.stateBytesPerLayerPerGpu = Dtypes::bytesFor(model.recurrentStateDtype, Units::ceilDiv(values, tp),
-                                                          QStringLiteral("recurrent state"));
+            const qint64 values = Units::add(g.convStateValues, g.ssmStateValues, names.model);
+            c.stateBytesPerLayer = Dtypes::bytesFor(model.recurrentStateDtype, values, names.model);
+            c.stateBytesPerLayerPerGpu = Dtypes::bytesFor(model.recurrentStateDtype, Units::ceilDiv(values, tp), names.model);
             break;
         }
         }
         c.group = g;
-        m_bytesPerToken = Units::add(m_bytesPerToken, Units::mul(c.bytesPerTokenPerLayer, g.count, kKvHeads), kKvHeads);
-        m_bytesPerTokenPerGpu = Units::add(m_bytesPerTokenPerGpu, Units::mul(c.bytesPerTokenPerLayerPerGpu, g.count, kKvHeads), kKvHeads);
-        m_stateBytes = Units::add(m_stateBytes, Units::mul(c.stateBytesPerLayer, g.count, kKvHeads), kKvHeads);
-        m_stateBytesPerGpu = Units::add(m_stateBytesPerGpu, Units::mul(c.stateBytesPerLayerPerGpu, g.count, kKvHeads), kKvHeads);
+        m_bytesPerToken = Units::add(m_bytesPerToken, Units::mul(c.bytesPerTokenPerLayer, g.count, kShape), kShape);
+        m_bytesPerTokenPerGpu = Units::add(m_bytesPerTokenPerGpu, Units::mul(c.bytesPerTokenPerLayerPerGpu, g.count, kShape), kShape);
+        m_stateBytes = Units::add(m_stateBytes, Units::mul(c.stateBytesPerLayer, g.count, names.model), names.model);
+        m_stateBytesPerGpu = Units::add(m_stateBytesPerGpu, Units::mul(c.stateBytesPerLayerPerGpu, g.count, names.model), names.model);
         m_groups.append(c);
     }
 }
@@ -117,12 +117,16 @@ qint64 KvCost::sessionBytes(qint64 tokens, bool perGpu, const QString &field) co
 {
     if (tokens < 0)
         throw InputError(field, QStringLiteral("must not be negative"));
+    // The larger factor is to blame for an overflow: a long session, or a shape that is huge per token.
+    const QString &blame = tokens >= (perGpu ? m_bytesPerTokenPerGpu : m_bytesPerToken) ? field : m_names.model;
     qint64 total = 0;
     for (const GroupCost &c : m_groups) {
-        const qint64 layerBytes = c.group.kind == LayerKind::Recurrent
-            ? (perGpu ? c.stateBytesPerLayerPerGpu : c.stateBytesPerLayer)
-            : Units::mul(heldTokens(c.group, tokens, field), perGpu ? c.bytesPerTokenPerLayerPerGpu : c.bytesPerTokenPerLayer, field);
-        total = Units::add(total, Units::mul(layerBytes, c.group.count, field), field);
+        // Bytes per token of the group fit (the constructor summed them): times the held tokens.
+        const qint64 groupBytes = c.group.kind == LayerKind::Recurrent
+            ? Units::mul(perGpu ? c.stateBytesPerLayerPerGpu : c.stateBytesPerLayer, c.group.count, blame)
+            : Units::mul(heldTokens(c.group, tokens, field),
+                         Units::mul(perGpu ? c.bytesPerTokenPerLayerPerGpu : c.bytesPerTokenPerLayer, c.group.count, blame), blame);
+        total = Units::add(total, groupBytes, blame);
     }
     return total;
 }

@@ -23,6 +23,16 @@ struct GroupCost
     bool draft = false;                     ///< a speculative-decoding draft's layers (KvCost::addDraft), not the model's own
 };
 
+/// How the inputs a KV cost grows from are named in its errors, as the
+/// user gave them (a flag, a scenario-file field; Scenario::names).
+struct KvCostNames
+{
+    QString tp = QStringLiteral("--tp");
+    QString kvHeads = QStringLiteral("--kv-heads");
+    QString blockSize = QStringLiteral("--block-size");
+    QString model = QStringLiteral("--model"); ///< the shape: blamed when its bytes per token overflow
+};
+
 /// KV-cache bytes for a model at a cache precision, tensor parallelism and
 /// block size: the per-layer rule of each attention kind, summed.
 ///
@@ -52,13 +62,17 @@ struct GroupCost
 class KvCost
 {
 public:
+    using Names = KvCostNames;
+
     /// Throws InputError naming --tp (with both numbers) when TP splits no
     /// engine would run: kv_heads not divisible by TP nor TP by kv_heads, or
     /// attention heads not divisible by TP; naming --kv-heads when the
     /// override does not divide the attention heads or the model has no
-    /// K/V heads (MLA, recurrent-only); naming --block-size when < 1.
+    /// K/V heads (MLA, recurrent-only); naming --block-size when < 1; naming
+    /// the model when its bytes per token (or state per session) leave 64 bits.
+    /// The names are `names`' (the flags by default).
     KvCost(const ModelShape &model, Dtype kvDtype, int tp, int blockSize,
-           std::optional<int> kvHeadsOverride = std::nullopt);
+           std::optional<int> kvHeadsOverride = std::nullopt, const Names &names = Names());
 
     /// Bytes per token the whole model adds while no window binds (K and V,
     /// all attention layers), at TP 1: the figure engines print per token.
@@ -75,7 +89,9 @@ public:
     /// block size, the lookahead slots (setLookahead) included.
     qint64 heldTokens(const LayerGroup &g, qint64 tokens, const QString &field = QStringLiteral("--context")) const;
     /// Bytes one session of `tokens` resident tokens takes: whole model
-    /// (perGpu false) or one GPU of the TP group. Throws InputError(field) on overflow.
+    /// (perGpu false) or one GPU of the TP group. Throws InputError on overflow,
+    /// naming the larger factor as NamedCount does: `field` (the length) when
+    /// tokens >= the bytes per token, else the model (a shape too large per token).
     qint64 sessionBytes(qint64 tokens, bool perGpu, const QString &field = QStringLiteral("--context")) const;
     /// The sparse-attention indexer's share of sessionBytes(tokens) (paged like
     /// the latent; the same on every GPU). 0 without an indexer. Throws
@@ -112,6 +128,7 @@ private:
     Dtype m_kvDtype;
     int m_tp;
     int m_blockSize;
+    Names m_names;
     qint64 m_bytesPerToken = 0;
     qint64 m_bytesPerTokenPerGpu = 0;
     qint64 m_indexerBytesPerToken = 0;

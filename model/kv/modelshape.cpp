@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "kv/modelshape.h"
+#include "core/inputerror.h"
+
+#include <QtNumeric>
 
 namespace Headroom {
 
@@ -15,19 +18,19 @@ bool LayerGroup::operator==(const LayerGroup &o) const
     return count == o.count && sameCost(o);
 }
 
-int ModelShape::layers() const
+qint64 ModelShape::layers() const
 {
     if (hiddenLayers > 0)
         return hiddenLayers;
-    int n = 0;
+    qint64 n = 0;
     for (const LayerGroup &g : groups)
         n += g.count;
     return n;
 }
 
-int ModelShape::layersOf(LayerKind kind) const
+qint64 ModelShape::layersOf(LayerKind kind) const
 {
-    int n = 0;
+    qint64 n = 0;
     for (const LayerGroup &g : groups)
         if (g.kind == kind)
             n += g.count;
@@ -38,7 +41,8 @@ void ModelShape::addLayers(const LayerGroup &g, int count)
 {
     for (LayerGroup &existing : groups) {
         if (existing.sameCost(g)) {
-            existing.count += count;
+            if (qAddOverflow(existing.count, count, &existing.count))
+                throw InputError(QStringLiteral("num_hidden_layers"), QStringLiteral("more than 2,147,483,647 layers of one kind"));
             return;
         }
     }

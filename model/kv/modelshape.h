@@ -73,13 +73,15 @@ struct ModelShape
     Dtype recurrentStateDtype = Dtype::FP32; ///< recurrent state precision (engines keep it in fp32)
     QVector<LayerGroup> groups; ///< layer groups, summing to the model's layer count
 
-    /// num_hidden_layers: hiddenLayers when the config stated it, else the layers over all groups.
-    int layers() const;
-    /// Layers of one kind.
-    int layersOf(LayerKind kind) const;
+    /// num_hidden_layers: hiddenLayers when the config stated it, else the layers over all groups
+    /// (summed in 64 bits: a thousand groups of 10^7 layers do not wrap).
+    qint64 layers() const;
+    /// Layers of one kind (64-bit sum).
+    qint64 layersOf(LayerKind kind) const;
     /// True when any group is of `kind`.
     bool has(LayerKind kind) const { return layersOf(kind) > 0; }
-    /// Adds `count` layers like `g`, merging with a group of the same cost.
+    /// Adds `count` layers like `g`, merging with a group of the same cost. Throws
+    /// InputError("num_hidden_layers") when the merged group would pass 2^31 - 1 layers.
     void addLayers(const LayerGroup &g, int count);
 
     bool operator==(const ModelShape &o) const;

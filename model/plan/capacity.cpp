@@ -58,7 +58,8 @@ qint64 int4SixteenBitParams(const Scenario &s)
 {
     if (s.effectiveWeightsDtype() != Dtype::INT4 || s.model.vocabSize <= 0 || s.model.hiddenSize <= 0)
         return 0;
-    const qint64 e = Units::mul(Units::mul(s.model.vocabSize, s.model.hiddenSize, QStringLiteral("--params")), 2, QStringLiteral("--params"));
+    const QString f = s.field(Input::Model);
+    const qint64 e = Units::mul(Units::mul(s.model.vocabSize, s.model.hiddenSize, f, "parameter count"), 2, f, "parameter count");
     return e < s.model.totalParams ? e : 0;
 }
 
@@ -68,17 +69,34 @@ qint64 int4SixteenBitParams(const Scenario &s)
 // TP-sharded, experts are spread over the EP group; vllm/model_executor/layers/fused_moe/layer.py).
 qint64 weightsPerGpuOf(const Scenario &s, qint64 weights)
 {
-    const QString f = QStringLiteral("--ep");
-    for (const auto &[v, flag] : {std::pair{s.pp, "--pp"}, std::pair{s.dp, "--dp"}, std::pair{s.ep.value_or(1), "--ep"}})
+    const QString f = s.field(Input::Ep);
+    for (const auto &[v, input] : {std::pair{s.pp, Input::Pp}, std::pair{s.dp, Input::Dp}, std::pair{s.ep.value_or(1), Input::Ep}})
         if (v < 1)
-            throw InputError(QString::fromLatin1(flag), QStringLiteral("must be at least 1, got %1").arg(v));
-    const qint64 split = qint64(std::max(1, s.tp)) * std::max(1, s.pp);
+            throw InputError(s.field(input), QStringLiteral("must be at least 1, got %1").arg(v));
     const ModelShape &m = s.model;
+    // vLLM's pipeline stages each hold at least one layer (get_pp_indices,
+    // vllm/distributed/utils.py, splits num_hidden_layers over pp_size; more stages than
+    // layers leave a stage without layers, which vLLM refuses).
+    if (s.pp > m.layers())
+        throw InputError(s.field(Input::Pp), QStringLiteral("%1 pipeline stages for %2 layers: each stage needs at least one layer")
+                                                 .arg(s.pp).arg(m.layers()));
+    // Expert parallelism spreads a mixture-of-experts model's routed experts; a dense model has
+    // none (vLLM --enable-expert-parallel applies to FusedMoE layers only), and more EP ranks than
+    // experts leave a rank without one.
+    if (s.ep && *s.ep > 1 && m.numExperts <= 0)
+        throw InputError(s.field(Input::Ep), QStringLiteral("%1 is a dense model (no experts): expert parallelism applies to mixture-of-experts "
+                                                            "models only; leave it out").arg(m.name));
+    if (s.ep && m.numExperts > 0 && *s.ep > m.numExperts)
+        throw InputError(s.field(Input::Ep), QStringLiteral("%1 expert-parallel GPUs for %2 experts per layer: each GPU needs at least one expert")
+                                                 .arg(*s.ep).arg(m.numExperts));
+    const qint64 split = qint64(std::max(1, s.tp)) * std::max(1, s.pp);
     qint64 expertParams = 0;
     if (s.ep && m.numExperts > 0 && m.hiddenSize > 0 && m.totalParams > 0) {
         const qint64 expertSize = m.moeIntermediateSize > 0 ? m.moeIntermediateSize : m.intermediateSize;
-        expertParams = std::min(m.totalParams, Units::mul(Units::mul(Units::mul(m.layers(), m.numExperts, f),
-                                                                     3 * m.hiddenSize, f), expertSize, f));
+        const QString mf = s.field(Input::Model);
+        expertParams = std::min(m.totalParams, Units::mul(Units::mul(Units::mul(m.layers(), m.numExperts, mf, "parameter count"),
+                                                                     Units::mul(3, m.hiddenSize, mf, "parameter count"), mf, "parameter count"),
+                                                          expertSize, mf, "parameter count"));
     }
     if (expertParams <= 0)
         return Units::ceilDiv(weights, split);
@@ -90,12 +108,12 @@ Budget budgetOf(const Scenario &s)
 {
     Budget b;
     if (s.sessions < 0)
-        throw InputError(QStringLiteral("--sessions"), QStringLiteral("must not be negative"));
+        throw InputError(s.field(Input::Sessions), QStringLiteral("must not be negative"));
     b.memory = s.effectiveGpuMemoryBytes();
     if (b.memory <= 0)
-        throw InputError(QStringLiteral("--gpu-memory"), QStringLiteral("must be larger than zero"));
+        throw InputError(s.field(Input::GpuMemory), QStringLiteral("must be larger than zero"));
     if (s.effectiveWorkspaceBytes() < 0)
-        throw InputError(QStringLiteral("--workspace"), QStringLiteral("must not be negative"));
+        throw InputError(s.field(Input::Workspace), QStringLiteral("must not be negative"));
     if (s.weightsBytes) {
         b.weights = *s.weightsBytes;
         b.weightsBasis = Capacity::tr("given");
@@ -104,14 +122,14 @@ Budget budgetOf(const Scenario &s)
         b.weightsBasis = Capacity::tr("published checkpoint size");
     } else {
         if (s.model.totalParams <= 0)
-            throw InputError(QStringLiteral("--params"),
+            throw InputError(s.field(Input::Params),
                              QStringLiteral("the parameter count of %1 is unknown: give --params or --weights").arg(s.model.name));
         const Dtype d = s.effectiveWeightsDtype();
-        b.weights = Dtypes::bytesFor(d, s.model.totalParams, QStringLiteral("--params"));
+        b.weights = Dtypes::bytesFor(d, s.model.totalParams, s.field(Input::Params));
         b.weightsBasis = Capacity::tr("%1 parameters × %2 (%3)")
                              .arg(formatCount(s.model.totalParams), Dtypes::describeSize(d), Dtypes::name(d));
         if (const qint64 embeddings = int4SixteenBitParams(s); embeddings > 0) {
-            const QString f = QStringLiteral("--params");
+            const QString f = s.field(Input::Params);
             const qint64 linear = s.model.totalParams - embeddings;
             // int4 linear weights + one fp16 scale and one packed 4-bit zero per group of 128
             // (2.5 B per 128 weights), embeddings and lm_head in 16-bit.
@@ -123,7 +141,7 @@ Budget budgetOf(const Scenario &s)
         }
     }
     if (b.weights < 0)
-        throw InputError(QStringLiteral("--weights"), QStringLiteral("must not be negative"));
+        throw InputError(s.field(Input::Weights), QStringLiteral("must not be negative"));
     // A vision encoder: in the weights unless the engine skips it; its cache in the workspace.
     VisionPool::imageTokensPerRequest(s);
     b.encoderWeights = VisionPool::encoderWeightsBytes(s, b.weights);
@@ -157,10 +175,10 @@ qint64 reservedTokens(const Scenario &s)
         return s.retainTokens ? std::min(s.contextTokens, *s.retainTokens) : s.contextTokens;
     const qint64 maxLen = s.effectiveMaxModelLen();
     if (maxLen <= 0)
-        throw InputError(QStringLiteral("--max-model-len"),
+        throw InputError(s.field(Input::MaxModelLen),
                          QStringLiteral("is needed for preallocation: %1 states no max_position_embeddings").arg(s.model.name));
     if (s.contextTokens > maxLen)
-        throw InputError(QStringLiteral("--context"),
+        throw InputError(s.field(Input::Context),
                          QStringLiteral("%1 tokens exceed the %2-token maximum every session reserves under preallocation "
                                         "(raise --max-model-len)")
                              .arg(formatCount(s.contextTokens), formatCount(maxLen)));
@@ -171,23 +189,23 @@ qint64 reservedTokens(const Scenario &s)
 // when the context is its longest session (the command line sets it so), else --context.
 QString contextField(const Scenario &s)
 {
-    return contextIsDistributionLongest(s) ? QStringLiteral("--distribution") : QStringLiteral("--context");
+    return contextIsDistributionLongest(s) ? s.field(Input::Distribution) : s.field(Input::Context);
 }
 
 // The field a reserved length comes from, for overflow messages.
 QString reservedField(const Scenario &s)
 {
-    return s.preallocate ? QStringLiteral("--max-model-len") : contextField(s);
+    return s.preallocate ? s.field(Input::MaxModelLen) : contextField(s);
 }
 
 KvCost costOf(const Scenario &s)
 {
     if (s.contextTokens < 1)
-        throw InputError(QStringLiteral("--context"), QStringLiteral("must be at least 1 token, got %1").arg(s.contextTokens));
+        throw InputError(s.field(Input::Context), QStringLiteral("must be at least 1 token, got %1").arg(s.contextTokens));
     if (s.model.groups.isEmpty())
-        throw InputError(QStringLiteral("--model"), QStringLiteral("has no layers"));
+        throw InputError(s.field(Input::Model), QStringLiteral("has no layers"));
     // Each pipeline stage holds its own layers' KV (the stage model).
-    KvCost cost(s.stageModel(), s.effectiveKvDtype(), s.tp, s.blockSize, s.kvHeadsOverride);
+    KvCost cost(s.stageModel(), s.effectiveKvDtype(), s.tp, s.blockSize, s.kvHeadsOverride, s.kvCostNames());
     // Side pools: a draft's layers share the block pool; speculative tokens add lookahead slots.
     if (s.speculative.hasDraft())
         cost.addDraft(SidePools::draftCost(s));
@@ -293,7 +311,7 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
     if (!(s.marginFraction >= 0 && s.marginFraction < 1))
         throw InputError(QStringLiteral("--margin"), QStringLiteral("must be at least 0 and below 1"));
     if (s.retainTokens && *s.retainTokens < 1)
-        throw InputError(QStringLiteral("--retain"), QStringLiteral("must be at least 1 token"));
+        throw InputError(s.field(Input::Retain), QStringLiteral("must be at least 1 token"));
     const LengthDistribution lengths = lengthsOf(s, r.reservedTokensPerSession);
     const qint64 cap = s.preallocate ? 0 : s.retainTokens.value_or(0);
     d.meanTokens = lengths.mean();
@@ -342,7 +360,8 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
             d.costPerMillionTokensUsd = *price / (atRisk->tokensPerSecondPerGpu * 3600.0) * 1e6;
     }
     // Batch versus latency: 24 points from 1 session to 1.5 x the risk-based count.
-    const qint64 top = std::max<qint64>(8, d.sessionsAtRisk + d.sessionsAtRisk / 2);
+    // (1.5 x the count, held below 2^63: a count near 2^63 must not wrap.)
+    const qint64 top = std::max<qint64>(8, d.sessionsAtRisk + std::min(d.sessionsAtRisk / 2, std::numeric_limits<qint64>::max() - d.sessionsAtRisk));
     for (int i = 0; i < 24; ++i) {
         const qint64 batch = std::max<qint64>(1, qint64(std::llround(std::pow(double(top), i / 23.0))));
         if (!d.throughputCurve.isEmpty() && d.throughputCurve.last().sessions == batch)
@@ -360,7 +379,7 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
         d.ttftMs = *ttft * 1e3;
     if (s.targetSessions) {
         if (d.sessionsAtRisk > 0) {
-            d.gpusNeeded = Units::mul(Units::ceilDiv(*s.targetSessions, d.sessionsAtRisk), s.gpusPerReplica(), QStringLiteral("--target-sessions"));
+            d.gpusNeeded = Units::mul(Units::ceilDiv(*s.targetSessions, d.sessionsAtRisk), s.gpusPerReplica(), s.field(Input::TargetSessions), "GPU count");
             if (price) {
                 d.fleetCostPerHourUsd = *price * double(*d.gpusNeeded);
                 d.fleetCostPerMonthUsd = *d.fleetCostPerHourUsd * 730.0;
@@ -426,7 +445,8 @@ QVector<QPair<qint64, qint64>> sessionsAcrossContexts(const Scenario &s, int poi
     try {
         const KvCost cost = costOf(s);
         const Budget b = budgetOf(s);
-        const qint64 top = std::max<qint64>(131072, 4 * s.effectiveMaxModelLen());
+        // Four times the maximum length, held to the 2^53 tokens a length may have (no wrap).
+        const qint64 top = std::max<qint64>(131072, std::min(s.effectiveMaxModelLen(), LengthDistribution::maxTokens / 4) * 4);
         for (int i = 0; i < points; ++i) {
             const qint64 context = qint64(std::llround(1000.0 * std::pow(double(top) / 1000.0, double(i) / (points - 1))));
             const qint64 per = cost.sessionBytes(context, true);
@@ -478,24 +498,26 @@ CapacityResult computeCapacity(const Scenario &s)
         r.engineMemoryBytes = b.engineMemory;
         // The stated uncertainty before hardware: the figures at the budget's low and high ends.
         const qint64 spread = qint64(Engines::rule(s.engine).budgetUncertainty(s) * double(b.engineMemory));
-        r.engineFigures.kvCacheTokensLow = spread > 0 ? computeEngineFigures(s, cost, b.budget - spread).kvCacheTokens
+        // (Checked: a card near 2^63 bytes must not wrap the high end.)
+        const QString memory = s.field(Input::GpuMemory);
+        r.engineFigures.kvCacheTokensLow = spread > 0 ? computeEngineFigures(s, cost, Units::sub(b.budget, spread, memory)).kvCacheTokens
                                                       : r.engineFigures.kvCacheTokens;
-        r.engineFigures.kvCacheTokensHigh = spread > 0 ? computeEngineFigures(s, cost, b.budget + spread).kvCacheTokens
+        r.engineFigures.kvCacheTokensHigh = spread > 0 ? computeEngineFigures(s, cost, Units::sub(b.budget, -spread, memory)).kvCacheTokens
                                                        : r.engineFigures.kvCacheTokens;
         r.shortfallBytesPerGpu = std::max<qint64>(0, -b.budget);
         if (cost.bytesPerTokenPerGpu() > 0) {
             // The pool's rate: the draft's layers take their share of every block.
-            const qint64 blockBytes = Units::mul(cost.bytesPerTokenPerGpu(), s.blockSize, QStringLiteral("--block-size"));
+            const qint64 blockBytes = Units::mul(cost.bytesPerTokenPerGpu(), s.blockSize, s.field(Input::BlockSize));
             r.kvCapacityTokens = r.kvBudgetBytesPerGpu / blockBytes * s.blockSize;
         }
         r.maxSessions = r.reservedSessionBytesPerGpu > 0 ? r.kvBudgetBytesPerGpu / r.reservedSessionBytesPerGpu : 0;
         r.sessionsExact = r.reservedSessionBytesPerGpu > 0
             ? double(r.kvBudgetBytesPerGpu) / double(r.reservedSessionBytesPerGpu) : 0.0;
         r.sessions = s.sessions;
-        r.kvBytesForSessionsPerGpu = Units::mul(s.sessions, r.reservedSessionBytesPerGpu, QStringLiteral("--sessions"));
+        r.kvBytesForSessionsPerGpu = Units::mul(s.sessions, r.reservedSessionBytesPerGpu, s.field(Input::Sessions));
         // Side pool: the sparse-attention indexer's part of that KV (its own band on the chart).
         r.indexerBytesForSessionsPerGpu = Units::mul(s.sessions, cost.indexerSessionBytes(r.reservedTokensPerSession, reservedField(s)),
-                                                     QStringLiteral("--sessions"));
+                                                     s.field(Input::Sessions));
         r.encoderLoaded = VisionPool::hasEncoder(s) && VisionPool::towerLoaded(s);
         r.encoderWeightsBytes = b.encoderWeights;
         r.encoderWeightsBytesPerGpu = b.weights > 0 ? qint64((long double)b.weightsPerGpu * (long double)b.encoderWeights / (long double)b.weights + 0.5L) : 0;
@@ -504,8 +526,8 @@ CapacityResult computeCapacity(const Scenario &s)
         r.encoderCacheBytesPerGpu = b.encoderCache;
         r.warm = warmSessions(s, cost, r.maxSessions, r.reservedTokensPerSession, b.weightsPerGpu);
         r.draftKvBytesForSessionsPerGpu = Units::mul(s.sessions, cost.draftSessionBytes(r.reservedTokensPerSession, true, reservedField(s)),
-                                                     QStringLiteral("--sessions"));
-        const qint64 left = Units::sub(b.budget, r.kvBytesForSessionsPerGpu, QStringLiteral("--sessions"));
+                                                     s.field(Input::Sessions));
+        const qint64 left = Units::sub(b.budget, r.kvBytesForSessionsPerGpu, s.field(Input::Sessions));
         r.freeBytesPerGpu = std::max<qint64>(0, left);
         r.overflowBytesPerGpu = b.budget >= 0 ? std::max<qint64>(0, -left) : r.kvBytesForSessionsPerGpu;
         r.fits = b.budget >= 0 && s.sessions <= r.maxSessions;

@@ -210,7 +210,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
     }
     const qint64 params = now.model.totalParams;
     for (const ModelShape &m : models) {
-        if (m.id == now.model.id || params <= 0 || m.totalParams < params / 2 || m.totalParams > params * 2)
+        if (m.id == now.model.id || params <= 0 || m.totalParams < params / 2 || m.totalParams - params > params)
             continue;
         // It must serve the sessions' length: a 4K or 32K model is no answer to 128K contexts.
         if (m.maxPositionEmbeddings > 0 && m.maxPositionEmbeddings < base.distribution.maxTokens)
@@ -317,7 +317,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         if (o.itlMs)
             o.itlMs = *o.itlMs + addedMs;
         o.sideEffect = Levers::tr("+%1 ms per token: decode reads %2 over the host link (%3/s) each step")
-                           .arg(Units::formatDecimal(addedMs, 1), Units::formatBytes(qint64(offloaded), UnitSystem::Decimal),
+                           .arg(Units::formatDecimal(addedMs, 1), Units::formatBytes(qint64(std::min(offloaded, 9.2e18)), UnitSystem::Decimal),
                                 Units::formatBytes(now.gpu.hostLinkBytesPerSecond, UnitSystem::Decimal));
         out << o;
     }
@@ -475,7 +475,7 @@ Diagnosis diagnoseFailure(const Scenario &s, qint64 failedAt, qint64 context, co
     const double resident = double(r.reservedSessionBytesPerGpu) * double(failedAt);
     d.budgetShare = r.kvBudgetBytesPerGpu > 0 ? resident / double(r.kvBudgetBytesPerGpu) : INFINITY;
     d.explainedByKv = d.budgetShare >= 0.95;
-    d.expectedFailureSessions = r.maxSessions + 1;
+    d.expectedFailureSessions = r.maxSessions < std::numeric_limits<qint64>::max() ? r.maxSessions + 1 : r.maxSessions; // no wrap at 2^63
     const LeverReport levers = evaluateLevers(at, models, gpus, LeverTarget{double(failedAt) / double(at.tp), std::nullopt});
     const auto fix = std::find_if(levers.options.cbegin(), levers.options.cend(), [](const LeverOption &o) { return o.cheapest; });
     if (fix != levers.options.cend())

@@ -41,7 +41,7 @@ qint64 paramsPerLayer(const ModelShape &m)
     const QString f = QStringLiteral("--params");
     const qint64 embeddings = m.vocabSize > 0 && m.hiddenSize > 0 ? Units::mul(Units::mul(m.vocabSize, m.hiddenSize, f), 2, f) : 0;
     const qint64 body = embeddings < m.totalParams ? m.totalParams - embeddings : m.totalParams;
-    return body / std::max(1, m.layers());
+    return body / std::max<qint64>(1, m.layers());
 }
 
 struct LoraCount

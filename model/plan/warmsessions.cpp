@@ -7,6 +7,8 @@
 
 #include <QJsonArray>
 #include <cmath>
+#include <algorithm>
+#include <limits>
 
 namespace Headroom {
 
@@ -39,9 +41,10 @@ WarmSessions warmSessions(const Scenario &s, const KvCost &cost, qint64 cardSess
     WarmSessions w;
     w.decodingShare = s.decodingShare ? InputRanges::check(RealInput::DecodingShare, *s.decodingShare, QStringLiteral("--decoding-share")) : 1.0;
     w.hostKvBytesPerNode = s.hostKvMemoryBytes.value_or(0);
-    const int perReplica = std::max(1, s.gpusPerReplica());
-    w.replicasPerNode = std::max(1, s.gpusPerNode / perReplica);
-    w.gpusPerNode = int(w.replicasPerNode) * perReplica;
+    // gpusPerReplica is 64-bit (TP x PP); a replica wider than the node is one replica, its own GPUs.
+    const qint64 perReplica = std::max<qint64>(1, s.gpusPerReplica());
+    w.replicasPerNode = std::max<qint64>(1, s.gpusPerNode / perReplica);
+    w.gpusPerNode = int(std::min<qint64>(w.replicasPerNode * perReplica, std::numeric_limits<int>::max()));
     w.hostLinkBytesPerSecond = s.gpu.hostLinkBytesPerSecond;
     const QString f = QStringLiteral("--host-kv-memory");
     w.sessionBytesPerReplica = Units::mul(cost.sessionBytes(reservedTokens, true), perReplica, f);
