@@ -7,6 +7,7 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLocale>
+#include <QLogValueAxis>
 #include <QValueAxis>
 #include <QWidget>
 #include <cmath>
@@ -96,6 +97,15 @@ QColor blend(const QColor &base, const QColor &mark, double share)
     auto mix = [share](double a, double b) { return a * (1.0 - share) + b * share; };
     return QColor::fromRgbF(float(mix(base.redF(), mark.redF())), float(mix(base.greenF(), mark.greenF())),
                             float(mix(base.blueF(), mark.blueF())));
+}
+
+void logRange(QLogValueAxis *axis, double lo, double hi)
+{
+    constexpr double floor = 1, ceiling = 1e16;
+    lo = std::isfinite(lo) && lo > floor ? std::min(lo, ceiling / 10) : floor;
+    hi = std::isfinite(hi) && hi > 0 ? std::min(hi, ceiling) : 10 * lo;
+    hi = std::max(hi, 10 * lo);
+    axis->setRange(lo, hi);
 }
 
 } // namespace Headroom::ChartStyle

@@ -5,6 +5,7 @@
 
 QT_BEGIN_NAMESPACE
 class QChart;
+class QLogValueAxis;
 class QValueAxis;
 class QWidget;
 QT_END_NAMESPACE
@@ -31,6 +32,11 @@ void fitLegend(QChart *chart);
 /// fewer on a short chart, so the labels never collide), with its ticks on
 /// the steps and as many decimals as a step needs. `top` <= 0 gives 0..1.
 void niceRange(QValueAxis *axis, double top, int maxSteps = 8);
+/// Sets a log axis to [lo, hi] held within [1, 10^16] (token and session
+/// counts; far past that, or on an empty range, Qt Charts' log domain recurses
+/// without end: a retention cap of 2^63 - 1 crashed the report), hi at least
+/// ten times lo. NaN, infinities and non-positive bounds give 1 and 10.
+void logRange(QLogValueAxis *axis, double lo, double hi);
 
 /// `share` of `mark` blended into `base` (0 = base, 1 = mark): a highlight
 /// that keeps the palette's text readable on a light or a dark base.

@@ -77,9 +77,12 @@ void DistributionChartView::show(const LengthDistribution &d, qint64 cap, const 
 {
     if (d.lengths.isEmpty())
         return;
+    // Whole decades around the lengths, and the cap when it is near them (a cap far above every
+    // length, up to 2^63 - 1, would squash the lengths into the left edge).
+    const qint64 right = cap <= 10 * d.maximum() ? std::max(d.maximum(), cap) : d.maximum();
     const double lo = std::max(1.0, std::pow(10.0, std::floor(std::log10(double(d.lengths.first())))));
-    const double hi = std::pow(10.0, std::ceil(std::log10(double(std::max(d.maximum(), cap) + 1))));
-    m_axisX->setRange(lo, hi);
+    const double hi = std::pow(10.0, std::ceil(std::log10(double(right) + 1)));
+    ChartStyle::logRange(m_axisX, lo, hi);
     // CDF as steps over the distinct lengths (thinned to at most ~400 points).
     QList<QPointF> cdf;
     double c = 0;

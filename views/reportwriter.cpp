@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "reportwriter.h"
+#include "chartstyle.h"
 
 #include "core/inputerror.h"
 #include "plan/capacity.h"
@@ -74,15 +75,20 @@ QChart *sessionsChart(const Scenario &s)
     auto *series = new QLineSeries;
     series->setName(QCoreApplication::translate("ReportWriter", "sessions that fit per TP group"));
     qint64 top = 1;
-    for (const auto &[context, sessions] : sessionsAcrossContexts(s)) {
+    double first = 1, last = 10;
+    const auto points = sessionsAcrossContexts(s);
+    for (const auto &[context, sessions] : points) {
         series->append(double(context), double(sessions));
         top = std::max(top, sessions);
     }
+    if (!points.isEmpty())
+        first = double(points.first().first), last = double(points.last().first);
     chart->addSeries(series);
     auto *x = new QLogValueAxis;
     x->setBase(10);
     x->setLabelFormat(QStringLiteral("%.0f"));
     x->setTitleText(QCoreApplication::translate("ReportWriter", "context length, tokens (log scale)"));
+    ChartStyle::logRange(x, first, last);
     auto *y = new QValueAxis;
     y->setRange(0, double(top) * 1.1);
     y->applyNiceNumbers();

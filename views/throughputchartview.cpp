@@ -64,7 +64,7 @@ void ThroughputChartView::show(const DistributionFigures &f)
     }
     m_itl->replace(itl);
     m_tps->replace(tps);
-    m_axisX->setRange(1, maxX);
+    ChartStyle::logRange(m_axisX, 1, maxX);
     ChartStyle::niceRange(m_axisItl, maxItl * 1.05, 4); // a short chart under the figures: few, readable ticks
     ChartStyle::niceRange(m_axisTps, maxTps * 1.05, 4);
     if (f.sessionsAtRisk > 0)

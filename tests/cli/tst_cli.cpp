@@ -52,6 +52,36 @@ private:
 private Q_SLOTS:
     void initTestCase() { QVERIFY(m_home.isValid()); }
 
+    void reportAtTheEdgesOfEveryAxis_data()
+    {
+        QTest::addColumn<QString>("args");
+        // The report draws every chart (sessions against context on a log axis, the lengths
+        // on a log axis, throughput against sessions): at the edges of what the range rules
+        // accept a chart must still draw. A cap of 2^63 - 1 (any 64-bit count is a valid cap)
+        // put the lengths' log axis at 10^19, where Qt Charts' log domain recursed to a crash.
+        const QString trace = QStringLiteral(" --distribution trace:" HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv");
+        const QString base = QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb");
+        QTest::newRow("cap 2^63-1") << base + QStringLiteral(" --context 1000 --retain 9223372036854775807");
+        QTest::newRow("trace, cap 2^63-1") << base + trace + QStringLiteral(" --retain 9223372036854775807");
+        QTest::newRow("trace, cap 1") << base + trace + QStringLiteral(" --retain 1");
+        QTest::newRow("context 2^53") << base + QStringLiteral(" --context 9007199254740992");
+        QTest::newRow("context 1, one session") << base + QStringLiteral(" --context 1 --sessions 1");
+    }
+    void reportAtTheEdgesOfEveryAxis()
+    {
+        QFETCH(QString, args);
+        const QString pdf = m_home.filePath(QStringLiteral("edges.pdf"));
+        QFile::remove(pdf);
+        const Run r = run(QStringList{QStringLiteral("report")} << args.split(QLatin1Char(' '), Qt::SkipEmptyParts)
+                                                                << QStringLiteral("-o") << pdf);
+        QVERIFY2(r.code == 0 || (r.code == 1 && r.err.contains("error: ")), r.err.constData()); // a crash is code -1
+        if (r.code == 0) {
+            QFile f(pdf);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QVERIFY(f.read(5) == "%PDF-");
+        }
+    }
+
     void doneWhen()
     {
         // Issue #2 "Done when": Llama-3.1-8B (config.json: 32 layers, 8 KV heads,
