@@ -216,6 +216,7 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     ChartStyle::fitLegend(m_chart); // the entries shown change with the segments
     // Past six entries a row along the bottom elides every name, also in a chart rendered for
     // the report and never shown (whose markers fitLegend reads as hidden): down the right.
+    m_legendEntries = shown;
     if (shown > 6)
         m_chart->legend()->setAlignment(Qt::AlignRight);
 }

@@ -62,6 +62,9 @@ public:
     const Segments &segments() const { return m_segments; }
     /// The height of the stack shown, bytes per GPU: the card, plus the overflow above it.
     qint64 stackedBytes() const;
+    /// How many entries the legend lists for the last result (the bands shown, the host bar):
+    /// a report gives a chart with many entries more height, so no entry is cut.
+    int legendEntries() const { return m_legendEntries; }
     /// The chart, for painting into a report.
     QChart *chart() const { return m_chart; }
 
@@ -84,6 +87,7 @@ private:
     Segments m_segments;
     qint64 m_scaleTop = 0;
     double m_axisTop = 1; ///< the stack's top in the display unit
+    int m_legendEntries = 0; ///< bands shown by the last setResult
     CapacityResult m_result;
     int m_gpus = 1;
     UnitSystem m_units = UnitSystem::Decimal;

@@ -362,7 +362,8 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
         fleet += row(tr("Money per million output tokens"), tr("%1 (decode at %2 sessions per TP group)").arg(Units::formatUsd(*d.costPerMillionTokensUsd), Units::formatCount(dep.perGroup)));
     fleet += QStringLiteral("</table>");
     text(fleet);
-    chart(memory.chart(), 0.36);
+    // Past eight legend entries (side pools on) the legend down the right needs more height.
+    chart(memory.chart(), memory.legendEntries() > 8 ? 0.5 : 0.36);
     // The three assumptions that move the answer most: the sensitivity rows (and the engine's band)
     // with the largest change in sessions per GPU, one per input.
     QVector<QPair<double, QString>> moves;
