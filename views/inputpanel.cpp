@@ -14,6 +14,10 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QStyle>
+#include <QAbstractScrollArea>
+#include <QCoreApplication>
+#include <QAbstractSlider>
+#include <QAbstractSpinBox>
 #include <algorithm>
 #include <cmath>
 
@@ -174,6 +178,29 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     connect(m_planner, &Planner::scenarioChanged, this, &InputPanel::showScenario);
     showScenario(m_planner->scenario());
     sizeSliders();
+    // The panel scrolls: a wheel turned over a box, picker or slider scrolls the panel unless
+    // that input has the keyboard focus (a user scrolling past changed the decoding share).
+    for (QWidget *w : findChildren<QWidget *>())
+        if (qobject_cast<QAbstractSpinBox *>(w) || qobject_cast<QComboBox *>(w) || qobject_cast<QAbstractSlider *>(w)) {
+            w->setFocusPolicy(Qt::StrongFocus);
+            w->installEventFilter(this);
+        }
+}
+
+bool InputPanel::eventFilter(QObject *watched, QEvent *event)
+{
+    if (event->type() == QEvent::Wheel) {
+        auto *w = qobject_cast<QWidget *>(watched);
+        if (w && !w->hasFocus()) {
+            for (QWidget *up = parentWidget(); up; up = up->parentWidget())
+                if (auto *area = qobject_cast<QAbstractScrollArea *>(up)) {
+                    QCoreApplication::sendEvent(area->viewport(), event); // the panel scrolls
+                    break;
+                }
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void InputPanel::changeEvent(QEvent *event)

@@ -64,6 +64,9 @@ public:
     SidePoolsPanel *sidePools() const { return m_sidePools; }
 
 protected:
+    /// A wheel over an unfocused box, picker or slider of the panel scrolls the panel
+    /// instead of changing the input (returns true: the input never sees it).
+    bool eventFilter(QObject *watched, QEvent *event) override;
     void changeEvent(QEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
 

@@ -25,6 +25,8 @@
 #include <QTextDocument>
 #include <QValueAxis>
 #include <functional>
+#include <cmath>
+#include <limits>
 
 namespace Headroom {
 
@@ -197,6 +199,11 @@ struct Variant
 
 QVector<Variant> variantsOf(const Scenario &s, const CapacityResult &r)
 {
+    // A count times f, held to 1 .. 2^63 - 1 (a cap of 2^63 - 1 times 1.5 would not fit 64 bits).
+    auto scaledCount = [](qint64 v, double f) {
+        const long double x = std::round((long double)v * (long double)f);
+        return x >= 9.2e18L ? std::numeric_limits<qint64>::max() : std::max<qint64>(1, qint64(x));
+    };
     QVector<Variant> out;
     auto with = [&](const QString &kind, const QString &change, const std::function<void(Scenario &)> &edit) {
         Scenario v = s;
@@ -206,12 +213,12 @@ QVector<Variant> variantsOf(const Scenario &s, const CapacityResult &r)
     for (const double f : {0.5, 1.5}) {
         const QString pct = f < 1 ? QStringLiteral("−50%") : QStringLiteral("+50%");
         if (s.retainTokens) {
-            const qint64 cap = std::max<qint64>(1, qint64(std::llround(double(*s.retainTokens) * f)));
+            const qint64 cap = scaledCount(*s.retainTokens, f);
             with(tr("the retention cap"), tr("cap %1 (%2 tokens)").arg(pct, Units::formatCount(cap)), [cap](Scenario &v) { v.retainTokens = cap; });
         } else if (s.distribution) {
             with(tr("the session lengths"), tr("every length %1").arg(pct), [f](Scenario &v) { v.lengthScale *= f; });
         } else {
-            const qint64 c = std::max<qint64>(1, qint64(std::llround(double(s.contextTokens) * f)));
+            const qint64 c = scaledCount(s.contextTokens, f);
             with(tr("the context"), tr("context %1 (%2 tokens)").arg(pct, Units::formatCount(c)), [c](Scenario &v) { v.contextTokens = c; });
         }
     }

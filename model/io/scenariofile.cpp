@@ -447,6 +447,51 @@ void checkScale(const Scenario &s)
         throw InputError(QStringLiteral("inputs.length_scale"), QStringLiteral("x %1 makes the longest session longer than 2^53 tokens").arg(s.lengthScale));
 }
 
+int readCount(const QJsonObject &o, CountInput input, int fallback, const QString &prefix);
+
+// The side pools a plan --json "inputs" echo holds (draft_model by preset id or config.json
+// path, draft_layers, num_speculative_tokens, max_loras, max_lora_rank, lora_modules; null
+// when off), so that a plan output reopens as the same plan (without them a draft and its
+// LoRA slots were dropped in silence).
+void readPlanOutputPools(const QJsonObject &in, Scenario &s, const ScenarioFile::ModelLookup &models, const QString &folder,
+                         const QString &ip)
+{
+    const QJsonValue draft = in.value(QStringLiteral("draft_model"));
+    if (draft.isString()) {
+        const QString id = draft.toString();
+        try {
+            if (id.contains(QLatin1Char('/')) || id.endsWith(QLatin1String(".json"))) {
+                const QString config = folder.isEmpty() || !QFileInfo(id).isRelative() ? id : QDir(folder).filePath(id);
+                s.speculative.draftModel = ConfigImporter::fromFile(config, ip + QStringLiteral("draft_model"));
+                s.speculative.draftModel->id = id;
+            } else {
+                s.speculative.draftModel = models(id);
+            }
+        } catch (const InputError &e) {
+            throw InputError(ip + QStringLiteral("draft_model"), e.message());
+        }
+    } else if (!draft.isUndefined() && !draft.isNull()) {
+        throw InputError(ip + QStringLiteral("draft_model"), QStringLiteral("must be a preset id or a config.json path, or null"));
+    }
+    s.speculative.draftLayers = readCount(in, CountInput::DraftLayers, 0, ip);
+    if (s.speculative.draftModel && s.speculative.draftLayers > 0)
+        throw InputError(ip + QStringLiteral("draft_layers"), QStringLiteral("give either a draft model or MTP / EAGLE layers, not both; set it to 0"));
+    s.speculative.speculativeTokens = readCount(in, CountInput::SpeculativeTokens, 0, ip);
+    s.lora.maxLoras = readCount(in, CountInput::MaxLoras, 0, ip);
+    if (in.value(QStringLiteral("max_lora_rank")).isNull() || in.value(QStringLiteral("max_lora_rank")).isUndefined())
+        s.lora.maxRank = 16;
+    else
+        s.lora.maxRank = readCount(in, CountInput::MaxLoraRank, 16, ip);
+    const QJsonValue m = in.value(QStringLiteral("lora_modules"));
+    if (m.isString()) {
+        s.lora.modules = LoraSlots::parseModules(m.toString(), ip + QStringLiteral("lora_modules"));
+        if (s.lora.modules == LoraSlots::allModules())
+            s.lora.modules.clear();
+    } else if (!m.isUndefined() && !m.isNull()) {
+        throw InputError(ip + QStringLiteral("lora_modules"), QStringLiteral("must be a comma list such as \"q,k,v,o\", or null"));
+    }
+}
+
 // Version 0: the output of `headroom plan --json`, whose "inputs" name presets.
 Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::ModelLookup &models, const ScenarioFile::GpuLookup &gpus,
                                const QString &folder)
@@ -528,6 +573,7 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
         s.distribution = LengthDistribution::parse(spec, QStringLiteral("inputs.distribution"));
     }
     readLengthsAndServing(in, s, ip);
+    readPlanOutputPools(in, s, models, folder, ip);
     checkScale(s);
     s.names.useAll(InputSource::PlanOutput);
     return s;

@@ -292,12 +292,16 @@ QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r)
     return out;
 }
 
-// The lengths sessions hold: the distribution (scaled), else the context or,
-// under preallocation, the reserved maximum.
+// The lengths sessions would reach before any retention cap: the distribution
+// (scaled), else every session at the context; under preallocation the reserved
+// maximum. The cap is applied after (OverflowRisk, the truncated share), so a
+// 32,768-token cap on 128,000-token sessions drops history from every one of them.
 LengthDistribution lengthsOf(const Scenario &s, qint64 reserved)
 {
-    if (s.preallocate || !s.distribution)
+    if (s.preallocate)
         return LengthDistribution::fixed(reserved);
+    if (!s.distribution)
+        return LengthDistribution::fixed(std::max<qint64>(1, s.contextTokens));
     if (!(s.lengthScale > 0 && s.lengthScale <= 1e6))
         throw InputError(QStringLiteral("--length-scale"), QStringLiteral("must be above 0 and at most 1,000,000"));
     return s.distribution->scaled(s.lengthScale);

@@ -183,7 +183,11 @@ qint64 draftWeightsBytes(const Scenario &s, qint64 targetWeights, QString *basis
         throw InputError(field, QStringLiteral("needs the parameter count of %1 to size its MTP / EAGLE layers: give --params").arg(s.model.name));
     const qint64 perLayer = paramsPerLayer(s.model);
     const qint64 params = Units::mul(perLayer, n, field);
-    const qint64 bytes = qint64(std::llround((long double)targetWeights * (long double)params / (long double)s.model.totalParams));
+    const long double exact = (long double)targetWeights * (long double)params / (long double)s.model.totalParams;
+    if (!(exact < 9.2e18L)) // the layers' share of weights past 64 bits: the weights given are absurd
+        throw InputError(s.weightsBytes ? QStringLiteral("--weights") : kDraftLayers,
+                         QStringLiteral("is too large: %1 MTP / EAGLE layers of these weights overflow 64 bits").arg(n));
+    const qint64 bytes = qint64(std::llround(exact));
     if (basis)
         *basis = QStringLiteral("%1 × %2 parameters per layer = %3 parameters, at the target's %4 bytes per parameter as planned "
                                 "(embeddings and head shared with the target)")

@@ -315,6 +315,10 @@ private Q_SLOTS:
         QTest::newRow("ep on a dense model") << planArgs(base + QStringLiteral(" --ep 1000000")) << QStringLiteral("--ep")
                                              << QStringLiteral("dense model");
         // DeepSeek-V3: 256 routed experts per layer (config.json n_routed_experts).
+        // MTP layers' share of the weights: 256 layers of a 32-layer model's 8 PB (--weights) is past 2^63 B;
+        // it wrapped to "--draft-model: must not be negative" (a flag never given).
+        QTest::newRow("draft layers x weights") << planArgs(base + QStringLiteral(" --weights 8000000TB --draft-layers 256 --num-speculative-tokens 4"))
+                                                << QStringLiteral("--weights") << QStringLiteral("overflow 64 bits");
         QTest::newRow("ep above experts") << planArgs(QStringLiteral("--model deepseek-v3 --gpu h100-sxm-80gb --context 1000 --tp 8 --ep 257"))
                                           << QStringLiteral("--ep") << QStringLiteral("256 experts");
     }

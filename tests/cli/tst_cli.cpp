@@ -52,6 +52,43 @@ private:
 private Q_SLOTS:
     void initTestCase() { QVERIFY(m_home.isValid()); }
 
+    void planOutputReopensWithItsSidePools()
+    {
+        // A plan --json output reopened by --scenario is the same plan, side pools included
+        // (a draft preset, MTP layers, LoRA slots on q and v were dropped in silence).
+        for (const char *pools : {"--draft-layers 1 --num-speculative-tokens 4 --max-loras 4",
+                                  "--draft-model llama-3.1-8b --num-speculative-tokens 3 --max-loras 2 --max-lora-rank 64 --lora-modules q,v"}) {
+            const QString args = QStringLiteral("--model llama-3.1-70b --gpu h100-sxm-80gb --tp 4 --context 8000 --engine vllm ") + QLatin1String(pools);
+            const Run first = run(plan(args.toLatin1().constData()));
+            QVERIFY2(first.code == 0, first.err.constData());
+            QVERIFY(first.json().value(QStringLiteral("draft_weights_bytes")).toDouble() > 0);
+            QVERIFY(first.json().value(QStringLiteral("lora_bytes_per_gpu")).toDouble() > 0);
+            const QString saved = m_home.filePath(QStringLiteral("pools-plan.json"));
+            QFile f(saved);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(first.out);
+            f.close();
+            const Run again = run({QStringLiteral("plan"), QStringLiteral("--scenario"), saved, QStringLiteral("--json")});
+            QVERIFY2(again.code == 0, again.err.constData());
+            for (const char *key : {"max_sessions", "draft_weights_bytes", "draft_kv_bytes_per_token", "lookahead_tokens_per_session", "lora_bytes_per_gpu"})
+                QCOMPARE(again.json().value(QLatin1String(key)), first.json().value(QLatin1String(key)));
+        }
+    }
+
+    void capOnAFixedContextDropsFromEverySession()
+    {
+        // No distribution: every session reaches the context, 128,000 tokens; a 32,768-token cap
+        // drops 128,000 - 32,768 = 95,232 tokens from every one of them (the window said 0%).
+        const Run r = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --context 128000 --retain 32768"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject d = r.json().value(QStringLiteral("distribution")).toObject();
+        QCOMPARE(r.json().value(QStringLiteral("truncated_share")).toDouble(), 1.0);
+        QCOMPARE(r.json().value(QStringLiteral("mean_tokens_dropped")).toDouble(), 95232.0);
+        QCOMPARE(d.value(QStringLiteral("max")).toDouble(), 128000.0);
+        // Reserved at the cap: 32,768 x 131,072 B (Llama-3.1-8B, bf16) per session.
+        QCOMPARE(r.json().value(QStringLiteral("reserved_tokens_per_session")).toDouble(), 32768.0);
+    }
+
     void reportAtTheEdgesOfEveryAxis_data()
     {
         QTest::addColumn<QString>("args");

@@ -17,6 +17,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+#include <QWheelEvent>
 #include "common/headroomtest.h"
 
 using namespace Headroom;
@@ -84,6 +85,16 @@ private Q_SLOTS:
         w.planner()->undoStack()->undo();
         QVERIFY(!w.planner()->scenario().hostKvMemoryBytes);
         QCOMPARE(pools->hostMemorySpin()->value(), 0.0);
+        // A wheel turned over the share box while scrolling past it (no focus) leaves the share alone.
+        QWidget *elsewhere = QApplication::focusWidget();
+        QVERIFY(elsewhere != pools->decodingShareSpin());
+        const double shareBefore = pools->decodingShareSpin()->value();
+        const QPointF at(pools->decodingShareSpin()->rect().center());
+        QWheelEvent wheel(at, pools->decodingShareSpin()->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(pools->decodingShareSpin(), &wheel);
+        QCOMPARE(pools->decodingShareSpin()->value(), shareBefore);
+        QVERIFY(!w.planner()->scenario().decodingShare);
         // Llama-3.1-8B (the window's first model) has no vision encoder: its images box is off.
         QVERIFY(!pools->imagesSpin()->isEnabled());
     }
