@@ -14,6 +14,11 @@
 
 namespace Headroom::ChartStyle {
 
+namespace {
+// The dynamic property setEntryVisible() keeps on a legend marker (a QObject).
+constexpr char kEntryHidden[] = "headroomEntryHidden";
+} // namespace
+
 void apply(QChart *chart, const QWidget *view)
 {
     const QPalette p = view->palette();
@@ -58,13 +63,19 @@ void fitLegend(QChart *chart)
     // One row: each entry's label, its marker (about a line high) and the gaps around them.
     double row = 0;
     for (QLegendMarker *m : legend->markers())
-        if (m->isVisible() && m->series() && m->series()->isVisible())
+        if (!m->property(kEntryHidden).toBool() && m->series() && m->series()->isVisible())
             row += fm.horizontalAdvance(m->label()) + 2.5 * fm.height();
     const QMarginsF margins = chart->margins();
     const double room = chart->size().width() - margins.left() - margins.right();
     const Qt::Alignment want = row > room ? Qt::AlignRight : Qt::AlignBottom;
     if (legend->alignment() != want)
         legend->setAlignment(want);
+}
+
+void setEntryVisible(QLegendMarker *marker, bool visible)
+{
+    marker->setProperty(kEntryHidden, !visible);
+    marker->setVisible(visible);
 }
 
 void niceRange(QValueAxis *axis, double top, int maxSteps)
@@ -90,6 +101,14 @@ void niceRange(QValueAxis *axis, double top, int maxSteps)
     if (std::abs(step / std::pow(10.0, -decimals) - std::round(step / std::pow(10.0, -decimals))) > 1e-6)
         ++decimals;
     axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
+}
+
+QPalette activeWhenInactive(QPalette palette)
+{
+    for (int role = 0; role < QPalette::NColorRoles; ++role)
+        if (role != QPalette::NoRole)
+            palette.setBrush(QPalette::Inactive, QPalette::ColorRole(role), palette.brush(QPalette::Active, QPalette::ColorRole(role)));
+    return palette;
 }
 
 QColor blend(const QColor &base, const QColor &mark, double share)

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <QColor>
+#include <QPalette>
 
 QT_BEGIN_NAMESPACE
 class QChart;
+class QLegendMarker;
 class QLogValueAxis;
 class QValueAxis;
 class QWidget;
@@ -23,9 +25,16 @@ namespace Headroom::ChartStyle {
 void apply(QChart *chart, const QWidget *view);
 
 /// Puts the legend below the plot when its entries fit the chart's width in
-/// one row, else at the right, one entry a line, so no entry is cut. Runs
-/// again whenever the chart is resized (apply() connects it once).
+/// one row, else at the right, one entry a line, so no entry is cut. Counts
+/// the entries of visible series not hidden by setEntryVisible(), laid out or
+/// not. Runs again whenever the chart is resized (apply() connects it once).
 void fitLegend(QChart *chart);
+
+/// Shows or hides `marker`'s legend entry and records it for fitLegend():
+/// Qt Charts reads every marker as hidden until the chart is first laid out
+/// (QLegendMarker::isVisible() is false in a chart built for the report and
+/// never shown), so the entries cannot be counted from the markers alone.
+void setEntryVisible(QLegendMarker *marker, bool visible);
 
 /// Sets `axis` to run from 0 to the first "nice" value at or above `top`
 /// (1, 2, 2.5 or 5 times a power of ten per step, at most `maxSteps` steps:
@@ -37,6 +46,13 @@ void niceRange(QValueAxis *axis, double top, int maxSteps = 8);
 /// without end: a retention cap of 2^63 - 1 crashed the report), hi at least
 /// ten times lo. NaN, infinities and non-positive bounds give 1 and 10.
 void logRange(QLogValueAxis *axis, double lo, double hi);
+
+/// `palette` with its Inactive group made the Active one: a window without
+/// the focus (a presenter's laptop talking to another window, a screen
+/// without a window manager) keeps its figures in the active text colours.
+/// Adwaita-Dark's inactive text is its disabled grey (#919190), so a
+/// headline read as disabled and a disabled Undo as enabled.
+QPalette activeWhenInactive(QPalette palette);
 
 /// `share` of `mark` blended into `base` (0 = base, 1 = mark): a highlight
 /// that keeps the palette's text readable on a light or a dark base.

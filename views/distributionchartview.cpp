@@ -79,11 +79,18 @@ void DistributionChartView::show(const LengthDistribution &d, qint64 cap, const 
         return;
     // Whole decades around the lengths, and the cap when it is near them (a cap far above every
     // length, up to 2^63 - 1, would squash the lengths into the left edge).
-    const qint64 right = cap <= 10 * d.maximum() ? std::max(d.maximum(), cap) : d.maximum();
-    const double lo = std::max(1.0, std::pow(10.0, std::floor(std::log10(double(d.lengths.first())))));
+    // A cap below every length (a fixed context of 128,000 capped at 8,192) widens the range to
+    // the left as a cap above them does to the right, so its line is always on the chart.
+    const bool capShown = cap > 0 && cap <= 10 * d.maximum();
+    const qint64 left = capShown ? std::min(d.lengths.first(), cap) : d.lengths.first();
+    const qint64 right = capShown ? std::max(d.maximum(), cap) : d.maximum();
+    // The shortest length strictly inside (100,000 starts the axis at 10,000), so a step
+    // at it is seen rising from 0, as the longest has room on its right.
+    const double lo = std::max(1.0, std::pow(10.0, std::floor(std::log10(std::max(1.0, double(left) - 1)))));
     const double hi = std::pow(10.0, std::ceil(std::log10(double(right) + 1)));
     ChartStyle::logRange(m_axisX, lo, hi);
-    // CDF as steps over the distinct lengths (thinned to at most ~400 points).
+    // CDF as steps over the distinct lengths (thinned to at most ~400 points): flat to each
+    // length, up at it. A fixed context is one step at its length.
     QList<QPointF> cdf;
     double c = 0;
     const int stride = std::max(1, int(d.lengths.size() / 400));
@@ -91,7 +98,7 @@ void DistributionChartView::show(const LengthDistribution &d, qint64 cap, const 
     for (int i = 0; i < d.lengths.size(); ++i) {
         c += d.probabilities.at(i);
         if (i % stride == 0 || i == d.lengths.size() - 1)
-            cdf << QPointF(double(d.lengths.at(i)), c);
+            cdf << QPointF(double(d.lengths.at(i)), cdf.constLast().y()) << QPointF(double(d.lengths.at(i)), c);
     }
     cdf << QPointF(hi, 1.0);
     m_cdf->replace(cdf);
@@ -112,7 +119,7 @@ void DistributionChartView::show(const LengthDistribution &d, qint64 cap, const 
     }
     m_histogram->replace(hist);
     ChartStyle::niceRange(m_axisShare, std::max(0.01, top * 1.05), 4); // as few ticks as the CDF's quarters: a short chart
-    if (cap > 0) {
+    if (capShown) {
         m_capLine->replace({QPointF(double(cap), 0), QPointF(double(cap), 1)});
         m_capTop->replace({QPointF(double(cap), 1), QPointF(hi, 1)});
         m_capBottom->replace({QPointF(double(cap), 0), QPointF(hi, 0)});
@@ -121,8 +128,8 @@ void DistributionChartView::show(const LengthDistribution &d, qint64 cap, const 
         m_capTop->clear();
         m_capBottom->clear();
     }
-    m_capLine->setVisible(cap > 0);
-    m_capArea->setVisible(cap > 0);
+    m_capLine->setVisible(capShown);
+    m_capArea->setVisible(capShown);
     QList<QPointF> points;
     for (const auto &h : handles)
         points << QPointF(double(h.second), h.first);

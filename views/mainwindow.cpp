@@ -17,6 +17,7 @@
 #include "presetmanager.h"
 #include "presetstore.h"
 #include "io/scenariofile.h"
+#include "chartstyle.h"
 #include "settings.h"
 
 #include <QAction>
@@ -100,6 +101,7 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     auto *answer = new QWidget;
     auto *answerLayout = new QVBoxLayout(answer);
     m_sessions = new QLabel;
+    m_sessions->setObjectName(QStringLiteral("sessionsLabel"));
     QFont big = m_sessions->font();
     big.setPointSizeF(big.pointSizeF() * 2.2);
     big.setBold(true);
@@ -212,6 +214,7 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
 
     restoreLayout();
     restoreLastScenario();
+    setPalette(ChartStyle::activeWhenInactive(palette()));
 }
 
 QStringList MainWindow::loadPresets(bool atStart)
@@ -633,15 +636,22 @@ void MainWindow::showResult(const CapacityResult &r)
     // Every per-session figure names the length it is for, as the derivation does.
     const QString basis = html(sessionBasis(s, r));
     const QString perGpu = s.tp > 1 ? tr(" per GPU") : QString();
+    // With a draft model its own KV shares the pool: the per-token row names both, target
+    // first, so the target's figure is never read as the whole.
+    const bool draft = r.draftKvBytesPerTokenPerGpu > 0;
+    const QString perToken = draft ? tr("KV per token%1, target + draft").arg(perGpu) : tr("KV per token%1").arg(perGpu);
+    const QString perTokenExact = draft ? tr("%1 + %2").arg(Units::formatExactBytes(r.kvBytesPerTokenPerGpu), Units::formatExactBytes(r.draftKvBytesPerTokenPerGpu))
+                                        : Units::formatExactBytes(r.kvBytesPerTokenPerGpu);
+    const QString perTokenRounded = draft ? tr("%1 + %2").arg(fmt(r.kvBytesPerTokenPerGpu), fmt(r.draftKvBytesPerTokenPerGpu)) : fmt(r.kvBytesPerTokenPerGpu);
     m_figures->setText(tr("<table cellspacing=6>"
-                          "<tr><td>KV per token%1</td><td><b>%2</b> (%3)</td></tr>"
+                          "<tr><td>%11</td><td><b>%2</b> (%3)</td></tr>"
                           "<tr><td>Per session at %4%1</td><td><b>%5</b> (%6)</td></tr>"
                           "<tr><td>KV for %7 at %4</td><td><b>%8</b> of the %9 budget%1</td></tr>"
                           "<tr><td>Cost</td><td><b>%10</b></td></tr></table>")
-                           .arg(perGpu, Units::formatExactBytes(r.kvBytesPerTokenPerGpu), fmt(r.kvBytesPerTokenPerGpu), basis,
+                           .arg(perGpu, perTokenExact, perTokenRounded, basis,
                                 fmt(r.reservedSessionBytesPerGpu), Units::formatExactBytes(r.reservedSessionBytesPerGpu),
                                 Units::plural(s.sessions, tr("session"), tr("sessions")), fmt(r.kvBytesForSessionsPerGpu))
-                           .arg(fmt(r.kvBudgetBytesPerGpu), cost));
+                           .arg(fmt(r.kvBudgetBytesPerGpu), cost, html(perToken)));
     QString d = QStringLiteral("<ol>");
     for (const QString &line : explainCapacity(s, r, u))
         d += QStringLiteral("<li>%1</li>").arg(html(line));
@@ -687,6 +697,13 @@ void MainWindow::fitInputsWidth()
 void MainWindow::changeEvent(QEvent *event)
 {
     QMainWindow::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange) {
+        // The figures stay in the active text colours when the window loses the focus (see
+        // ChartStyle::activeWhenInactive); setting the palette sends one more PaletteChange, a no-op.
+        const QPalette p = ChartStyle::activeWhenInactive(palette());
+        if (!(p == palette()))
+            setPalette(p);
+    }
     if ((event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange) && m_inputsScroll)
         fitInputsWidth();
     if (event->type() == QEvent::FontChange && m_sessions) {
@@ -699,6 +716,12 @@ void MainWindow::changeEvent(QEvent *event)
         value.setBold(true);
         for (int i = 0; i < 3; ++i)
             m_headlineValues[i]->setFont(value);
+        // The presenter's one-sentence answer half as large again as its body text (about
+        // 30 pt on a 1080-line projector), wrapped under the figures, never below the fold.
+        QFont sentence = font();
+        if (m_presenter)
+            sentence.setPointSizeF(font().pointSizeF() * 1.5);
+        m_verdict->setFont(sentence);
     }
 }
 
@@ -723,6 +746,13 @@ void MainWindow::setPresenterMode(bool on)
     m_figures->setVisible(!on);
     m_advice->setVisible(!on);
     m_verdict->setText(on ? m_verdictSentence : m_verdictFull);
+    // The sentence goes under the three figures (above the chart) in the presenter, back
+    // under the sessions outside it.
+    if (auto *answer = qobject_cast<QBoxLayout *>(m_verdict->parentWidget()->layout())) {
+        answer->removeWidget(m_verdict);
+        answer->insertWidget(answer->indexOf(on ? m_headline : static_cast<QWidget *>(m_sessions)) + 1, m_verdict);
+    }
+    m_verdict->setAlignment(on ? Qt::AlignHCenter : Qt::AlignLeft);
     if (on) {
         m_zoomBeforePresenter = m_zoom;
         m_geometryBeforePresenter = saveGeometry();
@@ -733,13 +763,20 @@ void MainWindow::setPresenterMode(bool on)
             setGeometry(this->screen()->geometry()); // the whole screen even where no window manager honours full screen
         // Body text twice the system's (about 20 pt) on a 1080-line projector, the
         // figures 2.6 times that: readable from four metres. A 720-line projector of
-        // the same size shows the same physical type, so the zoom scales with the lines.
+        // the same size shows the same physical type, so the zoom scales with the lines;
+        // a screen narrower than 16:9 (800 x 800, 1280 x 1024) by its columns instead, so
+        // the inputs, the three figures and the sentence still fit side by side.
         const QScreen *screen = this->screen();
         const double lines = screen ? screen->geometry().height() : 1080.0;
-        setZoom(std::max(m_zoom, std::max(1.0, 2.0 * lines / 1080.0)));
-        // The inputs get room for their larger type; the answer takes the rest.
+        const double columns = screen ? screen->geometry().width() : 1920.0;
+        setZoom(std::max(m_zoom, std::max(1.0, 2.0 * std::min(lines / 1080.0, columns / 1920.0))));
+        // The inputs get room for their larger type, labels beside their fields when that
+        // takes at most 40% of the screen ("Host KV memory per node" on one line); the answer
+        // takes the rest.
         const int w = screen ? screen->geometry().width() : width();
-        m_split->setSizes({w * 30 / 100, w * 70 / 100, 0});
+        const int inputs = std::clamp(m_inputs->sizeHint().width() + m_inputsScroll->verticalScrollBar()->sizeHint().width()
+                                          + 2 * m_inputsScroll->frameWidth(), w * 30 / 100, w * 40 / 100);
+        m_split->setSizes({inputs, w - inputs, 0});
     } else {
         setZoom(m_zoomBeforePresenter);
         showNormal();

@@ -206,19 +206,15 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     int shown = 0;
     for (int i = 0; i < markers.size() && i < kBands; ++i) {
         const bool on = i == Weights || i == Workspace || i == KvCache || i == Free || values[i] > 0 || (i == HostKv && host);
-        markers.at(i)->setVisible(on);
+        ChartStyle::setEntryVisible(markers.at(i), on);
         shown += on ? 1 : 0;
     }
     m_axisY->setTitleText(r.ok ? tr("%1 (card: %2)").arg(Units::gigaLabel(units), Units::formatBytes(r.gpuMemoryBytes, units))
                                : Units::gigaLabel(units));
     m_chart->setTitle(s.overflow > 0 ? tr("Memory per GPU: over capacity by %1").arg(Units::formatBytes(s.overflow, units))
                                      : tr("Memory per GPU"));
-    ChartStyle::fitLegend(m_chart); // the entries shown change with the segments
-    // Past six entries a row along the bottom elides every name, also in a chart rendered for
-    // the report and never shown (whose markers fitLegend reads as hidden): down the right.
     m_legendEntries = shown;
-    if (shown > 6)
-        m_chart->legend()->setAlignment(Qt::AlignRight);
+    ChartStyle::fitLegend(m_chart); // the entries shown change with the segments
 }
 
 qint64 MemoryChartView::stackedBytes() const

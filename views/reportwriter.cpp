@@ -110,18 +110,15 @@ QString tr(const char *t)
     return QCoreApplication::translate("ReportWriter", t);
 }
 
-// The basis every per-session figure of a scenario stands on, in words.
-QString riskText(double p)
-{
-    return Units::formatDecimal(p, 8);
-}
-
+// The basis every per-session figure of a scenario stands on, in words; a
+// risk in the one form the window and the command line write
+// (Units::formatRisk: "1 in 1,000,000 (1e-6)", from 0.1 up a percentage).
 QString basisOf(const Scenario &s)
 {
-    const QString risk = riskText(s.risk);
+    const QString risk = Units::formatRisk(s.risk);
     if (s.distribution)
-        return s.retainTokens ? tr("against the trace capped at %1 tokens, at risk %2").arg(Units::formatCount(*s.retainTokens), risk)
-                              : tr("against the trace at risk %1").arg(risk);
+        return s.retainTokens ? tr("against the trace capped at %1 tokens, at a %2 risk").arg(Units::formatCount(*s.retainTokens), risk)
+                              : tr("against the trace at a %1 risk").arg(risk);
     if (s.retainTokens && *s.retainTokens < s.contextTokens)
         return tr("at the cap of %1 tokens").arg(Units::formatCount(*s.retainTokens));
     return tr("at the context of %1 tokens").arg(Units::formatCount(s.contextTokens));
@@ -154,21 +151,16 @@ Deployment deploymentOf(const Scenario &s, const CapacityResult &r)
     if (const auto price = s.effectivePrice()) {
         d.perHour = *price * double(d.gpus);
         d.perMonth = *d.perHour * 730.0;
-        if (d.sessions > 0)
-            d.perSessionHour = *d.perHour / double(d.sessions);
     }
+    // Per session-hour: the one figure the window and `plan` show (computeCapacity's price x
+    // GPUs of a TP group / its sessions at risk), never the month over the target.
+    d.perSessionHour = r.costPerSessionHourUsd;
     return d;
 }
 
 QString money(const std::optional<double> &v)
 {
     return v ? Units::formatUsd(*v) : tr("set a price");
-}
-
-// "1 chance in 100" for 0.01.
-QString chances(double p)
-{
-    return tr("1 chance in %1").arg(Units::formatCount(qint64(std::llround(1.0 / p))));
 }
 
 // Every value of the scenario that differs from its preset, in words: what-ifs
@@ -227,7 +219,7 @@ QVector<Variant> variantsOf(const Scenario &s, const CapacityResult &r)
     if (s.distribution)
         for (const double p : {1e-2, 1e-4, 1e-6})
             if (std::abs(p - s.risk) > 1e-12)
-                with(tr("the risk"), tr("risk %1 (%2)").arg(riskText(p), chances(p)), [p](Scenario &v) { v.risk = p; });
+                with(tr("the risk"), tr("risk %1").arg(Units::formatRisk(p)), [p](Scenario &v) { v.risk = p; });
     const qint64 memory = s.effectiveGpuMemoryBytes();
     std::optional<GpuSpec> next; // the smallest preset card with at least 10% more memory (not a sibling of the same size)
     for (const PresetRecord &p : PresetStore::builtInPresets())
@@ -364,7 +356,9 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
                                                            .arg(Units::formatUsd(*dep.perMonth), Units::plural(dep.gpus, tr("GPU"), tr("GPUs")), Units::formatUsd(*price))
                                                      : tr("set a price per GPU-hour"));
     if (dep.perSessionHour)
-        fleet += row(tr("Money per session-hour"), tr("%1 (the month over the sessions served)").arg(Units::formatUsdPer(*dep.perSessionHour, tr("session-hour"), tr("session-hours"))));
+        fleet += row(tr("Money per session-hour"), tr("%1 (%2 per GPU-hour × %3 ÷ %4 per TP group)")
+                                                       .arg(Units::formatUsdPer(*dep.perSessionHour, tr("session-hour"), tr("session-hours")), Units::formatUsd(*price),
+                                                            Units::plural(s.gpusPerReplica(), tr("GPU"), tr("GPUs")), Units::plural(dep.perGroup, tr("session"), tr("sessions"))));
     if (d.costPerMillionTokensUsd)
         fleet += row(tr("Money per million output tokens"), tr("%1 (decode at %2 sessions per TP group)").arg(Units::formatUsd(*d.costPerMillionTokensUsd), Units::formatCount(dep.perGroup)));
     fleet += QStringLiteral("</table>");
@@ -398,8 +392,8 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
         p1b += QStringLiteral("<li>%1</li>").arg(moves.at(i).second);
     p1b += QStringLiteral("</ol><h3>%1</h3><p>").arg(tr("The risk accepted"));
     if (s.distribution)
-        p1b += tr("%1 that a peak of concurrent sessions overflows the KV cache (risk %2); then the engine queues or preempts sessions until some finish.")
-                   .arg(chances(s.risk), riskText(s.risk));
+        p1b += tr("A risk of %1 that a peak of concurrent sessions overflows the KV cache; then the engine queues or preempts sessions until some finish.")
+                   .arg(Units::formatRisk(s.risk));
     else
         p1b += tr("None from lengths: every session is reserved at its full %1 tokens, so the cache cannot overflow at this count.")
                    .arg(Units::formatCount(r.reservedTokensPerSession));
@@ -442,7 +436,7 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
         t1 += row(tr("Worst case: every session at the longest, %1 tokens").arg(Units::formatCount(s.retainTokens ? std::min(*s.retainTokens, d.maxTokens) : d.maxTokens)),
                   tr("%1 sessions per TP group").arg(Units::formatCount(d.sessionsWorstCase)));
         t1 += row(tr("At the mean length (overflows about half the time)"), tr("%1 sessions per TP group").arg(Units::formatCount(d.sessionsAtMean)));
-        t1 += row(tr("Admission limit: at risk %1 against the budget less %2%").arg(riskText(s.risk), Units::formatDecimal(s.marginFraction * 100, 1)),
+        t1 += row(tr("Admission limit: at a %1 risk against the budget less %2%").arg(Units::formatRisk(s.risk), Units::formatDecimal(s.marginFraction * 100, 1)),
                   tr("%1 sessions per TP group").arg(Units::formatCount(d.admissionLimit)));
         t1 += QStringLiteral("</table>");
     }
@@ -516,7 +510,7 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     if (s.retainTokens)
         in1 += row(tr("Retention cap"), tr("%1 tokens").arg(Units::formatCount(*s.retainTokens)));
     if (s.distribution)
-        in1 += row(tr("Risk accepted"), tr("%1 (%2)").arg(riskText(s.risk), chances(s.risk)));
+        in1 += row(tr("Risk accepted"), Units::formatRisk(s.risk));
     in1 += row(tr("Price"), !price ? tr("none published: set a price")
                             : s.priceUsdPerGpuHour && s.gpu.priceUsdPerHour && *s.priceUsdPerGpuHour != *s.gpu.priceUsdPerHour
                                 ? tr("<b>%1 per GPU-hour (set; the preset's is %2)</b>").arg(Units::formatUsd(*price), Units::formatUsd(*s.gpu.priceUsdPerHour))
@@ -531,14 +525,14 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
                                      .arg(Units::formatCount(qint64(std::llround(d.meanTokens))), Units::formatCount(d.p50), Units::formatCount(d.p90),
                                           Units::formatCount(d.p99), Units::formatCount(d.maxTokens)));
     p3 += row(tr("Overflow probability at %1").arg(Units::plural(s.sessions, tr("session"), tr("sessions"))),
-              d.overflowProbability <= 0 ? tr("none") : d.overflowProbability >= 1e-6 ? Units::formatDecimal(d.overflowProbability, 6) : tr("below one in a million"));
+              d.overflowProbability <= 0 ? tr("none") : Units::formatRisk(d.overflowProbability));
     if (s.retainTokens && s.distribution)
         p3 += row(tr("Cost of the cap"), tr("%1% of sessions lose history; %2 tokens dropped on average, p99 %3")
                                              .arg(Units::formatDecimal(d.truncatedShare * 100, 2), Units::formatCount(qint64(std::llround(d.meanTokensDropped))),
                                                   Units::formatCount(d.p99TokensDropped)));
     if (d.hasPrompts)
         p3 += row(tr("Admission by prompt only"), tr("%1 sessions, overflow risk %2 once grown")
-                                                      .arg(Units::formatCount(d.admissionByPrompt), Units::formatDecimal(d.riskAtGrownSize, 6)));
+                                                      .arg(Units::formatCount(d.admissionByPrompt), Units::formatRisk(d.riskAtGrownSize)));
     p3 += QStringLiteral("</table>");
     text(p3);
     if (s.distribution || s.retainTokens) // a fixed length without a cap is one bar: nothing to read
@@ -598,7 +592,7 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
                                   : tr("%1 tokens each").arg(Units::formatCount(x.contextTokens));
         }, true);
         line(tr("Retention cap"), [](const Scenario &x, const CapacityResult &) { return x.retainTokens ? tr("%1 tokens").arg(Units::formatCount(*x.retainTokens)) : tr("none"); }, true);
-        line(tr("Risk"), [](const Scenario &x, const CapacityResult &) { return x.distribution ? riskText(x.risk) : tr("none (fixed lengths)"); }, true);
+        line(tr("Risk"), [](const Scenario &x, const CapacityResult &) { return x.distribution ? Units::formatRisk(x.risk) : tr("none (fixed lengths)"); }, true);
         line(tr("Target sessions"), [](const Scenario &x, const CapacityResult &) { return x.targetSessions ? Units::formatCount(*x.targetSessions) : tr("none"); }, true);
         line(tr("Price per GPU-hour"), [](const Scenario &x, const CapacityResult &) { return money(x.effectivePrice()); }, true);
         p6 += QStringLiteral("<tr><td colspan=%1><i>%2</i></td></tr>").arg(all.size() + 1).arg(tr("Answers"));

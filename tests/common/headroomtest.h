@@ -7,9 +7,14 @@
 // and no word of what was thrown. Here the rethrown exception is caught, its message (an
 // InputError's field and sentence) is printed as a failure, and the program exits 1.
 // AppClass: QCoreApplication for headless tests, QApplication for widget tests.
+// Every test program keeps its QSettings (the window's last scenario, recent files, layout) in
+// a folder of its own for the run: never the user's, nor what another run or another test
+// program left in ~/.qttest (a window there reopened a scenario another run had saved).
 
 #include "core/inputerror.h"
 
+#include <QSettings>
+#include <QTemporaryDir>
 #include <QtTest>
 #include <cstdio>
 #include <exception>
@@ -18,6 +23,9 @@
     int main(int argc, char *argv[])                                                               \
     {                                                                                              \
         AppClass app(argc, argv);                                                                  \
+        const QTemporaryDir settingsDir;                                                           \
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());      \
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());        \
         app.setAttribute(Qt::AA_Use96Dpi, true);                                                   \
         TestObject tc;                                                                             \
         QTEST_SET_MAIN_SOURCE_PATH                                                                 \

@@ -24,6 +24,10 @@
 #include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
+#include <QUndoStack>
+#include <QLogValueAxis>
+#include <QLineSeries>
+#include <QToolButton>
 #include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
@@ -535,6 +539,75 @@ private Q_SLOTS:
         QTRY_COMPARE(chart.chart()->legend()->alignment(), Qt::Alignment(Qt::AlignBottom));
     }
 
+    void legendCountedInAChartNeverShown()
+    {
+        // The report renders charts that are never shown, whose markers Qt Charts reads as hidden
+        // until laid out: the legend still counts its entries (weights, workspace, KV cache, free,
+        // card capacity; the empty bands hidden), so five labels do not fit one row of 300 pixels
+        // and go down the side, and fit one row of 1,400.
+        MemoryChartView chart;
+        chart.setResult(MainWindow(store()).planner()->result(), 1, UnitSystem::Decimal);
+        QCOMPARE(chart.legendEntries(), 4);
+        chart.chart()->resize(300, 400);
+        QCOMPARE(chart.chart()->legend()->alignment(), Qt::Alignment(Qt::AlignRight));
+        chart.chart()->resize(1400, 500);
+        QCOMPARE(chart.chart()->legend()->alignment(), Qt::Alignment(Qt::AlignBottom));
+    }
+
+    void fixedContextIsOneStepWithItsCap()
+    {
+        // Every session at 128,000 tokens, capped at 8,192: the CDF is 0 up to 128,000 and 1 from
+        // it (one step, no slope from the axis' start), and the cap's line is on the axis.
+        DistributionChartView view;
+        view.show(LengthDistribution::fixed(128000), 8192, {});
+        QLineSeries *cdf = nullptr, *cap = nullptr;
+        for (QAbstractSeries *series : view.chart()->series()) {
+            if (series->name() == QLatin1String("CDF"))
+                cdf = qobject_cast<QLineSeries *>(series);
+            if (series->name() == QLatin1String("retention cap"))
+                cap = qobject_cast<QLineSeries *>(series);
+        }
+        QVERIFY(cdf && cap);
+        const QList<QPointF> points = cdf->points();
+        for (qsizetype i = 1; i < points.size(); ++i) // rising only straight up: a step, never a slope
+            QVERIFY(points.at(i).y() <= points.at(i - 1).y() || points.at(i).x() == points.at(i - 1).x());
+        for (const QPointF &p : points)
+            QVERIFY2(p.x() >= 128000 ? p.y() == 1.0 || (p.x() == 128000 && p.y() == 0.0) : p.y() == 0.0,
+                     qPrintable(QStringLiteral("(%1, %2)").arg(p.x()).arg(p.y())));
+        const auto *axis = qobject_cast<QLogValueAxis *>(view.chart()->axes(Qt::Horizontal).constFirst());
+        QVERIFY(axis);
+        QVERIFY(axis->min() < 128000); // the step seen rising, not on the frame
+        QVERIFY(cap->isVisible());
+        QCOMPARE(cap->points().constFirst().x(), 8192.0);
+        QVERIFY(axis->min() <= 8192 && 8192 <= axis->max());
+    }
+
+    void draftKvIsNamedBesideTheTargets()
+    {
+        // A draft of the model itself (Llama-3.1-8B, 131,072 B per token each, model card): the
+        // summary's per-token row says target + draft, never the target's alone as the whole.
+        MainWindow w(store());
+        QVERIFY(w.figuresText().contains(QStringLiteral("KV per token")));
+        QVERIFY(!w.figuresText().contains(QStringLiteral("draft")));
+        Scenario s = w.planner()->scenario();
+        s.speculative.draftModel = s.model;
+        s.speculative.speculativeTokens = 4;
+        w.planner()->edit(s, ScenarioCommand::Other, QStringLiteral("draft"));
+        QTRY_VERIFY2(w.figuresText().simplified().contains(QStringLiteral("KV per token, target + draft 131,072 B + 131,072 B")), qPrintable(w.figuresText()));
+    }
+
+    void aFreshUserSeesTheDefaults()
+    {
+        // No settings at all (a new user): the built-in presets' default scenario, nothing to undo.
+        QSettings().clear();
+        MainWindow w(m_dir.filePath(QStringLiteral("fresh-presets.sqlite")));
+        QCOMPARE(w.planner()->scenario().model.id, QStringLiteral("llama-3.1-8b"));
+        QCOMPARE(w.planner()->scenario().gpu.id, QStringLiteral("h100-sxm-80gb"));
+        QCOMPARE(w.planner()->scenario().contextTokens, qint64(100000));
+        QVERIFY(!w.planner()->undoStack()->canUndo());
+        QVERIFY(!w.planner()->undoStack()->canRedo());
+    }
+
     void presenterSaysTheAnswerOnce()
     {
         MainWindow w(store());
@@ -562,9 +635,28 @@ private Q_SLOTS:
         }
         QCOMPARE(sessionsFit, 0);
         QCOMPARE(sentences, 1); // the one-sentence answer, once
-        // The zoom follows the screen's lines: twice the system font on 1,080 lines.
-        const double lines = w.screen()->geometry().height();
-        QVERIFY(std::abs(w.zoom() - std::max(1.0, 2.0 * lines / 1080.0)) < 1e-9);
+        // The sentence large (half as large again as the presenter's body text), under the
+        // figures and above the chart, and whole: as tall as its wrapped text, inside the window.
+        QLabel *sentence = nullptr;
+        for (QLabel *l : w.findChildren<QLabel *>())
+            if (l->isVisible() && l->wordWrap() && l->text().contains(QStringLiteral(" fit")))
+                sentence = l;
+        QVERIFY(sentence);
+        QVERIFY2(sentence->font().pointSizeF() >= 1.5 * w.font().pointSizeF() - 1e-6,
+                 qPrintable(QStringLiteral("%1 pt against %2 pt").arg(sentence->font().pointSizeF()).arg(w.font().pointSizeF())));
+        const QWidget *headline = w.findChild<QWidget *>(QStringLiteral("presenterHeadline"));
+        const QRect sentenceRect(sentence->mapTo(&w, QPoint(0, 0)), sentence->size());
+        QVERIFY(sentenceRect.top() >= headline->mapTo(&w, QPoint(0, headline->height())).y());
+        QVERIFY(sentenceRect.bottom() < w.chartView()->mapTo(&w, QPoint(0, 0)).y());
+        QVERIFY2(sentence->height() >= sentence->heightForWidth(sentence->width()),
+                 qPrintable(QStringLiteral("%1 px high, its text needs %2").arg(sentence->height()).arg(sentence->heightForWidth(sentence->width()))));
+        QVERIFY2(w.rect().contains(sentenceRect), qPrintable(QStringLiteral("%1,%2 %3 x %4 in a window of %5 x %6")
+                                                                .arg(sentenceRect.x()).arg(sentenceRect.y()).arg(sentenceRect.width())
+                                                                .arg(sentenceRect.height()).arg(w.width()).arg(w.height())));
+        // The zoom follows the screen: twice the system font on 1920 x 1080, in proportion to
+        // its lines on 16:9 and to its columns on a narrower screen.
+        const QRect screen = w.screen()->geometry();
+        QVERIFY(std::abs(w.zoom() - std::max(1.0, 2.0 * std::min(screen.height() / 1080.0, screen.width() / 1920.0))) < 1e-9);
         // The sliders live, Esc leaves.
         w.inputPanel()->tpSlider()->setValue(1);
         QCOMPARE(w.planner()->scenario().tp, 2);
@@ -572,6 +664,52 @@ private Q_SLOTS:
         QVERIFY(!w.presenterMode());
         QVERIFY(centre->tabBar()->isVisible());
         QCOMPARE(w.zoom(), 1.0);
+    }
+
+    void readableInAWindowWithoutFocus()
+    {
+        // Adwaita-Dark's inactive text is its disabled grey (#919190 on #353535): a window without
+        // the focus showed its headline as disabled and a disabled Undo like an enabled Save. The
+        // palette here does the same in any style; the window keeps its active colours.
+        const QPalette before = QApplication::palette();
+        QPalette backdrop = darkPalette();
+        for (const QPalette::ColorRole role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText}) {
+            backdrop.setColor(QPalette::Disabled, role, QColor(0x91, 0x91, 0x90));
+            backdrop.setColor(QPalette::Inactive, role, QColor(0x91, 0x91, 0x90));
+        }
+        QApplication::setPalette(backdrop);
+        {
+            MainWindow w(store());
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QList<QLabel *> figures = w.findChild<QWidget *>(QStringLiteral("presenterHeadline"))->findChildren<QLabel *>();
+            figures << w.findChild<QLabel *>(QStringLiteral("sessionsLabel"));
+            QCOMPARE(figures.size(), 7); // three values, three captions, "4 sessions fit"
+            for (QLabel *l : figures) {
+                QVERIFY(l);
+                QCOMPARE(l->palette().color(QPalette::Inactive, QPalette::WindowText), QColor(0xe8, 0xe8, 0xe8));
+            }
+            // A fresh start has nothing to undo or redo, and says so in either state of the window.
+            int undoRedo = 0;
+            for (QAction *a : w.findChildren<QAction *>()) {
+                if (a->text() != QLatin1String("&Undo") && a->text() != QLatin1String("&Redo"))
+                    continue;
+                ++undoRedo;
+                QVERIFY2(!a->isEnabled(), qPrintable(a->text()));
+                for (QObject *o : a->associatedObjects())
+                    if (auto *button = qobject_cast<QToolButton *>(o)) {
+                        QVERIFY(!button->isEnabled());
+                        QVERIFY(button->palette().color(QPalette::Inactive, QPalette::ButtonText)
+                                != button->palette().color(QPalette::Disabled, QPalette::ButtonText));
+                    }
+            }
+            QCOMPARE(undoRedo, 2);
+            // And it follows the next palette (light again) rather than keeping the dark one.
+            QApplication::setPalette(before);
+            QApplication::processEvents();
+            QCOMPARE(w.palette().color(QPalette::Inactive, QPalette::WindowText), before.color(QPalette::Active, QPalette::WindowText));
+        }
+        QApplication::setPalette(before);
     }
 
     void nothingClippedAt1280x720_data()

@@ -7,8 +7,11 @@
 #include "io/configimporter.h"
 #include "presetstore.h"
 #include "reportwriter.h"
+#include "io/scenariofile.h"
+#include "mainwindow.h"
 
 #include <QApplication>
+#include <cmath>
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
@@ -92,13 +95,25 @@ private:
     }
 
     // Money and counts never in scientific notation: no "1e-05" or "2.1E+03" before the appendix (whose
-    // derivation may state an error bound as 7e-11), and no dollar figure in it anywhere.
+    // derivation may state an error bound as 7e-11), and no dollar figure in it anywhere. The one
+    // exception is a risk in the form every screen writes, "1 in 1,000,000 (1e-6)" (Units::formatRisk):
+    // exactly that, the power of ten after the count it is; a risk as a bare decimal ("0.000001") is refused.
     static void noScientific(const QString &text)
     {
         const qsizetype appendix = text.indexOf(QStringLiteral("Appendix A"));
         QVERIFY(appendix > 0);
-        const QRegularExpressionMatch m = QRegularExpression(QStringLiteral("\\d[eE][-+]?\\d")).match(text.left(appendix));
-        QVERIFY2(!m.hasMatch(), qPrintable(QStringLiteral("scientific notation: ") + text.mid(std::max<qsizetype>(0, m.capturedStart() - 60), 120)));
+        QString body = text.left(appendix);
+        const QRegularExpression risk(QStringLiteral("1 in ([0-9]{1,3}(,[0-9]{3})*) \\(([1-9](\\.[0-9]+)?e-[1-9][0-9]?)\\)"));
+        for (QRegularExpressionMatchIterator it = risk.globalMatch(body); it.hasNext();) {
+            const QRegularExpressionMatch r = it.next();
+            // The count and the power of ten say one probability: 1 in 1,000,000 is 1e-6 (to the count's 3 digits).
+            const double count = r.captured(1).remove(QLatin1Char(',')).toDouble(), p = r.captured(3).toDouble();
+            QVERIFY2(std::abs(count * p - 1.0) < 0.01, qPrintable(r.captured(0)));
+        }
+        body.remove(risk);
+        QVERIFY2(!body.contains(QRegularExpression(QStringLiteral("risk (of )?0\\.0"))), qPrintable(body));
+        const QRegularExpressionMatch m = QRegularExpression(QStringLiteral("\\d[eE][-+]?\\d")).match(body);
+        QVERIFY2(!m.hasMatch(), qPrintable(QStringLiteral("scientific notation: ") + body.mid(std::max<qsizetype>(0, m.capturedStart() - 60), 120)));
         QVERIFY(!text.contains(QRegularExpression(QStringLiteral("\\$[0-9.,]*\\d[eE][-+]?\\d"))));
     }
 
@@ -133,23 +148,27 @@ private Q_SLOTS:
             const qint64 groups = (1000 + d.sessionsAtRisk - 1) / d.sessionsAtRisk;
             const qint64 gpus = groups * 4;
             const double month = double(gpus) * *s.gpu.priceUsdPerHour * 730;
+            // Per session-hour as the window and `plan` say it: the price of one TP group of 4 over
+            // its sessions at the risk (not the month over the 1,000 asked).
+            const double perSessionHour = *s.gpu.priceUsdPerHour * 4 / double(d.sessionsAtRisk);
             const QString sentence = QStringLiteral("Serve 1,000 concurrent sessions of this traffic on %1 × %4: %2 a month, %3; the KV cache is the limit.")
                                          .arg(Units::formatCount(gpus), Units::formatUsd(month),
-                                              Units::formatUsdPer(month / 730 / 1000, QStringLiteral("session-hour"), QStringLiteral("session-hours")), s.gpu.name);
+                                              Units::formatUsdPer(perSessionHour, QStringLiteral("session-hour"), QStringLiteral("session-hours")), s.gpu.name);
             QVERIFY2(page1.contains(sentence), qPrintable(sentence + QStringLiteral("\n---\n") + page1));
             QVERIFY(page1.contains(QStringLiteral("70B on 4 x H100 (unsaved changes)")));
-            QVERIFY(page1.contains(QStringLiteral("1 chance in 100 that a peak of concurrent sessions overflows the KV cache")));
+            QVERIFY(page1.contains(QStringLiteral("A risk of 1 in 100 (1e-2) that a peak of concurrent sessions overflows the KV cache")));
             QVERIFY(page1.contains(QStringLiteral("The three assumptions that move the answer most")));
             QVERIFY(page1.contains(QStringLiteral("%1 TP groups of 4 GPUs").arg(Units::formatCount(groups))));
-            // One basis, named: the per-session table is against the trace at risk 0.01.
-            QVERIFY(text.contains(QStringLiteral("Per session and per card, against the trace at risk 0.01")));
+            // One basis, named: the per-session table is against the trace at the risk 0.01, in the
+            // one form the window and the command line write it (Units::formatRisk).
+            QVERIFY(text.contains(QStringLiteral("Per session and per card, against the trace at a 1 in 100 (1e-2) risk")));
             QVERIFY(text.contains(QStringLiteral("Sessions per TP group %1").arg(Units::formatCount(d.sessionsAtRisk))));
             // Worst case: every session the longest request of the trace, 14,089 tokens = 881 blocks of
             // 16 = 14,096 tokens x 81,920 B per GPU (2 of the 8 KV heads at TP 4) = 1,154,744,320 B.
             QCOMPARE(d.sessionsWorstCase, r.kvBudgetBytesPerGpu / qint64(1'154'744'320));
             QVERIFY(text.contains(QStringLiteral("every session at the longest, 14,089 tokens %1 sessions per TP group").arg(Units::formatCount(d.sessionsWorstCase))));
             QVERIFY(text.contains(QStringLiteral("327,680 B")));
-            QVERIFY(text.contains(QStringLiteral("Sensitivity")) && text.contains(QStringLiteral("risk 0.000001")));
+            QVERIFY(text.contains(QStringLiteral("Sensitivity")) && text.contains(QStringLiteral("risk 1 in 1,000,000 (1e-6)")));
             // The figures for scripts, under their field names, in the appendix only.
             QVERIFY(text.contains(QStringLiteral("Appendix D: figures for scripts")));
             QVERIFY(text.contains(QStringLiteral("sessions_at_risk %1 ").arg(d.sessionsAtRisk)));
@@ -166,6 +185,56 @@ private Q_SLOTS:
             // Vector charts: no page carries an embedded raster image.
             QCOMPARE(run(QStringLiteral("pdfimages"), {QStringLiteral("-list"), pdf}).split(QLatin1Char('\n'), Qt::SkipEmptyParts).size(), 2);
         }
+    }
+
+    void costIsOneFigureEverywhere()
+    {
+        // Llama-3.1-70B on TP groups of 4 H100s at $2.95 an hour (the preset's price), the Azure
+        // conversation trace capped at 4,096 tokens, a 1e-6 risk and 1,000 sessions asked: the
+        // README's plan example. Per session-hour = $2.95 x 4 GPUs / the sessions at risk per
+        // group, one figure in `plan`, the window's headline and the report.
+        const QString trace = QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv");
+        Scenario s = preset(QStringLiteral("llama-3.1-70b"), QStringLiteral("h100-sxm-80gb"));
+        s.tp = 4;
+        s.distribution = LengthDistribution::fromTrace(trace, QStringLiteral("t"));
+        s.contextTokens = s.distribution->maximum();
+        s.retainTokens = 4096;
+        s.risk = 1e-6;
+        s.targetSessions = 1000;
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY(r.ok && r.distribution.sessionsAtRisk > 0);
+        QCOMPARE(*s.gpu.priceUsdPerHour, 2.95);
+        const QString figure = Units::formatUsdPer(2.95 * 4 / double(r.distribution.sessionsAtRisk), QStringLiteral("session-hour"), QStringLiteral("session-hours"));
+        // The fleet rounds up to whole groups, so the month over the 1,000 asked is another number:
+        // the report must not print that one.
+        const qint64 gpus = (1000 + r.distribution.sessionsAtRisk - 1) / r.distribution.sessionsAtRisk * 4;
+        const QString monthOverTarget = Units::formatUsdPer(2.95 * double(gpus) / 1000, QStringLiteral("session-hour"), QStringLiteral("session-hours"));
+        QVERIFY2(figure != monthOverTarget, "the scenario must tell the two formulas apart");
+
+        QProcess plan;
+        plan.start(QStringLiteral(HEADROOM_BINARY), {QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("llama-3.1-70b"), QStringLiteral("--gpu"),
+                                                    QStringLiteral("h100-sxm-80gb"), QStringLiteral("--tp"), QStringLiteral("4"), QStringLiteral("--distribution"),
+                                                    QStringLiteral("trace:") + trace, QStringLiteral("--retain"), QStringLiteral("4096"), QStringLiteral("--risk"),
+                                                    QStringLiteral("1e-6"), QStringLiteral("--target-sessions"), QStringLiteral("1000")});
+        QVERIFY(plan.waitForFinished(60000) && plan.exitCode() == 0);
+        const QString cli = QString::fromUtf8(plan.readAllStandardOutput());
+        QVERIFY2(cli.contains(QRegularExpression(QStringLiteral("\\nCost: +") + QRegularExpression::escape(figure) + QStringLiteral(" \\(at the risk-based count\\)"))),
+                 qPrintable(figure + QStringLiteral("\n---\n") + cli));
+
+        const QString pdf = m_dir.filePath(QStringLiteral("cost.pdf"));
+        QString error;
+        QVERIFY2(ReportWriter::writePdf(pdf, ReportInput{QStringLiteral("cost"), s, r, UnitSystem::Decimal, {}}, QPageSize::A4, &error), qPrintable(error));
+        const QString text = textOf(pdf);
+        QVERIFY2(text.contains(QStringLiteral(": %1 a month, ").arg(Units::formatUsd(2.95 * double(gpus) * 730)) + figure), qPrintable(text.left(600)));
+        QVERIFY(text.contains(QStringLiteral("Money per session-hour ") + figure + QStringLiteral(" ($2.95 per GPU-hour × 4 GPUs ÷ %1 sessions per TP group)")
+                                                                                        .arg(Units::formatCount(r.distribution.sessionsAtRisk))));
+        QVERIFY2(!text.contains(monthOverTarget), qPrintable(monthOverTarget));
+
+        const QString file = m_dir.filePath(QStringLiteral("cost.headroom"));
+        ScenarioFile::write(file, s, QStringLiteral("cost"));
+        MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
+        QVERIFY(w.openScenario(file));
+        QTRY_VERIFY2(w.headlineText().contains(figure), qPrintable(w.headlineText()));
     }
 
     void fixedContextOnOneCard()
@@ -212,7 +281,7 @@ private Q_SLOTS:
         const QString page1 = textOf(pdf, 1), text = textOf(pdf);
         QVERIFY(page1.contains(QStringLiteral("What-ifs in force: KV heads 4 (what-if; the model has 8)")));
         QVERIFY(text.contains(QStringLiteral("32 layers, KV heads 4 (what-if; the model has 8), head_dim 128")));
-        QVERIFY(text.contains(QStringLiteral("Per session and per card, against the trace capped at 8,192 tokens, at risk 0.01")));
+        QVERIFY(text.contains(QStringLiteral("Per session and per card, against the trace capped at 8,192 tokens, at a 1 in 100 (1e-2) risk")));
         QVERIFY(text.contains(QStringLiteral("cap −50% (4,096 tokens)")));
         noScientific(text);
     }
