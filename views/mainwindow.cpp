@@ -354,6 +354,10 @@ void MainWindow::createActions()
     undoAction->setShortcut(QKeySequence::Undo);
     QAction *redoAction = undo->createRedoAction(this, tr("&Redo"));
     redoAction->setShortcut(QKeySequence::Redo);
+    // The Edit menu names the step ("Undo Choose GPU H20 96GB"); the toolbar keeps a short,
+    // steady "Undo" / "Redo" so its buttons never grow and shift the units box along.
+    undoAction->setIconText(tr("Undo"));
+    redoAction->setIconText(tr("Redo"));
     auto *newScenario = new QAction(tr("&New scenario"), this);
     newScenario->setShortcut(QKeySequence::New);
     connect(newScenario, &QAction::triggered, this, [this] {

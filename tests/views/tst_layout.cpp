@@ -704,6 +704,21 @@ private Q_SLOTS:
                     }
             }
             QCOMPARE(undoRedo, 2);
+            // After a change the menu names the step and the toolbar button still says "Undo".
+            Scenario longer = w.planner()->scenario();
+            longer.contextTokens = 128000;
+            w.planner()->edit(longer, ScenarioCommand::Context, QStringLiteral("Context 128,000 tokens"));
+            int buttons = 0;
+            for (QAction *a : w.findChildren<QAction *>())
+                if (a->isEnabled() && a->text().startsWith(QLatin1String("&Undo"))) {
+                    QVERIFY2(a->text().contains(QStringLiteral("Context 128,000 tokens")), qPrintable(a->text()));
+                    for (QObject *o : a->associatedObjects())
+                        if (auto *button = qobject_cast<QToolButton *>(o)) {
+                            QCOMPARE(button->text(), QStringLiteral("Undo"));
+                            ++buttons;
+                        }
+                }
+            QCOMPARE(buttons, 1);
             // And it follows the next palette (light again) rather than keeping the dark one.
             QApplication::setPalette(before);
             QApplication::processEvents();
