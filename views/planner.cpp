@@ -4,6 +4,7 @@
 
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
+#include <utility>
 
 namespace Headroom {
 
@@ -19,44 +20,66 @@ void Planner::reset(const Scenario &scenario)
     apply(scenario);
 }
 
+template<typename Job, typename Done>
+void Planner::runLatest(Channel &channel, Job job, Done done)
+{
+    if (channel.running) {
+        channel.queued = [this, &channel, job, done] { runLatest(channel, job, done); };
+        return;
+    }
+    using Result = decltype(job());
+    channel.running = true;
+    auto *watcher = new QFutureWatcher<Result>(this);
+    connect(watcher, &QFutureWatcher<Result>::finished, this, [this, watcher, &channel, done] {
+        channel.running = false;
+        // A newer request waited: its answer replaces this one, which is dropped.
+        if (const std::function<void()> next = std::exchange(channel.queued, {}))
+            next();
+        else
+            done(watcher->result());
+        watcher->deleteLater();
+    });
+    watcher->setFuture(QtConcurrent::run(std::move(job)));
+}
+
 void Planner::apply(const Scenario &scenario)
 {
     m_scenario = scenario;
     Q_EMIT scenarioChanged(m_scenario);
     const quint64 generation = ++m_generation;
     if (!scenario.distribution) {
-        // Microseconds: answer at once.
+        // Microseconds: answer at once (a request still waiting is older: it never runs).
+        m_results.queued = {};
         m_result = computeCapacity(m_scenario);
         m_uncapped.reset();
         Q_EMIT resultChanged(m_result);
         return;
     }
     // The tail estimate takes milliseconds: run it off the GUI thread so a drag
-    // never blocks; a result for an older scenario is dropped (the latest wins).
+    // never blocks; only the latest scenario is computed (runLatest), and a result
+    // for an older one (one answered at once since) is dropped.
     // With a cap, the uncapped count comes along: what the cap buys.
     using Answer = QPair<CapacityResult, std::optional<qint64>>;
-    auto *watcher = new QFutureWatcher<Answer>(this);
-    ++m_pending;
-    connect(watcher, &QFutureWatcher<Answer>::finished, this, [this, watcher, generation] {
-        --m_pending;
-        if (generation == m_generation) {
-            m_result = watcher->result().first;
-            m_uncapped = watcher->result().second;
+    runLatest(
+        m_results,
+        [scenario] {
+            std::optional<qint64> uncapped;
+            if (scenario.retainTokens) {
+                Scenario open = scenario;
+                open.retainTokens.reset();
+                const CapacityResult r = computeCapacity(open);
+                if (r.ok)
+                    uncapped = r.distribution.sessionsAtRisk;
+            }
+            return Answer(computeCapacity(scenario), uncapped);
+        },
+        [this, generation](const Answer &answer) {
+            if (generation != m_generation)
+                return;
+            m_result = answer.first;
+            m_uncapped = answer.second;
             Q_EMIT resultChanged(m_result);
-        }
-        watcher->deleteLater();
-    });
-    watcher->setFuture(QtConcurrent::run([scenario] {
-        std::optional<qint64> uncapped;
-        if (scenario.retainTokens) {
-            Scenario open = scenario;
-            open.retainTokens.reset();
-            const CapacityResult r = computeCapacity(open);
-            if (r.ok)
-                uncapped = r.distribution.sessionsAtRisk;
-        }
-        return Answer(computeCapacity(scenario), uncapped);
-    }));
+        });
 }
 
 void Planner::edit(const Scenario &next, ScenarioCommand::Id id, const QString &text, bool mergeable)
@@ -172,32 +195,19 @@ void Planner::setPresets(QVector<ModelShape> models, QVector<GpuSpec> gpus)
 
 void Planner::requestLevers(const LeverTarget &target, qint64 sharedPrefixTokens, qint64 hostMemoryPerGpu)
 {
-    const quint64 generation = ++m_leversGeneration;
-    auto *watcher = new QFutureWatcher<LeverReport>(this);
-    ++m_leversPending;
-    connect(watcher, &QFutureWatcher<LeverReport>::finished, this, [this, watcher, generation] {
-        --m_leversPending;
-        if (generation == m_leversGeneration)
-            Q_EMIT leversChanged(watcher->result());
-        watcher->deleteLater();
-    });
-    watcher->setFuture(QtConcurrent::run([s = m_scenario, models = m_models, gpus = m_gpus, target, sharedPrefixTokens, hostMemoryPerGpu] {
-        return evaluateLevers(s, models, gpus, target, sharedPrefixTokens, hostMemoryPerGpu);
-    }));
+    runLatest(
+        m_levers,
+        [s = m_scenario, models = m_models, gpus = m_gpus, target, sharedPrefixTokens, hostMemoryPerGpu] {
+            return evaluateLevers(s, models, gpus, target, sharedPrefixTokens, hostMemoryPerGpu);
+        },
+        [this](const LeverReport &report) { Q_EMIT leversChanged(report); });
 }
 
 void Planner::requestAdvice(const LeverTarget &target)
 {
-    const quint64 generation = ++m_adviceGeneration;
-    auto *watcher = new QFutureWatcher<LeverReport>(this);
-    connect(watcher, &QFutureWatcher<LeverReport>::finished, this, [this, watcher, generation] {
-        if (generation == m_adviceGeneration)
-            Q_EMIT adviceChanged(watcher->result());
-        watcher->deleteLater();
-    });
-    watcher->setFuture(QtConcurrent::run([s = m_scenario, models = m_models, gpus = m_gpus, target] {
-        return evaluateLevers(s, models, gpus, target, 0, 0);
-    }));
+    runLatest(
+        m_advice, [s = m_scenario, models = m_models, gpus = m_gpus, target] { return evaluateLevers(s, models, gpus, target, 0, 0); },
+        [this](const LeverReport &report) { Q_EMIT adviceChanged(report); });
 }
 
 Diagnosis Planner::diagnose(qint64 sessions, qint64 tokens) const

@@ -9,6 +9,7 @@
 
 #include <QObject>
 #include <QUndoStack>
+#include <functional>
 
 namespace Headroom {
 
@@ -49,8 +50,9 @@ public:
     void setRetainTokens(std::optional<qint64> tokens);
     void setRisk(double risk);
     void setLengthScale(double scale);
-    /// True while a result for the latest scenario is being computed off the GUI thread.
-    bool busy() const { return m_pending > 0; }
+    /// True while a result is being computed off the GUI thread (for the
+    /// latest scenario, or for an older one that a newer request waits on).
+    bool busy() const { return m_results.running; }
     void setUnits(UnitSystem units);
 
     /// Used by ScenarioCommand: sets the scenario and recomputes, no undo step.
@@ -72,12 +74,14 @@ public:
 
     /// The presets the levers draw other models and cards from.
     void setPresets(QVector<ModelShape> models, QVector<GpuSpec> gpus);
-    /// The four levers priced for the current scenario (evaluateLevers) off the GUI thread (tens of capacity runs, 0.1-0.3 s against a
-    /// distribution): leversChanged() carries the report for the latest request;
-    /// an older one still running is dropped when it finishes (the latest wins).
+    /// The four levers priced for the current scenario (evaluateLevers) off the GUI thread (tens of capacity runs sharing
+    /// their risk work, about one frame against a distribution): leversChanged() carries the report for the latest request.
+    /// The latest wins: one pricing runs at a time; a request made meanwhile waits as the only queued one (replacing, never
+    /// running, any older waiting request), and the running pricing's report is dropped when a newer one is queued, so a
+    /// drag never queues work.
     void requestLevers(const LeverTarget &target, qint64 sharedPrefixTokens, qint64 hostMemoryPerGpu);
-    /// True while a levers request is being priced.
-    bool leversBusy() const { return m_leversPending > 0; }
+    /// True while a levers request is being priced (or waits for an older one to finish).
+    bool leversBusy() const { return m_levers.running; }
     /// The same pricing for the window's "what to do now" (its own latest-wins
     /// channel, so it never cancels the Levers tab's request): adviceChanged().
     void requestAdvice(const LeverTarget &target);
@@ -103,11 +107,22 @@ private:
     QVector<Pinned> m_pinned;
     QVector<ModelShape> m_models;
     QVector<GpuSpec> m_gpus;
+    /// One latest-wins channel of work off the GUI thread: whether a job runs,
+    /// and the one request waiting for it (empty when none; a newer request replaces it).
+    struct Channel
+    {
+        bool running = false;
+        std::function<void()> queued;
+    };
+    /// Runs `job` on `channel` (QtConcurrent) and hands its result to `done` on the
+    /// GUI thread unless a newer request was queued meanwhile; while a job runs the
+    /// request waits as the channel's queued one.
+    template<typename Job, typename Done>
+    void runLatest(Channel &channel, Job job, Done done);
     quint64 m_generation = 0;
-    int m_pending = 0;
-    quint64 m_leversGeneration = 0;
-    int m_leversPending = 0;
-    quint64 m_adviceGeneration = 0;
+    Channel m_results;
+    Channel m_levers;
+    Channel m_advice;
     std::optional<qint64> m_uncapped;
 };
 

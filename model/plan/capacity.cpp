@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/capacity.h"
+#include "plan/riskwork.h"
 #include "engines/enginerule.h"
 #include "lengths/overflowrisk.h"
 #include "plan/servingestimate.h"
@@ -307,7 +308,7 @@ LengthDistribution lengthsOf(const Scenario &s, qint64 reserved)
     return s.distribution->scaled(s.lengthScale);
 }
 
-DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, const Budget &b, const CapacityResult &r)
+DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, const Budget &b, const CapacityResult &r, RiskWork &work)
 {
     DistributionFigures d;
     if (!(s.risk >= 1e-6 && s.risk <= 0.5))
@@ -329,28 +330,29 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
         d.p99TokensDropped = lengths.droppedQuantile(cap, 0.99);
     }
     const qint64 budget = r.kvBudgetBytesPerGpu;
-    const OverflowRisk risk(lengths, cost, cap);
-    d.meanSessionBytesPerGpu = risk.meanBytes();
-    const RiskCount count = risk.sessionsAtRisk(budget, s.risk);
+    RiskWork::Law &law = work.law(lengths, cost, cap);
+    d.meanSessionBytesPerGpu = law.risk().meanBytes();
+    const RiskCount count = law.sessionsAtRisk(budget, s.risk);
     d.sessionsAtRisk = count.sessions;
     d.riskMethod = count.method;
     d.riskTailAt = count.tailAt;
     d.riskTailAbove = count.tailAbove;
     d.riskErrorBound = count.errorBound;
-    d.sessionsWorstCase = risk.sessionsWorstCase(budget);
-    d.sessionsAtMean = risk.sessionsAtMean(budget);
-    const qint64 admissionBudget = qint64(std::floor(double(budget) * (1.0 - s.marginFraction)));
-    d.admissionLimit = risk.sessionsAtRisk(admissionBudget, s.risk).sessions;
-    d.overflowProbability = risk.overflowProbability(s.sessions, budget);
-    if (!lengths.promptLengths.isEmpty() && !s.preallocate) {
+    d.sessionsWorstCase = law.risk().sessionsWorstCase(budget);
+    d.sessionsAtMean = law.risk().sessionsAtMean(budget);
+    if (work.figures() == RiskWork::Figures::All) {
+        const qint64 admissionBudget = qint64(std::floor(double(budget) * (1.0 - s.marginFraction)));
+        d.admissionLimit = law.sessionsAtRisk(admissionBudget, s.risk).sessions;
+        d.overflowProbability = law.overflowProbability(s.sessions, budget);
+    }
+    if (!lengths.promptLengths.isEmpty() && !s.preallocate && work.figures() == RiskWork::Figures::All) {
         // Admission that counts prompts only lets in more sessions than their grown size allows.
         LengthDistribution prompts = lengths;
         prompts.lengths = lengths.promptLengths;
         prompts.probabilities = lengths.promptProbabilities;
-        const OverflowRisk promptRisk(prompts, cost, cap);
         d.hasPrompts = true;
-        d.admissionByPrompt = promptRisk.sessionsAtRisk(budget, s.risk).sessions;
-        d.riskAtGrownSize = risk.overflowProbability(d.admissionByPrompt, budget);
+        d.admissionByPrompt = work.law(prompts, cost, cap).sessionsAtRisk(budget, s.risk).sessions;
+        d.riskAtGrownSize = law.overflowProbability(d.admissionByPrompt, budget);
     }
     // Throughput and cost at the risk-based count.
     if (const auto step = decodeStep(s, b.weightsPerGpu, d.meanSessionBytesPerGpu, s.sessions))
@@ -464,6 +466,12 @@ QVector<QPair<qint64, qint64>> sessionsAcrossContexts(const Scenario &s, int poi
 
 CapacityResult computeCapacity(const Scenario &s)
 {
+    RiskWork work;
+    return computeCapacity(s, work);
+}
+
+CapacityResult computeCapacity(const Scenario &s, RiskWork &work)
+{
     CapacityResult r;
     try {
         const KvCost cost = costOf(s);
@@ -567,7 +575,7 @@ CapacityResult computeCapacity(const Scenario &s)
         if (s.model.kvHeads > 0 && s.tp > s.effectiveKvHeads())
             r.warnings << Capacity::tr("TP %1 exceeds %2 KV heads: each head is replicated on %3 GPUs.")
                               .arg(s.tp).arg(s.effectiveKvHeads()).arg(s.tp / s.effectiveKvHeads());
-        r.distribution = distributionFigures(s, cost, b, r);
+        r.distribution = distributionFigures(s, cost, b, r, work);
         const auto price = s.effectivePrice();
         if (price && r.distribution.sessionsAtRisk > 0)
             r.costPerSessionHourUsd = *price * s.gpusPerReplica() / double(r.distribution.sessionsAtRisk);

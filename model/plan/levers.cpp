@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/levers.h"
 #include "plan/capacity.h"
+#include "plan/riskwork.h"
 #include "core/inputerror.h"
 #include "kv/kvcost.h"
 #include "core/units.h"
@@ -43,9 +44,10 @@ LeverOption priced(const QString &lever, const QString &option, const Scenario &
     return o;
 }
 
-LeverOption price(const QString &lever, const QString &option, const Scenario &s, const QString &sideEffect)
+// The option priced by its own plan, its risk work shared with the other options' (`work`).
+LeverOption price(RiskWork &work, const QString &lever, const QString &option, const Scenario &s, const QString &sideEffect)
 {
-    return priced(lever, option, s, sideEffect, computeCapacity(s));
+    return priced(lever, option, s, sideEffect, computeCapacity(s, work));
 }
 
 QString percent(double share)
@@ -69,7 +71,7 @@ void carrySidePools(Scenario &v)
 // Side pools (issue #14): a smaller draft, fewer speculative tokens, fewer LoRA slots,
 // a lower rank, fewer adapted modules; dropping a pool serves something else, so those
 // options change the requirement.
-QVector<LeverOption> sidePoolOptions(const Scenario &now, const QVector<ModelShape> &models)
+QVector<LeverOption> sidePoolOptions(RiskWork &work, const Scenario &now, const QVector<ModelShape> &models)
 {
     QVector<LeverOption> out;
     const QString lever = QStringLiteral("side pools");
@@ -82,25 +84,25 @@ QVector<LeverOption> sidePoolOptions(const Scenario &now, const QVector<ModelSha
                 continue;
             Scenario v = now;
             v.speculative.draftModel = m;
-            out << price(lever, QStringLiteral("smaller draft %1").arg(m.name), v,
+            out << price(work, lever, QStringLiteral("smaller draft %1").arg(m.name), v,
                          QStringLiteral("fewer draft tokens accepted per step: measure the speed-up"));
         }
     }
     if (sd.draftLayers > 1) {
         Scenario v = now;
         v.speculative.draftLayers = 1;
-        out << price(lever, QStringLiteral("1 MTP / EAGLE layer"), v, QStringLiteral("fewer draft tokens accepted per step: measure the speed-up"));
+        out << price(work, lever, QStringLiteral("1 MTP / EAGLE layer"), v, QStringLiteral("fewer draft tokens accepted per step: measure the speed-up"));
     }
     if (sd.speculativeTokens > 1) {
         Scenario v = now;
         v.speculative.speculativeTokens = sd.speculativeTokens / 2;
-        out << price(lever, QStringLiteral("%1 speculative tokens per step").arg(v.speculative.speculativeTokens), v,
+        out << price(work, lever, QStringLiteral("%1 speculative tokens per step").arg(v.speculative.speculativeTokens), v,
                      QStringLiteral("fewer tokens per verification step"));
     }
     if (sd.on()) {
         Scenario v = now;
         v.speculative = SpeculativeDecoding{};
-        LeverOption o = price(lever, QStringLiteral("no speculative decoding"), v, QStringLiteral("decode one token per step: slower per session"));
+        LeverOption o = price(work, lever, QStringLiteral("no speculative decoding"), v, QStringLiteral("decode one token per step: slower per session"));
         o.changesRequirement = true;
         o.changesRequirementReason = QStringLiteral("gives up the speed-up the draft was there for");
         out << o;
@@ -109,14 +111,14 @@ QVector<LeverOption> sidePoolOptions(const Scenario &now, const QVector<ModelSha
     if (l.on() && l.maxLoras > 1) {
         Scenario v = now;
         v.lora.maxLoras = l.maxLoras / 2;
-        LeverOption o = price(lever, QStringLiteral("%1 LoRA slots").arg(v.lora.maxLoras), v,
+        LeverOption o = price(work, lever, QStringLiteral("%1 LoRA slots").arg(v.lora.maxLoras), v,
                               QStringLiteral("adapters beyond %1 wait for a slot (loaded from host memory)").arg(v.lora.maxLoras));
         out << o;
     }
     if (l.on() && l.maxRank > 8) {
         Scenario v = now;
         v.lora.maxRank = l.maxRank / 2;
-        LeverOption o = price(lever, QStringLiteral("LoRA rank %1").arg(v.lora.maxRank), v,
+        LeverOption o = price(work, lever, QStringLiteral("LoRA rank %1").arg(v.lora.maxRank), v,
                               QStringLiteral("adapters above rank %1 no longer load").arg(v.lora.maxRank));
         o.changesRequirement = true;
         o.changesRequirementReason = QStringLiteral("adapters of rank %1 need retraining at rank %2").arg(l.maxRank).arg(v.lora.maxRank);
@@ -126,7 +128,7 @@ QVector<LeverOption> sidePoolOptions(const Scenario &now, const QVector<ModelSha
     if (l.on() && l.effectiveModules() != attention && l.effectiveModules().size() > attention.size()) {
         Scenario v = now;
         v.lora.modules = attention;
-        LeverOption o = price(lever, QStringLiteral("LoRA on attention only (q, k, v, o)"), v,
+        LeverOption o = price(work, lever, QStringLiteral("LoRA on attention only (q, k, v, o)"), v,
                               QStringLiteral("adapters trained on the MLP no longer load"));
         o.changesRequirement = true;
         o.changesRequirementReason = QStringLiteral("adapters trained on the MLP need retraining");
@@ -141,7 +143,11 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
                            const LeverTarget &target, qint64 sharedPrefixTokens, qint64 hostMemoryPerGpu)
 {
     LeverReport report;
-    const CapacityResult base = computeCapacity(now);
+    // Every option's plan shares one RiskWork: most options change the budget or the
+    // bytes per token, not the lengths, and each distinct law and tail is settled once.
+    // A levers row reads the count, latency and cost only (Figures::Counts).
+    RiskWork work(RiskWork::Figures::Counts);
+    const CapacityResult base = computeCapacity(now, work);
     report.current = priced(QStringLiteral("now"), QStringLiteral("as planned"), now, QString(), base);
     if (!base.ok) {
         report.answer = base.error;
@@ -157,7 +163,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         Scenario v = now;
         v.kvDtype = d;
         // Phrased so no article depends on the dtype's name ("an int4", "a bf16").
-        out << price(QStringLiteral("precision"), Levers::tr("KV cache %1").arg(Dtypes::name(d)), v,
+        out << price(work, QStringLiteral("precision"), Levers::tr("KV cache %1").arg(Dtypes::name(d)), v,
                      Levers::tr("quality risk of the KV cache in %1, to measure on your evaluations").arg(Dtypes::name(d)));
     }
 
@@ -188,7 +194,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         previousPerGpu = perGpu;
         Scenario v = now;
         v.kvHeadsOverride = h;
-        LeverOption o = price(QStringLiteral("attention"), h == 1 ? Levers::tr("1 KV head (MQA what-if)") : Levers::tr("%1 KV heads (GQA what-if)").arg(h), v,
+        LeverOption o = price(work, QStringLiteral("attention"), h == 1 ? Levers::tr("1 KV head (MQA what-if)") : Levers::tr("%1 KV heads (GQA what-if)").arg(h), v,
                               Levers::tr("a retrained or up-trained model (GQA), quality to check"));
         o.changesRequirement = true;
         o.changesRequirementReason = Levers::tr("%1 instead of %2 needs a retrained model")
@@ -226,7 +232,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         v.kvHeadsOverride.reset();
         v.weightsDtype.reset();
         carrySidePools(v);
-        LeverOption o = price(QStringLiteral("attention"), Levers::tr("model %1").arg(m.name), v,
+        LeverOption o = price(work, QStringLiteral("attention"), Levers::tr("model %1").arg(m.name), v,
                               Levers::tr("a different model of similar size: quality to compare"));
         o.changesRequirement = true;
         o.changesRequirementReason = Levers::tr("%1 instead of %2: another model").arg(m.name, now.model.name);
@@ -241,7 +247,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
             continue;
         Scenario v = now;
         v.retainTokens = cap;
-        LeverOption o = price(QStringLiteral("retention"), Levers::tr("cap at %1 tokens").arg(formatCount(cap)), v,
+        LeverOption o = price(work, QStringLiteral("retention"), Levers::tr("cap at %1 tokens").arg(formatCount(cap)), v,
                               Levers::tr("%1 of sessions lose history; %2 tokens dropped on average, p99 %3")
                                   .arg(percent(lengths.shareAbove(cap)), formatCount(qint64(std::llround(lengths.meanDropped(cap)))),
                                        formatCount(lengths.droppedQuantile(cap, 0.99))));
@@ -263,7 +269,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
             v.distribution->spec = lengths.spec + Levers::tr(" less a shared %1-token prefix").arg(formatCount(sharedPrefixTokens));
             v.lengthScale = 1.0;
             v.workspaceBytes = Units::add(now.effectiveWorkspaceBytes(), cost.sessionBytes(sharedPrefixTokens, true), QStringLiteral("--shared-prefix"));
-            out << price(QStringLiteral("retention"), Levers::tr("shared %1-token system prompt, prefix-cached").arg(formatCount(sharedPrefixTokens)), v,
+            out << price(work, QStringLiteral("retention"), Levers::tr("shared %1-token system prompt, prefix-cached").arg(formatCount(sharedPrefixTokens)), v,
                          Levers::tr("none, when prompts really are shared"));
         } catch (const InputError &) {
         }
@@ -279,7 +285,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         v.priceUsdPerGpuHour.reset();
         // Two presets of one name (a copy made with `presets add --from`) are told apart by id.
         const bool sameName = std::count_if(gpus.cbegin(), gpus.cend(), [&g](const GpuSpec &o) { return o.name == g.name; }) > 1;
-        out << price(QStringLiteral("memory"), sameName ? Levers::tr("card %1 (%2)").arg(g.name, g.id) : Levers::tr("card %1").arg(g.name), v,
+        out << price(work, QStringLiteral("memory"), sameName ? Levers::tr("card %1 (%2)").arg(g.name, g.id) : Levers::tr("card %1").arg(g.name), v,
                      g.priceUsdPerHour ? Levers::tr("%1 per GPU-hour").arg(Units::formatUsd(*g.priceUsdPerHour))
                                        : Levers::tr("no published price: set one"));
     }
@@ -288,7 +294,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
             continue;
         Scenario v = now;
         v.tp = tp;
-        LeverOption o = price(QStringLiteral("memory"), Levers::tr("TP %1").arg(tp), v,
+        LeverOption o = price(work, QStringLiteral("memory"), Levers::tr("TP %1").arg(tp), v,
                               tp > heads && heads > 0 ? Levers::tr("%1 GPUs per replica; KV heads replicated past %2").arg(tp).arg(heads)
                                                       : Levers::tr("%1 GPUs per replica").arg(tp));
         if (o.sessionsPerGroup > 0 || o.sideEffect.startsWith(QLatin1String("--tp")) == false)
@@ -311,7 +317,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         // Host memory extends the pool as if the card were larger (any engine rule).
         Scenario v = now;
         v.gpuMemoryBytes = Units::add(base.gpuMemoryBytes, hostMemoryPerGpu, QStringLiteral("--host-memory"));
-        LeverOption o = price(QStringLiteral("memory"), Levers::tr("offload cold KV to %1 of host memory").arg(Units::formatBytes(hostMemoryPerGpu, UnitSystem::Decimal)), v, QString());
+        LeverOption o = price(work, QStringLiteral("memory"), Levers::tr("offload cold KV to %1 of host memory").arg(Units::formatBytes(hostMemoryPerGpu, UnitSystem::Decimal)), v, QString());
         const double offloaded = std::max(0.0, double(o.sessionsPerGroup) * base.distribution.meanSessionBytesPerGpu - double(base.kvBudgetBytesPerGpu));
         const double addedMs = offloaded / double(now.gpu.hostLinkBytesPerSecond) * 1e3;
         if (o.itlMs)
@@ -326,9 +332,9 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         // Idle sessions wait in host memory; the decoding ones stay on the card (two tiers).
         Scenario v = now;
         v.hostKvMemoryBytes = Units::mul(hostMemoryPerGpu, std::max(1, now.gpusPerNode), QStringLiteral("--host-memory"));
-        LeverOption o = price(QStringLiteral("memory"), QStringLiteral("keep idle sessions warm in %1 of host memory per node")
-                                                            .arg(Units::formatBytes(*v.hostKvMemoryBytes, UnitSystem::Decimal)), v, QString());
-        const CapacityResult rv = computeCapacity(v);
+        const CapacityResult rv = computeCapacity(v, work);
+        LeverOption o = priced(QStringLiteral("memory"), QStringLiteral("keep idle sessions warm in %1 of host memory per node")
+                                                             .arg(Units::formatBytes(*v.hostKvMemoryBytes, UnitSystem::Decimal)), v, QString(), rv);
         if (rv.ok && rv.warm.gpusPerNode > 0) {
             const WarmSessions &w = rv.warm;
             // At a share of 1 nothing changes: the option keeps the card's own figures.
@@ -347,7 +353,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         }
         out << o;
     }
-    out << sidePoolOptions(now, models);
+    out << sidePoolOptions(work, now, models);
 
     // Change against now; the target; order by cost.
     for (LeverOption &o : out) {

@@ -296,6 +296,80 @@ private Q_SLOTS:
         QVERIFY2(o->sideEffect.contains(QStringLiteral("+%1 ms").arg(Units::formatDecimal(added, 1))), qPrintable(o->sideEffect));
     }
 
+    void sharedWorkEqualsOptionByOption_data()
+    {
+        QTest::addColumn<QString>("spec");
+        // The Azure conversation trace (19,366 requests, prompts kept apart) and a log-normal.
+        QTest::newRow("trace") << QStringLiteral("trace:" HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv");
+        QTest::newRow("lognormal") << QStringLiteral("lognormal:median=2000,p99=30000,max=120000");
+    }
+
+    void sharedWorkEqualsOptionByOption()
+    {
+        // evaluateLevers prices every option sharing one RiskWork (laws and tails settled
+        // once). Each row must carry the figures of its own plan, computed alone:
+        // computeCapacity(option's scenario), sessions at the risk, cost and latency at them.
+        // An 8B GQA model (seed A's shape) on a 24 GB card at risk 1e-6, with larger cards,
+        // another model of fewer KV heads, LoRA slots, a shared prefix and host memory, so
+        // options that change only the budget, the bytes per token, the cap or the lengths all appear.
+        QFETCH(QString, spec);
+        Scenario s = seedA(8192);
+        s.gpu = GpuSpec::custom(24'000'000'000);
+        s.gpu.id = QStringLiteral("card-24");
+        s.gpu.priceUsdPerHour = 0.70;
+        s.gpu.bandwidthBytesPerSecond = 1'008'000'000'000;
+        s.gpu.hostLinkBytesPerSecond = 32'000'000'000;
+        s.workspaceBytes = 1'000'000'000;
+        s.distribution = LengthDistribution::parse(spec, QStringLiteral("--distribution"));
+        s.risk = 1e-6;
+        s.sessions = 10;
+        s.decodingShare = 0.25;
+        s.model.hiddenSize = 4096; // Llama-3.1-8B's config.json: what LoRA slots are sized by
+        s.model.intermediateSize = 14336;
+        s.lora.maxLoras = 4;
+        s.lora.maxRank = 16;
+        ModelShape other = Headroom::Test::dense(32, 32, 4, 128, 9'000'000'000);
+        other.hiddenSize = 4096;
+        other.intermediateSize = 14336;
+        other.id = QStringLiteral("other");
+        other.name = QStringLiteral("other model");
+        QVector<GpuSpec> gpus;
+        for (qint64 gb : {48, 80}) {
+            GpuSpec g = GpuSpec::custom(gb * 1'000'000'000);
+            g.id = g.name = QStringLiteral("card-%1").arg(gb);
+            g.priceUsdPerHour = 0.03 * double(gb);
+            g.bandwidthBytesPerSecond = 2'000'000'000'000;
+            gpus << g;
+        }
+        const LeverReport report = evaluateLevers(s, {s.model, other}, gpus, LeverTarget{2.0, std::nullopt}, 500);
+        QVERIFY2(report.options.size() >= 15, qPrintable(QString::number(report.options.size()) + QStringLiteral(": ") + report.answer));
+        QStringList levers;
+        auto sameFigures = [](const LeverOption &o, const CapacityResult &r) {
+            QVERIFY2(r.ok, qPrintable(o.option + QStringLiteral(": ") + r.error));
+            QCOMPARE(o.sessionsPerGroup, r.distribution.sessionsAtRisk);
+            QCOMPARE(o.sessionsPerGpu, double(r.distribution.sessionsAtRisk) / double(o.scenario.tp));
+            QCOMPARE(o.costPerSessionHourUsd, r.costPerSessionHourUsd);
+            QCOMPARE(o.costPerMillionTokensUsd, r.distribution.costPerMillionTokensUsd);
+        };
+        sameFigures(report.current, computeCapacity(s));
+        QCOMPARE(report.current.itlMs, computeCapacity(s).distribution.itlMsAtRisk);
+        for (const LeverOption &o : report.options) {
+            levers << o.lever;
+            const CapacityResult r = computeCapacity(o.scenario);
+            if (o.option.startsWith(QLatin1String("keep idle sessions warm"))) {
+                // Sessions retained per node at the decoding share (plan/warmsessions.h), per replica.
+                QVERIFY(r.ok && r.warm.gpusPerNode > 0 && r.warm.decodingShare < 1.0);
+                QCOMPARE(o.sessionsPerGroup, r.warm.retainedPerNode / std::max<qint64>(1, r.warm.replicasPerNode));
+                QCOMPARE(o.itlMs, r.distribution.itlMsAtRisk);
+                continue;
+            }
+            sameFigures(o, r);
+            QCOMPARE(o.itlMs, r.distribution.itlMsAtRisk);
+        }
+        for (const char *lever : {"precision", "attention", "retention", "memory", "side pools"})
+            QVERIFY2(levers.contains(QLatin1String(lever)), lever);
+    }
+
     void diagnosis()
     {
         // Seed A on its 80 GB card: 60 GB holds 4 sessions of 100,000 tokens (13.1 GB each).
