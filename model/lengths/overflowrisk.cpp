@@ -383,15 +383,27 @@ std::optional<OverflowRisk::Transform> OverflowRisk::transformFor(qint64 session
     cumulants(0, tr.cap, k0, k1, k2);
     if (k2 <= 0)
         return std::nullopt; // one size only: convolution is trivial there
-    // The saddlepoint of the threshold (there C = exp(N K(t) - t s) <= 1); at
-    // least a tenth of a standard deviation's worth of tilt when the threshold
-    // is near or below the mean, so the geometric weights stay bounded (any t > 0 is valid).
-    tr.t = std::max(saddlepoint(double(s) / n, tr.cap), 0.1 / std::sqrt(n * k2));
+    // The saddlepoint of the threshold (there C = exp(N K(t) - t s) <= 1, its
+    // least); at least a tenth of a standard deviation's worth of tilt when the
+    // threshold is near or below the mean, so the geometric weights stay
+    // bounded. From 1,000 sessions (the sum near normal) at least 3 standard
+    // deviations' worth when the threshold is less than that above the mean
+    // (risks of 1e-3 and more): C then grows by at most e^{4.5} over its least
+    // (round-off grows with it, still far below 1e-12 of the tail), and the
+    // weight e^{-t M} of mass wrapping up from below falls fast enough that a
+    // window of 9-10 standard deviations serves, half of what the saddlepoint's
+    // tilt needs there. (Any t > 0 is valid; fewer sessions with a heavy tail
+    // spread too much under the larger tilt.)
+    tr.t = std::max(saddlepoint(double(s) / n, tr.cap), (sessions >= 1000 ? 3.0 : 0.1) / std::sqrt(n * k2));
     cumulants(tr.t, tr.cap, k0, k1, k2);
     tr.k0 = k0;
-    // e^{-t M} within 1e-9 of the tail, taken as at least 1% of C = exp(N K(t) - t s); wider on each retry.
-    const double wrapWeight = (h / 8.0) * (std::log(1e11) + std::max(0.0, -(n * k0 - tr.t * double(s))));
+    // e^{-t M} within 1e-9 of the tail (the inversion refuses aliasing above
+    // 1e-8 of it), the tail taken as C = exp(N K(t) - t s) times the saddlepoint's
+    // share of it, 1 / ((1 - e^-t) sqrt(2 pi N K''(t))) (Daniels 1987), at most 1
+    // and at least 1%; wider on each retry (should the share be optimistic).
     const double sd = std::sqrt(n * k2);
+    const double share = std::clamp(1.0 / (-std::expm1(-tr.t) * std::sqrt(2.0 * M_PI) * sd), 1e-2, 1.0);
+    const double wrapWeight = (h / 8.0) * (std::log(1e9 / share) + std::max(0.0, -(n * k0 - tr.t * double(s))));
     const auto w = windowFor(sd, tr.t, wrapWeight, s, n * tr.top, h, maxPoints);
     if (!w)
         return std::nullopt;
