@@ -522,13 +522,13 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
         // numerator 1 - r^L e^{i theta L}; denominator 1 - r e^{i theta} = (1 - r) + r (1 - cos theta) - i r sin theta
         const double nr = 1.0 - rL * byL.c, ni = -rL * byL.s;
         const double dr = oneMinusR + r * versine, di = -r * one.s;
-        const double dd = dr * dr + di * di;
-        const double fr = (nr * dr + ni * di) / dd, fi = (ni * dr - nr * di) / dd;
+        const double inv = 1.0 / (dr * dr + di * di);
+        const double fr = (nr * dr + ni * di) * inv, fi = (ni * dr - nr * di) * inv;
         const double gr = byS.c * fr - byS.s * fi, gi = byS.c * fi + byS.s * fr;
         const double tr_ = pr * gr - pi * gi, ti = pr * gi + pi * gr;
         const double weight = k == m / 2 ? 1.0 : 2.0;
         sum += weight * tr_;
-        absSum += weight * std::sqrt(tr_ * tr_ + ti * ti);
+        absSum += weight * (std::abs(tr_) + std::abs(ti)); // at least the modulus: the round-off bound stays an upper bound
         ++used;
     }
     const double rel = sum / double(m);
