@@ -32,13 +32,29 @@ QString RiskCount::methodName(Method method)
 
 OverflowRisk::OverflowRisk(const LengthDistribution &d, const KvCost &cost, qint64 cap)
 {
-    // (bytes, probability) per length, sorted by bytes (lengths ascend, so this is
-    // nearly sorted already), equal sizes merged.
+    // (bytes, probability) per distinct size, sorted by bytes, equal sizes merged.
+    // KvCost::heldTokens pages every attention layer to ceil((min(L, window) +
+    // lookahead) / block) blocks, so a session's bytes depend on its length only
+    // through k = ceil((L + lookahead) / block): lengths with the same k (a
+    // trace's 2,788 lengths fall on 354 of them) take the bytes of the first.
     std::vector<std::pair<qint64, double>> bytes;
     bytes.reserve(size_t(d.lengths.size()));
+    const QString field = QStringLiteral("--distribution");
+    const qint64 block = std::max(1, cost.blockSize());
+    qint64 previousKey = -1, previousBytes = 0;
     for (int i = 0; i < d.lengths.size(); ++i) {
         const qint64 tokens = cap > 0 ? std::min(d.lengths.at(i), cap) : d.lengths.at(i);
-        bytes.emplace_back(cost.sessionBytes(tokens, true, QStringLiteral("--distribution")), d.probabilities.at(i));
+        const qint64 key = tokens >= 0 && cost.lookahead() >= 0 && tokens <= LengthDistribution::maxTokens
+                && cost.lookahead() <= LengthDistribution::maxTokens
+            ? (tokens + cost.lookahead() + block - 1) / block
+            : -1; // out of range: sessionBytes refuses it, naming the field
+        const qint64 size = key >= 0 && key == previousKey ? previousBytes : cost.sessionBytes(tokens, true, field);
+        previousKey = key;
+        previousBytes = size;
+        if (!bytes.empty() && bytes.back().first == size)
+            bytes.back().second += d.probabilities.at(i);
+        else
+            bytes.emplace_back(size, d.probabilities.at(i));
     }
     const auto bySize = [](const auto &x, const auto &y) { return x.first < y.first; };
     if (!std::is_sorted(bytes.begin(), bytes.end(), bySize)) // sorted already when bytes grow with the length
@@ -50,6 +66,8 @@ OverflowRisk::OverflowRisk(const LengthDistribution &d, const KvCost &cost, qint
     for (const auto &b : bytes)
         g = std::gcd(g, b.first - m_offset);
     m_unit = g > 0 ? g : 1;
+    m_units.reserve(qsizetype(bytes.size()));
+    m_probs.reserve(qsizetype(bytes.size()));
     for (const auto &[size, p] : bytes) {
         const qint64 units = (size - m_offset) / m_unit;
         if (!m_units.isEmpty() && m_units.last() == units)
@@ -234,18 +252,25 @@ void OverflowRisk::cumulants(double t, double cap, double &k0, double &k1, doubl
 {
     // Weights p_j e^{t (k_j - ref)}, ref the largest capped size for t > 0 and 0
     // otherwise, so every factor is at most 1 and the largest (smallest) size's
-    // weight is its probability: no overflow, no total underflow. Consecutive
-    // sizes one unit apart take the previous factor times e^t (re-based with
-    // exp every 64 sizes: relative drift below 64 x 2^-52), the rest exp.
+    // weight is its probability: no overflow, no total underflow. A size at most
+    // 8 units past the previous takes its factor times e^{t g} (powers of e^t
+    // by products, within 8 x 2^-52 each), re-based with exp every 16 sizes
+    // (relative drift below 16 x 9 x 2^-52); the rest take exp. The inversion
+    // does not rest on this accuracy: it uses the transform's own total mass.
     const double top = std::min(double(m_units.last()), cap);
     const double ref = t > 0 ? top : 0.0;
-    const double step = std::exp(t);
-    double s0 = 0, s1 = 0, s2 = 0, previous = -2, e = 0;
+    double powers[9];
+    powers[0] = 1;
+    powers[1] = std::exp(t);
+    for (int g = 2; g <= 8; ++g)
+        powers[g] = powers[g - 1] * powers[1];
+    double s0 = 0, s1 = 0, s2 = 0, previous = -100, e = 0;
     for (int j = 0; j < m_units.size(); ++j) {
         const double k = std::min(double(m_units.at(j)), cap);
-        if (k == previous + 1 && (j & 63) != 0)
-            e *= step;
-        else if (k != previous)
+        const double gap = k - previous;
+        if (gap <= 8 && (j & 15) != 0)
+            e *= powers[int(gap)];
+        else if (gap != 0)
             e = std::exp(t * (k - ref));
         previous = k;
         const double w = m_probs.at(j) * e;
@@ -324,7 +349,11 @@ qint64 placeWindow(qint64 m, double above, qint64 s, double largest)
 std::optional<Window> windowFor(double sd, double t, double wrap, qint64 s, double largest, double h, qint64 maxPoints)
 {
     const double above = 0.7 * h * sd;
-    const qint64 m = transformSize(std::min(std::max({h * sd, wrap / t, above + 3.0 * sd}), largest + 1.0));
+    qint64 m = transformSize(std::min(std::max({h * sd, wrap / t, above + 3.0 * sd}), largest + 1.0));
+    // A window over every sum (few sessions) when at most twice as wide: nothing
+    // wraps and nothing is left out, so no wider retry is ever needed.
+    if (const qint64 whole = transformSize(largest + 1.0); whole <= 2 * m)
+        m = whole;
     if (m > maxPoints)
         return std::nullopt;
     Window w;
@@ -354,15 +383,27 @@ std::optional<OverflowRisk::Transform> OverflowRisk::transformFor(qint64 session
     cumulants(0, tr.cap, k0, k1, k2);
     if (k2 <= 0)
         return std::nullopt; // one size only: convolution is trivial there
-    // The saddlepoint of the threshold (there C = exp(N K(t) - t s) <= 1); at
-    // least a tenth of a standard deviation's worth of tilt when the threshold
-    // is near or below the mean, so the geometric weights stay bounded (any t > 0 is valid).
-    tr.t = std::max(saddlepoint(double(s) / n, tr.cap), 0.1 / std::sqrt(n * k2));
+    // The saddlepoint of the threshold (there C = exp(N K(t) - t s) <= 1, its
+    // least); at least a tenth of a standard deviation's worth of tilt when the
+    // threshold is near or below the mean, so the geometric weights stay
+    // bounded. From 1,000 sessions (the sum near normal) at least 3 standard
+    // deviations' worth when the threshold is less than that above the mean
+    // (risks of 1e-3 and more): C then grows by at most e^{4.5} over its least
+    // (round-off grows with it, still far below 1e-12 of the tail), and the
+    // weight e^{-t M} of mass wrapping up from below falls fast enough that a
+    // window of 9-10 standard deviations serves, half of what the saddlepoint's
+    // tilt needs there. (Any t > 0 is valid; fewer sessions with a heavy tail
+    // spread too much under the larger tilt.)
+    tr.t = std::max(saddlepoint(double(s) / n, tr.cap), (sessions >= 1000 ? 3.0 : 0.1) / std::sqrt(n * k2));
     cumulants(tr.t, tr.cap, k0, k1, k2);
     tr.k0 = k0;
-    // e^{-t M} within 1e-9 of the tail, taken as at least 1% of C = exp(N K(t) - t s); wider on each retry.
-    const double wrapWeight = (h / 8.0) * (std::log(1e11) + std::max(0.0, -(n * k0 - tr.t * double(s))));
+    // e^{-t M} within 1e-9 of the tail (the inversion refuses aliasing above
+    // 1e-8 of it), the tail taken as C = exp(N K(t) - t s) times the saddlepoint's
+    // share of it, 1 / ((1 - e^-t) sqrt(2 pi N K''(t))) (Daniels 1987), at most 1
+    // and at least 1%; wider on each retry (should the share be optimistic).
     const double sd = std::sqrt(n * k2);
+    const double share = std::clamp(1.0 / (-std::expm1(-tr.t) * std::sqrt(2.0 * M_PI) * sd), 1e-2, 1.0);
+    const double wrapWeight = (h / 8.0) * (std::log(1e9 / share) + std::max(0.0, -(n * k0 - tr.t * double(s))));
     const auto w = windowFor(sd, tr.t, wrapWeight, s, n * tr.top, h, maxPoints);
     if (!w)
         return std::nullopt;
@@ -371,7 +412,9 @@ std::optional<OverflowRisk::Transform> OverflowRisk::transformFor(qint64 session
     // Narrower when little mass lies below its start: e^{-t M} P(S < lo) suffices, P(S < lo)
     // by a Chernoff bound of the untilted sum (a tilt tauLow < 0; 0 means the bound 1).
     const double above = 0.7 * h * sd;
-    for (qint64 m = transformSize(std::min(std::max(h * sd, above + 3.0 * sd), n * tr.top + 1.0)); m < tr.points;) {
+    // (Not when the window holds every sum: that one never aliases.)
+    for (qint64 m = transformSize(std::min(std::max(h * sd, above + 3.0 * sd), n * tr.top + 1.0));
+         m < tr.points && double(tr.points) <= n * tr.top;) {
         const qint64 lo = placeWindow(m, above, s, n * tr.top);
         double tau = 0, kLow = 0, logBelow = 0;
         if (lo > 0) {
@@ -430,7 +473,10 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
     const double delta = cutOff(t);
     const double skip = std::exp(2.0 * std::log(delta) / n);
     const qint64 sm = s % m, lm = terms % m;
-    double sum = -std::expm1(-t * double(terms)) / oneMinusR; // k = 0: Q_0 = 1
+    // k = 0: Q_0 is the transformed law's total mass, 1 but for rounding in K(t)
+    // (taken as it is, C Q_0^N is exact for whatever K(t) the tilt used).
+    const double q0 = std::pow(tr.q[0][0], n);
+    double sum = q0 * -std::expm1(-t * double(terms)) / oneMinusR;
     double absSum = sum;
     qint64 used = 1;
     // e^{i theta}, e^{i theta s}, e^{i theta L} at frequency `at`: stepped by one
@@ -476,13 +522,13 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
         // numerator 1 - r^L e^{i theta L}; denominator 1 - r e^{i theta} = (1 - r) + r (1 - cos theta) - i r sin theta
         const double nr = 1.0 - rL * byL.c, ni = -rL * byL.s;
         const double dr = oneMinusR + r * versine, di = -r * one.s;
-        const double dd = dr * dr + di * di;
-        const double fr = (nr * dr + ni * di) / dd, fi = (ni * dr - nr * di) / dd;
+        const double inv = 1.0 / (dr * dr + di * di);
+        const double fr = (nr * dr + ni * di) * inv, fi = (ni * dr - nr * di) * inv;
         const double gr = byS.c * fr - byS.s * fi, gi = byS.c * fi + byS.s * fr;
         const double tr_ = pr * gr - pi * gi, ti = pr * gi + pi * gr;
         const double weight = k == m / 2 ? 1.0 : 2.0;
         sum += weight * tr_;
-        absSum += weight * std::sqrt(tr_ * tr_ + ti * ti);
+        absSum += weight * (std::abs(tr_) + std::abs(ti)); // at least the modulus: the round-off bound stays an upper bound
         ++used;
     }
     const double rel = sum / double(m);
@@ -601,7 +647,10 @@ RiskCount OverflowRisk::sessionsAtRisk(qint64 budget, double eps) const
     const qint64 most = budget / m_offset;
     // Bracket with the saddlepoint (microseconds per step): secant steps on
     // log P(N) - log eps from the normal approximation's count, kept inside the
-    // bracket [a, b] with P(a) <= eps < P(b), halving it when a step stalls.
+    // bracket [a, b] with P(a) <= eps < P(b). While an end of the bracket is
+    // still its initial bound (or P underflows to 0), steps gallop from the last
+    // count (doubling) instead of halving the whole bracket; once both ends are
+    // evaluated, a stalled secant halves the bracket.
     qint64 a = worst, b = most + 1;
     double fa = -INFINITY, fb = INFINITY;
     const double z = -Normal::quantile(eps);
@@ -609,6 +658,7 @@ RiskCount OverflowRisk::sessionsAtRisk(qint64 budget, double eps) const
     qint64 g = qint64(std::floor(std::pow((-z * sd + std::sqrt(z * z * m_varBytes + 4.0 * m_meanBytes * double(budget))) / (2.0 * m_meanBytes), 2)));
     qint64 previous = -1;
     double fPrevious = 0;
+    double gallop = std::max(1.0, std::ceil(z * sd / m_meanBytes * std::sqrt(std::max(1.0, double(g))) / 8.0));
     int stalls = 0;
     for (int i = 0; b - a > 1 && i < 100; ++i) {
         g = std::clamp(g, a + 1, b - 1);
@@ -622,17 +672,26 @@ RiskCount OverflowRisk::sessionsAtRisk(qint64 budget, double eps) const
             b = g;
             fb = f;
         }
-        // Next: the secant through the last two points, else through the bracket, else its middle.
+        const bool evaluatedEnds = std::isfinite(fa) && std::isfinite(fb);
+        // Next: the secant through the last two points, else through the bracket, else a gallop or the middle.
         double next = NAN;
         if (previous >= 0 && std::isfinite(f) && std::isfinite(fPrevious) && f != fPrevious)
             next = double(g) - f * double(g - previous) / (f - fPrevious);
-        else if (std::isfinite(fa) && std::isfinite(fb))
+        else if (evaluatedEnds)
             next = double(a) + -fa * double(b - a) / (fb - fa);
         previous = g;
         fPrevious = f;
-        stalls = 2 * (b - a) > width + 1 ? stalls + 1 : 0;
-        if (!std::isfinite(next) || stalls >= 2)
+        stalls = evaluatedEnds && 2 * (b - a) > width + 1 ? stalls + 1 : 0;
+        if (!std::isfinite(next) || next <= double(a) || next >= double(b)) {
+            if (evaluatedEnds || stalls >= 2) {
+                next = double(a) + 0.5 * double(b - a);
+            } else {
+                next = p <= eps ? double(g) + gallop : double(g) - gallop;
+                gallop *= 2;
+            }
+        } else if (stalls >= 2) {
             next = double(a) + 0.5 * double(b - a);
+        }
         // Round towards the boundary's other side so the bracket closes on both ends.
         g = p <= eps ? qint64(std::ceil(next)) : qint64(std::floor(next));
     }
