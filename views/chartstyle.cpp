@@ -100,7 +100,9 @@ void niceRange(QValueAxis *axis, double top, int maxSteps)
     int decimals = std::max(0, int(std::ceil(-std::log10(step) - 1e-9)));
     if (std::abs(step / std::pow(10.0, -decimals) - std::round(step / std::pow(10.0, -decimals))) > 1e-6)
         ++decimals;
-    axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
+    const QString format = QStringLiteral("%.%1f").arg(decimals);
+    if (axis->labelFormat() != format) // set again, Qt Charts lays the whole chart out again
+        axis->setLabelFormat(format);
 }
 
 QPalette activeWhenInactive(QPalette palette)

@@ -47,7 +47,12 @@ CompareView::CompareView(Planner *planner, QWidget *parent)
     connect(m_pin, &QPushButton::clicked, m_planner, &Planner::pinCurrent);
     connect(m_unpin, &QPushButton::clicked, this, [this] { m_planner->unpin(int(m_planner->pinned().size()) - 1); });
     connect(m_planner, &Planner::pinnedChanged, this, &CompareView::refresh);
-    connect(m_planner, &Planner::resultChanged, this, &CompareView::refresh);
+    connect(m_planner, &Planner::resultChanged, this, [this] {
+        if (isVisible())
+            refresh();
+        else
+            m_stale = true;
+    });
     connect(m_planner, &Planner::unitsChanged, this, &CompareView::refresh);
     refresh();
 }
@@ -59,8 +64,23 @@ void CompareView::changeEvent(QEvent *event)
         refresh(); // the highlight follows the palette
 }
 
+QTableWidget *CompareView::table()
+{
+    if (m_stale)
+        refresh();
+    return m_table;
+}
+
+void CompareView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (m_stale)
+        refresh();
+}
+
 void CompareView::refresh()
 {
+    m_stale = false;
     QVector<Planner::Pinned> columns = m_planner->pinned();
     columns.append(Planner::Pinned{tr("Current"), m_planner->scenario(), m_planner->result()});
     const UnitSystem u = m_planner->units();

@@ -29,12 +29,14 @@ class CompareView : public QWidget
     Q_OBJECT
 public:
     explicit CompareView(Planner *planner, QWidget *parent = nullptr);
-    QTableWidget *table() const { return m_table; }
+    /// The table, brought up to date first (while the tab is hidden a new result waits for it to show).
+    QTableWidget *table();
     /// The "show all inputs" toggle (off: only the inputs that differ).
     QCheckBox *showAllToggle() const { return m_showAll; }
 
 protected:
     void changeEvent(QEvent *event) override;
+    void showEvent(QShowEvent *event) override;
 
 private:
     void refresh();
@@ -47,6 +49,9 @@ private:
     QPushButton *m_pin;
     QPushButton *m_unpin;
     QCheckBox *m_showAll;
+    /// A result arrived while the tab was hidden: the table and charts are rebuilt when it shows
+    /// (a drag on another tab rebuilds no hidden table, nor lays out hidden charts).
+    bool m_stale = false;
 };
 
 } // namespace Headroom

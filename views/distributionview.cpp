@@ -187,7 +187,12 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
             m_planner->setSessions(std::max<qint64>(1, qint64(std::ceil(*c))));
     });
     connect(m_planner, &Planner::scenarioChanged, this, &DistributionView::showScenario);
-    connect(m_planner, &Planner::resultChanged, this, &DistributionView::showResult);
+    connect(m_planner, &Planner::resultChanged, this, [this](const CapacityResult &r) {
+        if (isVisible())
+            showResult(r);
+        else
+            m_resultStale = true;
+    });
     showScenario(m_planner->scenario());
     showResult(m_planner->result());
 }
@@ -288,16 +293,20 @@ void DistributionView::showScenario(const Scenario &s)
         if (std::abs(std::log(m_risk->itemData(i).toDouble() / s.risk)) < std::abs(std::log(m_risk->itemData(best).toDouble() / s.risk)))
             best = i;
     m_risk->setCurrentIndex(best);
-    const LengthDistribution shown = s.distribution ? s.distribution->scaled(s.lengthScale) : LengthDistribution::fixed(s.contextTokens);
-    QVector<QPair<double, qint64>> handles;
+    ChartInputs in{s.distribution, s.lengthScale, s.distribution ? 0 : s.contextTokens, s.retainTokens.value_or(0), {}};
     if (s.distribution && s.distribution->kind == LengthDistribution::Kind::Quantiles)
         for (int i = 0; i < 4; ++i)
-            handles << qMakePair(kQuantileP[i], qint64(std::llround(m_quantile[i]->value() * s.lengthScale)));
-    m_chart->show(shown, s.retainTokens.value_or(0), handles);
+            in.handles << qMakePair(kQuantileP[i], qint64(std::llround(m_quantile[i]->value() * s.lengthScale)));
+    if (m_chartInputs == in)
+        return;
+    const LengthDistribution shown = s.distribution ? s.distribution->scaled(s.lengthScale) : LengthDistribution::fixed(s.contextTokens);
+    m_chart->show(shown, in.cap, in.handles);
+    m_chartInputs = std::move(in);
 }
 
 void DistributionView::showResult(const CapacityResult &r)
 {
+    m_resultStale = false;
     if (!r.ok) {
         m_figures->setText(QStringLiteral("<span style='color:#b00020'>%1</span>").arg(r.error.toHtmlEscaped()));
         return;
@@ -362,6 +371,13 @@ void DistributionView::resizeEvent(QResizeEvent *event)
     m_topLayout->setDirection(width() >= 760 ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
 }
 
+void DistributionView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (m_resultStale)
+        showResult(m_planner->result());
+}
+
 void DistributionView::saveLayout(Settings &settings) const
 {
     settings.setSplitterState(m_split->objectName(), m_split->saveState());
@@ -372,8 +388,10 @@ void DistributionView::restoreLayout(const Settings &settings)
     m_split->restoreState(settings.splitterState(m_split->objectName()));
 }
 
-QString DistributionView::figuresText() const
+QString DistributionView::figuresText()
 {
+    if (m_resultStale)
+        showResult(m_planner->result());
     QTextDocument doc;
     doc.setHtml(m_figures->text());
     return doc.toPlainText();

@@ -40,8 +40,9 @@ public:
 
     /// Imports a trace CSV as the distribution; false (with *error) when it cannot.
     bool importTrace(const QString &path, QString *error = nullptr);
-    /// The figures as shown (plain text), for tests.
-    QString figuresText() const;
+    /// The figures as shown (plain text), for tests; brought up to date first (while the tab is
+    /// hidden its figures wait for it to show).
+    QString figuresText();
     DistributionChartView *chartView() const { return m_chart; }
     TokenSpinBox *quantileSpin(int i) const { return m_quantile[i]; }
     QComboBox *sourceCombo() const { return m_source; }
@@ -53,6 +54,7 @@ public:
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
+    void showEvent(QShowEvent *event) override;
 
 private:
     void showScenario(const Scenario &s);
@@ -78,6 +80,25 @@ private:
     std::optional<LengthDistribution> m_trace;
     QBoxLayout *m_topLayout;
     QSplitter *m_split;
+    /// A result arrived while the tab was hidden: the figures and the throughput chart are
+    /// filled in when it shows (a drag on the Memory tab relays no hidden text or chart).
+    bool m_resultStale = false;
+    /// What the distribution chart shows (the lengths as scaled, the cap, the handles): a
+    /// scenario change that leaves them alone (the context or sessions dragged) redraws nothing.
+    struct ChartInputs
+    {
+        std::optional<LengthDistribution> distribution;
+        double lengthScale = 0;
+        qint64 contextTokens = 0; ///< only when there is no distribution
+        qint64 cap = 0;
+        QVector<QPair<double, qint64>> handles;
+        bool operator==(const ChartInputs &o) const
+        {
+            return distribution == o.distribution && lengthScale == o.lengthScale && contextTokens == o.contextTokens && cap == o.cap
+                && handles == o.handles;
+        }
+    };
+    std::optional<ChartInputs> m_chartInputs;
 };
 
 } // namespace Headroom

@@ -73,6 +73,17 @@ QString html(const QString &s)
 {
     return s.toHtmlEscaped();
 }
+
+/// Sets `text` as the browser's HTML unless it shows it already: set again, QTextBrowser parses
+/// and lays the whole document out anew on every step of a drag (the sources seldom change).
+void setHtmlOnce(QTextBrowser *browser, const QString &text)
+{
+    static const char *const kShown = "headroomShownHtml"; // cleared where plain text is set instead
+    if (browser->property(kShown).toString() == text && !text.isEmpty())
+        return;
+    browser->setHtml(text);
+    browser->setProperty(kShown, text);
+}
 } // namespace
 
 MainWindow::MainWindow(const QString &storePath, QWidget *parent)
@@ -602,6 +613,7 @@ void MainWindow::showResult(const CapacityResult &r)
         }
         m_figures->clear();
         m_derivation->setPlainText(r.error);
+        m_derivation->setProperty("headroomShownHtml", QVariant()); // the next answer is set again
         return;
     }
     const qint64 fit = s.distribution ? r.distribution.sessionsAtRisk : r.maxSessions;
@@ -659,7 +671,7 @@ void MainWindow::showResult(const CapacityResult &r)
     QString d = QStringLiteral("<ol>");
     for (const QString &line : explainCapacity(s, r, u))
         d += QStringLiteral("<li>%1</li>").arg(html(line));
-    m_derivation->setHtml(d + QStringLiteral("</ol>"));
+    setHtmlOnce(m_derivation, d + QStringLiteral("</ol>"));
     showSources();
 }
 
@@ -670,7 +682,7 @@ void MainWindow::showSources()
     // Each value names its publication and date; how it was checked goes under the toggle.
     const bool details = m_sourceDetails->isChecked();
     auto cite = [details](const QString &text) { return html(details ? text : text.section(QStringLiteral("; "), 0, 0)); };
-    m_sources->setHtml(tr("<h3>%1</h3><p>%2 (%3)</p><p>Parameters: %4 published, %11 counted from the config's shapes; weights: %5.</p>"
+    setHtmlOnce(m_sources, tr("<h3>%1</h3><p>%2 (%3)</p><p>Parameters: %4 published, %11 counted from the config's shapes; weights: %5.</p>"
                           "<h3>%6</h3><p>Memory: %7 — %8</p><p>%9</p><p>Price: %10</p>")
                            .arg(html(s.model.name), cite(s.model.source), html(s.model.sourceDate),
                                 Units::formatCount(s.model.totalParams), html(r.weightsBasis), html(s.gpu.name),

@@ -181,19 +181,29 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     const qint64 values[kBands] = {s.weights, s.visionEncoder, s.draftWeights, s.lora, s.workspace, s.encoderCache, s.heldBack, s.kvCache, s.indexer, s.draftKv, s.free, s.overflow, 0};
     const int bars = std::clamp(gpus, 1, 8);
     const bool host = s.hostKv > 0;
+    // Values changed in place while the bars stay the same (a drag): removing and appending them
+    // makes Qt Charts delete and recreate every bar item and lay the chart out again.
+    const int count = bars + (host ? 1 : 0);
     for (int i = 0; i < kBands; ++i) {
-        m_sets[i]->remove(0, m_sets[i]->count());
-        for (int g = 0; g < bars; ++g)
-            m_sets[i]->append(double(values[i]) / double(giga));
-        if (host)
-            m_sets[i]->append(i == HostKv ? double(s.hostKv) / double(giga) : 0.0);
+        QBarSet *set = m_sets[i];
+        if (set->count() != count) {
+            set->remove(0, set->count());
+            for (int g = 0; g < count; ++g)
+                set->append(0.0);
+        }
+        for (int g = 0; g < count; ++g) {
+            const double value = g < bars ? double(values[i]) / double(giga) : i == HostKv ? double(s.hostKv) / double(giga) : 0.0;
+            if (set->at(g) != value)
+                set->replace(g, value);
+        }
     }
     QStringList categories;
     for (int g = 0; g < bars; ++g)
         categories << (bars == 1 ? tr("GPU") : tr("GPU %1").arg(g + 1));
     if (host)
         categories << tr("Host");
-    m_axisX->setCategories(categories);
+    if (m_axisX->categories() != categories)
+        m_axisX->setCategories(categories);
     const double top = double(m_scaleTop > 0 ? m_scaleTop : r.ok ? std::max(r.gpuMemoryBytes + s.overflow, s.hostKv) : 1) / double(giga);
     // The card's capacity as a dashed line across the cards' bars (not the host's).
     const double cap = double(r.ok ? r.gpuMemoryBytes : 0) / double(giga);

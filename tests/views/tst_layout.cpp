@@ -271,8 +271,9 @@ private Q_SLOTS:
         Planner *p = w.planner();
         CompareView *compare = w.findChild<CompareView *>();
         QVERIFY(compare);
-        QTableWidget *table = compare->table();
-        auto shownInputs = [table] {
+        // table() each time: a hidden Compare tab rebuilds its table when it is read (or shown).
+        auto shownInputs = [compare] {
+            QTableWidget *table = compare->table();
             QStringList rows;
             for (int r = 0; r < table->rowCount(); ++r)
                 if (!table->isRowHidden(r))
@@ -281,7 +282,7 @@ private Q_SLOTS:
         };
         // One column: nothing to compare, every row shows.
         QVERIFY(!compare->showAllToggle()->isEnabled());
-        const int all = table->rowCount();
+        const int all = compare->table()->rowCount();
         QCOMPARE(shownInputs().size(), all);
         // Pin, then change the KV-heads what-if and the cap against a distribution:
         QVERIFY(p->pinCurrent());
