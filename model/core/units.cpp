@@ -102,6 +102,10 @@ bool scaleDecimal(const Decimal &d, qint64 unit, qint64 *out, bool *exact = null
     bool fits = false;
     digits.toLongLong(&fits);
     if (digits.size() > 18 && !(unit == 1 && fits)) {
+        // 2^63 and above (in doubles: rounding 2^63 - 1 up with them) overflow before any
+        // rounding; else 2^63 B lost its last digit and read as 2^63 - 8.
+        if (QString(digits + QStringLiteral("e%1").arg(exponent)).toDouble() * double(unit) >= 9.2233720368547758e18)
+            return false;
         // More precision than 64 bits hold: keep 18 significant digits.
         if (exact)
             *exact = false;
@@ -186,8 +190,8 @@ qint64 parseSize(const QString &input, const QString &field, bool allowZero)
     qint64 bytes = 0;
     if (!scaleDecimal(d, unitBytes, &bytes))
         throw InputError(field, QStringLiteral("%1 is too large: it overflows 64-bit bytes").arg(text));
-    if (d.negative && bytes != 0)
-        throw InputError(field, QStringLiteral("must be positive, got %1").arg(text));
+    if (d.negative && bytes != 0) // "positive" only where 0 is refused too
+        throw InputError(field, (allowZero ? QStringLiteral("must not be negative, got %1") : QStringLiteral("must be positive, got %1")).arg(text));
     if (bytes == 0 && !allowZero)
         throw InputError(field, QStringLiteral("must be larger than zero, got %1").arg(text));
     return bytes;
@@ -217,8 +221,8 @@ qint64 parseCount(const QString &input, const QString &field, qint64 minimum)
         throw InputError(field, QStringLiteral("%1 is too large: it overflows 64 bits").arg(text));
     if (!exact)
         throw InputError(field, QStringLiteral("\"%1\" is not a whole number").arg(text));
-    if (d.negative && value != 0)
-        throw InputError(field, QStringLiteral("must be positive, got %1").arg(text));
+    if (d.negative && value != 0) // "positive" only where 0 is refused too
+        throw InputError(field, (minimum > 0 ? QStringLiteral("must be positive, got %1") : QStringLiteral("must not be negative, got %1")).arg(text));
     if (value < minimum)
         throw InputError(field, minimum == 1 ? QStringLiteral("must be at least 1, got %1").arg(text)
                                              : QStringLiteral("must be at least %1, got %2").arg(formatCount(minimum), text));

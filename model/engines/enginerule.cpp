@@ -105,10 +105,10 @@ qint64 fractionOf(qint64 bytes, double fraction)
     return qint64(std::floor((long double)bytes * (long double)fraction));
 }
 
-void checkFraction(double f, const char *flag)
+void checkFraction(double f, const QString &field)
 {
     if (!(f > 0 && f <= 1))
-        throw InputError(QString::fromLatin1(flag), QStringLiteral("must be greater than 0 and at most 1, got %1").arg(f));
+        throw InputError(field, QStringLiteral("must be greater than 0 and at most 1, got %1").arg(f));
 }
 
 qint64 padTo(qint64 n, qint64 multiple, const QString &field)

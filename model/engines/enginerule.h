@@ -117,8 +117,8 @@ EngineFigures computeEngineFigures(const Scenario &s, const KvCost &cost, qint64
 namespace EngineMath {
 /// floor(bytes x fraction), computed in long double so 80 GB x 0.9 loses no byte.
 qint64 fractionOf(qint64 bytes, double fraction);
-/// Throws InputError(flag) unless 0 < f <= 1.
-void checkFraction(double f, const char *flag);
+/// Throws InputError(field: the fraction as its source spells it, Scenario::field) unless 0 < f <= 1.
+void checkFraction(double f, const QString &field);
 /// The CUDA context and communicator set-up an engine holds before it measures free
 /// memory, per GPU: 0.45 GiB. SGLang's "avail mem" at "Load weight begin" sat 0.4-0.6 GiB
 /// below the card as torch sees it in E07 (L4) and E18 (RTX 4090).

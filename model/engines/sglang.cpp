@@ -57,7 +57,7 @@ EngineBudget SglangRule::budget(const Scenario &s, qint64 weightsPerGpu) const
     b.memory = memory;
     b.usable = memory;
     const double fraction = e.memFractionStatic.value_or(Sglang::defaultMemFractionStatic(s));
-    checkFraction(fraction, "--mem-fraction-static");
+    checkFraction(fraction, s.field(Input::MemFractionStatic));
     if (e.kvCacheMemory) {
         b.budget = *e.kvCacheMemory;
         b.rule = QStringLiteral("pinned by --kv-cache-memory");

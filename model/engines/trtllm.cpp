@@ -35,7 +35,7 @@ EngineBudget TrtllmRule::budget(const Scenario &s, qint64 weightsPerGpu) const
     const qint64 memory = s.effectiveEngineMemoryBytes();
     b.memory = memory;
     b.usable = memory;
-    checkFraction(e.freeGpuMemoryFraction, "--free-gpu-memory-fraction");
+    checkFraction(e.freeGpuMemoryFraction, s.field(Input::FreeGpuMemoryFraction));
     if (e.kvCacheMemory) {
         b.budget = *e.kvCacheMemory;
         b.rule = QStringLiteral("pinned by --kv-cache-memory");

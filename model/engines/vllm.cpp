@@ -107,7 +107,7 @@ EngineBudget VllmRule::budget(const Scenario &s, qint64 weightsPerGpu) const
     EngineBudget b;
     const EngineSettings &e = s.engineSettings;
     const qint64 memory = s.effectiveEngineMemoryBytes();
-    checkFraction(s.gpuMemoryUtilization, "--gpu-memory-utilization");
+    checkFraction(s.gpuMemoryUtilization, s.field(Input::GpuMemoryUtilization));
     b.memory = memory;
     b.usable = fractionOf(memory, s.gpuMemoryUtilization);
     if (e.kvCacheMemory) {

@@ -70,6 +70,22 @@ const InputSpelling spellings[] = {
     {Input::Params, "--params", "model.total_params", "inputs.model", "total_params"},
     {Input::Model, "--model", "model.groups", "inputs.model", nullptr},
     {Input::Distribution, "--distribution", "distribution", "inputs.distribution", nullptr},
+    {Input::GpuMemoryUtilization, "--gpu-memory-utilization", "engine.gpu_memory_utilization", "inputs.gpu_memory_utilization", nullptr},
+    {Input::MemFractionStatic, "--mem-fraction-static", "engine.mem_fraction_static", "inputs.mem_fraction_static", nullptr},
+    {Input::FreeGpuMemoryFraction, "--free-gpu-memory-fraction", "engine.free_gpu_memory_fraction", "inputs.free_gpu_memory_fraction", nullptr},
+    {Input::LengthScale, "--length-scale", "inputs.length_scale", "inputs.length_scale", nullptr},
+    {Input::Risk, "--risk", "inputs.risk", "inputs.risk", nullptr},
+    {Input::Margin, "--margin", "inputs.margin", "inputs.margin", nullptr},
+    {Input::DecodingShare, "--decoding-share", "inputs.decoding_share", "inputs.decoding_share", nullptr},
+    {Input::HostKvMemory, "--host-kv-memory", "inputs.host_kv_memory_bytes", "inputs.host_kv_memory_bytes", nullptr},
+    {Input::GpusPerNode, "--gpus-per-node", "inputs.gpus_per_node", "inputs.gpus_per_node", nullptr},
+    {Input::ImagesPerRequest, "--images-per-request", "inputs.images_per_request", "inputs.images_per_request", nullptr},
+    {Input::DraftModel, "--draft-model", "speculative.draft_model", "inputs.draft_model", nullptr},
+    {Input::DraftLayers, "--draft-layers", "speculative.draft_layers", "inputs.draft_layers", nullptr},
+    {Input::SpeculativeTokens, "--num-speculative-tokens", "speculative.num_speculative_tokens", "inputs.num_speculative_tokens", nullptr},
+    {Input::MaxLoras, "--max-loras", "lora.max_loras", "inputs.max_loras", nullptr},
+    {Input::MaxLoraRank, "--max-lora-rank", "lora.max_lora_rank", "inputs.max_lora_rank", nullptr},
+    {Input::LoraModules, "--lora-modules", "lora.modules", "inputs.lora_modules", nullptr},
 };
 static_assert(sizeof(spellings) / sizeof(spellings[0]) == inputCount, "one spelling per Input");
 

@@ -68,15 +68,21 @@ enum class InputSource {
     Preset,       ///< a GPU or model preset's own field: "memory_bytes"
 };
 
-/// The whole-number, size and shape inputs of a scenario (the real-valued
-/// ones are RealInput), each named in errors as its source spells it.
+/// The inputs of a scenario a plan can refuse: whole numbers, sizes, shapes,
+/// the real-valued inputs the plan checks again (their ranges are RealInput's)
+/// and the side pools, each named in errors as its source spells it.
 enum class Input {
     Context, Sessions, Tp, Pp, Dp, Ep, GpuMemory, Weights, Workspace, RuntimeReserve, Activation,
     MaxModelLen, Retain, TargetSessions, KvHeads, BlockSize, NCtx, NSeq, NBatch, TokensPerBlock,
     MaxNumBatchedTokens, KvCacheMemory, FreeMemoryBefore, FreeMemoryAfter, ActivationPeak, NonTorch,
     CudaGraph, MaxNumSeqs, MaxBatchSize, MaxNumTokens, MaxSeqLen, Params, Model, Distribution,
+    // The real-valued inputs the plan checks (their range rules are RealInput's) and the
+    // side pools (issue 14): named as their source spells them like every other input.
+    GpuMemoryUtilization, MemFractionStatic, FreeGpuMemoryFraction, LengthScale, Risk, Margin, DecodingShare,
+    HostKvMemory, GpusPerNode, ImagesPerRequest, DraftModel, DraftLayers, SpeculativeTokens, MaxLoras, MaxLoraRank,
+    LoraModules,
 };
-constexpr int inputCount = int(Input::Distribution) + 1;
+constexpr int inputCount = int(Input::LoraModules) + 1;
 
 /// One input's spellings: its command-line flag, its .headroom field, its
 /// field in a saved plan --json, and its preset field (nullptr where that

@@ -157,13 +157,13 @@ Budget budgetOf(const Scenario &s)
     }
     b.loraWhole = SidePools::loraBytes(s, false);
     b.loraPerGpu = SidePools::loraBytes(s, true);
-    const QString sideField = s.lora.on() ? QStringLiteral("--max-loras") : QStringLiteral("--draft-model");
+    const QString sideField = s.lora.on() ? s.field(Input::MaxLoras) : SidePools::draftField(s);
     const EngineBudget e = engineBudget(s, Units::add(Units::add(b.weightsPerGpu, b.draftWeightsPerGpu, sideField), b.loraPerGpu, sideField));
     b.usable = e.usable;
     b.engineMemory = e.memory;
     b.encoderCache = VisionPool::encoderCacheBytes(s);
-    b.workspace = Units::add(e.workspace, b.encoderCache, QStringLiteral("--max-num-batched-tokens"));
-    b.budget = Units::sub(e.budget, b.encoderCache, QStringLiteral("--max-num-batched-tokens"));
+    b.workspace = Units::add(e.workspace, b.encoderCache, s.field(Input::MaxNumBatchedTokens));
+    b.budget = Units::sub(e.budget, b.encoderCache, s.field(Input::MaxNumBatchedTokens));
     b.activationPeak = e.activationPeak;
     b.rule = e.rule;
     return b;
@@ -211,7 +211,7 @@ KvCost costOf(const Scenario &s)
     if (s.speculative.hasDraft())
         cost.addDraft(SidePools::draftCost(s));
     cost.setLookahead(InputRanges::check(CountInput::SpeculativeTokens, s.speculative.speculativeTokens,
-                                         QStringLiteral("--num-speculative-tokens")));
+                                         s.field(Input::SpeculativeTokens)));
     return cost;
 }
 
@@ -304,17 +304,21 @@ LengthDistribution lengthsOf(const Scenario &s, qint64 reserved)
     if (!s.distribution)
         return LengthDistribution::fixed(std::max<qint64>(1, s.contextTokens));
     if (!(s.lengthScale > 0 && s.lengthScale <= 1e6))
-        throw InputError(QStringLiteral("--length-scale"), QStringLiteral("must be above 0 and at most 1,000,000"));
-    return s.distribution->scaled(s.lengthScale);
+        throw InputError(s.field(Input::LengthScale), QStringLiteral("must be above 0 and at most 1,000,000"));
+    try {
+        return s.distribution->scaled(s.lengthScale);
+    } catch (const InputError &e) { // scaled() names the flag
+        throw InputError(s.field(Input::LengthScale), e.message());
+    }
 }
 
 DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, const Budget &b, const CapacityResult &r, RiskWork &work)
 {
     DistributionFigures d;
     if (!(s.risk >= 1e-6 && s.risk <= 0.5))
-        throw InputError(QStringLiteral("--risk"), QStringLiteral("must be between 1e-6 and 0.5, got %1").arg(s.risk));
+        throw InputError(s.field(Input::Risk), QStringLiteral("must be between 1e-6 and 0.5, got %1").arg(s.risk));
     if (!(s.marginFraction >= 0 && s.marginFraction < 1))
-        throw InputError(QStringLiteral("--margin"), QStringLiteral("must be at least 0 and below 1"));
+        throw InputError(s.field(Input::Margin), QStringLiteral("must be at least 0 and below 1"));
     if (s.retainTokens && *s.retainTokens < 1)
         throw InputError(s.field(Input::Retain), QStringLiteral("must be at least 1 token"));
     const LengthDistribution lengths = lengthsOf(s, r.reservedTokensPerSession);
@@ -575,6 +579,16 @@ CapacityResult computeCapacity(const Scenario &s, RiskWork &work)
         if (s.model.kvHeads > 0 && s.tp > s.effectiveKvHeads())
             r.warnings << Capacity::tr("TP %1 exceeds %2 KV heads: each head is replicated on %3 GPUs.")
                               .arg(s.tp).arg(s.effectiveKvHeads()).arg(s.tp / s.effectiveKvHeads());
+        // Flags the scenario cannot honour are said so, never dropped in silence (1 image is
+        // the default, so only more are named).
+        if (s.imagesPerRequest > 1 && !VisionPool::hasEncoder(s))
+            r.warnings << Capacity::tr("%1 has no vision encoder: %2 %3 is ignored (no image tokens, no encoder cache).")
+                              .arg(s.model.name, s.field(Input::ImagesPerRequest)).arg(s.imagesPerRequest);
+        // Ollama starts no draft model (ollama/ollama issue 5800, open: llama.cpp's --model-draft is not passed through).
+        if (s.engine == Engine::Ollama && (s.speculative.hasDraft() || s.speculative.speculativeTokens > 0))
+            r.warnings << Capacity::tr("Ollama runs no speculative decoding (ollama/ollama issue 5800): %1 is planned as vLLM would hold it, "
+                                       "not as Ollama runs the model.")
+                              .arg(s.speculative.hasDraft() ? SidePools::draftField(s) : s.field(Input::SpeculativeTokens));
         r.distribution = distributionFigures(s, cost, b, r, work);
         const auto price = s.effectivePrice();
         if (price && r.distribution.sessionsAtRisk > 0)

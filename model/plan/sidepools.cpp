@@ -12,16 +12,6 @@ namespace {
 using Units::formatCount;
 using Units::formatExactBytes;
 
-const QString kDraftModel = QStringLiteral("--draft-model");
-const QString kDraftLayers = QStringLiteral("--draft-layers");
-const QString kMaxLoras = QStringLiteral("--max-loras");
-const QString kModules = QStringLiteral("--lora-modules");
-
-// The field a draft's error names: its model, or its layer count.
-QString draftField(const Scenario &s)
-{
-    return s.speculative.draftModel ? kDraftModel : kDraftLayers;
-}
 
 // The model's 16-bit dtype: what vLLM loads a draft in (the target's dtype) and
 // what LoRA slots take (lora_dtype "auto"), whatever the weights' quantization.
@@ -54,7 +44,7 @@ struct LoraCount
 
 LoraCount countLora(const Scenario &s, bool perGpu)
 {
-    const QString f = kMaxLoras;
+    const QString f = s.field(Input::MaxLoras);
     const ModelShape m = perGpu ? s.stageModel() : s.model;
     const int tp = perGpu ? std::max(1, s.tp) : 1;
     const QStringList mods = s.lora.effectiveModules();
@@ -74,8 +64,8 @@ LoraCount countLora(const Scenario &s, bool perGpu)
     };
     if (attention) {
         if (m.has(LayerKind::Mla))
-            throw InputError(kModules, QStringLiteral("%1 has MLA attention (q_a/q_b/kv_a/kv_b projections), whose LoRA slots are not "
-                                                      "planned here; adapt the MLP only with --lora-modules gate,up,down").arg(m.name));
+            throw InputError(s.field(Input::LoraModules), QStringLiteral("%1 has MLA attention (q_a/q_b/kv_a/kv_b projections), whose LoRA slots are not "
+                                                      "planned here; adapt the MLP only with %2 gate,up,down").arg(m.name, s.field(Input::LoraModules)));
         if (m.attentionHeads <= 0)
             throw InputError(f, QStringLiteral("needs num_attention_heads: give a preset or a config.json, not a custom shape"));
         bool first = true;
@@ -101,8 +91,8 @@ LoraCount countLora(const Scenario &s, bool perGpu)
     }
     if (mlp) {
         if (m.numExperts > 0)
-            throw InputError(kModules, QStringLiteral("%1 is a mixture of experts: LoRA slots on its experts are not planned here; "
-                                                      "adapt attention only with --lora-modules q,k,v,o").arg(m.name));
+            throw InputError(s.field(Input::LoraModules), QStringLiteral("%1 is a mixture of experts: LoRA slots on its experts are not planned here; "
+                                                      "adapt attention only with %2 q,k,v,o").arg(m.name, s.field(Input::LoraModules)));
         if (m.intermediateSize <= 0)
             throw InputError(f, QStringLiteral("needs the model's intermediate_size for the MLP modules: give a preset or config.json, "
                                                "or adapt attention only with --lora-modules q,k,v,o"));
@@ -118,17 +108,22 @@ LoraCount countLora(const Scenario &s, bool perGpu)
 }
 } // namespace
 
+QString draftField(const Scenario &s)
+{
+    return s.field(s.speculative.draftModel ? Input::DraftModel : Input::DraftLayers);
+}
+
 ModelShape draftShape(const Scenario &s)
 {
     if (s.speculative.draftModel)
         return *s.speculative.draftModel;
-    const int n = InputRanges::check(CountInput::DraftLayers, s.speculative.draftLayers, kDraftLayers);
+    const int n = InputRanges::check(CountInput::DraftLayers, s.speculative.draftLayers, s.field(Input::DraftLayers));
     const LayerGroup *main = nullptr;
     for (const LayerGroup &g : s.model.groups)
         if (g.kind != LayerKind::Recurrent && (!main || g.count > main->count))
             main = &g;
     if (!main)
-        throw InputError(kDraftLayers, QStringLiteral("%1 has no attention layer for MTP / EAGLE heads to copy: give --draft-model instead")
+        throw InputError(s.field(Input::DraftLayers), QStringLiteral("%1 has no attention layer for MTP / EAGLE heads to copy: give --draft-model instead")
                                            .arg(s.model.name));
     ModelShape d = s.model;
     d.id = s.model.id + QStringLiteral("+mtp");
@@ -169,23 +164,23 @@ qint64 draftWeightsBytes(const Scenario &s, qint64 targetWeights, QString *basis
             return d.checkpointBytes;
         }
         if (d.totalParams <= 0)
-            throw InputError(kDraftModel, QStringLiteral("the parameter count of the draft %1 is unknown: give a preset or a config.json "
+            throw InputError(s.field(Input::DraftModel), QStringLiteral("the parameter count of the draft %1 is unknown: give a preset or a config.json "
                                                          "that states it").arg(d.name));
         const Dtype dt = isSixteenOrMore(d.weightsDtype) ? sixteenBit(s) : d.weightsDtype;
         if (basis)
             *basis = QStringLiteral("%1: %2 parameters × %3 (%4%5)")
                          .arg(d.name, formatCount(d.totalParams), Dtypes::describeSize(dt), Dtypes::name(dt),
                               isSixteenOrMore(d.weightsDtype) ? QStringLiteral(", the target's dtype, as vLLM loads a draft") : QString());
-        return Dtypes::bytesFor(dt, d.totalParams, kDraftModel);
+        return Dtypes::bytesFor(dt, d.totalParams, s.field(Input::DraftModel));
     }
-    const int n = InputRanges::check(CountInput::DraftLayers, s.speculative.draftLayers, kDraftLayers);
+    const int n = InputRanges::check(CountInput::DraftLayers, s.speculative.draftLayers, s.field(Input::DraftLayers));
     if (s.model.totalParams <= 0)
         throw InputError(field, QStringLiteral("needs the parameter count of %1 to size its MTP / EAGLE layers: give --params").arg(s.model.name));
     const qint64 perLayer = paramsPerLayer(s.model);
     const qint64 params = Units::mul(perLayer, n, field);
     const long double exact = (long double)targetWeights * (long double)params / (long double)s.model.totalParams;
     if (!(exact < 9.2e18L)) // the layers' share of weights past 64 bits: the weights given are absurd
-        throw InputError(s.weightsBytes ? QStringLiteral("--weights") : kDraftLayers,
+        throw InputError(s.weightsBytes ? s.field(Input::Weights) : s.field(Input::DraftLayers),
                          QStringLiteral("is too large: %1 MTP / EAGLE layers of these weights overflow 64 bits").arg(n));
     const qint64 bytes = qint64(std::llround(exact));
     if (basis)
@@ -200,11 +195,11 @@ qint64 loraBytes(const Scenario &s, bool perGpu)
 {
     if (!s.lora.on())
         return 0;
-    const int slotCount = InputRanges::check(CountInput::MaxLoras, s.lora.maxLoras, kMaxLoras);
-    const int rank = InputRanges::check(CountInput::MaxLoraRank, s.lora.maxRank, QStringLiteral("--max-lora-rank"));
+    const int slotCount = InputRanges::check(CountInput::MaxLoras, s.lora.maxLoras, s.field(Input::MaxLoras));
+    const int rank = InputRanges::check(CountInput::MaxLoraRank, s.lora.maxRank, s.field(Input::MaxLoraRank));
     const LoraCount c = countLora(s, perGpu);
-    const qint64 values = Units::mul(Units::mul(c.valuesPerRank, rank, kMaxLoras), slotCount, kMaxLoras);
-    return Dtypes::bytesFor(sixteenBit(s), values, kMaxLoras);
+    const qint64 values = Units::mul(Units::mul(c.valuesPerRank, rank, s.field(Input::MaxLoras)), slotCount, s.field(Input::MaxLoras));
+    return Dtypes::bytesFor(sixteenBit(s), values, s.field(Input::MaxLoras));
 }
 
 QStringList explain(const Scenario &s, const CapacityResult &r, UnitSystem u)

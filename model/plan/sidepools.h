@@ -16,6 +16,10 @@ struct CapacityResult;
 /// Pure functions of the Scenario; computeCapacity() folds them in.
 namespace SidePools {
 
+/// The input a draft's errors name: its model (--draft-model), else its MTP / EAGLE
+/// layers (--draft-layers), as the scenario's source spells it (Scenario::field).
+QString draftField(const Scenario &s);
+
 /// The draft's shape: the --draft-model preset or config.json, or
 /// --draft-layers N layers like the target's largest attention group (MTP /
 /// EAGLE heads: DeepSeek-V3's MTP module and EAGLE heads are decoder layers

@@ -26,7 +26,7 @@ qint64 encoderWeightsBytes(const Scenario &s, qint64 weights)
 
 qint64 imageTokensPerRequest(const Scenario &s)
 {
-    const QString f = QStringLiteral("--images-per-request");
+    const QString f = s.field(Input::ImagesPerRequest);
     if (s.imagesPerRequest < 0 || s.imagesPerRequest > maxImagesPerRequest)
         throw InputError(f, QStringLiteral("must be a whole number from 0 to %1, got %2").arg(maxImagesPerRequest).arg(s.imagesPerRequest));
     if (!hasEncoder(s))
@@ -48,7 +48,7 @@ qint64 encoderCacheTokens(const Scenario &s)
 
 qint64 encoderCacheBytes(const Scenario &s)
 {
-    const QString f = QStringLiteral("--max-num-batched-tokens");
+    const QString f = s.field(Input::MaxNumBatchedTokens);
     const EngineSettings &e = s.engineSettings;
     if (s.workspaceBytes || e.activationPeak || (e.kvCacheMemory && s.engine == Engine::Vllm))
         return 0; // a measured workspace, peak or pinned budget already holds it

@@ -35,18 +35,18 @@ QJsonValue ms(const std::optional<double> &v)
 WarmSessions warmSessions(const Scenario &s, const KvCost &cost, qint64 cardSessions, qint64 reservedTokens, qint64 weightsBytesPerGpu)
 {
     if (s.gpusPerNode < 1 || s.gpusPerNode > 1024)
-        throw InputError(QStringLiteral("--gpus-per-node"), QStringLiteral("must be a whole number from 1 to 1,024, got %1").arg(s.gpusPerNode));
+        throw InputError(s.field(Input::GpusPerNode), QStringLiteral("must be a whole number from 1 to 1,024, got %1").arg(s.gpusPerNode));
     if (s.hostKvMemoryBytes && *s.hostKvMemoryBytes < 0)
-        throw InputError(QStringLiteral("--host-kv-memory"), QStringLiteral("must not be negative"));
+        throw InputError(s.field(Input::HostKvMemory), QStringLiteral("must not be negative"));
     WarmSessions w;
-    w.decodingShare = s.decodingShare ? InputRanges::check(RealInput::DecodingShare, *s.decodingShare, QStringLiteral("--decoding-share")) : 1.0;
+    w.decodingShare = s.decodingShare ? InputRanges::check(RealInput::DecodingShare, *s.decodingShare, s.field(Input::DecodingShare)) : 1.0;
     w.hostKvBytesPerNode = s.hostKvMemoryBytes.value_or(0);
     // gpusPerReplica is 64-bit (TP x PP); a replica wider than the node is one replica, its own GPUs.
     const qint64 perReplica = std::max<qint64>(1, s.gpusPerReplica());
     w.replicasPerNode = std::max<qint64>(1, s.gpusPerNode / perReplica);
     w.gpusPerNode = int(std::min<qint64>(w.replicasPerNode * perReplica, std::numeric_limits<int>::max()));
     w.hostLinkBytesPerSecond = s.gpu.hostLinkBytesPerSecond;
-    const QString f = QStringLiteral("--host-kv-memory");
+    const QString f = s.field(Input::HostKvMemory);
     w.sessionBytesPerReplica = Units::mul(cost.sessionBytes(reservedTokens, true), perReplica, f);
     w.cardSessionsPerNode = Units::mul(std::max<qint64>(0, cardSessions), w.replicasPerNode, f);
     w.hostSessionsPerNode = w.sessionBytesPerReplica > 0 ? w.hostKvBytesPerNode / w.sessionBytesPerReplica : 0;
