@@ -68,6 +68,14 @@ double real(const QJsonValue &v, const QString &field, double low, double high)
     return v.toDouble() == 0 ? 0.0 : v.toDouble();
 }
 
+QJsonValue wholeValue(double v)
+{
+    const double r = std::round(v);
+    if (!(std::abs(r) < 9223372036854775808.0)) // 2^63, exact in a double; NaN fails too
+        return QJsonValue(v);
+    return QJsonValue(qint64(r)); // -0 becomes 0
+}
+
 namespace {
 void checkFinite(const QJsonValue &v, const QString &path)
 {

@@ -26,6 +26,13 @@ qint64 whole(const QJsonObject &o, const char *key, qint64 fallback, qint64 mini
 /// InputError(field) otherwise.
 double real(const QJsonValue &v, const QString &field, double low, double high);
 
+/// A whole figure held in a double (a mean of byte counts, rounded) as plan --json
+/// writes bytes: a JSON integer with its exact digits. QJsonDocument writes a
+/// double of 2^53 and above in its shortest form (2^60 as 1152921504606847000,
+/// 1.5e16 as 1.5e+16): neither the value nor an integer. Rounds half away from
+/// zero; beyond 64 bits, or not finite, `v` stays a double (toJson refuses the latter).
+QJsonValue wholeValue(double v);
+
 /// The one writer of JSON output (plan --json and the other commands' --json,
 /// .headroom files, preset bundles): the bytes of `o`, after checking that
 /// every number in it is finite. JSON has no NaN or infinity and QJsonDocument

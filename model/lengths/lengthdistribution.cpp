@@ -294,6 +294,13 @@ public:
             // A header names its columns with words; anything that reads as a number is data.
             bool numeric = false;
             (void)m_cells.back().toDouble(&numeric);
+            if (!numeric) { // a count as the cells read it ("1,000", 8k): data, not a header to skip
+                try {
+                    Units::parseCount(QString::fromUtf8(m_cells.back()), QString(), 0);
+                    numeric = true;
+                } catch (const InputError &) {
+                }
+            }
             if (!numeric) {
                 for (qsizetype i = 0; i < m_cells.size(); ++i) {
                     const QByteArray h = m_cells.at(i).toByteArray().toLower();
@@ -370,10 +377,16 @@ private:
     {
         const QByteArrayView c = col < m_cells.size() ? m_cells.at(col) : QByteArrayView();
         bool ok = false;
-        const qint64 v = c.toLongLong(&ok);
-        if (!ok)
-            throw InputError(m_field, QStringLiteral("%1 line %2, %3: \"%4\" is not a whole number")
-                                          .arg(m_path).arg(lineNo).arg(QString::fromLatin1(name), QString::fromUtf8(c)));
+        qint64 v = c.toLongLong(&ok);
+        if (!ok) {
+            // Plain digits above; any other spelling ("1,000" from a spreadsheet, 1e5, 8k) is read
+            // as every count is (Units::parseCount, as the flags read it), or refused in its words.
+            try {
+                v = Units::parseCount(QString::fromUtf8(c), QString(), 0);
+            } catch (const InputError &e) {
+                throw InputError(m_field, QStringLiteral("%1 line %2, %3: %4").arg(m_path).arg(lineNo).arg(QString::fromLatin1(name), e.message()));
+            }
+        }
         if (v < 0)
             throw InputError(m_field, QStringLiteral("%1 line %2, %3: a length cannot be negative (%4)").arg(m_path).arg(lineNo).arg(QString::fromLatin1(name)).arg(v));
         if (v > LengthDistribution::maxTokens)

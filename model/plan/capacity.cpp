@@ -608,8 +608,19 @@ CapacityResult computeCapacity(const Scenario &s, RiskWork &work)
     } catch (const InputError &e) {
         r = CapacityResult{};
         r.ok = false;
-        r.error = e.text();
         r.errorField = e.field();
+        // A message that opens with its verb ("is too large: ...", "must not be negative")
+        // takes the field for its subject; a distribution is no number, so the sentence
+        // names what is: the longest session it holds (every overflow of a shorter one
+        // implies the longest's). "--distribution: is too large" said nothing to act on.
+        const bool verbFirst = e.message().startsWith(QLatin1String("is ")) || e.message().startsWith(QLatin1String("must "));
+        if (verbFirst && s.distribution && e.field() == s.field(Input::Distribution)) {
+            const double top = double(s.distribution->maximum()) * s.lengthScale;
+            r.error = QStringLiteral("%1: its longest session, %2 tokens, %3")
+                          .arg(e.field(), contextIsDistributionLongest(s) ? formatCount(s.contextTokens) : formatCount(qint64(std::min(top, 9e18))), e.message());
+        } else {
+            r.error = e.text();
+        }
     }
     return r;
 }

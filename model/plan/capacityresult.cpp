@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/capacityresult.h"
+#include "core/jsonnumbers.h"
 
 #include <QJsonArray>
 #include <cmath>
@@ -76,7 +77,7 @@ QJsonObject CapacityResult::toJson() const
     o.insert(QStringLiteral("truncated_share"), d.truncatedShare);
     o.insert(QStringLiteral("mean_tokens_dropped"), d.meanTokensDropped);
     o.insert(QStringLiteral("p99_tokens_dropped"), d.p99TokensDropped);
-    o.insert(QStringLiteral("mean_session_bytes_per_gpu"), std::round(d.meanSessionBytesPerGpu));
+    o.insert(QStringLiteral("mean_session_bytes_per_gpu"), JsonNumbers::wholeValue(d.meanSessionBytesPerGpu)); // bytes: an integer
     o.insert(QStringLiteral("distribution"), QJsonObject{{QStringLiteral("mean"), d.meanTokens},
                                                          {QStringLiteral("p50"), d.p50},
                                                          {QStringLiteral("p90"), d.p90},

@@ -83,10 +83,12 @@ QSet<qint64> freePages(const QByteArray &file, const Layout &l)
     return out;
 }
 
-// The whole payload of a cell: `local` bytes at `at`, then the overflow chain.
-std::optional<QByteArray> payload(const QByteArray &file, const Layout &l, qint64 at, qint64 end, quint64 size)
+// The whole payload of a cell: `local` bytes at `at`, then the overflow chain. The most a
+// cell keeps on its page is U - 35 on a table leaf, ((U - 12) x 64 / 255) - 23 on an index
+// page (section 1.6).
+std::optional<QByteArray> payload(const QByteArray &file, const Layout &l, qint64 at, qint64 end, quint64 size, bool index = false)
 {
-    const qint64 max = l.usable - 35;
+    const qint64 max = index ? ((l.usable - 12) * 64 / 255) - 23 : l.usable - 35;
     qint64 local = qint64(size);
     if (qint64(size) > max) {
         const qint64 m = ((l.usable - 12) * 32 / 255) - 23;
@@ -139,7 +141,75 @@ std::optional<QStringList> textRecord(const QByteArray &record, int columns)
     return values;
 }
 
+// A record of one text value and one integer (serial types 1 to 6, 8, 9; section 2.1):
+// an index entry on a TEXT column, the integer being the table row's rowid.
+std::optional<Row> textKeyRecord(const QByteArray &record)
+{
+    qint64 at = 0;
+    const auto headerSize = varint(record, at, record.size());
+    if (!headerSize || *headerSize > quint64(record.size()))
+        return std::nullopt;
+    const auto text = varint(record, at, qint64(*headerSize));
+    const auto integer = varint(record, at, qint64(*headerSize));
+    if (!text || !integer || at != qint64(*headerSize) || *text < 13 || *text % 2 == 0 || *integer == 7 || *integer > 9 || *integer == 0)
+        return std::nullopt;
+    const qint64 n = qint64((*text - 13) / 2);
+    static constexpr int widths[] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0};
+    const int width = widths[*integer];
+    if ((*text - 13) / 2 > quint64(record.size()) || qint64(*headerSize) + n + width != record.size())
+        return std::nullopt;
+    Row row;
+    row.values << QString::fromUtf8(record.constData() + *headerSize, n);
+    if (*integer == 8 || *integer == 9) {
+        row.rowid = *integer == 8 ? 0 : 1;
+    } else {
+        qint64 v = qint8(record.at(qint64(*headerSize) + n)); // big-endian two's complement
+        for (int i = 1; i < width; ++i)
+            v = qint64(quint64(v) << 8) | quint8(record.at(qint64(*headerSize) + n + i));
+        row.rowid = v;
+    }
+    return row;
+}
+
 } // namespace
+
+QVector<Row> indexTextKeys(const QByteArray &file)
+{
+    QVector<Row> keys;
+    const auto l = layoutOf(file);
+    if (!l || be32(file, 56) != 1) // 1: UTF-8
+        return keys;
+    const QSet<qint64> freed = freePages(file, *l);
+    for (qint64 page = 1; page <= l->pages; ++page) {
+        if (freed.contains(page))
+            continue;
+        const qint64 start = (page - 1) * l->pageSize;
+        const qint64 header = start + (page == 1 ? 100 : 0);
+        const qint64 end = start + l->usable;
+        const quint8 type = quint8(file.at(header));
+        if (type != 0x0a && type != 0x02) // an index b-tree leaf or interior page
+            continue;
+        const qint64 first = header + (type == 0x02 ? 12 : 8); // interior pages add a right-most pointer
+        const qint64 cells = be16(file, header + 3);
+        for (qint64 i = 0; i < cells; ++i) {
+            const qint64 pointer = first + 2 * i;
+            if (pointer + 2 > end)
+                break;
+            qint64 at = start + be16(file, pointer) + (type == 0x02 ? 4 : 0); // past the left child's page number
+            if (at < first || at >= end)
+                continue;
+            const auto size = varint(file, at, end);
+            if (!size || *size > quint64(file.size()))
+                continue;
+            const auto bytes = payload(file, *l, at, end, *size, true);
+            if (!bytes)
+                continue;
+            if (auto row = textKeyRecord(*bytes))
+                keys.append(*row);
+        }
+    }
+    return keys;
+}
 
 int userVersion(const QByteArray &file)
 {

@@ -33,6 +33,13 @@ struct Row
 /// encoding is not UTF-8, or nothing decodes.
 QVector<Row> textRows(const QByteArray &file, int columns);
 
+/// The keys of every index b-tree page (leaf 0x0A and interior 0x02, not on
+/// the freelist) whose record is one text value and a rowid: what an index on
+/// a TEXT column (e.g. a TEXT PRIMARY KEY's autoindex) still names when SQLite
+/// cannot walk it or the table it points into. In page order; the same key may
+/// come twice (an interior page repeats a leaf's key). Empty as textRows().
+QVector<Row> indexTextKeys(const QByteArray &file);
+
 /// The user_version stored in the header (offset 60), or -1 when `file` does
 /// not start with an SQLite header.
 int userVersion(const QByteArray &file);

@@ -8,6 +8,7 @@
 #include "kv/gpuspec.h"
 
 #include <QCryptographicHash>
+#include <algorithm>
 #include <QDate>
 #include <QDateTime>
 #include <QDir>
@@ -173,6 +174,7 @@ bool PresetStore::recover(const QString &damage, QString *error)
     //    bounded by its largest rowid, or 1,000 when even that is unreadable.
     QVector<QPair<QString, QJsonObject>> userRows; // (kind, preset)
     QSet<QString> seen;
+    QSet<qint64> rowids; // every rowid some reading accounts for
     QStringList damagedRows; // user rows whose id reads but whose figures do not
     qint64 top = -1;
     {
@@ -194,6 +196,7 @@ bool PresetStore::recover(const QString &damage, QString *error)
                 next = std::min(q.value(0).toLongLong(), std::numeric_limits<qint64>::max() - 1) + 1;
                 const QString id = q.value(1).toString();
                 seen.insert(id);
+                rowids.insert(q.value(0).toLongLong());
                 if (q.value(3).toString() != QLatin1String("user"))
                     continue;
                 if (const auto o = readableRow(id, q.value(2).toString(), q.value(4).toString()))
@@ -211,13 +214,23 @@ bool PresetStore::recover(const QString &damage, QString *error)
     }
     // The ids the index still lists, to name user presets that could not be read.
     QStringList lost = damagedRows;
+    bool indexRead = false; // SQLite walked the whole id index: it named every row
     {
         QSqlQuery q(db);
         q.setForwardOnly(true);
-        if (q.exec(QStringLiteral("SELECT id FROM presets INDEXED BY sqlite_autoindex_presets_1")))
+        if (q.exec(QStringLiteral("SELECT id FROM presets INDEXED BY sqlite_autoindex_presets_1"))) {
             while (q.next())
                 if (!seen.contains(q.value(0).toString()) && !isBuiltInId(q.value(0).toString()))
                     lost << q.value(0).toString();
+            indexRead = !q.lastError().isValid();
+        }
+    }
+    QSet<QString> metaKeys; // the other TEXT PRIMARY KEY's index: not preset ids
+    {
+        QSqlQuery q(db);
+        if (q.exec(QStringLiteral("SELECT key FROM meta NOT INDEXED")))
+            while (q.next())
+                metaKeys.insert(q.value(0).toString());
     }
 
     // 2. What SQLite could not reach (a damaged interior page, a truncated
@@ -229,8 +242,10 @@ bool PresetStore::recover(const QString &damage, QString *error)
         QSet<QString> have;
         for (const auto &row : std::as_const(userRows))
             have.insert(row.second.value(QStringLiteral("id")).toString());
-        for (const PageScan::Row &row : PageScan::textRows(raw.readAll(), 4)) { // id, kind, origin, json
+        const QByteArray bytes = raw.readAll();
+        for (const PageScan::Row &row : PageScan::textRows(bytes, 4)) { // id, kind, origin, json
             const QString &id = row.values.at(0);
+            rowids.insert(row.rowid);
             if (row.values.at(2) != QLatin1String("user") || have.contains(id))
                 continue;
             if (const auto o = readableRow(id, row.values.at(1), row.values.at(3))) {
@@ -241,10 +256,29 @@ bool PresetStore::recover(const QString &damage, QString *error)
                 lost << id; // its id still reads, its figures do not
             }
         }
+        // The id index read from its own pages: it names rows whose table page is lost, even
+        // when SQLite can no longer walk the index (a damaged interior page).
+        for (const PageScan::Row &key : PageScan::indexTextKeys(bytes)) {
+            const QString &id = key.values.at(0);
+            if (metaKeys.contains(id) || rowids.contains(key.rowid) || seen.contains(id) || isBuiltInId(id))
+                continue;
+            rowids.insert(key.rowid);
+            if (!have.contains(id) && !lost.contains(id))
+                lost << id;
+        }
         // A damaged copy may sit on a page beside a whole one: only what stayed unread is lost.
         for (const QString &id : std::as_const(have))
             lost.removeAll(id);
         raw.close();
+    }
+    // Rows no reading accounts for: with the index unreadable too, nothing names them. Rowids
+    // run 1 up to the largest (SQLite gives each new row the largest + 1), so the gaps below
+    // the largest seen are rows lost unnamed, or presets removed before the damage.
+    qint64 unnamed = 0;
+    if (!indexRead && !rowids.isEmpty()) {
+        const qint64 last = std::max(top, *std::max_element(rowids.cbegin(), rowids.cend()));
+        for (qint64 r = 1; r <= last && r <= 1'000'000; ++r)
+            unnamed += rowids.contains(r) ? 0 : 1;
     }
 
     // 3. The damaged file (and its journal) kept aside under a new name.
@@ -310,6 +344,14 @@ bool PresetStore::recover(const QString &damage, QString *error)
         m_warning += QStringLiteral(" Lost (named by the index or found on a page, but their figures no longer read or pass the checks): %1; "
                                     "the kept file may still hold them.")
                          .arg(named.join(QStringLiteral(", ")));
+    if (unnamed > 0)
+        m_warning += QStringLiteral(" The index of preset ids could not be read either, so up to %1 %2 could not be named "
+                                    "(rows missing between the first and the last that read; a preset removed earlier leaves such a gap too); "
+                                    "the kept file may still hold %3.")
+                         .arg(unnamed)
+                         .arg(unnamed == 1 ? QStringLiteral("preset") : QStringLiteral("presets"))
+                         .arg(unnamed == 1 ? QStringLiteral("it") : QStringLiteral("them"));
+    m_unnamed = unnamed;
     return true;
 }
 

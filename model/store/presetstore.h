@@ -67,6 +67,9 @@ public:
     /// page whose id reads but whose JSON does not) that could not be recovered,
     /// and those that read but fail validate() (kept out so the store always exports).
     QStringList lostIds() const { return m_lost; }
+    /// How many rows of a damaged file open() could neither read nor name (its id
+    /// index unreadable too): an upper bound, gaps left by removed presets included.
+    qint64 unnamedLost() const { return m_unnamed; }
     /// Rows list() had to skip, one sentence each.
     QStringList problems() const { return m_problems; }
     /// The path of the database file.
@@ -134,6 +137,7 @@ private:
     QString m_damagedCopy;
     QStringList m_recovered;
     QStringList m_lost;
+    qint64 m_unnamed = 0;
     QString m_connection;
     QString m_warning;
     mutable QStringList m_problems;

@@ -319,6 +319,15 @@ private Q_SLOTS:
         // it wrapped to "--draft-model: must not be negative" (a flag never given).
         QTest::newRow("draft layers x weights") << planArgs(base + QStringLiteral(" --weights 8000000TB --draft-layers 256 --num-speculative-tokens 4"))
                                                 << QStringLiteral("--weights") << QStringLiteral("overflow 64 bits");
+        // A session of 2^53 tokens of Llama-3.1-8B (131,072 B a token: 2 x 8 KV heads x 128 x 32
+        // layers x 2 B) is 2^70 B. The distribution is no number: "--distribution: is too large"
+        // had no subject; the message names the length that is.
+        QTest::newRow("distribution's longest 2^53 tokens") << planArgs(QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution fixed:9007199254740992"))
+                                                            << QStringLiteral("--distribution")
+                                                            << QStringLiteral("--distribution: its longest session, 9,007,199,254,740,992 tokens, is too large: the byte count overflows 64 bits");
+        QTest::newRow("distribution scaled to 2^53 tokens") << planArgs(QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution fixed:4503599627370496 --length-scale 2"))
+                                                            << QStringLiteral("--distribution")
+                                                            << QStringLiteral("--distribution: its longest session, 9,007,199,254,740,992 tokens, is too large");
         QTest::newRow("ep above experts") << planArgs(QStringLiteral("--model deepseek-v3 --gpu h100-sxm-80gb --context 1000 --tp 8 --ep 257"))
                                           << QStringLiteral("--ep") << QStringLiteral("256 experts");
     }

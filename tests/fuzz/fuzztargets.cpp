@@ -11,6 +11,9 @@
 #include "kv/kvcost.h"
 #include "lengths/lengthdistribution.h"
 #include "plan/capacity.h"
+#include "store/pagescan.h"
+#include "store/presetbundle.h"
+#include "store/presetstore.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -219,12 +222,54 @@ QString units(const QByteArray &input)
     return {};
 }
 
+QString bundle(const QByteArray &input)
+{
+    QVector<QJsonObject> presets;
+    try {
+        presets = PresetBundle::fromJson(input, QStringLiteral("team.json"));
+    } catch (const InputError &e) {
+        return checkError(e);
+    }
+    // What a bundle imports, the store accepts (validate) and exports again as itself.
+    QVector<PresetRecord> records;
+    for (const QJsonObject &o : std::as_const(presets)) {
+        try {
+            PresetStore::validate(o);
+        } catch (const InputError &e) {
+            return QStringLiteral("imported, then refused by the store: ") + e.text();
+        }
+        records.append({o.value(QStringLiteral("id")).toString(), o.value(QStringLiteral("kind")).toString(), {}, {}, false, o});
+    }
+    try {
+        if (PresetBundle::fromJson(PresetBundle::toJson(records), QStringLiteral("again.json")) != presets)
+            return QStringLiteral("the bundle exports as a different one");
+    } catch (const InputError &e) {
+        return QStringLiteral("exported, then refused on import: ") + e.text();
+    }
+    return {};
+}
+
+QString pagescan(const QByteArray &input)
+{
+    // A damaged store's bytes: rows of exactly the asked columns, one key per index entry.
+    for (const int columns : {2, 4})
+        for (const PageScan::Row &row : PageScan::textRows(input, columns))
+            if (row.values.size() != columns)
+                return QStringLiteral("a row of %1 values, not %2").arg(row.values.size()).arg(columns);
+    for (const PageScan::Row &key : PageScan::indexTextKeys(input))
+        if (key.values.size() != 1)
+            return QStringLiteral("an index key of %1 values").arg(key.values.size());
+    PageScan::userVersion(input);
+    return {};
+}
+
 } // namespace
 
 QStringList names()
 {
     return {QStringLiteral("config"), QStringLiteral("distribution"), QStringLiteral("trace"),
-            QStringLiteral("scenario"), QStringLiteral("calibration"), QStringLiteral("units")};
+            QStringLiteral("scenario"), QStringLiteral("calibration"), QStringLiteral("units"),
+            QStringLiteral("bundle"), QStringLiteral("pagescan")};
 }
 
 QString run(const QString &target, const QByteArray &input)
@@ -241,6 +286,10 @@ QString run(const QString &target, const QByteArray &input)
         return calibration(input);
     if (target == QLatin1String("units"))
         return units(input);
+    if (target == QLatin1String("bundle"))
+        return bundle(input);
+    if (target == QLatin1String("pagescan"))
+        return pagescan(input);
     return QStringLiteral("unknown fuzz target %1").arg(target);
 }
 

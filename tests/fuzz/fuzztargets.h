@@ -11,7 +11,9 @@ namespace Headroom::FuzzTargets {
 /// config (a config.json or model preset), distribution (a --distribution
 /// spec), trace (a trace file), scenario (a .headroom file or plan --json
 /// output), calibration (an engine start-up log), units (sizes, counts,
-/// fractions, real-valued flags, dtypes and engine names; the first byte picks).
+/// fractions, real-valued flags, dtypes and engine names; the first byte picks),
+/// bundle (a preset bundle, presets import), pagescan (the bytes of a damaged
+/// preset store, read page by page in its recovery).
 QStringList names();
 
 /// Feeds `input` to the parser `target` and checks what comes back: an

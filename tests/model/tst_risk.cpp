@@ -6,6 +6,7 @@
 // bad trace files.
 #include "plan/capacity.h"
 #include "core/inputerror.h"
+#include "core/units.h"
 #include "lengths/lengthdistribution.h"
 #include "lengths/normaldistribution.h"
 #include "lengths/overflowrisk.h"
@@ -375,6 +376,45 @@ private Q_SLOTS:
         QCOMPARE(d.arrivalRatePerSecond, 0.5);
     }
 
+    // A trace cell reads as a count on the command line does (README: counts accept 8e9,
+    // 100,000, 8k and 1.5M): a spreadsheet's "1,000" is 1,000 tokens, in a one-column file
+    // (whose first line is then data, not a header) and in the Azure columns alike.
+    void traceCellsReadAsFlags_data()
+    {
+        QTest::addColumn<QByteArray>("cell");
+        QTest::addColumn<qint64>("tokens");
+        QTest::newRow("\"1,000\"") << QByteArray("\"1,000\"") << qint64(1000);
+        QTest::newRow("\"1,000,000\"") << QByteArray("\"1,000,000\"") << qint64(1000000);
+        QTest::newRow("1_000") << QByteArray("1_000") << qint64(1000);
+        QTest::newRow("1e5") << QByteArray("1e5") << qint64(100000);
+        QTest::newRow("8k") << QByteArray("8k") << qint64(8000);
+        QTest::newRow("1.5M") << QByteArray("1.5M") << qint64(1500000);
+        QTest::newRow("plain 4808") << QByteArray("4808") << qint64(4808);
+    }
+    void traceCellsReadAsFlags()
+    {
+        QFETCH(QByteArray, cell);
+        QFETCH(qint64, tokens);
+        QByteArray unquoted = cell;
+        unquoted.replace('"', "");
+        QCOMPARE(Units::parseCount(QString::fromLatin1(unquoted), QStringLiteral("--context")), tokens); // the flags' reading
+        QTemporaryDir dir;
+        auto read = [&](const QByteArray &bytes) {
+            QFile f(dir.filePath(QStringLiteral("t.csv")));
+            if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(bytes) != bytes.size())
+                qFatal("cannot write the trace");
+            f.close();
+            return LengthDistribution::fromTrace(f.fileName(), QStringLiteral("t"));
+        };
+        const LengthDistribution one = read(cell + "\n7\n");
+        QCOMPARE(one.requests, qint64(2));
+        QCOMPARE(one.lengths, tokens > 7 ? QVector<qint64>({7, tokens}) : QVector<qint64>({tokens, 7}));
+        const LengthDistribution azure = read("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.5," + cell + "," + cell + "\n");
+        QCOMPARE(azure.lengths, QVector<qint64>({2 * tokens}));
+        QCOMPARE(azure.promptLengths, QVector<qint64>({tokens}));
+        QCOMPARE(azure.meanOutputTokens, double(tokens));
+    }
+
     // The reader takes a file 1 MiB at a time: a \r\n split across two blocks ends one line,
     // not two, so the line numbers of later errors stay right. A header padded with 4 spaces
     // (11 bytes) and rows "1000\r\n" (6 bytes): row k's \r is byte 11 + 6k + 4, the last of
@@ -395,7 +435,7 @@ private Q_SLOTS:
             LengthDistribution::fromTrace(f.fileName(), QStringLiteral("t"));
             QFAIL("accepted a non-numeric cell");
         } catch (const InputError &e) {
-            QCOMPARE(e.message(), f.fileName() + QStringLiteral(" line 174773, length: \"abc\" is not a whole number"));
+            QCOMPARE(e.message(), f.fileName() + QStringLiteral(" line 174773, length: \"abc\" is not a whole number (write e.g. 100000, 100,000, 1e5, 8k or 1.5M)"));
         }
         bytes.chop(5);
         QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size());
@@ -416,7 +456,7 @@ private Q_SLOTS:
         const QString data = QStringLiteral(HEADROOM_TEST_DATA "/traces/");
         // Trace files (fromTrace).
         QTest::newRow("trace: non-numeric cell") << QStringLiteral("trace:") + data + QStringLiteral("non-numeric.csv") << f
-                                                 << data + QStringLiteral("non-numeric.csv line 4, length: \"abc\" is not a whole number");
+                                                 << data + QStringLiteral("non-numeric.csv line 4, length: \"abc\" is not a whole number (write e.g. 100000, 100,000, 1e5, 8k or 1.5M)");
         QTest::newRow("trace: negative length") << QStringLiteral("trace:") + data + QStringLiteral("negative.csv") << f
                                                 << data + QStringLiteral("negative.csv line 2, length: a length cannot be negative (-5)");
         QTest::newRow("trace: Azure ContextTokens -1") << QStringLiteral("trace:") + data + QStringLiteral("negative-context.csv") << f

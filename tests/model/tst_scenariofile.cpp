@@ -331,6 +331,29 @@ private Q_SLOTS:
         QCOMPARE(JsonNumbers::toJson(QJsonObject{{QStringLiteral("a"), 1.5}}, QJsonDocument::Compact), QByteArray("{\"a\":1.5}"));
     }
 
+    void wholeFiguresHeldInDoublesAreWrittenAsIntegers_data()
+    {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QByteArray>("written");
+        // 2^60 = 1,152,921,504,606,846,976 is exact in a double; QJsonDocument's shortest form
+        // of it, 1152921504606847000, is another number. 1.5e16 is 15 followed by 15 zeros.
+        QTest::newRow("2^60") << 1152921504606846976.0 << QByteArray("1152921504606846976");
+        QTest::newRow("1.5e16") << 1.5e16 << QByteArray("15000000000000000");
+        QTest::newRow("2^53 + 2") << 9007199254740994.0 << QByteArray("9007199254740994");
+        QTest::newRow("2.5 rounds half away from 0") << 2.5 << QByteArray("3");
+        QTest::newRow("-0") << -0.0 << QByteArray("0");
+        // Past qint64 it stays a double, in QJsonDocument's shortest digits (no byte count gets there).
+        QTest::newRow("2^63: beyond 64 bits, a double") << 9223372036854775808.0 << QByteArray("9223372036854776000");
+    }
+    void wholeFiguresHeldInDoublesAreWrittenAsIntegers()
+    {
+        // plan --json: bytes are integers (README), exact whatever their size.
+        QFETCH(double, value);
+        QFETCH(QByteArray, written);
+        QCOMPARE(JsonNumbers::toJson(QJsonObject{{QStringLiteral("a"), JsonNumbers::wholeValue(value)}}, QJsonDocument::Compact),
+                 QByteArray("{\"a\":") + written + "}");
+    }
+
     void sparseMlaRoundTrip()
     {
         // A DeepSeek-V3.2-like group (61 MLA layers, 512 + 64, index_head_dim 128) keeps its indexer.

@@ -15,6 +15,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QMap>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -658,6 +659,7 @@ private Q_SLOTS:
         QCOMPARE(store.find(QStringLiteral("llama-3.1-8b")).name, QStringLiteral("Llama-3.1-8B"));
         QCOMPARE(store.list().size(), PresetStore::builtInPresets().size() + 3);
         QCOMPARE(store.recoveredIds().size(), 3);
+        QCOMPARE(store.unnamedLost(), qint64(0)); // every row read: the index is not needed to name any
         for (int i = 1; i <= 3; ++i) {
             const PresetRecord r = store.find(QStringLiteral("team-card-%1").arg(i));
             QVERIFY(!r.builtIn);
@@ -746,6 +748,121 @@ private Q_SLOTS:
         QCOMPARE(store.lostIds(), QStringList{QStringLiteral("team-card-2")});
         QVERIFY2(store.warning().contains(QStringLiteral("2 of your presets were recovered (team-card-1, team-card-3)"))
                      && store.warning().contains(QStringLiteral("Lost (")) && store.warning().contains(QStringLiteral("): team-card-2;")),
+                 qPrintable(store.warning()));
+    }
+
+    static qint64 rootPage(const QString &path, const char *name)
+    {
+        qint64 root = 0;
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("root-page"));
+            db.setDatabaseName(path);
+            QSqlQuery q(db);
+            if (db.open() && q.exec(QStringLiteral("SELECT rootpage FROM sqlite_master WHERE name = '%1'").arg(QLatin1String(name))) && q.next())
+                root = q.value(0).toLongLong();
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("root-page"));
+        return root;
+    }
+
+    static qint64 pageHolding(const QString &path, const char *marker)
+    {
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly))
+            return 0;
+        const QByteArray bytes = f.readAll();
+        return bytes.indexOf(marker) / pageSizeOf(bytes) + 1;
+    }
+
+    void indexKeysAreReadFromThePages()
+    {
+        // PageScan::indexTextKeys gives what SQLite's own walk of the id index gives: every id with its rowid.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("presets.sqlite"));
+        makeTeamStore(path);
+        QMap<QString, qint64> expected;
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("keys"));
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(QStringLiteral("SELECT id, rowid FROM presets")));
+            while (q.next())
+                expected.insert(q.value(0).toString(), q.value(1).toLongLong());
+            QVERIFY(q.exec(QStringLiteral("SELECT key, rowid FROM meta")));
+            while (q.next())
+                expected.insert(q.value(0).toString(), q.value(1).toLongLong()); // meta's key index: also TEXT
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("keys"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QMap<QString, qint64> read;
+        for (const PageScan::Row &key : PageScan::indexTextKeys(f.readAll()))
+            read.insert(key.values.at(0), key.rowid);
+        QCOMPARE(read, expected);
+    }
+
+    void lostPresetIsCountedWhenNothingNamesIt()
+    {
+        // Issue 10: team-card-2's table page and the id index's only page both damaged: no
+        // reading names it, and the warning said nothing of it. Now it says how many could not
+        // be named (rowids 1 .. the last, one missing).
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("presets.sqlite"));
+        makeTeamStore(path);
+        const qint64 indexRoot = rootPage(path, "sqlite_autoindex_presets_1");
+        const qint64 page = pageHolding(path, "MARKER2-");
+        QVERIFY(indexRoot > 1 && page > 1 && indexRoot != page);
+        QVERIFY(!damagePage(path, indexRoot).isEmpty());
+        QVERIFY(!damagePage(path, page).isEmpty());
+        PresetStore store(path);
+        QString error;
+        QVERIFY2(store.open(&error), qPrintable(error));
+        QCOMPARE(store.recoveredIds(), (QStringList{QStringLiteral("team-card-1"), QStringLiteral("team-card-3")}));
+        QCOMPARE(store.lostIds(), QStringList());
+        QCOMPARE(store.unnamedLost(), qint64(1));
+        QVERIFY2(store.warning().contains(QStringLiteral("up to 1 preset could not be named")), qPrintable(store.warning()));
+    }
+
+    void lostPresetIsNamedByTheIndexPages()
+    {
+        // 300 more presets make the id index three levels of pages or more: with its root
+        // damaged SQLite walks none of it, while its leaf pages still name team-card-2,
+        // whose table page is damaged too.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("presets.sqlite"));
+        makeTeamStore(path);
+        {
+            PresetStore store(path);
+            QString error;
+            QVERIFY(store.open(&error));
+            for (int i = 0; i < 300; ++i)
+                QVERIFY2(store.saveUserPreset({{QStringLiteral("id"), QStringLiteral("bulk-card-with-a-long-id-%1").arg(i, 3, 10, QLatin1Char('0'))},
+                                               {QStringLiteral("kind"), QStringLiteral("gpu")},
+                                               {QStringLiteral("name"), QStringLiteral("Bulk %1").arg(i)},
+                                               {QStringLiteral("memory_bytes"), 1e9}},
+                                              &error),
+                         qPrintable(error));
+        }
+        const qint64 indexRoot = rootPage(path, "sqlite_autoindex_presets_1");
+        const qint64 page = pageHolding(path, "MARKER2-");
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QByteArray bytes = f.readAll();
+            QCOMPARE(quint8(bytes.at((indexRoot - 1) * pageSizeOf(bytes))), quint8(0x02)); // an interior index page
+        }
+        QVERIFY(!damagePage(path, indexRoot).isEmpty());
+        QVERIFY(!damagePage(path, page).isEmpty());
+        PresetStore store(path);
+        QString error;
+        QVERIFY2(store.open(&error), qPrintable(error));
+        QCOMPARE(store.lostIds(), QStringList{QStringLiteral("team-card-2")});
+        QCOMPARE(store.unnamedLost(), qint64(0));
+        QCOMPARE(store.recoveredIds().size(), 302);
+        QVERIFY2(store.warning().contains(QStringLiteral("): team-card-2;")) && !store.warning().contains(QStringLiteral("could not be named")),
                  qPrintable(store.warning()));
     }
 
@@ -899,6 +1016,8 @@ private Q_SLOTS:
                 bytes.truncate(rng.bounded(int(bytes.size())));
             for (const PageScan::Row &row : PageScan::textRows(bytes, 4))
                 QCOMPARE(row.values.size(), 4);
+            for (const PageScan::Row &key : PageScan::indexTextKeys(bytes))
+                QCOMPARE(key.values.size(), 1);
             PageScan::userVersion(bytes);
         }
     }
