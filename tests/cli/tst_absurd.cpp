@@ -5,6 +5,7 @@
 // clear error naming the field (exit 1, one "error: FIELD: ..." line), or a
 // right answer (exit 0, figures that are not negative and agree with each
 // other); never a wrapped number, a hang or a crash.
+#include "common/clirun.h"
 #include "core/inputerror.h"
 #include "core/jsonnumbers.h"
 #include "inputs/inputranges.h"
@@ -23,12 +24,7 @@
 
 namespace {
 
-struct Run
-{
-    int code = -2; // -2: still running after 120 s (a hang), -1: crashed
-    QByteArray out;
-    QByteArray err;
-};
+using Run = HeadroomTest::CliRun;
 
 // The values every numeric input is tried with.
 const QStringList absurdValues = {
@@ -53,18 +49,7 @@ private:
 
     Run run(const QStringList &args)
     {
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path());
-        env.insert(QStringLiteral("HOME"), m_home.path());
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(HEADROOM_BINARY), args);
-        if (!p.waitForFinished(120000)) {
-            p.kill();
-            p.waitForFinished();
-            return {};
-        }
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+        return HeadroomTest::runHeadroom(args, m_home.path());
     }
 
     // Exit 1 with one error line naming `field`, or exit 0 with a plan whose

@@ -12,6 +12,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include "common/clirun.h"
 #include "common/headroomtest.h"
 
 class TestCli : public QObject
@@ -20,25 +21,11 @@ class TestCli : public QObject
 private:
     QTemporaryDir m_home;
 
-    struct Run
-    {
-        int code = -1;
-        QByteArray out;
-        QByteArray err;
-        QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
-    };
+    using Run = HeadroomTest::CliRun;
 
     Run run(const QStringList &args)
     {
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path());
-        env.insert(QStringLiteral("HOME"), m_home.path());
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(HEADROOM_BINARY), args);
-        if (!p.waitForFinished(60000))
-            return {};
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+        return HeadroomTest::runHeadroom(args, m_home.path(), {}, 60000);
     }
 
     static QStringList plan(const char *args)

@@ -5,6 +5,7 @@
 // every refusal names the flag or the bundle field; and a store damaged on
 // its index page is reported, kept aside and rebuilt, so `plan --model
 // llama-3.1-8b` works again (issue 10, kind 7).
+#include "common/clirun.h"
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
@@ -33,16 +34,8 @@ private:
 
     static Run run(const QTemporaryDir &home, const QStringList &args)
     {
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("XDG_DATA_HOME"), home.path());
-        env.insert(QStringLiteral("HOME"), home.path());
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(HEADROOM_BINARY), args);
-        if (!p.waitForFinished(60000))
-            return {};
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-                QString::fromUtf8(p.readAllStandardError())};
+        const HeadroomTest::CliRun r = HeadroomTest::runHeadroom(args, home.path(), {}, 60000);
+        return {r.code, r.outText(), r.errText()};
     }
 
     static QStringList args(const QString &first, const QStringList &rest)

@@ -15,17 +15,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
+#include "common/clirun.h"
 #include "common/headroomtest.h"
 
 namespace {
 
-struct Run
-{
-    int code = -2; // -2: still running after 120 s (a hang), -1: crashed
-    QByteArray out;
-    QByteArray err;
-    QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
-};
+using Run = HeadroomTest::CliRun;
 
 const QStringList engines = {QStringLiteral("plain"), QStringLiteral("vllm"), QStringLiteral("sglang"),
                              QStringLiteral("trtllm"), QStringLiteral("llamacpp"), QStringLiteral("ollama")};
@@ -73,19 +68,7 @@ private:
 
     Run run(const QStringList &args)
     {
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path());
-        env.insert(QStringLiteral("HOME"), m_home.path());
-        p.setProcessEnvironment(env);
-        p.setWorkingDirectory(m_work.path());
-        p.start(QStringLiteral(HEADROOM_BINARY), args);
-        if (!p.waitForFinished(120000)) {
-            p.kill();
-            p.waitForFinished();
-            return {};
-        }
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+        return HeadroomTest::runHeadroom(args, m_home.path(), m_work.path());
     }
 
     // Exit 1 with exactly one error line, naming `field` with `words` in it.

@@ -7,6 +7,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include "common/clirun.h"
 #include "common/headroomtest.h"
 
 class TestSidePoolsCli : public QObject
@@ -24,15 +25,8 @@ private:
 
     Run run(const QString &args)
     {
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path());
-        env.insert(QStringLiteral("HOME"), m_home.path());
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(HEADROOM_BINARY), QStringList{QStringLiteral("plan"), QStringLiteral("--json")} + args.split(QLatin1Char(' ')));
-        if (!p.waitForFinished(60000))
-            return {};
-        return {p.exitCode(), QJsonDocument::fromJson(p.readAllStandardOutput()).object(), p.readAllStandardError()};
+        const HeadroomTest::CliRun r = HeadroomTest::runHeadroom(QStringList{QStringLiteral("plan"), QStringLiteral("--json")} + args.split(QLatin1Char(' ')), m_home.path(), {}, 60000);
+        return {r.code, r.json(), r.err};
     }
 
 private Q_SLOTS:
