@@ -96,7 +96,8 @@ QVector<LeverOption> sidePoolOptions(RiskWork &work, const Scenario &now, const 
     if (sd.speculativeTokens > 1) {
         Scenario v = now;
         v.speculative.speculativeTokens = sd.speculativeTokens / 2;
-        out << price(work, lever, QStringLiteral("%1 speculative tokens per step").arg(v.speculative.speculativeTokens), v,
+        const int k = v.speculative.speculativeTokens;
+        out << price(work, lever, k == 1 ? Levers::tr("1 speculative token per step") : Levers::tr("%1 speculative tokens per step").arg(k), v,
                      QStringLiteral("fewer tokens per verification step"));
     }
     if (sd.on()) {

@@ -224,9 +224,12 @@ QStringList explain(const Scenario &s, const CapacityResult &r, UnitSystem u)
                         tp ? QStringLiteral("; ÷ TP %1 = %2 per GPU").arg(s.tp).arg(both(r.draftWeightsBytesPerGpu)) : QString());
     }
     if (s.speculative.speculativeTokens > 0)
-        out << QStringLiteral("Lookahead: %1 speculative tokens per step, so every session holds %1 more token slots in every layer%2 "
+        out << QStringLiteral("Lookahead: %1 per step, so every session holds %2 in every layer%3 "
                               "(vllm/v1/core/sched/scheduler.py: allocate_slots with num_lookahead_tokens = num_speculative_tokens)")
-                   .arg(s.speculative.speculativeTokens)
+                   .arg(s.speculative.speculativeTokens == 1 ? QStringLiteral("1 speculative token")
+                                                             : QStringLiteral("%1 speculative tokens").arg(s.speculative.speculativeTokens),
+                        s.speculative.speculativeTokens == 1 ? QStringLiteral("1 more token slot")
+                                                             : QStringLiteral("%1 more token slots").arg(s.speculative.speculativeTokens))
                    .arg(s.speculative.hasDraft() ? QStringLiteral(", target and draft") : QString());
     if (s.lora.on()) {
         const LoraCount whole = countLora(s, false);

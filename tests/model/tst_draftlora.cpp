@@ -8,6 +8,7 @@
 #include "plan/sidepools.h"
 #include "plan/levers.h"
 
+#include <algorithm>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -191,6 +192,12 @@ private Q_SLOTS:
         const LeverOption *rank = find(QStringLiteral("LoRA rank 32"));
         const LeverOption *off = find(QStringLiteral("no speculative decoding"));
         QVERIFY(fewer && rank && off);
+        QVERIFY(find(QStringLiteral("2 speculative tokens per step"))); // K = 4 halved
+        Scenario two = s;
+        two.speculative.speculativeTokens = 2;
+        const LeverReport halvedToOne = evaluateLevers(two, {}, {}, LeverTarget{});
+        QVERIFY(std::any_of(halvedToOne.options.cbegin(), halvedToOne.options.cend(),
+                            [](const LeverOption &o) { return o.option == QStringLiteral("1 speculative token per step"); }));
         QCOMPARE(fewer->lever, QStringLiteral("side pools"));
         QVERIFY(fewer->sessionsPerGroup > report.current.sessionsPerGroup);
         QVERIFY(off->sessionsPerGroup > report.current.sessionsPerGroup);
