@@ -4,6 +4,7 @@
 #include "lengths/normaldistribution.h"
 #include "core/units.h"
 
+#include <QRegularExpression>
 #include <QDate>
 #include <QFile>
 #include <QFileInfo>
@@ -471,10 +472,17 @@ LengthDistribution LengthDistribution::parse(const QString &spec, const QString 
         return d;
     }
     QMap<QString, QString> args;
+    QString previous;
     for (const QString &part : rest.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         const QStringList kv = part.split(QLatin1Char('='));
+        // "median=1,000": the comma that separates parameters split a thousands group off.
+        static const QRegularExpression thousandsGroup(QStringLiteral("^\\d{3}$"));
+        if (kv.size() == 1 && previous.contains(QLatin1Char('=')) && previous.back().isDigit() && thousandsGroup.match(part.trimmed()).hasMatch())
+            throw InputError(field, QStringLiteral("\"%1,%2\": commas separate the parameters, so write the number without separators (%3)")
+                                        .arg(previous.trimmed(), part.trimmed(), previous.section(QLatin1Char('='), 1).trimmed() + part.trimmed()));
         if (kv.size() != 2)
             throw InputError(field, QStringLiteral("\"%1\" must be name=value").arg(part));
+        previous = part;
         const QString key = kv.at(0).trimmed().toLower();
         if (args.contains(key))
             throw InputError(field, QStringLiteral("%1 is given twice").arg(key));

@@ -484,6 +484,10 @@ private Q_SLOTS:
         QTest::newRow("unknown parameter") << QStringLiteral("lognormal:median=5,p99=40,mode=3") << f << QStringLiteral("unknown parameter mode");
         QTest::newRow("a parameter twice") << QStringLiteral("lognormal:median=5,median=6,p99=40") << f << QStringLiteral("median is given twice");
         QTest::newRow("a parameter without =value") << QStringLiteral("lognormal:median=5,p99") << f << QStringLiteral("\"p99\" must be name=value");
+        QTest::newRow("a thousands separator") << QStringLiteral("lognormal:median=1,000,p99=40000") << f
+                                               << QStringLiteral("\"median=1,000\": commas separate the parameters, so write the number without separators (1000)");
+        QTest::newRow("a thousands separator after another") << QStringLiteral("quantiles:p50=12,500,p99=1,000,000") << f
+                                                             << QStringLiteral("\"p50=12,500\": commas separate the parameters, so write the number without separators (12500)");
         QTest::newRow("a parameter with two =") << QStringLiteral("lognormal:median=5=6,p99=40") << f << QStringLiteral("\"median=5=6\" must be name=value");
         QTest::newRow("lognormal without median") << QStringLiteral("lognormal:p99=40") << f << QStringLiteral("lognormal needs median=N");
         QTest::newRow("lognormal without p99") << QStringLiteral("lognormal:median=40") << f << QStringLiteral("lognormal needs p99=N");
