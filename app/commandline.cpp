@@ -490,7 +490,7 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
     size("non-torch", e.nonTorch, true);
     size("cuda-graph", e.cudaGraph, true);
     if (isSet(p, "vllm-version")) {
-        static const QRegularExpression re(QStringLiteral("^v?(\\d{1,3})\\.(\\d{1,3})(\\.\\d+)?$"));
+        static const QRegularExpression re(QStringLiteral("^v?(\\d{1,3})\\.(\\d{1,3})(\\.\\d+)?\\z"));
         const auto m = re.match(value(p, "vllm-version").trimmed());
         if (!m.hasMatch())
             throw InputError(QStringLiteral("--vllm-version"), QStringLiteral("must look like 0.10 or 0.11.2, got \"%1\"").arg(value(p, "vllm-version")));

@@ -8,7 +8,7 @@ namespace Headroom {
 
 EngineVersion EngineVersion::parse(const QString &text, const QString &field)
 {
-    static const QRegularExpression re(QStringLiteral("^v?(\\d{1,3})\\.(\\d{1,3})(?:\\.(\\d{1,4}))?$"));
+    static const QRegularExpression re(QStringLiteral("^v?(\\d{1,3})\\.(\\d{1,3})(?:\\.(\\d{1,4}))?\\z"));
     const auto m = re.match(text.trimmed());
     if (!m.hasMatch())
         throw InputError(field, QStringLiteral("must look like 0.10 or 0.11.2, got \"%1\"").arg(text));

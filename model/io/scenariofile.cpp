@@ -368,7 +368,7 @@ EngineSettings readEngineSettings(const QJsonObject &o, const QString &prefix, c
     es.memFractionStatic = readOptionalReal(o, RealInput::MemFractionStatic, prefix);
     es.freeGpuMemoryFraction = readReal(o, RealInput::FreeGpuMemoryFraction, es.freeGpuMemoryFraction, prefix);
     es.maxNumBatchedTokens = positive("max_num_batched_tokens");
-    static const QRegularExpression versionRe(QStringLiteral("^(\\d{1,3})\\.(\\d{1,3})$"));
+    static const QRegularExpression versionRe(QStringLiteral("^(\\d{1,3})\\.(\\d{1,3})\\z"));
     const auto vllm = versionRe.match(o.value(QStringLiteral("vllm_version")).toString(QStringLiteral("0.11")));
     if (!vllm.hasMatch())
         throw InputError(prefix + QStringLiteral("vllm_version"), QStringLiteral("must look like 0.11"));

@@ -476,7 +476,7 @@ LengthDistribution LengthDistribution::parse(const QString &spec, const QString 
     for (const QString &part : rest.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         const QStringList kv = part.split(QLatin1Char('='));
         // "median=1,000": the comma that separates parameters split a thousands group off.
-        static const QRegularExpression thousandsGroup(QStringLiteral("^\\d{3}$"));
+        static const QRegularExpression thousandsGroup(QStringLiteral("^\\d{3}\\z"));
         if (kv.size() == 1 && previous.contains(QLatin1Char('=')) && previous.back().isDigit() && thousandsGroup.match(part.trimmed()).hasMatch())
             throw InputError(field, QStringLiteral("\"%1,%2\": commas separate the parameters, so write the number without separators (%3)")
                                         .arg(previous.trimmed(), part.trimmed(), previous.section(QLatin1Char('='), 1).trimmed() + part.trimmed()));

@@ -535,7 +535,7 @@ PresetRecord PresetStore::find(const QString &id) const
 
 void PresetStore::validate(const QJsonObject &preset)
 {
-    static const QRegularExpression kebab(QStringLiteral("^[a-z0-9]+([.-][a-z0-9]+)*$"));
+    static const QRegularExpression kebab(QStringLiteral("^[a-z0-9]+([.-][a-z0-9]+)*\\z"));
     const QJsonValue id = preset.value(QStringLiteral("id"));
     if (!id.isString() || !kebab.match(id.toString()).hasMatch() || id.toString().size() > 64)
         throw InputError(QStringLiteral("id"), QStringLiteral("\"%1\" must be lower-case kebab-case of at most 64 characters, e.g. my-model-7b")
@@ -556,7 +556,8 @@ void PresetStore::validate(const QJsonObject &preset)
     }
     for (const char *key : {"source_date", "price_date"}) {
         const QString date = preset.value(QLatin1String(key)).toString();
-        if (!date.isEmpty() && !QDate::fromString(date, Qt::ISODate).isValid())
+        // Exactly ten characters: Qt's ISO reader also takes "2026-11-01\n" and "2026-11-01T10:00".
+        if (!date.isEmpty() && (date.size() != 10 || !QDate::fromString(date, Qt::ISODate).isValid()))
             throw InputError(QString::fromLatin1(key), QStringLiteral("\"%1\" must be a date written YYYY-MM-DD, e.g. 2026-11-30").arg(date));
     }
     if (kind == QLatin1String("gpu"))

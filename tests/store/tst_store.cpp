@@ -309,6 +309,10 @@ private Q_SLOTS:
         QTest::newRow("source a number") << "source" << QJsonValue(3) << "source";
         QTest::newRow("empty name") << "name" << QJsonValue(QStringLiteral(" ")) << "name";
         QTest::newRow("id with capitals") << "id" << QJsonValue(QStringLiteral("ACME")) << "id";
+        // A regular expression's $ also matches before a final newline: "l4\n" would shadow the built-in l4.
+        QTest::newRow("id with a final newline") << "id" << QJsonValue(QStringLiteral("l4\n")) << "id";
+        QTest::newRow("date with a final newline") << "price_date" << QJsonValue(QStringLiteral("2026-11-01\n")) << "price_date";
+        QTest::newRow("date with a time") << "source_date" << QJsonValue(QStringLiteral("2026-11-01T10:00")) << "source_date";
         QTest::newRow("memory as a decimal string") << "memory_bytes" << QJsonValue(QStringLiteral("24000000000")) << "memory_bytes";
         QTest::newRow("memory 2^63") << "memory_bytes" << QJsonValue(9223372036854775808.0) << "memory_bytes";
         // torch sees at most the card (gpuspec.h): 24e9 B of card, 25e9 B seen by torch.
