@@ -66,14 +66,14 @@ Decimal parseDecimal(QString text)
     Decimal d;
     // Commas and underscores only as thousands separators ("100,000", "100_000"):
     // "1,5" is a decimal comma in many locales, and guessing would be wrong either way.
-    static const QRegularExpression grouped(QStringLiteral("^[+-]?\\d{1,3}([,_]\\d{3})+(\\.\\d*)?([eE][+-]?\\d+)?$"));
+    static const QRegularExpression grouped(QStringLiteral("^[+-]?\\d{1,3}([,_]\\d{3})+(\\.\\d*)?([eE][+-]?\\d+)?\\z"));
     if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('_'))) {
         if (!grouped.match(text).hasMatch())
             return d;
         text.remove(QLatin1Char('_'));
         text.remove(QLatin1Char(','));
     }
-    static const QRegularExpression re(QStringLiteral("^([+-]?)(\\d*)(?:\\.(\\d*))?(?:[eE]([+-]?\\d{1,4}))?$"));
+    static const QRegularExpression re(QStringLiteral("^([+-]?)(\\d*)(?:\\.(\\d*))?(?:[eE]([+-]?\\d{1,4}))?\\z"));
     const auto m = re.match(text);
     if (!m.hasMatch())
         return d;
@@ -97,6 +97,15 @@ bool scaleDecimal(const Decimal &d, qint64 unit, qint64 *out, bool *exact = null
     int exponent = d.exponent;
     if (exact)
         *exact = true;
+    // Trailing zeros go into the exponent, before and after any cut to 18 digits:
+    // 1000000000000000000000e-15 is exactly 10^6, however many digits it is written with.
+    const auto trimZeros = [&] {
+        while (digits.size() > 1 && digits.endsWith(QLatin1Char('0'))) {
+            digits.chop(1);
+            ++exponent;
+        }
+    };
+    trimZeros();
     // A count (unit 1) of 19 digits is exact when it fits in 64 bits; a size keeps
     // 18 significant digits, so the product with its unit has room.
     bool fits = false;
@@ -111,11 +120,7 @@ bool scaleDecimal(const Decimal &d, qint64 unit, qint64 *out, bool *exact = null
             *exact = false;
         exponent += int(digits.size()) - 18;
         digits.truncate(18);
-    }
-    // Trim trailing zeros into the exponent.
-    while (digits.size() > 1 && digits.endsWith(QLatin1Char('0'))) {
-        digits.chop(1);
-        ++exponent;
+        trimZeros();
     }
     const qint64 mantissa = digits.toLongLong();
     if (mantissa == 0) {
@@ -163,10 +168,10 @@ bool scaleDecimal(const Decimal &d, qint64 unit, qint64 *out, bool *exact = null
 qint64 parseSize(const QString &input, const QString &field, bool allowZero)
 {
     const QString text = input.trimmed();
-    static const QRegularExpression re(QStringLiteral("^([+-]?[0-9.,_]+(?:[eE][+-]?[0-9]+)?)\\s*([A-Za-z]+)$"));
+    static const QRegularExpression re(QStringLiteral("^([+-]?[0-9.,_]+(?:[eE][+-]?[0-9]+)?)\\s*([A-Za-z]+)\\z"));
     const auto m = re.match(text);
     if (!m.hasMatch()) {
-        static const QRegularExpression bare(QStringLiteral("^[0-9.eE+\\-_,]+$"));
+        static const QRegularExpression bare(QStringLiteral("^[0-9.eE+\\-_,]+\\z"));
         if (bare.match(text).hasMatch())
             throw InputError(field, QStringLiteral("\"%1\" has no unit; write it as e.g. 80GB, 79.6GiB or 512MiB").arg(text));
         throw InputError(field, QStringLiteral("\"%1\" is not a memory size; write it as e.g. 80GB, 79.6GiB or 512MiB").arg(text));

@@ -78,6 +78,10 @@ private Q_SLOTS:
         QCOMPARE(Units::parseCount(QStringLiteral("0"), QStringLiteral("--n"), 0), qint64(0));
         QCOMPARE(Units::parseCount(QStringLiteral("9223372036854775807"), QStringLiteral("--n")), std::numeric_limits<qint64>::max());
         QCOMPARE(Units::parseCount(QStringLiteral("1000000000000000001"), QStringLiteral("--n")), qint64(1'000'000'000'000'000'001));
+        // Written with more digits than 64 bits hold, still exactly 10^6 (10^21 x 10^-15) and 2 x 10^6.
+        QCOMPARE(Units::parseCount(QStringLiteral("1000000000000000000000e-15"), QStringLiteral("--context")), qint64(1'000'000));
+        QCOMPARE(Units::parseCount(QStringLiteral("2000000.000000000000000000"), QStringLiteral("--context")), qint64(2'000'000));
+        QCOMPARE(Units::parseSize(QStringLiteral("1000000000000000000000e-12GB"), QStringLiteral("--weights")), qint64(1'000'000'000'000'000'000));
     }
 
     void parseCountRejects_data()
@@ -92,6 +96,7 @@ private Q_SLOTS:
         QTest::newRow("2.0001 fractional") << QStringLiteral("2.0001") << qint64(1) << QStringLiteral("\"2.0001\" is not a whole number");
         QTest::newRow("1,5 decimal comma") << QStringLiteral("1,5") << qint64(1) << QStringLiteral("\"1,5\" is not a whole number (write e.g. 100000, 100,000, 1e5, 8k or 1.5M)");
         QTest::newRow("12,34 misplaced separator") << QStringLiteral("12,34") << qint64(1) << QStringLiteral("\"12,34\" is not a whole number (write e.g. 100000, 100,000, 1e5, 8k or 1.5M)");
+        QTest::newRow("22 digits, not whole") << QStringLiteral("1000000000000000000001e-15") << qint64(1) << QStringLiteral("\"1000000000000000000001e-15\" is not a whole number");
         QTest::newRow("abc") << QStringLiteral("abc") << qint64(1) << QStringLiteral("\"abc\" is not a whole number (write e.g. 100000, 100,000, 1e5, 8k or 1.5M)");
         QTest::newRow("empty") << QString() << qint64(1) << QStringLiteral("\"\" is not a whole number (write e.g. 100000, 100,000, 1e5, 8k or 1.5M)");
         QTest::newRow("1e30 overflows") << QStringLiteral("1e30") << qint64(1) << QStringLiteral("1e30 is too large: it overflows 64 bits");
