@@ -345,7 +345,9 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
     d.sessionsWorstCase = law.risk().sessionsWorstCase(budget);
     d.sessionsAtMean = law.risk().sessionsAtMean(budget);
     if (work.figures() == RiskWork::Figures::All) {
-        const qint64 admissionBudget = qint64(std::floor(double(budget) * (1.0 - s.marginFraction)));
+        // The margin's bytes taken off (at most 0.9 of the budget, so within 64 bits): the
+        // budget times (1 - margin) as a double rounds up to 2^63 within 512 B of it.
+        const qint64 admissionBudget = budget - std::min(budget, qint64(std::ceil(double(budget) * s.marginFraction)));
         d.admissionLimit = law.sessionsAtRisk(admissionBudget, s.risk).sessions;
         d.overflowProbability = law.overflowProbability(s.sessions, budget);
     }

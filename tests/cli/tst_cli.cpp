@@ -62,6 +62,21 @@ private Q_SLOTS:
         }
     }
 
+    void noMarginAdmitsTheRiskCountAtTheTopOf64Bits()
+    {
+        // With --margin 0 the admission limit is the risk-based count on the same budget, by
+        // definition (README: the budget less the margin); 2^63 - 1 B once wrapped it to 0.
+        for (const char *memory : {"9223372036854775807B", "80GB"}) {
+            const QByteArray args = QByteArray("--layers 1 --kv-heads 1 --head-dim 64 --params 1e6 --weights 1B --workspace 0GB "
+                                               "--distribution lognormal:median=16,p99=160 --margin 0 --gpu-memory ")
+                + memory;
+            const Run r = run(plan(args.constData()));
+            QVERIFY2(r.code == 0, r.err.constData());
+            QVERIFY(r.json().value(QStringLiteral("sessions_at_risk")).toInteger() > 0);
+            QCOMPARE(r.json().value(QStringLiteral("admission_limit")).toInteger(), r.json().value(QStringLiteral("sessions_at_risk")).toInteger());
+        }
+    }
+
     void capOnAFixedContextDropsFromEverySession()
     {
         // No distribution: every session reaches the context, 128,000 tokens; a 32,768-token cap
