@@ -5,6 +5,7 @@
 #include "core/units.h"
 
 #include <QRegularExpression>
+#include <cctype>
 #include <QDate>
 #include <QFile>
 #include <QFileInfo>
@@ -295,7 +296,14 @@ public:
             // A header names its columns with words; anything that reads as a number is data.
             bool numeric = false;
             (void)m_cells.back().toDouble(&numeric);
-            if (!numeric) { // a count as the cells read it ("1,000", 8k): data, not a header to skip
+            // A cell that starts as a number does is data too, even when it is malformed
+            // ("100,0000", "1,000.5"): it is refused on its line below, never skipped as a header.
+            QByteArrayView last = m_cells.back();
+            if (last.startsWith('"'))
+                last = last.sliced(1);
+            if (!last.isEmpty() && (std::isdigit(uchar(last.front())) || last.front() == '+' || last.front() == '-' || last.front() == '.'))
+                numeric = true;
+            if (!numeric) { // a count as the cells read it (8k): data, not a header to skip
                 try {
                     Units::parseCount(QString::fromUtf8(m_cells.back()), QString(), 0);
                     numeric = true;

@@ -415,6 +415,32 @@ private Q_SLOTS:
         QCOMPARE(azure.meanOutputTokens, double(tokens));
     }
 
+    // A first line that starts as a number is data, even malformed: refused on line 1 with
+    // the reason, never skipped as a one-column header (which lost the row in silence).
+    void malformedFirstCellIsRefusedNotSkipped_data()
+    {
+        QTest::addColumn<QByteArray>("cell");
+        QTest::newRow("\"100,0000\"") << QByteArray("\"100,0000\"");
+        QTest::newRow("\"1,000.5\"") << QByteArray("\"1,000.5\"");
+        QTest::newRow("12.5") << QByteArray("12.5");
+        QTest::newRow("-3") << QByteArray("-3");
+    }
+    void malformedFirstCellIsRefusedNotSkipped()
+    {
+        QFETCH(QByteArray, cell);
+        QTemporaryDir dir;
+        QFile f(dir.filePath(QStringLiteral("t.csv")));
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(cell + "\n500\n") > 0);
+        f.close();
+        try {
+            LengthDistribution::fromTrace(f.fileName(), QStringLiteral("--distribution"));
+            QFAIL("the first line was skipped as a header");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), QStringLiteral("--distribution"));
+            QVERIFY2(e.message().startsWith(f.fileName() + QStringLiteral(" line 1")), qPrintable(e.message()));
+        }
+    }
+
     // The reader takes a file 1 MiB at a time: a \r\n split across two blocks ends one line,
     // not two, so the line numbers of later errors stay right. A header padded with 4 spaces
     // (11 bytes) and rows "1000\r\n" (6 bytes): row k's \r is byte 11 + 6k + 4, the last of
