@@ -6,6 +6,7 @@
 #include "core/inputerror.h"
 #include "core/jsonnumbers.h"
 #include "plan/levers.h"
+#include "plan/riskwork.h"
 #include "plan/visionpool.h"
 #include "io/logcalibration.h"
 #include "core/outputtarget.h"
@@ -784,7 +785,11 @@ int runLevers(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
         throw InputError(QStringLiteral("--shared-prefix"), QStringLiteral("%1 tokens is not below the shortest session (%2 tokens): a shared prefix is part of every session")
                                                                  .arg(Units::formatCount(prefix), Units::formatCount(lengths.lengths.first())));
     const qint64 host = isSet(p, "host-memory") ? Units::parseSize(value(p, "host-memory"), QStringLiteral("--host-memory"), true) : 256'000'000'000;
-    const CapacityResult now = computeCapacity(s);
+    // The current plan only to refuse a scenario with an error: its counts suffice (the
+    // admission and overflow figures a full plan adds are never printed here, and
+    // with a trace they cost a second law and its transforms).
+    RiskWork check(RiskWork::Figures::Counts);
+    const CapacityResult now = computeCapacity(s, check);
     if (!now.ok) {
         err << "error: " << now.error << '\n';
         return 1;
