@@ -491,13 +491,15 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     // Side pools (issue #14), each only when on: what they take beside weights and KV.
     if (s.speculative.on())
         in1 += row(tr("Speculative decoding"),
-                   tr("<b>%1, %2 tokens per step</b>: %3 of draft weights per GPU, %4 of draft KV per token%5, %2 lookahead slots per session")
+                   tr("<b>%1, %2 per step</b>: %3 of draft weights per GPU, %4 of draft KV per token%5, %6 per session")
                        .arg(s.speculative.draftModel ? tr("draft %1").arg(esc(s.speculative.draftModel->name))
-                            : s.speculative.draftLayers > 0 ? tr("%1 MTP / EAGLE layers").arg(s.speculative.draftLayers)
-                                                            : tr("no draft (n-gram)"))
-                       .arg(s.speculative.speculativeTokens)
+                            : s.speculative.draftLayers == 1 ? tr("1 MTP / EAGLE layer")
+                            : s.speculative.draftLayers > 1  ? tr("%1 MTP / EAGLE layers").arg(s.speculative.draftLayers)
+                                                             : tr("no draft (n-gram)"))
+                       .arg(s.speculative.speculativeTokens == 1 ? tr("1 token") : tr("%1 tokens").arg(s.speculative.speculativeTokens))
                        .arg(fmt(r.draftWeightsBytesPerGpu), Units::formatExactBytes(s.tp > 1 ? r.draftKvBytesPerTokenPerGpu : r.draftKvBytesPerToken),
-                            s.tp > 1 ? tr(" per GPU") : QString()));
+                            s.tp > 1 ? tr(" per GPU") : QString(),
+                            s.speculative.speculativeTokens == 1 ? tr("1 lookahead slot") : tr("%1 lookahead slots").arg(s.speculative.speculativeTokens)));
     if (s.lora.on())
         in1 += row(tr("LoRA slots"), tr("<b>%1 slots of rank %2</b> on %3: %4 per GPU")
                                          .arg(s.lora.maxLoras).arg(s.lora.maxRank)

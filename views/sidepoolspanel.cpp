@@ -27,6 +27,14 @@ QSpinBox *countSpin(CountInput input, int floor, const QString &name)
     return s;
 }
 
+// The suffix in the singular at 1 and the plural otherwise ("1 layer", "2 layers").
+void countSuffix(QSpinBox *s, const QString &one, const QString &many)
+{
+    const auto update = [s, one, many](int v) { s->setSuffix(v == 1 ? one : many); };
+    QObject::connect(s, &QSpinBox::valueChanged, s, update);
+    update(s->value());
+}
+
 } // namespace
 
 SidePoolsPanel::SidePoolsPanel(Planner *planner, QVector<ModelShape> models, QWidget *parent)
@@ -42,14 +50,14 @@ SidePoolsPanel::SidePoolsPanel(Planner *planner, QVector<ModelShape> models, QWi
     for (const ModelShape &m : m_models)
         m_draft->addItem(m.name, m.id);
     m_layers = countSpin(CountInput::DraftLayers, 1, tr("MTP / EAGLE layers"));
-    m_layers->setSuffix(tr(" layers"));
+    countSuffix(m_layers, tr(" layer"), tr(" layers"));
     m_tokens = countSpin(CountInput::SpeculativeTokens, 1, tr("Speculative tokens per step"));
     m_tokens->setPrefix(tr("K "));
     m_tokens->setValue(4);
     m_loraOn = new QCheckBox(tr("LoRA"));
     m_loraOn->setToolTip(tr("LoRA adapter slots resident on the card (vLLM --max-loras, --max-lora-rank)"));
     m_loras = countSpin(CountInput::MaxLoras, 1, tr("LoRA slots"));
-    m_loras->setSuffix(tr(" slots"));
+    countSuffix(m_loras, tr(" slot"), tr(" slots"));
     m_loras->setValue(4);
     m_rank = countSpin(CountInput::MaxLoraRank, 1, tr("LoRA rank"));
     m_rank->setPrefix(tr("rank "));
