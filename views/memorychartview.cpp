@@ -207,7 +207,10 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     const double top = double(m_scaleTop > 0 ? m_scaleTop : r.ok ? std::max(r.gpuMemoryBytes + s.overflow, s.hostKv) : 1) / double(giga);
     // The card's capacity as a dashed line across the cards' bars (not the host's).
     const double cap = double(r.ok ? r.gpuMemoryBytes : 0) / double(giga);
-    m_capacity->replace({QPointF(0, cap), QPointF(host ? double(bars) / double(bars + 1) : 1.0, cap)});
+    // Set only when they change, as the bars are: each set lays the chart out again on a drag.
+    const QList<QPointF> line{QPointF(0, cap), QPointF(host ? double(bars) / double(bars + 1) : 1.0, cap)};
+    if (m_capacity->points() != line)
+        m_capacity->replace(line);
     m_capacity->setName(tr("Card capacity")); // its figure is in the axis title: a short entry keeps the legend in one row
     m_axisTop = top;
     applyScale();
@@ -219,10 +222,14 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
         ChartStyle::setEntryVisible(markers.at(i), on);
         shown += on ? 1 : 0;
     }
-    m_axisY->setTitleText(r.ok ? tr("%1 (card: %2)").arg(Units::gigaLabel(units), Units::formatBytes(r.gpuMemoryBytes, units))
-                               : Units::gigaLabel(units));
-    m_chart->setTitle(s.overflow > 0 ? tr("Memory per GPU: over capacity by %1").arg(Units::formatBytes(s.overflow, units))
-                                     : tr("Memory per GPU"));
+    const QString axisTitle = r.ok ? tr("%1 (card: %2)").arg(Units::gigaLabel(units), Units::formatBytes(r.gpuMemoryBytes, units))
+                                   : Units::gigaLabel(units);
+    if (m_axisY->titleText() != axisTitle)
+        m_axisY->setTitleText(axisTitle);
+    const QString title = s.overflow > 0 ? tr("Memory per GPU: over capacity by %1").arg(Units::formatBytes(s.overflow, units))
+                                         : tr("Memory per GPU");
+    if (m_chart->title() != title)
+        m_chart->setTitle(title);
     m_legendEntries = shown;
     ChartStyle::fitLegend(m_chart); // the entries shown change with the segments
 }
