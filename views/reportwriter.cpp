@@ -387,8 +387,12 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
         moves << qMakePair(double(dep.perGroup - sessionsLow) / s.tp,
                            tr("<b>the engine's budget</b>: before measuring on the card, about %1 to %2 sessions per TP group").arg(Units::formatCount(sessionsLow), Units::formatCount(sessionsHigh)));
     std::stable_sort(moves.begin(), moves.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
-    QString p1b = QStringLiteral("<h3>%1</h3><ol>").arg(tr("The three assumptions that move the answer most"));
-    for (int i = 0; i < std::min<int>(3, int(moves.size())); ++i)
+    // As many as there are (an input whose rows all failed has none), named by their number.
+    const int shown = std::min<int>(3, int(moves.size()));
+    QString p1b = QStringLiteral("<h3>%1</h3><ol>").arg(shown == 3   ? tr("The three assumptions that move the answer most")
+                                                        : shown == 2 ? tr("The two assumptions that move the answer most")
+                                                                     : tr("The assumption that moves the answer most"));
+    for (int i = 0; i < shown; ++i)
         p1b += QStringLiteral("<li>%1</li>").arg(moves.at(i).second);
     p1b += QStringLiteral("</ol><h3>%1</h3><p>").arg(tr("The risk accepted"));
     if (s.distribution)
