@@ -33,7 +33,11 @@ qint64 whole(const QJsonValue &v, const QString &field, qint64 minimum, qint64 m
     } else if (v.isDouble()) {
         const double d = v.toDouble();
         // 2^63 is exactly representable; every double below it converts exactly.
-        if (!std::isfinite(d) || d != std::floor(d) || d < -9223372036854775808.0 || d >= 9223372036854775808.0)
+        // Past 64 bits the parser kept only a double: its shortest digits (2^63 as
+        // 9223372036854776000) are not what the file says, so the refusal says what it is.
+        if (std::isfinite(d) && (d < -9223372036854775808.0 || d >= 9223372036854775808.0))
+            throw InputError(field, QStringLiteral("must be %1, got a number beyond 64 bits (about %2)").arg(rangeText(minimum, maximum), QString::number(d, 'g', 4)));
+        if (!std::isfinite(d) || d != std::floor(d))
             throw InputError(field, QStringLiteral("must be %1, got %2").arg(rangeText(minimum, maximum), shown(v)));
         r = qint64(d);
     } else if (v.isString() && allowString) {

@@ -30,9 +30,11 @@ QJsonValue big(qint64 v)
 
 // Any 64-bit whole number (a JSON number, or a decimal string above 2^53). `prefix` (e.g.
 // "engine.") makes the field name the error carries: the key as the file spells it.
-qint64 readBig(const QJsonObject &o, const char *key, qint64 fallback = 0, const QString &prefix = {})
+// `minimum`: the least the field holds (0 for a size), named in the refusal.
+qint64 readBig(const QJsonObject &o, const char *key, qint64 fallback = 0, const QString &prefix = {},
+               qint64 minimum = std::numeric_limits<qint64>::min())
 {
-    return JsonNumbers::whole(o, key, fallback, std::numeric_limits<qint64>::min(), std::numeric_limits<qint64>::max(), prefix, true);
+    return JsonNumbers::whole(o, key, fallback, minimum, std::numeric_limits<qint64>::max(), prefix, true);
 }
 
 template <typename T>
@@ -75,12 +77,13 @@ std::optional<double> readOptionalReal(const QJsonObject &o, RealInput input, co
     return readReal(o, input, 0, prefix);
 }
 
-std::optional<qint64> readOptionalBig(const QJsonObject &o, const char *key, const QString &prefix = {})
+std::optional<qint64> readOptionalBig(const QJsonObject &o, const char *key, const QString &prefix = {},
+                                      qint64 minimum = std::numeric_limits<qint64>::min())
 {
     const QJsonValue v = o.value(QString::fromLatin1(key));
     if (v.isUndefined() || v.isNull())
         return std::nullopt;
-    return readBig(o, key, 0, prefix);
+    return readBig(o, key, 0, prefix, minimum);
 }
 
 QJsonArray bigArray(const QVector<qint64> &v)
@@ -417,9 +420,7 @@ void readSidePools(const QJsonObject &in, Scenario &s, const QString &ip)
 {
     s.imagesPerRequest = readInt(in, "images_per_request", s.imagesPerRequest, 0, ip, VisionPool::maxImagesPerRequest);
     s.decodingShare = readOptionalReal(in, RealInput::DecodingShare, ip);
-    s.hostKvMemoryBytes = readOptionalBig(in, "host_kv_memory_bytes", ip);
-    if (s.hostKvMemoryBytes && *s.hostKvMemoryBytes < 0)
-        throw InputError(ip + QStringLiteral("host_kv_memory_bytes"), QStringLiteral("must not be negative"));
+    s.hostKvMemoryBytes = readOptionalBig(in, "host_kv_memory_bytes", ip, 0);
     s.gpusPerNode = readInt(in, "gpus_per_node", s.gpusPerNode, 1, ip, 1024);
 }
 

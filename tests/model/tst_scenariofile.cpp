@@ -425,6 +425,16 @@ private Q_SLOTS:
         QJsonObject in = wrapped.value(QStringLiteral("inputs")).toObject();
         in.insert(QStringLiteral("tp"), 4294967297.0);
         wrapped.insert(QStringLiteral("inputs"), in);
+        QJsonObject beyond = ScenarioFile::toJson(rich(), QStringLiteral("x"));
+        in = beyond.value(QStringLiteral("inputs")).toObject();
+        in.insert(QStringLiteral("host_kv_memory_bytes"), 9223372036854775808.0); // 2^63
+        beyond.insert(QStringLiteral("inputs"), in);
+        QTest::newRow("host memory of 2^63 B, a size from 0") << QJsonDocument(beyond).toJson()
+            << QStringLiteral("inputs.host_kv_memory_bytes: must be a whole number from 0 to 9,223,372,036,854,775,807, got a number beyond 64 bits (about 9.223e+18)");
+        in.insert(QStringLiteral("host_kv_memory_bytes"), -1);
+        beyond.insert(QStringLiteral("inputs"), in);
+        QTest::newRow("negative host memory") << QJsonDocument(beyond).toJson()
+            << QStringLiteral("inputs.host_kv_memory_bytes: must be a whole number from 0 to 9,223,372,036,854,775,807, got -1");
         QTest::newRow("TP that would wrap to 1") << QJsonDocument(wrapped).toJson() << QStringLiteral("inputs.tp");
         QJsonObject negative = ScenarioFile::toJson(rich(), QStringLiteral("x"));
         in = negative.value(QStringLiteral("inputs")).toObject();
