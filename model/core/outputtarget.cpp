@@ -52,6 +52,8 @@ QString what(Kind kind)
 
 void check(const QString &path, Kind kind, const QVector<Protected> &protect, const QString &field)
 {
+    if (path.isEmpty())
+        throw InputError(field, QStringLiteral("is an empty file name; every file was left untouched: give the file to write"));
     const QFileInfo target(path);
     if (target.isSymLink() && !target.exists())
         throw InputError(field, QStringLiteral("%1 is a link to %2, which does not exist; it was left untouched: give the file itself")

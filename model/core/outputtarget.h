@@ -31,6 +31,7 @@ struct Protected
 
 /// Checks that `path` may be written as `kind`; throws InputError(field)
 /// with a sentence to act on, and leaves the file untouched, when:
+/// - `path` is empty (`-o ''`);
 /// - `path` is a symbolic link to nothing (writing would create a file
 ///   wherever the link points);
 /// - it exists and is not a regular file (a folder, a device such as /dev/sda);

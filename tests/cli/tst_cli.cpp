@@ -597,19 +597,19 @@ private Q_SLOTS:
     void outputsNeverDestroyData_data()
     {
         QTest::addColumn<QString>("command"); // TARGET, SCENARIO, CONFIG, TRACE are replaced below
-        QTest::addColumn<QString>("target");  // notes | store | scenario | config | trace | link-notes | link-store | dangling
+        QTest::addColumn<QString>("target");  // notes | store | scenario | config | trace | link-notes | link-store | dangling | empty
         QTest::addColumn<QString>("field");
         const QString report = QStringLiteral("report --scenario SCENARIO -o TARGET");
         const QString save = QStringLiteral("plan --model CONFIG --gpu h100-sxm-80gb --distribution trace:TRACE --save TARGET");
-        for (const char *t : {"notes", "store", "scenario", "link-notes", "link-store", "dangling"})
+        for (const char *t : {"notes", "store", "scenario", "link-notes", "link-store", "dangling", "empty"})
             QTest::newRow(qPrintable(QStringLiteral("report -o %1").arg(QLatin1String(t)))) << report << QString::fromLatin1(t) << QStringLiteral("--output");
         QTest::newRow("report -o the config.json it reads") << QStringLiteral("report --model CONFIG --gpu h100-sxm-80gb --context 1000 -o TARGET")
                                                             << QStringLiteral("config") << QStringLiteral("--output");
-        for (const char *t : {"notes", "store", "config", "trace", "link-store", "dangling"})
+        for (const char *t : {"notes", "store", "config", "trace", "link-store", "dangling", "empty"})
             QTest::newRow(qPrintable(QStringLiteral("plan --save %1").arg(QLatin1String(t)))) << save << QString::fromLatin1(t) << QStringLiteral("--save");
         QTest::newRow("plan --save over the --scenario it reads") << QStringLiteral("plan --scenario SCENARIO --save TARGET")
                                                                   << QStringLiteral("scenario") << QStringLiteral("--save");
-        for (const char *t : {"notes", "store", "scenario", "link-store"})
+        for (const char *t : {"notes", "store", "scenario", "link-store", "empty"})
             QTest::newRow(qPrintable(QStringLiteral("presets export %1").arg(QLatin1String(t)))) << QStringLiteral("presets export TARGET")
                                                                                              << QString::fromLatin1(t) << QStringLiteral("FILE");
     }
@@ -639,6 +639,7 @@ private Q_SLOTS:
         else if (target == QLatin1String("scenario")) path = scenario;
         else if (target == QLatin1String("config")) path = config;
         else if (target == QLatin1String("trace")) path = trace;
+        else if (target == QLatin1String("empty")) path = QString(); // -o '': once "cannot write : No such file"
         else {
             path = dir.filePath(QStringLiteral("link"));
             const QString to = target == QLatin1String("link-notes") ? notes : target == QLatin1String("link-store") ? store : dir.filePath(QStringLiteral("nowhere/x"));
