@@ -468,7 +468,7 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
         s.contextTokens = countOpt(p, "context");
     } else if (s.distribution && !(fromFile && !isSet(p, "distribution") && !isSet(p, "retain") && !isSet(p, "length-scale"))) {
         // The longest session the distribution holds, after the scale and the cap.
-        const qint64 longest = s.distribution->scaled(s.lengthScale).maximum();
+        const qint64 longest = s.distribution->scaled(s.lengthScale, s.field(Input::LengthScale)).maximum();
         s.contextTokens = s.retainTokens ? std::min(longest, *s.retainTokens) : longest;
     }
     if (isSet(p, "sessions"))
@@ -780,7 +780,7 @@ int runLevers(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
     if (isSet(p, "max-itl-ms"))
         target.maxItlMs = Units::parseFraction(value(p, "max-itl-ms"), QStringLiteral("--max-itl-ms"), 0, 1e9);
     const qint64 prefix = isSet(p, "shared-prefix") ? countOpt(p, "shared-prefix") : 0;
-    const LengthDistribution lengths = s.distribution ? s.distribution->scaled(s.lengthScale) : LengthDistribution::fixed(s.contextTokens);
+    const LengthDistribution lengths = s.distribution ? s.distribution->scaled(s.lengthScale, s.field(Input::LengthScale)) : LengthDistribution::fixed(s.contextTokens);
     if (prefix >= lengths.lengths.first())
         throw InputError(QStringLiteral("--shared-prefix"), QStringLiteral("%1 tokens is not below the shortest session (%2 tokens): a shared prefix is part of every session")
                                                                  .arg(Units::formatCount(prefix), Units::formatCount(lengths.lengths.first())));

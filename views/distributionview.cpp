@@ -299,7 +299,7 @@ void DistributionView::showScenario(const Scenario &s)
             in.handles << qMakePair(kQuantileP[i], qint64(std::llround(m_quantile[i]->value() * s.lengthScale)));
     if (m_chartInputs == in)
         return;
-    const LengthDistribution shown = s.distribution ? s.distribution->scaled(s.lengthScale) : LengthDistribution::fixed(s.contextTokens);
+    const LengthDistribution shown = s.distribution ? s.distribution->scaled(s.lengthScale, s.field(Input::LengthScale)) : LengthDistribution::fixed(s.contextTokens);
     m_chart->show(shown, in.cap, in.handles);
     m_chartInputs = std::move(in);
 }

@@ -295,7 +295,7 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
         memory.setResult(r, s.tp, u);
     }
     DistributionChartView distribution;
-    distribution.show(s.distribution ? s.distribution->scaled(s.lengthScale) : LengthDistribution::fixed(r.reservedTokensPerSession),
+    distribution.show(s.distribution ? s.distribution->scaled(s.lengthScale, s.field(Input::LengthScale)) : LengthDistribution::fixed(r.reservedTokensPerSession),
                       s.retainTokens.value_or(0), {});
     ThroughputChartView throughput;
     throughput.show(d);

@@ -532,11 +532,10 @@ LengthDistribution LengthDistribution::parse(const QString &spec, const QString 
     return d;
 }
 
-LengthDistribution LengthDistribution::scaled(double factor) const
+LengthDistribution LengthDistribution::scaled(double factor, const QString &field) const
 {
     if (factor == 1.0)
         return *this;
-    const QString field = QStringLiteral("--length-scale");
     if (!std::isfinite(factor) || !(factor > 0))
         throw InputError(field, QStringLiteral("must be a positive number, got %1").arg(factor));
     if (!(double(maximum()) * factor <= double(maxTokens)))

@@ -66,9 +66,11 @@ struct LengthDistribution
     static LengthDistribution parse(const QString &spec, const QString &field);
 
     /// Every length multiplied by `factor` (rounded, at least 1 token).
-    /// Throws InputError("--length-scale") when the factor is not a positive
-    /// finite number or a scaled length would exceed maxTokens.
-    LengthDistribution scaled(double factor) const;
+    /// Throws InputError(field) when the factor is not a positive finite
+    /// number or a scaled length would exceed maxTokens; `field` is the scale
+    /// as its source spells it (Scenario::field(Input::LengthScale):
+    /// "--length-scale", "inputs.length_scale"), as parseLength takes its own.
+    LengthDistribution scaled(double factor, const QString &field) const;
     /// Mean length, tokens.
     double mean() const;
     /// The smallest length L with P(length <= L) >= p.

@@ -305,11 +305,7 @@ LengthDistribution lengthsOf(const Scenario &s, qint64 reserved)
         return LengthDistribution::fixed(std::max<qint64>(1, s.contextTokens));
     if (!(s.lengthScale > 0 && s.lengthScale <= 1e6))
         throw InputError(s.field(Input::LengthScale), QStringLiteral("must be above 0 and at most 1,000,000"));
-    try {
-        return s.distribution->scaled(s.lengthScale);
-    } catch (const InputError &e) { // scaled() names the flag
-        throw InputError(s.field(Input::LengthScale), e.message());
-    }
+    return s.distribution->scaled(s.lengthScale, s.field(Input::LengthScale));
 }
 
 DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, const Budget &b, const CapacityResult &r, RiskWork &work)

@@ -242,7 +242,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
 
     // Fewer tokens resident.
     const qint64 longest = base.distribution.maxTokens;
-    const LengthDistribution lengths = now.distribution ? now.distribution->scaled(now.lengthScale) : LengthDistribution::fixed(now.contextTokens);
+    const LengthDistribution lengths = now.distribution ? now.distribution->scaled(now.lengthScale, now.field(Input::LengthScale)) : LengthDistribution::fixed(now.contextTokens);
     for (qint64 cap : {8192, 32768, 65536, 131072}) {
         if (cap >= longest || (now.retainTokens && cap >= *now.retainTokens))
             continue;
@@ -264,7 +264,7 @@ LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &model
         try {
             const KvCost cost(now.model, kv, now.tp, now.blockSize, now.kvHeadsOverride);
             Scenario v = now;
-            v.distribution = lengths.scaled(1.0);
+            v.distribution = lengths.scaled(1.0, now.field(Input::LengthScale));
             for (qint64 &l : v.distribution->lengths)
                 l = std::max<qint64>(1, l - sharedPrefixTokens);
             v.distribution->spec = lengths.spec + Levers::tr(" less a shared %1-token prefix").arg(formatCount(sharedPrefixTokens));
@@ -539,7 +539,7 @@ qint64 solveMaxContext(const Scenario &s, qint64 sessions)
         const CapacityResult r = computeCapacity(v);
         return r.ok && r.distribution.sessionsAtRisk >= sessions;
     };
-    qint64 hi = std::min(s.distribution->scaled(s.lengthScale).maximum(), modelMax);
+    qint64 hi = std::min(s.distribution->scaled(s.lengthScale, s.field(Input::LengthScale)).maximum(), modelMax);
     if (fits(hi))
         return hi;
     qint64 lo = 0;

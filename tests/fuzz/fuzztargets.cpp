@@ -91,7 +91,7 @@ QString distribution(const QByteArray &input)
         const LengthDistribution d = LengthDistribution::parse(spec, QStringLiteral("--distribution"));
         if (const QString p = checkDistribution(d); !p.isEmpty())
             return p;
-        if (const QString p = checkDistribution(d.scaled(0.5)); !p.isEmpty())
+        if (const QString p = checkDistribution(d.scaled(0.5, QStringLiteral("--length-scale"))); !p.isEmpty())
             return QStringLiteral("scaled: ") + p;
     } catch (const InputError &e) {
         return checkError(e);

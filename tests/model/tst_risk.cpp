@@ -111,7 +111,7 @@ private Q_SLOTS:
         QFETCH(double, scale);
         QFETCH(double, eps);
         const KvCost cost(llama8b(), Dtype::BF16, 1, 16);
-        const OverflowRisk risk(LengthDistribution::fromTrace(conv, QStringLiteral("trace")).scaled(scale), cost, 0);
+        const OverflowRisk risk(LengthDistribution::fromTrace(conv, QStringLiteral("trace")).scaled(scale, QStringLiteral("--length-scale")), cost, 0);
         const qint64 budget = 20'000'000'000;
         // The count is right to the session against exact convolution.
         const qint64 n = risk.sessionsAtRisk(budget, eps).sessions;
@@ -272,7 +272,42 @@ private Q_SLOTS:
         QVERIFY(std::abs(double(q.quantile(0.9)) / 4000.0 - 1) < 0.01);
         QVERIFY(q.maximum() <= 64000 && q.maximum() > 50000);
         QCOMPARE(LengthDistribution::parse(QStringLiteral("fixed:100000"), QStringLiteral("d")).mean(), 100000.0);
-        QCOMPARE(LengthDistribution::fixed(4000).scaled(2.5).maximum(), qint64(10000));
+        QCOMPARE(LengthDistribution::fixed(4000).scaled(2.5, QStringLiteral("--length-scale")).maximum(), qint64(10000));
+    }
+
+    // scaled() names the scale as the caller's source spells it (a .headroom file's
+    // "inputs.length_scale", the flag), the way parse names its own field; the plan passes
+    // the scenario's name for it through, so a file's scale is not blamed on the flag.
+    void scaledNamesItsField()
+    {
+        const QString f = QStringLiteral("inputs.length_scale");
+        const qint64 half = qint64(1) << 52;
+        // 2^52 x 2 = 2^53 is the longest length allowed; 2^52 + 1 doubled is 2^53 + 2, beyond it.
+        QCOMPARE(LengthDistribution::fixed(half).scaled(2, f).maximum(), LengthDistribution::maxTokens);
+        const QString beyond = QStringLiteral("x 2 makes the longest session %1 tokens, beyond 2^53")
+                                   .arg(double(LengthDistribution::maxTokens + 2), 0, 'g', 3);
+        auto refused = [&](const std::function<void()> &call, const QString &message) {
+            try {
+                call();
+                QTest::qFail(qPrintable(QStringLiteral("accepted; expected ") + message), __FILE__, __LINE__);
+            } catch (const InputError &e) {
+                QCOMPARE(e.field(), f);
+                QCOMPARE(e.message(), message);
+            }
+        };
+        refused([&] { LengthDistribution::fixed(half + 1).scaled(2, f); }, beyond);
+        refused([&] { LengthDistribution::fixed(4000).scaled(0, f); }, QStringLiteral("must be a positive number, got 0"));
+        refused([&] { LengthDistribution::fixed(4000).scaled(-0.5, f); }, QStringLiteral("must be a positive number, got -0.5"));
+
+        // Through a plan whose inputs are named as a scenario file names them.
+        Scenario s = Headroom::Test::seedA(4000);
+        s.names.useAll(InputSource::ScenarioFile);
+        s.distribution = LengthDistribution::fixed(half + 1);
+        s.lengthScale = 2;
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY(!r.ok);
+        QCOMPARE(r.errorField, f);
+        QVERIFY2(r.error.contains(beyond), qPrintable(r.error));
     }
 
     void heavyTailOneSessionAloneOverflows()
