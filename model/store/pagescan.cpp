@@ -211,6 +211,19 @@ QVector<Row> indexTextKeys(const QByteArray &file)
     return keys;
 }
 
+Extent extentOf(const QByteArray &file)
+{
+    const std::optional<Layout> l = layoutOf(file);
+    if (!l)
+        return {};
+    Extent e;
+    e.pageSize = l->pageSize;
+    e.wholePages = l->pages;
+    if (be32(file, 24) == be32(file, 92))
+        e.headerPages = be32(file, 28);
+    return e;
+}
+
 int userVersion(const QByteArray &file)
 {
     if (file.size() < 100 || !file.startsWith(QByteArray(magic, sizeof magic)))

@@ -44,6 +44,23 @@ QVector<Row> indexTextKeys(const QByteArray &file);
 /// not start with an SQLite header.
 int userVersion(const QByteArray &file);
 
+/// How much of the database `file` holds against what its header says.
+struct Extent
+{
+    qint64 pageSize = 0;    ///< bytes per page (header offset 16; 1 there means 65,536)
+    qint64 headerPages = 0; ///< pages the header gives (offset 28), 0 when that figure is not valid
+    qint64 wholePages = 0;  ///< whole pages the file holds (its length / page size, rounded down)
+    /// Pages the header counts that are not there whole: a truncated file.
+    qint64 missingPages() const { return headerPages > wholePages ? headerPages - wholePages : 0; }
+};
+
+/// The Extent of `file`. The header's page count is valid only when it is
+/// nonzero and the change counter (offset 24) equals the version-valid-for
+/// number (offset 92) (https://www.sqlite.org/fileformat2.html, 1.3.7, "In-header
+/// database size"); otherwise headerPages is 0. All zero when `file` does not
+/// start with an SQLite header or its page size is not one.
+Extent extentOf(const QByteArray &file);
+
 } // namespace PageScan
 
 } // namespace Headroom

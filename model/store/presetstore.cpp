@@ -237,6 +237,7 @@ bool PresetStore::recover(const QString &damage, QString *error)
     //    file) read from the pages themselves; rows SQLite read come first.
     db.close();
     QFile raw(m_path);
+    PageScan::Extent extent; // the header's page count against the file's length: a cut-off end
     constexpr qint64 maxScan = 256 * 1024 * 1024; // a preset store is well under 1 MB
     if (raw.size() <= maxScan && raw.open(QIODevice::ReadOnly)) {
         QSet<QString> have;
@@ -269,6 +270,7 @@ bool PresetStore::recover(const QString &damage, QString *error)
         // A damaged copy may sit on a page beside a whole one: only what stayed unread is lost.
         for (const QString &id : std::as_const(have))
             lost.removeAll(id);
+        extent = PageScan::extentOf(bytes);
         raw.close();
     }
     // Rows no reading accounts for: with the index unreadable too, nothing names them. Rowids
@@ -352,6 +354,20 @@ bool PresetStore::recover(const QString &damage, QString *error)
                          .arg(unnamed == 1 ? QStringLiteral("preset") : QStringLiteral("presets"))
                          .arg(unnamed == 1 ? QStringLiteral("it") : QStringLiteral("them"));
     m_unnamed = unnamed;
+    // Rows past the last page the file holds leave no gap below the largest rowid read, so
+    // only the header's own page count tells of them.
+    m_missingPages = extent.missingPages();
+    if (m_missingPages > 0)
+        m_warning += QStringLiteral(" The file is also cut short: it holds %1 whole pages of the %2 of %3 bytes its header gives, "
+                                    "so %4 could not be read%5.")
+                         .arg(extent.wholePages)
+                         .arg(extent.headerPages)
+                         .arg(extent.pageSize)
+                         .arg(m_missingPages == 1 ? QStringLiteral("the last page") : QStringLiteral("the last %1 pages").arg(m_missingPages))
+                         .arg(indexRead ? QString()
+                                        : QStringLiteral(", and with the index of preset ids unreadable, the presets %1 held "
+                                                         "could not be named or counted; the kept file does not hold them either")
+                                              .arg(m_missingPages == 1 ? QStringLiteral("it") : QStringLiteral("they")));
     return true;
 }
 

@@ -70,6 +70,10 @@ public:
     /// How many rows of a damaged file open() could neither read nor name (its id
     /// index unreadable too): an upper bound, gaps left by removed presets included.
     qint64 unnamedLost() const { return m_unnamed; }
+    /// After a recovery: pages the damaged file's header counts that the file
+    /// no longer holds whole (PageScan::Extent: a truncated file), 0 when none;
+    /// warning() says so, with the page counts.
+    qint64 missingPages() const { return m_missingPages; }
     /// Rows list() had to skip, one sentence each.
     QStringList problems() const { return m_problems; }
     /// The path of the database file.
@@ -138,6 +142,7 @@ private:
     QStringList m_recovered;
     QStringList m_lost;
     qint64 m_unnamed = 0;
+    qint64 m_missingPages = 0;
     QString m_connection;
     QString m_warning;
     mutable QStringList m_problems;

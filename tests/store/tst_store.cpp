@@ -927,6 +927,68 @@ private Q_SLOTS:
         QVERIFY(!keptAside(dir.path()).isEmpty());
     }
 
+    void truncatedStoreWithItsIndexDamagedSaysWhatIsCutOff()
+    {
+        // Issue 10's leftover: cut short AND with the id index unreadable, team-card-3 (on the
+        // last pages) vanished without a word: no reading names it and its rowid leaves no gap
+        // below the last one read. The header's page count (SQLite file format 1.3.7, offset
+        // 28, big-endian; valid as the change counter at 24 equals the number at 92) against
+        // the file's length tells how much is gone.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("presets.sqlite"));
+        makeTeamStore(path);
+        const qint64 indexRoot = rootPage(path, "sqlite_autoindex_presets_1");
+        const qint64 page = pageHolding(path, "MARKER3-");
+        QVERIFY(indexRoot > 1 && indexRoot < page);
+        QByteArray bytes = damagePage(path, indexRoot);
+        QVERIFY(!bytes.isEmpty());
+        auto be32 = [&](int at) {
+            return (quint32(quint8(bytes.at(at))) << 24) | (quint32(quint8(bytes.at(at + 1))) << 16) | (quint32(quint8(bytes.at(at + 2))) << 8)
+                 | quint32(quint8(bytes.at(at + 3)));
+        };
+        const qint64 size = pageSizeOf(bytes);
+        QCOMPARE(be32(24), be32(92));
+        const qint64 headerPages = be32(28);
+        QCOMPARE(headerPages * size, qint64(bytes.size())); // whole before the cut: the header counts every page
+        const qint64 kept = page - 1; // cut just before team-card-3's page
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::ReadWrite) && f.resize(kept * size));
+        }
+        const qint64 missing = headerPages - kept;
+        QVERIFY(missing >= 1);
+        QFile cut(path);
+        QVERIFY(cut.open(QIODevice::ReadOnly));
+        const PageScan::Extent extent = PageScan::extentOf(cut.readAll());
+        cut.close();
+        QCOMPARE(extent.pageSize, size);
+        QCOMPARE(extent.headerPages, headerPages);
+        QCOMPARE(extent.wholePages, kept);
+
+        PresetStore store(path);
+        QString error;
+        QVERIFY2(store.open(&error), qPrintable(error));
+        QCOMPARE(store.recoveredIds(), (QStringList{QStringLiteral("team-card-1"), QStringLiteral("team-card-2")}));
+        QCOMPARE(store.lostIds(), QStringList()); // nothing names team-card-3
+        QCOMPARE(store.unnamedLost(), qint64(0)); // and no gap counts it
+        QCOMPARE(store.missingPages(), missing);
+        const QString said = QStringLiteral("The file is also cut short: it holds %1 whole pages of the %2 of %3 bytes its header gives, so %4 "
+                                            "could not be read, and with the index of preset ids unreadable, the presets %5 held could not be "
+                                            "named or counted")
+                                 .arg(kept)
+                                 .arg(headerPages)
+                                 .arg(size)
+                                 .arg(missing == 1 ? QStringLiteral("the last page") : QStringLiteral("the last %1 pages").arg(missing))
+                                 .arg(missing == 1 ? QStringLiteral("it") : QStringLiteral("they"));
+        QVERIFY2(store.warning().contains(said), qPrintable(store.warning()));
+
+        // A whole file says nothing of pages.
+        PresetStore again(path);
+        QVERIFY(again.open(&error));
+        QCOMPARE(again.missingPages(), qint64(0));
+        QVERIFY(!again.warning().contains(QStringLiteral("cut short")));
+    }
+
     void randomDamageIsAlwaysReported()
     {
         // 20 seeded rounds of 64 random bytes overwritten past the header: every
