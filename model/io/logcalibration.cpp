@@ -236,7 +236,48 @@ QStringList LogCalibration::warnings(const LogReading &r, const Scenario &calibr
                        .arg(row.figure).arg(row.difference() * 100, 0, 'f', 1);
     if (rows.isEmpty())
         out << QStringLiteral("The log prints no figure Headroom can compare (a KV size, token count or block count).");
+    if (const QString pools = sidePoolNote(r, calibrated); !pools.isEmpty())
+        out << pools;
     return out;
+}
+
+QString LogCalibration::sidePoolNote(const LogReading &r, const Scenario &calibrated)
+{
+    if (!calibrated.speculative.on() && !calibrated.lora.on())
+        return {};
+    // The budget as compare() predicts it from the measured terms, with the pools and without.
+    Scenario with = calibrated;
+    with.engineSettings.kvCacheMemory.reset();
+    Scenario without = with;
+    without.speculative = SpeculativeDecoding{};
+    without.lora = LoraSlots{};
+    const CapacityResult a = computeCapacity(with), b = computeCapacity(without);
+    if (!a.ok || !b.ok)
+        return {};
+    auto both = [](qint64 bytes) { return QStringLiteral("%1 (%2)").arg(Units::formatBytes(bytes, UnitSystem::Binary, 2), Units::formatExactBytes(bytes)); };
+    QStringList taken, counted;
+    if (a.draftWeightsBytesPerGpu > 0)
+        taken << QStringLiteral("draft weights %1").arg(both(a.draftWeightsBytesPerGpu));
+    if (a.loraBytesPerGpu > 0)
+        taken << QStringLiteral("LoRA slots %1").arg(both(a.loraBytesPerGpu));
+    if (a.draftKvBytesPerTokenPerGpu > 0)
+        counted << QStringLiteral("the draft's KV, %1 per token").arg(Units::formatExactBytes(a.draftKvBytesPerTokenPerGpu));
+    if (a.lookaheadTokens > 0)
+        counted << QStringLiteral("%1 per session").arg(Units::plural(a.lookaheadTokens, QStringLiteral("lookahead slot"), QStringLiteral("lookahead slots")));
+    QString note = QStringLiteral("Side pools from the flags, per GPU: ");
+    if (r.kvBudget && (r.totalMemory || r.freeAfter) && !taken.isEmpty())
+        note += QStringLiteral("%1 taken off the log's measured terms, so the predicted KV cache memory is %2 below what they give alone")
+                    .arg(taken.join(QStringLiteral(", ")), both(b.kvBudgetBytesPerGpu - a.kvBudgetBytesPerGpu));
+    else if (!taken.isEmpty())
+        note += QStringLiteral("%1 (the log prints no budget to take them from)").arg(taken.join(QStringLiteral(", ")));
+    if (!counted.isEmpty())
+        note += (taken.isEmpty() ? QString() : QStringLiteral("; ")) + counted.join(QStringLiteral(" and ")) + QStringLiteral(" in the counts");
+    // vLLM's gpu_model_runner.load_model loads the target, wraps it for LoRA and loads the
+    // drafter under one memory profiler, and prints that as "Model loading took".
+    note += QStringLiteral(". The log's figures already hold whatever pools its own run loaded (vLLM counts a draft's weights and "
+                           "LoRA slots in \"Model loading took\"): these flags fit a log measured without them, as a what-if; "
+                           "for a log measured with them, leave them out or they are counted twice.");
+    return note;
 }
 
 QJsonObject LogCalibration::toJson(const LogReading &r, const QVector<CalibrationRow> &rows)

@@ -54,6 +54,16 @@ public:
     /// card than the log's; large differences), one sentence each.
     static QStringList warnings(const LogReading &reading, const Scenario &calibrated, const QVector<CalibrationRow> &rows);
 
+    /// What side pools from the flags (a draft model or MTP / EAGLE layers, their
+    /// lookahead slots, LoRA slots) do to the comparison, one sentence, or empty when
+    /// none is on: the bytes per GPU each takes off the log's measured terms (binary
+    /// units and exact bytes) with the total the predicted KV cache memory falls by,
+    /// the per-token and per-session costs they add to the counts, and that the log's
+    /// figures already hold the pools its own run loaded (vLLM measures the target, its
+    /// LoRA wrapping and the drafter together as "Model loading took":
+    /// vllm/v1/worker/gpu_model_runner.py, load_model). One of warnings().
+    static QString sidePoolNote(const LogReading &reading, const Scenario &calibrated);
+
     /// Rows and readings as JSON (`headroom calibrate --json`).
     static QJsonObject toJson(const LogReading &reading, const QVector<CalibrationRow> &rows);
 };

@@ -9,6 +9,7 @@
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
+#include <QLocale>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -310,16 +311,37 @@ private Q_SLOTS:
     {
         QFETCH(QString, flags);
         QFETCH(qint64, poolBytes);
+        QString note; // the side pools' line among the warnings
         auto predicted = [&](const QStringList &f) {
             const Run r = run(command(QStringLiteral("calibrate"), {}, f + QStringList{QStringLiteral("--json")}));
             const QJsonArray rows = r.json().value(QStringLiteral("comparison")).toArray();
+            note.clear();
+            for (const QJsonValue &w : r.json().value(QStringLiteral("warnings")).toArray())
+                if (w.toString().startsWith(QStringLiteral("Side pools")))
+                    note = w.toString();
             return r.code == 0 && !rows.isEmpty() ? rows.first().toObject().value(QStringLiteral("predicted")).toDouble() : -1.0;
         };
-        const double bare = predicted({}), with = predicted(flags.split(QLatin1Char(' ')));
+        const double bare = predicted({});
+        QVERIFY2(note.isEmpty(), qPrintable(note)); // no pools, nothing to say
+        const double with = predicted(flags.split(QLatin1Char(' ')));
         QVERIFY(bare > 0 && with > 0);
         // GiB printed to 4 decimals at most; the difference within half a MiB.
         QVERIFY2(std::abs((bare - with) * 1073741824.0 - double(poolBytes)) < 524288.0,
                  qPrintable(QStringLiteral("%1 GiB - %2 GiB vs %3 B").arg(bare).arg(with).arg(poolBytes)));
+        // The output says what was taken off the measured log and that the log may hold it already.
+        QVERIFY2(note.startsWith(QStringLiteral("Side pools from the flags, per GPU: ")) && note.contains(QStringLiteral("counted twice")),
+                 qPrintable(note));
+        const QString exact = QStringLiteral("(%1 B)").arg(QLocale(QLocale::English).toString(poolBytes));
+        if (flags.contains(QStringLiteral("lora"))) {
+            // LoRA alone: the slots' bytes, exactly, and the budget falls by the same.
+            QVERIFY2(note.contains(QStringLiteral("LoRA slots ")) && note.count(exact) == 2, qPrintable(note + QStringLiteral(" / ") + exact));
+        } else {
+            // One MTP layer of the target's shape: 2 (K and V) x 8 KV heads x 128 x 2 B = 4,096 B a
+            // token of its own KV, and K = 2 lookahead slots in every session.
+            QVERIFY2(note.contains(QStringLiteral("draft weights ")) && note.contains(QStringLiteral("the draft's KV, 4,096 B per token"))
+                         && note.contains(QStringLiteral("2 lookahead slots per session")),
+                     qPrintable(note));
+        }
     }
 
     // MoE and MLA models with LoRA, a draft or MTP, and images, refused from a flag, a
