@@ -120,7 +120,7 @@ void addPlanOptions(QCommandLineParser &p)
         opt("units", "Units for text output: GB (10^9, default) or GiB (2^30).", "GB|GiB"),
         opt("json", "Print one JSON object (bytes as integers)."),
         opt("scenario", "Start from a .headroom scenario file (or a saved plan --json); flags override it.", "FILE"),
-        opt("save", "plan: also save the resolved scenario to FILE (.headroom).", "FILE"),
+        opt("save", "plan: also save the resolved scenario to FILE (.headroom); - writes it to standard output in place of the plan.", "FILE"),
         opt("solve", "plan: max-context (for --sessions), min-gpus (for --target-sessions) or max-model-len.", "WHAT"),
         opt("target-sessions-per-gpu", "levers: the sessions per GPU an option must reach.", "F"),
         opt("max-itl-ms", "levers: the inter-token latency an option must keep under.", "MS"),
@@ -128,7 +128,7 @@ void addPlanOptions(QCommandLineParser &p)
         opt("host-memory", "levers: host memory per GPU for offloading cold KV (default 256GB).", "SIZE"),
         opt("decode-from-host", "levers: offloaded sessions decode from host memory (the link on every step) rather than wait there."),
         opt("failed-at-sessions", "diagnose: the session count at which the service failed.", "N"),
-        QCommandLineOption({QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("report: the PDF to write."), QStringLiteral("FILE")),
+        QCommandLineOption({QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("report: the PDF to write (a file: - is refused, a PDF is binary)."), QStringLiteral("FILE")),
         opt("page-size", "report: A4 (default) or Letter.", "SIZE"),
     });
 }
@@ -378,8 +378,11 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
     bool fromFile = false;
     if (isSet(p, "scenario")) {
         // The file first; every flag given then overrides it.
+        QStringList warnings;
         s = ScenarioFile::read(value(p, "scenario"), nullptr, [&err](const QString &id) { return presetModel(id, err); },
-                               [&err](const QString &id) { return presetGpu(id, err); });
+                               [&err](const QString &id) { return presetGpu(id, err); }, &warnings);
+        for (const QString &w : std::as_const(warnings))
+            err << "warning: " << w << '\n';
         fromFile = true;
     }
     const bool custom = isSet(p, "layers") || isSet(p, "head-dim");
@@ -576,8 +579,17 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
         }
     }
     if (isSet(p, "save")) {
-        OutputTarget::check(value(p, "save"), OutputTarget::Kind::Scenario, inputFiles(p), QStringLiteral("--save"));
-        ScenarioFile::write(value(p, "save"), s, QFileInfo(value(p, "save")).completeBaseName(), inputFiles(p));
+        const QString path = value(p, "save");
+        OutputTarget::check(path, OutputTarget::Kind::Scenario, inputFiles(p), QStringLiteral("--save"));
+        if (OutputTarget::isStandardOutput(path)) {
+            // "-": the scenario is the whole of standard output, in place of the plan.
+            if (isSet(p, "json"))
+                throw InputError(QStringLiteral("--save"), QStringLiteral("- (standard output) would mix the scenario with the --json plan; "
+                                                                          "give the scenario a file name, or leave out --json"));
+            ScenarioFile::write(path, s, s.model.name + QStringLiteral(" on ") + s.gpu.name, inputFiles(p));
+            return 0;
+        }
+        ScenarioFile::write(path, s, QFileInfo(path).completeBaseName(), inputFiles(p));
     }
     if (isSet(p, "json")) {
         QJsonObject o = r.toJson();
@@ -1176,7 +1188,10 @@ int runPresetsExport(const QCommandLineParser &p, QTextStream &out, QTextStream 
     QString error;
     if (!PresetBundle::save(pos.at(2), chosen, &error, {{store->path(), QStringLiteral("the preset store")}}))
         throw InputError(QStringLiteral("FILE"), error);
-    out << "exported " << chosen.size() << (chosen.size() == 1 ? " preset" : " presets") << " to " << pos.at(2) << '\n';
+    // With "-" the bundle is the whole of standard output; the count goes to stderr.
+    (OutputTarget::isStandardOutput(pos.at(2)) ? err : out)
+        << "exported " << chosen.size() << (chosen.size() == 1 ? " preset" : " presets") << " to "
+        << (OutputTarget::isStandardOutput(pos.at(2)) ? QStringLiteral("standard output") : pos.at(2)) << '\n';
     return 0;
 }
 
@@ -1187,7 +1202,10 @@ int runPresetsImport(const QCommandLineParser &p, QTextStream &out, QTextStream 
         err << "usage: headroom presets import FILE.json [--replace]\n";
         return 2;
     }
-    const QVector<QJsonObject> presets = PresetBundle::read(pos.at(2));
+    QStringList warnings;
+    const QVector<QJsonObject> presets = PresetBundle::read(pos.at(2), &warnings);
+    for (const QString &w : std::as_const(warnings))
+        err << "warning: " << w << '\n';
     auto store = writableStore(err);
     if (!store)
         return 1;
@@ -1251,7 +1269,7 @@ int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream
         "  plan            capacity of one scenario (figures, derivation; --json)\n"
         "  presets list    built-in and your model and GPU presets (--json)\n"
         "  presets add gpu|model ID, edit ID, remove ID: your own presets (field flags below)\n"
-        "  presets export FILE [ID...], import FILE [--replace]: share your presets as one JSON bundle\n"
+        "  presets export FILE|- [ID...], import FILE [--replace]: share your presets as one JSON bundle (-: stdout)\n"
         "  calibrate LOG   read a vLLM, SGLang or llama.cpp start-up log; printed vs predicted (--json)\n"
         "  report          the PDF capacity report: the plan flags or --scenario FILE, and -o report.pdf\n"
         "  levers          the four levers priced: precision, attention, retention, memory (--json)\n"

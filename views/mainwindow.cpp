@@ -993,12 +993,15 @@ bool MainWindow::openScenario(const QString &path, QString *error)
         throw InputError(QStringLiteral("inputs.gpu"), tr("unknown GPU preset \"%1\"").arg(id));
     };
     try {
-        const Scenario s = ScenarioFile::read(path, nullptr, model, gpu);
+        QStringList warnings;
+        const Scenario s = ScenarioFile::read(path, nullptr, model, gpu, &warnings);
         m_inputs->addModel(s.model);
         m_path = path;
         m_planner->reset(s);
         addRecent(path);
         updateTitle();
+        if (!warnings.isEmpty()) // keys a newer Headroom or a typo left: said, as the store's problems are
+            statusBar()->showMessage(warnings.join(QStringLiteral("; ")));
         return true;
     } catch (const InputError &e) {
         return fail(tr("Cannot open the scenario"), e.text(), error);

@@ -740,8 +740,9 @@ bool PresetManager::exportBundle(const QString &path)
 bool PresetManager::importBundle(const QString &path, bool replace)
 {
     QVector<QJsonObject> presets;
+    QStringList warnings;
     try {
-        presets = PresetBundle::read(path);
+        presets = PresetBundle::read(path, &warnings);
     } catch (const InputError &e) {
         setStatus(e.text(), true);
         return false;
@@ -769,7 +770,8 @@ bool PresetManager::importBundle(const QString &path, bool replace)
                   .arg(result.added.size())
                   .arg(result.replaced.size())
                   .arg(result.unchanged.size())
-                  .arg(result.backupPath.isEmpty() ? QString() : tr(" The replaced ones as they were: %1").arg(result.backupPath)),
+                  .arg(result.backupPath.isEmpty() ? QString() : tr(" The replaced ones as they were: %1").arg(result.backupPath))
+                  + (warnings.isEmpty() ? QString() : QLatin1Char(' ') + warnings.join(QStringLiteral("; ")) + QLatin1Char('.')),
               false);
     return true;
 }

@@ -5,6 +5,8 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QSaveFile>
+#include <cstdio>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -36,6 +38,20 @@ bool holds(const QString &path, Kind kind)
     return format == (kind == Kind::PresetBundle ? QLatin1String("headroom-presets") : QLatin1String("headroom-scenario"));
 }
 
+// A name to give instead of "-", by kind.
+QString example(Kind kind)
+{
+    switch (kind) {
+    case Kind::Pdf: return QStringLiteral("report.pdf");
+    case Kind::PresetBundle: return QStringLiteral("presets.json");
+    case Kind::Scenario: return QStringLiteral("plan.headroom");
+    case Kind::Png: return QStringLiteral("chart.png");
+    case Kind::Svg: return QStringLiteral("chart.svg");
+    case Kind::FiguresCsv: return QStringLiteral("figures.csv");
+    }
+    return {};
+}
+
 QString what(Kind kind)
 {
     switch (kind) {
@@ -50,10 +66,26 @@ QString what(Kind kind)
 }
 } // namespace
 
+bool isStandardOutput(const QString &path)
+{
+    return path == QLatin1String("-");
+}
+
+bool streams(Kind kind)
+{
+    return kind == Kind::Scenario || kind == Kind::PresetBundle;
+}
+
 void check(const QString &path, Kind kind, const QVector<Protected> &protect, const QString &field)
 {
     if (path.isEmpty())
         throw InputError(field, QStringLiteral("is an empty file name; every file was left untouched: give the file to write"));
+    if (isStandardOutput(path)) {
+        if (streams(kind))
+            return;
+        throw InputError(field, QStringLiteral("- (standard output) cannot take %1, which is binary; give a file name, e.g. %2")
+                                    .arg(what(kind), example(kind)));
+    }
     const QFileInfo target(path);
     if (target.isSymLink() && !target.exists())
         throw InputError(field, QStringLiteral("%1 is a link to %2, which does not exist; it was left untouched: give the file itself")
@@ -71,6 +103,26 @@ void check(const QString &path, Kind kind, const QVector<Protected> &protect, co
     if (!holds(path, kind))
         throw InputError(field, QStringLiteral("%1 exists and is not %2; it was left untouched: choose another name or remove it first")
                                     .arg(path, what(kind)));
+}
+
+QString write(const QString &path, const QByteArray &bytes)
+{
+    if (isStandardOutput(path)) {
+        // Through the C stream the command line's own output also uses, so the two never
+        // interleave out of order.
+        QFile out;
+        if (!out.open(stdout, QIODevice::WriteOnly))
+            return QStringLiteral("cannot write to standard output: %1").arg(out.errorString());
+        if (out.write(bytes) != bytes.size() || !out.flush())
+            return QStringLiteral("cannot write to standard output: %1").arg(out.errorString());
+        return {};
+    }
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        return QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
+    if (f.write(bytes) != bytes.size() || !f.commit())
+        return QStringLiteral("cannot write %1: %2 (the previous file is unchanged)").arg(path, f.errorString());
+    return {};
 }
 
 } // namespace Headroom::OutputTarget

@@ -22,6 +22,15 @@ enum class Kind {
     FiguresCsv,   ///< the figures table: an existing file must start with its header "scenario,"
 };
 
+/// True when `path` names standard output: "-", as POSIX utilities take it
+/// (XBD 12.2, Utility Syntax Guidelines, guideline 13).
+bool isStandardOutput(const QString &path);
+
+/// Whether `kind` may go to standard output: the text outputs the command
+/// line writes through write() (a scenario, a preset bundle). A PDF or an
+/// image is binary, and nothing that writes them takes "-".
+bool streams(Kind kind);
+
 /// A file an output must never replace, and what it is to the user.
 struct Protected
 {
@@ -32,6 +41,8 @@ struct Protected
 /// Checks that `path` may be written as `kind`; throws InputError(field)
 /// with a sentence to act on, and leaves the file untouched, when:
 /// - `path` is empty (`-o ''`);
+/// - `path` is "-" (standard output) and `kind` does not stream (a PDF);
+///   "-" for a kind that streams passes without further checks;
 /// - `path` is a symbolic link to nothing (writing would create a file
 ///   wherever the link points);
 /// - it exists and is not a regular file (a folder, a device such as /dev/sda);
@@ -40,8 +51,16 @@ struct Protected
 ///   trace, scenario); entries that do not exist are skipped;
 /// - it exists and holds something other than `kind` (checked by content,
 ///   never by the name's extension).
-/// A writer then writes with QSaveFile, so a failure leaves the old file whole.
+/// A writer then writes with QSaveFile (or write()), so a failure leaves the
+/// old file whole.
 void check(const QString &path, Kind kind, const QVector<Protected> &protect, const QString &field);
+
+/// Writes `bytes` where check() allowed: "-" to standard output (flushed,
+/// so a full disk, a closed pipe or /dev/full is an error here), else
+/// through QSaveFile, so a failure leaves the previous file whole. Returns
+/// an empty string, or the sentence saying what failed ("cannot write
+/// x.headroom: No space left on device (the previous file is unchanged)").
+QString write(const QString &path, const QByteArray &bytes);
 
 } // namespace OutputTarget
 } // namespace Headroom

@@ -14,7 +14,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <cmath>
 
 namespace Headroom {
@@ -716,7 +715,48 @@ QJsonObject ScenarioFile::toJson(const Scenario &s, const QString &name)
                        {QStringLiteral("lora"), loraToJson(s.lora)}};
 }
 
-Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const ModelLookup &models, const GpuLookup &gpus, const QString &folder)
+namespace {
+// Every key a version-1 file can hold: what toJson writes for a scenario with every part
+// present (a distribution, a draft model, LoRA slots, a layer group in each model). The
+// reader reads no key the writer does not write, so the writer is the one list.
+const QJsonObject &knownKeys()
+{
+    static const QJsonObject known = [] {
+        Scenario s;
+        s.model.groups = {LayerGroup{}};
+        s.distribution = LengthDistribution::fixed(1);
+        s.speculative.draftModel = s.model;
+        s.lora.maxLoras = 1;
+        return ScenarioFile::toJson(s, QString());
+    }();
+    return known;
+}
+
+// The keys of `file` that `known` lacks, as dotted paths from `prefix` ("inputs.contxt"),
+// looking into objects and lists of objects (a model's "groups") the known side also holds.
+void collectUnknown(const QJsonObject &file, const QJsonObject &known, const QString &prefix, QStringList &out)
+{
+    for (auto it = file.begin(); it != file.end(); ++it) {
+        const QString path = prefix + it.key();
+        if (!known.contains(it.key())) {
+            out << path;
+            continue;
+        }
+        const QJsonValue k = known.value(it.key());
+        if (it->isObject() && k.isObject()) {
+            collectUnknown(it->toObject(), k.toObject(), path + QLatin1Char('.'), out);
+        } else if (it->isArray() && k.isArray() && !k.toArray().isEmpty() && k.toArray().first().isObject()) {
+            const QJsonArray items = it->toArray();
+            for (qsizetype i = 0; i < items.size(); ++i)
+                if (items.at(i).isObject())
+                    collectUnknown(items.at(i).toObject(), k.toArray().first().toObject(), QStringLiteral("%1[%2].").arg(path).arg(i), out);
+        }
+    }
+}
+} // namespace
+
+Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const ModelLookup &models, const GpuLookup &gpus, const QString &folder,
+                                QStringList *unknownKeys)
 {
     if (!o.contains(QStringLiteral("format")) && o.value(QStringLiteral("inputs")).isObject() && o.contains(QStringLiteral("kv_bytes_per_token"))) {
         if (name)
@@ -785,22 +825,19 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
     s.names.useAll(InputSource::ScenarioFile);
     if (!s.gpuMemoryBytes) // the card's own memory, in the file's gpu section
         s.names.set(Input::GpuMemory, QStringLiteral("gpu.memory_bytes"));
+    if (unknownKeys)
+        collectUnknown(o, knownKeys(), QString(), *unknownKeys);
     return s;
 }
 
 void ScenarioFile::write(const QString &path, const Scenario &scenario, const QString &name, const QVector<OutputTarget::Protected> &protect)
 {
     OutputTarget::check(path, OutputTarget::Kind::Scenario, protect, QStringLiteral("file"));
-    const QByteArray bytes = JsonNumbers::toJson(toJson(scenario, name));
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly))
-        throw InputError(QStringLiteral("file"), QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
-    f.write(bytes);
-    if (!f.commit())
-        throw InputError(QStringLiteral("file"), QStringLiteral("cannot write %1: %2 (the previous file is unchanged)").arg(path, f.errorString()));
+    if (const QString problem = OutputTarget::write(path, JsonNumbers::toJson(toJson(scenario, name))); !problem.isEmpty())
+        throw InputError(QStringLiteral("file"), problem);
 }
 
-Scenario ScenarioFile::read(const QString &path, QString *name, const ModelLookup &models, const GpuLookup &gpus)
+Scenario ScenarioFile::read(const QString &path, QString *name, const ModelLookup &models, const GpuLookup &gpus, QStringList *warnings)
 {
     const QFileInfo info(path);
     if (!info.isFile())
@@ -819,11 +856,17 @@ Scenario ScenarioFile::read(const QString &path, QString *name, const ModelLooku
     }
     if (!doc.isObject())
         throw InputError(QStringLiteral("file"), QStringLiteral("%1 is not a Headroom scenario").arg(path));
+    QStringList unknown;
+    Scenario s;
     try {
-        return fromJson(doc.object(), name, models, gpus, info.absolutePath());
+        s = fromJson(doc.object(), name, models, gpus, info.absolutePath(), &unknown);
     } catch (const InputError &e) {
         throw InputError(e.field(), QStringLiteral("%1 (in %2)").arg(e.message(), path));
     }
+    if (warnings)
+        for (const QString &key : std::as_const(unknown))
+            *warnings << QStringLiteral("unknown key \"%1\" in %2: ignored").arg(key, path);
+    return s;
 }
 
 } // namespace Headroom

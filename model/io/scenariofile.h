@@ -30,15 +30,24 @@ public:
     static QJsonObject toJson(const Scenario &scenario, const QString &name);
     /// A scenario from a file's JSON; `name` receives its title. `folder` is the file's
     /// folder: a relative trace path in a version-0 file is read from there. Throws InputError(field).
+    /// `unknownKeys`, when given, receives the keys of a version-1 file that this Headroom
+    /// does not read (any key toJson never writes), as dotted paths: "inputs.contxt_length",
+    /// "model.groups[0].kv_head". They are skipped, not refused, so a file from a newer
+    /// Headroom still opens. A version-0 file (a plan --json output) holds the plan's figures
+    /// beside its inputs and is not looked through.
     static Scenario fromJson(const QJsonObject &json, QString *name, const ModelLookup &models = {}, const GpuLookup &gpus = {},
-                             const QString &folder = {});
-    /// Writes `path` atomically (QSaveFile). Throws InputError("file") when it cannot (the old
-    /// file stays), and before writing anything when OutputTarget::check refuses the target:
-    /// an existing file that is not a scenario, or one of `protect` (the command's inputs).
+                             const QString &folder = {}, QStringList *unknownKeys = nullptr);
+    /// Writes `path` atomically (OutputTarget::write: QSaveFile; "-" is standard output).
+    /// Throws InputError("file") when it cannot (the old file stays), and before writing
+    /// anything when OutputTarget::check refuses the target: an existing file that is not a
+    /// scenario, or one of `protect` (the command's inputs).
     static void write(const QString &path, const Scenario &scenario, const QString &name,
                       const QVector<OutputTarget::Protected> &protect = {});
     /// Reads `path`. Throws InputError naming the file, the line for malformed JSON, or the field.
-    static Scenario read(const QString &path, QString *name, const ModelLookup &models = {}, const GpuLookup &gpus = {});
+    /// `warnings`, when given, receives one sentence per key the file holds that is not read
+    /// (fromJson's unknownKeys): "unknown key "inputs.contxt_length" in x.headroom: ignored".
+    static Scenario read(const QString &path, QString *name, const ModelLookup &models = {}, const GpuLookup &gpus = {},
+                         QStringList *warnings = nullptr);
 };
 
 } // namespace Headroom

@@ -11,7 +11,6 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QSaveFile>
 #include <QSet>
 #include <limits>
 
@@ -50,11 +49,6 @@ bool save(const QString &path, const QVector<PresetRecord> &presets, QString *er
             return false;
         }
     }
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) {
-        *error = QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
-        return false;
-    }
     QByteArray bytes;
     try {
         bytes = toJson(presets);
@@ -62,14 +56,11 @@ bool save(const QString &path, const QVector<PresetRecord> &presets, QString *er
         *error = QStringLiteral("cannot write %1: %2").arg(path, e.text());
         return false;
     }
-    if (f.write(bytes) != bytes.size() || !f.commit()) {
-        *error = QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
-        return false;
-    }
-    return true;
+    *error = OutputTarget::write(path, bytes);
+    return error->isEmpty();
 }
 
-QVector<QJsonObject> fromJson(const QByteArray &bytes, const QString &name)
+QVector<QJsonObject> fromJson(const QByteArray &bytes, const QString &name, QStringList *warnings)
 {
     QJsonParseError parse{};
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &parse);
@@ -121,17 +112,26 @@ QVector<QJsonObject> fromJson(const QByteArray &bytes, const QString &name)
         ids.insert(id);
         out << p;
     }
+    if (warnings) {
+        auto unknown = [&](const QString &key) { *warnings << QStringLiteral("unknown key \"%1\" in %2: ignored").arg(key, name); };
+        for (const QString &key : o.keys())
+            if (key != QLatin1String("format") && key != QLatin1String("version") && key != QLatin1String("exported") && key != QLatin1String("presets"))
+                unknown(key);
+        for (qsizetype i = 0; i < out.size(); ++i)
+            for (const QString &key : PresetStore::unknownKeys(out.at(i)))
+                unknown(QStringLiteral("presets[%1].%2").arg(i).arg(key));
+    }
     return out;
 }
 
-QVector<QJsonObject> read(const QString &path)
+QVector<QJsonObject> read(const QString &path, QStringList *warnings)
 {
     constexpr qint64 maxBundleBytes = 16 * Units::MiB;
     const QFileInfo info(path);
     QFile f(path);
     if (!info.isFile() || info.size() > maxBundleBytes || !f.open(QIODevice::ReadOnly))
         throw InputError(QStringLiteral("FILE"), QStringLiteral("cannot read %1 (a preset bundle of at most 16 MiB)").arg(path));
-    return fromJson(f.read(maxBundleBytes + 1), path);
+    return fromJson(f.read(maxBundleBytes + 1), path, warnings);
 }
 
 } // namespace Headroom::PresetBundle

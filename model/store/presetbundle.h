@@ -27,8 +27,9 @@ inline constexpr char format[] = "headroom-presets";
 
 /// The bundle document for `presets` (their json), indented UTF-8.
 QByteArray toJson(const QVector<PresetRecord> &presets);
-/// Writes toJson(presets) to `path` atomically (QSaveFile: the old file stays
-/// whole until the new one is complete). An existing file is replaced only
+/// Writes toJson(presets) to `path` atomically (OutputTarget::write: the old
+/// file stays whole until the new one is complete), or to standard output
+/// when `path` is "-". An existing file is replaced only
 /// when it is itself a bundle and none of `protect` (OutputTarget::check:
 /// never a device, the store or a config.json named by mistake). False with
 /// *error naming the file; false, writing nothing, when any preset fails
@@ -40,10 +41,15 @@ bool save(const QString &path, const QVector<PresetRecord> &presets, QString *er
 /// as a JSON path ("format", "version", "presets", "presets[2].memory_bytes")
 /// with the message saying what is wrong: not JSON (line and column), another
 /// format, a newer version, a duplicate id, or any field PresetStore::validate
-/// refuses. `name` (the file) is put in the message.
-QVector<QJsonObject> fromJson(const QByteArray &bytes, const QString &name);
+/// refuses. `name` (the file) is put in the message. `warnings`, when given,
+/// receives one sentence per key no reader takes, at the top ("format",
+/// "version", "exported", "presets" are read) and in each preset
+/// (PresetStore::unknownKeys): "unknown key "presets[0].memry_bytes" in
+/// x.json: ignored". Such keys are kept, not refused (a newer Headroom's bundle
+/// still imports).
+QVector<QJsonObject> fromJson(const QByteArray &bytes, const QString &name, QStringList *warnings = nullptr);
 /// fromJson() of the file at `path` (at most 16 MiB); InputError("FILE") when it cannot be read.
-QVector<QJsonObject> read(const QString &path);
+QVector<QJsonObject> read(const QString &path, QStringList *warnings = nullptr);
 
 } // namespace PresetBundle
 

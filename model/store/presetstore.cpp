@@ -18,6 +18,7 @@
 #include <QHash>
 #include <QJsonDocument>
 #include <QRegularExpression>
+#include <QSet>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -580,6 +581,26 @@ void PresetStore::validate(const QJsonObject &preset)
         GpuSpec::fromPreset(preset);
     else
         ConfigImporter::fromPreset(preset);
+}
+
+QStringList PresetStore::unknownKeys(const QJsonObject &preset)
+{
+    static const QSet<QString> common{QStringLiteral("id"), QStringLiteral("kind"), QStringLiteral("name"), QStringLiteral("source"),
+                                      QStringLiteral("source_date"), QStringLiteral("notes")};
+    static const QSet<QString> gpu{QStringLiteral("vendor"), QStringLiteral("memory_bytes"), QStringLiteral("memory_source"),
+                                   QStringLiteral("marketed_memory"), QStringLiteral("torch_memory_bytes"), QStringLiteral("torch_memory_source"),
+                                   QStringLiteral("bandwidth_bytes_per_s"), QStringLiteral("bf16_dense_tflops"), QStringLiteral("host_link"),
+                                   QStringLiteral("host_link_bytes_per_s"), QStringLiteral("price_usd_per_hour"), QStringLiteral("price_source"),
+                                   QStringLiteral("price_date")};
+    static const QSet<QString> model{QStringLiteral("hf_id"), QStringLiteral("config"), QStringLiteral("total_params"),
+                                     QStringLiteral("active_params"), QStringLiteral("params_source"), QStringLiteral("checkpoint_bytes"),
+                                     QStringLiteral("checkpoint_source")};
+    const QSet<QString> &own = preset.value(QStringLiteral("kind")).toString() == QLatin1String("gpu") ? gpu : model;
+    QStringList out;
+    for (const QString &key : preset.keys())
+        if (!common.contains(key) && !own.contains(key))
+            out << key;
+    return out;
 }
 
 QJsonObject PresetStore::modelPresetFromFile(const QString &path, const QString &field)

@@ -119,6 +119,14 @@ public:
     /// YYYY-MM-DD or null; then the kind's own reader, GpuSpec::fromPreset or
     /// ConfigImporter::fromPreset, with every figure it range-checks.
     static void validate(const QJsonObject &preset);
+    /// The top-level keys of a valid `preset` that no reader takes, in the
+    /// preset's order: every key but those validate, GpuSpec::fromPreset and
+    /// ConfigImporter::fromPreset read, the text fields the built-ins carry
+    /// (presets/*.json: notes, host_link, params_source, checkpoint_source)
+    /// and the measured torch_memory_* pair. A model's "config" is a
+    /// config.json, which legitimately holds many keys Headroom does not use:
+    /// it is never looked into.
+    static QStringList unknownKeys(const QJsonObject &preset);
     /// A model preset (no id yet) from a file: a Headroom model preset as it
     /// stands, or a HuggingFace config.json wrapped as {"kind": "model",
     /// "name": its _name_or_path when given, "source": the file, "config": ...}.

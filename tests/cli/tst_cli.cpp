@@ -689,6 +689,100 @@ private Q_SLOTS:
         QVERIFY(QFileInfo(link).isSymLink());
     }
 
+    // A .headroom file's unknown key is said on stderr with the file, and the plan is the one
+    // without it; a config.json's keys Headroom does not use (it holds many) are never said.
+    void unknownScenarioKeysAreWarned()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("x.headroom"));
+        const Run saved = run(plan(QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 1000 --save %1").arg(file).toLatin1().constData()));
+        QVERIFY2(saved.code == 0, saved.err.constData());
+        const Run clean = run({QStringLiteral("plan"), QStringLiteral("--scenario"), file, QStringLiteral("--json")});
+        QVERIFY2(clean.code == 0 && !clean.err.contains("unknown key"), clean.err.constData());
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+        f.close();
+        QJsonObject in = o.value(QStringLiteral("inputs")).toObject();
+        in.insert(QStringLiteral("contxt_length"), 100000);
+        o.insert(QStringLiteral("inputs"), in);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(QJsonDocument(o).toJson()) > 0);
+        f.close();
+        const Run typo = run({QStringLiteral("plan"), QStringLiteral("--scenario"), file, QStringLiteral("--json")});
+        QVERIFY2(typo.code == 0, typo.err.constData());
+        QCOMPARE(typo.errText(), QStringLiteral("warning: unknown key \"inputs.contxt_length\" in %1: ignored\n").arg(file));
+        QCOMPARE(typo.json(), clean.json());
+
+        const QString config = dir.filePath(QStringLiteral("config.json"));
+        QFile c(QStringLiteral(HEADROOM_TEST_DATA "/qwen3-8b/config.json"));
+        QVERIFY(c.open(QIODevice::ReadOnly));
+        QJsonObject cj = QJsonDocument::fromJson(c.readAll()).object();
+        cj.insert(QStringLiteral("transformers_vesion"), QStringLiteral("4.51.0"));
+        QFile out(config);
+        QVERIFY(out.open(QIODevice::WriteOnly) && out.write(QJsonDocument(cj).toJson()) > 0);
+        out.close();
+        const Run imported = run({QStringLiteral("plan"), QStringLiteral("--model"), config, QStringLiteral("--gpu"), QStringLiteral("h100-sxm-80gb"),
+                                  QStringLiteral("--context"), QStringLiteral("1000"), QStringLiteral("--json")});
+        QVERIFY2(imported.code == 0, imported.err.constData());
+        QVERIFY2(!imported.err.contains("unknown key") && !imported.err.contains("transformers_vesion"), imported.err.constData());
+    }
+
+    // "-" as an output name is standard output for the text outputs (POSIX XBD 12.2, guideline
+    // 13), never a file named "-"; the PDF, binary, refuses it with its flag named. Run from an
+    // empty folder, so any file named "-" would be seen.
+    void dashIsStandardOutput()
+    {
+        QTemporaryDir dir;
+        auto runIn = [&](const QStringList &args) { return HeadroomTest::runHeadroom(args, m_home.path(), dir.path(), 60000); };
+        const QStringList inputs{QStringLiteral("--model"), QStringLiteral("llama-3.1-8b"), QStringLiteral("--gpu"), QStringLiteral("h100-sxm-80gb"),
+                                 QStringLiteral("--context"), QStringLiteral("1000")};
+        const Run planned = runIn(QStringList{QStringLiteral("plan")} + inputs + QStringList{QStringLiteral("--json")});
+        QVERIFY2(planned.code == 0, planned.err.constData());
+
+        // plan --save -: the scenario is the whole of standard output, and it reopens as the same plan.
+        const Run saved = runIn(QStringList{QStringLiteral("plan")} + inputs + QStringList{QStringLiteral("--save"), QStringLiteral("-")});
+        QVERIFY2(saved.code == 0, saved.err.constData());
+        QCOMPARE(saved.json().value(QStringLiteral("format")).toString(), QStringLiteral("headroom-scenario"));
+        const QString file = dir.filePath(QStringLiteral("piped.headroom"));
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(saved.out) == saved.out.size());
+        f.close();
+        const Run reopened = runIn({QStringLiteral("plan"), QStringLiteral("--scenario"), file, QStringLiteral("--json")});
+        QVERIFY2(reopened.code == 0, reopened.err.constData());
+        QCOMPARE(reopened.json().value(QStringLiteral("max_sessions")), planned.json().value(QStringLiteral("max_sessions")));
+        QCOMPARE(reopened.json().value(QStringLiteral("kv_budget_bytes_per_gpu")), planned.json().value(QStringLiteral("kv_budget_bytes_per_gpu")));
+
+        // With --json both would be standard output: refused, nothing written.
+        const Run mixed = runIn(QStringList{QStringLiteral("plan")} + inputs + QStringList{QStringLiteral("--json"), QStringLiteral("--save"), QStringLiteral("-")});
+        QCOMPARE(mixed.code, 1);
+        QVERIFY2(mixed.errText().startsWith(QStringLiteral("error: --save: - (standard output) would mix")), mixed.err.constData());
+        QVERIFY(mixed.out.isEmpty());
+
+        // The PDF is binary: refused by its flag.
+        const Run report = runIn(QStringList{QStringLiteral("report")} + inputs + QStringList{QStringLiteral("-o"), QStringLiteral("-")});
+        QCOMPARE(report.code, 1);
+        QVERIFY2(report.errText().contains(QStringLiteral("error: --output: - (standard output) cannot take a PDF, which is binary")), report.err.constData());
+        QVERIFY(report.out.isEmpty());
+
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("-"))));
+
+        // A standard output that cannot take the scenario is an error, not a silent success.
+        QProcess full;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path());
+        env.insert(QStringLiteral("HOME"), m_home.path());
+        full.setProcessEnvironment(env);
+        full.setWorkingDirectory(dir.path());
+        full.setStandardOutputFile(QStringLiteral("/dev/full"));
+        full.start(QStringLiteral(HEADROOM_BINARY), QStringList{QStringLiteral("plan")} + inputs + QStringList{QStringLiteral("--save"), QStringLiteral("-")});
+        QVERIFY(full.waitForFinished(60000));
+        QCOMPARE(full.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(full.exitCode(), 1);
+        const QString why = QString::fromUtf8(full.readAllStandardError());
+        QVERIFY2(why.contains(QStringLiteral("cannot write to standard output")), qPrintable(why));
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("-"))));
+    }
+
     // What plan --json prints reopens as the same plan (a version-0 scenario): a model read
     // from a config.json, a target near 2^63 and at 2^53 + 1, vLLM on a card with torch's figure.
     void planOutputReopens_data()

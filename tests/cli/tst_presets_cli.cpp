@@ -214,6 +214,66 @@ private Q_SLOTS:
         QCOMPARE(run(m_a, {QStringLiteral("presets"), QStringLiteral("list")}).code, 0);
     }
 
+    void exportToStandardOutput()
+    {
+        // "presets export -" prints the bundle (and only the bundle: its count goes to stderr),
+        // never a file named "-"; what it prints imports on the other machine with the preset's
+        // own fields.
+        QTemporaryDir work;
+        Run r = run(m_a, args(QStringLiteral("add"), {QStringLiteral("gpu"), QStringLiteral("piped-card"), QStringLiteral("--memory"), QStringLiteral("24GB")}));
+        QVERIFY2(r.code == 0 || r.err.contains(QStringLiteral("already")), qPrintable(r.err));
+        const HeadroomTest::CliRun e = HeadroomTest::runHeadroom(args(QStringLiteral("export"), {QStringLiteral("-"), QStringLiteral("piped-card")}),
+                                                                 m_a.path(), work.path(), 60000);
+        QVERIFY2(e.code == 0, e.err.constData());
+        QVERIFY(!QFileInfo::exists(work.filePath(QStringLiteral("-"))));
+        QVERIFY2(e.errText().contains(QStringLiteral("exported 1 preset to standard output")), e.err.constData());
+        const QJsonObject bundle = e.json();
+        QCOMPARE(bundle.value(QStringLiteral("format")).toString(), QStringLiteral("headroom-presets"));
+        const QJsonObject card = byId(bundle.value(QStringLiteral("presets")).toArray(), QStringLiteral("piped-card"));
+        QCOMPARE(card.value(QStringLiteral("memory_bytes")).toInteger(), qint64(24'000'000'000)); // 24 GB = 24 x 10^9 B
+        const QString path = work.filePath(QStringLiteral("piped.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(e.out) == e.out.size());
+        f.close();
+        QTemporaryDir other;
+        r = run(other, args(QStringLiteral("import"), {path}));
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        r = run(other, {QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("llama-3.1-8b"), QStringLiteral("--gpu"),
+                        QStringLiteral("piped-card"), QStringLiteral("--context"), QStringLiteral("1000"), QStringLiteral("--json")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+    }
+
+    void unknownBundleKeysAreWarned()
+    {
+        // A typo in a preset and a key at the top are named with the file, and the preset still
+        // imports with its readable fields; a model preset's config is a config.json, whose
+        // many unused keys are never named.
+        const QString path = m_a.filePath(QStringLiteral("typo.json"));
+        QFile cfg(QStringLiteral(HEADROOM_TEST_DATA "/qwen3-0.6b/config.json"));
+        QVERIFY(cfg.open(QIODevice::ReadOnly));
+        QJsonObject config = QJsonDocument::fromJson(cfg.readAll()).object();
+        config.insert(QStringLiteral("transformers_vesion"), QStringLiteral("4.51.0"));
+        const QJsonObject card{{QStringLiteral("id"), QStringLiteral("typo-card")}, {QStringLiteral("kind"), QStringLiteral("gpu")},
+                               {QStringLiteral("name"), QStringLiteral("Typo card")}, {QStringLiteral("memory_bytes"), 24e9},
+                               {QStringLiteral("price_usd_per_huor"), 1.5}};
+        const QJsonObject model{{QStringLiteral("id"), QStringLiteral("typo-model")}, {QStringLiteral("kind"), QStringLiteral("model")},
+                                {QStringLiteral("name"), QStringLiteral("Typo model")}, {QStringLiteral("config"), config}};
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(QJsonDocument(QJsonObject{{QStringLiteral("format"), QStringLiteral("headroom-presets")},
+                                          {QStringLiteral("version"), 1},
+                                          {QStringLiteral("comment"), QStringLiteral("from the team")},
+                                          {QStringLiteral("presets"), QJsonArray{card, model}}})
+                    .toJson());
+        f.close();
+        QTemporaryDir fresh;
+        const Run r = run(fresh, args(QStringLiteral("import"), {path}));
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(r.err, QStringLiteral("warning: unknown key \"comment\" in %1: ignored\n"
+                                       "warning: unknown key \"presets[0].price_usd_per_huor\" in %1: ignored\n").arg(path));
+        QVERIFY(r.out.contains(QStringLiteral("2 added")));
+    }
+
     void importRefusesBuiltInsAndBadFields()
     {
         const QString path = m_a.filePath(QStringLiteral("bad.json"));

@@ -397,6 +397,57 @@ private Q_SLOTS:
         QVERIFY(!ScenarioFile::fromJson(richJson(), nullptr).lora.on());
     }
 
+    // A key the reader does not take is kept out of the scenario but named, with its path and
+    // the file: a typo ("contxt_length") or a newer Headroom's field. A file as written has none,
+    // with every part present (a draft model, LoRA slots, a distribution, layer groups).
+    void unknownKeysAreNamed()
+    {
+        Scenario s = rich();
+        s.kvHeadsOverride.reset();
+        s.speculative.draftModel = s.model;
+        s.speculative.speculativeTokens = 2;
+        s.lora.maxLoras = 1;
+        const QJsonObject written = ScenarioFile::toJson(s, QStringLiteral("x"));
+        QStringList unknown;
+        const Scenario clean = ScenarioFile::fromJson(written, nullptr, {}, {}, {}, &unknown);
+        QCOMPARE(unknown, QStringList());
+
+        QJsonObject o = written;
+        o.insert(QStringLiteral("comment"), QStringLiteral("for the team"));
+        QJsonObject in = o.value(QStringLiteral("inputs")).toObject();
+        in.insert(QStringLiteral("contxt_length"), 100000);
+        o.insert(QStringLiteral("inputs"), in);
+        QJsonObject model = o.value(QStringLiteral("model")).toObject();
+        QJsonArray groups = model.value(QStringLiteral("groups")).toArray();
+        const qsizetype last = groups.size() - 1; // Gemma 3: sliding-window and global layers
+        QJsonObject g = groups.at(last).toObject();
+        g.insert(QStringLiteral("kv_head"), 4);
+        groups.replace(last, g);
+        model.insert(QStringLiteral("groups"), groups);
+        o.insert(QStringLiteral("model"), model);
+        QJsonObject sp = o.value(QStringLiteral("speculative")).toObject();
+        QJsonObject draft = sp.value(QStringLiteral("draft_model")).toObject();
+        draft.insert(QStringLiteral("num_hiden_layers"), 2);
+        sp.insert(QStringLiteral("draft_model"), draft);
+        o.insert(QStringLiteral("speculative"), sp);
+        unknown.clear();
+        const Scenario read = ScenarioFile::fromJson(o, nullptr, {}, {}, {}, &unknown);
+        unknown.sort();
+        QCOMPARE(unknown, (QStringList{QStringLiteral("comment"), QStringLiteral("inputs.contxt_length"), QStringLiteral("model.groups[%1].kv_head").arg(last),
+                                       QStringLiteral("speculative.draft_model.num_hiden_layers")}));
+        QCOMPARE(read, clean); // ignored: the scenario is the one without them
+
+        // read() names the file in each warning.
+        const QString path = m_dir.filePath(QStringLiteral("typo.headroom"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(QJsonDocument(o).toJson()) > 0);
+        f.close();
+        QStringList warnings;
+        ScenarioFile::read(path, nullptr, {}, {}, &warnings);
+        QCOMPARE(warnings.size(), 4);
+        QVERIFY2(warnings.contains(QStringLiteral("unknown key \"inputs.contxt_length\" in %1: ignored").arg(path)), qPrintable(warnings.join(QLatin1Char('\n'))));
+    }
+
     void newerOrDamagedIsRefused_data()
     {
         QTest::addColumn<QByteArray>("content");
