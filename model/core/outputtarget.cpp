@@ -83,8 +83,10 @@ void check(const QString &path, Kind kind, const QVector<Protected> &protect, co
     if (isStandardOutput(path)) {
         if (streams(kind))
             return;
-        throw InputError(field, QStringLiteral("- (standard output) cannot take %1, which is binary; give a file name, e.g. %2")
-                                    .arg(what(kind), example(kind)));
+        const bool binary = kind == Kind::Pdf || kind == Kind::Png;
+        throw InputError(field, QStringLiteral("- (standard output) cannot take %1, which %2; give a file name, e.g. %3")
+                                    .arg(what(kind), binary ? QStringLiteral("is binary") : QStringLiteral("is only written to a file"),
+                                         example(kind)));
     }
     const QFileInfo target(path);
     if (target.isSymLink() && !target.exists())
