@@ -211,8 +211,12 @@ void CompareView::refresh()
         m_chartViews.at(i)->setScaleTop(top);
         m_chartViews.at(i)->chart()->setTitle(columns.at(i).name);
     }
+    // The legend names only the bands some chart draws (no "LoRA slots" where no column has any).
+    quint32 drawn = 0;
+    for (const MemoryChartView *chart : m_chartViews)
+        drawn |= chart->drawnBands();
     QStringList legend;
-    for (const auto &[name, colour] : MemoryChartView::legend())
+    for (const auto &[name, colour] : MemoryChartView::legend(drawn))
         legend << QStringLiteral("<span style='color:%1'>■</span> %2").arg(colour.name(), name.toHtmlEscaped());
     m_legend->setText(legend.join(QStringLiteral(" &nbsp; ")) + tr(" &nbsp; ┅ card capacity"));
     m_pin->setEnabled(m_planner->pinned().size() < 3);
