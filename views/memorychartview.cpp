@@ -106,8 +106,9 @@ QString MemoryChartView::cardNote(const GpuSpec &gpu, qint64 cardBytes, UnitSyst
     if (cardBytes != gpu.memoryBytes)
         return tr("Card memory %1, set as a what-if (the %2 preset holds %3).").arg(both, gpu.name, Units::formatBytes(gpu.memoryBytes, units));
     const std::optional<qint64> marketed = gpu.marketedBytes();
-    if (!marketed)
-        return tr("%1: %2, %3.").arg(gpu.name, both, gpu.memorySource.section(QStringLiteral("; "), 0, 0));
+    if (!marketed) // a card of your own: its source as you gave it, if any
+        return gpu.memorySource.isEmpty() ? tr("%1: %2.").arg(gpu.name, both)
+                                          : tr("%1: %2, %3.").arg(gpu.name, both, gpu.memorySource.section(QStringLiteral("; "), 0, 0));
     const QString sold = Units::formatDecimal(double(*marketed) / double(Units::GB), 1) + tr(" GB");
     if (gpu.memoryIsMarketed())
         return tr("%1: %2, the marketed %3 (no driver total found for this card).").arg(gpu.name, both, sold);

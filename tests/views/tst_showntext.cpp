@@ -127,6 +127,13 @@ private Q_SLOTS:
         // A what-if memory says so: 80 x 10^9 B = 74.5 GiB.
         QVERIFY(MemoryChartView::cardNote(h100, 80'000'000'000, UnitSystem::Decimal).startsWith(QStringLiteral("Card memory 80.0 GB = 74.5 GiB, set as a what-if")));
 
+        // A card of your own without a marketed size: its figure in both units and its source.
+        QCOMPARE(MemoryChartView::cardNote(GpuSpec::custom(80'000'000'000), 80'000'000'000, UnitSystem::Decimal),
+                 QStringLiteral("Custom card: 80.0 GB = 74.5 GiB, given by the user."));
+        GpuSpec mine = GpuSpec::custom(80'000'000'000);
+        mine.memorySource.clear();
+        QCOMPARE(MemoryChartView::cardNote(mine, 80'000'000'000, UnitSystem::Decimal), QStringLiteral("Custom card: 80.0 GB = 74.5 GiB."));
+
         // On screen: under the Memory chart of the default card (the H100 SXM), in the units shown.
         MainWindow w(store());
         QTRY_VERIFY(!w.planner()->busy());
