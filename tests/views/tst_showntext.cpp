@@ -28,6 +28,7 @@
 #include <QLineEdit>
 #include <QProcess>
 #include <QStandardPaths>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextStream>
@@ -250,6 +251,27 @@ private Q_SLOTS:
         QCOMPARE(int(legend->text().count(QStringLiteral("■"))), drawn);
         // 400 sessions do not fit: the overflow is drawn and named.
         QVERIFY(legend->text().contains(QStringLiteral("Over capacity")));
+    }
+
+    void aCompareColumnPastTheMaximumSaysSo()
+    {
+        // The default model is Llama-3.1-8B, max_position_embeddings 131,072 (its config.json,
+        // tests/data/llama-3.1-8b/config.json): 150,000 tokens is past it, 100,000 is not.
+        MainWindow w(store());
+        Planner *p = w.planner();
+        CompareView *compare = w.findChild<CompareView *>();
+        p->setContextTokens(100000);
+        QVERIFY(compare && p->pinCurrent());
+        p->setContextTokens(150000);
+        QTRY_VERIFY(!p->busy());
+        QTableWidget *table = compare->table();
+        int row = -1;
+        for (int r = 0; r < table->rowCount(); ++r)
+            if (table->verticalHeaderItem(r)->text() == QLatin1String("Context"))
+                row = r;
+        QVERIFY(row >= 0 && !table->isRowHidden(row));
+        QCOMPARE(table->item(row, 0)->text(), QStringLiteral("100,000 tokens"));
+        QCOMPARE(table->item(row, 1)->text(), QStringLiteral("150,000 tokens, past the model's 131,072-token maximum"));
     }
 
     void thePresenterKeepsAUnitWhole()
