@@ -97,7 +97,14 @@ void CompareView::refresh()
              return s.kvHeadsOverride ? tr("%1 (what-if; published %2)").arg(*s.kvHeadsOverride).arg(s.model.kvHeads)
                                       : QString::number(s.effectiveKvHeads());
          }},
-        {tr("Context"), [](const Scenario &s, const CapacityResult &) -> QString { return tr("%1 tokens").arg(Units::formatCount(s.contextTokens)); }},
+        {tr("Context"),
+         [](const Scenario &s, const CapacityResult &r) -> QString {
+             // Past the maximum the plan checks it against (CapacityResult::contextBeyondMax), as the report's sensitivity rows say.
+             const QString past = !r.contextBeyondMax ? QString()
+                 : s.maxModelLen ? tr(", past --max-model-len %1").arg(Units::formatCount(s.effectiveMaxModelLen()))
+                                 : tr(", past the model's %1-token maximum").arg(Units::formatCount(s.effectiveMaxModelLen()));
+             return tr("%1 tokens%2").arg(Units::formatCount(s.contextTokens), past);
+         }},
         {tr("Sessions asked"), [](const Scenario &s, const CapacityResult &) -> QString { return Units::formatCount(s.sessions); }},
         {tr("Lengths from"),
          [](const Scenario &s, const CapacityResult &) -> QString {
@@ -211,8 +218,12 @@ void CompareView::refresh()
         m_chartViews.at(i)->setScaleTop(top);
         m_chartViews.at(i)->chart()->setTitle(columns.at(i).name);
     }
+    // The legend names only the bands some chart draws (no "LoRA slots" where no column has any).
+    quint32 drawn = 0;
+    for (const MemoryChartView *chart : m_chartViews)
+        drawn |= chart->drawnBands();
     QStringList legend;
-    for (const auto &[name, colour] : MemoryChartView::legend())
+    for (const auto &[name, colour] : MemoryChartView::legend(drawn))
         legend << QStringLiteral("<span style='color:%1'>■</span> %2").arg(colour.name(), name.toHtmlEscaped());
     m_legend->setText(legend.join(QStringLiteral(" &nbsp; ")) + tr(" &nbsp; ┅ card capacity"));
     m_pin->setEnabled(m_planner->pinned().size() < 3);

@@ -10,6 +10,7 @@
 #include <QMouseEvent>
 #include <QScatterSeries>
 #include <QValueAxis>
+#include <algorithm>
 #include <cmath>
 
 namespace Headroom {
@@ -118,7 +119,9 @@ void DistributionChartView::show(const LengthDistribution &d, qint64 cap, const 
         top = std::max(top, share.at(b));
     }
     m_histogram->replace(hist);
-    ChartStyle::niceRange(m_axisShare, std::max(0.01, top * 1.05), 4); // as few ticks as the CDF's quarters: a short chart
+    // As few ticks as the CDF's quarters (a short chart), and never past 1: no band holds more than
+    // every session (a fixed context is one band of share 1, which 5% headroom took to 1.5).
+    ChartStyle::niceRange(m_axisShare, std::clamp(top * 1.05, 0.01, 1.0), 4);
     if (capShown) {
         m_capLine->replace({QPointF(double(cap), 0), QPointF(double(cap), 1)});
         m_capTop->replace({QPointF(double(cap), 1), QPointF(hi, 1)});

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "distributionview.h"
 
+#include "chartstyle.h"
 #include "distributionchartview.h"
 #include "core/inputerror.h"
+#include "inputs/inputranges.h"
 #include "planner.h"
 #include "settings.h"
 #include "throughputchartview.h"
 #include "tokenspinbox.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -16,15 +19,19 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
 #include <QMap>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTabWidget>
 #include <QTextDocument>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -33,6 +40,25 @@ namespace Headroom {
 namespace {
 enum Source { Context = 0, Trace, LogNormal, Quantiles };
 const double kQuantileP[4] = {0.5, 0.9, 0.99, 0.999};
+
+// Tints `box` towards red with `problem` as its tooltip (as TokenSpinBox shows text it cannot
+// read), or back to the inherited palette and the box's own tooltip when `problem` is empty.
+void setRiskProblem(QComboBox *box, const QString &problem)
+{
+    if (box->accessibleDescription() == problem)
+        return;
+    if (box->property("headroomTip").isNull())
+        box->setProperty("headroomTip", box->toolTip());
+    box->setAccessibleDescription(problem);
+    box->setToolTip(problem.isEmpty() ? box->property("headroomTip").toString() : problem);
+    if (problem.isEmpty()) {
+        box->setPalette(QPalette());
+        return;
+    }
+    QPalette p = box->parentWidget() ? box->parentWidget()->palette() : QApplication::palette();
+    p.setColor(QPalette::Base, ChartStyle::blend(p.color(QPalette::Base), QColor(0xd0, 0x30, 0x30), 0.3));
+    box->setPalette(p);
+}
 
 TokenSpinBox *tokensSpin(qint64 value, const QString &field)
 {
@@ -89,10 +115,15 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
     m_scale->setKeyboardTracking(false);
     m_capOn = new QCheckBox(tr("Cap retained conte&xt at"));
     m_cap = tokensSpin(32768, tr("Retention cap"));
+    // The risk as every other figure writes it (Units::formatRisk), a choice of round ones or typed.
     m_risk = new QComboBox;
+    m_risk->setEditable(true);
+    m_risk->setInsertPolicy(QComboBox::NoInsert);
+    m_risk->setAccessibleName(tr("Risk"));
     for (double r : {0.05, 0.01, 1e-3, 1e-4, 1e-5, 1e-6})
-        m_risk->addItem(QStringLiteral("%1").arg(r, 0, 'g', 3), r);
-    m_risk->setToolTip(tr("Accepted probability that the sessions' KV cache overflows the pool"));
+        m_risk->addItem(Units::formatRisk(r), r);
+    m_risk->setToolTip(tr("Accepted probability that the sessions' KV cache overflows the pool: pick one, or type "
+                          "1 in 5,000, 0.2%, 0.0002 or 2e-4"));
 
     auto *form = new QFormLayout;
     form->addRow(tr("Session &lengths"), m_source);
@@ -172,7 +203,8 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
         if (m_capOn->isChecked())
             m_planner->setRetainTokens(v);
     });
-    connect(m_risk, &QComboBox::currentIndexChanged, this, [this](int i) { m_planner->setRisk(m_risk->itemData(i).toDouble()); });
+    connect(m_risk, &QComboBox::activated, this, [this](int i) { m_planner->setRisk(m_risk->itemData(i).toDouble()); });
+    connect(m_risk->lineEdit(), &QLineEdit::editingFinished, this, &DistributionView::commitRisk);
     connect(m_chart, &DistributionChartView::handleDragged, this, [this](int i, qint64 tokens, bool finished) {
         if (i < 0 || i > 3)
             return;
@@ -246,6 +278,49 @@ void DistributionView::applySource(bool dragging)
     }
 }
 
+std::optional<double> DistributionView::riskFromText(const QString &input, QString *why) const
+{
+    const QString text = input.trimmed();
+    const QString field = tr("Risk");
+    for (int i = 0; i < m_risk->count(); ++i)
+        if (text == m_risk->itemText(i))
+            return m_risk->itemData(i).toDouble();
+    try {
+        double p = 0;
+        static const QRegularExpression oneIn(QStringLiteral("^1\\s+in\\s+([^()]+?)\\s*(\\(.*\\))?$"), QRegularExpression::CaseInsensitiveOption);
+        if (const QRegularExpressionMatch m = oneIn.match(text); m.hasMatch())
+            p = 1.0 / double(Units::parseCount(m.captured(1), field, 1, Units::userLocale()));
+        else if (text.endsWith(QLatin1Char('%'))) {
+            const QString number = text.chopped(1).trimmed();
+            bool ok = false;
+            const double percent = QLocale::c().toDouble(number, &ok);
+            p = ok ? percent / 100.0 : Units::userLocale().toDouble(number, &ok) / 100.0;
+            if (!ok)
+                throw InputError(field, tr("\"%1\" is not a percentage").arg(text));
+        } else
+            p = InputRanges::parse(RealInput::Risk, text, field);
+        return InputRanges::check(RealInput::Risk, p, field);
+    } catch (const InputError &e) {
+        if (why)
+            *why = e.text();
+        return std::nullopt;
+    }
+}
+
+void DistributionView::commitRisk()
+{
+    QString why;
+    if (const std::optional<double> p = riskFromText(m_risk->currentText(), &why)) {
+        setRiskProblem(m_risk, QString());
+        m_planner->setRisk(*p);
+        m_risk->setEditText(Units::formatRisk(m_planner->scenario().risk)); // "1 in 5,000" reads "1 in 5,000 (2e-4)"
+        return;
+    }
+    setRiskProblem(m_risk, why);
+    if (m_risk->hasFocus())
+        QToolTip::showText(m_risk->mapToGlobal(m_risk->rect().bottomLeft()), why, m_risk);
+}
+
 void DistributionView::showScenario(const Scenario &s)
 {
     const QSignalBlocker b1(m_scale), b2(m_capOn), b3(m_cap), b4(m_risk), b5(m_source), b6(m_median), b7(m_p99), b8(m_max),
@@ -288,11 +363,14 @@ void DistributionView::showScenario(const Scenario &s)
     m_capOn->setChecked(bool(s.retainTokens));
     if (s.retainTokens)
         m_cap->setValue(*s.retainTokens);
-    int best = 0;
+    // The risk as it is, an entry of the list when it is one (a file's 0.002 is not snapped to 1e-3).
+    int entry = -1;
     for (int i = 0; i < m_risk->count(); ++i)
-        if (std::abs(std::log(m_risk->itemData(i).toDouble() / s.risk)) < std::abs(std::log(m_risk->itemData(best).toDouble() / s.risk)))
-            best = i;
-    m_risk->setCurrentIndex(best);
+        if (std::abs(m_risk->itemData(i).toDouble() / s.risk - 1.0) < 1e-9)
+            entry = i;
+    m_risk->setCurrentIndex(entry);
+    m_risk->setEditText(Units::formatRisk(s.risk));
+    setRiskProblem(m_risk, QString());
     ChartInputs in{s.distribution, s.lengthScale, s.distribution ? 0 : s.contextTokens, s.retainTokens.value_or(0), {}};
     if (s.distribution && s.distribution->kind == LengthDistribution::Kind::Quantiles)
         for (int i = 0; i < 4; ++i)
@@ -318,16 +396,19 @@ void DistributionView::showResult(const CapacityResult &r)
     const double mean = d.meanTokens - (s.retainTokens ? d.meanTokensDropped : 0.0);
     QString text = tr("<table cellspacing=4>"
                       "<tr><td>Sessions, worst case (each at %1 tokens, the longest%2)</td><td><b>%3</b></td></tr>"
-                      "<tr><td>Sessions at the mean (%4 tokens)</td><td><b>%5</b></td></tr>"
+                      "<tr><td>Sessions at the mean (%4 tokens%10)</td><td><b>%5</b></td></tr>"
                       "<tr><td>Sessions at %6 risk (lengths as distributed)</td><td><b>%7</b></td></tr>"
                       "<tr><td>Admission limit (%8 margin)</td><td><b>%9</b></td></tr>")
                        .arg(Units::formatCount(longest), longest < d.maxTokens ? tr(", at the cap") : QString(),
                             Units::formatCount(d.sessionsWorstCase), Units::formatCount(qint64(std::llround(mean))),
                             Units::formatCount(d.sessionsAtMean), Units::formatRisk(s.risk), Units::formatCount(d.sessionsAtRisk),
-                            QStringLiteral("%1%").arg(s.marginFraction * 100, 0, 'g', 3), Units::formatCount(d.admissionLimit));
+                            QStringLiteral("%1%").arg(s.marginFraction * 100, 0, 'g', 3), Units::formatCount(d.admissionLimit))
+                       .arg(s.retainTokens ? tr(", the mean of the lengths as capped") : QString());
     text += tr("<tr><td>Overflow at %1</td><td><b>%2</b></td></tr>")
                 .arg(Units::plural(s.sessions, tr("session"), tr("sessions")), Units::formatRisk(d.overflowProbability));
-    text += tr("<tr><td>Lengths</td><td>mean %1, p50 %2, p99 %3, max %4 tokens</td></tr>")
+    // Under a cap the lengths' own mean is not the one above: each says which it is.
+    text += (s.retainTokens ? tr("<tr><td>Lengths before the cap</td><td>mean %1, p50 %2, p99 %3, max %4 tokens</td></tr>")
+                            : tr("<tr><td>Lengths</td><td>mean %1, p50 %2, p99 %3, max %4 tokens</td></tr>"))
                 .arg(Units::formatCount(qint64(std::llround(d.meanTokens))), Units::formatCount(d.p50), Units::formatCount(d.p99),
                      Units::formatCount(d.maxTokens));
     if (s.retainTokens && m_planner->uncappedSessionsAtRisk()) {

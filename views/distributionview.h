@@ -48,6 +48,14 @@ public:
     QComboBox *sourceCombo() const { return m_source; }
     TokenSpinBox *capSpin() const { return m_cap; }
     QCheckBox *capCheck() const { return m_capOn; }
+    /// The accepted risk: a list in the form every figure is written ("1 in 100 (1e-2)") that
+    /// also takes a typed risk (see riskFromText).
+    QComboBox *riskCombo() const { return m_risk; }
+    /// The risk a typed `text` says, or nothing with the reason in *why: one of the list's
+    /// entries, "1 in N" (N a count as every token box reads it, what follows in parentheses
+    /// ignored), a percentage ("2%") or a decimal ("0.002", "1e-5"), held to the risk's range
+    /// (InputRanges, RealInput::Risk: 1e-6 to 0.5).
+    std::optional<double> riskFromText(const QString &text, QString *why) const;
     /// The splitter between the inputs and the charts, to and from the settings.
     void saveLayout(Settings &settings) const;
     void restoreLayout(const Settings &settings);
@@ -60,6 +68,8 @@ private:
     void showScenario(const Scenario &s);
     void showResult(const CapacityResult &r);
     void applySource(bool dragging = false);
+    /// Sets the typed risk, or tints the box with the reason and keeps the last valid one.
+    void commitRisk();
 
     Planner *m_planner;
     QComboBox *m_source;

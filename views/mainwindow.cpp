@@ -603,6 +603,7 @@ void MainWindow::showResult(const CapacityResult &r)
     const UnitSystem u = m_planner->units();
     auto fmt = [u](qint64 b) { return Units::formatBytes(b, u); };
     m_chart->setResult(r, s.tp, u);
+    m_chart->setCardNote(r.ok ? MemoryChartView::cardNote(s.gpu, r.gpuMemoryBytes, u) : QString());
     if (!r.ok) {
         m_sessions->setText(tr("—"));
         m_verdictSentence = m_verdictFull = QStringLiteral("<span style='color:#b00020'>%1</span>").arg(html(r.error));
@@ -638,7 +639,8 @@ void MainWindow::showResult(const CapacityResult &r)
          r.shortfallBytesPerGpu > 0 ? tr("and workspace exceed the card") : tr("budget is what limits it")}};
     for (int i = 0; i < 3; ++i) {
         m_headlineValues[i]->setText(headline[i][0]);
-        m_headlineCaptions[i]->setText(headline[i][1]);
+        // A wrapped caption never breaks inside a unit ("session-/hour"): U+2011, the non-breaking hyphen.
+        m_headlineCaptions[i]->setText(QString(headline[i][1]).replace(QLatin1Char('-'), QChar(0x2011)));
     }
     QString verdict = html(capacityVerdict(s, r, u));
     m_verdictSentence = r.fits ? verdict : QStringLiteral("<b>%1</b>").arg(verdict);
@@ -807,7 +809,7 @@ QString MainWindow::headlineText() const
 {
     QStringList parts;
     for (int i = 0; i < 3; ++i)
-        parts << m_headlineValues[i]->text() + QLatin1Char(' ') + m_headlineCaptions[i]->text();
+        parts << m_headlineValues[i]->text() + QLatin1Char(' ') + QString(m_headlineCaptions[i]->text()).replace(QChar(0x2011), QLatin1Char('-'));
     return parts.join(QStringLiteral(" · "));
 }
 

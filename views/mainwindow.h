@@ -102,7 +102,7 @@ public:
     /// Zooms the whole window, charts included (1.0 = the system font; Ctrl+Plus/Minus/0).
     void setZoom(double factor);
     double zoom() const { return m_zoom; }
-    /// The presenter's headline as shown.
+    /// The presenter's headline as shown, its captions' non-breaking hyphens (U+2011) as "-".
     QString headlineText() const;
 
 protected:

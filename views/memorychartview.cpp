@@ -11,6 +11,7 @@
 #include <QLegendMarker>
 #include <QStackedBarSeries>
 #include <QEvent>
+#include <QLabel>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
@@ -44,11 +45,12 @@ const Style kStyles[kBands] = {
 };
 } // namespace
 
-QVector<QPair<QString, QColor>> MemoryChartView::legend()
+QVector<QPair<QString, QColor>> MemoryChartView::legend(quint32 bands)
 {
     QVector<QPair<QString, QColor>> out;
-    for (const Style &s : kStyles)
-        out << qMakePair(tr(s.label), s.color);
+    for (int i = 0; i < kBands; ++i)
+        if (bands & (1u << i))
+            out << qMakePair(tr(kStyles[i].label), kStyles[i].color);
     return out;
 }
 
@@ -85,10 +87,48 @@ MemoryChartView::MemoryChartView(QWidget *parent)
     m_view->setMinimumSize(200, 200); // four of them side by side on Compare at 1280 pixels
     m_view->setAccessibleName(tr("Stacked memory chart"));
     m_view->setFocusPolicy(Qt::NoFocus);
+    m_note = new QLabel;
+    m_note->setWordWrap(true);
+    m_note->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_note->setAccessibleName(tr("Card memory"));
+    m_note->setVisible(false);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_view);
+    layout->addWidget(m_view, 1);
+    layout->addWidget(m_note);
     restyle();
+}
+
+QString MemoryChartView::cardNote(const GpuSpec &gpu, qint64 cardBytes, UnitSystem units)
+{
+    const UnitSystem other = units == UnitSystem::Binary ? UnitSystem::Decimal : UnitSystem::Binary;
+    const QString both = tr("%1 = %2").arg(Units::formatBytes(cardBytes, units), Units::formatBytes(cardBytes, other));
+    if (cardBytes != gpu.memoryBytes)
+        return tr("Card memory %1, set as a what-if (the %2 preset holds %3).").arg(both, gpu.name, Units::formatBytes(gpu.memoryBytes, units));
+    const std::optional<qint64> marketed = gpu.marketedBytes();
+    if (!marketed) // a card of your own: its source as you gave it, if any
+        return gpu.memorySource.isEmpty() ? tr("%1: %2.").arg(gpu.name, both)
+                                          : tr("%1: %2, %3.").arg(gpu.name, both, gpu.memorySource.section(QStringLiteral("; "), 0, 0));
+    const QString sold = Units::formatDecimal(double(*marketed) / double(Units::GB), 1) + tr(" GB");
+    if (gpu.memoryIsMarketed())
+        return tr("%1: %2, the marketed %3 (no driver total found for this card).").arg(gpu.name, both, sold);
+    // The driver's total in MiB when it is a whole number of them, as nvidia-smi prints it.
+    const QString mib = cardBytes % Units::MiB == 0 ? tr(" (%1 MiB)").arg(Units::formatCount(cardBytes / Units::MiB)) : QString();
+    return tr("%1: %2%3 as the driver reports it; marketed as %4.").arg(gpu.name, both, mib, sold);
+}
+
+void MemoryChartView::setCardNote(const QString &note)
+{
+    if (note == m_note->text())
+        return;
+    m_note->setText(note);
+    m_note->setVisible(!note.isEmpty());
+    m_view->setToolTip(note);
+}
+
+QString MemoryChartView::cardNoteText() const
+{
+    return m_note->text();
 }
 
 void MemoryChartView::changeEvent(QEvent *event)
@@ -217,6 +257,10 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     // Legend entries for segments that are empty here (no utilization rule, no overflow) only distract.
     const QList<QLegendMarker *> markers = m_chart->legend()->markers(m_series);
     int shown = 0;
+    m_drawn = 0;
+    for (int i = 0; i < kBands; ++i)
+        if (values[i] > 0 || (i == HostKv && host))
+            m_drawn |= 1u << i;
     for (int i = 0; i < markers.size() && i < kBands; ++i) {
         const bool on = i == Weights || i == Workspace || i == KvCache || i == Free || values[i] > 0 || (i == HostKv && host);
         ChartStyle::setEntryVisible(markers.at(i), on);

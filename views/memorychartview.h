@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "kv/gpuspec.h"
 #include "plan/capacityresult.h"
 #include "core/units.h"
 
@@ -8,6 +9,7 @@
 
 QT_BEGIN_NAMESPACE
 class QChart;
+class QLabel;
 class QChartView;
 class QStackedBarSeries;
 class QBarSet;
@@ -49,8 +51,12 @@ public:
 
     explicit MemoryChartView(QWidget *parent = nullptr);
 
-    /// The segments' names and colours in stacking order, for a legend shared by several charts.
-    static QVector<QPair<QString, QColor>> legend();
+    /// The names and colours of the segments in `bands` (a drawnBands() mask, or several
+    /// OR'ed together), in stacking order, for a legend shared by several charts; every band by default.
+    static QVector<QPair<QString, QColor>> legend(quint32 bands = ~0u);
+    /// The bands the last result draws (more than 0 bytes), one bit each in stacking order: a
+    /// shared legend lists only these.
+    quint32 drawnBands() const { return m_drawn; }
 
     /// Shows `result` for `gpus` cards in `units`.
     void setResult(const CapacityResult &result, int gpus, UnitSystem units);
@@ -65,6 +71,17 @@ public:
     /// How many entries the legend lists for the last result (the bands shown, the host bar):
     /// a report gives a chart with many entries more height, so no entry is cut.
     int legendEntries() const { return m_legendEntries; }
+    /// What the card's memory figure is, in one sentence, for a card of `cardBytes` (the
+    /// memory the plan uses) from preset `gpu`: the figure in `units` and the other unit, and
+    /// whether it is the total the driver reports (81,559 MiB on an H100 "80GB": 85.5 GB =
+    /// 79.6 GiB) or the marketed size (no driver total cited), with the marketed size beside
+    /// it; a card memory set as a what-if says so. GB = 10^9 B, GiB = 2^30 B.
+    static QString cardNote(const GpuSpec &gpu, qint64 cardBytes, UnitSystem units);
+    /// Shows `note` (cardNote) as a caption under the chart and as the chart's tooltip;
+    /// empty hides it (the Compare tab's small charts show none).
+    void setCardNote(const QString &note);
+    /// The caption shown under the chart (empty: none).
+    QString cardNoteText() const;
     /// The chart, for painting into a report.
     QChart *chart() const { return m_chart; }
 
@@ -83,11 +100,13 @@ private:
     QBarCategoryAxis *m_axisX;
     QValueAxis *m_axisY;
     QLineSeries *m_capacity;
+    QLabel *m_note; ///< the card's memory in words (setCardNote), hidden when empty
     QBarSet *m_sets[13]; ///< one per band (memorychartview.cpp, enum Band)
     Segments m_segments;
     qint64 m_scaleTop = 0;
     double m_axisTop = 1; ///< the stack's top in the display unit
     int m_legendEntries = 0; ///< bands shown by the last setResult
+    quint32 m_drawn = 0;     ///< bands with bytes in the last setResult (drawnBands)
     CapacityResult m_result;
     int m_gpus = 1;
     UnitSystem m_units = UnitSystem::Decimal;

@@ -24,6 +24,7 @@
 #include <QSaveFile>
 #include <QTextDocument>
 #include <QValueAxis>
+#include <algorithm>
 #include <functional>
 #include <cmath>
 #include <limits>
@@ -256,7 +257,70 @@ struct Block
     double share = 0;
     bool newPage = false;
     QVector<QChart *> row; // charts side by side (the comparison)
+    bool isChart() const { return chart || !row.isEmpty(); }
 };
+
+// How far the layout may grow a chart to fill the page it ends: up to twice its share of the
+// page, at most 0.6 of it. A chart is never shrunk (Qt Charts elides its axis titles and labels
+// below about 300 pixels at 96 dpi, a share of 0.3 on A4).
+constexpr double kGrow = 2.0, kTallest = 0.6;
+
+// Blocks laid on pages of `room` pixels with `gap` between blocks at their `natural` heights: a
+// block that does not fit what is left of a page starts the next, taking the text block before it
+// when that is the heading of a chart (no heading at the foot of a page, its chart alone on the
+// next); then each page's charts grow into what is left of it, so no page ends in white space
+// below a small chart.
+struct Laid
+{
+    QVector<int> page;
+    QVector<double> top, height;
+};
+
+Laid layBlocks(const QVector<Block> &blocks, const QVector<double> &natural, double room, double gap)
+{
+    const int n = int(blocks.size());
+    Laid out;
+    out.page.resize(n);
+    out.top.resize(n);
+    out.height = natural;
+    int first = 0, current = 0; // blocks [first, i) are on page `current`
+    double y = 0;
+    for (int i = 0; i < n; ++i) {
+        if (i > first && (blocks.at(i).newPage || y + natural.at(i) > room)) {
+            int start = i;
+            if (!blocks.at(i).newPage && blocks.at(i).isChart() && i - 1 > first && !blocks.at(i - 1).isChart()
+                && natural.at(i - 1) + gap + natural.at(i) <= room)
+                start = i - 1;
+            ++current;
+            first = start;
+            y = 0;
+            for (int k = start; k < i; ++k) {
+                out.page[k] = current;
+                y += natural.at(k) + gap;
+            }
+        }
+        out.page[i] = current;
+        y += natural.at(i) + gap;
+    }
+    for (int from = 0; from < n;) {
+        int to = from;
+        while (to + 1 < n && out.page.at(to + 1) == out.page.at(from))
+            ++to;
+        double texts = gap * (to - from), charts = 0;
+        for (int k = from; k <= to; ++k)
+            (blocks.at(k).isChart() ? charts : texts) += natural.at(k);
+        const double factor = charts > 0 ? std::clamp((room - texts) / charts, 1.0, kGrow) : 1.0;
+        double top = 0;
+        for (int k = from; k <= to; ++k) {
+            if (blocks.at(k).isChart())
+                out.height[k] = std::max(natural.at(k), std::min(natural.at(k) * factor, room * kTallest));
+            out.top[k] = top;
+            top += out.height.at(k) + gap;
+        }
+        from = to + 1;
+    }
+    return out;
+}
 } // namespace
 
 bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QString *error)
@@ -282,15 +346,19 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     // from MemoryChartView (its segments), so side pools drawn there appear here too.
     // Against a distribution, the memory chart shows the recommended sessions at the mean length:
     // the pool as it stands on average at the risk-based count.
+    // Under a cap the mean is the capped lengths' (what a session holds), said as such, as the
+    // window's Lengths tab says it beside the lengths' own mean.
+    const qint64 meanHeld = std::max<qint64>(1, qint64(std::llround(d.meanTokens - (s.retainTokens ? d.meanTokensDropped : 0.0))));
+    const QString meanHeldText = s.retainTokens ? tr("%1 tokens, the mean of the lengths as capped").arg(Units::formatCount(meanHeld))
+                                                : tr("%1 tokens").arg(Units::formatCount(meanHeld));
     MemoryChartView memory;
     if (s.distribution && d.sessionsAtRisk > 0) {
         Scenario atRisk = s;
         atRisk.sessions = d.sessionsAtRisk;
-        atRisk.contextTokens = std::max<qint64>(1, qint64(std::llround(d.meanTokens)));
+        atRisk.contextTokens = meanHeld;
         atRisk.distribution.reset();
         memory.setResult(computeCapacity(atRisk), s.tp, u);
-        memory.chart()->setTitle(tr("Memory per GPU: %1 sessions of the mean length (%2 tokens)")
-                                     .arg(Units::formatCount(d.sessionsAtRisk), Units::formatCount(atRisk.contextTokens)));
+        memory.chart()->setTitle(tr("Memory per GPU: %1 sessions of the mean length (%2)").arg(Units::formatCount(d.sessionsAtRisk), meanHeldText));
     } else {
         memory.setResult(r, s.tp, u);
     }
@@ -315,6 +383,15 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     }
     const double perGpu = double(dep.perGroup) / s.tp;
     auto perGpuOf = [](const Row &x) { return double(x.dep.perGroup) / x.v.scenario.tp; };
+    // A row whose context the plan finds past the model's maximum (CapacityResult::contextBeyondMax:
+    // max_position_embeddings, or --max-model-len when given) says so: no engine starts there.
+    auto pastMaximum = [](const Row &x) -> QString {
+        if (!x.r.ok || !x.r.contextBeyondMax)
+            return QString();
+        const qint64 maximum = x.v.scenario.effectiveMaxModelLen();
+        return x.v.scenario.maxModelLen ? tr(", <i>past --max-model-len %1</i>").arg(Units::formatCount(maximum))
+                                        : tr(", <i>past the model's %1-token maximum</i>").arg(Units::formatCount(maximum));
+    };
     // The engine's band before hardware, as sessions in proportion to the pool's tokens.
     const EngineFigures &e = r.engineFigures;
     const bool band = e.kvCacheTokensHigh > e.kvCacheTokensLow && e.kvCacheTokens > 0;
@@ -380,8 +457,9 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
         if (!seen.contains(x->v.kind)) {
             seen << x->v.kind;
             moves << qMakePair(std::abs(perGpuOf(*x) - perGpu),
-                               tr("<b>%1</b>: with %2, %3 sessions per GPU (%4)")
-                                   .arg(x->v.kind, esc(x->v.change), Units::formatDecimal(perGpuOf(*x), 1), signedPercent(perGpu, perGpuOf(*x))));
+                               tr("<b>%1</b>: with %2%5, %3 sessions per GPU (%4)")
+                                   .arg(x->v.kind, esc(x->v.change), Units::formatDecimal(perGpuOf(*x), 1), signedPercent(perGpu, perGpuOf(*x)),
+                                        pastMaximum(*x)));
         }
     if (band)
         moves << qMakePair(double(dep.perGroup - sessionsLow) / s.tp,
@@ -439,7 +517,7 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
         t1 += QStringLiteral("<h3>%1</h3><table cellspacing=3>").arg(tr("The same card on other bases (each row its own basis)"));
         t1 += row(tr("Worst case: every session at the longest, %1 tokens").arg(Units::formatCount(s.retainTokens ? std::min(*s.retainTokens, d.maxTokens) : d.maxTokens)),
                   tr("%1 sessions per TP group").arg(Units::formatCount(d.sessionsWorstCase)));
-        t1 += row(tr("At the mean length (overflows about half the time)"), tr("%1 sessions per TP group").arg(Units::formatCount(d.sessionsAtMean)));
+        t1 += row(tr("At the mean length, %1 (overflows about half the time)").arg(meanHeldText), tr("%1 sessions per TP group").arg(Units::formatCount(d.sessionsAtMean)));
         t1 += row(tr("Admission limit: at a %1 risk against the budget less %2%").arg(Units::formatRisk(s.risk), Units::formatDecimal(s.marginFraction * 100, 1)),
                   tr("%1 sessions per TP group").arg(Units::formatCount(d.admissionLimit)));
         t1 += QStringLiteral("</table>");
@@ -457,7 +535,7 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     };
     sens += srow(tr("<b>Now</b>"), dep.perGroup, perGpu, dep);
     for (const Row &x : rows)
-        sens += x.r.ok ? srow(esc(x.v.change), x.dep.perGroup, perGpuOf(x), x.dep)
+        sens += x.r.ok ? srow(esc(x.v.change) + pastMaximum(x), x.dep.perGroup, perGpuOf(x), x.dep)
                        : QStringLiteral("<tr><td>%1</td><td colspan=4>%2</td></tr>").arg(esc(x.v.change), esc(x.r.error));
     sens += QStringLiteral("</table>");
     if (band)
@@ -477,7 +555,7 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
                                 .arg(esc(s.model.name)).arg(s.model.layers()).arg(heads).arg(s.model.headDim).arg(Units::formatCount(s.model.totalParams)));
     in1 += row(tr("GPU"), s.gpuMemoryBytes && *s.gpuMemoryBytes != s.gpu.memoryBytes
                               ? tr("%1, <b>%2 (what-if; the card has %3)</b>").arg(esc(s.gpu.name), fmt(*s.gpuMemoryBytes), fmt(s.gpu.memoryBytes))
-                              : tr("%1, %2 (%3)").arg(esc(s.gpu.name), fmt(r.gpuMemoryBytes), Units::formatExactBytes(r.gpuMemoryBytes)));
+                              : tr("%1 Exactly %2.").arg(esc(MemoryChartView::cardNote(s.gpu, r.gpuMemoryBytes, u)), Units::formatExactBytes(r.gpuMemoryBytes)));
     in1 += row(tr("Tensor parallelism"), QString::number(s.tp));
     Scenario preset = s;
     preset.weightsDtype.reset();
@@ -527,7 +605,7 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     // Lengths and risk.
     QString p3 = QStringLiteral("<h2>%1</h2><table cellspacing=3>").arg(tr("Session lengths and risk, %1").arg(basis));
     if (s.distribution)
-        p3 += row(tr("Lengths"), tr("mean %1, p50 %2, p90 %3, p99 %4, max %5 tokens")
+        p3 += row(s.retainTokens ? tr("Lengths before the cap") : tr("Lengths"), tr("mean %1, p50 %2, p90 %3, p99 %4, max %5 tokens")
                                      .arg(Units::formatCount(qint64(std::llround(d.meanTokens))), Units::formatCount(d.p50), Units::formatCount(d.p90),
                                           Units::formatCount(d.p99), Units::formatCount(d.maxTokens)));
     p3 += row(tr("Overflow probability at %1").arg(Units::plural(s.sessions, tr("session"), tr("sessions"))),
@@ -699,15 +777,12 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     const QRectF content(0, header * 1.5, body.width(), body.height() - header * 3);
     const double gap = content.height() * 0.015;
     const double dpi = device->logicalDpiX();
-    // Lay the blocks out: a block that does not fit what is left of a page starts the next.
+    // Lay the blocks out (layBlocks): text at its height, charts at their share of the page, fitted.
     std::vector<std::unique_ptr<QTextDocument>> docs;
-    QVector<int> pageOf;
-    QVector<double> topOf, heightOf;
-    int page = 0;
-    double y = 0;
+    QVector<double> natural;
     for (const Block &b : blocks) {
         double h = 0;
-        if (b.chart || !b.row.isEmpty()) {
+        if (b.isChart()) {
             h = content.height() * b.share;
             docs.push_back(nullptr);
         } else {
@@ -719,16 +794,12 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
             h = doc->size().height();
             docs.push_back(std::move(doc));
         }
-        if ((b.newPage && y > 0) || (y > 0 && y + h > content.height())) {
-            ++page;
-            y = 0;
-        }
-        pageOf << page;
-        topOf << y;
-        heightOf << h;
-        y += h + gap;
+        natural << h;
     }
-    const int pages = page + 1;
+    const Laid laid = layBlocks(blocks, natural, content.height(), gap);
+    const QVector<int> &pageOf = laid.page;
+    const QVector<double> &topOf = laid.top, &heightOf = laid.height;
+    const int pages = pageOf.isEmpty() ? 1 : pageOf.constLast() + 1;
     QFont small = painter.font();
     small.setPointSizeF(8);
     int painted = -1;

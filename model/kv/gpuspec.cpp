@@ -5,6 +5,7 @@
 #include "core/units.h"
 #include "inputs/inputranges.h"
 
+#include <QRegularExpression>
 #include <cmath>
 #include <limits>
 
@@ -67,6 +68,19 @@ qint64 GpuSpec::engineVisibleBytes() const
     if (vendor == QLatin1String("NVIDIA") && memoryBytes > 4 * (qint64(1) << 30))
         return memoryBytes - (qint64(1) << 29);
     return memoryBytes;
+}
+
+std::optional<qint64> GpuSpec::marketedBytes() const
+{
+    static const QRegularExpression size(QStringLiteral("^\\s*([0-9]+(\\.[0-9]+)?\\s*(TB|GB|TiB|GiB))\\b"));
+    const QRegularExpressionMatch m = size.match(marketedMemory);
+    if (!m.hasMatch())
+        return std::nullopt;
+    try {
+        return Units::parseSize(m.captured(1), QStringLiteral("marketed_memory"));
+    } catch (const InputError &) {
+        return std::nullopt; // "0 GB": no size
+    }
 }
 
 GpuSpec GpuSpec::custom(qint64 memoryBytes)

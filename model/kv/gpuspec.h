@@ -47,6 +47,13 @@ struct GpuSpec
     /// 0.59 on an H200), else the driver total (custom cards: what the user gave;
     /// ROCm reports the whole card).
     qint64 engineVisibleBytes() const;
+    /// The size marketedMemory opens with, in bytes as datasheets count them ("80 GB HBM3" ->
+    /// 80 x 10^9, "128 GB LPDDR5x unified" -> 128 x 10^9; GB = 10^9, TB = 10^12, GiB = 2^30,
+    /// through Units::parseSize), or nothing when it opens with no size (empty, or words).
+    std::optional<qint64> marketedBytes() const;
+    /// Whether memoryBytes is the marketed figure itself (no driver total was found, as for
+    /// the H20's 96 GB and the MI300X's 192 GB), rather than what the driver reports.
+    bool memoryIsMarketed() const { return marketedBytes() == memoryBytes; }
     /// A custom card of `memoryBytes` bytes with no other figures.
     static GpuSpec custom(qint64 memoryBytes);
 
