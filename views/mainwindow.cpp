@@ -57,6 +57,8 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTextBrowser>
+#include <QTextBlock>
+#include <QTextCursor>
 #include <QTextDocument>
 #include <QTimer>
 #include <QToolBar>
@@ -84,6 +86,101 @@ void setHtmlOnce(QTextBrowser *browser, const QString &text)
     browser->setHtml(text);
     browser->setProperty(kShown, text);
 }
+
+/// Shows `lines` (plain text) as the browser's numbered list. A drag changes the numbers within the
+/// same lines: those blocks are rewritten in place (QTextCursor), so the document lays out and
+/// repaints only them, where setHtml would parse, lay out and repaint the whole list on every step.
+/// Any other change (another count of lines, plain text shown since) sets the HTML anew.
+void showList(QTextBrowser *browser, const QStringList &lines)
+{
+    static const char *const kLines = "headroomShownLines"; // cleared where plain text is set instead
+    QString list = QStringLiteral("<ol>");
+    for (const QString &line : lines)
+        list += QStringLiteral("<li>%1</li>").arg(html(line));
+    list += QStringLiteral("</ol>");
+    // The text HTML shows for a line: runs of spaces, tabs and line breaks folded into one space,
+    // none at either end (no-break spaces kept).
+    QStringList texts;
+    for (const QString &line : lines) {
+        QString text;
+        bool space = false;
+        for (const QChar c : line) {
+            if (c == QLatin1Char(' ') || c == QLatin1Char('\t') || c == QLatin1Char('\n') || c == QLatin1Char('\r')) {
+                space = !text.isEmpty();
+                continue;
+            }
+            if (space)
+                text += QLatin1Char(' ');
+            space = false;
+            text += c;
+        }
+        texts << text;
+    }
+    const QStringList shown = browser->property(kLines).toStringList();
+    QTextDocument *doc = browser->document();
+    if (texts.isEmpty() || shown.size() != texts.size() || doc->blockCount() != texts.size()) {
+        setHtmlOnce(browser, list);
+        // Edited in place next time only when each block shows its line exactly.
+        bool same = doc->blockCount() == texts.size();
+        QTextBlock block = doc->begin();
+        for (int i = 0; same && i < texts.size(); ++i, block = block.next())
+            same = block.text() == texts.at(i);
+        browser->setProperty(kLines, same ? QVariant(texts) : QVariant());
+        return;
+    }
+    doc->setUndoRedoEnabled(false); // a read-only view: no history grows along a drag
+    QTextCursor cursor(doc);
+    cursor.beginEditBlock();
+    QTextBlock block = doc->begin();
+    for (int i = 0; i < texts.size(); ++i, block = block.next())
+        if (texts.at(i) != shown.at(i)) {
+            cursor.setPosition(block.position());
+            cursor.setPosition(block.position() + block.length() - 1, QTextCursor::KeepAnchor);
+            cursor.insertText(texts.at(i));
+        }
+    cursor.endEditBlock();
+    browser->setProperty(kLines, texts);
+    browser->setProperty("headroomShownHtml", list); // what setHtmlOnce would have set
+}
+
+/// A word-wrapped QLabel that remembers its height for the last few widths until its text, font or
+/// style changes. QLabel::heightForWidth lays the whole text out again on every call (a rich text
+/// one through QTextDocument::setTextWidth, which lays out even at the same width), and one
+/// changed figure has the answer's layout and its scroll area ask each label several times at the
+/// same widths (QBoxLayout asks heightForWidth and minimumHeightForWidth, uncached, per width).
+/// The answer is QLabel's own: the first call at a width computes it.
+class WrappedLabel : public QLabel
+{
+public:
+    WrappedLabel() { setWordWrap(true); }
+    int heightForWidth(int width) const override
+    {
+        if (text() != m_cachedText) {
+            m_cachedText = text();
+            m_cached.clear();
+        }
+        for (const QPair<int, int> &c : std::as_const(m_cached))
+            if (c.first == width)
+                return c.second;
+        const int height = QLabel::heightForWidth(width);
+        if (m_cached.size() == 4)
+            m_cached.removeFirst();
+        m_cached.append(qMakePair(width, height));
+        return height;
+    }
+
+protected:
+    void changeEvent(QEvent *event) override
+    {
+        if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange || event->type() == QEvent::LayoutDirectionChange)
+            m_cached.clear();
+        QLabel::changeEvent(event);
+    }
+
+private:
+    mutable QString m_cachedText;             ///< the text m_cached holds heights for
+    mutable QVector<QPair<int, int>> m_cached; ///< (width, height) in pixels, oldest first
+};
 } // namespace
 
 MainWindow::MainWindow(const QString &storePath, QWidget *parent)
@@ -111,24 +208,20 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     // Centre: the answer.
     auto *answer = new QWidget;
     auto *answerLayout = new QVBoxLayout(answer);
-    m_sessions = new QLabel;
+    m_sessions = new WrappedLabel;
     m_sessions->setObjectName(QStringLiteral("sessionsLabel"));
     QFont big = m_sessions->font();
     big.setPointSizeF(big.pointSizeF() * 2.2);
     big.setBold(true);
     m_sessions->setFont(big);
     m_sessions->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_verdict = new QLabel;
-    m_verdict->setWordWrap(true);
+    m_verdict = new WrappedLabel;
     m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_figures = new QLabel;
+    m_figures = new WrappedLabel;
     m_figures->setTextFormat(Qt::RichText);
     m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_figures->setWordWrap(true);
-    m_sessions->setWordWrap(true);
-    m_advice = new QLabel;
+    m_advice = new WrappedLabel;
     m_advice->setTextFormat(Qt::RichText);
-    m_advice->setWordWrap(true);
     m_advice->setAccessibleName(tr("What to do now"));
     connect(m_advice, &QLabel::linkActivated, this, [this](const QString &link) { applyAdvice(link.section(QLatin1Char(':'), 1).toInt()); });
     m_adviceTimer = new QTimer(this);
@@ -615,6 +708,7 @@ void MainWindow::showResult(const CapacityResult &r)
         m_figures->clear();
         m_derivation->setPlainText(r.error);
         m_derivation->setProperty("headroomShownHtml", QVariant()); // the next answer is set again
+        m_derivation->setProperty("headroomShownLines", QVariant());
         return;
     }
     const qint64 fit = s.distribution ? r.distribution.sessionsAtRisk : r.maxSessions;
@@ -670,10 +764,7 @@ void MainWindow::showResult(const CapacityResult &r)
                                 fmt(r.reservedSessionBytesPerGpu), Units::formatExactBytes(r.reservedSessionBytesPerGpu),
                                 Units::plural(s.sessions, tr("session"), tr("sessions")), fmt(r.kvBytesForSessionsPerGpu))
                            .arg(fmt(r.kvBudgetBytesPerGpu), cost, html(perToken)));
-    QString d = QStringLiteral("<ol>");
-    for (const QString &line : explainCapacity(s, r, u))
-        d += QStringLiteral("<li>%1</li>").arg(html(line));
-    setHtmlOnce(m_derivation, d + QStringLiteral("</ol>"));
+    showList(m_derivation, explainCapacity(s, r, u));
     showSources();
 }
 

@@ -6,6 +6,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QGraphicsLayout>
 #include <QLegend>
 #include <QLineSeries>
 #include <QLegendMarker>
@@ -261,11 +262,17 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     for (int i = 0; i < kBands; ++i)
         if (values[i] > 0 || (i == HostKv && host))
             m_drawn |= 1u << i;
+    bool toggled = false;
     for (int i = 0; i < markers.size() && i < kBands; ++i) {
         const bool on = i == Weights || i == Workspace || i == KvCache || i == Free || values[i] > 0 || (i == HostKv && host);
+        toggled = toggled || markers.at(i)->isVisible() != on;
         ChartStyle::setEntryVisible(markers.at(i), on);
         shown += on ? 1 : 0;
     }
+    // An entry shown again along a drag (Over capacity) is placed only when the legend lays out
+    // again: without this its marker stayed at the legend's corner over "Weights", unlabelled.
+    if (toggled && m_chart->legend()->layout())
+        m_chart->legend()->layout()->invalidate();
     const QString axisTitle = r.ok ? tr("%1 (card: %2)").arg(Units::gigaLabel(units), Units::formatBytes(r.gpuMemoryBytes, units))
                                    : Units::gigaLabel(units);
     if (m_axisY->titleText() != axisTitle)
