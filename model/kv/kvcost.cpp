@@ -131,6 +131,21 @@ qint64 KvCost::sessionBytes(qint64 tokens, bool perGpu, const QString &field) co
     return total;
 }
 
+bool KvCost::samePerGpuSessionBytes(const KvCost &o) const
+{
+    // Exactly the fields sessionBytes(tokens, true) and heldTokens read (keep the two in step).
+    if (m_blockSize != o.m_blockSize || m_lookahead != o.m_lookahead || m_bytesPerTokenPerGpu != o.m_bytesPerTokenPerGpu
+        || m_groups.size() != o.m_groups.size())
+        return false;
+    for (qsizetype i = 0; i < m_groups.size(); ++i) {
+        const GroupCost &a = m_groups.at(i), &b = o.m_groups.at(i);
+        if (a.group.kind != b.group.kind || a.group.count != b.group.count || a.group.window != b.group.window
+            || a.bytesPerTokenPerLayerPerGpu != b.bytesPerTokenPerLayerPerGpu || a.stateBytesPerLayerPerGpu != b.stateBytesPerLayerPerGpu)
+            return false;
+    }
+    return true;
+}
+
 void KvCost::addDraft(const KvCost &draft)
 {
     const QString f = QStringLiteral("--draft-model");

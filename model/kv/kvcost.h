@@ -93,6 +93,12 @@ public:
     /// naming the larger factor as NamedCount does: `field` (the length) when
     /// tokens >= the bytes per token, else the model (a shape too large per token).
     qint64 sessionBytes(qint64 tokens, bool perGpu, const QString &field = QStringLiteral("--context")) const;
+    /// Whether sessionBytes(tokens, true) equals `o`'s for every `tokens` because
+    /// every figure it reads is the same: block size, lookahead, bytes per token
+    /// per GPU, and each group's kind, layer count, window, per-GPU bytes per token
+    /// and per-GPU state (compared in order). False says nothing: two costs built
+    /// differently (a replicated head count) may still price every session alike.
+    bool samePerGpuSessionBytes(const KvCost &o) const;
     /// The sparse-attention indexer's share of sessionBytes(tokens) (paged like
     /// the latent; the same on every GPU). 0 without an indexer. Throws
     /// InputError(field) on overflow.

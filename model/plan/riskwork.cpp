@@ -49,6 +49,10 @@ bool RiskWork::Law::serves(const LengthDistribution &lengths, const KvCost &cost
 {
     if (lengths.lengths.isEmpty() || lengths.probabilities != m_lengths.probabilities) // (no law is built of no lengths)
         return false;
+    // The same lengths priced by the same per-GPU figures under the same cap: the same bytes,
+    // without pricing each length again (most options change only the budget).
+    if (cap == m_cap && cost.samePerGpuSessionBytes(m_cost) && lengths.lengths == m_lengths.lengths)
+        return true;
     try {
         // A cheap rejection first: the longest session's bytes (lengths ascend).
         const qint64 longest = cap > 0 ? std::min(lengths.lengths.last(), cap) : lengths.lengths.last();

@@ -198,6 +198,32 @@ private Q_SLOTS:
         QCOMPARE(cost.sessionBytes(1000, false), qint64(32) * 1008 * 12288); // ceil(1000/16) = 63 blocks
     }
 
+    void samePerGpuSessionBytes()
+    {
+        // Llama-3.1-8B's attention (32 layers, 8 KV heads, head_dim 128) at bf16, block 16.
+        const ModelShape m = dense(32, 32, 8, 128);
+        const KvCost base(m, Dtype::BF16, 1, 16);
+        QVERIFY(base.samePerGpuSessionBytes(KvCost(m, Dtype::BF16, 1, 16)));
+        QVERIFY(!base.samePerGpuSessionBytes(KvCost(m, Dtype::FP8, 1, 16)));  // half the bytes per token
+        QVERIFY(!base.samePerGpuSessionBytes(KvCost(m, Dtype::BF16, 1, 32))); // another block size
+        QVERIFY(!base.samePerGpuSessionBytes(KvCost(m, Dtype::BF16, 2, 16))); // 4 heads per GPU
+        KvCost ahead(m, Dtype::BF16, 1, 16);
+        ahead.setLookahead(4);
+        QVERIFY(!base.samePerGpuSessionBytes(ahead));
+        ModelShape w = m, w2 = m;
+        w.groups.first().kind = w2.groups.first().kind = LayerKind::SlidingWindow;
+        w.groups.first().window = 2047;
+        w2.groups.first().window = 4095;
+        QVERIFY(!KvCost(w, Dtype::BF16, 1, 16).samePerGpuSessionBytes(KvCost(w2, Dtype::BF16, 1, 16)));
+        // TP 8 over 8 KV heads, and over a 4-head what-if (each GPU then holds one replicated
+        // head): 2 x 1 x 128 x 2 B = 512 B per token per layer on a GPU either way, so one
+        // 1,000-token session holds ceil(1000 / 16) x 16 = 1,008 tokens x 32 layers x 512 B.
+        const KvCost eight(m, Dtype::BF16, 8, 16), four(m, Dtype::BF16, 8, 16, 4);
+        QVERIFY(eight.samePerGpuSessionBytes(four));
+        QCOMPARE(eight.sessionBytes(1000, true), qint64(1008) * 32 * 512);
+        QCOMPARE(four.sessionBytes(1000, true), qint64(1008) * 32 * 512);
+    }
+
     void interleavedWindow()
     {
         // google/gemma-3-27b-it: 62 layers, 16 KV heads x 128, window 1024,
