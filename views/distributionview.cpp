@@ -189,7 +189,7 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
         applySource();
     });
     connect(importButton, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Import trace"), QString(), tr("CSV files (*.csv *.txt)"));
+        const QString path = QFileDialog::getOpenFileName(this, tr("Import trace"), QString(), tr("Request traces (*.csv *.jsonl *.txt);;All files (*)"));
         if (!path.isEmpty())
             importTrace(path);
     });

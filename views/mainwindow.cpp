@@ -510,7 +510,7 @@ void MainWindow::createActions()
     importTrace->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     importTrace->setToolTip(tr("Session lengths from a request log (Azure trace CSV or one length per line)"));
     connect(importTrace, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Import trace"), QString(), tr("CSV files (*.csv *.txt)"));
+        const QString path = QFileDialog::getOpenFileName(this, tr("Import trace"), QString(), tr("Request traces (*.csv *.jsonl *.txt);;All files (*)"));
         if (!path.isEmpty() && m_distribution->importTrace(path))
             m_centre->setCurrentWidget(m_distribution);
     });

@@ -9,6 +9,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLocale>
@@ -91,6 +92,94 @@ const char *const hybridMarkers[] = {
     "layers_block_type", "attn_type_list", "linear_attn_config", "state_size",
 };
 
+// A config.json value at `path`: a key, or "object.key" one level down.
+QJsonValue valueAt(const QJsonObject &c, const QString &path)
+{
+    const int dot = path.indexOf(QLatin1Char('.'));
+    if (dot < 0)
+        return c.value(path);
+    const QJsonValue outer = c.value(path.left(dot));
+    if (!outer.isUndefined() && !outer.isNull() && !outer.isObject())
+        throw InputError(path.left(dot), QStringLiteral("must be a JSON object"));
+    return outer.toObject().value(path.mid(dot + 1));
+}
+
+// The standard (LlamaConfig) names for geometry older and non-Llama families
+// spell their own way in config.json, as transformers maps them with each
+// config class's attribute_map. The standard name wins when both are given.
+struct Alias { const char *name; const char *spelling; };
+const Alias aliases[] = {
+    // GPT2Config, GPTBigCodeConfig, GPTJConfig, CodeGenConfig attribute_map (n_inner is
+    // their MLP width); BloomConfig and the RefinedWeb (Falcon) remote-code configs
+    // also say n_layer / n_head.
+    {"num_hidden_layers", "n_layer"}, {"num_attention_heads", "n_head"}, {"hidden_size", "n_embd"},
+    {"max_position_embeddings", "n_positions"}, {"intermediate_size", "n_inner"},
+    // FalconConfig and BloomConfig take n_embed for hidden_size (their __init__).
+    {"hidden_size", "n_embed"},
+    // MptConfig and DbrxConfig attribute_map.
+    {"hidden_size", "d_model"}, {"num_attention_heads", "n_heads"}, {"num_hidden_layers", "n_layers"},
+    {"max_position_embeddings", "max_seq_len"},
+    // GPTNeoConfig attribute_map.
+    {"num_attention_heads", "num_heads"},
+    // ChatGLMConfig (THUDM remote code; vllm/transformers_utils/configs/chatglm.py maps
+    // num_hidden_layers to num_layers): kv_channels is its head_dim (modeling_chatglm.py
+    // SelfAttention), seq_length its context, padded_vocab_size its embedding rows,
+    // ffn_hidden_size its MLP width (FalconConfig's too).
+    {"num_hidden_layers", "num_layers"}, {"head_dim", "kv_channels"}, {"max_position_embeddings", "seq_length"},
+    {"vocab_size", "padded_vocab_size"}, {"intermediate_size", "ffn_hidden_size"},
+    // OPTConfig: ffn_dim.
+    {"intermediate_size", "ffn_dim"},
+    // DbrxConfig's ffn_config (DbrxFFNConfig): expert width, count and top-k.
+    {"moe_intermediate_size", "ffn_config.ffn_hidden_size"}, {"num_local_experts", "ffn_config.moe_num_experts"},
+    {"num_experts_per_tok", "ffn_config.moe_top_k"},
+};
+
+QJsonObject withStandardNames(QJsonObject c, const QString &rootType, QHash<QString, QString> *spelled)
+{
+    for (const Alias &a : aliases) {
+        const QString name = QString::fromLatin1(a.name), spelling = QString::fromLatin1(a.spelling);
+        if (has(c, a.name) || spelled->contains(name))
+            continue;
+        const QJsonValue v = valueAt(c, spelling);
+        if (v.isUndefined() || v.isNull())
+            continue;
+        c.insert(name, v);
+        spelled->insert(name, spelling);
+    }
+    // num_key_value_heads as vLLM reads it (vllm/config ModelConfig.get_total_num_kv_heads
+    // and the Falcon / MPT / DBRX cases beside it): "multi_query": true is one KV head
+    // (Falcon-7B, GPTBigCode) unless a Falcon states new_decoder_architecture; else the
+    // first of n_head_kv, num_kv_heads (Falcon), num_key_value_heads, multi_query_group_num
+    // (ChatGLM), attn_config.kv_n_heads (MPT, DBRX); else num_attention_heads (MHA).
+    const QString type = c.value(QStringLiteral("model_type")).toString(rootType);
+    const QJsonValue multiQuery = c.value(QStringLiteral("multi_query"));
+    if (!multiQuery.isUndefined() && !multiQuery.isNull() && !multiQuery.isBool())
+        throw InputError(QStringLiteral("multi_query"), QStringLiteral("must be true or false"));
+    const QJsonValue newArch = c.value(QStringLiteral("new_decoder_architecture"));
+    if (!newArch.isUndefined() && !newArch.isNull() && !newArch.isBool())
+        throw InputError(QStringLiteral("new_decoder_architecture"), QStringLiteral("must be true or false"));
+    const bool falcon = type == QLatin1String("falcon") || type == QLatin1String("RefinedWeb")
+        || type == QLatin1String("RefinedWebModel");
+    const QString kv = QStringLiteral("num_key_value_heads");
+    if (multiQuery.toBool() && !(falcon && newArch.toBool())) {
+        c.insert(kv, 1);
+        spelled->insert(kv, QStringLiteral("multi_query"));
+        return c;
+    }
+    for (const char *key : {"n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num", "attn_config.kv_n_heads"}) {
+        const QJsonValue v = valueAt(c, QString::fromLatin1(key));
+        if (v.isUndefined() || v.isNull())
+            continue;
+        c.insert(kv, v);
+        if (QLatin1String(key) != kv)
+            spelled->insert(kv, QString::fromLatin1(key));
+        return c;
+    }
+    return c;
+}
+
+ModelShape shapeOf(const QJsonObject &root, QJsonObject c);
+
 } // namespace
 
 ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
@@ -109,6 +198,29 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
                 c.insert(QString::fromLatin1(k), root.value(QString::fromLatin1(k)));
     }
 
+    // Families that spell the geometry in their own words are read under the
+    // names used below; a refusal names the field as the file spells it.
+    QHash<QString, QString> spelled;
+    c = withStandardNames(c, root.value(QStringLiteral("model_type")).toString(), &spelled);
+    try {
+        return shapeOf(root, c);
+    } catch (const InputError &e) {
+        if (spelled.contains(e.field()))
+            throw InputError(spelled.value(e.field()), e.message());
+        QStringList spellings;
+        for (const Alias &a : aliases)
+            if (e.field() == QLatin1String(a.name))
+                spellings << QString::fromLatin1(a.spelling);
+        if (spellings.isEmpty())
+            throw;
+        throw InputError(e.field(), QStringLiteral("%1 (also looked for as %2)").arg(e.message(), spellings.join(QStringLiteral(", "))));
+    }
+}
+
+namespace {
+
+ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
+{
     ModelShape m;
     m.modelType = c.value(QStringLiteral("model_type")).toString(root.value(QStringLiteral("model_type")).toString());
     // Published configs list only fields that differ from the transformers
@@ -130,10 +242,35 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
         // head_dim=256 in both __init__ signatures, not hidden_size / num_attention_heads.
         {"gemma2", "head_dim", 256, "Gemma2Config"},
         {"gemma", "head_dim", 256, "GemmaConfig"},
+        // transformers/models/falcon/configuration_falcon.py: max_position_embeddings=2048.
+        {"falcon", "max_position_embeddings", 2048, "FalconConfig"},
     };
     for (const Default &d : defaults)
         if (m.modelType == QLatin1String(d.modelType) && !c.contains(QString::fromLatin1(d.key)))
             c.insert(QString::fromLatin1(d.key), double(d.value));
+    // Where the config leaves them out, the MLP width and the tie of the LM head to
+    // the embeddings are the config class's: 4 x hidden_size (GPT2MLP, GPT-J and
+    // CodeGen for n_inner None; FalconConfig for ffn_hidden_size None; BloomMLP;
+    // GPTNeoConfig for intermediate_size None), expansion_ratio (default 4) x d_model
+    // (MptConfig); tied for the classes that keep PretrainedConfig's
+    // tie_word_embeddings=True (GPT2, GPTBigCode, Falcon, Bloom, OPT, MPT, GPT-Neo).
+    static const QSet<QString> fourWide = {QStringLiteral("gpt2"), QStringLiteral("gpt_bigcode"), QStringLiteral("gptj"),
+                                           QStringLiteral("codegen"), QStringLiteral("falcon"), QStringLiteral("RefinedWeb"),
+                                           QStringLiteral("RefinedWebModel"), QStringLiteral("bloom"), QStringLiteral("gpt_neo"),
+                                           QStringLiteral("mpt")};
+    static const QSet<QString> tiedByDefault = {QStringLiteral("gpt2"), QStringLiteral("gpt_bigcode"), QStringLiteral("falcon"),
+                                                QStringLiteral("RefinedWeb"), QStringLiteral("RefinedWebModel"), QStringLiteral("bloom"),
+                                                QStringLiteral("opt"), QStringLiteral("mpt"), QStringLiteral("gpt_neo")};
+    if (fourWide.contains(m.modelType) && !has(c, "intermediate_size") && has(c, "hidden_size")) {
+        const NamedCount hidden(intField(c, "hidden_size", 0, true), QStringLiteral("hidden_size"));
+        const NamedCount ratio = m.modelType == QLatin1String("mpt")
+            ? NamedCount(intField(c, "expansion_ratio", 4, false), QStringLiteral("expansion_ratio"))
+            : NamedCount(4);
+        c.insert(QStringLiteral("intermediate_size"), double((ratio * hidden).v));
+    }
+    if (tiedByDefault.contains(m.modelType) && !c.value(QStringLiteral("tie_word_embeddings")).isBool()
+        && !root.value(QStringLiteral("tie_word_embeddings")).isBool())
+        c.insert(QStringLiteral("tie_word_embeddings"), true);
     const int layers = smallField(c, "num_hidden_layers", 0, true);
     m.hiddenLayers = layers;
     m.hiddenSize = intField(c, "hidden_size", 0, false);
@@ -315,7 +452,13 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
         mixer.ssmStateValues = (dState * dInner).v;
         m.addLayers(mixer, layers);
     }
-    const ParameterCount count = countParameters(root);
+    // The count reads the same standard names (and config-class defaults) as the shape.
+    QJsonObject countRoot = root;
+    if (root.value(QStringLiteral("text_config")).isObject())
+        countRoot.insert(QStringLiteral("text_config"), c);
+    else
+        countRoot = c;
+    const ParameterCount count = countParameters(countRoot);
     m.derivedParams = m.totalParams = count.total;
     m.derivedActiveParams = m.activeParams = count.active;
     // The vision encoder (vision_config), which the engines load with the model.
@@ -332,6 +475,8 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
     }
     return m;
 }
+
+} // namespace
 
 ModelShape ConfigImporter::fromPreset(const QJsonObject &preset)
 {

@@ -32,6 +32,16 @@ namespace Headroom {
 ///   linear_key_head_dim x linear_value_head_dim and conv state
 ///   (linear_conv_kernel_dim - 1) x (2 x linear_num_key_heads x
 ///   linear_key_head_dim + linear_num_value_heads x linear_value_head_dim).
+/// - Families that name the geometry their own way are read under the
+///   standard names (each config class's attribute_map): GPT-2 / GPTBigCode /
+///   GPT-J / Bloom / RefinedWeb n_layer, n_head, n_embd, n_positions, n_inner;
+///   MPT / DBRX d_model, n_heads, n_layers, max_seq_len; ChatGLM num_layers,
+///   kv_channels, seq_length, padded_vocab_size, ffn_hidden_size; OPT ffn_dim.
+///   KV heads as vLLM's get_total_num_kv_heads: "multi_query": true is one
+///   (Falcon-7B, GPTBigCode) unless a Falcon has new_decoder_architecture,
+///   else n_head_kv, num_kv_heads, num_key_value_heads, multi_query_group_num,
+///   attn_config.kv_n_heads, else num_attention_heads. A refusal names the
+///   field as the file spells it.
 /// Multimodal configs are read from their nested `text_config`.
 ///
 /// Errors: InputError naming the config.json field (missing, zero, negative,

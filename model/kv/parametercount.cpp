@@ -5,6 +5,7 @@
 #include "kv/visionencoder.h"
 
 #include <QJsonArray>
+#include <QSet>
 #include <limits>
 
 namespace Headroom {
@@ -76,7 +77,17 @@ ParameterCount countParameters(const QJsonObject &root)
     const Count topK = num(c, "num_experts_per_tok", 0);
     const Count expertInter = num(c, "moe_intermediate_size", inter);
     const Count sharedInter = num(c, "shared_expert_intermediate_size", num(c, "n_shared_experts", 0) * expertInter);
-    const Count denseMlp = Count(3) * h * inter;
+    // Two matrices (up, down) where the family's MLP has no gate: GPT2MLP and
+    // GPTBigCodeMLP c_fc/c_proj, GPTJMLP / CodeGenMLP fc_in/fc_out, GPTNeoMLP and
+    // GPTNeoXMLP, FalconMLP and BloomMLP dense_h_to_4h/dense_4h_to_h, OPT fc1/fc2,
+    // MptMLP up_proj/down_proj, PhiMLP fc1/fc2, Starcoder2MLP c_fc/c_proj
+    // (transformers modeling_*.py); three (gate, up, down) otherwise.
+    static const QSet<QString> ungated = {QStringLiteral("gpt2"), QStringLiteral("gpt_bigcode"), QStringLiteral("gptj"),
+                                          QStringLiteral("codegen"), QStringLiteral("gpt_neo"), QStringLiteral("gpt_neox"),
+                                          QStringLiteral("falcon"), QStringLiteral("RefinedWeb"), QStringLiteral("RefinedWebModel"),
+                                          QStringLiteral("bloom"), QStringLiteral("opt"), QStringLiteral("mpt"), QStringLiteral("phi"),
+                                          QStringLiteral("starcoder2")};
+    const Count denseMlp = Count(ungated.contains(type) ? 2 : 3) * h * inter;
     const Count expertMlp = Count(3) * h * expertInter;
     const Count firstDense = num(c, "first_k_dense_replace", 0);
     // Jamba: an MoE layer every expert_layer_period-th layer (a period of 0 would divide by zero).

@@ -24,7 +24,9 @@ struct ParameterCount
 /// - attention q/k/v/o (num_attention_heads x head_dim for q and o,
 ///   num_key_value_heads x head_dim for k and v); MLA as DeepSeek-V3's
 ///   q_a/q_b (q_lora_rank), kv_a (kv_lora_rank + qk_rope_head_dim) and kv_b;
-/// - a gated MLP of 3 x hidden x intermediate_size; MoE layers hold
+/// - a gated MLP of 3 x hidden x intermediate_size (2 x for the families
+///   whose MLP has no gate: GPT-2, GPTBigCode, GPT-J, CodeGen, GPT-Neo(X),
+///   Falcon, Bloom, OPT, MPT, Phi, Starcoder2); MoE layers hold
 ///   num_experts gated experts of moe_intermediate_size (else
 ///   intermediate_size), a router of hidden x experts, and n_shared_experts
 ///   (or a shared_expert_intermediate_size expert); first_k_dense_replace

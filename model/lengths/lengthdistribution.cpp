@@ -3,12 +3,15 @@
 #include "core/inputerror.h"
 #include "lengths/normaldistribution.h"
 #include "core/units.h"
+#include "core/jsonnumbers.h"
 
 #include <QRegularExpression>
 #include <cctype>
 #include <QDate>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMap>
 #include <QHash>
 #include <QVarLengthArray>
@@ -315,6 +318,13 @@ public:
         const QByteArrayView text = raw.trimmed();
         if (text.isEmpty())
             return;
+        if (m_firstLine && text.startsWith('{'))
+            m_jsonl = true;
+        if (m_jsonl) {
+            m_firstLine = false;
+            jsonLine(text, lineNo);
+            return;
+        }
         splitCells(text, m_cells);
         if (m_firstLine) {
             m_firstLine = false;
@@ -336,46 +346,49 @@ public:
                 }
             }
             if (!numeric) {
+                // The Azure LLM inference traces' TIMESTAMP,ContextTokens,GeneratedTokens
+                // (Azure/AzurePublicDataset) and BurstGPT's Timestamp,Model,Request tokens,
+                // Response tokens,... (HPMLL/BurstGPT README: Timestamp in seconds).
                 for (qsizetype i = 0; i < m_cells.size(); ++i) {
                     const QByteArray h = m_cells.at(i).toByteArray().toLower();
-                    if (h == "contexttokens")
+                    if (h == "contexttokens" || h == "request tokens")
                         m_contextCol = i;
-                    else if (h == "generatedtokens")
+                    else if (h == "generatedtokens" || h == "response tokens")
                         m_generatedCol = i;
                     else if (h == "timestamp")
                         m_timeCol = i;
                 }
-                m_azure = m_contextCol >= 0 && m_generatedCol >= 0;
-                if (!m_azure && m_cells.size() != 1)
+                m_promptAndOutput = m_contextCol >= 0 && m_generatedCol >= 0;
+                if (m_promptAndOutput) {
+                    m_contextName = QString::fromUtf8(m_cells.at(m_contextCol));
+                    m_generatedName = QString::fromUtf8(m_cells.at(m_generatedCol));
+                }
+                if (!m_promptAndOutput && m_cells.size() != 1)
                     throw InputError(m_field, QStringLiteral("%1 line %2: expected the Azure trace header "
-                                                             "TIMESTAMP,ContextTokens,GeneratedTokens or one column of lengths")
+                                                             "TIMESTAMP,ContextTokens,GeneratedTokens, BurstGPT's "
+                                                             "Timestamp,...,Request tokens,Response tokens,..., "
+                                                             "one column of lengths, or Mooncake's JSON lines")
                                                   .arg(m_path).arg(lineNo));
                 return;
             }
         }
-        if (m_azure) {
-            const qint64 context = cell(m_contextCol, "ContextTokens", lineNo);
-            const qint64 generated = cell(m_generatedCol, "GeneratedTokens", lineNo);
-            const qint64 total = context + generated; // both <= 2^53
-            if (total > LengthDistribution::maxTokens)
-                throw InputError(m_field, QStringLiteral("%1 line %2: ContextTokens + GeneratedTokens is beyond 2^53 tokens").arg(m_path).arg(lineNo));
-            if (total < 1)
-                throw InputError(m_field, QStringLiteral("%1 line %2: a request of 0 tokens").arg(m_path).arg(lineNo));
-            m_totals.add(total);
-            m_prompts.add(std::max<qint64>(1, context));
-            m_outputs += double(generated);
+        if (m_promptAndOutput) {
+            const qint64 context = cell(m_contextCol, m_contextName, lineNo);
+            const qint64 generated = cell(m_generatedCol, m_generatedName, lineNo);
+            double t = std::numeric_limits<double>::quiet_NaN();
             if (m_timeCol >= 0) {
-                const double t = traceSeconds(m_timeCol < m_cells.size() ? m_cells.at(m_timeCol) : QByteArrayView(), m_day);
-                if (std::isfinite(t)) {
-                    if (m_timed++ == 0)
-                        m_firstArrival = t;
-                    m_lastArrival = t;
-                }
+                const QByteArrayView stamp = m_timeCol < m_cells.size() ? m_cells.at(m_timeCol) : QByteArrayView();
+                t = traceSeconds(stamp, m_day);
+                bool plain = false; // BurstGPT: seconds as a number
+                const double seconds = std::isfinite(t) ? t : stamp.toDouble(&plain);
+                if (plain)
+                    t = seconds;
             }
+            request(context, generated, t, lineNo, m_contextName, m_generatedName);
         } else {
             if (m_cells.size() != 1)
                 throw InputError(m_field, QStringLiteral("%1 line %2: expected one length per line").arg(m_path).arg(lineNo));
-            const qint64 v = cell(0, "length", lineNo);
+            const qint64 v = cell(0, QStringLiteral("length"), lineNo);
             if (v < 1)
                 throw InputError(m_field, QStringLiteral("%1 line %2: a session of 0 tokens").arg(m_path).arg(lineNo));
             m_totals.add(v);
@@ -391,7 +404,7 @@ public:
         d.kind = LengthDistribution::Kind::Trace;
         d.spec = QStringLiteral("trace:") + m_path;
         assignCounts(m_totals, d.lengths, d.probabilities);
-        if (m_azure) {
+        if (m_promptAndOutput) {
             assignCounts(m_prompts, d.promptLengths, d.promptProbabilities);
             d.meanOutputTokens = m_outputs / double(m_rows);
         }
@@ -407,7 +420,58 @@ public:
     }
 
 private:
-    qint64 cell(qsizetype col, const char *name, qint64 lineNo) const
+    // One request: its resident tokens (prompt + generated), its prompt, and its arrival in
+    // seconds (NaN when the trace gives none).
+    void request(qint64 context, qint64 generated, double arrival, qint64 lineNo, const QString &contextName,
+                 const QString &generatedName)
+    {
+        const qint64 total = context + generated; // both <= 2^53
+        if (total > LengthDistribution::maxTokens)
+            throw InputError(m_field, QStringLiteral("%1 line %2: %3 + %4 is beyond 2^53 tokens").arg(m_path).arg(lineNo).arg(contextName, generatedName));
+        if (total < 1)
+            throw InputError(m_field, QStringLiteral("%1 line %2: a request of 0 tokens").arg(m_path).arg(lineNo));
+        m_totals.add(total);
+        m_prompts.add(std::max<qint64>(1, context));
+        m_outputs += double(generated);
+        if (std::isfinite(arrival)) {
+            if (m_timed++ == 0)
+                m_firstArrival = arrival;
+            m_lastArrival = arrival;
+        }
+    }
+
+    // A Mooncake trace line (kvcache-ai/Mooncake mooncake_trace.jsonl, as NVIDIA Dynamo's
+    // benchmarks/data_generator README describes it): {"timestamp": arrival in
+    // milliseconds, "input_length": N, "output_length": N, "hash_ids": [...]}.
+    void jsonLine(QByteArrayView text, qint64 lineNo)
+    {
+        m_promptAndOutput = true;
+        QJsonParseError err{};
+        const QJsonDocument doc = QJsonDocument::fromJson(text.toByteArray(), &err);
+        if (err.error != QJsonParseError::NoError || !doc.isObject())
+            throw InputError(m_field, QStringLiteral("%1 line %2: %3; a JSON-lines trace holds one object per line "
+                                                     "(Mooncake: timestamp, input_length, output_length)")
+                                          .arg(m_path)
+                                          .arg(lineNo)
+                                          .arg(err.error != QJsonParseError::NoError ? err.errorString() : QStringLiteral("not a JSON object")));
+        const QJsonObject o = doc.object();
+        try {
+            const qint64 input = JsonNumbers::whole(o, "input_length", -1, 0, LengthDistribution::maxTokens);
+            const qint64 output = JsonNumbers::whole(o, "output_length", 0, 0, LengthDistribution::maxTokens);
+            const QJsonValue stamp = o.value(QStringLiteral("timestamp"));
+            const double arrival = stamp.isUndefined() || stamp.isNull()
+                ? std::numeric_limits<double>::quiet_NaN()
+                : JsonNumbers::real(stamp, QStringLiteral("timestamp"), 0, 1e15) / 1000.0;
+            request(input, output, arrival, lineNo, QStringLiteral("input_length"), QStringLiteral("output_length"));
+        } catch (const InputError &e) {
+            if (e.field() == m_field)
+                throw;
+            throw InputError(m_field, QStringLiteral("%1 line %2, %3").arg(m_path).arg(lineNo).arg(e.text()));
+        }
+        ++m_rows;
+    }
+
+    qint64 cell(qsizetype col, const QString &name, qint64 lineNo) const
     {
         const QByteArrayView c = col < m_cells.size() ? m_cells.at(col) : QByteArrayView();
         // Plain digits (every cell of a real trace) read in place: std::from_chars takes what
@@ -423,13 +487,13 @@ private:
             try {
                 v = Units::parseCount(QString::fromUtf8(c), QString(), 0);
             } catch (const InputError &e) {
-                throw InputError(m_field, QStringLiteral("%1 line %2, %3: %4").arg(m_path).arg(lineNo).arg(QString::fromLatin1(name), e.message()));
+                throw InputError(m_field, QStringLiteral("%1 line %2, %3: %4").arg(m_path).arg(lineNo).arg(name, e.message()));
             }
         }
         if (v < 0)
-            throw InputError(m_field, QStringLiteral("%1 line %2, %3: a length cannot be negative (%4)").arg(m_path).arg(lineNo).arg(QString::fromLatin1(name)).arg(v));
+            throw InputError(m_field, QStringLiteral("%1 line %2, %3: a length cannot be negative (%4)").arg(m_path).arg(lineNo).arg(name).arg(v));
         if (v > LengthDistribution::maxTokens)
-            throw InputError(m_field, QStringLiteral("%1 line %2, %3: %4 tokens is beyond 2^53").arg(m_path).arg(lineNo).arg(QString::fromLatin1(name)).arg(v));
+            throw InputError(m_field, QStringLiteral("%1 line %2, %3: %4 tokens is beyond 2^53").arg(m_path).arg(lineNo).arg(name).arg(v));
         return v;
     }
 
@@ -441,7 +505,8 @@ private:
     double m_outputs = 0, m_firstArrival = 0, m_lastArrival = 0;
     qint64 m_rows = 0, m_timed = 0;
     qsizetype m_contextCol = -1, m_generatedCol = -1, m_timeCol = -1;
-    bool m_azure = false, m_firstLine = true;
+    QString m_contextName, m_generatedName;
+    bool m_promptAndOutput = false, m_jsonl = false, m_firstLine = true;
 };
 
 } // namespace

@@ -57,7 +57,10 @@ struct LengthDistribution
     static LengthDistribution quantiles(const QVector<QPair<double, qint64>> &points, qint64 maximum, const QString &field);
     /// Reads a trace: the Azure LLM inference format
     /// (TIMESTAMP,ContextTokens,GeneratedTokens: resident = context +
-    /// generated) or one column of lengths, with or without a header.
+    /// generated), BurstGPT's CSV (Timestamp in seconds, Request tokens,
+    /// Response tokens), Mooncake's JSON lines (timestamp in milliseconds,
+    /// input_length, output_length), or one column of lengths, with or
+    /// without a header.
     /// Throws InputError(field) with the line number for a non-numeric or
     /// negative cell or a length above maxTokens, and for an empty file.
     static LengthDistribution fromTrace(const QString &path, const QString &field);

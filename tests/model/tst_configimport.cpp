@@ -25,6 +25,7 @@
 #include "kv/kvcost.h"
 #include "kv/modelshape.h"
 
+#include <cmath>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -68,6 +69,7 @@ private slots:
     void publishedConfigs_data();
     void publishedConfigs();
     void kvHeadsDefaultToAttentionHeads();
+    void ungatedFamiliesCountTwoMlpMatrices();
     void omittedHeadDimTakesTheConfigClassDefault();
     void badInput_data();
     void badInput();
@@ -257,6 +259,69 @@ void TestConfigImport::publishedConfigs_data()
         QTest::newRow("Phi-3-mini-4k-instruct config.json: sliding_window 2047 on all 32 layers")
             << fixture("phi-3-mini-4k-instruct") << e;
     }
+    {
+        // num_kv_heads 71 but multi_query true and new_decoder_architecture false: one KV head
+        // (transformers modeling_falcon.py FalconAttention; vLLM get_total_num_kv_heads).
+        // head_dim = 4544 / 71 = 64. 2 x 1 x 64 x 2 B = 256 B a layer; x 32 = 8192 (71 heads: 581632).
+        // No max_position_embeddings: FalconConfig's default 2048.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("falcon");
+        e.attentionHeads = 71; e.kvHeads = 1; e.headDim = 64; e.hiddenSize = 4544;
+        e.maxPositionEmbeddings = 2048; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 32;
+        e.bytesPerToken = 8192;
+        QTest::newRow("falcon-7b-instruct config.json: multi_query => 1 KV head despite num_kv_heads 71")
+            << fixture("falcon-7b-instruct") << e;
+    }
+    {
+        // RefinedWeb names: n_layer 60, n_head 128, n_head_kv 8 (new_decoder_architecture: GQA).
+        // head_dim = 8192 / 128 = 64. 2 x 8 x 64 x 2 B = 2048 B a layer; x 60 = 122880.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("RefinedWeb");
+        e.attentionHeads = 128; e.kvHeads = 8; e.headDim = 64; e.hiddenSize = 8192;
+        e.maxPositionEmbeddings = 0; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 60;
+        e.bytesPerToken = 122880;
+        QTest::newRow("falcon-40b-instruct config.json (RefinedWeb): n_layer / n_head / n_head_kv")
+            << fixture("falcon-40b-instruct") << e;
+    }
+    {
+        // GPT-2 names (GPTBigCodeConfig attribute_map): n_layer 24, n_head 16, n_embd 2048,
+        // n_positions 2048; multi_query: one KV head. head_dim = 2048 / 16 = 128.
+        // 2 x 1 x 128 x 2 B = 512 B a layer; x 24 = 12288. No torch_dtype: bf16 assumed.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("gpt_bigcode");
+        e.attentionHeads = 16; e.kvHeads = 1; e.headDim = 128; e.hiddenSize = 2048;
+        e.maxPositionEmbeddings = 2048; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 24;
+        e.bytesPerToken = 12288;
+        QTest::newRow("santacoder config.json: GPT-2 names, multi_query => 1 KV head")
+            << fixture("santacoder") << e;
+    }
+    {
+        // ChatGLM names: num_layers 28, multi_query_group_num 2, kv_channels 128, seq_length 32768.
+        // 2 x 2 x 128 x 2 B = 1024 B a layer; x 28 = 28672.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("chatglm");
+        e.attentionHeads = 32; e.kvHeads = 2; e.headDim = 128; e.hiddenSize = 4096;
+        e.maxPositionEmbeddings = 32768; e.weightsDtype = QStringLiteral("fp16");
+        e.fullLayers = 28;
+        e.bytesPerToken = 28672;
+        QTest::newRow("chatglm2-6b config.json: num_layers, multi_query_group_num 2, kv_channels")
+            << fixture("chatglm2-6b") << e;
+    }
+    {
+        // num_hidden_layers 40 and no num_key_value_heads: the KV heads are multi_query_group_num 2,
+        // not num_attention_heads 32. 2 x 2 x 128 x 2 B = 1024 B a layer; x 40 = 40960 (32 heads: 655360).
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("chatglm");
+        e.attentionHeads = 32; e.kvHeads = 2; e.headDim = 128; e.hiddenSize = 4096;
+        e.maxPositionEmbeddings = 131072; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 40;
+        e.bytesPerToken = 40960;
+        QTest::newRow("glm-4-9b-chat config.json: multi_query_group_num 2 => 2 KV heads, not 32")
+            << fixture("glm-4-9b-chat") << e;
+    }
 }
 
 void TestConfigImport::publishedConfigs()
@@ -318,6 +383,22 @@ void TestConfigImport::publishedConfigs()
     QCOMPARE(cost.bytesPerToken(), e.bytesPerToken);
     QCOMPARE(cost.bytesPerTokenPerGpu(), e.bytesPerToken); // TP 1: one GPU holds it all
     QCOMPARE(cost.stateBytesPerSession(), e.stateBytes);
+}
+
+void TestConfigImport::ungatedFamiliesCountTwoMlpMatrices()
+{
+    // Falcon-7B: 6.92 B parameters (the safetensors count on the tiiuae/falcon-7b Hugging Face
+    // page). Its config states neither ffn_hidden_size (FalconConfig: 4 x hidden_size) nor
+    // tie_word_embeddings (tied); its MLP is two matrices (FalconMLP) and its K/V projections
+    // one head wide (multi_query). A gated three-matrix MLP would add 4544 x 18176 x 32 =
+    // 2.64 B, 71 K/V heads another 1.30 B.
+    const ModelShape falcon = ConfigImporter::fromFile(fixture("falcon-7b-instruct"), QStringLiteral("--model"));
+    QVERIFY2(std::abs(double(falcon.totalParams) / 6.92e9 - 1.0) < 0.01, qPrintable(QString::number(falcon.totalParams)));
+    // SantaCoder: 1.1 B parameters (Allal et al. 2023, "SantaCoder: don't reach for the stars!").
+    // Two-matrix MLP of n_inner 8192, tied embeddings (GPTBigCode); its learned position
+    // embeddings (2048 x 2048 = 4.2 M) are not counted, hence 3%.
+    const ModelShape santa = ConfigImporter::fromFile(fixture("santacoder"), QStringLiteral("--model"));
+    QVERIFY2(std::abs(double(santa.totalParams) / 1.1e9 - 1.0) < 0.03, qPrintable(QString::number(santa.totalParams)));
 }
 
 void TestConfigImport::kvHeadsDefaultToAttentionHeads()
@@ -441,6 +522,28 @@ void TestConfigImport::badInput_data()
         << QByteArray(R"({"model_type": "nemotron_h", "hidden_size": 4096, "num_hidden_layers": 4,
             "num_attention_heads": 32, "num_key_value_heads": 8, "hybrid_override_pattern": "M-M*"})")
         << QStringList{QStringLiteral("hybrid_override_pattern")} << QString();
+    // A field spelled the family's own way is refused under that spelling.
+    QTest::newRow("GPT-2 names: n_layer 0")
+        << QByteArray(R"({"model_type": "gpt_bigcode", "n_embd": 2048, "n_head": 16, "n_layer": 0, "multi_query": true})")
+        << QStringList{QStringLiteral("n_layer")} << QString();
+    QTest::newRow("GPT-2 names: n_head missing")
+        << QByteArray(R"({"model_type": "gpt2", "n_embd": 768, "n_layer": 12})")
+        << QStringList{QStringLiteral("num_attention_heads")} << QStringLiteral("n_head");
+    QTest::newRow("ChatGLM: multi_query_group_num 3 does not divide 32 heads")
+        << QByteArray(R"({"model_type": "chatglm", "hidden_size": 4096, "num_layers": 28, "num_attention_heads": 32,
+            "kv_channels": 128, "multi_query_group_num": 3})")
+        << QStringList{QStringLiteral("multi_query_group_num")} << QStringLiteral("32");
+    QTest::newRow("Falcon: multi_query a string")
+        << QByteArray(R"({"model_type": "falcon", "hidden_size": 4544, "num_hidden_layers": 32,
+            "num_attention_heads": 71, "multi_query": "yes"})")
+        << QStringList{QStringLiteral("multi_query")} << QString();
+    QTest::newRow("MPT: attn_config.kv_n_heads 0")
+        << QByteArray(R"({"model_type": "mpt", "d_model": 4096, "n_layers": 32, "n_heads": 32,
+            "attn_config": {"kv_n_heads": 0}})")
+        << QStringList{QStringLiteral("attn_config.kv_n_heads")} << QString();
+    QTest::newRow("MPT: attn_config not an object")
+        << QByteArray(R"({"model_type": "mpt", "d_model": 4096, "n_layers": 32, "n_heads": 32, "attn_config": 8})")
+        << QStringList{QStringLiteral("attn_config")} << QString();
     QTest::newRow("Jamba-like attn_layer_offset 8 not below attn_layer_period 8")
         << QByteArray(R"({"model_type": "jamba", "hidden_size": 4096, "num_hidden_layers": 32,
             "num_attention_heads": 32, "num_key_value_heads": 8, "attn_layer_period": 8, "attn_layer_offset": 8})")
@@ -539,7 +642,7 @@ void TestConfigImport::modelPresetRefusals_data()
     QTest::newRow("config.num_hidden_layers missing (fromConfig)")
         << modelPreset({{QStringLiteral("config"), QJsonObject{{QStringLiteral("model_type"), QStringLiteral("llama")},
                                                                {QStringLiteral("num_attention_heads"), 32}}}})
-        << QStringLiteral("num_hidden_layers") << QStringLiteral("is missing from config.json");
+        << QStringLiteral("num_hidden_layers") << QStringLiteral("is missing from config.json (also looked for as n_layer, n_layers, num_layers)");
     QTest::newRow("total_params \"8B\" (intField)") << modelPreset({{QStringLiteral("total_params"), QStringLiteral("8B")}})
                                                   << QStringLiteral("total_params") << QStringLiteral("must be a number, got [\"8B\"]");
     QTest::newRow("total_params 0 (intField)") << modelPreset({{QStringLiteral("total_params"), 0}}) << QStringLiteral("total_params")

@@ -393,6 +393,46 @@ private Q_SLOTS:
                                                                              "2023-11-16 18:15:46.5, 100 ,20\n \t\n"
                                                                              "2023-11-16 18:15:48.5,300, \"50\" \n"
                                                                              "2023-11-16 18:15:50.5,100,20");
+        // BurstGPT's columns (HPMLL/BurstGPT README: Timestamp in seconds; Request tokens,
+        // Response tokens) and Mooncake's JSON lines (timestamp in milliseconds, as NVIDIA
+        // Dynamo's benchmarks/data_generator README gives the kvcache-ai/Mooncake format).
+        QTest::newRow("BurstGPT CSV") << QByteArray("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+                                                    "5,ChatGPT,100,20,120,Conversation log\n"
+                                                    "7,ChatGPT,300,50,350,Conversation log\n"
+                                                    "9,GPT-4,100,20,120,API log\n");
+        QTest::newRow("Mooncake JSON lines") << QByteArray("{\"timestamp\": 0, \"input_length\": 100, \"output_length\": 20, \"hash_ids\": [0]}\n"
+                                                           "{\"timestamp\": 2000, \"input_length\": 300, \"output_length\": 50, \"hash_ids\": [0, 1]}\r\n"
+                                                           "{\"timestamp\": 4000, \"input_length\": 100, \"output_length\": 20, \"hash_ids\": [0]}");
+    }
+
+    // A JSON-lines trace's bad line is refused with its line number and key.
+    void jsonLinesRefusals_data()
+    {
+        QTest::addColumn<QByteArray>("second");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("input_length missing") << QByteArray("{\"timestamp\": 5, \"output_length\": 3}") << QStringLiteral("line 2, input_length: is missing");
+        QTest::newRow("input_length negative") << QByteArray("{\"input_length\": -4}") << QStringLiteral("line 2, input_length:");
+        QTest::newRow("output_length a fraction") << QByteArray("{\"input_length\": 4, \"output_length\": 2.5}") << QStringLiteral("line 2, output_length:");
+        QTest::newRow("timestamp negative") << QByteArray("{\"input_length\": 4, \"timestamp\": -1}") << QStringLiteral("line 2, timestamp:");
+        QTest::newRow("not JSON") << QByteArray("{\"input_length\": 4,") << QStringLiteral("line 2:");
+        QTest::newRow("an array") << QByteArray("[4]") << QStringLiteral("line 2: not a JSON object");
+        QTest::newRow("0 tokens") << QByteArray("{\"input_length\": 0, \"output_length\": 0}") << QStringLiteral("line 2: a request of 0 tokens");
+    }
+    void jsonLinesRefusals()
+    {
+        QFETCH(QByteArray, second);
+        QFETCH(QString, says);
+        QTemporaryDir dir;
+        QFile f(dir.filePath(QStringLiteral("t.jsonl")));
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write("{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 2}\n" + second + "\n") > 0);
+        f.close();
+        try {
+            LengthDistribution::fromTrace(f.fileName(), QStringLiteral("--distribution"));
+            QFAIL("accepted");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), QStringLiteral("--distribution"));
+            QVERIFY2(e.message().contains(says), qPrintable(e.message()));
+        }
     }
     void traceDialects()
     {
