@@ -58,8 +58,9 @@ struct RiskCount
 ///   round-off by Higham's bound (Accuracy and Stability of Numerical
 ///   Algorithms, 2nd ed., 2002, Theorem 24.2) carried through the power and
 ///   the sum; the window widens until the aliasing bound is below 1e-8 of the
-///   tail, up to 2^23 points (past them a count rests on the Chernoff bound
-///   alone, which is conservative). The method is Abate and
+///   tail (a window predicted too narrow is skipped before its transform), up
+///   to 2^23 points (past them a count rests on the Chernoff bound alone, which
+///   is conservative); two sessions are summed directly. The method is Abate and
 ///   Whitt's ("Numerical inversion of probability generating functions",
 ///   Oper. Res. Letters 12, 1992) with the tilt of Gruebel and Hermesmeier
 ///   ("Computation of compound distributions I: aliasing errors and
@@ -123,6 +124,8 @@ private:
                                     RiskCount::Method &method, qint64 maxPoints, bool convolution) const;
     // The transform serving N - 2 .. N + 3 sessions at this budget, its window h tilted standard deviations wide.
     std::optional<Transform> transformFor(qint64 sessions, qint64 budgetBytes, double h, qint64 maxPoints) const;
+    // The bound on truncation and aliasing of the transform's tail P(sum >= s) at `sessions`.
+    static double aliasBound(const Transform &transform, qint64 sessions, qint64 s);
     // P(sum >= s) from a transform, or nullopt when it does not serve (s, N) or aliases too much.
     std::optional<BoundedTail> invert(const Transform &transform, qint64 sessions, qint64 s) const;
 

@@ -332,6 +332,52 @@ private Q_SLOTS:
         QVERIFY(oneBelow <= 10);
     }
 
+    void fewSessions()
+    {
+        // Counts of 0-4 (the closed forms for one and two sessions, and the
+        // inversion next to them): 60 random discrete laws of 1-300 lengths up to
+        // 20,000 tokens, the budget N x mean + z sqrt(N) sd of the block law for
+        // N of 1-3 and z in 0..4, risks 1e-2 and 1e-6.
+        QRandomGenerator rng(2);
+        int atMostTwo = 0;
+        for (int i = 0; i < 60; ++i) {
+            const int sizes = 1 + int(rng.bounded(300));
+            LengthDistribution d;
+            std::vector<qint64> lengths;
+            for (int j = 0; j < sizes; ++j)
+                lengths.push_back(1 + qint64(rng.bounded(20000)));
+            std::sort(lengths.begin(), lengths.end());
+            lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+            double total = 0;
+            for (qint64 l : lengths) {
+                const double w = -std::log(1.0 - rng.generateDouble());
+                d.lengths << l;
+                d.probabilities << w;
+                total += w;
+            }
+            for (double &p : d.probabilities)
+                p /= total;
+            double m1 = 0, m2 = 0;
+            for (int j = 0; j < d.lengths.size(); ++j) {
+                const double b = double((d.lengths.at(j) + 15) / 16);
+                m1 += b * d.probabilities.at(j);
+                m2 += b * b * d.probabilities.at(j);
+            }
+            Case c;
+            c.cap = LengthDistribution::maxTokens;
+            c.risk = i % 2 ? 1e-6 : 1e-2;
+            c.bytesPerToken = 57344;
+            const double n = 1 + rng.bounded(3), z = 4.0 * rng.generateDouble();
+            const double blocks = n * m1 + z * std::sqrt(n * std::max(0.0, m2 - m1 * m1));
+            c.budget = qint64(blocks) * 16 * c.bytesPerToken + qint64(rng.bounded(16 * int(c.bytesPerToken)));
+            qint64 count = 0;
+            const int r = check(c, "random few", &count, &d);
+            QVERIFY2(r != -3 && r != -2, "see the warning above");
+            atMostTwo += count <= 2;
+        }
+        QVERIFY(atMostTwo >= 20); // the closed forms are what this exercises
+    }
+
     void randomDiscreteLaws()
     {
         // 200 random discrete laws (issue 15: every count from 1 to 10,000, every
