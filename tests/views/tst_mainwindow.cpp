@@ -22,6 +22,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QSlider>
@@ -88,6 +89,38 @@ private Q_SLOTS:
         QCOMPARE(w.planner()->scenario().tp, 2);
         QCOMPARE(w.chartView()->segments().kvCache, qint64(3) * 50000 * 65536);
         QCOMPARE(w.chartView()->segments().weights, qint64(8'030'261'248));
+    }
+
+    // A drag rewrites only the changed lines of the derivation in place and the answer's labels
+    // keep their heights per width: after a drag the window must show what a window opened at the
+    // drag's last value shows. 123,456 tokens = ceil(123,456 / 16) = 7,716 blocks of 16, all held.
+    void aDragEndsOnTheFreshAnswer()
+    {
+        MainWindow dragged(m_dir.filePath(QStringLiteral("presets.sqlite")));
+        dragged.show();
+        InputPanel *in = dragged.inputPanel();
+        for (qint64 tokens : {1000, 50000, 7777, 131072, 2048})
+            in->contextSpin()->setValue(tokens);
+        in->kvDtypeSlider()->setValue(int(Dtypes::offered().indexOf(Dtype::FP8)));
+        in->contextSpin()->setValue(99999);
+        in->kvDtypeSlider()->setValue(int(Dtypes::offered().indexOf(Dtype::BF16)));
+        in->contextSpin()->setValue(123456);
+        QCOMPARE(dragged.planner()->scenario().contextTokens, qint64(123456));
+
+        // The derivation the model writes for the last value, line for line (as HTML shows a
+        // line: runs of spaces folded, none at either end).
+        const Planner *p = dragged.planner();
+        QStringList expected = explainCapacity(p->scenario(), p->result(), p->units());
+        for (QString &line : expected)
+            line = line.replace(QRegularExpression(QStringLiteral("[ \\t\\r\\n]+")), QStringLiteral(" ")).trimmed();
+        QCOMPARE(dragged.derivationText().split(QLatin1Char('\n')), expected);
+        MainWindow fresh(m_dir.filePath(QStringLiteral("presets.sqlite")));
+        fresh.show();
+        fresh.inputPanel()->contextSpin()->setValue(123456);
+        QCOMPARE(dragged.figuresText(), fresh.figuresText());
+        QCOMPARE(dragged.sessionsText(), fresh.sessionsText());
+        QVERIFY2(dragged.derivationText().contains(QStringLiteral("7,716 blocks of 16")), qPrintable(dragged.derivationText()));
+        QVERIFY(!dragged.derivationText().contains(QStringLiteral("2,048")));
     }
 
     void sidePoolsHaveTheirBands()
