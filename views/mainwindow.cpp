@@ -709,10 +709,22 @@ void MainWindow::showResult(const CapacityResult &r)
         m_derivation->setPlainText(r.error);
         m_derivation->setProperty("headroomShownHtml", QVariant()); // the next answer is set again
         m_derivation->setProperty("headroomShownLines", QVariant());
+        // No advice for a plan that has no answer (nor one left from the last plan that had).
+        m_adviceTimer->stop();
+        m_adviceOptions.clear();
+        m_advice->clear();
         return;
     }
     const qint64 fit = s.distribution ? r.distribution.sessionsAtRisk : r.maxSessions;
-    if (fit != m_fit) {
+    // "Keep N" restores what fitted before a change of a lever: never a count under another
+    // model, card, TP or length law.
+    const QString fitBasis = QStringList{s.model.id, s.gpu.id, QString::number(s.tp), s.distribution ? s.distribution->spec : QString()}
+                              .join(QLatin1Char('\n'));
+    if (fitBasis != m_fitBasis) {
+        m_fitBasis = fitBasis;
+        m_previousFit = -1;
+        m_fit = fit;
+    } else if (fit != m_fit) {
         m_previousFit = m_fit;
         m_fit = fit;
     }
@@ -941,6 +953,8 @@ void MainWindow::requestAdvice()
 void MainWindow::showAdvice(const LeverReport &report)
 {
     const Scenario &s = m_planner->scenario();
+    if (!m_planner->result().ok) // asked before the plan went wrong
+        return;
     m_adviceOptions.clear();
     QString text = QStringLiteral("<b>%1</b> ").arg(tr("What to do now:"));
     if (m_fit >= m_wanted) {
@@ -953,9 +967,11 @@ void MainWindow::showAdvice(const LeverReport &report)
         if (o.sessionsPerGroup >= m_wanted && o.meetsTarget && !o.changesRequirement && m_adviceOptions.size() < 3)
             m_adviceOptions << o;
     }
-    text += tr("%1 %2 at %3 tokens:")
+    text += tr("%1 %2 %3:")
                 .arg(m_wanted == m_previousFit && m_previousFit > s.sessions ? tr("keep") : tr("fit"),
-                     Units::plural(m_wanted, tr("session"), tr("sessions")), Units::formatCount(s.contextTokens));
+                     Units::plural(m_wanted, tr("session"), tr("sessions")),
+                     s.distribution ? tr("at a %1 risk").arg(Units::formatRisk(s.risk))
+                                    : tr("at %1 tokens").arg(Units::formatCount(s.contextTokens)));
     if (m_adviceOptions.isEmpty()) {
         m_advice->setText(text + QLatin1Char(' ') + tr("no single option does it without changing the requirement; see Levers."));
         return;

@@ -159,7 +159,8 @@ private:
     class QTimer *m_adviceTimer = nullptr;
     QVector<LeverOption> m_adviceOptions;
     qint64 m_fit = -1;         ///< sessions per TP group that fit now
-    qint64 m_previousFit = -1; ///< and before the last change
+    qint64 m_previousFit = -1; ///< and before the last change (-1: none under this basis)
+    QString m_fitBasis;        ///< the model, card, TP and length law both counts are under
     qint64 m_wanted = 0;       ///< what the advice restores
     QTextBrowser *m_derivation = nullptr;
     QTextBrowser *m_sources = nullptr;

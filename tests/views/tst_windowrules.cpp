@@ -13,6 +13,7 @@
 #include "planner.h"
 #include "settings.h"
 #include "tokenspinbox.h"
+#include "io/configimporter.h"
 
 #include <QApplication>
 #include <QChart>
@@ -320,6 +321,29 @@ private Q_SLOTS:
         QCOMPARE(w.planner()->scenario().contextTokens, qint64(128000)); // the requirement kept
         w.planner()->undoStack()->undo();
         QCOMPARE(w.planner()->result().maxSessions, qint64(3));
+    }
+
+    // "Keep N" is a count from before a change of a lever under the same model, card, TP and
+    // lengths: Llama-3.1-8B on the H100 at 100,000 tokens holds 4 (above); Qwen3-0.6B more
+    // (114,688 B per token, tests/data/qwen3-0.6b/config.json: 11.5 GB a session against ~80 GB).
+    // Back on Llama-3.1-8B nothing is to be done: 4 fit, 1 asked, whatever Qwen held. A plan with
+    // no answer (TP 3 does not divide 8 KV heads) shows no advice at all.
+    void adviceNeverCarriesAnotherPlansCount()
+    {
+        MainWindow w(store());
+        QTRY_VERIFY2(w.adviceText().contains(QStringLiteral("nothing: 4 sessions fit")), qPrintable(w.adviceText()));
+        const ModelShape llama = w.planner()->scenario().model;
+        w.planner()->setModel(ConfigImporter::fromFile(QStringLiteral(HEADROOM_TEST_DATA "/qwen3-0.6b/config.json"), QStringLiteral("t")));
+        QVERIFY(w.planner()->result().maxSessions > 4);
+        QTRY_VERIFY2(w.adviceText().contains(QStringLiteral("nothing")), qPrintable(w.adviceText()));
+        w.planner()->setModel(llama);
+        QCOMPARE(w.planner()->result().maxSessions, qint64(4));
+        QTest::qWait(400); // past the advice's 150 ms pause and its worker
+        QTRY_VERIFY2(w.adviceText().contains(QStringLiteral("nothing: 4 sessions fit (1 asked)")), qPrintable(w.adviceText()));
+        w.planner()->setTp(3);
+        QVERIFY(!w.planner()->result().ok);
+        QTest::qWait(400);
+        QVERIFY2(w.adviceText().trimmed().isEmpty(), qPrintable(w.adviceText()));
     }
 
     void theCapsEffectIsSaidOutright()
