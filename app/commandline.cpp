@@ -1294,6 +1294,30 @@ int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream
         return 0;
     }
     const QStringList pos = p.positionalArguments();
+    // The options only some commands read: any other command refuses them, never ignores them
+    // (`plan -o x.txt` printed the plan and wrote no file).
+    static const struct { const char *option; const char *commands; const char *hint; } commandOptions[] = {
+        {"output", "report", " (plan, levers and diagnose print to standard output: redirect it, > FILE; plan --save FILE keeps the scenario)"},
+        {"page-size", "report", ""},
+        {"save", "plan", ""},
+        {"solve", "plan", ""},
+        {"failed-at-sessions", "diagnose", ""},
+        {"target-sessions-per-gpu", "levers", ""},
+        {"max-itl-ms", "levers", ""},
+        {"shared-prefix", "levers", ""},
+        {"host-memory", "levers", ""},
+        {"decode-from-host", "levers", ""},
+        {"config", "presets", ""},
+        {"from", "presets", ""},
+        {"clear", "presets", ""},
+        {"replace", "presets", ""},
+    };
+    if (subcommands.contains(pos.value(0)))
+        for (const auto &c : commandOptions)
+            if (p.isSet(QString::fromLatin1(c.option)) && pos.value(0) != QLatin1String(c.commands)) {
+                err << "error: --" << c.option << ": only `headroom " << c.commands << "` reads it, not " << pos.value(0) << c.hint << '\n';
+                return 2;
+            }
     try {
         if (pos.value(0) == QLatin1String("plan")) {
             if (pos.size() > 1) {

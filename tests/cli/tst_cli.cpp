@@ -10,6 +10,7 @@
 #include <QSet>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
 #include "common/clirun.h"
@@ -730,6 +731,33 @@ private Q_SLOTS:
     // "-" as an output name is standard output for the text outputs (POSIX XBD 12.2, guideline
     // 13), never a file named "-"; the PDF, binary, refuses it with its flag named. Run from an
     // empty folder, so any file named "-" would be seen.
+    // An option only another command reads is refused by the command given (exit 2, the option
+    // named, nothing written), never ignored: `plan -o x.txt` used to print the plan and write no file.
+    void anotherCommandsOptionIsRefused_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("option");
+        const QStringList inputs{QStringLiteral("--model"), QStringLiteral("llama-3.1-8b"), QStringLiteral("--gpu"), QStringLiteral("h100-sxm-80gb")};
+        QTest::newRow("plan -o x.txt") << QStringList{QStringLiteral("plan")} + inputs + QStringList{QStringLiteral("-o"), QStringLiteral("x.txt")} << QStringLiteral("--output");
+        QTest::newRow("levers --output x.pdf") << QStringList{QStringLiteral("levers")} + inputs + QStringList{QStringLiteral("--output"), QStringLiteral("x.pdf")} << QStringLiteral("--output");
+        QTest::newRow("plan --page-size Letter") << QStringList{QStringLiteral("plan")} + inputs + QStringList{QStringLiteral("--page-size"), QStringLiteral("Letter")} << QStringLiteral("--page-size");
+        QTest::newRow("levers --save x.headroom") << QStringList{QStringLiteral("levers")} + inputs + QStringList{QStringLiteral("--save"), QStringLiteral("x.headroom")} << QStringLiteral("--save");
+        QTest::newRow("plan --max-itl-ms 50") << QStringList{QStringLiteral("plan")} + inputs + QStringList{QStringLiteral("--max-itl-ms"), QStringLiteral("50")} << QStringLiteral("--max-itl-ms");
+        QTest::newRow("report --solve max-context") << QStringList{QStringLiteral("report")} + inputs + QStringList{QStringLiteral("--solve"), QStringLiteral("max-context"), QStringLiteral("-o"), QStringLiteral("r.pdf")} << QStringLiteral("--solve");
+        QTest::newRow("plan --from l4") << QStringList{QStringLiteral("plan")} + inputs + QStringList{QStringLiteral("--from"), QStringLiteral("l4")} << QStringLiteral("--from");
+    }
+    void anotherCommandsOptionIsRefused()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, option);
+        QTemporaryDir dir;
+        const Run r = HeadroomTest::runHeadroom(args, m_home.path(), dir.path(), 60000);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.errText().contains(QStringLiteral("error: ") + option + QStringLiteral(": only `headroom ")), r.err.constData());
+        QVERIFY(r.out.isEmpty());
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::NoDotAndDotDot), QStringList());
+    }
+
     void dashIsStandardOutput()
     {
         QTemporaryDir dir;
