@@ -1312,12 +1312,19 @@ int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream
         {"clear", "presets", ""},
         {"replace", "presets", ""},
     };
-    if (subcommands.contains(pos.value(0)))
+    if (subcommands.contains(pos.value(0))) {
         for (const auto &c : commandOptions)
             if (p.isSet(QString::fromLatin1(c.option)) && pos.value(0) != QLatin1String(c.commands)) {
                 err << "error: --" << c.option << ": only `headroom " << c.commands << "` reads it, not " << pos.value(0) << c.hint << '\n';
                 return 2;
             }
+        // The preset field flags (--name, --source, --memory, ...) are presets add/edit's alone.
+        for (const PresetFlag &f : presetFlags)
+            if (f.help && p.isSet(QString::fromLatin1(f.flag)) && pos.value(0) != QLatin1String("presets")) {
+                err << "error: --" << f.flag << ": only `headroom presets add/edit` reads it, not " << pos.value(0) << '\n';
+                return 2;
+            }
+    }
     try {
         if (pos.value(0) == QLatin1String("plan")) {
             if (pos.size() > 1) {

@@ -744,6 +744,7 @@ private Q_SLOTS:
         QTest::newRow("levers --save x.headroom") << QStringList{QStringLiteral("levers")} + inputs + QStringList{QStringLiteral("--save"), QStringLiteral("x.headroom")} << QStringLiteral("--save");
         QTest::newRow("plan --max-itl-ms 50") << QStringList{QStringLiteral("plan")} + inputs + QStringList{QStringLiteral("--max-itl-ms"), QStringLiteral("50")} << QStringLiteral("--max-itl-ms");
         QTest::newRow("report --solve max-context") << QStringList{QStringLiteral("report")} + inputs + QStringList{QStringLiteral("--solve"), QStringLiteral("max-context"), QStringLiteral("-o"), QStringLiteral("r.pdf")} << QStringLiteral("--solve");
+        QTest::newRow("plan --name mine") << QStringList{QStringLiteral("plan")} + inputs + QStringList{QStringLiteral("--name"), QStringLiteral("mine")} << QStringLiteral("--name");
         QTest::newRow("plan --from l4") << QStringList{QStringLiteral("plan")} + inputs + QStringList{QStringLiteral("--from"), QStringLiteral("l4")} << QStringLiteral("--from");
     }
     void anotherCommandsOptionIsRefused()
