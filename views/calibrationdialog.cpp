@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "chartstyle.h"
 #include "calibrationdialog.h"
 
 #include "core/inputerror.h"
@@ -77,12 +78,12 @@ bool CalibrationDialog::readLog(const QString &log)
                               .arg(reading.linesUsed)
                               .arg(reading.linesRead);
         for (const QString &w : LogCalibration::warnings(reading, m_calibrated, rows))
-            status += QStringLiteral("<br><span style='color:#b00020'>%1</span>").arg(w.toHtmlEscaped());
+            status += QStringLiteral("<br>") + ChartStyle::errorHtml(w.toHtmlEscaped(), this);
         m_status->setText(status);
         m_apply->setEnabled(true);
         return true;
     } catch (const InputError &e) {
-        m_status->setText(QStringLiteral("<span style='color:#b00020'>%1</span>").arg(e.text().toHtmlEscaped()));
+        m_status->setText(ChartStyle::errorHtml(e.text().toHtmlEscaped(), this));
         return false;
     }
 }

@@ -129,4 +129,10 @@ void logRange(QLogValueAxis *axis, double lo, double hi)
     axis->setRange(lo, hi);
 }
 
+QString errorHtml(const QString &escaped, const QWidget *widget)
+{
+    const bool dark = widget && widget->palette().color(QPalette::Window).lightness() < 128;
+    return QStringLiteral("<span style='color:%1'>%2</span>").arg(dark ? QStringLiteral("#cf6679") : QStringLiteral("#b00020"), escaped);
+}
+
 } // namespace Headroom::ChartStyle

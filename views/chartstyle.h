@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QString>
+
 #include <QColor>
 #include <QPalette>
 
@@ -57,5 +59,10 @@ QPalette activeWhenInactive(QPalette palette);
 /// `share` of `mark` blended into `base` (0 = base, 1 = mark): a highlight
 /// that keeps the palette's text readable on a light or a dark base.
 QColor blend(const QColor &base, const QColor &mark, double share);
+
+/// `escaped` (HTML-escaped text) as an error in rich text: Material's error red #b00020 on a
+/// light window, its dark-theme counterpart #cf6679 (Material Design colour system) where the
+/// window colour of `widget`'s palette is dark, so a refusal stays readable in Adwaita-Dark.
+QString errorHtml(const QString &escaped, const QWidget *widget);
 
 } // namespace Headroom::ChartStyle

@@ -274,7 +274,7 @@ void DistributionView::applySource(bool dragging)
         }
     } catch (const InputError &e) {
         // Out of order: say so and keep the previous distribution.
-        m_figures->setText(QStringLiteral("<span style='color:#b00020'>%1</span>").arg(e.text().toHtmlEscaped()));
+        m_figures->setText(ChartStyle::errorHtml(e.text().toHtmlEscaped(), this));
     }
 }
 
@@ -386,7 +386,7 @@ void DistributionView::showResult(const CapacityResult &r)
 {
     m_resultStale = false;
     if (!r.ok) {
-        m_figures->setText(QStringLiteral("<span style='color:#b00020'>%1</span>").arg(r.error.toHtmlEscaped()));
+        m_figures->setText(ChartStyle::errorHtml(r.error.toHtmlEscaped(), this));
         return;
     }
     const Scenario &s = m_planner->scenario();

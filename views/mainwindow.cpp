@@ -699,7 +699,7 @@ void MainWindow::showResult(const CapacityResult &r)
     m_chart->setCardNote(r.ok ? MemoryChartView::cardNote(s.gpu, r.gpuMemoryBytes, u) : QString());
     if (!r.ok) {
         m_sessions->setText(tr("—"));
-        m_verdictSentence = m_verdictFull = QStringLiteral("<span style='color:#b00020'>%1</span>").arg(html(r.error));
+        m_verdictSentence = m_verdictFull = ChartStyle::errorHtml(html(r.error), this);
         m_verdict->setText(m_verdictFull);
         for (int i = 0; i < 3; ++i) {
             m_headlineValues[i]->setText(i == 0 ? tr("—") : QString());
@@ -1103,7 +1103,10 @@ bool MainWindow::openScenario(const QString &path, QString *error)
     };
     try {
         QStringList warnings;
-        const Scenario s = ScenarioFile::read(path, nullptr, model, gpu, &warnings);
+        Scenario s = ScenarioFile::read(path, nullptr, model, gpu, &warnings);
+        // Read whole and in range, the file's values are now the window's controls: a plan's
+        // refusal names them as the window does (its flags' names: "--tp", not "inputs.tp").
+        s.names.useAll(InputSource::Flag);
         m_inputs->addModel(s.model);
         m_path = path;
         m_planner->reset(s);
