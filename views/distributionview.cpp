@@ -309,6 +309,13 @@ std::optional<double> DistributionView::riskFromText(const QString &input, QStri
 
 void DistributionView::commitRisk()
 {
+    // The box shows the risk it holds rounded ("1 in 96 (1.04e-2)" for 0.0104): that text is never
+    // read back, or each Enter or focus change would move the risk to its rounding (up, as often
+    // as not: an optimistic count).
+    if (m_risk->currentText() == Units::formatRisk(m_planner->scenario().risk)) {
+        setRiskProblem(m_risk, QString());
+        return;
+    }
     QString why;
     if (const std::optional<double> p = riskFromText(m_risk->currentText(), &why)) {
         setRiskProblem(m_risk, QString());

@@ -31,6 +31,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 #include <QTextStream>
 #include <QValueAxis>
 #include <cmath>
@@ -202,6 +203,16 @@ private Q_SLOTS:
         QCOMPARE(box->currentText(), QStringLiteral("1 in 500 (2e-3)")); // not snapped to the list's 1e-3
         type(QStringLiteral("2%"));
         QCOMPARE(w.planner()->scenario().risk, 0.02);
+        // 0.0104 shows rounded (1 / 0.0104 = 96.15...: "1 in 96"); Enter again, or leaving the box,
+        // must not read that rounding back as 1 / 96 = 0.010417 (a higher risk, a larger count).
+        type(QStringLiteral("0.0104"));
+        QCOMPARE(w.planner()->scenario().risk, 0.0104);
+        const int steps = w.planner()->undoStack()->count();
+        Q_EMIT box->lineEdit()->editingFinished();
+        Q_EMIT box->lineEdit()->editingFinished();
+        QCOMPARE(w.planner()->scenario().risk, 0.0104);
+        QCOMPARE(w.planner()->undoStack()->count(), steps);
+        type(QStringLiteral("2%"));
         // Past the risk's range (1e-6 to 0.5, model/inputs/inputranges.h): refused with the reason,
         // the box tinted, the last valid risk kept.
         type(QStringLiteral("0.7"));
