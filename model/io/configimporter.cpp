@@ -148,9 +148,11 @@ QJsonObject withStandardNames(QJsonObject c, const QString &rootType, QHash<QStr
     }
     // num_key_value_heads as vLLM reads it (vllm/config ModelConfig.get_total_num_kv_heads
     // and the Falcon / MPT / DBRX cases beside it): "multi_query": true is one KV head
-    // (Falcon-7B, GPTBigCode) unless a Falcon states new_decoder_architecture; else the
-    // first of n_head_kv, num_kv_heads (Falcon), num_key_value_heads, multi_query_group_num
-    // (ChatGLM), attn_config.kv_n_heads (MPT, DBRX); else num_attention_heads (MHA).
+    // (Falcon-7B, GPTBigCode) unless a Falcon states new_decoder_architecture; else
+    // num_key_value_heads; else the first of n_head_kv, num_kv_heads (Falcon),
+    // multi_query_group_num (ChatGLM, unless multi_query_attention is false),
+    // attn_config.kv_n_heads (MPT, DBRX); else num_attention_heads (MHA). (vLLM looks at
+    // n_head_kv before num_key_value_heads; only a file that gives both differently tells.)
     const QString type = c.value(QStringLiteral("model_type")).toString(rootType);
     const QJsonValue multiQuery = c.value(QStringLiteral("multi_query"));
     if (!multiQuery.isUndefined() && !multiQuery.isNull() && !multiQuery.isBool())
@@ -161,18 +163,29 @@ QJsonObject withStandardNames(QJsonObject c, const QString &rootType, QHash<QStr
     const bool falcon = type == QLatin1String("falcon") || type == QLatin1String("RefinedWeb")
         || type == QLatin1String("RefinedWebModel");
     const QString kv = QStringLiteral("num_key_value_heads");
-    if (multiQuery.toBool() && !(falcon && newArch.toBool())) {
+    // Only the classes that define the flag read it (FalconConfig, GPTBigCodeConfig): a Llama
+    // config that also says "multi_query" keeps its num_key_value_heads.
+    if (multiQuery.toBool() && (falcon || type == QLatin1String("gpt_bigcode")) && !(falcon && newArch.toBool())) {
         c.insert(kv, 1);
         spelled->insert(kv, QStringLiteral("multi_query"));
         return c;
     }
-    for (const char *key : {"n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num", "attn_config.kv_n_heads"}) {
+    // ChatGLM groups its KV heads only when multi_query_attention is true (modeling_chatglm.py
+    // SelfAttention); false is one KV head per attention head, whatever the group count says.
+    const QJsonValue glmGroups = c.value(QStringLiteral("multi_query_attention"));
+    if (!glmGroups.isUndefined() && !glmGroups.isNull() && !glmGroups.isBool())
+        throw InputError(QStringLiteral("multi_query_attention"), QStringLiteral("must be true or false"));
+    // The standard name wins where a file gives it beside another spelling (as every alias above).
+    if (has(c, "num_key_value_heads"))
+        return c;
+    for (const char *key : {"n_head_kv", "num_kv_heads", "multi_query_group_num", "attn_config.kv_n_heads"}) {
+        if (QLatin1String(key) == QLatin1String("multi_query_group_num") && glmGroups.isBool() && !glmGroups.toBool())
+            continue;
         const QJsonValue v = valueAt(c, QString::fromLatin1(key));
         if (v.isUndefined() || v.isNull())
             continue;
         c.insert(kv, v);
-        if (QLatin1String(key) != kv)
-            spelled->insert(kv, QString::fromLatin1(key));
+        spelled->insert(kv, QString::fromLatin1(key));
         return c;
     }
     return c;
@@ -299,6 +312,9 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
                               smallField(c, "num_experts", smallField(c, "n_routed_experts", 0, false, 0), false, 0),
                               false, 0);
     m.expertsPerToken = smallField(c, "num_experts_per_tok", 0, false, 0);
+    if (m.numExperts > 0 && m.expertsPerToken > m.numExperts)
+        throw InputError(QStringLiteral("num_experts_per_tok"), QStringLiteral("routes each token to %1 experts but the model has %2")
+                                                                   .arg(m.expertsPerToken).arg(m.numExperts));
 
     const bool mla = has(c, "kv_lora_rank");
     const bool isJamba = has(c, "attn_layer_period");

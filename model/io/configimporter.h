@@ -39,9 +39,11 @@ namespace Headroom {
 ///   kv_channels, seq_length, padded_vocab_size, ffn_hidden_size; OPT ffn_dim.
 ///   KV heads as vLLM's get_total_num_kv_heads: "multi_query": true is one
 ///   (Falcon-7B, GPTBigCode) unless a Falcon has new_decoder_architecture,
-///   else n_head_kv, num_kv_heads, num_key_value_heads, multi_query_group_num,
-///   attn_config.kv_n_heads, else num_attention_heads. A refusal names the
-///   field as the file spells it.
+///   else num_key_value_heads, else n_head_kv, num_kv_heads,
+///   multi_query_group_num (unless ChatGLM's multi_query_attention is false),
+///   attn_config.kv_n_heads, else num_attention_heads. num_experts_per_tok
+///   above the expert count is refused. A refusal names the field as the
+///   file spells it.
 /// Multimodal configs are read from their nested `text_config`.
 ///
 /// Errors: InputError naming the config.json field (missing, zero, negative,

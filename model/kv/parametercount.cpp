@@ -115,7 +115,14 @@ ParameterCount countParameters(const QJsonObject &root)
         deltaNet = h * (Count(2) * kH * kD + Count(2) * vH * vD) + h * Count(2) * vH + convDim * kernel + Count(2) * vH + vD + vH * vD * h;
     }
 
-    Count total = vocab * h * Count(tied ? 1 : 2) + h;
+    // Learned position embeddings, max_position_embeddings x hidden (GPT2Model / GPTBigCodeModel
+    // wpe, GPTNeoModel wpe; OPTLearnedPositionalEmbedding keeps 2 rows more, its offset).
+    static const QSet<QString> learnedPositions = {QStringLiteral("gpt2"), QStringLiteral("gpt_bigcode"), QStringLiteral("gpt_neo"),
+                                                   QStringLiteral("opt")};
+    const Count positions = learnedPositions.contains(type)
+        ? (num(c, "max_position_embeddings", 0) + Count(type == QLatin1String("opt") ? 2 : 0)) * h
+        : Count(0);
+    Count total = vocab * h * Count(tied ? 1 : 2) + h + positions;
     Count active = total;
     for (qint64 i = 0; i < layers.v; ++i) {
         Count mixer = attention;

@@ -18,7 +18,8 @@ struct ParameterCount
 
 /// Counts the weight matrices a transformers modelling file builds from the
 /// config (text_config for multimodal configs), biases and norms included:
-/// - embeddings vocab x hidden, plus an untied LM head of the same size
+/// - embeddings vocab x hidden (and learned positions max_position_embeddings
+///   x hidden for GPT-2, GPTBigCode, GPT-Neo and OPT), plus an untied LM head of the same size
 ///   (tie_word_embeddings; absent = tied for Gemma, untied otherwise, the
 ///   defaults of GemmaConfig / LlamaConfig);
 /// - attention q/k/v/o (num_attention_heads x head_dim for q and o,

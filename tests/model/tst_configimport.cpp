@@ -70,6 +70,7 @@ private slots:
     void publishedConfigs();
     void kvHeadsDefaultToAttentionHeads();
     void ungatedFamiliesCountTwoMlpMatrices();
+    void kvHeadFlagsReadOnlyWhereTheyMeanIt();
     void omittedHeadDimTakesTheConfigClassDefault();
     void badInput_data();
     void badInput();
@@ -385,6 +386,27 @@ void TestConfigImport::publishedConfigs()
     QCOMPARE(cost.stateBytesPerSession(), e.stateBytes);
 }
 
+void TestConfigImport::kvHeadFlagsReadOnlyWhereTheyMeanIt()
+{
+    // ChatGLM with multi_query_attention false: SelfAttention (modeling_chatglm.py) keeps one
+    // KV head per attention head (32), the group count unused. The chatglm2-6b fixture so edited:
+    // 2 x 32 x 128 x 2 B x 28 layers = 458752 B per token (with the 2 groups: 28672).
+    QFile in(fixture("chatglm2-6b"));
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QJsonObject glm = QJsonDocument::fromJson(in.readAll()).object();
+    glm.insert(QStringLiteral("multi_query_attention"), false);
+    QCOMPARE(KvCost(ConfigImporter::fromConfig(glm), Dtype::BF16, 1, 16).bytesPerToken(), qint64(458752));
+    // A Llama config that also says "multi_query": true keeps its 8 KV heads (only FalconConfig
+    // and GPTBigCodeConfig read the flag): 131072 B per token, as without it.
+    QFile llama(fixture("llama-3.1-8b"));
+    QVERIFY(llama.open(QIODevice::ReadOnly));
+    QJsonObject l = QJsonDocument::fromJson(llama.readAll()).object();
+    l.insert(QStringLiteral("multi_query"), true);
+    l.insert(QStringLiteral("n_head_kv"), 1);
+    QCOMPARE(ConfigImporter::fromConfig(l).kvHeads, 8);
+    QCOMPARE(KvCost(ConfigImporter::fromConfig(l), Dtype::BF16, 1, 16).bytesPerToken(), qint64(131072));
+}
+
 void TestConfigImport::ungatedFamiliesCountTwoMlpMatrices()
 {
     // Falcon-7B: 6.92 B parameters (the safetensors count on the tiiuae/falcon-7b Hugging Face
@@ -395,10 +417,17 @@ void TestConfigImport::ungatedFamiliesCountTwoMlpMatrices()
     const ModelShape falcon = ConfigImporter::fromFile(fixture("falcon-7b-instruct"), QStringLiteral("--model"));
     QVERIFY2(std::abs(double(falcon.totalParams) / 6.92e9 - 1.0) < 0.01, qPrintable(QString::number(falcon.totalParams)));
     // SantaCoder: 1.1 B parameters (Allal et al. 2023, "SantaCoder: don't reach for the stars!").
-    // Two-matrix MLP of n_inner 8192, tied embeddings (GPTBigCode); its learned position
-    // embeddings (2048 x 2048 = 4.2 M) are not counted, hence 3%.
+    // Two-matrix MLP of n_inner 8192, tied embeddings and learned positions (2048 x 2048) of GPTBigCode.
     const ModelShape santa = ConfigImporter::fromFile(fixture("santacoder"), QStringLiteral("--model"));
     QVERIFY2(std::abs(double(santa.totalParams) / 1.1e9 - 1.0) < 0.03, qPrintable(QString::number(santa.totalParams)));
+    // GPT-2 (openai-community/gpt2's config.json geometry): 124,439,808 parameters, as transformers'
+    // GPT2LMHeadModel.num_parameters() counts them: wte 50257 x 768 tied, wpe 1024 x 768, 12 layers
+    // of c_attn / c_proj / c_fc / c_proj; what is left out is the biases (~0.08%).
+    const QJsonObject gpt2{{QStringLiteral("model_type"), QStringLiteral("gpt2")}, {QStringLiteral("n_embd"), 768},
+                           {QStringLiteral("n_head"), 12}, {QStringLiteral("n_layer"), 12}, {QStringLiteral("n_positions"), 1024},
+                           {QStringLiteral("n_ctx"), 1024}, {QStringLiteral("vocab_size"), 50257}};
+    const ModelShape g = ConfigImporter::fromConfig(gpt2);
+    QVERIFY2(std::abs(double(g.totalParams) / 124439808.0 - 1.0) < 0.002, qPrintable(QString::number(g.totalParams)));
 }
 
 void TestConfigImport::kvHeadsDefaultToAttentionHeads()
@@ -533,6 +562,14 @@ void TestConfigImport::badInput_data()
         << QByteArray(R"({"model_type": "chatglm", "hidden_size": 4096, "num_layers": 28, "num_attention_heads": 32,
             "kv_channels": 128, "multi_query_group_num": 3})")
         << QStringList{QStringLiteral("multi_query_group_num")} << QStringLiteral("32");
+    QTest::newRow("ChatGLM: multi_query_attention a string")
+        << QByteArray(R"({"model_type": "chatglm", "hidden_size": 4096, "num_layers": 28, "num_attention_heads": 32,
+            "kv_channels": 128, "multi_query_attention": "yes", "multi_query_group_num": 2})")
+        << QStringList{QStringLiteral("multi_query_attention")} << QString();
+    QTest::newRow("DBRX: ffn_config.moe_top_k 40 of 16 experts")
+        << QByteArray(R"({"model_type": "dbrx", "d_model": 6144, "n_layers": 40, "n_heads": 48, "attn_config": {"kv_n_heads": 8},
+            "ffn_config": {"ffn_hidden_size": 10752, "moe_num_experts": 16, "moe_top_k": 40}})")
+        << QStringList{QStringLiteral("ffn_config.moe_top_k")} << QStringLiteral("16");
     QTest::newRow("Falcon: multi_query a string")
         << QByteArray(R"({"model_type": "falcon", "hidden_size": 4544, "num_hidden_layers": 32,
             "num_attention_heads": 71, "multi_query": "yes"})")
