@@ -195,7 +195,7 @@ double traceSeconds(QByteArrayView stamp, TraceDay &day)
     int year = 0, month = 0, dayOfMonth = 0, hours = 0, minutes = 0, whole = 0;
     if (!digits(0, 4, year) || !is(4, '-') || !digits(5, 2, month) || !is(7, '-') || !digits(8, 2, dayOfMonth)
         || !(is(10, ' ') || is(10, 'T')) || !digits(11, 2, hours) || !is(13, ':') || !digits(14, 2, minutes) || !is(16, ':')
-        || !digits(17, 2, whole))
+        || !digits(17, 2, whole) || hours > 23 || minutes > 59 || whole > 60)
         return std::numeric_limits<double>::quiet_NaN();
     if (year != day.year || month != day.month || dayOfMonth != day.day) {
         const QDate date(year, month, dayOfMonth);
@@ -362,6 +362,8 @@ public:
                 if (m_promptAndOutput) {
                     m_contextName = QString::fromUtf8(m_cells.at(m_contextCol));
                     m_generatedName = QString::fromUtf8(m_cells.at(m_generatedCol));
+                    if (m_timeCol >= 0)
+                        m_timeName = QString::fromUtf8(m_cells.at(m_timeCol));
                 }
                 if (!m_promptAndOutput && m_cells.size() != 1)
                     throw InputError(m_field, QStringLiteral("%1 line %2: expected the Azure trace header "
@@ -383,6 +385,14 @@ public:
                 const double seconds = std::isfinite(t) ? t : stamp.toDouble(&plain);
                 if (plain)
                     t = seconds;
+                // A malformed time is refused as a malformed count is: read as untimed, it
+                // moved the arrival rate without a word.
+                if (!std::isfinite(t) || (plain && t < 0))
+                    throw InputError(m_field, QStringLiteral("%1 line %2, %3: \"%4\" is not a time (yyyy-MM-dd HH:mm:ss[.f] "
+                                                             "or seconds from 0)")
+                                                  .arg(m_path)
+                                                  .arg(lineNo)
+                                                  .arg(m_timeName, QString::fromUtf8(stamp.first(std::min<qsizetype>(stamp.size(), 64)))));
             }
             request(context, generated, t, lineNo, m_contextName, m_generatedName);
         } else {
@@ -434,9 +444,11 @@ private:
         m_prompts.add(std::max<qint64>(1, context));
         m_outputs += double(generated);
         if (std::isfinite(arrival)) {
+            // The span from the earliest arrival to the latest, whatever the rows' order.
             if (m_timed++ == 0)
-                m_firstArrival = arrival;
-            m_lastArrival = arrival;
+                m_firstArrival = m_lastArrival = arrival;
+            m_firstArrival = std::min(m_firstArrival, arrival);
+            m_lastArrival = std::max(m_lastArrival, arrival);
         }
     }
 
@@ -457,7 +469,7 @@ private:
         const QJsonObject o = doc.object();
         try {
             const qint64 input = JsonNumbers::whole(o, "input_length", -1, 0, LengthDistribution::maxTokens);
-            const qint64 output = JsonNumbers::whole(o, "output_length", 0, 0, LengthDistribution::maxTokens);
+            const qint64 output = JsonNumbers::whole(o, "output_length", -1, 0, LengthDistribution::maxTokens); // required: 0 would be optimistic
             const QJsonValue stamp = o.value(QStringLiteral("timestamp"));
             const double arrival = stamp.isUndefined() || stamp.isNull()
                 ? std::numeric_limits<double>::quiet_NaN()
@@ -505,7 +517,7 @@ private:
     double m_outputs = 0, m_firstArrival = 0, m_lastArrival = 0;
     qint64 m_rows = 0, m_timed = 0;
     qsizetype m_contextCol = -1, m_generatedCol = -1, m_timeCol = -1;
-    QString m_contextName, m_generatedName;
+    QString m_contextName, m_generatedName, m_timeName;
     bool m_promptAndOutput = false, m_jsonl = false, m_firstLine = true;
 };
 

@@ -396,6 +396,10 @@ private Q_SLOTS:
         // BurstGPT's columns (HPMLL/BurstGPT README: Timestamp in seconds; Request tokens,
         // Response tokens) and Mooncake's JSON lines (timestamp in milliseconds, as NVIDIA
         // Dynamo's benchmarks/data_generator README gives the kvcache-ai/Mooncake format).
+        QTest::newRow("rows not in time order") << QByteArray("TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                                              "2023-11-16 18:15:50.5,100,20\n"
+                                                              "2023-11-16 18:15:46.5,100,20\n"
+                                                              "2023-11-16 18:15:48.5,300,50\n");
         QTest::newRow("BurstGPT CSV") << QByteArray("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
                                                     "5,ChatGPT,100,20,120,Conversation log\n"
                                                     "7,ChatGPT,300,50,350,Conversation log\n"
@@ -403,6 +407,39 @@ private Q_SLOTS:
         QTest::newRow("Mooncake JSON lines") << QByteArray("{\"timestamp\": 0, \"input_length\": 100, \"output_length\": 20, \"hash_ids\": [0]}\n"
                                                            "{\"timestamp\": 2000, \"input_length\": 300, \"output_length\": 50, \"hash_ids\": [0, 1]}\r\n"
                                                            "{\"timestamp\": 4000, \"input_length\": 100, \"output_length\": 20, \"hash_ids\": [0]}");
+    }
+
+    // A time that is not one is refused with its line and column, as a bad count is: read as
+    // untimed it moved the arrival rate (and the concurrency from traffic) without a word.
+    void malformedTimesAreRefused_data()
+    {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("says");
+        const QByteArray azure = "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.5,100,20\n";
+        const QByteArray burst = "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,100,20,120,x\n";
+        QTest::newRow("30 February") << azure + "2023-02-30 18:15:48.5,300,50\n" << QStringLiteral("line 3, TIMESTAMP:");
+        QTest::newRow("18:99:99") << azure + "2023-11-16 18:99:99.0,300,50\n" << QStringLiteral("line 3, TIMESTAMP:");
+        QTest::newRow("24:00:00") << azure + "2023-11-16 24:00:00,300,50\n" << QStringLiteral("line 3, TIMESTAMP:");
+        QTest::newRow("BurstGPT abc") << burst + "abc,ChatGPT,300,50,350,x\n" << QStringLiteral("line 3, Timestamp:");
+        QTest::newRow("BurstGPT nan") << burst + "nan,ChatGPT,300,50,350,x\n" << QStringLiteral("line 3, Timestamp:");
+        QTest::newRow("BurstGPT -5") << burst + "-5,ChatGPT,300,50,350,x\n" << QStringLiteral("line 3, Timestamp:");
+        QTest::newRow("BurstGPT empty") << burst + ",ChatGPT,300,50,350,x\n" << QStringLiteral("line 3, Timestamp:");
+    }
+    void malformedTimesAreRefused()
+    {
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, says);
+        QTemporaryDir dir;
+        QFile f(dir.filePath(QStringLiteral("t.csv")));
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size());
+        f.close();
+        try {
+            LengthDistribution::fromTrace(f.fileName(), QStringLiteral("--distribution"));
+            QFAIL("accepted");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), QStringLiteral("--distribution"));
+            QVERIFY2(e.message().contains(says), qPrintable(e.message()));
+        }
     }
 
     // A JSON-lines trace's bad line is refused with its line number and key.
@@ -413,7 +450,8 @@ private Q_SLOTS:
         QTest::newRow("input_length missing") << QByteArray("{\"timestamp\": 5, \"output_length\": 3}") << QStringLiteral("line 2, input_length: is missing");
         QTest::newRow("input_length negative") << QByteArray("{\"input_length\": -4}") << QStringLiteral("line 2, input_length:");
         QTest::newRow("output_length a fraction") << QByteArray("{\"input_length\": 4, \"output_length\": 2.5}") << QStringLiteral("line 2, output_length:");
-        QTest::newRow("timestamp negative") << QByteArray("{\"input_length\": 4, \"timestamp\": -1}") << QStringLiteral("line 2, timestamp:");
+        QTest::newRow("timestamp negative") << QByteArray("{\"input_length\": 4, \"output_length\": 1, \"timestamp\": -1}") << QStringLiteral("line 2, timestamp:");
+        QTest::newRow("output_length missing (0 would be optimistic)") << QByteArray("{\"input_length\": 4, \"timestamp\": 5}") << QStringLiteral("line 2, output_length: is missing");
         QTest::newRow("not JSON") << QByteArray("{\"input_length\": 4,") << QStringLiteral("line 2:");
         QTest::newRow("an array") << QByteArray("[4]") << QStringLiteral("line 2: not a JSON object");
         QTest::newRow("0 tokens") << QByteArray("{\"input_length\": 0, \"output_length\": 0}") << QStringLiteral("line 2: a request of 0 tokens");
