@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "io/scenariofile.h"
+#include "core/unknownkeys.h"
 #include "core/inputerror.h"
 #include "core/jsonnumbers.h"
 #include "core/units.h"
@@ -864,8 +865,7 @@ Scenario ScenarioFile::read(const QString &path, QString *name, const ModelLooku
         throw InputError(e.field(), QStringLiteral("%1 (in %2)").arg(e.message(), path));
     }
     if (warnings)
-        for (const QString &key : std::as_const(unknown))
-            *warnings << QStringLiteral("unknown key \"%1\" in %2: ignored").arg(key, path);
+        *warnings << unknownKeyWarnings(unknown, path);
     return s;
 }
 

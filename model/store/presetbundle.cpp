@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "presetbundle.h"
+#include "core/unknownkeys.h"
 
 #include "core/inputerror.h"
 #include "core/jsonnumbers.h"
@@ -113,13 +114,14 @@ QVector<QJsonObject> fromJson(const QByteArray &bytes, const QString &name, QStr
         out << p;
     }
     if (warnings) {
-        auto unknown = [&](const QString &key) { *warnings << QStringLiteral("unknown key \"%1\" in %2: ignored").arg(key, name); };
+        QStringList unknown;
         for (const QString &key : o.keys())
             if (key != QLatin1String("format") && key != QLatin1String("version") && key != QLatin1String("exported") && key != QLatin1String("presets"))
-                unknown(key);
+                unknown << key;
         for (qsizetype i = 0; i < out.size(); ++i)
             for (const QString &key : PresetStore::unknownKeys(out.at(i)))
-                unknown(QStringLiteral("presets[%1].%2").arg(i).arg(key));
+                unknown << QStringLiteral("presets[%1].%2").arg(i).arg(key);
+        *warnings << unknownKeyWarnings(unknown, name);
     }
     return out;
 }

@@ -446,6 +446,20 @@ private Q_SLOTS:
         ScenarioFile::read(path, nullptr, {}, {}, &warnings);
         QCOMPARE(warnings.size(), 4);
         QVERIFY2(warnings.contains(QStringLiteral("unknown key \"inputs.contxt_length\" in %1: ignored").arg(path)), qPrintable(warnings.join(QLatin1Char('\n'))));
+
+        // 5,000 stray keys (and one of 100,000 characters) cannot flood a terminal or the status
+        // bar: 10 lines, each key cut to 80 characters, then one for the other 4,990 + 1.
+        for (int i = 0; i < 5000; ++i)
+            o.insert(QStringLiteral("stray%1").arg(i, 4, 10, QLatin1Char('0')), i);
+        o.insert(QString(100000, QLatin1Char('k')), 1);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(QJsonDocument(o).toJson()) > 0);
+        f.close();
+        warnings.clear();
+        ScenarioFile::read(path, nullptr, {}, {}, &warnings);
+        QCOMPARE(warnings.size(), 11);
+        QCOMPARE(warnings.last(), QStringLiteral("... and %1 more unknown keys in %2: ignored").arg(5000 + 1 + 4 - 10).arg(path));
+        for (const QString &w : std::as_const(warnings))
+            QVERIFY2(w.size() <= 80 + path.size() + 60, qPrintable(w.left(200)));
     }
 
     void newerOrDamagedIsRefused_data()
