@@ -1087,7 +1087,7 @@ Scenario MainWindow::defaultScenario() const
     return start;
 }
 
-bool MainWindow::openScenario(const QString &path, QString *error)
+bool MainWindow::openScenario(const QString &path, QString *error, bool remember)
 {
     auto model = [this](const QString &id) {
         for (const ModelShape &m : m_models)
@@ -1108,9 +1108,10 @@ bool MainWindow::openScenario(const QString &path, QString *error)
         // refusal names them as the window does (its flags' names: "--tp", not "inputs.tp").
         s.names.useAll(InputSource::Flag);
         m_inputs->addModel(s.model);
-        m_path = path;
+        m_path = remember ? path : QString();
         m_planner->reset(s);
-        addRecent(path);
+        if (remember)
+            addRecent(path);
         updateTitle();
         if (!warnings.isEmpty()) // keys a newer Headroom or a typo left: said, as the store's problems are
             statusBar()->showMessage(warnings.join(QStringLiteral("; ")));
@@ -1261,8 +1262,7 @@ void MainWindow::offerRecovery()
         const QString keep = autosavePath() + QStringLiteral(".recovered");
         QFile::remove(keep);
         QFile::copy(autosavePath(), keep);
-        if (openScenario(keep, &error)) {
-            m_path.clear();
+        if (openScenario(keep, &error, /*remember*/ false)) {
             // Recovered work is unsaved work: one undo step back to the defaults marks it so.
             Scenario recovered = m_planner->scenario();
             m_planner->reset(defaultScenario());

@@ -65,7 +65,9 @@ public:
     QString derivationText() const;
 
     /// Opens a .headroom scenario (or a saved plan --json); false with *error (else a message box).
-    bool openScenario(const QString &path, QString *error = nullptr);
+    /// `remember` false (a recovered autosave's temporary copy): the file becomes neither the
+    /// window's file, a recent file nor the scenario reopened at the next start.
+    bool openScenario(const QString &path, QString *error = nullptr, bool remember = true);
     /// Saves the scenario to `path` atomically; false with *error (else a message box).
     bool saveScenario(const QString &path, QString *error = nullptr);
     /// The file the scenario was last opened from or saved to (empty: untitled).

@@ -14,8 +14,12 @@
 #include "settings.h"
 #include "tokenspinbox.h"
 #include "io/configimporter.h"
+#include "io/scenariofile.h"
 
 #include <QApplication>
+#include <QTimer>
+#include <QPushButton>
+#include <QMessageBox>
 #include <QChart>
 #include <QCheckBox>
 #include <QFileInfo>
@@ -460,6 +464,34 @@ private Q_SLOTS:
         QCOMPARE(first.planner()->scenario().sessions, qint64(3));
         QFile::remove(second.autosavePath());
         QFile::remove(first.autosavePath()); // nothing left for the next window to recover
+    }
+
+    void aRecoveredAutosaveIsNotTheLastScenario()
+    {
+        // A crash leaves autosave.headroom (3 sessions); the next window recovers it (Yes) as
+        // unsaved work. The temporary copy it reads (deleted at once) must become neither the
+        // scenario reopened at the next start nor a recent file: every later start said "is gone".
+        Settings().setLastScenario(QString());
+        const QString autosave = QFileInfo(store()).absolutePath() + QStringLiteral("/autosave.headroom");
+        {
+            MainWindow writer(store());
+            QApplication::processEvents();
+            Scenario s = writer.planner()->scenario();
+            s.sessions = 3;
+            ScenarioFile::write(autosave, s, QStringLiteral("Recovered"), {});
+        }
+        QVERIFY(QFileInfo::exists(autosave));
+        QTimer::singleShot(200, [] {
+            if (auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget()))
+                box->button(QMessageBox::Yes)->click();
+        });
+        MainWindow w(store());
+        QTRY_COMPARE(w.planner()->scenario().sessions, qint64(3));
+        QVERIFY(!QFileInfo::exists(autosave));
+        QCOMPARE(Settings().lastScenario(), QString());
+        for (const QString &recent : Settings().recentFiles())
+            QVERIFY2(!recent.endsWith(QStringLiteral(".recovered")), qPrintable(recent));
+        QVERIFY(w.planner()->undoStack()->canUndo()); // recovered work is unsaved work
     }
 
     void sourcesNameThePublication()
