@@ -17,6 +17,7 @@
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QTest>
+#include <optional>
 #include "common/headroomtest.h"
 #include <cmath>
 #include <functional>
@@ -409,6 +410,22 @@ private Q_SLOTS:
                                                            "{\"timestamp\": 4000, \"input_length\": 100, \"output_length\": 20, \"hash_ids\": [0]}");
     }
 
+    // The refusal of the trace `bytes` (a file called `name`) as --distribution reads it; none when read.
+    static std::optional<InputError> refusalOf(const QByteArray &bytes, const QString &name)
+    {
+        QTemporaryDir dir;
+        QFile f(dir.filePath(name));
+        if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size())
+            qFatal("cannot write the trace");
+        f.close();
+        try {
+            LengthDistribution::fromTrace(f.fileName(), QStringLiteral("--distribution"));
+        } catch (const InputError &e) {
+            return e;
+        }
+        return std::nullopt;
+    }
+
     // A time that is not one is refused with its line and column, as a bad count is: read as
     // untimed it moved the arrival rate (and the concurrency from traffic) without a word.
     void malformedTimesAreRefused_data()
@@ -429,17 +446,10 @@ private Q_SLOTS:
     {
         QFETCH(QByteArray, bytes);
         QFETCH(QString, says);
-        QTemporaryDir dir;
-        QFile f(dir.filePath(QStringLiteral("t.csv")));
-        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size());
-        f.close();
-        try {
-            LengthDistribution::fromTrace(f.fileName(), QStringLiteral("--distribution"));
-            QFAIL("accepted");
-        } catch (const InputError &e) {
-            QCOMPARE(e.field(), QStringLiteral("--distribution"));
-            QVERIFY2(e.message().contains(says), qPrintable(e.message()));
-        }
+        const std::optional<InputError> e = refusalOf(bytes, QStringLiteral("t.csv"));
+        QVERIFY2(e, "accepted");
+        QCOMPARE(e->field(), QStringLiteral("--distribution"));
+        QVERIFY2(e->message().contains(says), qPrintable(e->message()));
     }
 
     // A JSON-lines trace's bad line is refused with its line number and key.
@@ -460,17 +470,11 @@ private Q_SLOTS:
     {
         QFETCH(QByteArray, second);
         QFETCH(QString, says);
-        QTemporaryDir dir;
-        QFile f(dir.filePath(QStringLiteral("t.jsonl")));
-        QVERIFY(f.open(QIODevice::WriteOnly) && f.write("{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 2}\n" + second + "\n") > 0);
-        f.close();
-        try {
-            LengthDistribution::fromTrace(f.fileName(), QStringLiteral("--distribution"));
-            QFAIL("accepted");
-        } catch (const InputError &e) {
-            QCOMPARE(e.field(), QStringLiteral("--distribution"));
-            QVERIFY2(e.message().contains(says), qPrintable(e.message()));
-        }
+        const std::optional<InputError> e = refusalOf("{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 2}\n" + second + "\n",
+                                                      QStringLiteral("t.jsonl"));
+        QVERIFY2(e, "accepted");
+        QCOMPARE(e->field(), QStringLiteral("--distribution"));
+        QVERIFY2(e->message().contains(says), qPrintable(e->message()));
     }
     void traceDialects()
     {
