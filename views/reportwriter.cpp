@@ -750,7 +750,10 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     a2 += QStringLiteral("<li>%1</li>").arg(tr("Paged KV cache in blocks of %1 tokens%2.").arg(s.blockSize).arg(s.preallocate ? tr("; every session preallocates its maximum") : QString()));
     a2 += QStringLiteral("<li>%1</li>").arg(tr("Decode is bandwidth-bound at %1 of peak bandwidth; compute at %2 of dense BF16 TFLOPS.")
                                                 .arg(Units::formatDecimal(s.bandwidthEfficiency, 2), Units::formatDecimal(s.computeUtilization, 2)));
-    a2 += QStringLiteral("<li>%1</li>").arg(tr("Sessions are independent draws of the length distribution; the tail is exact (FFT) for small counts and a lattice saddlepoint approximation for large ones."));
+    a2 += QStringLiteral("<li>%1</li>").arg(tr("Sessions are independent draws of the length distribution; the tail P(the sessions' KV exceeds the pool) is "
+                                                   "computed with a bound on its error: directly for a few sessions, by tilted Fourier inversion on the "
+                                                   "size lattice otherwise (the saddlepoint only brackets the count), and by the Chernoff bound, never "
+                                                   "above the exact count, past the largest transform."));
     for (const QString &w : r.warnings)
         a2 += QStringLiteral("<li>%1</li>").arg(esc(w));
     a2 += QStringLiteral("</ul>");
