@@ -895,8 +895,17 @@ int runPresetsList(const QCommandLineParser &p, QTextStream &out, QTextStream &e
             detail = QStringLiteral("%1, %2").arg(Units::formatBytes(r.json.value(QStringLiteral("memory_bytes")).toInteger(), UnitSystem::Decimal),
                                                  price.isDouble() ? Units::formatUsd(price.toDouble()) + QStringLiteral("/GPU-hour")
                                                                   : QStringLiteral("set a price"));
-        } else {
+        } else if (r.json.contains(QStringLiteral("total_params"))) {
             detail = QStringLiteral("%1 parameters").arg(Units::formatCount(r.json.value(QStringLiteral("total_params")).toInteger()));
+        } else {
+            // No published count (a preset from a config.json): the one a plan uses, counted from its shapes.
+            try {
+                const qint64 derived = ConfigImporter::fromPreset(r.json).totalParams;
+                detail = derived > 0 ? QStringLiteral("%1 parameters (counted from its config)").arg(Units::formatCount(derived))
+                                     : QStringLiteral("parameters unknown: give --params");
+            } catch (const InputError &e) {
+                detail = e.text();
+            }
         }
         out << r.kind.leftJustified(6) << r.id.leftJustified(30) << r.name.leftJustified(28) << detail
             << (r.builtIn ? "" : "  (yours)") << '\n';

@@ -6,6 +6,7 @@
 // its index page is reported, kept aside and rebuilt, so `plan --model
 // llama-3.1-8b` works again (issue 10, kind 7).
 #include "common/clirun.h"
+#include "core/units.h"
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
@@ -104,6 +105,20 @@ private Q_SLOTS:
 
         r = run(m_a, {QStringLiteral("presets"), QStringLiteral("list")});
         QVERIFY(r.out.contains(QStringLiteral("acme-h100")) && r.out.contains(QStringLiteral("(yours)")));
+
+        // A model from its config.json without --params is listed with the count a plan uses
+        // (its bf16 weights are 2 B a parameter), not "0 parameters".
+        QTemporaryDir own; // its own store: the tests below count m_a's presets
+        r = run(own, args(QStringLiteral("add"), {QStringLiteral("model"), QStringLiteral("counted-qwen"), QStringLiteral("--config"),
+                                                 QStringLiteral(HEADROOM_TEST_DATA "/qwen3-0.6b/config.json")}));
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        r = run(own, {QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("counted-qwen"), QStringLiteral("--gpu"),
+                      QStringLiteral("h100-sxm-80gb"), QStringLiteral("--context"), QStringLiteral("1000"), QStringLiteral("--json")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const qint64 weights = QJsonDocument::fromJson(r.out.toUtf8()).object().value(QStringLiteral("weights_bytes")).toInteger();
+        QVERIFY(weights > 0);
+        r = run(own, {QStringLiteral("presets"), QStringLiteral("list")});
+        QVERIFY2(r.out.contains(Headroom::Units::formatCount(weights / 2) + QStringLiteral(" parameters (counted from its config)")), qPrintable(r.out));
     }
 
     void refusalsNameTheField_data()
