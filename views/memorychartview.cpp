@@ -245,7 +245,12 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
         categories << tr("Host");
     if (m_axisX->categories() != categories)
         m_axisX->setCategories(categories);
-    const double top = double(m_scaleTop > 0 ? m_scaleTop : r.ok ? std::max(r.gpuMemoryBytes + s.overflow, s.hostKv) : 1) / double(giga);
+    // A plan with no answer keeps the scale it had (one unit when it never had one), not an axis
+    // of a billionth of a GB.
+    const double top = m_scaleTop > 0 ? double(m_scaleTop) / double(giga)
+        : r.ok                        ? double(std::max(r.gpuMemoryBytes + s.overflow, s.hostKv)) / double(giga)
+        : m_axisTop > 0               ? m_axisTop
+                                      : 1.0;
     // The card's capacity as a dashed line across the cards' bars (not the host's).
     const double cap = double(r.ok ? r.gpuMemoryBytes : 0) / double(giga);
     // Set only when they change, as the bars are: each set lays the chart out again on a drag.
