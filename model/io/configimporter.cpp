@@ -220,6 +220,10 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
     } catch (const InputError &e) {
         if (spelled.contains(e.field()))
             throw InputError(spelled.value(e.field()), e.message());
+        // Where the file gave the field under no name at all, say which names were looked for
+        // (a field it did give, but wrong, is its own).
+        if (c.contains(e.field()))
+            throw;
         QStringList spellings;
         for (const Alias &a : aliases)
             if (e.field() == QLatin1String(a.name))

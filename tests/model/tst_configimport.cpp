@@ -388,6 +388,16 @@ void TestConfigImport::publishedConfigs()
 
 void TestConfigImport::kvHeadFlagsReadOnlyWhereTheyMeanIt()
 {
+    // A field the file gives, wrong, is refused as given: the other spellings are offered only
+    // for a field given under no name ("num_hidden_layers 0" is not "missing").
+    try {
+        ConfigImporter::fromConfig(QJsonObject{{QStringLiteral("model_type"), QStringLiteral("llama")}, {QStringLiteral("hidden_size"), 4096},
+                                               {QStringLiteral("num_hidden_layers"), 0}, {QStringLiteral("num_attention_heads"), 32}});
+        QFAIL("accepted 0 layers");
+    } catch (const InputError &e) {
+        QCOMPARE(e.field(), QStringLiteral("num_hidden_layers"));
+        QCOMPARE(e.message(), QStringLiteral("must be at least 1, got 0"));
+    }
     // ChatGLM with multi_query_attention false: SelfAttention (modeling_chatglm.py) keeps one
     // KV head per attention head (32), the group count unused. The chatglm2-6b fixture so edited:
     // 2 x 32 x 128 x 2 B x 28 layers = 458752 B per token (with the 2 groups: 28672).
