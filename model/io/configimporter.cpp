@@ -160,8 +160,7 @@ QJsonObject withStandardNames(QJsonObject c, const QString &rootType, QHash<QStr
     const QJsonValue newArch = c.value(QStringLiteral("new_decoder_architecture"));
     if (!newArch.isUndefined() && !newArch.isNull() && !newArch.isBool())
         throw InputError(QStringLiteral("new_decoder_architecture"), QStringLiteral("must be true or false"));
-    const bool falcon = type == QLatin1String("falcon") || type == QLatin1String("RefinedWeb")
-        || type == QLatin1String("RefinedWebModel");
+    const bool falcon = familyTraits(type).falcon;
     const QString kv = QStringLiteral("num_key_value_heads");
     // Only the classes that define the flag read it (FalconConfig, GPTBigCodeConfig): a Llama
     // config that also says "multi_query" keeps its num_key_value_heads.
@@ -265,27 +264,17 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
     for (const Default &d : defaults)
         if (m.modelType == QLatin1String(d.modelType) && !c.contains(QString::fromLatin1(d.key)))
             c.insert(QString::fromLatin1(d.key), double(d.value));
-    // Where the config leaves them out, the MLP width and the tie of the LM head to
-    // the embeddings are the config class's: 4 x hidden_size (GPT2MLP, GPT-J and
-    // CodeGen for n_inner None; FalconConfig for ffn_hidden_size None; BloomMLP;
-    // GPTNeoConfig for intermediate_size None), expansion_ratio (default 4) x d_model
-    // (MptConfig); tied for the classes that keep PretrainedConfig's
-    // tie_word_embeddings=True (GPT2, GPTBigCode, Falcon, Bloom, OPT, MPT, GPT-Neo).
-    static const QSet<QString> fourWide = {QStringLiteral("gpt2"), QStringLiteral("gpt_bigcode"), QStringLiteral("gptj"),
-                                           QStringLiteral("codegen"), QStringLiteral("falcon"), QStringLiteral("RefinedWeb"),
-                                           QStringLiteral("RefinedWebModel"), QStringLiteral("bloom"), QStringLiteral("gpt_neo"),
-                                           QStringLiteral("mpt")};
-    static const QSet<QString> tiedByDefault = {QStringLiteral("gpt2"), QStringLiteral("gpt_bigcode"), QStringLiteral("falcon"),
-                                                QStringLiteral("RefinedWeb"), QStringLiteral("RefinedWebModel"), QStringLiteral("bloom"),
-                                                QStringLiteral("opt"), QStringLiteral("mpt"), QStringLiteral("gpt_neo")};
-    if (fourWide.contains(m.modelType) && !has(c, "intermediate_size") && has(c, "hidden_size")) {
+    // Where the config leaves them out, the MLP width and the tie of the LM head to the
+    // embeddings are the config class's (familyTraits).
+    const FamilyTraits family = familyTraits(m.modelType);
+    if (family.mlpFourWide && !has(c, "intermediate_size") && has(c, "hidden_size")) {
         const NamedCount hidden(intField(c, "hidden_size", 0, true), QStringLiteral("hidden_size"));
         const NamedCount ratio = m.modelType == QLatin1String("mpt")
             ? NamedCount(intField(c, "expansion_ratio", 4, false), QStringLiteral("expansion_ratio"))
             : NamedCount(4);
         c.insert(QStringLiteral("intermediate_size"), double((ratio * hidden).v));
     }
-    if (tiedByDefault.contains(m.modelType) && !c.value(QStringLiteral("tie_word_embeddings")).isBool()
+    if (family.tiedByDefault && !c.value(QStringLiteral("tie_word_embeddings")).isBool()
         && !root.value(QStringLiteral("tie_word_embeddings")).isBool())
         c.insert(QStringLiteral("tie_word_embeddings"), true);
     const int layers = smallField(c, "num_hidden_layers", 0, true);

@@ -5,7 +5,6 @@
 #include "kv/visionencoder.h"
 
 #include <QJsonArray>
-#include <QSet>
 #include <limits>
 
 namespace Headroom {
@@ -30,6 +29,32 @@ Count num(const QJsonObject &c, const char *key, const Count &fallback, qint64 m
 }
 
 } // namespace
+
+FamilyTraits familyTraits(const QString &modelType)
+{
+    struct Row { const char *type; FamilyTraits traits; };
+    //                               falcon ungated fourWide tied  positions
+    static const Row rows[] = {
+        {"gpt2",            {false, true,  true,  true,  true}},
+        {"gpt_bigcode",     {false, true,  true,  true,  true}},
+        {"gpt_neo",         {false, true,  true,  true,  true}},
+        {"gptj",            {false, true,  true,  false, false}},
+        {"codegen",         {false, true,  true,  false, false}},
+        {"gpt_neox",        {false, true,  false, false, false}},
+        {"falcon",          {true,  true,  true,  true,  false}},
+        {"RefinedWeb",      {true,  true,  true,  true,  false}},
+        {"RefinedWebModel", {true,  true,  true,  true,  false}},
+        {"bloom",           {false, true,  true,  true,  false}},
+        {"opt",             {false, true,  false, true,  true}},
+        {"mpt",             {false, true,  true,  true,  false}},
+        {"phi",             {false, true,  false, false, false}},
+        {"starcoder2",      {false, true,  false, false, false}},
+    };
+    for (const Row &r : rows)
+        if (modelType == QLatin1String(r.type))
+            return r.traits;
+    return {};
+}
 
 ParameterCount countParameters(const QJsonObject &root)
 {
@@ -77,17 +102,8 @@ ParameterCount countParameters(const QJsonObject &root)
     const Count topK = num(c, "num_experts_per_tok", 0);
     const Count expertInter = num(c, "moe_intermediate_size", inter);
     const Count sharedInter = num(c, "shared_expert_intermediate_size", num(c, "n_shared_experts", 0) * expertInter);
-    // Two matrices (up, down) where the family's MLP has no gate: GPT2MLP and
-    // GPTBigCodeMLP c_fc/c_proj, GPTJMLP / CodeGenMLP fc_in/fc_out, GPTNeoMLP and
-    // GPTNeoXMLP, FalconMLP and BloomMLP dense_h_to_4h/dense_4h_to_h, OPT fc1/fc2,
-    // MptMLP up_proj/down_proj, PhiMLP fc1/fc2, Starcoder2MLP c_fc/c_proj
-    // (transformers modeling_*.py); three (gate, up, down) otherwise.
-    static const QSet<QString> ungated = {QStringLiteral("gpt2"), QStringLiteral("gpt_bigcode"), QStringLiteral("gptj"),
-                                          QStringLiteral("codegen"), QStringLiteral("gpt_neo"), QStringLiteral("gpt_neox"),
-                                          QStringLiteral("falcon"), QStringLiteral("RefinedWeb"), QStringLiteral("RefinedWebModel"),
-                                          QStringLiteral("bloom"), QStringLiteral("opt"), QStringLiteral("mpt"), QStringLiteral("phi"),
-                                          QStringLiteral("starcoder2")};
-    const Count denseMlp = Count(ungated.contains(type) ? 2 : 3) * h * inter;
+    const FamilyTraits family = familyTraits(type);
+    const Count denseMlp = Count(family.ungatedMlp ? 2 : 3) * h * inter;
     const Count expertMlp = Count(3) * h * expertInter;
     const Count firstDense = num(c, "first_k_dense_replace", 0);
     // Jamba: an MoE layer every expert_layer_period-th layer (a period of 0 would divide by zero).
@@ -115,11 +131,7 @@ ParameterCount countParameters(const QJsonObject &root)
         deltaNet = h * (Count(2) * kH * kD + Count(2) * vH * vD) + h * Count(2) * vH + convDim * kernel + Count(2) * vH + vD + vH * vD * h;
     }
 
-    // Learned position embeddings, max_position_embeddings x hidden (GPT2Model / GPTBigCodeModel
-    // wpe, GPTNeoModel wpe; OPTLearnedPositionalEmbedding keeps 2 rows more, its offset).
-    static const QSet<QString> learnedPositions = {QStringLiteral("gpt2"), QStringLiteral("gpt_bigcode"), QStringLiteral("gpt_neo"),
-                                                   QStringLiteral("opt")};
-    const Count positions = learnedPositions.contains(type)
+    const Count positions = family.learnedPositions
         ? (num(c, "max_position_embeddings", 0) + Count(type == QLatin1String("opt") ? 2 : 0)) * h
         : Count(0);
     Count total = vocab * h * Count(tied ? 1 : 2) + h + positions;

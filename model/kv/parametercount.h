@@ -16,6 +16,27 @@ struct ParameterCount
     QString note;       ///< what was counted, or why nothing was
 };
 
+/// What a family's transformers classes build where its config.json is silent, for the
+/// families that differ from LlamaConfig's (gated MLP, untied head, rotary positions).
+/// Sources, each the family's modeling_*.py / configuration_*.py: two-matrix MLPs (GPT2MLP and
+/// GPTBigCodeMLP c_fc/c_proj, GPTJMLP / CodeGenMLP fc_in/fc_out, GPTNeoMLP, GPTNeoXMLP,
+/// FalconMLP and BloomMLP dense_h_to_4h/dense_4h_to_h, OPT fc1/fc2, MptMLP, PhiMLP,
+/// Starcoder2MLP); 4 x hidden_size when the width is left out (GPT-2, GPT-J and CodeGen for
+/// n_inner None, FalconConfig's ffn_hidden_size None, BloomMLP, GPTNeoConfig; MptConfig's
+/// expansion_ratio, default 4); PretrainedConfig's tie_word_embeddings=True kept (GPT2,
+/// GPTBigCode, Falcon, Bloom, OPT, MPT, GPT-Neo); learned positions (GPT2Model and
+/// GPTBigCodeModel wpe, GPTNeoModel wpe, OPTLearnedPositionalEmbedding with 2 rows more).
+struct FamilyTraits
+{
+    bool falcon = false;           ///< falcon, or the RefinedWeb remote-code spellings
+    bool ungatedMlp = false;       ///< up and down only: 2 x hidden x width, not 3 x
+    bool mlpFourWide = false;      ///< a width left out is 4 x hidden_size (MPT: expansion_ratio x)
+    bool tiedByDefault = false;    ///< tie_word_embeddings left out means tied
+    bool learnedPositions = false; ///< max_position_embeddings x hidden more (OPT: + 2 rows)
+};
+/// The traits of config.json `model_type`; all false for any other family.
+FamilyTraits familyTraits(const QString &modelType);
+
 /// Counts the weight matrices a transformers modelling file builds from the
 /// config (text_config for multimodal configs), biases and norms included:
 /// - embeddings vocab x hidden (and learned positions max_position_embeddings
