@@ -332,6 +332,28 @@ private Q_SLOTS:
         QVERIFY(oneBelow <= 10);
     }
 
+    // `sizes` lengths drawn uniformly from 1..largest (repeats merged, sorted), each weighted by an
+    // exponential draw and normalised: a random discrete law.
+    static LengthDistribution randomLaw(QRandomGenerator &rng, int sizes, qint64 largest)
+    {
+        std::vector<qint64> lengths;
+        for (int i = 0; i < sizes; ++i)
+            lengths.push_back(1 + qint64(rng.bounded(quint32(largest))));
+        std::sort(lengths.begin(), lengths.end());
+        lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+        LengthDistribution d;
+        double total = 0;
+        for (qint64 l : lengths) {
+            const double w = -std::log(1.0 - rng.generateDouble());
+            d.lengths << l;
+            d.probabilities << w;
+            total += w;
+        }
+        for (double &p : d.probabilities)
+            p /= total;
+        return d;
+    }
+
     void fewSessions()
     {
         // Counts of 0-4 (the closed forms for one and two sessions, and the
@@ -342,21 +364,7 @@ private Q_SLOTS:
         int atMostTwo = 0;
         for (int i = 0; i < 60; ++i) {
             const int sizes = 1 + int(rng.bounded(300));
-            LengthDistribution d;
-            std::vector<qint64> lengths;
-            for (int j = 0; j < sizes; ++j)
-                lengths.push_back(1 + qint64(rng.bounded(20000)));
-            std::sort(lengths.begin(), lengths.end());
-            lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
-            double total = 0;
-            for (qint64 l : lengths) {
-                const double w = -std::log(1.0 - rng.generateDouble());
-                d.lengths << l;
-                d.probabilities << w;
-                total += w;
-            }
-            for (double &p : d.probabilities)
-                p /= total;
+            const LengthDistribution d = randomLaw(rng, sizes, 20000);
             double m1 = 0, m2 = 0;
             for (int j = 0; j < d.lengths.size(); ++j) {
                 const double b = double((d.lengths.at(j) + 15) / 16);
@@ -397,21 +405,7 @@ private Q_SLOTS:
             const double sessions = std::round(logUniform(1, 12000));
             const qint64 largest = std::max<qint64>(1, qint64(16.0 * 60000.0 / sessions / 1.5));
             const int sizes = 1 + int(rng.bounded(300));
-            std::vector<qint64> lengths;
-            for (int i = 0; i < sizes; ++i)
-                lengths.push_back(1 + qint64(rng.bounded(quint32(largest))));
-            std::sort(lengths.begin(), lengths.end());
-            lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
-            LengthDistribution d;
-            double total = 0;
-            for (qint64 l : lengths) {
-                const double w = -std::log(1.0 - rng.generateDouble());
-                d.lengths << l;
-                d.probabilities << w;
-                total += w;
-            }
-            for (double &p : d.probabilities)
-                p /= total;
+            const LengthDistribution d = randomLaw(rng, sizes, largest);
             Case c;
             c.cap = LengthDistribution::maxTokens; // above every length: no cap
             c.risk = logUniform(1e-6, 1e-2);
