@@ -14,6 +14,7 @@
 #include <QJsonDocument>
 #include <QLocale>
 #include <QSet>
+#include <QVariant>
 #include <cmath>
 
 namespace Headroom {
@@ -34,12 +35,18 @@ qint64 intField(const QJsonObject &o, const char *key, qint64 fallback, bool req
         throw InputError(k, QStringLiteral("must be a number, got %1")
                                 .arg(QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))));
     const double d = v.toDouble();
-    if (!std::isfinite(d) || d != std::floor(d) || d >= 9.2e18)
-        throw InputError(k, QStringLiteral("must be a whole number, got %1").arg(d));
-    // (The figure is printed as the double it is: -1e300 has no qint64.)
-    if (d < double(minimum))
-        throw InputError(k, QStringLiteral("must be at least %1, got %2").arg(minimum).arg(QString::number(d, 'g', QLocale::FloatingPointShortest)));
-    return qint64(d);
+    // 2^63 is exact in a double; past it the parser kept only a rounded double
+    // (2^63 reads as 9.22337e+18), so the refusal says what the figure is.
+    if (std::isfinite(d) && std::abs(d) >= 9223372036854775808.0)
+        throw InputError(k, QStringLiteral("must be a whole number below 2^63, got a number beyond 64 bits (about %1)").arg(QString::number(d, 'g', 4)));
+    // (Figures are printed as the double they are, in their shortest digits.)
+    if (!std::isfinite(d) || d != std::floor(d))
+        throw InputError(k, QStringLiteral("must be a whole number, got %1").arg(QString::number(d, 'g', QLocale::FloatingPointShortest)));
+    // A whole number the parser kept as a 64-bit integer stays exact (2^53 + 1 is not rounded).
+    const qint64 n = v.toVariant().metaType().id() == QMetaType::LongLong ? v.toInteger() : qint64(d);
+    if (n < minimum)
+        throw InputError(k, QStringLiteral("must be at least %1, got %2").arg(minimum).arg(n));
+    return n;
 }
 
 int smallField(const QJsonObject &o, const char *key, qint64 fallback, bool required, qint64 minimum = 1)

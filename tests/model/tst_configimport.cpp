@@ -697,7 +697,10 @@ void TestConfigImport::modelPresetRefusals_data()
     QTest::newRow("active_params 1.5 (intField)") << modelPreset({{QStringLiteral("active_params"), 1.5}}) << QStringLiteral("active_params")
                                                   << QStringLiteral("must be a whole number, got 1.5");
     QTest::newRow("active_params 1e19 (intField)") << modelPreset({{QStringLiteral("active_params"), 1e19}}) << QStringLiteral("active_params")
-                                                   << QStringLiteral("must be a whole number, got 1e+19");
+                                                   << QStringLiteral("must be a whole number below 2^63, got a number beyond 64 bits (about 1e+19)");
+    // 2^63 itself: one past the largest qint64, read by Qt as the double 9223372036854775808.
+    QTest::newRow("active_params 2^63 (intField)") << modelPreset({{QStringLiteral("active_params"), 9223372036854775808.0}}) << QStringLiteral("active_params")
+                                                   << QStringLiteral("must be a whole number below 2^63, got a number beyond 64 bits (about 9.223e+18)");
     QTest::newRow("checkpoint_bytes -1 (intField, minimum 0)") << modelPreset({{QStringLiteral("checkpoint_bytes"), -1}})
                                                                << QStringLiteral("checkpoint_bytes") << QStringLiteral("must be at least 0, got -1");
 }
@@ -709,6 +712,10 @@ void TestConfigImport::modelPresetRefusals()
     QFETCH(QString, message);
     // The preset reads when unchanged, so each row's refusal is its one change.
     QCOMPARE(ConfigImporter::fromPreset(modelPreset({})).totalParams, qint64(8'030'261'248));
+    // A count above 2^53 keeps its digits: 2^53 + 1 has no double, Qt's parser keeps it as an integer.
+    const QJsonObject big = QJsonDocument::fromJson(
+        QJsonDocument(modelPreset({})).toJson().replace("8030261248", "9007199254740993")).object();
+    QCOMPARE(ConfigImporter::fromPreset(big).totalParams, qint64(9'007'199'254'740'993));
     try {
         const ModelShape m = ConfigImporter::fromPreset(preset);
         QFAIL(qPrintable(QStringLiteral("accepted as %1").arg(m.name)));
