@@ -329,6 +329,13 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
         d.meanTokensDropped = lengths.meanDropped(cap);
         d.p99TokensDropped = lengths.droppedQuantile(cap, 0.99);
     }
+    // Lengths past the context or past what an engine holds are counted all the same,
+    // and said so (computeCapacity's warnings): the cap, when given, holds them first.
+    const qint64 longest = cap > 0 ? std::min(d.maxTokens, cap) : d.maxTokens;
+    if (s.distribution && !s.preallocate && !contextIsDistributionLongest(s) && longest > s.contextTokens)
+        d.shareLongerThanContext = lengths.shareAbove(s.contextTokens);
+    if (const qint64 maxLen = s.effectiveMaxModelLen(); s.distribution && !s.preallocate && maxLen > 0 && longest > maxLen)
+        d.shareLongerThanMaxModelLen = lengths.shareAbove(maxLen);
     const qint64 budget = r.kvBudgetBytesPerGpu;
     RiskWork::Law &law = work.law(lengths, cost, cap);
     d.meanSessionBytesPerGpu = law.risk().meanBytes();
@@ -401,6 +408,35 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
             d.concurrencyFromTraffic = *d.arrivalRatePerSecond * (*d.ttftMs + lengths.meanOutputTokens * *d.itlMsAtRisk) / 1e3;
     }
     return d;
+}
+
+// A share of sessions as a percentage, never rounded to a silent 0.00%.
+QString percentOf(double share)
+{
+    return share < 0.00005 ? Capacity::tr("under 0.01%") : Units::formatDecimal(share * 100, 2) + QLatin1Char('%');
+}
+
+// What the risk-based count does with lengths past the context or past max_model_len.
+// (No flag is named: the same words serve the command line, a scenario file and the window.)
+void lengthWarnings(const Scenario &s, CapacityResult &r)
+{
+    const DistributionFigures &d = r.distribution;
+    const qint64 longest = s.retainTokens ? std::min(d.maxTokens, *s.retainTokens) : d.maxTokens;
+    const qint64 maxLen = s.effectiveMaxModelLen();
+    if (d.shareLongerThanMaxModelLen > 0)
+        r.warnings << Capacity::tr("%1 of the distribution's sessions are longer than %2 (the longest is %3 tokens): vLLM refuses "
+                                   "a longer prompt and stops a session there, but the risk-based count takes their full length; "
+                                   "a retention cap at %4 tokens holds every session to it.")
+                          .arg(percentOf(d.shareLongerThanMaxModelLen),
+                               s.maxModelLen ? Capacity::tr("the max_model_len of %1 tokens").arg(formatCount(maxLen))
+                                             : Capacity::tr("the %1 tokens %2 holds, its max_position_embeddings").arg(formatCount(maxLen), s.model.name),
+                               formatCount(longest), formatCount(maxLen));
+    // Past a context at or above max_model_len the warning above says it all.
+    if (d.shareLongerThanContext > 0 && !(d.shareLongerThanMaxModelLen > 0 && maxLen <= s.contextTokens))
+        r.warnings << Capacity::tr("%1 of the distribution's sessions are longer than the context of %2 tokens (the longest is %3): "
+                                   "the risk-based count takes their full length, the per-session figures stop at the context; "
+                                   "a retention cap at %2 tokens holds every session to it.")
+                          .arg(percentOf(d.shareLongerThanContext), formatCount(s.contextTokens), formatCount(longest));
 }
 
 } // namespace
@@ -588,6 +624,7 @@ CapacityResult computeCapacity(const Scenario &s, RiskWork &work)
                                        "not as Ollama runs the model.")
                               .arg(s.speculative.hasDraft() ? SidePools::draftField(s) : s.field(Input::SpeculativeTokens));
         r.distribution = distributionFigures(s, cost, b, r, work);
+        lengthWarnings(s, r);
         const auto price = s.effectivePrice();
         if (price && r.distribution.sessionsAtRisk > 0)
             r.costPerSessionHourUsd = *price * s.gpusPerReplica() / double(r.distribution.sessionsAtRisk);

@@ -76,6 +76,8 @@ QJsonObject CapacityResult::toJson() const
     o.insert(QStringLiteral("overflow_probability"), d.overflowProbability);
     o.insert(QStringLiteral("truncated_share"), d.truncatedShare);
     o.insert(QStringLiteral("mean_tokens_dropped"), d.meanTokensDropped);
+    o.insert(QStringLiteral("share_longer_than_context"), d.shareLongerThanContext);
+    o.insert(QStringLiteral("share_longer_than_max_model_len"), d.shareLongerThanMaxModelLen);
     o.insert(QStringLiteral("p99_tokens_dropped"), d.p99TokensDropped);
     o.insert(QStringLiteral("mean_session_bytes_per_gpu"), JsonNumbers::wholeValue(d.meanSessionBytesPerGpu)); // bytes: an integer
     o.insert(QStringLiteral("distribution"), QJsonObject{{QStringLiteral("mean"), d.meanTokens},

@@ -37,6 +37,15 @@ struct DistributionFigures
     double overflowProbability = 0; ///< at the scenario's sessions
     double meanSessionBytesPerGpu = 0;
     double truncatedShare = 0;     ///< sessions that lose history under the cap
+    /// Sessions (after the scale and the cap) longer than the context given apart from
+    /// the distribution: the risk-based count takes their full length, the per-session
+    /// figures stop at the context. 0 when the context is the distribution's longest.
+    double shareLongerThanContext = 0;
+    /// Sessions (after the scale and the cap) longer than max_model_len (--max-model-len,
+    /// else the config's max_position_embeddings), which no engine holds: vLLM refuses
+    /// a prompt past it and ends generation at it (vllm/v1/engine/processor.py,
+    /// vllm/v1/core/sched/utils.py check_stop). Counted at full length all the same.
+    double shareLongerThanMaxModelLen = 0;
     double meanTokensDropped = 0;
     qint64 p99TokensDropped = 0;
     double meanTokens = 0;         ///< distribution after the length scale, before the cap

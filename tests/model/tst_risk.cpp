@@ -19,6 +19,7 @@
 #include <QTest>
 #include <optional>
 #include "common/headroomtest.h"
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -259,6 +260,39 @@ private Q_SLOTS:
         // Capped sessions cost their cap: the largest is ceil(2,500/16) x 16 = 2,512 tokens x 131,072 B.
         const OverflowRisk capped(d, KvCost(llama8b(), Dtype::BF16, 1, 16), 2500);
         QCOMPARE(capped.maxBytes(), qint64(2512) * 131072);
+    }
+
+    void lengthsPastContextAndMaxModelLen()
+    {
+        // four-lengths.csv: 1,000, 3,000, 3,000, 9,000 tokens (tests/data/traces/SOURCE.md).
+        const LengthDistribution d = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_TEST_DATA "/traces/four-lengths.csv"), QStringLiteral("t"));
+        Scenario s = Headroom::Test::seedA(2000);
+        s.distribution = d;
+        s.maxModelLen = 8000;
+        // A context of 2,000: 3 of 4 sessions are longer; max_model_len 8,000: 1 of 4 is.
+        CapacityResult r = computeCapacity(s);
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(r.distribution.shareLongerThanContext, 0.75);
+        QCOMPARE(r.distribution.shareLongerThanMaxModelLen, 0.25);
+        const QString pastContext = QStringLiteral("75% of the distribution's sessions are longer than the context of 2,000 tokens (the longest is 9,000)");
+        const QString pastMax = QStringLiteral("25% of the distribution's sessions are longer than the max_model_len of 8,000 tokens (the longest is 9,000 tokens)");
+        auto said = [&](const QString &text) {
+            return std::any_of(r.warnings.cbegin(), r.warnings.cend(), [&](const QString &w) { return w.startsWith(text); });
+        };
+        QVERIFY2(said(pastContext) && said(pastMax), qPrintable(r.warnings.join(QLatin1Char('\n'))));
+        // The cap holds every session to 2,500 first: none past max_model_len, 3 of 4 past the context.
+        s.retainTokens = 2500;
+        r = computeCapacity(s);
+        QCOMPARE(r.distribution.shareLongerThanMaxModelLen, 0.0);
+        QCOMPARE(r.distribution.shareLongerThanContext, 0.75);
+        QVERIFY(!said(pastMax));
+        // A context at the distribution's longest (what the command line sets without --context): no word.
+        s.retainTokens.reset();
+        s.contextTokens = 9000;
+        s.maxModelLen.reset();
+        r = computeCapacity(s);
+        QCOMPARE(r.distribution.shareLongerThanContext, 0.0);
+        QCOMPARE(r.distribution.shareLongerThanMaxModelLen, 0.0); // seedA's model states no maximum
     }
 
     void parametricShapes()
