@@ -19,6 +19,7 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPainter>
+#include <QPalette>
 #include <QPdfWriter>
 #include <QRegularExpression>
 #include <QSaveFile>
@@ -72,7 +73,26 @@ void renderChart(QPainter &p, QChart *chart, const QRectF &target, double device
         own->removeItem(chart);
 }
 
-QChart *sessionsChart(const Scenario &s)
+// Paper is white whatever the desktop's theme: the report's text and charts are
+// drawn in this light palette, never the window's (a dark desktop printed white
+// headings on a white page and charts on black).
+QPalette paperPalette()
+{
+    const QColor black(Qt::black), white(Qt::white);
+    QPalette p(black, QColor(0xef, 0xef, 0xef), white, QColor(0x9f, 0x9f, 0x9f), QColor(0xb8, 0xb8, 0xb8), black, white, white, white);
+    p.setColor(QPalette::AlternateBase, QColor(0xf5, 0xf5, 0xf5));
+    p.setColor(QPalette::ToolTipBase, white);
+    p.setColor(QPalette::ToolTipText, black);
+    p.setColor(QPalette::PlaceholderText, QColor(0x70, 0x70, 0x70));
+    p.setColor(QPalette::Highlight, QColor(0x30, 0x8c, 0xc6));
+    p.setColor(QPalette::HighlightedText, white);
+    p.setColor(QPalette::Link, QColor(0x00, 0x00, 0xee));
+    return p;
+}
+
+// The sessions-against-context chart, dressed as the report's other charts are
+// (ChartStyle::apply with `look`, a chart view already given the paper palette).
+QChart *sessionsChart(const Scenario &s, const QWidget *look)
 {
     auto *chart = new QChart;
     auto *series = new QLineSeries;
@@ -102,6 +122,7 @@ QChart *sessionsChart(const Scenario &s)
     series->attachAxis(x);
     series->attachAxis(y);
     chart->setTitle(QCoreApplication::translate("ReportWriter", "Sessions against context length"));
+    ChartStyle::apply(chart, look);
     return chart;
 }
 
@@ -351,7 +372,9 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     const qint64 meanHeld = std::max<qint64>(1, qint64(std::llround(d.meanTokens - (s.retainTokens ? d.meanTokensDropped : 0.0))));
     const QString meanHeldText = s.retainTokens ? tr("%1 tokens, the mean of the lengths as capped").arg(Units::formatCount(meanHeld))
                                                 : tr("%1 tokens").arg(Units::formatCount(meanHeld));
+    const QPalette paper = paperPalette();
     MemoryChartView memory;
+    memory.setPalette(paper);
     if (s.distribution && d.sessionsAtRisk > 0) {
         Scenario atRisk = s;
         atRisk.sessions = d.sessionsAtRisk;
@@ -363,11 +386,13 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
         memory.setResult(r, s.tp, u);
     }
     DistributionChartView distribution;
+    distribution.setPalette(paper);
     distribution.show(s.distribution ? s.distribution->scaled(s.lengthScale, s.field(Input::LengthScale)) : LengthDistribution::fixed(r.reservedTokensPerSession),
                       s.retainTokens.value_or(0), {});
     ThroughputChartView throughput;
+    throughput.setPalette(paper);
     throughput.show(d);
-    std::unique_ptr<QChart> sessions(sessionsChart(s));
+    std::unique_ptr<QChart> sessions(sessionsChart(s, &distribution));
 
     // The sensitivity rows: one computeCapacity() per variation.
     struct Row
@@ -704,6 +729,7 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
         QVector<QChart *> charts;
         for (int i = 0; i < all.size(); ++i) {
             auto c = std::make_unique<MemoryChartView>();
+            c->setPalette(paper);
             c->setResult(results.at(i), all.at(i).second.tp, u);
             c->setScaleTop(top);
             c->setLegendVisible(false);
@@ -829,7 +855,12 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
         } else {
             painter.save();
             painter.translate(target.topLeft());
-            docs.at(std::size_t(i))->drawContents(&painter, QRectF(0, 0, target.width(), target.height()));
+            // As QTextDocument::drawContents, in the paper palette rather than the application's.
+            QAbstractTextDocumentLayout::PaintContext ctx;
+            ctx.palette = paper;
+            ctx.clip = QRectF(0, 0, target.width(), target.height());
+            painter.setClipRect(ctx.clip);
+            docs.at(std::size_t(i))->documentLayout()->draw(&painter, ctx);
             painter.restore();
         }
     }

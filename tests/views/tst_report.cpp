@@ -11,6 +11,9 @@
 #include "mainwindow.h"
 
 #include <QApplication>
+#include <QImage>
+#include <QPalette>
+#include <algorithm>
 #include <cmath>
 #include <QJsonObject>
 #include <QProcess>
@@ -284,6 +287,43 @@ private Q_SLOTS:
         QVERIFY(text.contains(QStringLiteral("Per session and per card, against the trace capped at 8,192 tokens, at a 1 in 100 (1e-2) risk")));
         QVERIFY(text.contains(QStringLiteral("cap −50% (4,096 tokens)")));
         noScientific(text);
+    }
+
+    void darkDesktopPrintsOnPaper()
+    {
+        // A window in a dark theme (Adwaita-Dark's colours: text #eeeeec on #353535, base #2d2d2d)
+        // exports a report: paper is white, so every page must be dark ink on white, neither
+        // white text on the white page nor charts on a dark ground.
+        const QPalette light = QApplication::palette();
+        QPalette dark(QColor(0xee, 0xee, 0xec), QColor(0x35, 0x35, 0x35), QColor(0x45, 0x45, 0x45), QColor(0x20, 0x20, 0x20),
+                      QColor(0x30, 0x30, 0x30), QColor(0xee, 0xee, 0xec), Qt::white, QColor(0x2d, 0x2d, 0x2d), QColor(0x35, 0x35, 0x35));
+        QApplication::setPalette(dark);
+        Scenario s = preset(QStringLiteral("llama-3.1-8b"), QStringLiteral("h100-sxm-80gb"));
+        s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"), QStringLiteral("t"));
+        s.contextTokens = 32768;
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY(r.ok);
+        const QString pdf = m_dir.filePath(QStringLiteral("dark.pdf"));
+        QString error;
+        const bool written = ReportWriter::writePdf(pdf, ReportInput{QStringLiteral("dark desktop"), s, r, UnitSystem::Decimal, {}}, QPageSize::A4, &error);
+        QApplication::setPalette(light);
+        QVERIFY2(written, qPrintable(error));
+        // Pages 1-3 hold text and all four kinds of chart. Ink (grey level below 96 of 255) covers a
+        // few percent of a printed page: under 0.2% is text in a light colour, over 12% a dark ground.
+        run(QStringLiteral("pdftoppm"), {QStringLiteral("-r"), QStringLiteral("40"), QStringLiteral("-gray"), QStringLiteral("-f"), QStringLiteral("1"),
+                                         QStringLiteral("-l"), QStringLiteral("3"), pdf, m_dir.filePath(QStringLiteral("dark"))});
+        for (int page = 1; page <= 3; ++page) {
+            const QImage image(m_dir.filePath(QStringLiteral("dark-%1.pgm").arg(page)));
+            QVERIFY2(!image.isNull(), qPrintable(QStringLiteral("page %1 not rendered").arg(page)));
+            const QImage grey = image.convertToFormat(QImage::Format_Grayscale8);
+            qint64 ink = 0;
+            for (int y = 0; y < grey.height(); ++y) {
+                const uchar *line = grey.constScanLine(y);
+                ink += std::count_if(line, line + grey.width(), [](uchar v) { return v < 96; });
+            }
+            const double share = double(ink) / (double(grey.width()) * grey.height());
+            QVERIFY2(share > 0.002 && share < 0.12, qPrintable(QStringLiteral("page %1: ink on %2% of the page").arg(page).arg(share * 100, 0, 'f', 2)));
+        }
     }
 
     void fontCheckSeesAFontThatIsNotEmbedded()
