@@ -698,8 +698,10 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
         line(tr("Engine"), [](const Scenario &x, const CapacityResult &) { return Engines::name(x.engine); }, true);
         line(tr("Session lengths"), [](const Scenario &x, const CapacityResult &) {
             return x.distribution ? QFileInfo(x.distribution->spec).fileName() + (x.lengthScale != 1 ? tr(" × %1").arg(Units::formatDecimal(x.lengthScale, 3)) : QString())
-                                  : tr("%1 tokens each").arg(Units::formatCount(x.contextTokens));
+                                  : tr("fixed, at the context");
         }, true);
+        line(tr("Context"), [](const Scenario &x, const CapacityResult &) { return tr("%1 tokens").arg(Units::formatCount(x.contextTokens)); }, true);
+        line(tr("Sessions asked (the charts)"), [](const Scenario &x, const CapacityResult &) { return Units::formatCount(x.sessions); }, true);
         line(tr("Retention cap"), [](const Scenario &x, const CapacityResult &) { return x.retainTokens ? tr("%1 tokens").arg(Units::formatCount(*x.retainTokens)) : tr("none"); }, true);
         line(tr("Risk"), [](const Scenario &x, const CapacityResult &) { return x.distribution ? Units::formatRisk(x.risk) : tr("none (fixed lengths)"); }, true);
         line(tr("Target sessions"), [](const Scenario &x, const CapacityResult &) { return x.targetSessions ? Units::formatCount(*x.targetSessions) : tr("none"); }, true);
@@ -722,7 +724,9 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
         bases.removeDuplicates();
         p6 += QStringLiteral("<p>%1 %2</p>").arg(bases.size() == 1 ? tr("Like with like: every column is %1.").arg(bases.first())
                                                                     : tr("<b>Not like with like</b>: the columns stand on different bases, so their session counts answer different questions."),
-                                                  tr("Bold: differs from the first column. Charts below share one scale and the colours of the memory chart."));
+                                                  tr("Bold: differs from the first column. Charts below hold each column's sessions asked%1, share one scale and the colours of the memory chart.")
+                                                      .arg(std::all_of(all.cbegin(), all.cend(), [&](const auto &c) { return c.second.sessions == s.sessions; })
+                                                               ? tr(" (%1)").arg(Units::formatCount(s.sessions)) : QString()));
         qint64 top = 0;
         for (const CapacityResult &y : results)
             top = std::max(top, y.gpuMemoryBytes + std::max<qint64>(0, y.weightsBytesPerGpu + y.draftWeightsBytesPerGpu + y.loraBytesPerGpu + y.workspaceBytesPerGpu + y.kvBytesForSessionsPerGpu - y.gpuMemoryBytes));

@@ -360,6 +360,20 @@ private Q_SLOTS:
         QVERIFY(text.contains(QRegularExpression(QStringLiteral("KV precision +bf16 +fp8"))));
         QVERIFY(!text.contains(QRegularExpression(QStringLiteral("\\bTP +1 +1"))));
         QVERIFY(text.contains(QStringLiteral("Like with like: every column is at the context of 100,000 tokens.")));
+        // The charts hold the sessions asked (1, Scenario's default): said once, as the columns agree.
+        QVERIFY(text.simplified().contains(QStringLiteral("Charts below hold each column's sessions asked (1), share one scale")));
+        QVERIFY(!text.contains(QStringLiteral("Sessions asked (the charts)")));
+        // A second comparison at 4 sessions and 50,000 tokens: both inputs listed where they differ.
+        Scenario c = a;
+        c.sessions = 4;
+        c.contextTokens = 50000;
+        QVERIFY2(ReportWriter::writePdf(pdf, ReportInput{QStringLiteral("bf16"), a, computeCapacity(a), UnitSystem::Binary, {{QStringLiteral("shorter"), c}}},
+                                        QPageSize::Letter, &error),
+                 qPrintable(error));
+        const QString other = run(QStringLiteral("pdftotext"), {QStringLiteral("-layout"), pdf, QStringLiteral("-")});
+        QVERIFY2(other.contains(QRegularExpression(QStringLiteral("Context +100,000 tokens +50,000 tokens"))), qPrintable(other));
+        QVERIFY(other.contains(QRegularExpression(QStringLiteral("Sessions asked \\(the charts\\) +1 +4"))));
+        QVERIFY(other.simplified().contains(QStringLiteral("Charts below hold each column's sessions asked, share one scale")));
         // 131,072 B per token at bf16, 65,536 B with the 8-bit cache (seed-figures.md B).
         QVERIFY(text.contains(QStringLiteral("131,072 B")) && text.contains(QStringLiteral("65,536 B")));
         QVERIFY(run(QStringLiteral("pdfinfo"), {pdf}).contains(QStringLiteral("letter")));
