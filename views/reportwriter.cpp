@@ -795,7 +795,12 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
                             "max_sessions", "sessions_at_risk", "sessions_worst_case", "sessions_at_mean", "admission_limit",
                             "cost_per_session_hour_usd", "cost_per_million_tokens_usd", "gpus_needed", "fleet_cost_per_month_usd"}) {
         const QJsonValue v = json.value(QString::fromLatin1(key));
-        a3 += QStringLiteral("<tr><td><tt>%1</tt></td><td>%2</td></tr>").arg(QString::fromLatin1(key), v.isDouble() ? QString::number(v.toDouble(), 'f', 12).remove(QRegularExpression(QStringLiteral("\\.?0+$"))) : tr("n/a"));
+        // A figure plan --json leaves null is written as null, with what it waits for.
+        const QString k = QString::fromLatin1(key);
+        const QString why = k.contains(QLatin1String("cost")) && !price ? tr("null (no price per GPU-hour)")
+                            : (k == QLatin1String("gpus_needed") || k.startsWith(QLatin1String("fleet"))) && !s.targetSessions ? tr("null (no target sessions)")
+                                                                                                                             : tr("null");
+        a3 += QStringLiteral("<tr><td><tt>%1</tt></td><td>%2</td></tr>").arg(k, v.isDouble() ? QString::number(v.toDouble(), 'f', 12).remove(QRegularExpression(QStringLiteral("\\.?0+$"))) : why);
     }
     a3 += QStringLiteral("</table>");
     text(a3);

@@ -263,6 +263,8 @@ private Q_SLOTS:
         QVERIFY(text.contains(QStringLiteral("Per session and per card, at the context of 100,000 tokens")));
         QVERIFY(text.contains(QStringLiteral("$2.50 per GPU-hour (set; the preset's is")));
         QVERIFY(text.contains(QStringLiteral("context −50% (50,000 tokens)")));
+        // Appendix D: plan --json leaves gpus_needed null without --target-sessions, and says why.
+        QVERIFY2(text.contains(QStringLiteral("gpus_needed null (no target sessions)")), qPrintable(text.mid(text.indexOf(QStringLiteral("Appendix D")))));
         noScientific(text);
     }
 
@@ -377,6 +379,8 @@ private Q_SLOTS:
         // 131,072 B per token at bf16, 65,536 B with the 8-bit cache (seed-figures.md B).
         QVERIFY(text.contains(QStringLiteral("131,072 B")) && text.contains(QStringLiteral("65,536 B")));
         QVERIFY(run(QStringLiteral("pdfinfo"), {pdf}).contains(QStringLiteral("letter")));
+        // No price: the cost figures of Appendix D are null for that reason.
+        QVERIFY(other.simplified().contains(QStringLiteral("cost_per_session_hour_usd null (no price per GPU-hour)")));
     }
 };
 
