@@ -27,6 +27,7 @@ CalibrationDialog::CalibrationDialog(Planner *planner, QVector<ModelShape> model
     m_table->setHorizontalHeaderLabels({tr("Figure"), tr("Printed"), tr("Predicted"), tr("Difference")});
     m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setTabKeyNavigation(false); // read-only: Tab leaves the table, the arrows walk its cells
     m_status = new QLabel;
     m_status->setWordWrap(true);
     auto *read = new QPushButton(tr("&Read log"));

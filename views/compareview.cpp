@@ -34,6 +34,7 @@ CompareView::CompareView(Planner *planner, QWidget *parent)
     buttons->addStretch();
     buttons->addWidget(m_showAll);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setTabKeyNavigation(false); // read-only: Tab leaves the table, the arrows walk its cells
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents); // compact rows: more of them show
     m_legend = new QLabel;

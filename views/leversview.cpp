@@ -86,6 +86,7 @@ LeversView::LeversView(Planner *planner, QWidget *parent)
     m_table->setTextElideMode(Qt::ElideNone);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setTabKeyNavigation(false); // read-only: Tab leaves the table, the arrows walk its cells
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_answer = new QLabel;
     m_answer->setWordWrap(true);

@@ -415,6 +415,23 @@ private Q_SLOTS:
         QCOMPARE(undo->index(), 2);
     }
 
+    void tabLeavesReadOnlyTables()
+    {
+        // Tab moves the focus to the next control (Qt's QAbstractItemView::tabKeyNavigation off): in a
+        // table nobody edits, Tab walking its cells one by one traps the keyboard user inside it.
+        MainWindow w(store());
+        const QList<QAbstractItemView *> views = w.findChildren<QAbstractItemView *>();
+        int tables = 0;
+        for (const QAbstractItemView *v : views) {
+            if (!qobject_cast<const QTableView *>(v))
+                continue;
+            ++tables;
+            QVERIFY2(v->editTriggers() == QAbstractItemView::NoEditTriggers, qPrintable(v->objectName()));
+            QVERIFY2(!v->tabKeyNavigation(), qPrintable(QStringLiteral("a %1 walks its cells with Tab").arg(QString::fromLatin1(v->parent()->metaObject()->className()))));
+        }
+        QVERIFY(tables >= 2); // the Levers and Compare tables
+    }
+
     void presenterModeAndZoom()
     {
         MainWindow w(store());
