@@ -36,6 +36,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFileSystemWatcher>
 #include <QMimeData>
 #include <QUrl>
 #include <QCheckBox>
@@ -195,6 +196,16 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
         statusBar()->showMessage(skipped.first());
     m_planner->setPresets(m_models, m_gpus);
     m_planner->reset(defaultScenario());
+    // Presets written beside the window (the command line, another window) reach the pickers
+    // without a restart: the store's file is watched, and reread once its writes settle.
+    m_storeWatcher = new QFileSystemWatcher(this);
+    if (QFileInfo::exists(m_storePath))
+        m_storeWatcher->addPath(m_storePath);
+    m_storeSettle = new QTimer(this);
+    m_storeSettle->setSingleShot(true);
+    m_storeSettle->setInterval(300);
+    connect(m_storeWatcher, &QFileSystemWatcher::fileChanged, m_storeSettle, qOverload<>(&QTimer::start));
+    connect(m_storeSettle, &QTimer::timeout, this, &MainWindow::presetStoreChangedOnDisk);
 
     // Left: inputs.
     m_inputs = new InputPanel(m_planner, m_models, m_gpus);
@@ -399,6 +410,21 @@ void MainWindow::refreshPresets()
     statusBar()->showMessage(notes.isEmpty() ? tr("Presets updated: the model and GPU pickers offer them now.")
                                              : tr("Presets updated; %1.").arg(notes.join(QStringLiteral("; "))),
                              10000);
+}
+
+void MainWindow::presetStoreChangedOnDisk()
+{
+    // A file replaced or recreated is no longer watched: watch the path again.
+    if (QFileInfo::exists(m_storePath) && !m_storeWatcher->files().contains(m_storePath))
+        m_storeWatcher->addPath(m_storePath);
+    const QVector<ModelShape> models = m_models;
+    const QVector<GpuSpec> gpus = m_gpus;
+    loadPresets(false);
+    const bool same = m_models == models && m_gpus == gpus;
+    m_models = models;
+    m_gpus = gpus;
+    if (!same)
+        refreshPresets();
 }
 
 void MainWindow::restoreLastScenario()

@@ -14,6 +14,7 @@ QT_BEGIN_NAMESPACE
 class QLabel;
 class QScrollArea;
 class QLockFile;
+class QFileSystemWatcher;
 class QTextBrowser;
 class QComboBox;
 class QMenu;
@@ -92,6 +93,10 @@ public:
     /// Rereads the preset store (Tools > Presets does after a save): the pickers offer the presets
     /// now, keeping the current model and card; an edited one in use updates the plan.
     void refreshPresets();
+    /// As refreshPresets(), when the preset store's file changed on disk (another Headroom
+    /// window, or `headroom presets add|edit|remove|import` run beside it): nothing happens
+    /// when the presets read the same (the window's own saves, a write that changed nothing).
+    void presetStoreChangedOnDisk();
 
     /// Presenter mode (View > Presenter, F5; Esc leaves): full screen; the
     /// inputs (live), the three figures a customer repeats (sessions per card,
@@ -149,6 +154,8 @@ private:
     QVector<ModelShape> m_models;
     QVector<GpuSpec> m_gpus;
     QString m_storePath;
+    QFileSystemWatcher *m_storeWatcher = nullptr; ///< the store's file, for presets written by another process
+    class QTimer *m_storeSettle = nullptr;              ///< lets a burst of writes settle before the store is reread
     QString m_path;
     QMenu *m_recentMenu = nullptr;
     InputPanel *m_inputs = nullptr;

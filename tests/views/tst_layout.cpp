@@ -416,6 +416,37 @@ private Q_SLOTS:
         QCOMPARE(gpus->count(), before);
     }
 
+    void pickersFollowTheStoreOnDisk()
+    {
+        // `headroom presets add` run beside the window writes the same store from another process;
+        // here a second connection stands for it. The pickers offer the preset without a restart,
+        // and a write that changes nothing says nothing.
+        MainWindow w(store());
+        QComboBox *gpus = w.inputPanel()->gpuCombo();
+        const int before = gpus->count();
+        const QString current = gpus->currentData().toString();
+        w.statusBar()->clearMessage();
+        {
+            PresetStore presets(store());
+            QString error;
+            QVERIFY2(presets.open(&error), qPrintable(error));
+            QJsonObject copy = presets.find(current).json;
+            copy[QStringLiteral("id")] = QStringLiteral("cli-card");
+            copy[QStringLiteral("name")] = QStringLiteral("Card from the command line");
+            QVERIFY2(presets.saveUserPreset(copy, &error), qPrintable(error));
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(gpus->findData(QStringLiteral("cli-card")) >= 0, 10000);
+        QCOMPARE(gpus->count(), before + 1);
+        QCOMPARE(gpus->currentData().toString(), current);
+        {
+            PresetStore presets(store());
+            QString error;
+            QVERIFY2(presets.open(&error), qPrintable(error));
+            QVERIFY2(presets.removeUserPreset(QStringLiteral("cli-card"), &error), qPrintable(error));
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(gpus->count(), before, 10000);
+    }
+
     void niceScales_data()
     {
         QTest::addColumn<double>("top");
