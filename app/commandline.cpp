@@ -688,6 +688,14 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
             Units::plural(*d.gpusNeeded, Cli::tr("GPU"), Cli::tr("GPUs"))
                 + (d.fleetCostPerHourUsd ? Cli::tr(", %1 per hour, %2 per month").arg(Units::formatUsd(*d.fleetCostPerHourUsd), Units::formatUsd(*d.fleetCostPerMonthUsd))
                                          : QString()));
+    // Engines admitting the count to deploy (the admission limit) on that fleet may hold fewer
+    // than the target: the fleet that holds it with the margin too.
+    if (d.gpusNeeded && d.gpusNeededAtAdmissionLimit && *d.gpusNeededAtAdmissionLimit > *d.gpusNeeded)
+        row(Cli::tr("With the margin"),
+            Cli::tr("%1 (admitting %2 per TP group; %3 hold %4)")
+                .arg(Units::plural(*d.gpusNeededAtAdmissionLimit, Cli::tr("GPU"), Cli::tr("GPUs")), Units::formatCount(d.admissionLimit),
+                     Units::plural(*d.gpusNeeded, Cli::tr("GPU"), Cli::tr("GPUs")),
+                     Units::formatCount(d.admissionLimit * (*d.gpusNeeded / s.gpusPerReplica()))));
     std::swap(rows, serviceRows);
     qsizetype width = 0;
     for (const auto *block : {&rows, &lengthRows, &serviceRows})

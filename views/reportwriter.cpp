@@ -454,6 +454,14 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     fleet += row(tr("Sessions"), s.targetSessions ? tr("%1 asked; %2 per TP group, %3 per GPU")
                                                         .arg(Units::formatCount(*s.targetSessions), Units::formatCount(dep.perGroup), Units::formatDecimal(perGpu, 1))
                                                   : tr("%1 per TP group (no target given: one group), %2 per GPU").arg(Units::formatCount(dep.perGroup), Units::formatDecimal(perGpu, 1)));
+    // The fleet is sized at the risk-based count; engines admitting the count to deploy (the
+    // admission limit, with the margin) on it may hold fewer than the target, and that is said.
+    if (s.targetSessions && d.gpusNeeded && d.gpusNeededAtAdmissionLimit && *d.gpusNeededAtAdmissionLimit > *d.gpusNeeded)
+        fleet += row(tr("With the margin"), tr("admitting the count to deploy, %1 per TP group (the budget less a %2% margin), these GPUs hold %3; "
+                                               "%4 hold %5 with the margin too")
+                                                .arg(Units::formatCount(d.admissionLimit), Units::formatDecimal(s.marginFraction * 100, 1),
+                                                     Units::formatCount(d.admissionLimit * dep.groups),
+                                                     Units::plural(*d.gpusNeededAtAdmissionLimit, tr("GPU"), tr("GPUs")), Units::formatCount(*s.targetSessions)));
     fleet += row(tr("Money per month"), dep.perMonth ? tr("<b>%1</b> (%2 × %3 per GPU-hour × 730 hours)")
                                                            .arg(Units::formatUsd(*dep.perMonth), Units::plural(dep.gpus, tr("GPU"), tr("GPUs")), Units::formatUsd(*price))
                                                      : tr("set a price per GPU-hour"));

@@ -395,6 +395,9 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
     if (s.targetSessions) {
         if (d.sessionsAtRisk > 0) {
             d.gpusNeeded = Units::mul(Units::ceilDiv(*s.targetSessions, d.sessionsAtRisk), s.gpusPerReplica(), s.field(Input::TargetSessions), "GPU count");
+            if (d.admissionLimit > 0)
+                d.gpusNeededAtAdmissionLimit = Units::mul(Units::ceilDiv(*s.targetSessions, d.admissionLimit), s.gpusPerReplica(),
+                                                          s.field(Input::TargetSessions), "GPU count");
             if (price) {
                 d.fleetCostPerHourUsd = *price * double(*d.gpusNeeded);
                 d.fleetCostPerMonthUsd = *d.fleetCostPerHourUsd * 730.0;

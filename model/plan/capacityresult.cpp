@@ -95,6 +95,7 @@ QJsonObject CapacityResult::toJson() const
     o.insert(QStringLiteral("ttft_ms"), opt(d.ttftMs, 1e4));
     o.insert(QStringLiteral("cost_per_million_tokens_usd"), opt(d.costPerMillionTokensUsd));
     o.insert(QStringLiteral("gpus_needed"), d.gpusNeeded ? QJsonValue(*d.gpusNeeded) : QJsonValue());
+    o.insert(QStringLiteral("gpus_needed_at_admission_limit"), d.gpusNeededAtAdmissionLimit ? QJsonValue(*d.gpusNeededAtAdmissionLimit) : QJsonValue());
     o.insert(QStringLiteral("fleet_cost_per_hour_usd"), opt(d.fleetCostPerHourUsd));
     o.insert(QStringLiteral("fleet_cost_per_month_usd"), opt(d.fleetCostPerMonthUsd));
     o.insert(QStringLiteral("arrival_rate_per_second"), opt(d.arrivalRatePerSecond));

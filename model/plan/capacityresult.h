@@ -59,6 +59,10 @@ struct DistributionFigures
     std::optional<double> ttftMs;  ///< time to first token for the mean prompt (or half the mean length)
     std::optional<double> costPerMillionTokensUsd;
     std::optional<qint64> gpusNeeded; ///< for the target sessions, whole TP groups
+    /// The same fleet sized at the admission limit (the count to deploy: the risk-based count
+    /// against the budget less the margin), so the sessions the engines admit reach the target;
+    /// set with gpusNeeded when the admission limit is computed and at least 1.
+    std::optional<qint64> gpusNeededAtAdmissionLimit;
     std::optional<double> fleetCostPerHourUsd;
     std::optional<double> fleetCostPerMonthUsd; ///< 730 hours
     std::optional<double> arrivalRatePerSecond;  ///< trace: requests per second x traffic multiplier

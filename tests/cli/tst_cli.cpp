@@ -390,6 +390,10 @@ private Q_SLOTS:
         QVERIFY(atRisk > 121 && atRisk < o.value(QStringLiteral("sessions_at_mean")).toInteger());
         QVERIFY(o.value(QStringLiteral("admission_limit")).toInteger() <= atRisk);
         QCOMPARE(o.value(QStringLiteral("gpus_needed")).toInteger(), (1000 + atRisk - 1) / atRisk);
+        // The fleet whose engines, admitting the count to deploy each, reach the 1,000 (TP 1: a GPU a group).
+        const qint64 admitted = o.value(QStringLiteral("admission_limit")).toInteger();
+        QVERIFY(admitted > 0);
+        QCOMPARE(o.value(QStringLiteral("gpus_needed_at_admission_limit")).toInteger(), (1000 + admitted - 1) / admitted);
         for (const char *key : {"overflow_probability", "itl_ms", "tokens_per_second_per_gpu", "cost_per_session_hour_usd",
                                 "cost_per_million_tokens_usd"})
             QVERIFY2(o.value(QString::fromLatin1(key)).isDouble(), key);

@@ -162,6 +162,12 @@ private Q_SLOTS:
             QVERIFY(page1.contains(QStringLiteral("A risk of 1 in 100 (1e-2) that a peak of concurrent sessions overflows the KV cache")));
             QVERIFY(page1.contains(QStringLiteral("The three assumptions that move the answer most")));
             QVERIFY(page1.contains(QStringLiteral("%1 TP groups of 4 GPUs").arg(Units::formatCount(groups))));
+            // Engines admitting the count to deploy (the admission limit, with the 5% margin) on those
+            // groups hold fewer than the 1,000 when groups x limit falls short: said, with the fleet that holds them.
+            const qint64 admittedGroups = (1000 + d.admissionLimit - 1) / d.admissionLimit;
+            const QString margin = QStringLiteral("admitting the count to deploy, %1 per TP group (the budget less a 5% margin), these GPUs hold %2; %3 GPUs hold 1,000 with the margin too")
+                                       .arg(Units::formatCount(d.admissionLimit), Units::formatCount(d.admissionLimit * groups), Units::formatCount(admittedGroups * 4));
+            QCOMPARE(page1.contains(margin), admittedGroups > groups);
             // One basis, named: the per-session table is against the trace at the risk 0.01, in the
             // one form the window and the command line write it (Units::formatRisk).
             QVERIFY(text.contains(QStringLiteral("Per session and per card, against the trace at a 1 in 100 (1e-2) risk")));
@@ -238,6 +244,33 @@ private Q_SLOTS:
         MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
         QVERIFY(w.openScenario(file));
         QTRY_VERIFY2(w.headlineText().contains(figure), qPrintable(w.headlineText()));
+    }
+
+    void fleetWithTheMargin()
+    {
+        // README's report example: Llama-3.1-70B, TP 4, the conversation trace capped at 4,096 tokens,
+        // risk 1e-6, 1,000 sessions. The fleet is sized at the risk-based count per group; engines
+        // admitting the count to deploy (the admission limit) on it hold fewer, and the page says so.
+        Scenario s = preset(QStringLiteral("llama-3.1-70b"), QStringLiteral("h100-sxm-80gb"));
+        s.tp = 4;
+        s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"), QStringLiteral("t"));
+        s.retainTokens = 4096;
+        s.contextTokens = 4096;
+        s.risk = 1e-6;
+        s.targetSessions = 1000;
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY(r.ok);
+        const DistributionFigures &d = r.distribution;
+        const qint64 groups = (1000 + d.sessionsAtRisk - 1) / d.sessionsAtRisk, admittedGroups = (1000 + d.admissionLimit - 1) / d.admissionLimit;
+        QVERIFY2(admittedGroups > groups, "the example no longer shows the case");
+        QCOMPARE(d.gpusNeededAtAdmissionLimit.value_or(0), admittedGroups * 4);
+        const QString pdf = m_dir.filePath(QStringLiteral("margin.pdf"));
+        QString error;
+        QVERIFY2(ReportWriter::writePdf(pdf, ReportInput{QStringLiteral("70B capped"), s, r, UnitSystem::Decimal, {}}, QPageSize::A4, &error), qPrintable(error));
+        const QString page1 = textOf(pdf, 1);
+        const QString margin = QStringLiteral("admitting the count to deploy, %1 per TP group (the budget less a 5% margin), these GPUs hold %2; %3 GPUs hold 1,000 with the margin too")
+                                   .arg(Units::formatCount(d.admissionLimit), Units::formatCount(d.admissionLimit * groups), Units::formatCount(admittedGroups * 4));
+        QVERIFY2(page1.contains(margin), qPrintable(margin + QStringLiteral("\n---\n") + page1));
     }
 
     void fixedContextOnOneCard()
