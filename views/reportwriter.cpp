@@ -381,7 +381,17 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
         atRisk.contextTokens = meanHeld;
         atRisk.distribution.reset();
         memory.setResult(computeCapacity(atRisk), s.tp, u);
-        memory.chart()->setTitle(tr("Memory per GPU: %1 sessions of the mean length (%2)").arg(Units::formatCount(d.sessionsAtRisk), meanHeldText));
+        // Short enough for the half-page chart's width (a longer title was cut: "the me...").
+        memory.chart()->setTitle(s.retainTokens ? tr("Memory per GPU: %1 sessions × %2 tokens (the capped mean)").arg(Units::formatCount(d.sessionsAtRisk), Units::formatCount(meanHeld))
+                                                : tr("Memory per GPU: %1 sessions × %2 tokens (the mean)").arg(Units::formatCount(d.sessionsAtRisk), Units::formatCount(meanHeld)));
+    } else if (d.sessionsAtRisk > 0) {
+        // Fixed lengths: the count the decision serves, each session at the context (as the
+        // decision's sentence), not the sessions asked in the window.
+        Scenario decided = s;
+        decided.sessions = d.sessionsAtRisk;
+        memory.setResult(computeCapacity(decided), s.tp, u);
+        memory.chart()->setTitle(tr("Memory per GPU: %1 × %2 tokens").arg(Units::plural(d.sessionsAtRisk, tr("session"), tr("sessions")),
+                                                                           Units::formatCount(r.reservedTokensPerSession)));
     } else {
         memory.setResult(r, s.tp, u);
     }

@@ -293,6 +293,8 @@ private Q_SLOTS:
                                      .arg(Units::formatCount(n), Units::formatUsdPer(2.5 / double(n), QStringLiteral("session-hour"), QStringLiteral("session-hours")), s.gpu.name);
         QVERIFY2(page1.contains(sentence), qPrintable(sentence + QStringLiteral("\n---\n") + page1));
         QVERIFY(!page1.contains(QStringLiteral("(unsaved changes)")));
+        // The memory chart holds the sessions the decision serves (not the 1 session asked).
+        QVERIFY2(page1.contains(QStringLiteral("Memory per GPU: %1 sessions × 100,000 tokens").arg(Units::formatCount(n))), qPrintable(page1));
         QVERIFY(text.contains(QStringLiteral("Per session and per card, at the context of 100,000 tokens")));
         QVERIFY(text.contains(QStringLiteral("$2.50 per GPU-hour (set; the preset's is")));
         QVERIFY(text.contains(QStringLiteral("context −50% (50,000 tokens)")));
