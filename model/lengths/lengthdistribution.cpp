@@ -14,11 +14,11 @@
 #include <QJsonObject>
 #include <QMap>
 #include <QHash>
-#include <QVarLengthArray>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 namespace Headroom {
 
@@ -218,16 +218,28 @@ double traceSeconds(QByteArrayView stamp, TraceDay &day)
     return double(day.julian) * 86400.0 + double(hours) * 3600.0 + double(minutes) * 60.0 + seconds;
 }
 
+// Whether a cell starts or ends with ASCII white space (isspace in the C locale), which
+// QByteArrayView::trimmed takes off: asked first, as no cell of a real trace does (the
+// call on every cell was a tenth of the reading).
+bool edgeSpace(QByteArrayView cell)
+{
+    const auto white = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+    return !cell.isEmpty() && (white(cell.front()) || white(cell.back()));
+}
+
 // The cells of one line of a trace: split at commas outside double quotes, each trimmed
-// of ASCII white space and, when a spreadsheet quoted it ("374"), of its quotes.
-void splitCells(QByteArrayView line, QVarLengthArray<QByteArrayView, 8> &cells)
+// of ASCII white space and, when a spreadsheet quoted it ("374"), of its quotes. (A
+// std::vector, kept from line to line: its clear() keeps the storage and costs nothing,
+// where QVarLengthArray's reallocates.)
+void splitCells(QByteArrayView line, std::vector<QByteArrayView> &cells)
 {
     cells.clear();
     const auto add = [&](QByteArrayView cell) {
-        cell = cell.trimmed();
+        if (edgeSpace(cell))
+            cell = cell.trimmed();
         if (cell.size() >= 2 && cell.front() == '"' && cell.back() == '"')
             cell = cell.sliced(1, cell.size() - 2).trimmed();
-        cells.append(cell);
+        cells.push_back(cell);
     };
     qsizetype from = 0;
     const char *const begin = line.data(), *const stop = begin + line.size();
@@ -315,7 +327,7 @@ public:
     // One line (its terminator removed), numbered from 1.
     void line(QByteArrayView raw, qint64 lineNo)
     {
-        const QByteArrayView text = raw.trimmed();
+        const QByteArrayView text = edgeSpace(raw) ? raw.trimmed() : raw;
         if (text.isEmpty())
             return;
         if (m_firstLine && text.startsWith('{'))
@@ -349,21 +361,21 @@ public:
                 // The Azure LLM inference traces' TIMESTAMP,ContextTokens,GeneratedTokens
                 // (Azure/AzurePublicDataset) and BurstGPT's Timestamp,Model,Request tokens,
                 // Response tokens,... (HPMLL/BurstGPT README: Timestamp in seconds).
-                for (qsizetype i = 0; i < m_cells.size(); ++i) {
+                for (size_t i = 0; i < m_cells.size(); ++i) {
                     const QByteArray h = m_cells.at(i).toByteArray().toLower();
                     if (h == "contexttokens" || h == "request tokens")
-                        m_contextCol = i;
+                        m_contextCol = qsizetype(i);
                     else if (h == "generatedtokens" || h == "response tokens")
-                        m_generatedCol = i;
+                        m_generatedCol = qsizetype(i);
                     else if (h == "timestamp")
-                        m_timeCol = i;
+                        m_timeCol = qsizetype(i);
                 }
                 m_promptAndOutput = m_contextCol >= 0 && m_generatedCol >= 0;
                 if (m_promptAndOutput) {
-                    m_contextName = QString::fromUtf8(m_cells.at(m_contextCol));
-                    m_generatedName = QString::fromUtf8(m_cells.at(m_generatedCol));
+                    m_contextName = QString::fromUtf8(m_cells.at(size_t(m_contextCol)));
+                    m_generatedName = QString::fromUtf8(m_cells.at(size_t(m_generatedCol)));
                     if (m_timeCol >= 0)
-                        m_timeName = QString::fromUtf8(m_cells.at(m_timeCol));
+                        m_timeName = QString::fromUtf8(m_cells.at(size_t(m_timeCol)));
                 }
                 if (!m_promptAndOutput && m_cells.size() != 1)
                     throw InputError(m_field, QStringLiteral("%1 line %2: expected the Azure trace header "
@@ -379,7 +391,7 @@ public:
             const qint64 generated = cell(m_generatedCol, m_generatedName, lineNo);
             double t = std::numeric_limits<double>::quiet_NaN();
             if (m_timeCol >= 0) {
-                const QByteArrayView stamp = m_timeCol < m_cells.size() ? m_cells.at(m_timeCol) : QByteArrayView();
+                const QByteArrayView stamp = m_timeCol < qsizetype(m_cells.size()) ? m_cells[size_t(m_timeCol)] : QByteArrayView();
                 t = traceSeconds(stamp, m_day);
                 bool plain = false; // BurstGPT: seconds as a number
                 const double seconds = std::isfinite(t) ? t : stamp.toDouble(&plain);
@@ -485,7 +497,7 @@ private:
 
     qint64 cell(qsizetype col, const QString &name, qint64 lineNo) const
     {
-        const QByteArrayView c = col < m_cells.size() ? m_cells.at(col) : QByteArrayView();
+        const QByteArrayView c = col < qsizetype(m_cells.size()) ? m_cells[size_t(col)] : QByteArrayView();
         // Plain digits (every cell of a real trace) read in place: std::from_chars takes what
         // toLongLong takes of them, at a tenth of the cost; anything else is read below.
         qint64 v = 0;
@@ -511,7 +523,7 @@ private:
 
     const QString &m_path;
     const QString &m_field;
-    QVarLengthArray<QByteArrayView, 8> m_cells;
+    std::vector<QByteArrayView> m_cells;
     LengthCounts m_totals, m_prompts;
     TraceDay m_day;
     double m_outputs = 0, m_firstArrival = 0, m_lastArrival = 0;
