@@ -814,7 +814,7 @@ int runLevers(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
         err << "error: " << now.error << '\n';
         return 1;
     }
-    const LeverReport report = evaluateLevers(s, allModels(err), allGpus(err), target, prefix, host);
+    const LeverReport report = evaluateLevers(check, s, allModels(err), allGpus(err), target, prefix, host); // the check's count reused
     if (isSet(p, "json")) {
         out << QString::fromUtf8(JsonNumbers::toJson(report.toJson()));
         return 0;

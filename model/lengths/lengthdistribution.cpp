@@ -14,11 +14,11 @@
 #include <QJsonObject>
 #include <QMap>
 #include <QHash>
-#include <QVarLengthArray>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 namespace Headroom {
 
@@ -182,21 +182,19 @@ double traceSeconds(QByteArrayView stamp, TraceDay &day)
     if (stamp.size() < 19) // shorter than yyyy-MM-dd HH:mm:ss: every position below is in range
         return std::numeric_limits<double>::quiet_NaN();
     const char *p = stamp.data();
-    const auto digits = [p](qsizetype at, int count, int &out) {
-        out = 0;
-        for (qsizetype i = at; i < at + count; ++i) {
-            if (unsigned(p[i] - '0') > 9)
-                return false;
-            out = out * 10 + (p[i] - '0');
-        }
-        return true;
+    // Two decimal digits at `at` as a number, -1 when either is not a digit (a pair at a
+    // time, without a loop: the stamp was a fifth of reading a trace).
+    const auto two = [p](qsizetype at) {
+        const unsigned tens = unsigned(p[at] - '0'), units = unsigned(p[at + 1] - '0');
+        return tens <= 9 && units <= 9 ? int(tens * 10 + units) : -1;
     };
     const auto is = [&](qsizetype at, char c) { return at < stamp.size() && p[at] == c; };
-    int year = 0, month = 0, dayOfMonth = 0, hours = 0, minutes = 0, whole = 0;
-    if (!digits(0, 4, year) || !is(4, '-') || !digits(5, 2, month) || !is(7, '-') || !digits(8, 2, dayOfMonth)
-        || !(is(10, ' ') || is(10, 'T')) || !digits(11, 2, hours) || !is(13, ':') || !digits(14, 2, minutes) || !is(16, ':')
-        || !digits(17, 2, whole) || hours > 23 || minutes > 59 || whole > 60)
+    const int century = two(0), yearOf = two(2), month = two(5), dayOfMonth = two(8), hours = two(11), minutes = two(14),
+              whole = two(17);
+    if (century < 0 || yearOf < 0 || !is(4, '-') || month < 0 || !is(7, '-') || dayOfMonth < 0 || !(is(10, ' ') || is(10, 'T'))
+        || hours < 0 || !is(13, ':') || minutes < 0 || !is(16, ':') || whole < 0 || hours > 23 || minutes > 59 || whole > 60)
         return std::numeric_limits<double>::quiet_NaN();
+    const int year = century * 100 + yearOf;
     if (year != day.year || month != day.month || dayOfMonth != day.day) {
         const QDate date(year, month, dayOfMonth);
         day = TraceDay{year, month, dayOfMonth, date.toJulianDay(), date.isValid()};
@@ -208,26 +206,41 @@ double traceSeconds(QByteArrayView stamp, TraceDay &day)
     // quotient is the correctly rounded value, as a decimal parser gives); longer ones parsed.
     qsizetype end = 19;
     qint64 scaled = whole, scale = 1;
-    if (is(19, '.') && 20 < stamp.size() && stamp.at(20) >= '0' && stamp.at(20) <= '9')
-        for (end = 20; end < stamp.size() && unsigned(p[end] - '0') <= 9; ++end)
-            if (end < 33) {
-                scaled = scaled * 10 + (p[end] - '0');
-                scale *= 10;
-            }
+    if (is(19, '.') && 20 < stamp.size() && stamp.at(20) >= '0' && stamp.at(20) <= '9') {
+        const qsizetype kept = std::min<qsizetype>(stamp.size(), 33);
+        for (end = 20; end < kept && unsigned(p[end] - '0') <= 9; ++end) {
+            scaled = scaled * 10 + (p[end] - '0');
+            scale *= 10;
+        }
+        while (end < stamp.size() && unsigned(p[end] - '0') <= 9)
+            ++end;
+    }
     const double seconds = end <= 33 ? double(scaled) / double(scale) : stamp.sliced(17, end - 17).toDouble();
     return double(day.julian) * 86400.0 + double(hours) * 3600.0 + double(minutes) * 60.0 + seconds;
 }
 
+// Whether a cell starts or ends with ASCII white space (isspace in the C locale), which
+// QByteArrayView::trimmed takes off: asked first, as no cell of a real trace does (the
+// call on every cell was a tenth of the reading).
+bool edgeSpace(QByteArrayView cell)
+{
+    const auto white = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+    return !cell.isEmpty() && (white(cell.front()) || white(cell.back()));
+}
+
 // The cells of one line of a trace: split at commas outside double quotes, each trimmed
-// of ASCII white space and, when a spreadsheet quoted it ("374"), of its quotes.
-void splitCells(QByteArrayView line, QVarLengthArray<QByteArrayView, 8> &cells)
+// of ASCII white space and, when a spreadsheet quoted it ("374"), of its quotes. (A
+// std::vector, kept from line to line: its clear() keeps the storage and costs nothing,
+// where QVarLengthArray's reallocates.)
+void splitCells(QByteArrayView line, std::vector<QByteArrayView> &cells)
 {
     cells.clear();
     const auto add = [&](QByteArrayView cell) {
-        cell = cell.trimmed();
+        if (edgeSpace(cell))
+            cell = cell.trimmed();
         if (cell.size() >= 2 && cell.front() == '"' && cell.back() == '"')
             cell = cell.sliced(1, cell.size() - 2).trimmed();
-        cells.append(cell);
+        cells.push_back(cell);
     };
     qsizetype from = 0;
     const char *const begin = line.data(), *const stop = begin + line.size();
@@ -315,7 +328,7 @@ public:
     // One line (its terminator removed), numbered from 1.
     void line(QByteArrayView raw, qint64 lineNo)
     {
-        const QByteArrayView text = raw.trimmed();
+        const QByteArrayView text = edgeSpace(raw) ? raw.trimmed() : raw;
         if (text.isEmpty())
             return;
         if (m_firstLine && text.startsWith('{'))
@@ -349,21 +362,21 @@ public:
                 // The Azure LLM inference traces' TIMESTAMP,ContextTokens,GeneratedTokens
                 // (Azure/AzurePublicDataset) and BurstGPT's Timestamp,Model,Request tokens,
                 // Response tokens,... (HPMLL/BurstGPT README: Timestamp in seconds).
-                for (qsizetype i = 0; i < m_cells.size(); ++i) {
+                for (size_t i = 0; i < m_cells.size(); ++i) {
                     const QByteArray h = m_cells.at(i).toByteArray().toLower();
                     if (h == "contexttokens" || h == "request tokens")
-                        m_contextCol = i;
+                        m_contextCol = qsizetype(i);
                     else if (h == "generatedtokens" || h == "response tokens")
-                        m_generatedCol = i;
+                        m_generatedCol = qsizetype(i);
                     else if (h == "timestamp")
-                        m_timeCol = i;
+                        m_timeCol = qsizetype(i);
                 }
                 m_promptAndOutput = m_contextCol >= 0 && m_generatedCol >= 0;
                 if (m_promptAndOutput) {
-                    m_contextName = QString::fromUtf8(m_cells.at(m_contextCol));
-                    m_generatedName = QString::fromUtf8(m_cells.at(m_generatedCol));
+                    m_contextName = QString::fromUtf8(m_cells.at(size_t(m_contextCol)));
+                    m_generatedName = QString::fromUtf8(m_cells.at(size_t(m_generatedCol)));
                     if (m_timeCol >= 0)
-                        m_timeName = QString::fromUtf8(m_cells.at(m_timeCol));
+                        m_timeName = QString::fromUtf8(m_cells.at(size_t(m_timeCol)));
                 }
                 if (!m_promptAndOutput && m_cells.size() != 1)
                     throw InputError(m_field, QStringLiteral("%1 line %2: expected the Azure trace header "
@@ -379,7 +392,7 @@ public:
             const qint64 generated = cell(m_generatedCol, m_generatedName, lineNo);
             double t = std::numeric_limits<double>::quiet_NaN();
             if (m_timeCol >= 0) {
-                const QByteArrayView stamp = m_timeCol < m_cells.size() ? m_cells.at(m_timeCol) : QByteArrayView();
+                const QByteArrayView stamp = m_timeCol < qsizetype(m_cells.size()) ? m_cells[size_t(m_timeCol)] : QByteArrayView();
                 t = traceSeconds(stamp, m_day);
                 bool plain = false; // BurstGPT: seconds as a number
                 const double seconds = std::isfinite(t) ? t : stamp.toDouble(&plain);
@@ -485,7 +498,7 @@ private:
 
     qint64 cell(qsizetype col, const QString &name, qint64 lineNo) const
     {
-        const QByteArrayView c = col < m_cells.size() ? m_cells.at(col) : QByteArrayView();
+        const QByteArrayView c = col < qsizetype(m_cells.size()) ? m_cells[size_t(col)] : QByteArrayView();
         // Plain digits (every cell of a real trace) read in place: std::from_chars takes what
         // toLongLong takes of them, at a tenth of the cost; anything else is read below.
         qint64 v = 0;
@@ -511,7 +524,7 @@ private:
 
     const QString &m_path;
     const QString &m_field;
-    QVarLengthArray<QByteArrayView, 8> m_cells;
+    std::vector<QByteArrayView> m_cells;
     LengthCounts m_totals, m_prompts;
     TraceDay m_day;
     double m_outputs = 0, m_firstArrival = 0, m_lastArrival = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "lengths/overflowrisk.h"
 #include "core/inputerror.h"
+#include "lengths/fftwisdom.h"
 #include "lengths/normaldistribution.h"
 
 #include <QHash>
@@ -153,12 +154,14 @@ constexpr double kAliasShare = 1e-8;
 // and a fresh process pays that planning for every size it uses.
 // FFTW's planner is not thread-safe, its execution is: plans are made under
 // one lock and run with the new-array interface on fftw_alloc'd (hence equally
-// aligned) arrays.
+// aligned) arrays. The built-in wisdom (lengths/fftwisdom.h) spares the planning.
 fftw_plan r2cPlan(int n)
 {
     static QMutex mutex;
     static QHash<int, fftw_plan> plans;
     QMutexLocker lock(&mutex);
+    static const bool wisdom = importBuiltInFftwWisdom();
+    Q_UNUSED(wisdom)
     if (const auto it = plans.constFind(n); it != plans.constEnd())
         return *it;
     double *in = fftw_alloc_real(size_t(n));

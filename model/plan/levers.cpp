@@ -143,11 +143,17 @@ QVector<LeverOption> sidePoolOptions(RiskWork &work, const Scenario &now, const 
 LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &models, const QVector<GpuSpec> &gpus,
                            const LeverTarget &target, qint64 sharedPrefixTokens, qint64 hostMemoryPerGpu)
 {
-    LeverReport report;
     // Every option's plan shares one RiskWork: most options change the budget or the
     // bytes per token, not the lengths, and each distinct law and tail is settled once.
     // A levers row reads the count, latency and cost only (Figures::Counts).
     RiskWork work(RiskWork::Figures::Counts);
+    return evaluateLevers(work, now, models, gpus, target, sharedPrefixTokens, hostMemoryPerGpu);
+}
+
+LeverReport evaluateLevers(RiskWork &work, const Scenario &now, const QVector<ModelShape> &models, const QVector<GpuSpec> &gpus,
+                           const LeverTarget &target, qint64 sharedPrefixTokens, qint64 hostMemoryPerGpu)
+{
+    LeverReport report;
     const CapacityResult base = computeCapacity(now, work);
     report.current = priced(QStringLiteral("now"), QStringLiteral("as planned"), now, QString(), base);
     if (!base.ok) {

@@ -10,6 +10,8 @@
 
 namespace Headroom {
 
+class RiskWork;
+
 /// One concrete option under one of the four levers, priced.
 struct LeverOption
 {
@@ -78,6 +80,12 @@ struct LeverReport
 /// slower than 200 ms per token do not); the cheapest of those that keeps the
 /// requirement (LeverOption::changesRequirement false) is flagged.
 LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &models, const QVector<GpuSpec> &gpus,
+                           const LeverTarget &target, qint64 sharedPrefixTokens = 0,
+                           qint64 hostMemoryPerGpu = 256'000'000'000);
+/// The same report, its plans sharing `work` (RiskWork::Figures::Counts) with the runs
+/// made on it before: `levers` checks the current plan first, and its count (its law
+/// and tails against a distribution) is then not settled twice.
+LeverReport evaluateLevers(RiskWork &work, const Scenario &now, const QVector<ModelShape> &models, const QVector<GpuSpec> &gpus,
                            const LeverTarget &target, qint64 sharedPrefixTokens = 0,
                            qint64 hostMemoryPerGpu = 256'000'000'000);
 

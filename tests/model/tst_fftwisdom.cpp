@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The built-in FFTW wisdom (model/lengths/fftwisdom.h) changes only the cost of
+// planning, never a transform: for every size OverflowRisk uses (2^8 to 2^23 points,
+// out-of-place real-to-complex, FFTW_ESTIMATE), the plan FFTW makes with the wisdom
+// is the one it makes without (FFTW's printed plan: the same solvers, codelets and
+// splits), and both give the same transform of one input to the last bit. Without
+// that, `plan` and `levers` would print other digits of the tails than before the
+// wisdom (their plan --json figures carry all 17).
+#include "lengths/fftwisdom.h"
+
+#include "common/headroomtest.h"
+
+#include <QRandomGenerator>
+#include <QSysInfo>
+#include <QTest>
+#include <cstdlib>
+#include <cstring>
+#include <fftw3.h>
+#include <memory>
+
+using namespace Headroom;
+
+class TestFftWisdom : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void wisdomIsTaken()
+    {
+        const QByteArray wisdom = builtInFftwWisdom();
+        // `fftw-wisdom` writes the version it was made with first (FFTW's api/export-wisdom.c).
+        QVERIFY2(wisdom.startsWith("(fftw-3.3.10 fftw_wisdom"), wisdom.left(40).constData());
+        if (!QByteArray(fftw_version).startsWith("fftw-3.3.10") || QSysInfo::currentCpuArchitecture() != QLatin1String("x86_64"))
+            QSKIP("the wisdom was made with Debian 12's FFTW 3.3.10 on x86-64; regenerate it for this FFTW (see fftwisdom.h)");
+        fftw_forget_wisdom();
+        QVERIFY2(importBuiltInFftwWisdom(), "FFTW refuses the built-in wisdom: regenerate it (see fftwisdom.h)");
+        fftw_forget_wisdom();
+    }
+
+    void samePlansAndTransforms()
+    {
+        for (int k = 8; k <= 23; ++k) {
+            const int n = 1 << k;
+            const auto freeReal = [](double *p) { fftw_free(p); };
+            const auto freeComplex = [](fftw_complex *p) { fftw_free(p); };
+            const std::unique_ptr<double, decltype(freeReal)> in(fftw_alloc_real(size_t(n)), freeReal);
+            const std::unique_ptr<fftw_complex, decltype(freeComplex)> without(fftw_alloc_complex(size_t(n / 2 + 1)), freeComplex);
+            const std::unique_ptr<fftw_complex, decltype(freeComplex)> with(fftw_alloc_complex(size_t(n / 2 + 1)), freeComplex);
+            QRandomGenerator random{quint32(k)};
+            for (int i = 0; i < n; ++i)
+                in.get()[i] = random.generateDouble();
+            const auto plan = [&](fftw_complex *out, bool useWisdom, QByteArray &printed) {
+                fftw_forget_wisdom();
+                if (useWisdom)
+                    importBuiltInFftwWisdom();
+                const fftw_plan p = fftw_plan_dft_r2c_1d(n, in.get(), out, FFTW_ESTIMATE); // ESTIMATE leaves `in` alone
+                QVERIFY(p);
+                char *text = fftw_sprint_plan(p);
+                printed = text;
+                std::free(text);
+                fftw_execute(p);
+                fftw_destroy_plan(p);
+            };
+            QByteArray planWithout, planWith;
+            plan(without.get(), false, planWithout);
+            plan(with.get(), true, planWith);
+            QCOMPARE(planWith, planWithout);
+            QVERIFY2(std::memcmp(with.get(), without.get(), sizeof(fftw_complex) * size_t(n / 2 + 1)) == 0, qPrintable(QString::number(n)));
+        }
+        fftw_forget_wisdom();
+    }
+};
+
+HEADROOM_TEST_MAIN(TestFftWisdom, QCoreApplication)
+#include "tst_fftwisdom.moc"
