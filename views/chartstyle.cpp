@@ -23,8 +23,9 @@ void apply(QChart *chart, const QWidget *view)
 {
     const QPalette p = view->palette();
     const QColor text = p.color(QPalette::Text), base = p.color(QPalette::Base);
-    QColor grid = p.color(QPalette::Mid);
-    grid.setAlpha(140);
+    // The grid: the palette's mid tone at 140/255 over the base the plot stands on, mixed here as
+    // an opaque colour (the same pixels; a translucent line is blended pixel by pixel on every repaint).
+    const QColor grid = blend(base, p.color(QPalette::Mid), 140.0 / 255.0);
     chart->setBackgroundBrush(base);
     chart->setBackgroundPen(Qt::NoPen);
     chart->setPlotAreaBackgroundVisible(false);

@@ -49,6 +49,8 @@
 #include <QScrollBar>
 #include <QKeyEvent>
 #include <QLockFile>
+#include <QFocusEvent>
+#include <QMouseEvent>
 #include <QSignalBlocker>
 #include <QScreen>
 #include <QLineEdit>
@@ -182,6 +184,48 @@ private:
     mutable QString m_cachedText;             ///< the text m_cached holds heights for
     mutable QVector<QPair<int, int>> m_cached; ///< (width, height) in pixels, oldest first
 };
+
+/// A WrappedLabel whose text the mouse selects, laid out as a plain label until then. A selectable
+/// QLabel keeps even plain text in a QTextDocument and lays it out twice for every size asked (the
+/// width set, then restored: QLabelPrivate::sizeForWidth), several times per step of a drag; a
+/// plain one measures it with QFontMetrics. The first press makes the label selectable (and gives
+/// it the focus, for Ctrl+C); losing the focus with nothing selected makes it plain again.
+class SelectableLabel : public WrappedLabel
+{
+protected:
+    void mousePressEvent(QMouseEvent *event) override
+    {
+        if (!(textInteractionFlags() & Qt::TextSelectableByMouse)) {
+            setTextInteractionFlags(Qt::TextSelectableByMouse);
+            setFocus(Qt::MouseFocusReason);
+        }
+        WrappedLabel::mousePressEvent(event);
+    }
+    void focusOutEvent(QFocusEvent *event) override
+    {
+        WrappedLabel::focusOutEvent(event); // clears the selection, unless a menu or another window took the focus
+        if (!hasSelectedText())
+            setTextInteractionFlags(Qt::LinksAccessibleByMouse); // QLabel's default
+    }
+};
+
+/// A cell of the figures grid: plain text that asks for its width on one line and wraps only when
+/// given less, as an HTML table cell does (QLabel's own hint for word-wrapped text is a narrower
+/// shape of several lines, which a grid keeps even with room to spare).
+class CellLabel : public SelectableLabel
+{
+public:
+    CellLabel() { setTextFormat(Qt::PlainText); }
+    QSize sizeHint() const override
+    {
+        // The width QLabel's own layout of the text needs on one line (the same QFontMetrics
+        // call, unbounded), and the height it gives that width.
+        const QMargins m = contentsMargins();
+        const int width = fontMetrics().boundingRect(QRect(0, 0, QWIDGETSIZE_MAX, QWIDGETSIZE_MAX), int(alignment()), text()).width()
+            + m.left() + m.right() + 2 * margin();
+        return QSize(width, heightForWidth(width));
+    }
+};
 } // namespace
 
 MainWindow::MainWindow(const QString &storePath, QWidget *parent)
@@ -219,18 +263,32 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     // Centre: the answer.
     auto *answer = new QWidget;
     auto *answerLayout = new QVBoxLayout(answer);
-    m_sessions = new WrappedLabel;
+    m_sessions = new SelectableLabel;
     m_sessions->setObjectName(QStringLiteral("sessionsLabel"));
     QFont big = m_sessions->font();
     big.setPointSizeF(big.pointSizeF() * 2.2);
     big.setBold(true);
     m_sessions->setFont(big);
-    m_sessions->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_verdict = new WrappedLabel;
-    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_figures = new WrappedLabel;
-    m_figures->setTextFormat(Qt::RichText);
-    m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_verdict = new SelectableLabel;
+    m_figures = new QWidget;
+    auto *figures = new QGridLayout(m_figures);
+    figures->setContentsMargins(6, 6, 6, 6); // as the table's cellspacing was
+    figures->setSpacing(6);
+    figures->setColumnStretch(2, 1); // the columns as wide as their text, the rest of the width empty
+    for (int row = 0; row < 4; ++row) {
+        m_figureCaptions[row] = new CellLabel;
+        m_figureValues[row] = new CellLabel;
+        m_figureDetails[row] = new CellLabel;
+        QFont bold = m_figureValues[row]->font();
+        bold.setBold(true);
+        m_figureValues[row]->setFont(bold);
+        auto *cell = new QHBoxLayout;
+        cell->setSpacing(m_figureDetails[row]->fontMetrics().horizontalAdvance(QLatin1Char(' '))); // "value (detail)"
+        cell->addWidget(m_figureValues[row]);
+        cell->addWidget(m_figureDetails[row], 1);
+        figures->addWidget(m_figureCaptions[row], row, 0);
+        figures->addLayout(cell, row, 1);
+    }
     m_advice = new WrappedLabel;
     m_advice->setTextFormat(Qt::RichText);
     m_advice->setAccessibleName(tr("What to do now"));
@@ -731,7 +789,9 @@ void MainWindow::showResult(const CapacityResult &r)
             m_headlineValues[i]->setText(i == 0 ? tr("—") : QString());
             m_headlineCaptions[i]->setText(QString());
         }
-        m_figures->clear();
+        for (int row = 0; row < 4; ++row)
+            for (QLabel *l : {m_figureCaptions[row], m_figureValues[row], m_figureDetails[row]})
+                l->clear();
         m_derivation->setPlainText(r.error);
         m_derivation->setProperty("headroomShownHtml", QVariant()); // the next answer is set again
         m_derivation->setProperty("headroomShownLines", QVariant());
@@ -784,7 +844,7 @@ void MainWindow::showResult(const CapacityResult &r)
         : s.effectivePrice()                      ? tr("— (no session fits)")
                                                   : tr("set a price");
     // Every per-session figure names the length it is for, as the derivation does.
-    const QString basis = html(sessionBasis(s, r));
+    const QString basis = sessionBasis(s, r);
     const QString perGpu = s.tp > 1 ? tr(" per GPU") : QString();
     // With a draft model its own KV shares the pool: the per-token row names both, target
     // first, so the target's figure is never read as the whole.
@@ -793,15 +853,18 @@ void MainWindow::showResult(const CapacityResult &r)
     const QString perTokenExact = draft ? tr("%1 + %2").arg(Units::formatExactBytes(r.kvBytesPerTokenPerGpu), Units::formatExactBytes(r.draftKvBytesPerTokenPerGpu))
                                         : Units::formatExactBytes(r.kvBytesPerTokenPerGpu);
     const QString perTokenRounded = draft ? tr("%1 + %2").arg(fmt(r.kvBytesPerTokenPerGpu), fmt(r.draftKvBytesPerTokenPerGpu)) : fmt(r.kvBytesPerTokenPerGpu);
-    m_figures->setText(tr("<table cellspacing=6>"
-                          "<tr><td>%11</td><td><b>%2</b> (%3)</td></tr>"
-                          "<tr><td>Per session at %4%1</td><td><b>%5</b> (%6)</td></tr>"
-                          "<tr><td>KV for %7 at %4</td><td><b>%8</b> of the %9 budget%1</td></tr>"
-                          "<tr><td>Cost</td><td><b>%10</b></td></tr></table>")
-                           .arg(perGpu, perTokenExact, perTokenRounded, basis,
-                                fmt(r.reservedSessionBytesPerGpu), Units::formatExactBytes(r.reservedSessionBytesPerGpu),
-                                Units::plural(s.sessions, tr("session"), tr("sessions")), fmt(r.kvBytesForSessionsPerGpu))
-                           .arg(fmt(r.kvBudgetBytesPerGpu), cost, html(perToken)));
+    // Caption, value (bold) and its detail, row by row; QLabel::setText lays out only a changed text.
+    const QString figures[4][3] = {
+        {perToken, perTokenExact, tr("(%1)").arg(perTokenRounded)},
+        {tr("Per session at %1%2").arg(basis, perGpu), fmt(r.reservedSessionBytesPerGpu), tr("(%1)").arg(Units::formatExactBytes(r.reservedSessionBytesPerGpu))},
+        {tr("KV for %1 at %2").arg(Units::plural(s.sessions, tr("session"), tr("sessions")), basis), fmt(r.kvBytesForSessionsPerGpu),
+         tr("of the %1 budget%2").arg(fmt(r.kvBudgetBytesPerGpu), perGpu)},
+        {tr("Cost"), cost, QString()}};
+    for (int row = 0; row < 4; ++row) {
+        m_figureCaptions[row]->setText(figures[row][0]);
+        m_figureValues[row]->setText(figures[row][1]);
+        m_figureDetails[row]->setText(figures[row][2]);
+    }
     showList(m_derivation, explainCapacity(s, r, u));
     showSources();
 }
@@ -1075,9 +1138,12 @@ QString MainWindow::sessionsText() const
 
 QString MainWindow::figuresText() const
 {
-    QTextDocument doc;
-    doc.setHtml(m_figures->text());
-    return doc.toPlainText();
+    QStringList rows;
+    for (int row = 0; row < 4; ++row) {
+        const QString detail = m_figureDetails[row]->text();
+        rows << m_figureCaptions[row]->text() + QLatin1Char('\n') + m_figureValues[row]->text() + (detail.isEmpty() ? QString() : QLatin1Char(' ') + detail);
+    }
+    return rows.join(QLatin1Char('\n'));
 }
 
 QString MainWindow::sourcesText() const

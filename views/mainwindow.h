@@ -163,7 +163,12 @@ private:
     MemoryChartView *m_chart = nullptr;
     QLabel *m_sessions = nullptr;
     QLabel *m_verdict = nullptr;
-    QLabel *m_figures = nullptr;
+    /// The figures under the answer, a grid of plain-text labels (a rich-text table was laid out
+    /// whole, several times, on every step of a drag): per row a caption, a bold value and its detail.
+    QWidget *m_figures = nullptr;
+    QLabel *m_figureCaptions[4] = {};
+    QLabel *m_figureValues[4] = {};
+    QLabel *m_figureDetails[4] = {};
     QLabel *m_advice = nullptr;
     class QTimer *m_adviceTimer = nullptr;
     QVector<LeverOption> m_adviceOptions;

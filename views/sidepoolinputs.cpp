@@ -76,10 +76,16 @@ SidePoolInputs::SidePoolInputs(Planner *planner, QWidget *parent) : QWidget(pare
 void SidePoolInputs::showScenario(const Scenario &s)
 {
     const QSignalBlocker b1(m_images), b2(m_share), b3(m_host);
-    m_images->setValue(s.imagesPerRequest);
+    // Set only when they differ: setValue repaints a box even at its own value (QAbstractSpinBox
+    // rewrites its line edit), so a drag of another input repainted these three on every step.
+    if (m_images->value() != s.imagesPerRequest)
+        m_images->setValue(s.imagesPerRequest);
     m_images->setEnabled(VisionPool::hasEncoder(s));
-    m_share->setValue(s.decodingShare.value_or(1.0));
-    m_host->setValue(s.hostKvMemoryBytes ? double(*s.hostKvMemoryBytes) / 1e9 : 0.0);
+    const double share = s.decodingShare.value_or(1.0), host = s.hostKvMemoryBytes ? double(*s.hostKvMemoryBytes) / 1e9 : 0.0;
+    if (m_share->value() != share)
+        m_share->setValue(share);
+    if (m_host->value() != host)
+        m_host->setValue(host);
 }
 
 } // namespace Headroom

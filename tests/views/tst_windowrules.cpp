@@ -23,6 +23,7 @@
 #include <QChart>
 #include <QCheckBox>
 #include <QFileInfo>
+#include <QLabel>
 #include <QLineEdit>
 #include <QTextBrowser>
 #include <QSignalSpy>
@@ -385,6 +386,29 @@ private Q_SLOTS:
                      qPrintable(QStringLiteral("%1: %2 x %3").arg(centre->tabText(i)).arg(min.width()).arg(min.height())));
             QCOMPARE(w.size(), QSize(1280, 720));
         }
+    }
+
+    void theFiguresCanBeSelected()
+    {
+        // A figure is selected with the mouse to copy it (the labels are plain until pressed): a
+        // double click selects the word under it, "4" of "4 sessions fit" and "131" of the bytes per
+        // token, 131,072 B (seed-figures.md A, Llama-3.1-8B at bf16; a word ends at the comma).
+        MainWindow w(store());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        auto *sessions = w.findChild<QLabel *>(QStringLiteral("sessionsLabel"));
+        QVERIFY(sessions);
+        QTest::mouseDClick(sessions, Qt::LeftButton, {}, QPoint(2, sessions->height() / 2));
+        QCOMPARE(sessions->selectedText(), QStringLiteral("4")); // "4 sessions fit"
+        QLabel *bytes = nullptr;
+        for (QLabel *l : w.findChildren<QLabel *>())
+            if (l->isVisible() && l->text() == QLatin1String("131,072 B"))
+                bytes = l;
+        QVERIFY(bytes);
+        QTest::mouseDClick(bytes, Qt::LeftButton, {}, QPoint(2, bytes->height() / 2));
+        QCOMPARE(bytes->selectedText(), QStringLiteral("131"));
+        QTRY_COMPARE(QApplication::focusWidget(), static_cast<QWidget *>(bytes)); // for Ctrl+C
+        QVERIFY(!sessions->hasSelectedText()); // one selection at a time, as in one text
     }
 
     void shortcutsWorkWhateverHasFocus()
