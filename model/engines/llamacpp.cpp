@@ -60,26 +60,73 @@ void LlamaCppRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const Q
     const QString num = number(), gib = unit();
     auto mem = [field](const QRegularExpressionMatch &m, int cap, int line) { return bytes(m.captured(cap), m.captured(cap + 1), line, field); };
     auto shapeAt = [field](const QRegularExpressionMatch &m, int l, const char *name) { return shape(m.captured(1), l, field, name); };
+    // The KV self size of the last context: each cache prints its per-device "KV buffer size" lines
+    // and then its own size line ("llama_kv_cache: size = 2176.00 MiB (262144 cells, 8 layers,
+    // 1/1 seqs)"; iSWA models have two caches, src/llama-kv-cache-iswa.cpp), or older builds one
+    // "KV self size" line for the whole context. Buffers after the last size line are a cache
+    // whose size line is not in the paste. A new "n_ctx =" line starts a new context (a restart,
+    // or the two runs of a diff), and the figures of the one before it are dropped.
+    auto total = [&r, field]() { r.kvSelf = Units::add(r.kvClosed, r.kvOpen, field); };
     p << LogPattern{rx(QStringLiteral("general\\.name\\s+(?:str\\s+)?=\\s+(.+)$")), [&r](const QRegularExpressionMatch &m, int) { if (r.model.isEmpty()) r.model = m.captured(1).trimmed(); }}
       << LogPattern{rx(QStringLiteral("\\bn_layer\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.layers = shapeAt(m, l, "n_layer"); }}
       << LogPattern{rx(QStringLiteral("\\bn_head\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.heads = shapeAt(m, l, "n_head"); }}
       << LogPattern{rx(QStringLiteral("\\bn_head_kv\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.kvHeads = shapeAt(m, l, "n_head_kv"); }}
       << LogPattern{rx(QStringLiteral("\\bn_embd_head_k\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.headDim = shapeAt(m, l, "n_embd_head_k"); }}
-      << LogPattern{rx(QStringLiteral("\\bn_ctx\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.maxModelLen = shapeAt(m, l, "n_ctx"); }}
+      << LogPattern{rx(QStringLiteral("\\bn_ctx\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) {
+                        r.engine = Engine::LlamaCpp;
+                        r.maxModelLen = shapeAt(m, l, "n_ctx");
+                        r.kvClosed = r.kvOpen = r.kvBuffers = 0;
+                        r.kvCaches = 0;
+                        r.kvSelf.reset();
+                        r.kvCells.reset();
+                    }}
       << LogPattern{rx(QStringLiteral("\\bn_seq_max\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.nSeq = shapeAt(m, l, "n_seq_max"); }}
       // llama_kv_cache_init: kv_size = 32768, offload = 1, type_k = 'q8_0', type_v = 'q8_0', n_layer = 64
       // (src/llama-kv-cache.cpp): the cells allocated, whatever n_ctx was asked for.
       << LogPattern{rx(QStringLiteral("\\bkv_size\\s*=\\s*(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvCells = shapeAt(m, l, "kv_size"); }}
       << LogPattern{rx(QStringLiteral("\\btype_k\\s*=\\s*'([a-z0-9_]+)'")), [&r](const QRegularExpressionMatch &m, int) { r.kvDtype = m.captured(1); }}
-      // "CUDA0 KV buffer size = 2788.00 MiB" per device (layer split): their sum is the KV self size.
+      // "CUDA0 KV buffer size = 2788.00 MiB" per device (layer split): their sum is the cache's size.
       << LogPattern{rx(QStringLiteral("\\bKV buffer size\\s*=\\s*") + num + gib),
-                    [&r, mem, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvBuffers = Units::add(r.kvBuffers, mem(m, 1, l), field); r.kvSelf = r.kvBuffers; }}
-      << LogPattern{rx(QStringLiteral("KV self size\\s*=\\s*") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvSelf = mem(m, 1, l); }}
-      << LogPattern{rx(QStringLiteral("llama_kv_cache(?:_unified)?:.*size\\s*=\\s*") + num + gib + QStringLiteral(".*cells")),
-                    [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvSelf = mem(m, 1, l); }}
+                    [&r, mem, field, total](const QRegularExpressionMatch &m, int l) {
+                        r.engine = Engine::LlamaCpp;
+                        r.kvBuffers = Units::add(r.kvBuffers, mem(m, 1, l), field);
+                        r.kvOpen = Units::add(r.kvOpen, mem(m, 1, l), field);
+                        total();
+                    }}
+      << LogPattern{rx(QStringLiteral("KV self size\\s*=\\s*") + num + gib), [&r, mem, total](const QRegularExpressionMatch &m, int l) {
+                        r.engine = Engine::LlamaCpp;
+                        r.kvClosed = mem(m, 1, l);
+                        r.kvOpen = 0;
+                        r.kvCaches = 1;
+                        total();
+                    }}
+      << LogPattern{rx(QStringLiteral("llama_kv_cache(?:_unified)?:\\s*size\\s*=\\s*") + num + gib + QStringLiteral("\\s*\\(\\s*(\\d+) cells")),
+                    [&r, mem, field, total](const QRegularExpressionMatch &m, int l) {
+                        r.engine = Engine::LlamaCpp;
+                        r.kvClosed = Units::add(r.kvClosed, mem(m, 1, l), field);
+                        r.kvOpen = 0;
+                        ++r.kvCaches;
+                        const qint64 cells = count(m.captured(3), l, field);
+                        if (cells > 0 && (!r.kvCells || cells > *r.kvCells))
+                            r.kvCells = shape(m.captured(3), l, field, "cells");
+                        total();
+                    }}
       << LogPattern{rx(QStringLiteral("\\bK \\(([a-z0-9_]+)\\):")), [&r](const QRegularExpressionMatch &m, int) { r.kvDtype = m.captured(1); }}
       << LogPattern{rx(QStringLiteral("R \\(f32\\):\\s*") + num + gib + QStringLiteral(",\\s*S \\(f32\\):\\s*") + num + gib),
-                    [&r, mem, field](const QRegularExpressionMatch &m, int l) { r.recurrentState = Units::add(mem(m, 1, l), mem(m, 3, l), field); }};
+                    [&r, mem, field](const QRegularExpressionMatch &m, int l) { r.recurrentState = Units::add(mem(m, 1, l), mem(m, 3, l), field); }}
+      // ggml's allocation failures: "allocating 8900.01 MiB on device 0: cudaMalloc failed: out of
+      // memory", then "failed to allocate compute buffers" / "failed to create context".
+      << LogPattern{rx(QStringLiteral("allocating ") + num + gib + QStringLiteral(" on device (\\d+): cudaMalloc failed: out of memory")),
+                    [&r](const QRegularExpressionMatch &m, int l) {
+                        r.engine = Engine::LlamaCpp;
+                        r.fail(QStringLiteral("llamacpp-oom"),
+                               QStringLiteral("line %1: llama.cpp ran out of memory on device %2 allocating %3 %4, so the server did not start.").arg(l).arg(m.captured(3), m.captured(1), m.captured(2)));
+                    }}
+      << LogPattern{rx(QStringLiteral("failed to (allocate compute buffers|create context|allocate buffer for kv cache|initialize the context)")),
+                    [&r](const QRegularExpressionMatch &m, int l) {
+                        r.engine = Engine::LlamaCpp;
+                        r.fail(QStringLiteral("llamacpp-failed"), QStringLiteral("line %1: llama.cpp failed to %2, so the server did not start.").arg(l).arg(m.captured(1)));
+                    }};
 }
 
 void LlamaCppRule::applyLog(const LogReading &r, Scenario &s) const

@@ -73,6 +73,11 @@ QString unit()
     return QStringLiteral("\\s*(GiB|GB|MiB|MB)");
 }
 
+QString separator()
+{
+    return QStringLiteral("['\"]?(?:\\s+(?:takes?|is))?\\s*[:=(]?\\s*");
+}
+
 qint64 bytes(const QString &number, const QString &unit, int line, const QString &field)
 {
     bool ok = false;
@@ -80,7 +85,10 @@ qint64 bytes(const QString &number, const QString &unit, int line, const QString
     if (!ok || !std::isfinite(v) || v < 0)
         throw InputError(field, QStringLiteral("line %1: \"%2\" is not a memory figure").arg(line).arg(number));
     const QString u = unit.toLower();
-    const double scale = u.startsWith(QLatin1Char('m')) ? double(Units::MiB) : u.startsWith(QLatin1Char('k')) ? double(Units::KiB) : double(Units::GiB);
+    const double scale = u == QLatin1String("b")           ? 1.0
+                         : u.startsWith(QLatin1Char('m')) ? double(Units::MiB)
+                         : u.startsWith(QLatin1Char('k')) ? double(Units::KiB)
+                                                          : double(Units::GiB);
     if (v * scale >= 9.2e18)
         throw InputError(field, QStringLiteral("line %1: %2 %3 is too large to be a memory figure").arg(line).arg(number, unit));
     return qint64(std::llround(v * scale));

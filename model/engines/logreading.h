@@ -35,9 +35,31 @@ struct LogReading
     std::optional<qint64> freeBefore;   ///< SGLang avail mem before loading
     std::optional<qint64> freeAfter;    ///< SGLang avail mem after loading
     std::optional<double> memFractionStatic;
-    std::optional<qint64> kvSelf;       ///< llama.cpp KV self size (K + V)
-    std::optional<qint64> kvCells;      ///< llama.cpp llama_kv_cache_init "kv_size = N": the cells allocated
-    qint64 kvBuffers = 0;               ///< llama.cpp: the per-device "KV buffer size" lines, summed
+    std::optional<qint64> kvSelf;       ///< llama.cpp KV self size (K + V), every cache of the last context
+    std::optional<qint64> kvCells;      ///< llama.cpp llama_kv_cache_init "kv_size = N" / the largest cache's cells
+    qint64 kvBuffers = 0;               ///< llama.cpp: the per-device "KV buffer size" lines of the last context, summed
+    qint64 kvClosed = 0;                ///< llama.cpp: caches of the last context closed by a size line ("KV self size", "size = X MiB (N cells")
+    qint64 kvOpen = 0;                  ///< llama.cpp: buffer lines since the last size line (a cache whose size line is not pasted)
+    int kvCaches = 0;                   ///< llama.cpp: caches of the last context with their own size line (2 for iSWA)
+    std::optional<qint64> requiredKv;   ///< Ollama's estimate memory.required.kv (whole model)
+    std::optional<qint64> ctxSize;      ///< the runner's --ctx-size (Ollama: num_ctx x num_parallel)
+    std::optional<int> nBatch;          ///< the runner's --batch-size (Ollama)
+    std::optional<int> tokensPerBlock;  ///< TensorRT-LLM tokens per block
+    std::optional<qint64> kvNeeded;     ///< vLLM: "X GiB KV cache is needed" for one request of max_model_len, per GPU
+    std::optional<qint64> estimatedMaxLen; ///< vLLM: "the estimated maximum model length is N"
+    int refusalLine = 0;                ///< vLLM: the line refusing max_model_len (0: none)
+    /// What the log shows of a failed start, one sentence each ("line 12: vLLM found no
+    /// memory for the KV cache ..."), in order, one per kind (ranks repeat them).
+    QStringList failures;
+    QStringList failureKinds;           ///< the kind of each failure, so a repeated one is kept once
+    /// Adds a failure of `kind` unless one of that kind is already held.
+    void fail(const QString &kind, const QString &sentence)
+    {
+        if (!failureKinds.contains(kind)) {
+            failureKinds << kind;
+            failures << sentence;
+        }
+    }
     std::optional<qint64> recurrentState; ///< llama.cpp R + S
     std::optional<int> layers;          ///< llama.cpp n_layer
     std::optional<int> kvHeads;         ///< llama.cpp n_head_kv
@@ -74,7 +96,11 @@ QString leadingText(const QString &pattern);
 QString number();
 /// A memory unit after a number: GiB, GB (SGLang's GB are GiB), MiB, MB.
 QString unit();
-/// A memory figure as printed: number + unit (GiB, MiB, KiB; "GB" taken as GiB), bytes.
+/// What may stand between a figure's name and its value in the engines' own layouts:
+/// "name: 6.51 GiB", "name=3.81GiB", "name (23.58GiB)", "name takes 0.20GiB",
+/// "name is 1.57GiB", or "name     14.96GiB" (vLLM's profile table).
+QString separator();
+/// A memory figure as printed: number + unit (GiB, MiB, KiB, B; "GB" taken as GiB), bytes.
 qint64 bytes(const QString &number, const QString &unit, int line, const QString &field);
 /// A whole count, separators allowed ("42,656").
 qint64 count(QString number, int line, const QString &field);

@@ -66,4 +66,30 @@ QStringList OllamaRule::derivation(const Scenario &, const EngineFigures &e, Uni
     return {EngineMath::kvSelfLine(QStringLiteral("Ollama memory.required.kv"), e)};
 }
 
+void OllamaRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field) const
+{
+    using namespace LogParse;
+    // server.go / memory.go: msg="offload to cuda" ... memory.required.kv="992.0 MiB" (sizes as
+    // Go's format.HumanBytes2 prints them: binary units, "B" below a KiB), and the runner's
+    // command line: msg="starting llama server" cmd="... --ctx-size 8192 --batch-size 512 ...
+    // --parallel 1 ...", where --ctx-size is num_ctx x num_parallel (server.go).
+    p << LogPattern{rx(QStringLiteral("memory\\.required\\.kv=\"?") + number() + QStringLiteral("\\s*(GiB|MiB|KiB|B)\\b")),
+                    [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Ollama; r.requiredKv = bytes(m.captured(1), m.captured(2), l, field); }}
+      << LogPattern{rx(QStringLiteral("--ctx-size (\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.ctxSize = shape(m.captured(1), l, field, "--ctx-size"); }}
+      << LogPattern{rx(QStringLiteral("--parallel (\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.nSeq = shape(m.captured(1), l, field, "--parallel"); }}
+      << LogPattern{rx(QStringLiteral("--batch-size (\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.nBatch = shape(m.captured(1), l, field, "--batch-size"); }};
+}
+
+void OllamaRule::applyLog(const LogReading &r, Scenario &s) const
+{
+    EngineSettings &e = s.engineSettings;
+    if (r.nSeq)
+        e.nSeq = *r.nSeq;
+    if (r.nBatch)
+        e.nBatch = *r.nBatch;
+    // The runner's cells are num_ctx x num_parallel: num_ctx is their share per sequence.
+    if (r.ctxSize)
+        e.nCtx = std::max<qint64>(1, *r.ctxSize / std::max(1, e.nSeq));
+}
+
 } // namespace Headroom

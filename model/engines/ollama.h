@@ -20,6 +20,9 @@ public:
     EngineFigures figures(const Scenario &s, const KvCost &cost, qint64 budgetPerGpu) const override;
     void addJson(const EngineFigures &f, QJsonObject &o) const override;
     QStringList derivation(const Scenario &s, const EngineFigures &f, UnitSystem u) const override;
+    void addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field) const override;
+    void applyLog(const LogReading &r, Scenario &s) const override;
+    QString tokensFigure() const override { return QStringLiteral("cells (--ctx-size)"); }
 };
 
 namespace Ollama {

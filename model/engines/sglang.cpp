@@ -119,15 +119,42 @@ void SglangRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QSt
     using namespace LogParse;
     const QString num = number(), gib = unit();
     auto mem = [field](const QRegularExpressionMatch &m, int cap, int line) { return bytes(m.captured(cap), m.captured(cap + 1), line, field); };
+    // Each TP rank prints its own free memory ("[... TP3] Load weight begin. avail mem=..."); SGLang
+    // sizes the pool from the smallest (model_runner.py: get_available_gpu_memory(distributed=True)
+    // takes the minimum over the group), so the smallest printed figure is kept.
+    auto least = [](std::optional<qint64> &held, qint64 v) { held = held ? std::min(*held, v) : v; };
+    auto noRoom = [&r](int l) {
+        r.engine = Engine::Sglang;
+        r.fail(QStringLiteral("sglang-no-room"),
+               QStringLiteral("line %1: SGLang found no room for the KV cache: after the weights, mem_fraction_static leaves nothing for the "
+                              "pool at these settings, so no request can run (raise --mem-fraction-static if the weights fit under it, or "
+                              "spread the weights over more GPUs).").arg(l));
+    };
     p << LogPattern{rx(QStringLiteral("model_path='([^']+)'")), [&r](const QRegularExpressionMatch &m, int) { r.engine = Engine::Sglang; r.model = m.captured(1); }}
-      << LogPattern{rx(QStringLiteral("mem_fraction_static=") + num), [&r, field](const QRegularExpressionMatch &m, int l) { r.memFractionStatic = LogParse::setting(RealInput::MemFractionStatic, m.captured(1), l, field); }}
+      << LogPattern{rx(QStringLiteral("mem[-_]fraction[-_]static=") + num), [&r, field](const QRegularExpressionMatch &m, int l) { r.memFractionStatic = LogParse::setting(RealInput::MemFractionStatic, m.captured(1), l, field); }}
       << LogPattern{rx(QStringLiteral("\\btp_size=(\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.tp = shape(m.captured(1), l, field, "tp_size"); }}
       << LogPattern{rx(QStringLiteral("context_length=(\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.maxModelLen = shape(m.captured(1), l, field, "context_length"); }}
-      << LogPattern{rx(QStringLiteral("Load weight begin.*avail mem=") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.freeBefore = mem(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("Load weight begin.*avail mem=") + num + gib), [&r, mem, least](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; least(r.freeBefore, mem(m, 1, l)); }}
       << LogPattern{rx(QStringLiteral("Load weight end.*avail mem=") + num + gib + QStringLiteral(".*mem usage=") + num + gib),
-                    [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.freeAfter = mem(m, 1, l); r.weights = mem(m, 3, l); }}
+                    [&r, mem](const QRegularExpressionMatch &m, int l) {
+                        r.engine = Engine::Sglang;
+                        if (!r.freeAfter || mem(m, 1, l) < *r.freeAfter) {
+                            r.freeAfter = mem(m, 1, l);
+                            r.weights = mem(m, 3, l);
+                        }
+                    }}
       << LogPattern{rx(QStringLiteral("KV Cache is allocated\\. #tokens: ([0-9,]+)")),
-                    [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.kvTokens = count(m.captured(1), l, field); }};
+                    [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.kvTokens = count(m.captured(1), l, field); }}
+      // The scheduler's summary (scheduler.py): "max_total_num_tokens=2086558, chunked_prefill_size=8192,
+      // max_prefill_tokens=16384, max_running_requests=33, context_len=256000, available_gpu_mem=17.22 GB".
+      << LogPattern{rx(QStringLiteral("max_total_num_tokens=([0-9,]+)")),
+                    [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.kvTokens = count(m.captured(1), l, field); }}
+      << LogPattern{rx(QStringLiteral("\\bcontext_len=(\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.maxModelLen = shape(m.captured(1), l, field, "context_len"); }}
+      // Refusals (model_runner.py): "RuntimeError: Not enough memory. Please try to increase
+      // --mem-fraction-static." and, later, "Loaded weights leave no GPU memory for the KV cache
+      // under --mem-fraction-static=0.88."
+      << LogPattern{rx(QStringLiteral("Not enough memory\\. Please try to increase --mem-fraction-static")), [noRoom](const QRegularExpressionMatch &, int l) { noRoom(l); }}
+      << LogPattern{rx(QStringLiteral("Loaded weights leave no GPU memory for the KV cache")), [noRoom](const QRegularExpressionMatch &, int l) { noRoom(l); }};
 }
 
 void SglangRule::applyLog(const LogReading &r, Scenario &s) const

@@ -21,6 +21,9 @@ public:
     EngineFigures figures(const Scenario &s, const KvCost &cost, qint64 budgetPerGpu) const override;
     QStringList derivation(const Scenario &s, const EngineFigures &f, UnitSystem u) const override;
     bool honoursKvCacheMemory() const override { return true; }
+    void addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field) const override;
+    void applyLog(const LogReading &r, Scenario &s) const override;
+    QString tokensFigure() const override { return QStringLiteral("tokens in paged KV cache"); }
     double budgetUncertainty(const Scenario &s) const override
     {
         return s.engineSettings.kvCacheMemory || s.engineSettings.freeMemoryAfter ? 0 : 0.05;

@@ -28,7 +28,7 @@ QVector<std::pair<Input, std::optional<qint64>>> figuresOf(const LogReading &r)
     return {{Input::Tp, wide(r.tp)}, {Input::MaxModelLen, r.maxModelLen}, {Input::GpuMemory, r.totalMemory}, {Input::Weights, r.weights},
             {Input::NonTorch, r.nonTorch}, {Input::ActivationPeak, r.activationPeak}, {Input::CudaGraph, r.cudaGraph},
             {Input::KvCacheMemory, r.kvBudget}, {Input::FreeMemoryBefore, r.freeBefore}, {Input::FreeMemoryAfter, r.freeAfter},
-            {Input::NSeq, wide(r.nSeq)}, {Input::NCtx, r.kvCells}, {Input::Model, wide(r.layers)}, {Input::Model, wide(r.kvHeads)},
+            {Input::NSeq, wide(r.nSeq)}, {Input::NCtx, r.kvCells}, {Input::NCtx, r.ctxSize}, {Input::Model, wide(r.layers)}, {Input::Model, wide(r.kvHeads)},
             {Input::Model, wide(r.headDim)}};
 }
 } // namespace
@@ -40,6 +40,19 @@ LogReading LogCalibration::read(const QString &text, const QString &field)
     QVector<LogPattern> patterns;
     for (Engine e : Engines::all())
         Engines::rule(e).addLogPatterns(patterns, r, field);
+    // A failed start any PyTorch engine prints (vLLM, SGLang: torch's caching allocator):
+    // "CUDA out of memory. Tried to allocate 4.00 GiB. GPU 3 has a total capacity of 184.00 GiB
+    // of which 2.21 GiB is free."
+    patterns << LogPattern{LogParse::rx(QStringLiteral("CUDA out of memory\\. Tried to allocate ") + LogParse::number() + LogParse::unit()
+                                        + QStringLiteral("(?:\\. GPU (\\d+) has a total capacity of ") + LogParse::number() + LogParse::unit()
+                                        + QStringLiteral(" of which ") + LogParse::number() + LogParse::unit() + QStringLiteral(" is free)?")),
+                           [&r](const QRegularExpressionMatch &m, int l) {
+                               QString what = QStringLiteral("line %1: the engine ran out of GPU memory allocating %2 %3").arg(l).arg(m.captured(1), m.captured(2));
+                               if (m.hasCaptured(3))
+                                   what += QStringLiteral(" on GPU %1, with %2 %3 of its %4 %5 free").arg(m.captured(3), m.captured(6), m.captured(7), m.captured(4), m.captured(5));
+                               r.fail(QStringLiteral("cuda-oom"), what + QStringLiteral(", so it did not start: the memory it holds at that point (weights, "
+                                                                                         "a reserved KV pool) leaves too little for the rest."));
+                           }};
     // Most lines of a long log (requests, metrics) match no pattern: one pass over the line,
     // folded to lower case, looks up each pair of characters among the first two of every
     // pattern's leading text, and only a pattern whose text the line holds meets its
@@ -68,10 +81,14 @@ LogReading LogCalibration::read(const QString &text, const QString &field)
     if (!lines.isEmpty() && lines.last().trimmed().isEmpty())
         lines.removeLast();
     r.linesRead = int(lines.size());
-    for (int i = 0; i < lines.size(); ++i) {
+    // Terminal colour codes (ESC [ ... m, as vLLM and llama.cpp print them to a terminal) are
+    // not text: they are taken out before a line is read.
+    const QRegularExpression ansi = LogParse::rx(QStringLiteral("\\x1b\\[[0-9;?]*[a-z]"));
+    // One record of line `number` (1-based): true when a pattern read a figure from it.
+    auto readRecord = [&](QStringView line, int number) {
+        bool used = false;
         // Lower case as the expressions compare without case: ASCII, and the two other
         // characters whose case partner is ASCII (U+212A Kelvin sign: k, U+017F long s: s).
-        const QStringView line = lines.at(i);
         folded.resize(line.size());
         QChar *out = folded.data();
         for (const QChar c : line) {
@@ -90,33 +107,73 @@ LogReading LogCalibration::read(const QString &text, const QString &field)
                     if (!candidate[size_t(k)] && view.sliced(j).startsWith(leads.at(k)))
                         candidate[size_t(k)] = true;
         }
-        bool used = false;
         const Engine before = r.engine;
         for (qsizetype k = 0; k < patterns.size(); ++k) {
             const LogPattern &p = patterns.at(k);
             if (!candidate[size_t(k)])
                 continue;
-            const auto m = p.re.match(lines.at(i));
+            const auto m = p.re.match(line);
             if (m.hasMatch()) {
                 const auto before = figuresOf(r);
-                p.take(m, i + 1);
+                p.take(m, number);
                 used = true;
                 // A figure this line set is named by the line, in the engine's own words.
                 const auto after = figuresOf(r);
                 for (int k = 0; k < after.size(); ++k)
                     if (after.at(k).second != before.at(k).second)
-                        r.names.set(after.at(k).first, QStringLiteral("%1 line %2 (%3)").arg(field).arg(i + 1).arg(m.captured(0).trimmed()));
+                        r.names.set(after.at(k).first, QStringLiteral("%1 line %2 (%3)").arg(field).arg(number).arg(m.captured(0).trimmed()));
             }
         }
+        // Ollama's server.log holds its llama.cpp runner's lines: together they are an Ollama log.
+        const auto ollamaRunner = [](Engine a, Engine b) { return (a == Engine::Ollama && b == Engine::LlamaCpp) || (a == Engine::LlamaCpp && b == Engine::Ollama); };
+        if (before != Engine::Plain && r.engine != before && ollamaRunner(before, r.engine))
+            r.engine = Engine::Ollama;
         if (before != Engine::Plain && r.engine != before)
             throw InputError(field, QStringLiteral("line %1: a %2 line in a %3 log: paste one engine's start-up at a time")
-                                        .arg(i + 1).arg(Engines::name(r.engine), Engines::name(before)));
+                                        .arg(number).arg(Engines::name(r.engine), Engines::name(before)));
+        return used;
+    };
+    QString plain;
+    QVector<QStringView> records;
+    for (int i = 0; i < lines.size(); ++i) {
+        QStringView whole = lines.at(i);
+        if (whole.contains(u'\x1b')) {
+            plain = whole.toString();
+            plain.remove(ansi);
+            whole = plain;
+        }
+        // A carriage return inside a line (a tee'd progress bar redrawn over itself, or CRLF)
+        // ends a record as a newline does; the records keep the line's number.
+        records.clear();
+        for (const QStringView part : QStringTokenizer(whole, u'\r'))
+            records << part;
+        bool used = false;
+        for (const QStringView record : std::as_const(records))
+            used = readRecord(record, i + 1) || used;
         r.linesUsed += used;
     }
     if (QStringView(text).trimmed().isEmpty())
         throw InputError(field, QStringLiteral("the log is empty: paste the engine's start-up log, from the model config to the KV cache size."));
-    if (r.engine == Engine::Plain || (!r.kvBudget && !r.kvTokens && !r.numBlocks && !r.kvSelf)) {
-        throw InputError(field, QStringLiteral("no vLLM, SGLang or llama.cpp KV-cache line found: read all %1 lines, stopped at "
+    if (r.refusalLine) {
+        // vLLM V1's refusal, from its parts (they may sit on different lines of a wrapped paste).
+        QString what = QStringLiteral("line %1: vLLM refused to start: one request").arg(r.refusalLine);
+        if (r.maxModelLen)
+            what += QStringLiteral(" of max_model_len %1").arg(Units::formatCount(*r.maxModelLen));
+        if (r.kvNeeded)
+            what += QStringLiteral(" needs %1 of KV cache per GPU").arg(Units::formatIn(*r.kvNeeded, Units::GiB, QStringLiteral("GiB"), 2));
+        what += r.kvBudget ? QStringLiteral(", more than the %1 the pool holds").arg(Units::formatIn(*r.kvBudget, Units::GiB, QStringLiteral("GiB"), 2))
+                           : QStringLiteral(", more than the pool holds");
+        what += QStringLiteral(", so not one request of full length fits");
+        if (r.estimatedMaxLen)
+            what += QStringLiteral("; vLLM estimates the longest that fits at %1 tokens (lower --max-model-len to it, or raise gpu_memory_utilization)")
+                        .arg(Units::formatCount(*r.estimatedMaxLen));
+        r.fail(QStringLiteral("vllm-max-model-len"), what + QLatin1Char('.'));
+    }
+    if (!r.kvBudget && !r.kvTokens && !r.numBlocks && !r.kvSelf && !r.requiredKv && !r.failures.isEmpty())
+        throw InputError(field, QStringLiteral("the log shows a failed start and no KV-cache size to compare (read all %1 lines): %2")
+                                    .arg(r.linesRead).arg(r.failures.join(QLatin1Char(' '))));
+    if (r.engine == Engine::Plain || (!r.kvBudget && !r.kvTokens && !r.numBlocks && !r.kvSelf && !r.requiredKv)) {
+        throw InputError(field, QStringLiteral("no vLLM, SGLang, llama.cpp, Ollama or TensorRT-LLM KV-cache line found: read all %1 lines, stopped at "
                                                "line %1 (%2 recognised). Paste the engine's start-up log, from the model "
                                                "config to the KV cache size.")
                                     .arg(r.linesRead).arg(r.linesUsed));
@@ -185,6 +242,10 @@ QString CalibrationRow::format(double value) const
 QVector<CalibrationRow> LogCalibration::compare(const LogReading &r, const Scenario &calibrated)
 {
     QVector<CalibrationRow> rows;
+    if (calibrated.model.layers() == 0)
+        throw InputError(QStringLiteral("--model"), r.engine == Engine::LlamaCpp
+                                                        ? QStringLiteral("the log prints no model shape (n_layer, n_head_kv, n_embd_head_k): give --model ID|PATH to predict its figures")
+                                                        : QStringLiteral("has no layers: give --model ID|PATH to predict the log's figures"));
     // The budget is predicted from the measured terms, without the printed figure itself.
     Scenario unpinned = calibrated;
     unpinned.engineSettings.kvCacheMemory.reset();
@@ -210,6 +271,14 @@ QVector<CalibrationRow> LogCalibration::compare(const LogReading &r, const Scena
         rows << CalibrationRow{QStringLiteral("GPU blocks"), double(*r.numBlocks), double(f.numBlocks), QStringLiteral("blocks")};
     if (r.maxConcurrency)
         rows << CalibrationRow{QStringLiteral("Maximum concurrency"), *r.maxConcurrency, f.maxConcurrency, QStringLiteral("x")};
+    if (r.kvNeeded)
+        rows << CalibrationRow{QStringLiteral("KV cache needed for one max_model_len request"), double(*r.kvNeeded) / gib,
+                               double(f.kvNeededBytes) / gib, QStringLiteral("GiB")};
+    if (r.estimatedMaxLen)
+        rows << CalibrationRow{QStringLiteral("Estimated maximum model length"), double(*r.estimatedMaxLen), double(f.estimatedMaxModelLen),
+                               QStringLiteral("tokens")};
+    if (r.requiredKv)
+        rows << CalibrationRow{QStringLiteral("memory.required.kv"), double(*r.requiredKv) / mib, double(f.kvSelfBytes) / mib, QStringLiteral("MiB")};
     if (r.kvSelf)
         rows << CalibrationRow{QStringLiteral("KV self size"), double(*r.kvSelf) / mib, double(f.kvSelfBytes) / mib, QStringLiteral("MiB")};
     if (r.recurrentState)
@@ -220,7 +289,8 @@ QVector<CalibrationRow> LogCalibration::compare(const LogReading &r, const Scena
 
 QStringList LogCalibration::warnings(const LogReading &r, const Scenario &calibrated, const QVector<CalibrationRow> &rows)
 {
-    QStringList out;
+    // What the log shows of a failed start comes first: it says what the figures below mean.
+    QStringList out = r.failures;
     const QString printed = r.model.section(QLatin1Char('/'), -1).toLower();
     const QString used = calibrated.model.hfId.section(QLatin1Char('/'), -1).toLower();
     if (!printed.isEmpty() && r.engine != Engine::LlamaCpp && printed != used)
@@ -228,7 +298,11 @@ QStringList LogCalibration::warnings(const LogReading &r, const Scenario &calibr
                    .arg(r.model, calibrated.model.name);
     if (!r.tp && calibrated.tp > 1)
         out << QStringLiteral("The log prints no tensor parallelism: TP %1 kept from the scenario.").arg(calibrated.tp);
-    if (!r.totalMemory && !r.freeBefore && r.engine != Engine::LlamaCpp)
+    if (r.kvCaches > 1)
+        out << QStringLiteral("The log shows %1 KV caches in one context (an iSWA model: full-attention and sliding-window layers, each with "
+                              "its own cells); the KV self size is their sum, and a model whose layers all keep every cell predicts more.")
+                   .arg(r.kvCaches);
+    if (!r.totalMemory && !r.freeBefore && r.engine != Engine::LlamaCpp && r.engine != Engine::Ollama)
         out << QStringLiteral("The log prints no card memory: %1 kept from the scenario.").arg(calibrated.gpu.name);
     for (const CalibrationRow &row : rows)
         if (std::isfinite(row.difference()) && std::abs(row.difference()) > 0.05)
@@ -296,6 +370,7 @@ QJsonObject LogCalibration::toJson(const LogReading &r, const QVector<Calibratio
                              {QStringLiteral("unit"), row.unit},
                              {QStringLiteral("difference"), std::isfinite(row.difference()) ? QJsonValue(row.difference()) : QJsonValue()}});
     o.insert(QStringLiteral("comparison"), a);
+    o.insert(QStringLiteral("failures"), QJsonArray::fromStringList(r.failures));
     return o;
 }
 

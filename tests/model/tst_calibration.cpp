@@ -149,6 +149,248 @@ private Q_SLOTS:
         QVERIFY2(std::abs(rows.first().difference()) < 0.003, qPrintable(QString::number(rows.first().predicted)));
     }
 
+    // Real start-up logs from public threads (tests/data/logs/SOURCE.md, each file's thread):
+    // the figures each printed, read back from its own lines, whatever the decoration (worker
+    // and rank prefixes, docker and journald prefixes, timestamps, colour-code remnants, diff
+    // markers, quoting, a message wrapped over lines). -1: the log prints no such figure.
+    void realLogsRead_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("engine");
+        QTest::addColumn<double>("budgetGiB");
+        QTest::addColumn<double>("tokens");
+        QTest::addColumn<double>("blocks");
+        QTest::addColumn<double>("kvSelfMiB");
+        QTest::addColumn<double>("requiredKvMiB");
+        QTest::addColumn<double>("maxModelLen");
+        QTest::addColumn<QString>("failure"); // words the failure sentence holds; empty: the start succeeded
+        const int vllm = int(Engine::Vllm), sglang = int(Engine::Sglang), llama = int(Engine::LlamaCpp), ollama = int(Engine::Ollama),
+                  trt = int(Engine::Trtllm);
+        auto row = [](const char *file, int engine, double budget, double tokens, double blocks, double kvSelf, double required, double len,
+                      const char *failure = "") {
+            QTest::newRow(file) << QString::fromLatin1(file) << engine << budget << tokens << blocks << kvSelf << required << len
+                                << QString::fromUtf8(failure);
+        };
+        // vLLM 0.6.4 "Memory profiling results: ... kv_cache_size=3.81GiB", "GPU blocks: 1952" pasted without its "#".
+        row("vllm-0.6-llama-3.1-8b-3090-20k.log", vllm, 3.81, -1, 1952, -1, -1, 20000);
+        // The V0 refusal gives the pool's tokens: 1478 blocks x 16 = 23,648.
+        row("vllm-0.6-llama-3.1-8b-3090-29k-fail.log", vllm, 2.89, 23648, 1478, -1, -1, 29000, "max_model_len 29,000 is longer than the 23,648 tokens");
+        row("vllm-v1-0.7-llama-3.1-70b-w8a8.log", vllm, -1, -1, 1381, -1, -1, 2048);
+        // 0.6.5's table, one term a line with runs of spaces: "available_kv_cache_memory    53.29GiB".
+        row("vllm-0.6.5-llama-3-8b-profile-table.log", vllm, 53.29, -1, -1, -1, -1, -1);
+        row("vllm-0.3-opt-125m.log", vllm, -1, -1, 76240, -1, -1, 2048);
+        row("vllm-0.2.7-alpaca-2-fail.log", vllm, -1, 3664, 229, -1, -1, 4096, "the 3,664 tokens its KV cache holds");
+        row("vllm-v1-qwen3-14b-enginecore.log", vllm, 6.51, 42656, -1, -1, -1, 32768);
+        row("vllm-v1-qwen3-235b-fp8-tp4.log", vllm, 8.11, 178880, -1, -1, -1, -1);
+        // Four workers print the profile; the budget each prints is 1.57 GiB.
+        row("vllm-0.8-tp-workers-profile.log", vllm, 1.57, -1, -1, -1, -1, -1);
+        row("vllm-0.4-qwen-7b-zero-blocks-fail.log", vllm, -1, -1, 0, -1, -1, 4096, "vLLM found no memory for the KV cache");
+        row("vllm-0.4-deepseek-coder-6.7b-t4-tp2.log", vllm, -1, -1, 507, -1, -1, -1);
+        row("vllm-v1-xpu-kv-cache-memory-bytes-fail.log", vllm, 4.25, -1, -1, -1, -1, -1, "engine core failed to start");
+        row("vllm-v1-0.8-llama4-1m-fail.log", vllm, 9.97, -1, -1, -1, -1, 1048576, "max_model_len 1,048,576 needs 24.00 GiB");
+        row("vllm-v1-fp8-100k.log", vllm, 10.55, 230528, -1, -1, -1, 100000);
+        row("vllm-v1-fp8-221k-fail.log", vllm, 5.59, -1, -1, -1, -1, 221000, "at 122,080 tokens");
+        row("vllm-tpu-131k-fail.log", vllm, 0.71, -1, -1, -1, -1, 131072, "needs 16.00 GiB");
+        row("vllm-0.15-pp2-qwen3-coder-fail.log", vllm, 3.18, -1, -1, -1, -1, 262144, "at 34,736 tokens");
+        // Wrapped over three lines as pasted.
+        row("vllm-kaito-wrapped-fail.log", vllm, 17.39, -1, -1, -1, -1, 1048576, "needs 22.50 GiB of KV cache per GPU, more than the 17.39 GiB");
+        row("vllm-spark-quoted-fail.log", vllm, 22.5, -1, -1, -1, -1, 196608, "at 190,272 tokens");
+        row("vllm-v1-0.9-lmcache-blocks.log", vllm, -1, -1, 26615, -1, -1, 32768);
+        row("sglang-qwen3-235b-fp8-tp4.log", sglang, -1, 367404, -1, -1, -1, -1);
+        row("sglang-summary-line.log", sglang, -1, 2086558, -1, -1, -1, 256000);
+        row("sglang-multirank-qwen-omni.log", sglang, -1, 2090351, -1, -1, -1, -1);
+        // An empty full-attention cache (0.00 MiB) and a sliding-window cache's 182.75 MiB buffer.
+        row("llamacpp-dsv4-iswa-timestamps.log", llama, -1, -1, -1, 182.75, -1, -1);
+        // Two caches: 2176.00 MiB closed by its size line, then a 255.00 MiB buffer.
+        row("llamacpp-gemma-iswa-two-caches.log", llama, -1, -1, -1, 2176 + 255, -1, -1);
+        // The diff's second run (+): n_ctx 32768, 4096.00 MiB; the first (-) had 256.00 MiB at 2048.
+        row("llamacpp-qwen-32k-diff.log", llama, -1, -1, -1, 4096, -1, 32768);
+        row("ikllama-deepseek-r1-mla-oom.log", llama, -1, -1, -1, 2196, -1, -1, "llama.cpp ran out of memory on device 0 allocating 8900.01 MiB");
+        row("ollama-0.11-gemma3-12b.log", ollama, -1, -1, -1, -1, 992, -1);
+        row("ollama-0.11-gemma3-12b-ctx2048.log", ollama, -1, -1, -1, -1, 608, -1);
+        row("ollama-80-layer-4gpu-64k.log", ollama, -1, -1, -1, -1, 19.5 * 1024, -1);
+        row("ollama-docker-deepseek-v3-offload.log", ollama, -1, -1, -1, -1, 9.5 * 1024, -1);
+        row("ollama-29-layer-parallel4.log", ollama, -1, -1, -1, -1, 896, -1);
+        row("trtllm-0.5-llama-2-7b-a10.log", trt, -1, 10718, -1, -1, -1, -1);
+        row("trtllm-0.8-a100-smoothquant.log", trt, 69524783104.0 / double(Units::GiB), 132608, -1, -1, -1, -1);
+        row("trtllm-triton-speculative.log", trt, 78.30, 3731744, 116617, -1, -1, -1);
+    }
+    void realLogsRead()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, engine);
+        QFETCH(double, budgetGiB);
+        QFETCH(double, tokens);
+        QFETCH(double, blocks);
+        QFETCH(double, kvSelfMiB);
+        QFETCH(double, requiredKvMiB);
+        QFETCH(double, maxModelLen);
+        QFETCH(QString, failure);
+        const QString text = log(file.toLatin1().constData());
+        QVERIFY2(!text.isEmpty(), qPrintable(file));
+        const LogReading r = LogCalibration::read(text, QStringLiteral("LOGFILE"));
+        QCOMPARE(int(r.engine), engine);
+        // A printed figure with its unit, as bytes: the figure as printed times the unit.
+        auto sized = [](double printed, qint64 unit) { return qint64(std::llround(printed * double(unit))); };
+        auto check = [&](const char *name, const auto &held, double printed, qint64 unit) {
+            if (printed < 0)
+                QVERIFY2(!held, qPrintable(file + QStringLiteral(": read a ") + QLatin1String(name) + QStringLiteral(" the log does not print")));
+            else
+                QVERIFY2(held && qint64(*held) == sized(printed, unit),
+                         qPrintable(file + QStringLiteral(": ") + QLatin1String(name) + QStringLiteral(" read ")
+                                    + (held ? QString::number(double(*held)) : QStringLiteral("nothing"))));
+        };
+        check("budget", r.kvBudget, budgetGiB, Units::GiB);
+        check("token count", r.kvTokens, tokens, 1);
+        check("block count", r.numBlocks, blocks, 1);
+        check("KV self size", r.kvSelf, kvSelfMiB, Units::MiB);
+        check("memory.required.kv", r.requiredKv, requiredKvMiB, Units::MiB);
+        if (maxModelLen > 0)
+            QCOMPARE(r.maxModelLen.value_or(-1), qint64(maxModelLen));
+        if (failure.isEmpty())
+            QVERIFY2(r.failures.isEmpty(), qPrintable(r.failures.join(QLatin1Char(' '))));
+        else
+            QVERIFY2(r.failures.join(QLatin1Char(' ')).contains(failure), qPrintable(r.failures.join(QLatin1Char(' '))));
+    }
+
+    // Logs of a failed start that print no KV-cache size: refused with what the log shows.
+    void realFailedStartsAreSaid_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("vLLM V1 CI: engine core exception") << QStringLiteral("vllm-v1-0.8-ci-no-memory-fail.log") << QStringLiteral("line 2: vLLM's engine core failed to start");
+        QTest::newRow("vLLM 0.6.4 under docker compose") << QStringLiteral("vllm-0.6.4-docker-no-memory-fail.log") << QStringLiteral("line 2: vLLM found no memory for the KV cache");
+        QTest::newRow("vLLM V1 gpt-oss-120b on an H100") << QStringLiteral("vllm-v1-gpt-oss-120b-h100-no-memory-fail.log") << QStringLiteral("line 7: vLLM found no memory for the KV cache");
+        QTest::newRow("SGLang: weights leave no room") << QStringLiteral("sglang-dsv4-h200-no-kv-fail.log") << QStringLiteral("line 2: SGLang found no room for the KV cache");
+        QTest::newRow("SGLang 0.4: not enough memory") << QStringLiteral("sglang-0.4-not-enough-memory-fail.log") << QStringLiteral("line 1: SGLang found no room for the KV cache");
+        QTest::newRow("SGLang on GB200: CUDA out of memory") << QStringLiteral("sglang-gb200-cuda-oom-fail.log")
+                                                             << QStringLiteral("line 1: the engine ran out of GPU memory allocating 4.00 GiB on GPU 3, with 2.21 GiB of its 184.00 GiB free");
+    }
+    void realFailedStartsAreSaid()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, says);
+        try {
+            LogCalibration::read(log(file.toLatin1().constData()), QStringLiteral("LOGFILE"));
+            QFAIL("read a failed start as a calibration");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), QStringLiteral("LOGFILE"));
+            QVERIFY2(e.message().startsWith(QStringLiteral("the log shows a failed start and no KV-cache size to compare")), qPrintable(e.message()));
+            QVERIFY2(e.message().contains(says), qPrintable(e.message()));
+        }
+    }
+
+    // Printed against predicted for real logs whose model and settings the thread gives.
+    void realLogsPredicted()
+    {
+        // E01's own log (vllm issue 10517, RTX 3090, Llama-3.1-8B at 20000): vLLM 0.6.4's budget is
+        // 23.58 x 0.90 - (peak_torch 17.06 + non-torch 0.35) = 3.81 GiB, with the weights (14.9888 GB,
+        // i.e. GiB) inside the torch peak: 23.58 x 0.9 - 14.9888 - 2.0712 - 0.35 = 3.812 GiB.
+        {
+            const LogReading r = LogCalibration::read(log("vllm-0.6-llama-3.1-8b-3090-20k.log"), QStringLiteral("log"));
+            QCOMPARE(*r.activationPeak, qint64(std::llround(17.06 * double(Units::GiB))) - qint64(std::llround(14.9888 * double(Units::GiB))));
+            const Scenario s = LogCalibration::apply(r, base(dense(32, 32, 8, 128)));
+            const QVector<CalibrationRow> rows = LogCalibration::compare(r, s);
+            QCOMPARE(rows.size(), 3);
+            QVERIFY2(std::abs(rows.at(0).predicted - 3.81) < 0.005, qPrintable(QString::number(rows.at(0).predicted)));
+            // Blocks of 16 tokens x 131,072 B = 2 MiB from 3.81 GiB: 1,950 (1,952 printed: 3.81 is rounded).
+            QCOMPARE(rows.at(1).figure, QStringLiteral("GPU blocks"));
+            QCOMPARE(rows.at(1).predicted, 1950.0);
+            QCOMPARE(rows.at(2).printed, 1.56);
+        }
+        // vllm PR 10511's table: 79.22 x 0.90 - 14.96 - 1.79 - 1.26 = 53.288 GiB (printed 53.29).
+        {
+            const LogReading r = LogCalibration::read(log("vllm-0.6.5-llama-3-8b-profile-table.log"), QStringLiteral("log"));
+            const Scenario s = LogCalibration::apply(r, base(dense(32, 32, 8, 128)));
+            const QVector<CalibrationRow> rows = LogCalibration::compare(r, s);
+            QCOMPARE(rows.size(), 1);
+            QVERIFY2(std::abs(rows.first().predicted - 53.288) < 0.001, qPrintable(QString::number(rows.first().predicted)));
+        }
+        // vllm PR 14447's workers: 23.58 x 0.99 - 21.21 - 0.20 - 0.37 = 1.5642 GiB (printed 1.57:
+        // four terms each rounded to 0.01 GiB).
+        {
+            const LogReading r = LogCalibration::read(log("vllm-0.8-tp-workers-profile.log"), QStringLiteral("log"));
+            const Scenario s = LogCalibration::apply(r, base(dense(36, 32, 8, 128)));
+            const QVector<CalibrationRow> rows = LogCalibration::compare(r, s);
+            QVERIFY2(std::abs(rows.first().predicted - 1.5642) < 0.001, qPrintable(QString::number(rows.first().predicted)));
+        }
+        // E08 as printed (TensorRT-LLM issue 1400): 69,524,783,104 B at Llama-2-7B's 524,288 B per
+        // token (32 layers x 2 x 32 heads x 128 x 2 B) is 132,608 tokens exactly.
+        {
+            const LogReading r = LogCalibration::read(log("trtllm-0.8-a100-smoothquant.log"), QStringLiteral("log"));
+            Scenario b = base(dense(32, 32, 32, 128));
+            b.kvDtype = Dtype::FP16;
+            const QVector<CalibrationRow> rows = LogCalibration::compare(r, LogCalibration::apply(r, b));
+            QCOMPARE(rows.size(), 1);
+            QCOMPARE(rows.first().predicted, 132608.0);
+        }
+        // The TPU refusal (tpu-inference PR 223, Llama-3.1-8B's default 131072): one request needs
+        // 131,072 x 131,072 B = 16.00 GiB, as printed.
+        {
+            const LogReading r = LogCalibration::read(log("vllm-tpu-131k-fail.log"), QStringLiteral("log"));
+            const QVector<CalibrationRow> rows = LogCalibration::compare(r, LogCalibration::apply(r, base(dense(32, 32, 8, 128))));
+            QVERIFY(!rows.isEmpty());
+            QCOMPARE(rows.first().figure, QStringLiteral("KV cache needed for one max_model_len request"));
+            QCOMPARE(rows.first().printed, 16.0);
+            QCOMPARE(rows.first().predicted, 16.0);
+        }
+    }
+
+    // Ollama's memory.required.kv from its server.log, with --ctx-size (num_ctx x num_parallel),
+    // --parallel and --batch-size from the runner's command line.
+    void ollamaLogsPredicted()
+    {
+        // ollama issue 8098: --ctx-size 8192 --parallel 4, 28 layers x 8 KV heads x 128 x 2 x 2 B x
+        // 8,192 cells = 896 MiB.
+        {
+            const LogReading r = LogCalibration::read(log("ollama-29-layer-parallel4.log"), QStringLiteral("log"));
+            const Scenario s = LogCalibration::apply(r, base(dense(28, 24, 8, 128)));
+            QCOMPARE(s.engine, Engine::Ollama);
+            QCOMPARE(s.engineSettings.nSeq, 4);
+            QCOMPARE(*s.engineSettings.nCtx, qint64(2048));
+            const QVector<CalibrationRow> rows = LogCalibration::compare(r, s);
+            QCOMPARE(rows.size(), 1);
+            QCOMPARE(rows.first().predicted, 896.0);
+        }
+        // E15 as printed (issue 9181): 80 x 2 x 8 x 128 x 2 B x 64,000 = 19.53 GiB, printed 19.5.
+        {
+            const LogReading r = LogCalibration::read(log("ollama-80-layer-4gpu-64k.log"), QStringLiteral("log"));
+            const QVector<CalibrationRow> rows = LogCalibration::compare(r, LogCalibration::apply(r, base(dense(80, 64, 8, 128))));
+            QVERIFY2(std::abs(rows.first().predicted - 20000.0) < 0.01, qPrintable(QString::number(rows.first().predicted)));
+        }
+        // gemma3:12b (E14's shape) under Ollama 0.11: 40 local layers x (1 x 1024 + 512) cells + 8
+        // global layers x --ctx-size cells, x 8,192 B: 992 MiB at 8192 and 608 MiB at 2048, as printed.
+        const ModelShape gemma = ConfigImporter::fromConfig(QJsonDocument::fromJson(QByteArray(R"({"model_type":"gemma3_text","num_hidden_layers":48,
+            "num_attention_heads":16,"num_key_value_heads":8,"head_dim":256,"hidden_size":3840,"sliding_window":1024,
+            "sliding_window_pattern":6})")).object());
+        for (const auto &[file, mib] : {std::pair{"ollama-0.11-gemma3-12b.log", 992.0}, std::pair{"ollama-0.11-gemma3-12b-ctx2048.log", 608.0}}) {
+            const LogReading r = LogCalibration::read(log(file), QStringLiteral("log"));
+            Scenario b = base(gemma);
+            b.kvDtype = Dtype::FP16;
+            const QVector<CalibrationRow> rows = LogCalibration::compare(r, LogCalibration::apply(r, b));
+            QCOMPARE(rows.first().printed, mib);
+            QCOMPARE(rows.first().predicted, mib);
+        }
+    }
+
+    // Decorations real logs carry, on one figure each: terminal colour codes, CRLF, a progress
+    // bar redrawn with carriage returns on the line that ends with the figure.
+    void decorationsAreNotText()
+    {
+        const QString ansi = QStringLiteral("\x1b[1;36m(EngineCore_DP0 pid=1133552)\x1b[0;0m INFO 10-03 16:22:17 [gpu_worker.py:298] "
+                                            "Available KV cache memory: \x1b[1m6.51\x1b[0m GiB\r\n"
+                                            "(EngineCore_DP0 pid=1133552) INFO 10-03 16:22:17 [kv_cache_utils.py:864] GPU KV cache size: 42,656 tokens\r\n");
+        const LogReading a = LogCalibration::read(ansi, QStringLiteral("log"));
+        QCOMPARE(*a.kvBudget, qint64(std::llround(6.51 * double(Units::GiB))));
+        QCOMPARE(*a.kvTokens, qint64(42656));
+        const QString bar = QStringLiteral("Capturing CUDA graphs:  50%|#####     | 33/67 [00:01<00:01]\rCapturing CUDA graphs: 100%|##########| "
+                                           "67/67 [00:02<00:00]\rINFO 01-30 03:19:14 kv_cache_utils.py:395] # GPU blocks: 1381\n");
+        const LogReading b = LogCalibration::read(bar, QStringLiteral("log"));
+        QCOMPARE(*b.numBlocks, qint64(1381));
+        QCOMPARE(b.linesRead, 1);
+        QCOMPARE(b.linesUsed, 1);
+    }
+
     void malformedShapeIsRefusedWithItsLine()
     {
         try {
@@ -190,7 +432,7 @@ private Q_SLOTS:
             << QStringLiteral("print_info: n_layer          = 32\n") + vllm
             << QStringLiteral("line 2: a vllm line in a llamacpp log: paste one engine's start-up at a time");
         QTest::newRow("an engine line but no KV figure") << vllm
-                                                         << QStringLiteral("no vLLM, SGLang or llama.cpp KV-cache line found: read all 1 lines, stopped at line 1 (1 recognised)");
+                                                         << QStringLiteral("no vLLM, SGLang, llama.cpp, Ollama or TensorRT-LLM KV-cache line found: read all 1 lines, stopped at line 1 (1 recognised)");
         QTest::newRow("an empty paste") << QStringLiteral("\n") << QStringLiteral("the log is empty: paste the engine's start-up log");
     }
     void readRefusals()
