@@ -5,6 +5,7 @@
 #include "kv/visionencoder.h"
 
 #include <QJsonArray>
+#include <QSet>
 #include <limits>
 
 namespace Headroom {
@@ -97,17 +98,54 @@ ParameterCount countParameters(const QJsonObject &root)
     } else {
         attention = h * heads * hd + Count(2) * h * kv * hd + heads * hd * h;
     }
+    // Gemma 4's full-attention layers: heads of global_head_dim and, with attention_k_eq_v, no
+    // v_proj and num_global_key_value_heads KV heads (transformers Gemma4TextConfig.__post_init__).
+    Count fullAttention = attention;
+    const Count globalHd = num(c, "global_head_dim", 0);
+    if (globalHd.v > 0 && !c.contains(QStringLiteral("kv_lora_rank"))) {
+        const bool kEqV = c.value(QStringLiteral("attention_k_eq_v")).toBool();
+        const Count globalKv = kEqV ? num(c, "num_global_key_value_heads", kv) : kv;
+        fullAttention = h * heads * globalHd + Count(kEqV ? 1 : 2) * h * globalKv * globalHd + heads * globalHd * h;
+    }
+    const Count swPattern = c.value(QStringLiteral("sliding_window_pattern")).isDouble() ? num(c, "sliding_window_pattern", 0, 0, maxLayers) : Count(0);
+    // Per-layer input embeddings (Gemma 3n, Gemma 4 E-models; transformers modeling_gemma3n.py):
+    // one table of vocab_size_per_layer_input x (layers x hidden_size_per_layer_input), its
+    // projection from hidden_size and norm, and in each layer a gate (hidden -> per-layer width),
+    // a projection back and a norm.
+    const Count pleWidth = num(c, "hidden_size_per_layer_input", 0), pleVocab = num(c, "vocab_size_per_layer_input", 0);
+    const Count ple = pleWidth.v > 0 && pleVocab.v > 0
+        ? pleVocab * layers * pleWidth + h * layers * pleWidth + pleWidth
+        : Count(0);
+    const Count plePerLayer = pleWidth.v > 0 && pleVocab.v > 0 ? Count(2) * h * pleWidth + h : Count(0);
     // Experts.
     const Count experts = num(c, "num_local_experts", num(c, "num_experts", num(c, "n_routed_experts", 0)));
     const Count topK = num(c, "num_experts_per_tok", 0);
     const Count expertInter = num(c, "moe_intermediate_size", inter);
-    const Count sharedInter = num(c, "shared_expert_intermediate_size", num(c, "n_shared_experts", 0) * expertInter);
+    // Llama 4's MoE layers always add one shared expert as wide as a routed one
+    // (transformers modeling_llama4.py Llama4TextMoe.shared_expert; vllm llama4.py Llama4MoE).
+    const bool llama4 = type.startsWith(QLatin1String("llama4"));
+    const Count sharedInter = num(c, "shared_expert_intermediate_size",
+                                  llama4 ? expertInter : num(c, "n_shared_experts", 0) * expertInter);
     const FamilyTraits family = familyTraits(type);
-    const Count denseMlp = Count(family.ungatedMlp ? 2 : 3) * h * inter;
+    // The dense layers of an MoE model: Llama 4 names their width intermediate_size_mlp
+    // (intermediate_size is its experts'); the others use intermediate_size.
+    const Count denseMlp = Count(family.ungatedMlp ? 2 : 3) * h * num(c, "intermediate_size_mlp", inter);
     const Count expertMlp = Count(3) * h * expertInter;
     const Count firstDense = num(c, "first_k_dense_replace", 0);
     // Jamba: an MoE layer every expert_layer_period-th layer (a period of 0 would divide by zero).
     const Count expertPeriod = num(c, "expert_layer_period", 1, 1, maxLayers), expertOffset = num(c, "expert_layer_offset", 0, 0, maxLayers);
+    // Qwen2-MoE / Qwen3-MoE (decoder_sparse_step, mlp_only_layers) and Llama 4
+    // (interleave_moe_layer_step): layer i is MoE when (i + 1) % step == 0 and it is not
+    // listed as MLP-only (transformers Qwen3MoeDecoderLayer, Llama4TextConfig.moe_layers).
+    const Count sparseStep = num(c, "decoder_sparse_step", num(c, "interleave_moe_layer_step", 1, 1, maxLayers), 1, maxLayers);
+    QSet<qint64> mlpOnly;
+    for (const QJsonValue &v : c.value(QStringLiteral("mlp_only_layers")).toArray())
+        mlpOnly.insert(qint64(v.toDouble(-1)));
+    // Llama 4 may list its MoE layers outright (Llama4TextConfig.moe_layers); the list wins.
+    const QJsonArray moeList = c.value(QStringLiteral("moe_layers")).toArray();
+    QSet<qint64> moeLayers;
+    for (const QJsonValue &v : moeList)
+        moeLayers.insert(qint64(v.toDouble(-1)));
 
     // Which layers mix with attention and which with a recurrent mixer.
     const QJsonArray types = c.value(QStringLiteral("layer_types")).toArray();
@@ -131,27 +169,57 @@ ParameterCount countParameters(const QJsonObject &root)
         deltaNet = h * (Count(2) * kH * kD + Count(2) * vH * vD) + h * Count(2) * vH + convDim * kernel + Count(2) * vH + vD + vH * vD * h;
     }
 
+    // Nemotron-H (hybrid_override_pattern; vllm/model_executor/models/nemotron_h.py): each layer is
+    // one norm and one block: M a Mamba-2 mixer (in_proj hidden -> 2 d_inner + 2 groups x state +
+    // heads, a depthwise conv with bias over d_inner + 2 groups x state, dt_bias / A_log / D per
+    // head, a gated norm over d_inner, out_proj), * attention, - an ungated MLP (up, down), E routed
+    // ungated experts + a shared one + the router.
+    const QString hybridPattern = c.value(QStringLiteral("hybrid_override_pattern")).toString();
+    Count mamba2;
+    if (!hybridPattern.isEmpty()) {
+        const Count mHeads = num(c, "mamba_num_heads", 0), mHeadDim = num(c, "mamba_head_dim", 0);
+        const Count dInner = mHeads * mHeadDim, groups = num(c, "n_groups", 8), state = num(c, "ssm_state_size", 128);
+        const Count convDim = dInner + Count(2) * groups * state, kernel = num(c, "conv_kernel", 4);
+        mamba2 = h * (Count(2) * dInner + Count(2) * groups * state + mHeads) + convDim * kernel + convDim
+            + Count(3) * mHeads + dInner + dInner * h;
+    }
     const Count positions = family.learnedPositions
         ? (num(c, "max_position_embeddings", 0) + Count(type == QLatin1String("opt") ? 2 : 0)) * h
         : Count(0);
-    Count total = vocab * h * Count(tied ? 1 : 2) + h + positions;
+    Count total = vocab * h * Count(tied ? 1 : 2) + h + positions + ple;
     Count active = total;
     for (qint64 i = 0; i < layers.v; ++i) {
-        Count mixer = attention;
+        const bool fullLayer = i < types.size() ? types.at(int(i)).toString() == QLatin1String("full_attention")
+                                                : swPattern.v > 0 && (i + 1) % swPattern.v == 0;
+        Count mixer = fullLayer ? fullAttention : attention;
         if (attnPeriod.v > 0 && i % attnPeriod.v != attnOffset.v)
             mixer = mamba;
         else if (fullInterval.v > 0 && (i + 1) % fullInterval.v != 0)
             mixer = deltaNet;
         else if (i < types.size() && types.at(int(i)).toString() == QLatin1String("linear_attention"))
             mixer = deltaNet;
-        const bool moe = experts.v > 0 && i >= firstDense.v && (i % expertPeriod.v) == expertOffset.v % expertPeriod.v;
+        if (!hybridPattern.isEmpty() && i < hybridPattern.size()) {
+            const QChar block = hybridPattern.at(int(i));
+            const Count shared = Count(2) * h * num(c, "moe_shared_expert_intermediate_size", 0) * num(c, "n_shared_experts", 1);
+            const Count routed = Count(2) * h * expertInter;
+            const Count blockTotal = block == QLatin1Char('M') ? mamba2
+                : block == QLatin1Char('*') ? attention
+                : block == QLatin1Char('E') ? experts * routed + shared + h * experts
+                : Count(2) * h * inter;
+            const Count blockActive = block == QLatin1Char('E') ? topK * routed + shared + h * experts : blockTotal;
+            total += blockTotal + h;
+            active += blockActive + h;
+            continue;
+        }
+        const bool moe = experts.v > 0 && i >= firstDense.v && (i % expertPeriod.v) == expertOffset.v % expertPeriod.v
+            && (moeList.isEmpty() ? (i + 1) % sparseStep.v == 0 : moeLayers.contains(i)) && !mlpOnly.contains(i);
         Count ffnTotal = denseMlp, ffnActive = denseMlp;
         if (moe) {
             ffnTotal = experts * expertMlp + h * experts + Count(3) * h * sharedInter;
             ffnActive = topK * expertMlp + h * experts + Count(3) * h * sharedInter;
         }
-        total += mixer + ffnTotal + Count(2) * h;
-        active += mixer + ffnActive + Count(2) * h;
+        total += mixer + ffnTotal + Count(2) * h + plePerLayer;
+        active += mixer + ffnActive + Count(2) * h + plePerLayer;
     }
     // A multimodal checkpoint also holds its vision encoder (loaded with the model).
     const VisionEncoder vision = countVisionEncoder(root, h.v);

@@ -58,6 +58,12 @@ struct ConfigExpectation
     qint64 ssmStateValues = 0;
     qint64 bytesPerToken = 0;   ///< KvCost(shape, BF16, 1, 16).bytesPerToken()
     qint64 stateBytes = 0;      ///< KvCost(...).stateBytesPerSession()
+    int fullKvHeads = 0;        ///< KV heads of the full-attention layers where they differ (Gemma 4); 0 = kvHeads
+    int fullHeadDim = 0;        ///< head_dim of the full-attention layers where it differs (Gemma 4); 0 = headDim
+    int layersWithoutState = 0; ///< layers that keep no KV or state of their own (MLP-only, KV-sharing)
+    int sizingNotes = 0;        ///< approximations the importer states (ModelShape::sizingNotes)
+    qint64 totalParams = 0;     ///< derived parameter count, worked out by hand (0 = not asserted)
+    qint64 activeParams = 0;    ///< derived active parameters (0 = not asserted)
 };
 Q_DECLARE_METATYPE(ConfigExpectation)
 
@@ -72,6 +78,8 @@ private slots:
     void ungatedFamiliesCountTwoMlpMatrices();
     void kvHeadFlagsReadOnlyWhereTheyMeanIt();
     void omittedHeadDimTakesTheConfigClassDefault();
+    void nestedLanguageModelObjects_data();
+    void nestedLanguageModelObjects();
     void badInput_data();
     void badInput();
     void unreadableFile();
@@ -323,6 +331,127 @@ void TestConfigImport::publishedConfigs_data()
         QTest::newRow("glm-4-9b-chat config.json: multi_query_group_num 2 => 2 KV heads, not 32")
             << fixture("glm-4-9b-chat") << e;
     }
+    {
+        // sliding_window null: 32 full layers (MistralConfig). 2 x 8 x 128 x 2 B = 4096 B a layer; x 32 = 131072.
+        // Parameters (modeling_mixtral.py): attention 4096 x 32 x 128 (q) + 2 x 4096 x 8 x 128 (k, v)
+        //   + 32 x 128 x 4096 (o) = 41943040; an expert 3 x 4096 x 14336 = 176160768; router 4096 x 8;
+        //   norms 2 x 4096. Layer: 41943040 + 8 x 176160768 + 32768 + 8192 = 1451270144; x 32 =
+        //   46440644608; + embed and lm_head 2 x 32000 x 4096 + final norm 4096 = 46702792704 (46.7 B,
+        //   model-facts.md). Active: 2 experts: (41943040 + 2 x 176160768 + 32768 + 8192) x 32
+        //   + 262148096 = 12879925248 (12.9 B).
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("mixtral");
+        e.attentionHeads = 32; e.kvHeads = 8; e.headDim = 128; e.hiddenSize = 4096;
+        e.maxPositionEmbeddings = 32768; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 32;
+        e.bytesPerToken = 131072;
+        e.totalParams = 46702792704; e.activeParams = 12879925248;
+        QTest::newRow("Mixtral-8x7B-v0.1 config.json: 8 experts top-2, sliding_window null -> 32 full layers")
+            << fixture("mixtral-8x7b-v0.1") << e;
+    }
+    {
+        // use_sliding_window false: 48 full layers, 4 KV heads x head_dim 128: 2 x 4 x 128 x 2 B = 2048 B; x 48 = 98304.
+        // Parameters: attention 2048 x 32 x 128 + 2 x 2048 x 4 x 128 + 32 x 128 x 2048 = 18874368; an
+        //   expert 3 x 2048 x 768 = 4718592; router 2048 x 128; norms 2 x 2048. decoder_sparse_step 1,
+        //   mlp_only_layers []: all 48 layers MoE. Layer: 18874368 + 128 x 4718592 + 262144 + 4096 =
+        //   623120384; x 48 + 2 x 151936 x 2048 + 2048 = 30532110336 (30.5 B, model card). Active 8
+        //   experts: (18874368 + 8 x 4718592 + 262144 + 4096) x 48 + 622332928 = 3353020416 (3.3 B).
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("qwen3_moe");
+        e.attentionHeads = 32; e.kvHeads = 4; e.headDim = 128; e.hiddenSize = 2048;
+        e.maxPositionEmbeddings = 40960; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 48;
+        e.bytesPerToken = 98304;
+        e.totalParams = 30532110336; e.activeParams = 3353020416;
+        QTest::newRow("Qwen3-30B-A3B config.json: 128 experts top-8 on 48 layers, 4 KV heads")
+            << fixture("qwen3-30b-a3b") << e;
+    }
+    {
+        // sliding_window_pattern 4 (Exaone4Config): full where (i + 1) % 4 == 0 -> 64 / 4 = 16 full, 48
+        // sliding at 4096. 2 x 8 x 128 x 2 B = 4096 B a layer; x 64 = 262144.
+        // Parameters: attention 5120 x 40 x 128 x 2 (q, o) + 2 x 5120 x 8 x 128 = 62914560; MLP
+        //   3 x 5120 x 27392 = 420741120; norms 2 x 5120: 483665920 a layer; x 64 + 2 x 102400 x 5120
+        //   + 5120 = 32003200000 (32.0 B).
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("exaone4");
+        e.attentionHeads = 40; e.kvHeads = 8; e.headDim = 128; e.hiddenSize = 5120;
+        e.maxPositionEmbeddings = 131072; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 16; e.slidingLayers = 48; e.window = 4096;
+        e.bytesPerToken = 262144;
+        e.totalParams = 32003200000; e.activeParams = 32003200000;
+        QTest::newRow("EXAONE-4.0-32B config.json: sliding_window_pattern 4 -> 48 sliding + 16 full")
+            << fixture("exaone-4.0-32b") << e;
+    }
+    {
+        // text_config; no_rope_layers 1,1,1,0 x 12: 36 RoPE layers attend in chunks of attention_chunk_size
+        // 8192 (sized as a window of 8192, one note), 12 NoPE layers attend to all (vllm llama4.py).
+        // 2 x 8 x 128 x 2 B = 4096 B a layer; x 48 = 196608 per token while the chunk does not bind.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("llama4_text");
+        e.attentionHeads = 40; e.kvHeads = 8; e.headDim = 128; e.hiddenSize = 5120;
+        e.maxPositionEmbeddings = 262144; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 12; e.slidingLayers = 36; e.window = 8192;
+        e.bytesPerToken = 196608;
+        e.sizingNotes = 1;
+        QTest::newRow("Llama-4-Scout-17B-16E config.json: text_config, 36 chunked (8192) + 12 NoPE full layers")
+            << fixture("llama-4-scout-17b-16e") << e;
+    }
+    {
+        // hybrid_override_pattern, 52 letters: 24 M (Mamba-2), 4 * (attention), 24 - (MLP, no state).
+        // KV: 2 x 8 x 128 (attention_head_dim) x 2 B = 4096 B a layer; x 4 = 16384.
+        // Mamba-2 (vllm mamba_utils mamba2_state_shape): d_inner = 128 heads x 64 = 8192; conv
+        //   (4 - 1) x (8192 + 2 x 8 groups x 128 state) = 3 x 10240 = 30720 values; SSM 128 x 64 x 128
+        //   = 1048576 values; (30720 + 1048576) x 4 B = 4317184 B a layer; x 24 = 103612416 a session.
+        // Parameters: Mamba-2 layer: in_proj 4096 x (2 x 8192 + 2 x 8 x 128 + 128) = 76021760, conv
+        //   10240 x 4 + 10240 bias, dt_bias / A_log / D 3 x 128, norm 8192, out_proj 8192 x 4096 =
+        //   33554432: 109635968; attention 4096 x 32 x 128 x 2 + 2 x 4096 x 8 x 128 = 41943040; MLP
+        //   (relu2, up + down) 2 x 4096 x 21504 = 176160768; one norm 4096 a layer.
+        //   24 x 109640064 + 4 x 41947136 + 24 x 176164864 + 2 x 131072 x 4096 + 4096 = 8100852736 (8 B).
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("nemotron_h");
+        e.attentionHeads = 32; e.kvHeads = 8; e.headDim = 128; e.hiddenSize = 4096;
+        e.maxPositionEmbeddings = 8192; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 4; e.recurrentLayers = 24; e.layersWithoutState = 24;
+        e.convStateValues = 30720; e.ssmStateValues = 1048576;
+        e.bytesPerToken = 16384;
+        e.stateBytes = 103612416;
+        e.totalParams = 8100852736; e.activeParams = 8100852736;
+        QTest::newRow("Nemotron-H-8B-Base-8K config.json: hybrid_override_pattern -> 4 attention + 24 Mamba-2 + 24 MLP")
+            << fixture("nemotron-h-8b-base-8k") << e;
+    }
+    {
+        // text_config layer_types (5 sliding + 1 full) x 10: 50 sliding at 1024 with 16 KV heads x 256,
+        // 10 full with global_head_dim 512 and (attention_k_eq_v) num_global_key_value_heads 4.
+        // 50 x 2 x 16 x 256 x 2 B = 819200; 10 x 2 x 4 x 512 x 2 B = 81920; 901120 a token.
+        // Parameters: sliding attention 5376 x 32 x 256 x 2 (q, o) + 2 x 5376 x 16 x 256 = 132120576;
+        //   full 5376 x 32 x 512 x 2 + 5376 x 4 x 512 (k; v = k, no v_proj) = 187170816; MLP
+        //   3 x 5376 x 21504 + norms 2 x 5376 = 346826752. 50 x (132120576 + 346826752)
+        //   + 10 x (187170816 + 346826752) + 262144 x 5376 (tied) + 5376 = 30696664320 (30.7 B).
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("gemma4_text");
+        e.attentionHeads = 32; e.kvHeads = 16; e.headDim = 256; e.hiddenSize = 5376;
+        e.maxPositionEmbeddings = 262144; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 10; e.slidingLayers = 50; e.window = 1024;
+        e.fullKvHeads = 4; e.fullHeadDim = 512;
+        e.bytesPerToken = 901120;
+        e.totalParams = 30696664320; e.activeParams = 30696664320;
+        QTest::newRow("gemma-4-31B-it config.json: full layers take global_head_dim 512 and 4 global KV heads")
+            << fixture("gemma-4-31b-it") << e;
+    }
+    {
+        // 35 layers, num_kv_shared_layers 15: layers 20..34 reuse earlier KV (one note), so KV is kept by
+        // layers 0..19 of layer_types (4 sliding + 1 full) -> 16 sliding at 512 + 4 full.
+        // 2 x 2 x 256 x 2 B = 2048 B a layer; x 20 = 40960.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("gemma3n_text");
+        e.attentionHeads = 8; e.kvHeads = 2; e.headDim = 256; e.hiddenSize = 2048;
+        e.maxPositionEmbeddings = 32768; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 4; e.slidingLayers = 16; e.window = 512; e.layersWithoutState = 15;
+        e.bytesPerToken = 40960;
+        e.sizingNotes = 1;
+        QTest::newRow("gemma-3n-E4B-it config.json: 15 KV-shared layers keep no KV of their own")
+            << fixture("gemma-3n-e4b-it") << e;
+    }
 }
 
 void TestConfigImport::publishedConfigs()
@@ -351,21 +480,30 @@ void TestConfigImport::publishedConfigs()
     QCOMPARE(m.layersOf(LayerKind::SlidingWindow), e.slidingLayers);
     QCOMPARE(m.layersOf(LayerKind::Mla), e.mlaLayers);
     QCOMPARE(m.layersOf(LayerKind::Recurrent), e.recurrentLayers);
-    QCOMPARE(m.layers(), e.fullLayers + e.slidingLayers + e.mlaLayers + e.recurrentLayers);
+    QCOMPARE(m.layers(), e.fullLayers + e.slidingLayers + e.mlaLayers + e.recurrentLayers + e.layersWithoutState);
+    QCOMPARE(int(m.sizingNotes.size()), e.sizingNotes);
+    if (e.totalParams > 0) {
+        QCOMPARE(m.derivedParams, e.totalParams);
+        QCOMPARE(m.derivedActiveParams, e.activeParams);
+    }
 
     // Each group carries the geometry its kind needs, and nothing of the others.
     for (const LayerGroup &g : m.groups) {
         QVERIFY(g.count > 0);
         switch (g.kind) {
         case LayerKind::FullAttention:
-        case LayerKind::SlidingWindow:
-            QCOMPARE(g.kvHeads, e.kvHeads);
-            QCOMPARE(g.headDimK, e.headDim);
-            QCOMPARE(g.headDimV, e.headDim);
+        case LayerKind::SlidingWindow: {
+            const bool full = g.kind == LayerKind::FullAttention;
+            const int kv = full && e.fullKvHeads ? e.fullKvHeads : e.kvHeads;
+            const int dim = full && e.fullHeadDim ? e.fullHeadDim : e.headDim;
+            QCOMPARE(g.kvHeads, kv);
+            QCOMPARE(g.headDimK, dim);
+            QCOMPARE(g.headDimV, dim);
             QCOMPARE(g.window, g.kind == LayerKind::SlidingWindow ? e.window : qint64(0));
             QCOMPARE(g.latentDim, 0);
             QCOMPARE(g.convStateValues + g.ssmStateValues, qint64(0));
             break;
+        }
         case LayerKind::Mla:
             QCOMPARE(g.latentDim, e.latentDim);
             QCOMPARE(g.ropeDim, e.ropeDim);
@@ -454,6 +592,39 @@ void TestConfigImport::kvHeadsDefaultToAttentionHeads()
     QCOMPARE(m.kvHeads, 32);
     QCOMPARE(m.layersOf(LayerKind::FullAttention), 32);
     QCOMPARE(KvCost(m, Dtype::BF16, 1, 16).bytesPerToken(), qint64(524288));
+}
+
+void TestConfigImport::nestedLanguageModelObjects_data()
+{
+    QTest::addColumn<QString>("key");
+    // InternVL (InternVLChatConfig) and MiniCPM-V hold the language model in llm_config,
+    // DeepSeek-VL2 and Janus in language_config, LLaVA / Gemma 3 / Llama 4 in text_config.
+    QTest::newRow("llm_config (InternVL)") << QStringLiteral("llm_config");
+    QTest::newRow("language_config (DeepSeek-VL2)") << QStringLiteral("language_config");
+    QTest::newRow("text_config (LLaVA)") << QStringLiteral("text_config");
+}
+
+void TestConfigImport::nestedLanguageModelObjects()
+{
+    QFETCH(QString, key);
+    // The nested object is Qwen2-7B's geometry (28 layers, 28 heads, 4 KV heads, hidden 3584:
+    // head_dim 128): 2 x 4 x 128 x 2 B = 2048 B a layer; x 28 = 57344 per token, as at the top level.
+    const QJsonObject llm{{QStringLiteral("model_type"), QStringLiteral("qwen2")}, {QStringLiteral("hidden_size"), 3584},
+                          {QStringLiteral("num_hidden_layers"), 28}, {QStringLiteral("num_attention_heads"), 28},
+                          {QStringLiteral("num_key_value_heads"), 4}, {QStringLiteral("vocab_size"), 152064},
+                          {QStringLiteral("intermediate_size"), 18944}};
+    const QJsonObject root{{QStringLiteral("model_type"), QStringLiteral("internvl_chat")}, {key, llm},
+                           {QStringLiteral("torch_dtype"), QStringLiteral("float16")}};
+    const ModelShape nested = ConfigImporter::fromConfig(root);
+    const ModelShape flat = ConfigImporter::fromConfig(llm);
+    QCOMPARE(nested.modelType, QStringLiteral("qwen2"));
+    QCOMPARE(nested.layersOf(LayerKind::FullAttention), qint64(28));
+    QCOMPARE(nested.kvHeads, 4);
+    QCOMPARE(nested.headDim, 128);
+    QCOMPARE(KvCost(nested, Dtype::BF16, 1, 16).bytesPerToken(), qint64(57344));
+    QCOMPARE(nested.groups, flat.groups);
+    QCOMPARE(nested.derivedParams, flat.derivedParams);
+    QCOMPARE(Dtypes::name(nested.weightsDtype), QStringLiteral("fp16")); // torch_dtype from the top level
 }
 
 void TestConfigImport::omittedHeadDimTakesTheConfigClassDefault()
@@ -557,10 +728,44 @@ void TestConfigImport::badInput_data()
         << QStringList{QStringLiteral("mamba_d_ssm"), QStringLiteral("mamba_n_heads"),
                        QStringLiteral("mamba_d_head"), QStringLiteral("mamba_n_groups")}
         << QStringLiteral("hybrid");
-    QTest::newRow("Nemotron-H-like hybrid_override_pattern: refused")
+    const QByteArray nemotron = R"({"model_type": "nemotron_h", "hidden_size": 4096, "num_hidden_layers": 4,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "mamba_num_heads": 128, "mamba_head_dim": 64, %1})";
+    auto nemotronWith = [&nemotron](const char *extra) { return QByteArray(nemotron).replace("%1", extra); };
+    QTest::newRow("Nemotron-H: Mamba-2 layers without mamba_num_heads")
         << QByteArray(R"({"model_type": "nemotron_h", "hidden_size": 4096, "num_hidden_layers": 4,
             "num_attention_heads": 32, "num_key_value_heads": 8, "hybrid_override_pattern": "M-M*"})")
-        << QStringList{QStringLiteral("hybrid_override_pattern")} << QString();
+        << QStringList{QStringLiteral("mamba_num_heads")} << QStringLiteral("missing");
+    QTest::newRow("Nemotron-H: hybrid_override_pattern of 3 letters for 4 layers")
+        << nemotronWith(R"("hybrid_override_pattern": "M-*")")
+        << QStringList{QStringLiteral("hybrid_override_pattern")} << QStringLiteral("num_hidden_layers is 4");
+    QTest::newRow("Nemotron-H: hybrid_override_pattern letter X")
+        << nemotronWith(R"("hybrid_override_pattern": "M-X*")")
+        << QStringList{QStringLiteral("hybrid_override_pattern")} << QStringLiteral("\"X\" at layer 2");
+    QTest::newRow("Nemotron-H: hybrid_override_pattern a number")
+        << nemotronWith(R"("hybrid_override_pattern": 4)")
+        << QStringList{QStringLiteral("hybrid_override_pattern")} << QStringLiteral("string");
+    QTest::newRow("EXAONE 4: sliding_window_pattern \"LLXG\"")
+        << llamaWith(R"("sliding_window": 4096, "sliding_window_pattern": "LLXG")")
+        << QStringList{QStringLiteral("sliding_window_pattern")} << QStringLiteral("LLXG");
+    QTest::newRow("Llama 4: no_rope_layers lists 3 of 32 layers")
+        << llamaWith(R"("attention_chunk_size": 8192, "no_rope_layers": [1, 1, 0])")
+        << QStringList{QStringLiteral("no_rope_layers")} << QStringLiteral("num_hidden_layers is 32");
+    QTest::newRow("layer_types names chunked_attention but attention_chunk_size is missing")
+        << QByteArray(R"({"model_type": "llama4_text", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "layer_types": ["chunked_attention", "full_attention"]})")
+        << QStringList{QStringLiteral("attention_chunk_size")} << QStringLiteral("chunked_attention");
+    QTest::newRow("Gemma 3n: num_kv_shared_layers 32 of 32 layers")
+        << llamaWith(R"("num_kv_shared_layers": 32)")
+        << QStringList{QStringLiteral("num_kv_shared_layers")} << QStringLiteral("below num_hidden_layers 32");
+    QTest::newRow("Gemma 4: attention_k_eq_v a string")
+        << llamaWith(R"("global_head_dim": 512, "attention_k_eq_v": "yes")")
+        << QStringList{QStringLiteral("attention_k_eq_v")} << QStringLiteral("true or false");
+    QTest::newRow("Gemma 4: num_global_key_value_heads 5 does not divide 32 heads")
+        << llamaWith(R"("global_head_dim": 512, "attention_k_eq_v": true, "num_global_key_value_heads": 5)")
+        << QStringList{QStringLiteral("num_global_key_value_heads")} << QStringLiteral("divide");
+    QTest::newRow("llm_config a string")
+        << llamaWith(R"("llm_config": "qwen2")")
+        << QStringList{QStringLiteral("llm_config")} << QStringLiteral("JSON object");
     // A field spelled the family's own way is refused under that spelling.
     QTest::newRow("GPT-2 names: n_layer 0")
         << QByteArray(R"({"model_type": "gpt_bigcode", "n_embd": 2048, "n_head": 16, "n_layer": 0, "multi_query": true})")
