@@ -15,6 +15,7 @@
 #include <QLocale>
 #include <QSet>
 #include <QVariant>
+#include <algorithm>
 #include <cmath>
 
 namespace Headroom {
@@ -64,7 +65,7 @@ bool has(const QJsonObject &o, const char *key)
 }
 
 // Layer kinds the config names per layer.
-enum class Slot { Full, Sliding, Chunked, Linear, Mamba, Mamba2, Stateless };
+enum class Slot { Full, Sliding, Chunked, Linear, Lightning, Mamba, Mamba2, Stateless };
 
 QVector<Slot> slotsFromLayerTypes(const QJsonArray &types, int layers)
 {
@@ -140,6 +141,12 @@ const Alias aliases[] = {
     {"head_dim", "attention_head_dim"},
     // OPTConfig: ffn_dim.
     {"intermediate_size", "ffn_dim"},
+    // The other context-length keys vLLM reads when max_position_embeddings is absent
+    // (vllm/config _get_and_verify_max_len possible_keys): Baichuan2-13B says model_max_length.
+    {"max_position_embeddings", "model_max_length"}, {"max_position_embeddings", "max_sequence_length"},
+    {"max_position_embeddings", "max_seq_length"}, {"max_position_embeddings", "seq_len"},
+    // Phi-3-small (Phi3SmallConfig): ff_intermediate_size is its MLP width.
+    {"intermediate_size", "ff_intermediate_size"},
     // Gemma4TextConfig names its routing top-k top_k_experts; Ernie4_5_MoeConfig's attribute_map
     // maps num_experts / num_experts_per_tok to moe_num_experts / moe_k.
     {"num_experts_per_tok", "top_k_experts"}, {"num_experts", "moe_num_experts"}, {"num_experts_per_tok", "moe_k"},
@@ -366,7 +373,17 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
         consumed << QStringLiteral("attn_layer_period");
     if (isPatternHybrid)
         consumed << QStringLiteral("hybrid_override_pattern");
-    if (isParallelHybrid)
+    // MiniMax-Text-01 / M1 / M2: attn_type_list, one 0 (lightning linear attention) or 1 (softmax
+    // attention) a layer (vllm/model_executor/models/minimax_text_01.py decoder_attention_types).
+    const bool isAttnTypeList = c.value(QStringLiteral("attn_type_list")).isArray();
+    if (isAttnTypeList)
+        consumed << QStringLiteral("attn_type_list");
+    // Granite 4 (GraniteMoeHybridConfig): layer_types names "mamba" layers that are Mamba-2
+    // mixers of mamba_n_heads heads (vllm/model_executor/models/granitemoehybrid.py).
+    bool layerTypesMamba = false;
+    for (const QJsonValue &t : c.value(QStringLiteral("layer_types")).toArray())
+        layerTypesMamba = layerTypesMamba || t.toString() == QLatin1String("mamba");
+    if (isParallelHybrid || (layerTypesMamba && has(c, "mamba_n_heads")))
         consumed << QStringLiteral("mamba_d_ssm") << QStringLiteral("mamba_n_heads") << QStringLiteral("mamba_d_head")
                  << QStringLiteral("mamba_n_groups");
     for (const char *marker : hybridMarkers) {
@@ -431,6 +448,22 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
     } else if (window > 0 && m.modelType == QLatin1String("gemma2")) {
         for (int i = 0; i < layers; ++i)
             kinds[i] = (i % 2 == 0) ? Slot::Sliding : Slot::Full;
+    } else if (isAttnTypeList) {
+        const QJsonArray list = c.value(QStringLiteral("attn_type_list")).toArray();
+        // MiniMax-M2 lists only softmax layers (vllm minimax_m2.py reads no list: all attention);
+        // a list of ones says all-attention whatever its length.
+        bool allSoftmax = true;
+        for (const QJsonValue &v : list)
+            allSoftmax = allSoftmax && v == QJsonValue(1);
+        if (!allSoftmax && list.size() != layers)
+            throw InputError(QStringLiteral("attn_type_list"),
+                             QStringLiteral("lists %1 layers but num_hidden_layers is %2").arg(list.size()).arg(layers));
+        for (int i = 0; i < layers && !allSoftmax; ++i) {
+            if (list.at(i) != QJsonValue(0) && list.at(i) != QJsonValue(1))
+                throw InputError(QStringLiteral("attn_type_list[%1]").arg(i),
+                                 QStringLiteral("must be 0 (lightning linear attention) or 1 (softmax attention)"));
+            kinds[i] = list.at(i) == QJsonValue(1) ? Slot::Full : Slot::Lightning;
+        }
     } else if (isPatternHybrid) {
         const QJsonValue v = c.value(QStringLiteral("hybrid_override_pattern"));
         if (!v.isString())
@@ -501,6 +534,9 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
     } else if (window > 0) {
         kinds.fill(Slot::Sliding);
     }
+    // Granite 4's "mamba" layers are Mamba-2 mixers (mamba_n_heads), Jamba's Mamba-1.
+    if (layerTypesMamba && has(c, "mamba_n_heads"))
+        std::replace(kinds.begin(), kinds.end(), Slot::Mamba, Slot::Mamba2);
     if (kinds.contains(Slot::Sliding) && window <= 0)
         throw InputError(QStringLiteral("sliding_window"),
                          QStringLiteral("is missing but layer_types names sliding_attention layers"));
@@ -564,6 +600,13 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
         recurrent.convStateValues = (NamedCount(dConv - 1, QStringLiteral("mamba_d_conv")) * dInner).v;
         recurrent.ssmStateValues = (NamedCount(dState, QStringLiteral("mamba_d_state")) * dInner).v;
     }
+    // MiniMax's lightning attention keeps one head_dim x head_dim state a head (vllm
+    // minimax_text_01.py MiniMaxText01LinearAttention.get_state_shape: heads x head_dim x head_dim).
+    LayerGroup lightning;
+    lightning.kind = LayerKind::Recurrent;
+    if (kinds.contains(Slot::Lightning))
+        lightning.ssmStateValues = (NamedCount(m.attentionHeads, QStringLiteral("num_attention_heads"))
+                                    * NamedCount(m.headDim, QStringLiteral("head_dim")) * NamedCount(m.headDim, QStringLiteral("head_dim"))).v;
     LayerGroup linear;
     linear.kind = LayerKind::Recurrent;
     if (kinds.contains(Slot::Linear)) {
@@ -585,8 +628,12 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
         auto named = [&](const char *key, qint64 fallback, bool required) {
             return NamedCount(intField(c, key, fallback, required), QString::fromLatin1(key));
         };
-        const NamedCount heads = named(headsKey, 0, true), headDim = named(headDimKey, 0, true);
-        const NamedCount dInner = innerKey && has(c, innerKey) ? named(innerKey, 0, true) : heads * headDim;
+        const NamedCount heads = named(headsKey, 0, true);
+        // "auto" (GraniteMoeHybridConfig's default) is mamba_expand x hidden_size split over the heads.
+        const bool autoHeadDim = c.value(QString::fromLatin1(headDimKey)) == QJsonValue(QStringLiteral("auto"));
+        const NamedCount dInner = innerKey && has(c, innerKey) ? named(innerKey, 0, true)
+            : autoHeadDim ? named("mamba_expand", 2, false) * NamedCount(m.hiddenSize, QStringLiteral("hidden_size"))
+                          : heads * named(headDimKey, 0, true);
         const NamedCount groups = named(groupsKey, groupsDefault, false), dState = named(stateKey, stateDefault, stateDefault == 0);
         const NamedCount dConv = named(convKey, 4, false);
         LayerGroup mixer;
@@ -597,10 +644,11 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
     };
     if (isParallelHybrid)
         m.addLayers(mamba2("mamba_n_heads", "mamba_d_head", "mamba_d_ssm", "mamba_n_groups", 1, "mamba_d_state", 0, "mamba_d_conv"), layers);
-    // Nemotron-H (NemotronHConfig defaults: n_groups 8, ssm_state_size 128, conv_kernel 4).
-    const LayerGroup nemotronMixer = kinds.contains(Slot::Mamba2)
-        ? mamba2("mamba_num_heads", "mamba_head_dim", nullptr, "n_groups", 8, "ssm_state_size", 128, "conv_kernel")
-        : LayerGroup();
+    // Nemotron-H (NemotronHConfig defaults: n_groups 8, ssm_state_size 128, conv_kernel 4) and
+    // Granite 4's "mamba" layers (GraniteMoeHybridConfig defaults: n_groups 1, d_state 256, d_conv 4).
+    const LayerGroup mamba2Mixer = !kinds.contains(Slot::Mamba2) ? LayerGroup()
+        : has(c, "mamba_n_heads") ? mamba2("mamba_n_heads", "mamba_d_head", nullptr, "mamba_n_groups", 1, "mamba_d_state", 256, "mamba_d_conv")
+                                  : mamba2("mamba_num_heads", "mamba_head_dim", nullptr, "n_groups", 8, "ssm_state_size", 128, "conv_kernel");
     // The count reads the same standard names (and config-class defaults) as the shape.
     QJsonObject countRoot = root;
     if (!languageModelKey(root).isEmpty())
@@ -614,6 +662,21 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
     const VisionEncoder vision = countVisionEncoder(root, m.hiddenSize);
     m.visionParams = vision.params;
     m.tokensPerImage = vision.params > 0 ? vision.tokensPerImage : 0;
+    // Designs that keep less KV than their layers' heads imply, which Headroom does not model:
+    // sized without the saving (more KV than the engine keeps: the safe side), and said so.
+    struct Saving { const char *key; const char *what; };
+    static const Saving savings[] = {
+        // HunYuanConfig (Hunyuan-Large): cross-layer attention shares K and V over cla_share_factor layers.
+        {"use_cla", "cross-layer attention (use_cla) shares KV between layers"},
+        // DeepSeek-V4: per-layer KV compression ratios.
+        {"compress_ratios", "KV compression (compress_ratios)"},
+    };
+    for (const Saving &sv : savings) {
+        const QJsonValue v = c.value(QString::fromLatin1(sv.key));
+        if (!v.isUndefined() && !v.isNull() && v != QJsonValue(false))
+            m.sizingNotes << QStringLiteral("%1 is not modelled: KV is sized without it, more than the engine keeps.")
+                                 .arg(QString::fromLatin1(sv.what));
+    }
     // Gemma 3n (transformers Gemma3nTextConfig; vllm/model_executor/models/gemma3n.py): the last
     // num_kv_shared_layers layers reuse the K and V of an earlier layer of their kind and keep none.
     const int kvShared = smallField(c, "num_kv_shared_layers", 0, false, 0);
@@ -631,7 +694,8 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
         case Slot::Chunked: m.addLayers(chunked, 1); break;
         case Slot::Mamba: m.addLayers(recurrent, 1); break;
         case Slot::Linear: m.addLayers(linear, 1); break;
-        case Slot::Mamba2: m.addLayers(nemotronMixer, 1); break;
+        case Slot::Lightning: m.addLayers(lightning, 1); break;
+        case Slot::Mamba2: m.addLayers(mamba2Mixer, 1); break;
         case Slot::Stateless: break;
         }
     }

@@ -50,6 +50,9 @@ FamilyTraits familyTraits(const QString &modelType)
         {"mpt",             {false, true,  true,  true,  false}},
         {"phi",             {false, true,  false, false, false}},
         {"starcoder2",      {false, true,  false, false, false}},
+        // CohereConfig and Cohere2Config (Command R, R7B, A): tie_word_embeddings=True by default.
+        {"cohere",          {false, false, false, true,  false}},
+        {"cohere2",         {false, false, false, true,  false}},
     };
     for (const Row &r : rows)
         if (modelType == QLatin1String(r.type))
@@ -124,12 +127,17 @@ ParameterCount countParameters(const QJsonObject &root)
     // Llama 4's MoE layers always add one shared expert as wide as a routed one
     // (transformers modeling_llama4.py Llama4TextMoe.shared_expert; vllm llama4.py Llama4MoE).
     const bool llama4 = type.startsWith(QLatin1String("llama4"));
+    // GraniteMoe(Hybrid)Config: every layer has a shared MLP of shared_intermediate_size (its
+    // GraniteMoeHybridDecoderLayer.shared_mlp), beside experts of intermediate_size where it has any.
+    const bool granite = type.startsWith(QLatin1String("granitemoe"));
     const Count sharedInter = num(c, "shared_expert_intermediate_size",
-                                  llama4 ? expertInter : num(c, "n_shared_experts", 0) * expertInter);
+                                  granite ? num(c, "shared_intermediate_size", 0)
+                                          : llama4 ? expertInter : num(c, "n_shared_experts", 0) * expertInter);
     const FamilyTraits family = familyTraits(type);
     // The dense layers of an MoE model: Llama 4 names their width intermediate_size_mlp
     // (intermediate_size is its experts'); the others use intermediate_size.
-    const Count denseMlp = Count(family.ungatedMlp ? 2 : 3) * h * num(c, "intermediate_size_mlp", inter);
+    const Count denseMlp = granite ? Count(3) * h * sharedInter
+                                   : Count(family.ungatedMlp ? 2 : 3) * h * num(c, "intermediate_size_mlp", inter);
     const Count expertMlp = Count(3) * h * expertInter;
     const Count firstDense = num(c, "first_k_dense_replace", 0);
     // Jamba: an MoE layer every expert_layer_period-th layer (a period of 0 would divide by zero).
@@ -161,7 +169,8 @@ ParameterCount countParameters(const QJsonObject &root)
         mamba = h * Count(2) * dInner + dInner * dConv + dInner + dInner * (dtRank + Count(2) * dState) + dtRank * dInner + dInner
             + dInner * dState + dInner + dInner * h + Count(2) * dtRank + Count(2) * dState; // + Jamba's dt/B/C layernorms
     }
-    if (fullInterval.v > 0) {
+    // Gated DeltaNet layers: Qwen3-Next says full_attention_interval, Qwen3.5 only layer_types.
+    if (fullInterval.v > 0 || c.contains(QStringLiteral("linear_num_value_heads"))) {
         const Count kH = num(c, "linear_num_key_heads", 0), vH = num(c, "linear_num_value_heads", 0);
         const Count kD = num(c, "linear_key_head_dim", 0), vD = num(c, "linear_value_head_dim", 0);
         const Count kernel = num(c, "linear_conv_kernel_dim", 4);
@@ -174,14 +183,29 @@ ParameterCount countParameters(const QJsonObject &root)
     // heads, a depthwise conv with bias over d_inner + 2 groups x state, dt_bias / A_log / D per
     // head, a gated norm over d_inner, out_proj), * attention, - an ungated MLP (up, down), E routed
     // ungated experts + a shared one + the router.
+    // Granite 4's "mamba" layers (layer_types, mamba_n_heads) are the same Mamba-2 mixer
+    // (vllm/model_executor/models/granitemoehybrid.py); its d_head "auto" is mamba_expand x hidden / heads.
     const QString hybridPattern = c.value(QStringLiteral("hybrid_override_pattern")).toString();
-    Count mamba2;
-    if (!hybridPattern.isEmpty()) {
-        const Count mHeads = num(c, "mamba_num_heads", 0), mHeadDim = num(c, "mamba_head_dim", 0);
-        const Count dInner = mHeads * mHeadDim, groups = num(c, "n_groups", 8), state = num(c, "ssm_state_size", 128);
-        const Count convDim = dInner + Count(2) * groups * state, kernel = num(c, "conv_kernel", 4);
-        mamba2 = h * (Count(2) * dInner + Count(2) * groups * state + mHeads) + convDim * kernel + convDim
+    auto mamba2Params = [&](const Count &mHeads, const Count &dInner, const Count &groups, const Count &state, const Count &kernel) {
+        const Count convDim = dInner + Count(2) * groups * state;
+        return h * (Count(2) * dInner + Count(2) * groups * state + mHeads) + convDim * kernel + convDim
             + Count(3) * mHeads + dInner + dInner * h;
+    };
+    // MiniMax lightning attention layers (attn_type_list 0; vllm minimax_text_01.py
+    // MiniMaxText01LinearAttention): qkv_proj hidden -> 3 x heads x head_dim, output_gate hidden ->
+    // heads x head_dim, out_proj back, and a norm over heads x head_dim.
+    const QJsonArray attnTypes = c.value(QStringLiteral("attn_type_list")).toArray();
+    const Count lightning = Count(5) * h * heads * hd + heads * hd;
+    Count mamba2;
+    if (!hybridPattern.isEmpty())
+        mamba2 = mamba2Params(num(c, "mamba_num_heads", 0), num(c, "mamba_num_heads", 0) * num(c, "mamba_head_dim", 0),
+                              num(c, "n_groups", 8), num(c, "ssm_state_size", 128), num(c, "conv_kernel", 4));
+    const bool graniteMamba = c.contains(QStringLiteral("mamba_n_heads")) && !c.contains(QStringLiteral("mamba_d_ssm"));
+    if (graniteMamba) {
+        const Count heads2 = num(c, "mamba_n_heads", 0);
+        const Count dInner = c.value(QStringLiteral("mamba_d_head")).isDouble() ? heads2 * num(c, "mamba_d_head", 0)
+                                                                               : num(c, "mamba_expand", 2) * h;
+        mamba2 = mamba2Params(heads2, dInner, num(c, "mamba_n_groups", 1), num(c, "mamba_d_state", 256), num(c, "mamba_d_conv", 4));
     }
     const Count positions = family.learnedPositions
         ? (num(c, "max_position_embeddings", 0) + Count(type == QLatin1String("opt") ? 2 : 0)) * h
@@ -198,6 +222,10 @@ ParameterCount countParameters(const QJsonObject &root)
             mixer = deltaNet;
         else if (i < types.size() && types.at(int(i)).toString() == QLatin1String("linear_attention"))
             mixer = deltaNet;
+        else if (graniteMamba && i < types.size() && types.at(int(i)).toString() == QLatin1String("mamba"))
+            mixer = mamba2;
+        else if (i < attnTypes.size() && attnTypes.at(int(i)) == QJsonValue(0))
+            mixer = lightning;
         if (!hybridPattern.isEmpty() && i < hybridPattern.size()) {
             const QChar block = hybridPattern.at(int(i));
             const Count shared = Count(2) * h * num(c, "moe_shared_expert_intermediate_size", 0) * num(c, "n_shared_experts", 1);

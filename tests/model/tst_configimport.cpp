@@ -26,6 +26,7 @@
 #include "kv/modelshape.h"
 
 #include <cmath>
+#include <utility>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -78,6 +79,10 @@ private slots:
     void ungatedFamiliesCountTwoMlpMatrices();
     void kvHeadFlagsReadOnlyWhereTheyMeanIt();
     void omittedHeadDimTakesTheConfigClassDefault();
+    void graniteHybridMambaLayersAreMamba2_data();
+    void graniteHybridMambaLayersAreMamba2();
+    void miniMaxLightningLayersKeepAFixedState();
+    void unmodelledKvSavingsAreSizedWithoutThemAndSaid();
     void nestedLanguageModelObjects_data();
     void nestedLanguageModelObjects();
     void badInput_data();
@@ -452,6 +457,25 @@ void TestConfigImport::publishedConfigs_data()
         QTest::newRow("gemma-3n-E4B-it config.json: 15 KV-shared layers keep no KV of their own")
             << fixture("gemma-3n-e4b-it") << e;
     }
+    {
+        // MLA: kv_lora_rank 512 + qk_rope_head_dim 64 = 576 values a layer; 576 x 2 B = 1152; x 27 = 31104.
+        // q_lora_rank null: a plain q_proj. Parameters (modeling_deepseek_v2.py): attention
+        //   2048 x 16 x 192 (q) + 2048 x 576 (kv_a) + 512 (kv_a norm) + 512 x 16 x (128 + 128) (kv_b)
+        //   + 16 x 128 x 2048 (o) = 13763072. Layer 0 dense: 3 x 2048 x 10944 = 67239936. Layers 1..26:
+        //   64 experts x 3 x 2048 x 1408 = 553648128, router 2048 x 64 = 131072, 2 shared experts
+        //   3 x 2048 x 2816 = 17301504. Norms 2 x 2048 a layer. 26 x 584847872 + 81007104
+        //   + 2 x 102400 x 2048 + 2048 = 15706484224 (15.7 B). Active (6 experts): 26 x 83104256
+        //   + 81007104 + 419432448 = 2661150208.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("deepseek_v2");
+        e.attentionHeads = 16; e.kvHeads = 0; e.headDim = 64; e.hiddenSize = 2048;
+        e.maxPositionEmbeddings = 163840; e.weightsDtype = QStringLiteral("bf16");
+        e.mlaLayers = 27; e.latentDim = 512; e.ropeDim = 64;
+        e.bytesPerToken = 31104;
+        e.totalParams = 15706484224; e.activeParams = 2661150208;
+        QTest::newRow("DeepSeek-V2-Lite config.json: MLA 512 + 64, q_lora_rank null, 1 dense + 26 MoE layers")
+            << fixture("deepseek-v2-lite") << e;
+    }
 }
 
 void TestConfigImport::publishedConfigs()
@@ -592,6 +616,123 @@ void TestConfigImport::kvHeadsDefaultToAttentionHeads()
     QCOMPARE(m.kvHeads, 32);
     QCOMPARE(m.layersOf(LayerKind::FullAttention), 32);
     QCOMPARE(KvCost(m, Dtype::BF16, 1, 16).bytesPerToken(), qint64(524288));
+}
+
+void TestConfigImport::graniteHybridMambaLayersAreMamba2_data()
+{
+    QTest::addColumn<QJsonValue>("headDim");
+    QTest::newRow("mamba_d_head 64") << QJsonValue(64);
+    QTest::newRow("mamba_d_head \"auto\" (mamba_expand 2 x hidden 4096 / 128 heads = 64)") << QJsonValue(QStringLiteral("auto"));
+}
+
+void TestConfigImport::graniteHybridMambaLayersAreMamba2()
+{
+    QFETCH(QJsonValue, headDim);
+    // Granite 4 (granitemoehybrid) as Granite-4.0-H-Small is laid out: 40 layers, 4 attention + 36
+    // "mamba" in layer_types, hidden 4096, 32 heads / 8 KV heads (head_dim 128), 72 experts top-10 of
+    // width intermediate_size 768 plus a shared MLP of shared_intermediate_size 1536 in every layer.
+    // Its mamba layers are Mamba-2 (vllm granitemoehybrid.py uses MambaMixer2), not Jamba's Mamba-1:
+    // d_inner = 128 heads x 64 = 8192; conv (4 - 1) x (8192 + 2 x 1 group x 128 state) = 25344
+    // values; SSM 128 heads x 64 x 128 = 1048576 values (Mamba-1's d_state x d_inner rule would
+    // give the same SSM but a conv of 3 x 8192 = 24576: the groups' B and C are what differ).
+    // (25344 + 1048576) x 4 B = 4295680 B a layer; x 36 = 154644480 a session.
+    // KV: 2 x 8 x 128 x 2 B = 4096 B a layer; x 4 = 16384 a token.
+    QJsonArray types;
+    for (int i = 0; i < 40; ++i)
+        types.append(i % 10 == 9 ? QStringLiteral("attention") : QStringLiteral("mamba"));
+    const QJsonObject c{{QStringLiteral("model_type"), QStringLiteral("granitemoehybrid")}, {QStringLiteral("hidden_size"), 4096},
+                        {QStringLiteral("num_hidden_layers"), 40}, {QStringLiteral("num_attention_heads"), 32},
+                        {QStringLiteral("num_key_value_heads"), 8}, {QStringLiteral("layer_types"), types},
+                        {QStringLiteral("mamba_n_heads"), 128}, {QStringLiteral("mamba_d_head"), headDim},
+                        {QStringLiteral("mamba_n_groups"), 1}, {QStringLiteral("mamba_d_state"), 128},
+                        {QStringLiteral("mamba_d_conv"), 4}, {QStringLiteral("mamba_expand"), 2},
+                        {QStringLiteral("num_local_experts"), 72}, {QStringLiteral("num_experts_per_tok"), 10},
+                        {QStringLiteral("intermediate_size"), 768}, {QStringLiteral("shared_intermediate_size"), 1536},
+                        {QStringLiteral("vocab_size"), 100352}, {QStringLiteral("tie_word_embeddings"), true}};
+    ModelShape m;
+    try {
+        m = ConfigImporter::fromConfig(c);
+    } catch (const InputError &err) {
+        QFAIL(qPrintable(QStringLiteral("refused: ") + err.text()));
+    }
+    QCOMPARE(m.layersOf(LayerKind::FullAttention), qint64(4));
+    QCOMPARE(m.layersOf(LayerKind::Recurrent), qint64(36));
+    for (const LayerGroup &g : m.groups)
+        if (g.kind == LayerKind::Recurrent) {
+            QCOMPARE(g.convStateValues, qint64(25344));
+            QCOMPARE(g.ssmStateValues, qint64(1048576));
+        }
+    const KvCost cost(m, Dtype::BF16, 1, 16);
+    QCOMPARE(cost.bytesPerToken(), qint64(16384));
+    QCOMPARE(cost.stateBytesPerSession(), qint64(154644480));
+    // Parameters: Mamba-2 mixer in_proj 4096 x (2 x 8192 + 2 x 128 + 128) = 68681728, conv 8448 x 4
+    //   + 8448 bias, dt_bias / A_log / D 3 x 128, norm 8192, out_proj 8192 x 4096 = 33554432:
+    //   102286976. Attention 4096 x 32 x 128 x 2 + 2 x 4096 x 8 x 128 = 41943040. Every layer:
+    //   72 experts x 3 x 4096 x 768 = 679477248, router 4096 x 72 = 294912, shared MLP
+    //   3 x 4096 x 1536 = 18874368, norms 2 x 4096: 698654720. 36 x 102286976 + 4 x 41943040
+    //   + 40 x 698654720 + 100352 x 4096 (tied) + 4096 = 32207337984 (Granite-4.0-H-Small: 32 B).
+    //   Active, 10 experts: 40 x (10 x 9437184 + 294912 + 18874368 + 8192) = 4541972480 in place of
+    //   40 x 698654720 = 27946188800: 8803121664 (9 B active).
+    QCOMPARE(m.derivedParams, qint64(32207337984));
+    QCOMPARE(m.derivedActiveParams, qint64(8803121664));
+}
+
+void TestConfigImport::miniMaxLightningLayersKeepAFixedState()
+{
+    // MiniMax-Text-01's published geometry: 80 layers, attn_type_list (0 x 7, 1) x 10, 64 heads of
+    // head_dim 128, 8 KV heads, hidden 6144, 32 experts of 9216 top-2, vocab 200064.
+    // Softmax layers: 2 x 8 x 128 x 2 B = 4096 B a layer; x 10 = 40960 a token.
+    // Lightning layers (vllm minimax_text_01.py: state heads x head_dim x head_dim): 64 x 128 x 128
+    // = 1048576 values, x 4 B (fp32) = 4194304 B a layer; x 70 = 293601280 a session.
+    // Parameters: lightning qkv + gate + out 5 x 6144 x 64 x 128 + norm 64 x 128 = 251666432; softmax
+    // 6144 x 64 x 128 x 2 + 2 x 6144 x 8 x 128 = 113246208; experts 32 x 3 x 6144 x 9216 +
+    // router 6144 x 32 = 5436014592; norms 2 x 6144. 70 x 251666432 + 10 x 113246208
+    // + 80 x 5436026880 + 2 x 200064 x 6144 + 6144 = 456089655296 (456 B published).
+    QJsonArray kinds;
+    for (int i = 0; i < 80; ++i)
+        kinds.append(i % 8 == 7 ? 1 : 0);
+    const QJsonObject c{{QStringLiteral("model_type"), QStringLiteral("minimax_text_01")}, {QStringLiteral("hidden_size"), 6144},
+                        {QStringLiteral("num_hidden_layers"), 80}, {QStringLiteral("num_attention_heads"), 64},
+                        {QStringLiteral("num_key_value_heads"), 8}, {QStringLiteral("head_dim"), 128},
+                        {QStringLiteral("attn_type_list"), kinds}, {QStringLiteral("intermediate_size"), 9216},
+                        {QStringLiteral("num_local_experts"), 32}, {QStringLiteral("num_experts_per_tok"), 2},
+                        {QStringLiteral("vocab_size"), 200064}};
+    const ModelShape m = ConfigImporter::fromConfig(c);
+    QCOMPARE(m.layersOf(LayerKind::FullAttention), qint64(10));
+    QCOMPARE(m.layersOf(LayerKind::Recurrent), qint64(70));
+    const KvCost cost(m, Dtype::BF16, 1, 16);
+    QCOMPARE(cost.bytesPerToken(), qint64(40960));
+    QCOMPARE(cost.stateBytesPerSession(), qint64(293601280));
+    QCOMPARE(m.derivedParams, qint64(456089655296));
+
+    // MiniMax-M2 lists its (all softmax) layers short: every layer is attention.
+    QJsonObject m2 = c;
+    m2.insert(QStringLiteral("attn_type_list"), QJsonArray{1});
+    QCOMPARE(ConfigImporter::fromConfig(m2).layersOf(LayerKind::FullAttention), qint64(80));
+}
+
+void TestConfigImport::unmodelledKvSavingsAreSizedWithoutThemAndSaid()
+{
+    // Hunyuan-Large's cross-layer attention (use_cla) and DeepSeek-V4's compress_ratios keep less KV
+    // than the heads imply; Headroom sizes each layer's own KV (2 x 8 x 128 x 2 B x 32 = 131072 a
+    // token, as without the key) and says so once.
+    const QJsonObject plain{{QStringLiteral("model_type"), QStringLiteral("llama")}, {QStringLiteral("hidden_size"), 4096},
+                            {QStringLiteral("num_hidden_layers"), 32}, {QStringLiteral("num_attention_heads"), 32},
+                            {QStringLiteral("num_key_value_heads"), 8}};
+    QVERIFY(ConfigImporter::fromConfig(plain).sizingNotes.isEmpty());
+    for (const auto &[key, value] : {std::pair<const char *, QJsonValue>{"use_cla", true},
+                                     std::pair<const char *, QJsonValue>{"compress_ratios", QJsonArray{0, 4, 128}}}) {
+        QJsonObject c = plain;
+        c.insert(QString::fromLatin1(key), value);
+        const ModelShape m = ConfigImporter::fromConfig(c);
+        QCOMPARE(KvCost(m, Dtype::BF16, 1, 16).bytesPerToken(), qint64(131072));
+        QCOMPARE(m.sizingNotes.size(), 1);
+        QVERIFY2(m.sizingNotes.first().contains(QString::fromLatin1(key)), qPrintable(m.sizingNotes.first()));
+    }
+    // Baichuan2-13B names its context model_max_length (vLLM's possible_keys read it too).
+    QJsonObject baichuan = plain;
+    baichuan.insert(QStringLiteral("model_max_length"), 4096);
+    QCOMPARE(ConfigImporter::fromConfig(baichuan).maxPositionEmbeddings, qint64(4096));
 }
 
 void TestConfigImport::nestedLanguageModelObjects_data()
