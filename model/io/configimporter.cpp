@@ -147,6 +147,11 @@ const Alias aliases[] = {
     {"max_position_embeddings", "max_seq_length"}, {"max_position_embeddings", "seq_len"},
     // Phi-3-small (Phi3SmallConfig): ff_intermediate_size is its MLP width.
     {"intermediate_size", "ff_intermediate_size"},
+    // HunYuanConfig (Hunyuan-A13B): moe_topk and num_shared_expert; Ernie4_5_MoeConfig:
+    // moe_num_shared_experts, moe_layer_start_index (its first MoE layer) and moe_layer_interval.
+    {"num_experts_per_tok", "moe_topk"}, {"n_shared_experts", "num_shared_expert"},
+    {"n_shared_experts", "moe_num_shared_experts"}, {"first_k_dense_replace", "moe_layer_start_index"},
+    {"decoder_sparse_step", "moe_layer_interval"},
     // Gemma4TextConfig names its routing top-k top_k_experts; Ernie4_5_MoeConfig's attribute_map
     // maps num_experts / num_experts_per_tok to moe_num_experts / moe_k.
     {"num_experts_per_tok", "top_k_experts"}, {"num_experts", "moe_num_experts"}, {"num_experts_per_tok", "moe_k"},
@@ -277,6 +282,29 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
 {
     ModelShape m;
     m.modelType = c.value(QStringLiteral("model_type")).toString(root.value(QStringLiteral("model_type")).toString());
+    // Widths and counts some families give one a layer (Hunyuan-A13B's moe_intermediate_size,
+    // moe_topk and num_shared_expert lists; Gemma 3n's intermediate_size): one value when every
+    // layer has it, else the largest (the most weight memory) and a note saying so.
+    for (const char *key : {"intermediate_size", "moe_intermediate_size", "num_experts_per_tok", "n_shared_experts"}) {
+        const QJsonValue v = c.value(QString::fromLatin1(key));
+        if (!v.isArray())
+            continue;
+        const QJsonArray list = v.toArray();
+        if (list.isEmpty())
+            throw InputError(QString::fromLatin1(key), QStringLiteral("is an empty list"));
+        double largest = 0;
+        bool same = true;
+        for (int i = 0; i < list.size(); ++i) {
+            if (!list.at(i).isDouble())
+                throw InputError(QStringLiteral("%1[%2]").arg(QString::fromLatin1(key)).arg(i), QStringLiteral("must be a number"));
+            largest = std::max(largest, list.at(i).toDouble());
+            same = same && list.at(i) == list.at(0);
+        }
+        if (!same)
+            m.sizingNotes << QStringLiteral("%1 differs between layers; every layer is counted at the largest, %2.")
+                                 .arg(QString::fromLatin1(key)).arg(largest);
+        c.insert(QString::fromLatin1(key), largest);
+    }
     // Published configs list only fields that differ from the transformers
     // class defaults; fill the defaults this engine needs from those classes.
     struct Default { const char *modelType; const char *key; qint64 value; const char *source; };
@@ -367,6 +395,43 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
     const bool isParallelHybrid = m.modelType == QLatin1String("falcon_h1");
     // Nemotron-H: one letter a layer, M a Mamba-2 mixer, * attention, - an MLP, E an MoE block.
     const bool isPatternHybrid = has(c, "hybrid_override_pattern");
+
+    // Pure state-space models: no attention, a recurrent state a layer and nothing per token.
+    //   Mamba-1 (MambaConfig, FalconMambaConfig; vllm mamba_utils mamba1_state_shape): conv
+    //   (conv_kernel - 1) x d_inner, SSM d_inner x state_size, d_inner = intermediate_size
+    //   (expand x hidden_size).
+    //   Mamba-2 (Mamba2Config; mamba2_state_shape): conv (conv_kernel - 1) x (d_inner + 2 x
+    //   n_groups x state_size), SSM num_heads x head_dim x state_size, d_inner = expand x hidden_size.
+    if (m.modelType == QLatin1String("mamba") || m.modelType == QLatin1String("falcon_mamba")
+        || m.modelType == QLatin1String("mamba2")) {
+        auto named = [&](const char *key, qint64 fallback, bool required) {
+            return NamedCount(intField(c, key, fallback, required), QString::fromLatin1(key));
+        };
+        const bool two = m.modelType == QLatin1String("mamba2");
+        const NamedCount hidden = named("hidden_size", 0, true), state = named("state_size", two ? 128 : 16, false);
+        const NamedCount kernel = named("conv_kernel", 4, false), expand = named("expand", 2, false);
+        const NamedCount dInner = has(c, "intermediate_size") && !two ? named("intermediate_size", 0, true) : expand * hidden;
+        LayerGroup mixer;
+        mixer.kind = LayerKind::Recurrent;
+        if (two) {
+            // (num_heads was read as num_attention_heads above: Mamba2Config's num_heads are SSM heads.)
+            const NamedCount heads = named("num_heads", 128, false), headDim = named("head_dim", 64, false);
+            const NamedCount groups = named("n_groups", 8, false);
+            mixer.convStateValues = (NamedCount(kernel.v - 1, kernel.field) * (dInner + NamedCount(2) * groups * state)).v;
+            mixer.ssmStateValues = (heads * headDim * state).v;
+        } else {
+            mixer.convStateValues = (NamedCount(kernel.v - 1, kernel.field) * dInner).v;
+            mixer.ssmStateValues = (dInner * state).v;
+        }
+        m.attentionHeads = 0;
+        m.headDim = 0;
+        m.addLayers(mixer, layers);
+        QJsonObject countRoot = c;
+        const ParameterCount count = countParameters(countRoot);
+        m.derivedParams = m.totalParams = count.total;
+        m.derivedActiveParams = m.activeParams = count.active;
+        return m;
+    }
 
     QSet<QString> consumed;
     if (isJamba)
@@ -670,10 +735,13 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
         {"use_cla", "cross-layer attention (use_cla) shares KV between layers"},
         // DeepSeek-V4: per-layer KV compression ratios.
         {"compress_ratios", "KV compression (compress_ratios)"},
+        // MllamaTextConfig (Llama 3.2 Vision): cross_attention_layers attend to the image's tokens,
+        // a fixed KV per image, sized here as self-attention over the context.
+        {"cross_attention_layers", "image cross-attention (cross_attention_layers) keeps a KV per image, not per token"},
     };
     for (const Saving &sv : savings) {
         const QJsonValue v = c.value(QString::fromLatin1(sv.key));
-        if (!v.isUndefined() && !v.isNull() && v != QJsonValue(false))
+        if (!v.isUndefined() && !v.isNull() && v != QJsonValue(false) && !(v.isArray() && v.toArray().isEmpty()))
             m.sizingNotes << QStringLiteral("%1 is not modelled: KV is sized without it, more than the engine keeps.")
                                  .arg(QString::fromLatin1(sv.what));
     }

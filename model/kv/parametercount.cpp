@@ -66,6 +66,36 @@ ParameterCount countParameters(const QJsonObject &root)
     QJsonObject c = root.value(QStringLiteral("text_config")).isObject() ? root.value(QStringLiteral("text_config")).toObject() : root;
     const QString type = c.value(QStringLiteral("model_type")).toString(root.value(QStringLiteral("model_type")).toString());
     const Count h = num(c, "hidden_size", 0), layers = num(c, "num_hidden_layers", 0, 0, maxLayers);
+    const FamilyTraits family = familyTraits(type);
+    // Pure state-space models (no attention). Mamba-1 (transformers modeling_mamba.py MambaMixer):
+    // in_proj hidden -> 2 d_inner, a depthwise conv with bias, x_proj d_inner -> dt_rank + 2 state,
+    // dt_proj dt_rank -> d_inner with bias, A_log d_inner x state, D, out_proj, one norm a layer;
+    // dt_rank "auto" is ceil(hidden / 16). Mamba-2 (modeling_mamba2.py Mamba2Mixer): in_proj hidden ->
+    // 2 d_inner + 2 groups x state + heads, conv with bias over d_inner + 2 groups x state, dt_bias /
+    // A_log / D per head, a gated norm over d_inner, out_proj. MambaConfig ties the LM head by default.
+    if (type == QLatin1String("mamba") || type == QLatin1String("falcon_mamba") || type == QLatin1String("mamba2")) {
+        const bool two = type == QLatin1String("mamba2");
+        const Count vocabSsm = num(c, "vocab_size", 0);
+        const Count state = num(c, "state_size", two ? 128 : 16), kernel = num(c, "conv_kernel", 4);
+        const Count dInner = !two && c.contains(QStringLiteral("intermediate_size")) ? num(c, "intermediate_size", 0) : num(c, "expand", 2) * h;
+        Count layer;
+        if (two) {
+            const Count heads2 = num(c, "num_heads", 128), groups = num(c, "n_groups", 8);
+            const Count convDim = dInner + Count(2) * groups * state;
+            layer = h * (Count(2) * dInner + Count(2) * groups * state + heads2) + convDim * kernel + convDim
+                + Count(3) * heads2 + dInner + dInner * h + h;
+        } else {
+            const Count autoRank((h.v + 15) / 16, QStringLiteral("hidden_size"));
+            const Count dtRank = c.value(QStringLiteral("time_step_rank")).isDouble() ? num(c, "time_step_rank", autoRank) : autoRank;
+            layer = h * Count(2) * dInner + dInner * kernel + dInner + dInner * (dtRank + Count(2) * state) + dtRank * dInner + dInner
+                + dInner * state + dInner + dInner * h + h;
+        }
+        const QJsonValue tieSsm = c.value(QStringLiteral("tie_word_embeddings"));
+        const bool tiedSsm = tieSsm.isBool() ? tieSsm.toBool() : !two;
+        p.total = p.active = (layers * layer + vocabSsm * h * Count(tiedSsm ? 1 : 2) + h).v;
+        p.note = QStringLiteral("derived from the config's shapes (embeddings, Mamba mixers, norms)");
+        return p;
+    }
     const Count heads = num(c, "num_attention_heads", 0);
     const Count vocab = num(c, "vocab_size", Count(type == QLatin1String("gemma3_text") ? 262208 : 0, QStringLiteral("vocab_size")));
     const Count inter = num(c, "intermediate_size", 0);
@@ -133,7 +163,6 @@ ParameterCount countParameters(const QJsonObject &root)
     const Count sharedInter = num(c, "shared_expert_intermediate_size",
                                   granite ? num(c, "shared_intermediate_size", 0)
                                           : llama4 ? expertInter : num(c, "n_shared_experts", 0) * expertInter);
-    const FamilyTraits family = familyTraits(type);
     // The dense layers of an MoE model: Llama 4 names their width intermediate_size_mlp
     // (intermediate_size is its experts'); the others use intermediate_size.
     const Count denseMlp = granite ? Count(3) * h * sharedInter

@@ -83,6 +83,9 @@ private slots:
     void graniteHybridMambaLayersAreMamba2();
     void miniMaxLightningLayersKeepAFixedState();
     void unmodelledKvSavingsAreSizedWithoutThemAndSaid();
+    void perLayerListsTakeOneValue();
+    void pureStateSpaceModels_data();
+    void pureStateSpaceModels();
     void nestedLanguageModelObjects_data();
     void nestedLanguageModelObjects();
     void badInput_data();
@@ -733,6 +736,106 @@ void TestConfigImport::unmodelledKvSavingsAreSizedWithoutThemAndSaid()
     QJsonObject baichuan = plain;
     baichuan.insert(QStringLiteral("model_max_length"), 4096);
     QCOMPARE(ConfigImporter::fromConfig(baichuan).maxPositionEmbeddings, qint64(4096));
+}
+
+void TestConfigImport::perLayerListsTakeOneValue()
+{
+    // Hunyuan-A13B's published geometry with its per-layer lists: 32 layers, hidden 4096, 32 heads,
+    // 8 KV heads, attention_head_dim 128, 64 experts, moe_topk [8] x 32, moe_intermediate_size
+    // [3072] x 32, num_shared_expert [1] x 32, vocab 128167 (untied here).
+    // KV: 2 x 8 x 128 x 2 B = 4096 B a layer; x 32 = 131072 a token.
+    // Parameters: attention 4096 x 32 x 128 x 2 + 2 x 4096 x 8 x 128 = 41943040; 64 experts
+    //   x 3 x 4096 x 3072 = 2415919104; router 4096 x 64 = 262144; one shared expert 3 x 4096 x 3072
+    //   = 37748736; norms 2 x 4096: 2495881216 a layer; x 32 + 2 x 128167 x 4096 + 4096 =
+    //   80918147072 (80 B published). Active, 8 experts: (41943040 + 8 x 37748736 + 262144 + 37748736
+    //   + 8192) x 32 + 1049948160 = 13272412160 (13 B).
+    QJsonArray topk, width, shared;
+    for (int i = 0; i < 32; ++i) {
+        topk.append(8);
+        width.append(3072);
+        shared.append(1);
+    }
+    QJsonObject c{{QStringLiteral("model_type"), QStringLiteral("hunyuan_v1_moe")}, {QStringLiteral("hidden_size"), 4096},
+                  {QStringLiteral("num_hidden_layers"), 32}, {QStringLiteral("num_attention_heads"), 32},
+                  {QStringLiteral("num_key_value_heads"), 8}, {QStringLiteral("attention_head_dim"), 128},
+                  {QStringLiteral("num_experts"), 64}, {QStringLiteral("moe_topk"), topk},
+                  {QStringLiteral("moe_intermediate_size"), width}, {QStringLiteral("num_shared_expert"), shared},
+                  {QStringLiteral("intermediate_size"), 3072}, {QStringLiteral("vocab_size"), 128167},
+                  {QStringLiteral("tie_word_embeddings"), false}};
+    ModelShape m;
+    try {
+        m = ConfigImporter::fromConfig(c);
+    } catch (const InputError &err) {
+        QFAIL(qPrintable(QStringLiteral("refused: ") + err.text()));
+    }
+    QCOMPARE(m.expertsPerToken, 8);
+    QCOMPARE(m.moeIntermediateSize, qint64(3072));
+    QCOMPARE(m.headDim, 128);
+    QCOMPARE(KvCost(m, Dtype::BF16, 1, 16).bytesPerToken(), qint64(131072));
+    QCOMPARE(m.derivedParams, qint64(80918147072));
+    QCOMPARE(m.derivedActiveParams, qint64(13272412160));
+    QVERIFY(m.sizingNotes.isEmpty());
+
+    // Layers of different widths: counted at the largest, and said so.
+    width[0] = 1536;
+    c.insert(QStringLiteral("moe_intermediate_size"), width);
+    const ModelShape mixed = ConfigImporter::fromConfig(c);
+    QCOMPARE(mixed.moeIntermediateSize, qint64(3072));
+    QCOMPARE(mixed.sizingNotes.size(), 1);
+    QVERIFY(mixed.sizingNotes.first().contains(QStringLiteral("moe_intermediate_size")));
+}
+
+void TestConfigImport::pureStateSpaceModels_data()
+{
+    QTest::addColumn<QJsonObject>("config");
+    QTest::addColumn<qint64>("conv");
+    QTest::addColumn<qint64>("ssm");
+    QTest::addColumn<qint64>("params");
+    // state-spaces/mamba-2.8b-hf's geometry (MambaConfig): hidden 2560, 64 layers, intermediate 5120,
+    // state 16, conv 4, time_step_rank 160, vocab 50280, tied. Conv (4 - 1) x 5120 = 15360; SSM
+    // 5120 x 16 = 81920. A layer: in_proj 2560 x 10240 = 26214400, conv 5120 x 4 + 5120, x_proj
+    // 5120 x (160 + 32) = 983040, dt_proj 160 x 5120 + 5120, A_log 5120 x 16, D 5120, out_proj
+    // 5120 x 2560 = 13107200, norm 2560: 41244160; x 64 + 50280 x 2560 + 2560 = 2768345600 (2.8 B).
+    QTest::newRow("Mamba-1 (mamba-2.8b)")
+        << QJsonObject{{QStringLiteral("model_type"), QStringLiteral("mamba")}, {QStringLiteral("hidden_size"), 2560},
+                       {QStringLiteral("num_hidden_layers"), 64}, {QStringLiteral("intermediate_size"), 5120},
+                       {QStringLiteral("state_size"), 16}, {QStringLiteral("conv_kernel"), 4},
+                       {QStringLiteral("time_step_rank"), 160}, {QStringLiteral("vocab_size"), 50280}}
+        << qint64(15360) << qint64(81920) << qint64(2768345600);
+    // state-spaces/mamba2-2.7b's geometry (Mamba2Config): hidden 2560, 64 layers, 80 heads x 64,
+    // expand 2 (d_inner 5120), 1 group, state 128, conv 4, vocab 50288, tied. Conv 3 x (5120 + 2 x 128)
+    // = 16128; SSM 80 x 64 x 128 = 655360. A layer: in_proj 2560 x (10240 + 256 + 80) = 27074560, conv
+    // 5376 x 4 + 5376, dt_bias / A_log / D 3 x 80, norm 5120, out_proj 13107200, norm 2560: 40216560;
+    // x 64 + 50288 x 2560 + 2560 = 2702599680 (2.7 B).
+    QTest::newRow("Mamba-2 (mamba2-2.7b)")
+        << QJsonObject{{QStringLiteral("model_type"), QStringLiteral("mamba2")}, {QStringLiteral("hidden_size"), 2560},
+                       {QStringLiteral("num_hidden_layers"), 64}, {QStringLiteral("num_heads"), 80},
+                       {QStringLiteral("head_dim"), 64}, {QStringLiteral("expand"), 2}, {QStringLiteral("n_groups"), 1},
+                       {QStringLiteral("state_size"), 128}, {QStringLiteral("conv_kernel"), 4},
+                       {QStringLiteral("vocab_size"), 50288}, {QStringLiteral("tie_word_embeddings"), true}}
+        << qint64(16128) << qint64(655360) << qint64(2702599680);
+}
+
+void TestConfigImport::pureStateSpaceModels()
+{
+    QFETCH(QJsonObject, config);
+    QFETCH(qint64, conv);
+    QFETCH(qint64, ssm);
+    QFETCH(qint64, params);
+    ModelShape m;
+    try {
+        m = ConfigImporter::fromConfig(config);
+    } catch (const InputError &err) {
+        QFAIL(qPrintable(QStringLiteral("refused: ") + err.text()));
+    }
+    QCOMPARE(m.layersOf(LayerKind::Recurrent), qint64(64));
+    QCOMPARE(m.groups.size(), 1);
+    QCOMPARE(m.groups.first().convStateValues, conv);
+    QCOMPARE(m.groups.first().ssmStateValues, ssm);
+    const KvCost cost(m, Dtype::BF16, 1, 16);
+    QCOMPARE(cost.bytesPerToken(), qint64(0));                         // nothing grows with the context
+    QCOMPARE(cost.stateBytesPerSession(), 64 * (conv + ssm) * 4);       // fp32 state
+    QCOMPARE(m.derivedParams, params);
 }
 
 void TestConfigImport::nestedLanguageModelObjects_data()
