@@ -13,6 +13,11 @@
 //     documented as Jamba-v0.1's), .../qwen3_next/configuration_qwen3_next.py (checkpoint
 //     Qwen/Qwen3-Next-80B-A3B-Instruct), .../gemma3/configuration_gemma3.py (Gemma3TextConfig
 //     defaults the published gemma-3-27b-it text_config leaves out)
+//   - NVIDIA/TensorRT-LLM tests/unittest/_torch/modeling/test_modeling_mixtral.py and
+//     test_modeling_exaone4.py: Mixtral-8x7B-v0.1, EXAONE-4.0-32B (two test trims restored)
+//   - NVIDIA-NeMo/Megatron-Bridge NemotronH bridge tests: Nemotron-H-8B-Base-8K
+//   - stored printouts / test fixtures of Llama-4-Scout-17B-16E, Qwen3-30B-A3B, gemma-4-31B-it,
+//     gemma-3n-E4B-it and DeepSeek-V2-Lite (each SOURCE.md says which and what was changed)
 //
 // Every expected byte count below is derived by hand from the config.json fields, with the
 // arithmetic next to it: KV bytes per token at a bf16 cache (2 B a value), TP 1, block 16;
