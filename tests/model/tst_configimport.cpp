@@ -737,6 +737,13 @@ void TestConfigImport::unmodelledKvSavingsAreSizedWithoutThemAndSaid()
         QCOMPARE(m.sizingNotes.size(), 1);
         QVERIFY2(m.sizingNotes.first().contains(QString::fromLatin1(key)), qPrintable(m.sizingNotes.first()));
     }
+    // A vision_config Headroom cannot count (Qwen2.5-VL names its depth "depth") is said to be left out.
+    QJsonObject vl = plain;
+    vl.insert(QStringLiteral("vision_config"), QJsonObject{{QStringLiteral("depth"), 32}, {QStringLiteral("hidden_size"), 1280}});
+    const ModelShape withTower = ConfigImporter::fromConfig(vl);
+    QCOMPARE(withTower.visionParams, qint64(0));
+    QCOMPARE(withTower.sizingNotes.size(), 1);
+    QVERIFY2(withTower.sizingNotes.first().contains(QStringLiteral("vision encoder is not counted")), qPrintable(withTower.sizingNotes.first()));
     // Baichuan2-13B names its context model_max_length (vLLM's possible_keys read it too).
     QJsonObject baichuan = plain;
     baichuan.insert(QStringLiteral("model_max_length"), 4096);
