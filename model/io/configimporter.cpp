@@ -730,8 +730,9 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
     // A vision tower Headroom cannot count (Qwen2-VL / Qwen2.5-VL's depth-named vision_config, ...)
     // is still loaded by the engine: the weights figure is short of it, and says so.
     if (root.value(QStringLiteral("vision_config")).isObject() && vision.params == 0)
-        m.sizingNotes << QStringLiteral("The vision encoder is not counted (%1): the weights leave it out, though the engine loads it.")
-                             .arg(vision.note);
+        m.sizingNotes << QStringLiteral("vision_config is not counted (Headroom counts ViT towers that give hidden_size, "
+                                        "intermediate_size, num_hidden_layers and patch_size): the weights leave the vision "
+                                        "encoder out, though the engine loads it.");
     // Designs that keep less KV than their layers' heads imply, which Headroom does not model:
     // sized without the saving (more KV than the engine keeps: the safe side), and said so.
     struct Saving { const char *key; const char *what; };

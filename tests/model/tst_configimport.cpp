@@ -743,7 +743,7 @@ void TestConfigImport::unmodelledKvSavingsAreSizedWithoutThemAndSaid()
     const ModelShape withTower = ConfigImporter::fromConfig(vl);
     QCOMPARE(withTower.visionParams, qint64(0));
     QCOMPARE(withTower.sizingNotes.size(), 1);
-    QVERIFY2(withTower.sizingNotes.first().contains(QStringLiteral("vision encoder is not counted")), qPrintable(withTower.sizingNotes.first()));
+    QVERIFY2(withTower.sizingNotes.first().contains(QStringLiteral("vision_config is not counted")), qPrintable(withTower.sizingNotes.first()));
     // Baichuan2-13B names its context model_max_length (vLLM's possible_keys read it too).
     QJsonObject baichuan = plain;
     baichuan.insert(QStringLiteral("model_max_length"), 4096);
