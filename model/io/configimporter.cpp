@@ -15,6 +15,7 @@
 #include <QLocale>
 #include <QSet>
 #include <QVariant>
+#include <algorithm>
 #include <cmath>
 
 namespace Headroom {
@@ -64,7 +65,7 @@ bool has(const QJsonObject &o, const char *key)
 }
 
 // Layer kinds the config names per layer.
-enum class Slot { Full, Sliding, Linear, Mamba };
+enum class Slot { Full, Sliding, Chunked, Linear, Lightning, Mamba, Mamba2, Stateless };
 
 QVector<Slot> slotsFromLayerTypes(const QJsonArray &types, int layers)
 {
@@ -78,6 +79,8 @@ QVector<Slot> slotsFromLayerTypes(const QJsonArray &types, int layers)
             kinds << Slot::Full;
         else if (t == QLatin1String("sliding_attention") || t == QLatin1String("local") || t == QLatin1String("sliding"))
             kinds << Slot::Sliding;
+        else if (t == QLatin1String("chunked_attention"))
+            kinds << Slot::Chunked;
         else if (t == QLatin1String("linear_attention"))
             kinds << Slot::Linear;
         else if (t == QLatin1String("mamba"))
@@ -85,7 +88,7 @@ QVector<Slot> slotsFromLayerTypes(const QJsonArray &types, int layers)
         else
             throw InputError(QStringLiteral("layer_types[%1]").arg(i),
                              QStringLiteral("unknown layer kind \"%1\"; Headroom sizes full_attention, "
-                                            "sliding_attention, linear_attention and mamba layers")
+                                            "sliding_attention, chunked_attention, linear_attention and mamba layers")
                                  .arg(t));
     }
     return kinds;
@@ -134,8 +137,24 @@ const Alias aliases[] = {
     // ffn_hidden_size its MLP width (FalconConfig's too).
     {"num_hidden_layers", "num_layers"}, {"head_dim", "kv_channels"}, {"max_position_embeddings", "seq_length"},
     {"vocab_size", "padded_vocab_size"}, {"intermediate_size", "ffn_hidden_size"},
+    // Nemotron-H's remote NemotronHConfig and HunYuanConfig: attention_head_dim.
+    {"head_dim", "attention_head_dim"},
     // OPTConfig: ffn_dim.
     {"intermediate_size", "ffn_dim"},
+    // The other context-length keys vLLM reads when max_position_embeddings is absent
+    // (vllm/config _get_and_verify_max_len possible_keys): Baichuan2-13B says model_max_length.
+    {"max_position_embeddings", "model_max_length"}, {"max_position_embeddings", "max_sequence_length"},
+    {"max_position_embeddings", "max_seq_length"}, {"max_position_embeddings", "seq_len"},
+    // Phi-3-small (Phi3SmallConfig): ff_intermediate_size is its MLP width.
+    {"intermediate_size", "ff_intermediate_size"},
+    // HunYuanConfig (Hunyuan-A13B): moe_topk and num_shared_expert; Ernie4_5_MoeConfig:
+    // moe_num_shared_experts, moe_layer_start_index (its first MoE layer) and moe_layer_interval.
+    {"num_experts_per_tok", "moe_topk"}, {"n_shared_experts", "num_shared_expert"},
+    {"n_shared_experts", "moe_num_shared_experts"}, {"first_k_dense_replace", "moe_layer_start_index"},
+    {"decoder_sparse_step", "moe_layer_interval"},
+    // Gemma4TextConfig names its routing top-k top_k_experts; Ernie4_5_MoeConfig's attribute_map
+    // maps num_experts / num_experts_per_tok to moe_num_experts / moe_k.
+    {"num_experts_per_tok", "top_k_experts"}, {"num_experts", "moe_num_experts"}, {"num_experts_per_tok", "moe_k"},
     // DbrxConfig's ffn_config (DbrxFFNConfig): expert width, count and top-k.
     {"moe_intermediate_size", "ffn_config.ffn_hidden_size"}, {"num_local_experts", "ffn_config.moe_num_experts"},
     {"num_experts_per_tok", "ffn_config.moe_top_k"},
@@ -197,6 +216,22 @@ QJsonObject withStandardNames(QJsonObject c, const QString &rootType, QHash<QStr
     return c;
 }
 
+// The key of the object that holds a multimodal checkpoint's language model: text_config
+// (transformers' LLaVA, Gemma 3, Llama 4, Mistral 3, Qwen2.5-VL ... configs), llm_config
+// (InternVL's InternVLChatConfig, MiniCPM-V), language_config (DeepSeek-VL2, Janus); empty
+// when the top level holds the language model itself (no such object, or one without
+// num_hidden_layers where the top level has it).
+QString languageModelKey(const QJsonObject &root)
+{
+    for (const char *key : {"text_config", "llm_config", "language_config"}) {
+        const QJsonValue v = root.value(QString::fromLatin1(key));
+        if (v.isObject() && (!root.contains(QStringLiteral("num_hidden_layers"))
+                             || v.toObject().contains(QStringLiteral("num_hidden_layers"))))
+            return QString::fromLatin1(key);
+    }
+    return {};
+}
+
 ModelShape shapeOf(const QJsonObject &root, QJsonObject c);
 
 } // namespace
@@ -204,14 +239,15 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c);
 ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
 {
     QJsonObject c = root;
-    for (const char *key : {"text_config", "quantization_config"}) {
+    for (const char *key : {"text_config", "llm_config", "language_config", "quantization_config"}) {
         const QJsonValue v = root.value(QString::fromLatin1(key));
         if (!v.isUndefined() && !v.isNull() && !v.isObject())
             throw InputError(QString::fromLatin1(key), QStringLiteral("must be a JSON object"));
     }
-    if (root.value(QStringLiteral("text_config")).isObject()) {
-        // Multimodal: the language model's fields live in text_config.
-        c = root.value(QStringLiteral("text_config")).toObject();
+    const QString nested = languageModelKey(root);
+    if (!nested.isEmpty()) {
+        // Multimodal: the language model's fields live in a nested object.
+        c = root.value(nested).toObject();
         for (const char *k : {"torch_dtype", "dtype"})
             if (!c.contains(QString::fromLatin1(k)) && root.contains(QString::fromLatin1(k)))
                 c.insert(QString::fromLatin1(k), root.value(QString::fromLatin1(k)));
@@ -246,6 +282,29 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
 {
     ModelShape m;
     m.modelType = c.value(QStringLiteral("model_type")).toString(root.value(QStringLiteral("model_type")).toString());
+    // Widths and counts some families give one a layer (Hunyuan-A13B's moe_intermediate_size,
+    // moe_topk and num_shared_expert lists; Gemma 3n's intermediate_size): one value when every
+    // layer has it, else the largest (the most weight memory) and a note saying so.
+    for (const char *key : {"intermediate_size", "moe_intermediate_size", "num_experts_per_tok", "n_shared_experts"}) {
+        const QJsonValue v = c.value(QString::fromLatin1(key));
+        if (!v.isArray())
+            continue;
+        const QJsonArray list = v.toArray();
+        if (list.isEmpty())
+            throw InputError(QString::fromLatin1(key), QStringLiteral("is an empty list"));
+        double largest = 0;
+        bool same = true;
+        for (int i = 0; i < list.size(); ++i) {
+            if (!list.at(i).isDouble())
+                throw InputError(QStringLiteral("%1[%2]").arg(QString::fromLatin1(key)).arg(i), QStringLiteral("must be a number"));
+            largest = std::max(largest, list.at(i).toDouble());
+            same = same && list.at(i) == list.at(0);
+        }
+        if (!same)
+            m.sizingNotes << QStringLiteral("%1 differs between layers; every layer is counted at the largest, %2.")
+                                 .arg(QString::fromLatin1(key)).arg(largest);
+        c.insert(QString::fromLatin1(key), largest);
+    }
     // Published configs list only fields that differ from the transformers
     // class defaults; fill the defaults this engine needs from those classes.
     struct Default { const char *modelType; const char *key; qint64 value; const char *source; };
@@ -261,6 +320,19 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
         {"gemma3", "sliding_window_pattern", 6, "Gemma3TextConfig"},
         {"gemma3", "sliding_window", 4096, "Gemma3TextConfig"},
         {"gemma3", "head_dim", 256, "Gemma3TextConfig"},
+        // transformers/models/gemma4/configuration_gemma4.py, Gemma4TextConfig (the text_config of
+        // a "gemma4" checkpoint too): head_dim 256, sliding_window 512, 131072 positions, layer_types
+        // 5 sliding : 1 full, and global_head_dim 512 for the full layers (__post_init__).
+        {"gemma4_text", "max_position_embeddings", 131072, "Gemma4TextConfig"},
+        {"gemma4_text", "sliding_window_pattern", 6, "Gemma4TextConfig"},
+        {"gemma4_text", "sliding_window", 512, "Gemma4TextConfig"},
+        {"gemma4_text", "head_dim", 256, "Gemma4TextConfig"},
+        {"gemma4_text", "global_head_dim", 512, "Gemma4TextConfig"},
+        {"gemma4", "max_position_embeddings", 131072, "Gemma4TextConfig"},
+        {"gemma4", "sliding_window_pattern", 6, "Gemma4TextConfig"},
+        {"gemma4", "sliding_window", 512, "Gemma4TextConfig"},
+        {"gemma4", "head_dim", 256, "Gemma4TextConfig"},
+        {"gemma4", "global_head_dim", 512, "Gemma4TextConfig"},
         // transformers/models/gemma2/configuration_gemma2.py and gemma/configuration_gemma.py:
         // head_dim=256 in both __init__ signatures, not hidden_size / num_attention_heads.
         {"gemma2", "head_dim", 256, "Gemma2Config"},
@@ -321,11 +393,62 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
     const bool isQwenNext = has(c, "full_attention_interval") || has(c, "linear_num_value_heads");
     // Falcon-H1: attention and a Mamba-2 mixer side by side in every layer.
     const bool isParallelHybrid = m.modelType == QLatin1String("falcon_h1");
+    // Nemotron-H: one letter a layer, M a Mamba-2 mixer, * attention, - an MLP, E an MoE block.
+    const bool isPatternHybrid = has(c, "hybrid_override_pattern");
+
+    // Pure state-space models: no attention, a recurrent state a layer and nothing per token.
+    //   Mamba-1 (MambaConfig, FalconMambaConfig; vllm mamba_utils mamba1_state_shape): conv
+    //   (conv_kernel - 1) x d_inner, SSM d_inner x state_size, d_inner = intermediate_size
+    //   (expand x hidden_size).
+    //   Mamba-2 (Mamba2Config; mamba2_state_shape): conv (conv_kernel - 1) x (d_inner + 2 x
+    //   n_groups x state_size), SSM num_heads x head_dim x state_size, d_inner = expand x hidden_size.
+    if (m.modelType == QLatin1String("mamba") || m.modelType == QLatin1String("falcon_mamba")
+        || m.modelType == QLatin1String("mamba2")) {
+        auto named = [&](const char *key, qint64 fallback, bool required) {
+            return NamedCount(intField(c, key, fallback, required), QString::fromLatin1(key));
+        };
+        const bool two = m.modelType == QLatin1String("mamba2");
+        const NamedCount hidden = named("hidden_size", 0, true), state = named("state_size", two ? 128 : 16, false);
+        const NamedCount kernel = named("conv_kernel", 4, false), expand = named("expand", 2, false);
+        const NamedCount dInner = has(c, "intermediate_size") && !two ? named("intermediate_size", 0, true) : expand * hidden;
+        LayerGroup mixer;
+        mixer.kind = LayerKind::Recurrent;
+        if (two) {
+            // (num_heads was read as num_attention_heads above: Mamba2Config's num_heads are SSM heads.)
+            const NamedCount heads = named("num_heads", 128, false), headDim = named("head_dim", 64, false);
+            const NamedCount groups = named("n_groups", 8, false);
+            mixer.convStateValues = (NamedCount(kernel.v - 1, kernel.field) * (dInner + NamedCount(2) * groups * state)).v;
+            mixer.ssmStateValues = (heads * headDim * state).v;
+        } else {
+            mixer.convStateValues = (NamedCount(kernel.v - 1, kernel.field) * dInner).v;
+            mixer.ssmStateValues = (dInner * state).v;
+        }
+        m.attentionHeads = 0;
+        m.headDim = 0;
+        m.addLayers(mixer, layers);
+        QJsonObject countRoot = c;
+        const ParameterCount count = countParameters(countRoot);
+        m.derivedParams = m.totalParams = count.total;
+        m.derivedActiveParams = m.activeParams = count.active;
+        return m;
+    }
 
     QSet<QString> consumed;
     if (isJamba)
         consumed << QStringLiteral("attn_layer_period");
-    if (isParallelHybrid)
+    if (isPatternHybrid)
+        consumed << QStringLiteral("hybrid_override_pattern");
+    // MiniMax-Text-01 / M1 / M2: attn_type_list, one 0 (lightning linear attention) or 1 (softmax
+    // attention) a layer (vllm/model_executor/models/minimax_text_01.py decoder_attention_types).
+    const bool isAttnTypeList = c.value(QStringLiteral("attn_type_list")).isArray();
+    if (isAttnTypeList)
+        consumed << QStringLiteral("attn_type_list");
+    // Granite 4 (GraniteMoeHybridConfig): layer_types names "mamba" layers that are Mamba-2
+    // mixers of mamba_n_heads heads (vllm/model_executor/models/granitemoehybrid.py).
+    bool layerTypesMamba = false;
+    for (const QJsonValue &t : c.value(QStringLiteral("layer_types")).toArray())
+        layerTypesMamba = layerTypesMamba || t.toString() == QLatin1String("mamba");
+    if (isParallelHybrid || (layerTypesMamba && has(c, "mamba_n_heads")))
         consumed << QStringLiteral("mamba_d_ssm") << QStringLiteral("mamba_n_heads") << QStringLiteral("mamba_d_head")
                  << QStringLiteral("mamba_n_groups");
     for (const char *marker : hybridMarkers) {
@@ -372,6 +495,7 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
         throw InputError(QStringLiteral("layer_types"), QStringLiteral("must be an array of layer kinds"));
     const qint64 window = intField(c, "sliding_window", 0, false, 0);
     const QJsonValue useSw = c.value(QStringLiteral("use_sliding_window"));
+    const qint64 chunk = intField(c, "attention_chunk_size", 0, false, 0);
     if (layerTypes.isArray()) {
         kinds = slotsFromLayerTypes(layerTypes.toArray(), layers);
     } else if (isJamba) {
@@ -389,7 +513,80 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
     } else if (window > 0 && m.modelType == QLatin1String("gemma2")) {
         for (int i = 0; i < layers; ++i)
             kinds[i] = (i % 2 == 0) ? Slot::Sliding : Slot::Full;
+    } else if (isAttnTypeList) {
+        const QJsonArray list = c.value(QStringLiteral("attn_type_list")).toArray();
+        // MiniMax-M2 lists only softmax layers (vllm minimax_m2.py reads no list: all attention);
+        // a list of ones says all-attention whatever its length.
+        bool allSoftmax = true;
+        for (const QJsonValue &v : list)
+            allSoftmax = allSoftmax && v == QJsonValue(1);
+        if (!allSoftmax && list.size() != layers)
+            throw InputError(QStringLiteral("attn_type_list"),
+                             QStringLiteral("lists %1 layers but num_hidden_layers is %2").arg(list.size()).arg(layers));
+        for (int i = 0; i < layers && !allSoftmax; ++i) {
+            if (list.at(i) != QJsonValue(0) && list.at(i) != QJsonValue(1))
+                throw InputError(QStringLiteral("attn_type_list[%1]").arg(i),
+                                 QStringLiteral("must be 0 (lightning linear attention) or 1 (softmax attention)"));
+            kinds[i] = list.at(i) == QJsonValue(1) ? Slot::Full : Slot::Lightning;
+        }
+    } else if (isPatternHybrid) {
+        const QJsonValue v = c.value(QStringLiteral("hybrid_override_pattern"));
+        if (!v.isString())
+            throw InputError(QStringLiteral("hybrid_override_pattern"), QStringLiteral("must be a string of M, *, - and E (one a layer)"));
+        const QString pattern = v.toString();
+        if (pattern.size() != layers)
+            throw InputError(QStringLiteral("hybrid_override_pattern"),
+                             QStringLiteral("names %1 layers but num_hidden_layers is %2").arg(pattern.size()).arg(layers));
+        // vllm/model_executor/models/nemotron_h.py ALL_DECODER_LAYER_TYPES: M mamba, * attention,
+        // - mlp, E moe; only the first two keep state for a session.
+        for (int i = 0; i < layers; ++i) {
+            const QChar ch = pattern.at(i);
+            if (ch == QLatin1Char('M'))
+                kinds[i] = Slot::Mamba2;
+            else if (ch == QLatin1Char('*'))
+                kinds[i] = Slot::Full;
+            else if (ch == QLatin1Char('-') || ch == QLatin1Char('E'))
+                kinds[i] = Slot::Stateless;
+            else
+                throw InputError(QStringLiteral("hybrid_override_pattern"),
+                                 QStringLiteral("has \"%1\" at layer %2; Headroom reads M (Mamba-2), * (attention), - (MLP) and E (MoE)")
+                                     .arg(ch).arg(i));
+        }
+    } else if (chunk > 0) {
+        // Llama 4 (transformers Llama4TextConfig; vllm/model_executor/models/llama4.py
+        // Llama4Attention): a layer that uses RoPE (no_rope_layers[i] == 1) attends within
+        // chunks of attention_chunk_size tokens, a NoPE layer (0) attends to all. Without the
+        // list, every no_rope_layer_interval-th layer (default 4) is the NoPE one.
+        const QJsonValue list = c.value(QStringLiteral("no_rope_layers"));
+        if (!list.isUndefined() && !list.isNull() && !list.isArray())
+            throw InputError(QStringLiteral("no_rope_layers"), QStringLiteral("must be an array of 0 (no RoPE, full attention) and 1 (RoPE, chunked attention)"));
+        const QJsonArray flags = list.toArray();
+        if (!flags.isEmpty() && flags.size() != layers)
+            throw InputError(QStringLiteral("no_rope_layers"),
+                             QStringLiteral("lists %1 layers but num_hidden_layers is %2").arg(flags.size()).arg(layers));
+        const int interval = smallField(c, "no_rope_layer_interval", 4, false);
+        for (int i = 0; i < layers; ++i) {
+            if (!flags.isEmpty() && flags.at(i) != QJsonValue(0) && flags.at(i) != QJsonValue(1))
+                throw InputError(QStringLiteral("no_rope_layers[%1]").arg(i), QStringLiteral("must be 0 or 1"));
+            const bool rope = flags.isEmpty() ? (i + 1) % interval != 0 : flags.at(i) == QJsonValue(1);
+            kinds[i] = rope ? Slot::Chunked : Slot::Full;
+        }
+    } else if (window > 0 && c.value(QStringLiteral("sliding_window_pattern")).isString()) {
+        // EXAONE 4.0 spells the pattern as letters ("LLLG"): L a local (sliding) layer,
+        // G a global one, repeated over the layers (vllm/model_executor/models/exaone4.py
+        // reads the same per-layer choice from layer_types).
+        const QString pattern = c.value(QStringLiteral("sliding_window_pattern")).toString();
+        for (QChar ch : pattern)
+            if (ch != QLatin1Char('L') && ch != QLatin1Char('G'))
+                throw InputError(QStringLiteral("sliding_window_pattern"),
+                                 QStringLiteral("must be a number or letters L (local) and G (global), got \"%1\"").arg(pattern));
+        if (pattern.isEmpty())
+            throw InputError(QStringLiteral("sliding_window_pattern"), QStringLiteral("must not be empty"));
+        for (int i = 0; i < layers; ++i)
+            kinds[i] = pattern.at(i % pattern.size()) == QLatin1Char('L') ? Slot::Sliding : Slot::Full;
     } else if (window > 0 && has(c, "sliding_window_pattern")) {
+        // Gemma 3, Cohere2 (Command R7B, Command A), EXAONE 4.0 (numeric): every pattern-th
+        // layer is global (transformers Gemma3TextConfig / Cohere2Config / Exaone4Config layer_types).
         const int pattern = smallField(c, "sliding_window_pattern", 0, true);
         for (int i = 0; i < layers; ++i)
             kinds[i] = ((i + 1) % pattern != 0) ? Slot::Sliding : Slot::Full;
@@ -402,9 +599,19 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
     } else if (window > 0) {
         kinds.fill(Slot::Sliding);
     }
+    // Granite 4's "mamba" layers are Mamba-2 mixers (mamba_n_heads), Jamba's Mamba-1.
+    if (layerTypesMamba && has(c, "mamba_n_heads"))
+        std::replace(kinds.begin(), kinds.end(), Slot::Mamba, Slot::Mamba2);
     if (kinds.contains(Slot::Sliding) && window <= 0)
         throw InputError(QStringLiteral("sliding_window"),
                          QStringLiteral("is missing but layer_types names sliding_attention layers"));
+    if (kinds.contains(Slot::Chunked) && chunk <= 0)
+        throw InputError(QStringLiteral("attention_chunk_size"),
+                         QStringLiteral("is missing but layer_types names chunked_attention layers"));
+    if (kinds.contains(Slot::Chunked))
+        m.sizingNotes << QStringLiteral("%1 layers attend within chunks of attention_chunk_size %2 tokens; "
+                                        "each is sized as a sliding window of %2 (the most it keeps: the current chunk).")
+                             .arg(kinds.count(Slot::Chunked)).arg(chunk);
 
     LayerGroup attention;
     if (mla) {
@@ -421,11 +628,30 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
         attention.headDimK = m.headDim;
         attention.headDimV = headDimV;
     }
+    // Gemma 4 (transformers Gemma4TextConfig.__post_init__, per_layer_config): the full-attention
+    // layers have heads of global_head_dim values and, where attention_k_eq_v is true (keys
+    // reused as values; both are still cached), num_global_key_value_heads KV heads.
+    LayerGroup full = attention;
+    if (!mla && has(c, "global_head_dim")) {
+        full.headDimK = full.headDimV = smallField(c, "global_head_dim", 0, true);
+        const QJsonValue kEqV = c.value(QStringLiteral("attention_k_eq_v"));
+        if (!kEqV.isUndefined() && !kEqV.isNull() && !kEqV.isBool())
+            throw InputError(QStringLiteral("attention_k_eq_v"), QStringLiteral("must be true or false"));
+        if (kEqV.toBool() && has(c, "num_global_key_value_heads")) {
+            full.kvHeads = smallField(c, "num_global_key_value_heads", 0, true);
+            if (m.attentionHeads % full.kvHeads != 0)
+                throw InputError(QStringLiteral("num_global_key_value_heads"),
+                                 QStringLiteral("%1 must divide num_attention_heads %2").arg(full.kvHeads).arg(m.attentionHeads));
+        }
+    }
     LayerGroup sliding = attention;
-    if (mla && kinds.contains(Slot::Sliding))
-        throw InputError(QStringLiteral("sliding_window"), QStringLiteral("with MLA (kv_lora_rank) is not a known design"));
+    if (mla && (kinds.contains(Slot::Sliding) || kinds.contains(Slot::Chunked)))
+        throw InputError(kinds.contains(Slot::Sliding) ? QStringLiteral("sliding_window") : QStringLiteral("attention_chunk_size"),
+                         QStringLiteral("with MLA (kv_lora_rank) is not a known design"));
     sliding.kind = LayerKind::SlidingWindow;
     sliding.window = window;
+    LayerGroup chunked = sliding;
+    chunked.window = chunk;
 
     LayerGroup recurrent;
     recurrent.kind = LayerKind::Recurrent;
@@ -439,6 +665,13 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
         recurrent.convStateValues = (NamedCount(dConv - 1, QStringLiteral("mamba_d_conv")) * dInner).v;
         recurrent.ssmStateValues = (NamedCount(dState, QStringLiteral("mamba_d_state")) * dInner).v;
     }
+    // MiniMax's lightning attention keeps one head_dim x head_dim state a head (vllm
+    // minimax_text_01.py MiniMaxText01LinearAttention.get_state_shape: heads x head_dim x head_dim).
+    LayerGroup lightning;
+    lightning.kind = LayerKind::Recurrent;
+    if (kinds.contains(Slot::Lightning))
+        lightning.ssmStateValues = (NamedCount(m.attentionHeads, QStringLiteral("num_attention_heads"))
+                                    * NamedCount(m.headDim, QStringLiteral("head_dim")) * NamedCount(m.headDim, QStringLiteral("head_dim"))).v;
     LayerGroup linear;
     linear.kind = LayerKind::Recurrent;
     if (kinds.contains(Slot::Linear)) {
@@ -452,25 +685,38 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
         linear.convStateValues = (NamedCount(kernel.v - 1, kernel.field) * (NamedCount(2) * kHeads * kDim + vHeads * vDim)).v;
     }
 
-    if (isParallelHybrid) {
-        // llama.cpp (src/llama-model.cpp) for Mamba-2: conv state (d_conv - 1) x
-        // (d_inner + 2 x n_group x d_state), SSM state d_state x d_inner, d_inner = mamba_d_ssm.
+    // A Mamba-2 mixer's state (llama.cpp src/llama-model.cpp; vllm mamba_utils
+    // MambaStateShapeCalculator.mamba2_state_shape): conv state (d_conv - 1) x
+    // (d_inner + 2 x n_groups x d_state), SSM state d_state x d_inner, d_inner = heads x head_dim.
+    auto mamba2 = [&](const char *headsKey, const char *headDimKey, const char *innerKey, const char *groupsKey,
+                      qint64 groupsDefault, const char *stateKey, qint64 stateDefault, const char *convKey) {
         auto named = [&](const char *key, qint64 fallback, bool required) {
             return NamedCount(intField(c, key, fallback, required), QString::fromLatin1(key));
         };
-        const NamedCount heads = named("mamba_n_heads", 0, true), headDim = named("mamba_d_head", 0, true);
-        const NamedCount dInner = has(c, "mamba_d_ssm") ? named("mamba_d_ssm", 0, true) : heads * headDim;
-        const NamedCount groups = named("mamba_n_groups", 1, false), dState = named("mamba_d_state", 0, true);
-        const NamedCount dConv = named("mamba_d_conv", 4, false);
+        const NamedCount heads = named(headsKey, 0, true);
+        // "auto" (GraniteMoeHybridConfig's default) is mamba_expand x hidden_size split over the heads.
+        const bool autoHeadDim = c.value(QString::fromLatin1(headDimKey)) == QJsonValue(QStringLiteral("auto"));
+        const NamedCount dInner = innerKey && has(c, innerKey) ? named(innerKey, 0, true)
+            : autoHeadDim ? named("mamba_expand", 2, false) * NamedCount(m.hiddenSize, QStringLiteral("hidden_size"))
+                          : heads * named(headDimKey, 0, true);
+        const NamedCount groups = named(groupsKey, groupsDefault, false), dState = named(stateKey, stateDefault, stateDefault == 0);
+        const NamedCount dConv = named(convKey, 4, false);
         LayerGroup mixer;
         mixer.kind = LayerKind::Recurrent;
         mixer.convStateValues = (NamedCount(dConv.v - 1, dConv.field) * (dInner + NamedCount(2) * groups * dState)).v;
         mixer.ssmStateValues = (dState * dInner).v;
-        m.addLayers(mixer, layers);
-    }
+        return mixer;
+    };
+    if (isParallelHybrid)
+        m.addLayers(mamba2("mamba_n_heads", "mamba_d_head", "mamba_d_ssm", "mamba_n_groups", 1, "mamba_d_state", 0, "mamba_d_conv"), layers);
+    // Nemotron-H (NemotronHConfig defaults: n_groups 8, ssm_state_size 128, conv_kernel 4) and
+    // Granite 4's "mamba" layers (GraniteMoeHybridConfig defaults: n_groups 1, d_state 256, d_conv 4).
+    const LayerGroup mamba2Mixer = !kinds.contains(Slot::Mamba2) ? LayerGroup()
+        : has(c, "mamba_n_heads") ? mamba2("mamba_n_heads", "mamba_d_head", nullptr, "mamba_n_groups", 1, "mamba_d_state", 256, "mamba_d_conv")
+                                  : mamba2("mamba_num_heads", "mamba_head_dim", nullptr, "n_groups", 8, "ssm_state_size", 128, "conv_kernel");
     // The count reads the same standard names (and config-class defaults) as the shape.
     QJsonObject countRoot = root;
-    if (root.value(QStringLiteral("text_config")).isObject())
+    if (!languageModelKey(root).isEmpty())
         countRoot.insert(QStringLiteral("text_config"), c);
     else
         countRoot = c;
@@ -481,12 +727,50 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
     const VisionEncoder vision = countVisionEncoder(root, m.hiddenSize);
     m.visionParams = vision.params;
     m.tokensPerImage = vision.params > 0 ? vision.tokensPerImage : 0;
-    for (Slot s : kinds) {
-        switch (s) {
-        case Slot::Full: m.addLayers(attention, 1); break;
+    // A vision tower Headroom cannot count (Qwen2-VL / Qwen2.5-VL's depth-named vision_config, ...)
+    // is still loaded by the engine: the weights figure is short of it, and says so.
+    if (root.value(QStringLiteral("vision_config")).isObject() && vision.params == 0)
+        m.sizingNotes << QStringLiteral("vision_config is not counted (Headroom counts ViT towers that give hidden_size, "
+                                        "intermediate_size, num_hidden_layers and patch_size): the weights leave the vision "
+                                        "encoder out, though the engine loads it.");
+    // Designs that keep less KV than their layers' heads imply, which Headroom does not model:
+    // sized without the saving (more KV than the engine keeps: the safe side), and said so.
+    struct Saving { const char *key; const char *what; };
+    static const Saving savings[] = {
+        // HunYuanConfig (Hunyuan-Large): cross-layer attention shares K and V over cla_share_factor layers.
+        {"use_cla", "cross-layer attention (use_cla) shares KV between layers"},
+        // DeepSeek-V4: per-layer KV compression ratios.
+        {"compress_ratios", "KV compression (compress_ratios)"},
+        // MllamaTextConfig (Llama 3.2 Vision): cross_attention_layers attend to the image's tokens,
+        // a fixed KV per image, sized here as self-attention over the context.
+        {"cross_attention_layers", "image cross-attention (cross_attention_layers) keeps a KV per image, not per token"},
+    };
+    for (const Saving &sv : savings) {
+        const QJsonValue v = c.value(QString::fromLatin1(sv.key));
+        if (!v.isUndefined() && !v.isNull() && v != QJsonValue(false) && !(v.isArray() && v.toArray().isEmpty()))
+            m.sizingNotes << QStringLiteral("%1 is not modelled: KV is sized without it, more than the engine keeps.")
+                                 .arg(QString::fromLatin1(sv.what));
+    }
+    // Gemma 3n (transformers Gemma3nTextConfig; vllm/model_executor/models/gemma3n.py): the last
+    // num_kv_shared_layers layers reuse the K and V of an earlier layer of their kind and keep none.
+    const int kvShared = smallField(c, "num_kv_shared_layers", 0, false, 0);
+    if (kvShared >= layers)
+        throw InputError(QStringLiteral("num_kv_shared_layers"),
+                         QStringLiteral("%1 must be below num_hidden_layers %2 (some layer must keep its own KV)").arg(kvShared).arg(layers));
+    if (kvShared > 0)
+        m.sizingNotes << QStringLiteral("The last %1 of %2 layers reuse an earlier layer's KV (num_kv_shared_layers): "
+                                        "KV is sized for the first %3 layers.")
+                             .arg(kvShared).arg(layers).arg(layers - kvShared);
+    for (int i = 0; i < layers - kvShared; ++i) {
+        switch (kinds.at(i)) {
+        case Slot::Full: m.addLayers(full, 1); break;
         case Slot::Sliding: m.addLayers(sliding, 1); break;
+        case Slot::Chunked: m.addLayers(chunked, 1); break;
         case Slot::Mamba: m.addLayers(recurrent, 1); break;
         case Slot::Linear: m.addLayers(linear, 1); break;
+        case Slot::Lightning: m.addLayers(lightning, 1); break;
+        case Slot::Mamba2: m.addLayers(mamba2Mixer, 1); break;
+        case Slot::Stateless: break;
         }
     }
     return m;

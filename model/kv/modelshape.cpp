@@ -62,7 +62,7 @@ bool ModelShape::operator==(const ModelShape &o) const
         && visionParams == o.visionParams && tokensPerImage == o.tokensPerImage
         && maxPositionEmbeddings == o.maxPositionEmbeddings && numExperts == o.numExperts
         && expertsPerToken == o.expertsPerToken && weightsDtype == o.weightsDtype
-        && recurrentStateDtype == o.recurrentStateDtype && groups == o.groups;
+        && recurrentStateDtype == o.recurrentStateDtype && groups == o.groups && sizingNotes == o.sizingNotes;
 }
 
 QString layerKindName(LayerKind kind)

@@ -5,6 +5,7 @@
 
 #include <QDebug>
 #include <QString>
+#include <QStringList>
 #include <QVector>
 
 namespace Headroom {
@@ -71,7 +72,10 @@ struct ModelShape
     int expertsPerToken = 0;    ///< num_experts_per_tok
     Dtype weightsDtype = Dtype::BF16;   ///< the checkpoint's precision (torch_dtype)
     Dtype recurrentStateDtype = Dtype::FP32; ///< recurrent state precision (engines keep it in fp32)
-    QVector<LayerGroup> groups; ///< layer groups, summing to the model's layer count
+    QVector<LayerGroup> groups; ///< layer groups, summing to the model's layer count (less any layers that keep no KV of their own)
+    /// Where the config's design is sized by an approximation (a chunk sized as a window, layers that
+    /// reuse another layer's KV), one sentence each saying what was assumed; the plan repeats them as warnings.
+    QStringList sizingNotes;
 
     /// num_hidden_layers: hiddenLayers when the config stated it, else the layers over all groups
     /// (summed in 64 bits: a thousand groups of 10^7 layers do not wrap).

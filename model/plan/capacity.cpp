@@ -591,6 +591,7 @@ CapacityResult computeCapacity(const Scenario &s, RiskWork &work)
                                                .arg(formatCount(s.contextTokens), formatCount(maxPos))
                                          : Capacity::tr("The context of %1 tokens is beyond %2's maximum of %3 tokens: computed anyway.")
                                                .arg(formatCount(s.contextTokens), s.model.name, formatCount(maxPos)));
+        r.warnings << s.model.sizingNotes; // what the config importer assumed to size the model
         if (!Engines::rule(s.engine).usesUtilization() && s.gpuMemoryUtilizationGiven)
             r.warnings << Capacity::tr("gpu_memory_utilization applies to the vLLM rule only (--engine vllm); ignored here.");
         if (s.weightsBytes && s.weightsDtype)

@@ -13,6 +13,11 @@
 //     documented as Jamba-v0.1's), .../qwen3_next/configuration_qwen3_next.py (checkpoint
 //     Qwen/Qwen3-Next-80B-A3B-Instruct), .../gemma3/configuration_gemma3.py (Gemma3TextConfig
 //     defaults the published gemma-3-27b-it text_config leaves out)
+//   - NVIDIA/TensorRT-LLM tests/unittest/_torch/modeling/test_modeling_mixtral.py and
+//     test_modeling_exaone4.py: Mixtral-8x7B-v0.1, EXAONE-4.0-32B (two test trims restored)
+//   - NVIDIA-NeMo/Megatron-Bridge NemotronH bridge tests: Nemotron-H-8B-Base-8K
+//   - stored printouts / test fixtures of Llama-4-Scout-17B-16E, Qwen3-30B-A3B, gemma-4-31B-it,
+//     gemma-3n-E4B-it and DeepSeek-V2-Lite (each SOURCE.md says which and what was changed)
 //
 // Every expected byte count below is derived by hand from the config.json fields, with the
 // arithmetic next to it: KV bytes per token at a bf16 cache (2 B a value), TP 1, block 16;
@@ -26,6 +31,7 @@
 #include "kv/modelshape.h"
 
 #include <cmath>
+#include <utility>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -58,6 +64,12 @@ struct ConfigExpectation
     qint64 ssmStateValues = 0;
     qint64 bytesPerToken = 0;   ///< KvCost(shape, BF16, 1, 16).bytesPerToken()
     qint64 stateBytes = 0;      ///< KvCost(...).stateBytesPerSession()
+    int fullKvHeads = 0;        ///< KV heads of the full-attention layers where they differ (Gemma 4); 0 = kvHeads
+    int fullHeadDim = 0;        ///< head_dim of the full-attention layers where it differs (Gemma 4); 0 = headDim
+    int layersWithoutState = 0; ///< layers that keep no KV or state of their own (MLP-only, KV-sharing)
+    int sizingNotes = 0;        ///< approximations the importer states (ModelShape::sizingNotes)
+    qint64 totalParams = 0;     ///< derived parameter count, worked out by hand (0 = not asserted)
+    qint64 activeParams = 0;    ///< derived active parameters (0 = not asserted)
 };
 Q_DECLARE_METATYPE(ConfigExpectation)
 
@@ -72,6 +84,15 @@ private slots:
     void ungatedFamiliesCountTwoMlpMatrices();
     void kvHeadFlagsReadOnlyWhereTheyMeanIt();
     void omittedHeadDimTakesTheConfigClassDefault();
+    void graniteHybridMambaLayersAreMamba2_data();
+    void graniteHybridMambaLayersAreMamba2();
+    void miniMaxLightningLayersKeepAFixedState();
+    void unmodelledKvSavingsAreSizedWithoutThemAndSaid();
+    void perLayerListsTakeOneValue();
+    void pureStateSpaceModels_data();
+    void pureStateSpaceModels();
+    void nestedLanguageModelObjects_data();
+    void nestedLanguageModelObjects();
     void badInput_data();
     void badInput();
     void unreadableFile();
@@ -323,6 +344,146 @@ void TestConfigImport::publishedConfigs_data()
         QTest::newRow("glm-4-9b-chat config.json: multi_query_group_num 2 => 2 KV heads, not 32")
             << fixture("glm-4-9b-chat") << e;
     }
+    {
+        // sliding_window null: 32 full layers (MistralConfig). 2 x 8 x 128 x 2 B = 4096 B a layer; x 32 = 131072.
+        // Parameters (modeling_mixtral.py): attention 4096 x 32 x 128 (q) + 2 x 4096 x 8 x 128 (k, v)
+        //   + 32 x 128 x 4096 (o) = 41943040; an expert 3 x 4096 x 14336 = 176160768; router 4096 x 8;
+        //   norms 2 x 4096. Layer: 41943040 + 8 x 176160768 + 32768 + 8192 = 1451270144; x 32 =
+        //   46440644608; + embed and lm_head 2 x 32000 x 4096 + final norm 4096 = 46702792704 (46.7 B,
+        //   model-facts.md). Active: 2 experts: (41943040 + 2 x 176160768 + 32768 + 8192) x 32
+        //   + 262148096 = 12879925248 (12.9 B).
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("mixtral");
+        e.attentionHeads = 32; e.kvHeads = 8; e.headDim = 128; e.hiddenSize = 4096;
+        e.maxPositionEmbeddings = 32768; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 32;
+        e.bytesPerToken = 131072;
+        e.totalParams = 46702792704; e.activeParams = 12879925248;
+        QTest::newRow("Mixtral-8x7B-v0.1 config.json: 8 experts top-2, sliding_window null -> 32 full layers")
+            << fixture("mixtral-8x7b-v0.1") << e;
+    }
+    {
+        // use_sliding_window false: 48 full layers, 4 KV heads x head_dim 128: 2 x 4 x 128 x 2 B = 2048 B; x 48 = 98304.
+        // Parameters: attention 2048 x 32 x 128 + 2 x 2048 x 4 x 128 + 32 x 128 x 2048 = 18874368; an
+        //   expert 3 x 2048 x 768 = 4718592; router 2048 x 128; norms 2 x 2048. decoder_sparse_step 1,
+        //   mlp_only_layers []: all 48 layers MoE. Layer: 18874368 + 128 x 4718592 + 262144 + 4096 =
+        //   623120384; x 48 + 2 x 151936 x 2048 + 2048 = 30532110336 (30.5 B, model card). Active 8
+        //   experts: (18874368 + 8 x 4718592 + 262144 + 4096) x 48 + 622332928 = 3353020416 (3.3 B).
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("qwen3_moe");
+        e.attentionHeads = 32; e.kvHeads = 4; e.headDim = 128; e.hiddenSize = 2048;
+        e.maxPositionEmbeddings = 40960; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 48;
+        e.bytesPerToken = 98304;
+        e.totalParams = 30532110336; e.activeParams = 3353020416;
+        QTest::newRow("Qwen3-30B-A3B config.json: 128 experts top-8 on 48 layers, 4 KV heads")
+            << fixture("qwen3-30b-a3b") << e;
+    }
+    {
+        // sliding_window_pattern 4 (Exaone4Config): full where (i + 1) % 4 == 0 -> 64 / 4 = 16 full, 48
+        // sliding at 4096. 2 x 8 x 128 x 2 B = 4096 B a layer; x 64 = 262144.
+        // Parameters: attention 5120 x 40 x 128 x 2 (q, o) + 2 x 5120 x 8 x 128 = 62914560; MLP
+        //   3 x 5120 x 27392 = 420741120; norms 2 x 5120: 483665920 a layer; x 64 + 2 x 102400 x 5120
+        //   + 5120 = 32003200000 (32.0 B).
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("exaone4");
+        e.attentionHeads = 40; e.kvHeads = 8; e.headDim = 128; e.hiddenSize = 5120;
+        e.maxPositionEmbeddings = 131072; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 16; e.slidingLayers = 48; e.window = 4096;
+        e.bytesPerToken = 262144;
+        e.totalParams = 32003200000; e.activeParams = 32003200000;
+        QTest::newRow("EXAONE-4.0-32B config.json: sliding_window_pattern 4 -> 48 sliding + 16 full")
+            << fixture("exaone-4.0-32b") << e;
+    }
+    {
+        // text_config; no_rope_layers 1,1,1,0 x 12: 36 RoPE layers attend in chunks of attention_chunk_size
+        // 8192 (sized as a window of 8192, one note), 12 NoPE layers attend to all (vllm llama4.py).
+        // 2 x 8 x 128 x 2 B = 4096 B a layer; x 48 = 196608 per token while the chunk does not bind.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("llama4_text");
+        e.attentionHeads = 40; e.kvHeads = 8; e.headDim = 128; e.hiddenSize = 5120;
+        e.maxPositionEmbeddings = 262144; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 12; e.slidingLayers = 36; e.window = 8192;
+        e.bytesPerToken = 196608;
+        e.sizingNotes = 1;
+        QTest::newRow("Llama-4-Scout-17B-16E config.json: text_config, 36 chunked (8192) + 12 NoPE full layers")
+            << fixture("llama-4-scout-17b-16e") << e;
+    }
+    {
+        // hybrid_override_pattern, 52 letters: 24 M (Mamba-2), 4 * (attention), 24 - (MLP, no state).
+        // KV: 2 x 8 x 128 (attention_head_dim) x 2 B = 4096 B a layer; x 4 = 16384.
+        // Mamba-2 (vllm mamba_utils mamba2_state_shape): d_inner = 128 heads x 64 = 8192; conv
+        //   (4 - 1) x (8192 + 2 x 8 groups x 128 state) = 3 x 10240 = 30720 values; SSM 128 x 64 x 128
+        //   = 1048576 values; (30720 + 1048576) x 4 B = 4317184 B a layer; x 24 = 103612416 a session.
+        // Parameters: Mamba-2 layer: in_proj 4096 x (2 x 8192 + 2 x 8 x 128 + 128) = 76021760, conv
+        //   10240 x 4 + 10240 bias, dt_bias / A_log / D 3 x 128, norm 8192, out_proj 8192 x 4096 =
+        //   33554432: 109635968; attention 4096 x 32 x 128 x 2 + 2 x 4096 x 8 x 128 = 41943040; MLP
+        //   (relu2, up + down) 2 x 4096 x 21504 = 176160768; one norm 4096 a layer.
+        //   24 x 109640064 + 4 x 41947136 + 24 x 176164864 + 2 x 131072 x 4096 + 4096 = 8100852736 (8 B).
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("nemotron_h");
+        e.attentionHeads = 32; e.kvHeads = 8; e.headDim = 128; e.hiddenSize = 4096;
+        e.maxPositionEmbeddings = 8192; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 4; e.recurrentLayers = 24; e.layersWithoutState = 24;
+        e.convStateValues = 30720; e.ssmStateValues = 1048576;
+        e.bytesPerToken = 16384;
+        e.stateBytes = 103612416;
+        e.totalParams = 8100852736; e.activeParams = 8100852736;
+        QTest::newRow("Nemotron-H-8B-Base-8K config.json: hybrid_override_pattern -> 4 attention + 24 Mamba-2 + 24 MLP")
+            << fixture("nemotron-h-8b-base-8k") << e;
+    }
+    {
+        // text_config layer_types (5 sliding + 1 full) x 10: 50 sliding at 1024 with 16 KV heads x 256,
+        // 10 full with global_head_dim 512 and (attention_k_eq_v) num_global_key_value_heads 4.
+        // 50 x 2 x 16 x 256 x 2 B = 819200; 10 x 2 x 4 x 512 x 2 B = 81920; 901120 a token.
+        // Parameters: sliding attention 5376 x 32 x 256 x 2 (q, o) + 2 x 5376 x 16 x 256 = 132120576;
+        //   full 5376 x 32 x 512 x 2 + 5376 x 4 x 512 (k; v = k, no v_proj) = 187170816; MLP
+        //   3 x 5376 x 21504 + norms 2 x 5376 = 346826752. 50 x (132120576 + 346826752)
+        //   + 10 x (187170816 + 346826752) + 262144 x 5376 (tied) + 5376 = 30696664320 (30.7 B).
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("gemma4_text");
+        e.attentionHeads = 32; e.kvHeads = 16; e.headDim = 256; e.hiddenSize = 5376;
+        e.maxPositionEmbeddings = 262144; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 10; e.slidingLayers = 50; e.window = 1024;
+        e.fullKvHeads = 4; e.fullHeadDim = 512;
+        e.bytesPerToken = 901120;
+        e.totalParams = 30696664320; e.activeParams = 30696664320;
+        QTest::newRow("gemma-4-31B-it config.json: full layers take global_head_dim 512 and 4 global KV heads")
+            << fixture("gemma-4-31b-it") << e;
+    }
+    {
+        // 35 layers, num_kv_shared_layers 15: layers 20..34 reuse earlier KV (one note), so KV is kept by
+        // layers 0..19 of layer_types (4 sliding + 1 full) -> 16 sliding at 512 + 4 full.
+        // 2 x 2 x 256 x 2 B = 2048 B a layer; x 20 = 40960.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("gemma3n_text");
+        e.attentionHeads = 8; e.kvHeads = 2; e.headDim = 256; e.hiddenSize = 2048;
+        e.maxPositionEmbeddings = 32768; e.weightsDtype = QStringLiteral("bf16");
+        e.fullLayers = 4; e.slidingLayers = 16; e.window = 512; e.layersWithoutState = 15;
+        e.bytesPerToken = 40960;
+        e.sizingNotes = 1;
+        QTest::newRow("gemma-3n-E4B-it config.json: 15 KV-shared layers keep no KV of their own")
+            << fixture("gemma-3n-e4b-it") << e;
+    }
+    {
+        // MLA: kv_lora_rank 512 + qk_rope_head_dim 64 = 576 values a layer; 576 x 2 B = 1152; x 27 = 31104.
+        // q_lora_rank null: a plain q_proj. Parameters (modeling_deepseek_v2.py): attention
+        //   2048 x 16 x 192 (q) + 2048 x 576 (kv_a) + 512 (kv_a norm) + 512 x 16 x (128 + 128) (kv_b)
+        //   + 16 x 128 x 2048 (o) = 13763072. Layer 0 dense: 3 x 2048 x 10944 = 67239936. Layers 1..26:
+        //   64 experts x 3 x 2048 x 1408 = 553648128, router 2048 x 64 = 131072, 2 shared experts
+        //   3 x 2048 x 2816 = 17301504. Norms 2 x 2048 a layer. 26 x 584847872 + 81007104
+        //   + 2 x 102400 x 2048 + 2048 = 15706484224 (15.7 B). Active (6 experts): 26 x 83104256
+        //   + 81007104 + 419432448 = 2661150208.
+        ConfigExpectation e;
+        e.modelType = QStringLiteral("deepseek_v2");
+        e.attentionHeads = 16; e.kvHeads = 0; e.headDim = 64; e.hiddenSize = 2048;
+        e.maxPositionEmbeddings = 163840; e.weightsDtype = QStringLiteral("bf16");
+        e.mlaLayers = 27; e.latentDim = 512; e.ropeDim = 64;
+        e.bytesPerToken = 31104;
+        e.totalParams = 15706484224; e.activeParams = 2661150208;
+        QTest::newRow("DeepSeek-V2-Lite config.json: MLA 512 + 64, q_lora_rank null, 1 dense + 26 MoE layers")
+            << fixture("deepseek-v2-lite") << e;
+    }
 }
 
 void TestConfigImport::publishedConfigs()
@@ -351,21 +512,30 @@ void TestConfigImport::publishedConfigs()
     QCOMPARE(m.layersOf(LayerKind::SlidingWindow), e.slidingLayers);
     QCOMPARE(m.layersOf(LayerKind::Mla), e.mlaLayers);
     QCOMPARE(m.layersOf(LayerKind::Recurrent), e.recurrentLayers);
-    QCOMPARE(m.layers(), e.fullLayers + e.slidingLayers + e.mlaLayers + e.recurrentLayers);
+    QCOMPARE(m.layers(), e.fullLayers + e.slidingLayers + e.mlaLayers + e.recurrentLayers + e.layersWithoutState);
+    QCOMPARE(int(m.sizingNotes.size()), e.sizingNotes);
+    if (e.totalParams > 0) {
+        QCOMPARE(m.derivedParams, e.totalParams);
+        QCOMPARE(m.derivedActiveParams, e.activeParams);
+    }
 
     // Each group carries the geometry its kind needs, and nothing of the others.
     for (const LayerGroup &g : m.groups) {
         QVERIFY(g.count > 0);
         switch (g.kind) {
         case LayerKind::FullAttention:
-        case LayerKind::SlidingWindow:
-            QCOMPARE(g.kvHeads, e.kvHeads);
-            QCOMPARE(g.headDimK, e.headDim);
-            QCOMPARE(g.headDimV, e.headDim);
+        case LayerKind::SlidingWindow: {
+            const bool full = g.kind == LayerKind::FullAttention;
+            const int kv = full && e.fullKvHeads ? e.fullKvHeads : e.kvHeads;
+            const int dim = full && e.fullHeadDim ? e.fullHeadDim : e.headDim;
+            QCOMPARE(g.kvHeads, kv);
+            QCOMPARE(g.headDimK, dim);
+            QCOMPARE(g.headDimV, dim);
             QCOMPARE(g.window, g.kind == LayerKind::SlidingWindow ? e.window : qint64(0));
             QCOMPARE(g.latentDim, 0);
             QCOMPARE(g.convStateValues + g.ssmStateValues, qint64(0));
             break;
+        }
         case LayerKind::Mla:
             QCOMPARE(g.latentDim, e.latentDim);
             QCOMPARE(g.ropeDim, e.ropeDim);
@@ -454,6 +624,263 @@ void TestConfigImport::kvHeadsDefaultToAttentionHeads()
     QCOMPARE(m.kvHeads, 32);
     QCOMPARE(m.layersOf(LayerKind::FullAttention), 32);
     QCOMPARE(KvCost(m, Dtype::BF16, 1, 16).bytesPerToken(), qint64(524288));
+}
+
+void TestConfigImport::graniteHybridMambaLayersAreMamba2_data()
+{
+    QTest::addColumn<QJsonValue>("headDim");
+    QTest::newRow("mamba_d_head 64") << QJsonValue(64);
+    QTest::newRow("mamba_d_head \"auto\" (mamba_expand 2 x hidden 4096 / 128 heads = 64)") << QJsonValue(QStringLiteral("auto"));
+}
+
+void TestConfigImport::graniteHybridMambaLayersAreMamba2()
+{
+    QFETCH(QJsonValue, headDim);
+    // Granite 4 (granitemoehybrid) as Granite-4.0-H-Small is laid out: 40 layers, 4 attention + 36
+    // "mamba" in layer_types, hidden 4096, 32 heads / 8 KV heads (head_dim 128), 72 experts top-10 of
+    // width intermediate_size 768 plus a shared MLP of shared_intermediate_size 1536 in every layer.
+    // Its mamba layers are Mamba-2 (vllm granitemoehybrid.py uses MambaMixer2), not Jamba's Mamba-1:
+    // d_inner = 128 heads x 64 = 8192; conv (4 - 1) x (8192 + 2 x 1 group x 128 state) = 25344
+    // values; SSM 128 heads x 64 x 128 = 1048576 values (Mamba-1's d_state x d_inner rule would
+    // give the same SSM but a conv of 3 x 8192 = 24576: the groups' B and C are what differ).
+    // (25344 + 1048576) x 4 B = 4295680 B a layer; x 36 = 154644480 a session.
+    // KV: 2 x 8 x 128 x 2 B = 4096 B a layer; x 4 = 16384 a token.
+    QJsonArray types;
+    for (int i = 0; i < 40; ++i)
+        types.append(i % 10 == 9 ? QStringLiteral("attention") : QStringLiteral("mamba"));
+    const QJsonObject c{{QStringLiteral("model_type"), QStringLiteral("granitemoehybrid")}, {QStringLiteral("hidden_size"), 4096},
+                        {QStringLiteral("num_hidden_layers"), 40}, {QStringLiteral("num_attention_heads"), 32},
+                        {QStringLiteral("num_key_value_heads"), 8}, {QStringLiteral("layer_types"), types},
+                        {QStringLiteral("mamba_n_heads"), 128}, {QStringLiteral("mamba_d_head"), headDim},
+                        {QStringLiteral("mamba_n_groups"), 1}, {QStringLiteral("mamba_d_state"), 128},
+                        {QStringLiteral("mamba_d_conv"), 4}, {QStringLiteral("mamba_expand"), 2},
+                        {QStringLiteral("num_local_experts"), 72}, {QStringLiteral("num_experts_per_tok"), 10},
+                        {QStringLiteral("intermediate_size"), 768}, {QStringLiteral("shared_intermediate_size"), 1536},
+                        {QStringLiteral("vocab_size"), 100352}, {QStringLiteral("tie_word_embeddings"), true}};
+    ModelShape m;
+    try {
+        m = ConfigImporter::fromConfig(c);
+    } catch (const InputError &err) {
+        QFAIL(qPrintable(QStringLiteral("refused: ") + err.text()));
+    }
+    QCOMPARE(m.layersOf(LayerKind::FullAttention), qint64(4));
+    QCOMPARE(m.layersOf(LayerKind::Recurrent), qint64(36));
+    for (const LayerGroup &g : m.groups)
+        if (g.kind == LayerKind::Recurrent) {
+            QCOMPARE(g.convStateValues, qint64(25344));
+            QCOMPARE(g.ssmStateValues, qint64(1048576));
+        }
+    const KvCost cost(m, Dtype::BF16, 1, 16);
+    QCOMPARE(cost.bytesPerToken(), qint64(16384));
+    QCOMPARE(cost.stateBytesPerSession(), qint64(154644480));
+    // Parameters: Mamba-2 mixer in_proj 4096 x (2 x 8192 + 2 x 128 + 128) = 68681728, conv 8448 x 4
+    //   + 8448 bias, dt_bias / A_log / D 3 x 128, norm 8192, out_proj 8192 x 4096 = 33554432:
+    //   102286976. Attention 4096 x 32 x 128 x 2 + 2 x 4096 x 8 x 128 = 41943040. Every layer:
+    //   72 experts x 3 x 4096 x 768 = 679477248, router 4096 x 72 = 294912, shared MLP
+    //   3 x 4096 x 1536 = 18874368, norms 2 x 4096: 698654720. 36 x 102286976 + 4 x 41943040
+    //   + 40 x 698654720 + 100352 x 4096 (tied) + 4096 = 32207337984 (Granite-4.0-H-Small: 32 B).
+    //   Active, 10 experts: 40 x (10 x 9437184 + 294912 + 18874368 + 8192) = 4541972480 in place of
+    //   40 x 698654720 = 27946188800: 8803121664 (9 B active).
+    QCOMPARE(m.derivedParams, qint64(32207337984));
+    QCOMPARE(m.derivedActiveParams, qint64(8803121664));
+}
+
+void TestConfigImport::miniMaxLightningLayersKeepAFixedState()
+{
+    // MiniMax-Text-01's published geometry: 80 layers, attn_type_list (0 x 7, 1) x 10, 64 heads of
+    // head_dim 128, 8 KV heads, hidden 6144, 32 experts of 9216 top-2, vocab 200064.
+    // Softmax layers: 2 x 8 x 128 x 2 B = 4096 B a layer; x 10 = 40960 a token.
+    // Lightning layers (vllm minimax_text_01.py: state heads x head_dim x head_dim): 64 x 128 x 128
+    // = 1048576 values, x 4 B (fp32) = 4194304 B a layer; x 70 = 293601280 a session.
+    // Parameters: lightning qkv + gate + out 5 x 6144 x 64 x 128 + norm 64 x 128 = 251666432; softmax
+    // 6144 x 64 x 128 x 2 + 2 x 6144 x 8 x 128 = 113246208; experts 32 x 3 x 6144 x 9216 +
+    // router 6144 x 32 = 5436014592; norms 2 x 6144. 70 x 251666432 + 10 x 113246208
+    // + 80 x 5436026880 + 2 x 200064 x 6144 + 6144 = 456089655296 (456 B published).
+    QJsonArray kinds;
+    for (int i = 0; i < 80; ++i)
+        kinds.append(i % 8 == 7 ? 1 : 0);
+    const QJsonObject c{{QStringLiteral("model_type"), QStringLiteral("minimax_text_01")}, {QStringLiteral("hidden_size"), 6144},
+                        {QStringLiteral("num_hidden_layers"), 80}, {QStringLiteral("num_attention_heads"), 64},
+                        {QStringLiteral("num_key_value_heads"), 8}, {QStringLiteral("head_dim"), 128},
+                        {QStringLiteral("attn_type_list"), kinds}, {QStringLiteral("intermediate_size"), 9216},
+                        {QStringLiteral("num_local_experts"), 32}, {QStringLiteral("num_experts_per_tok"), 2},
+                        {QStringLiteral("vocab_size"), 200064}};
+    const ModelShape m = ConfigImporter::fromConfig(c);
+    QCOMPARE(m.layersOf(LayerKind::FullAttention), qint64(10));
+    QCOMPARE(m.layersOf(LayerKind::Recurrent), qint64(70));
+    const KvCost cost(m, Dtype::BF16, 1, 16);
+    QCOMPARE(cost.bytesPerToken(), qint64(40960));
+    QCOMPARE(cost.stateBytesPerSession(), qint64(293601280));
+    QCOMPARE(m.derivedParams, qint64(456089655296));
+
+    // MiniMax-M2 lists its (all softmax) layers short: every layer is attention.
+    QJsonObject m2 = c;
+    m2.insert(QStringLiteral("attn_type_list"), QJsonArray{1});
+    QCOMPARE(ConfigImporter::fromConfig(m2).layersOf(LayerKind::FullAttention), qint64(80));
+}
+
+void TestConfigImport::unmodelledKvSavingsAreSizedWithoutThemAndSaid()
+{
+    // Hunyuan-Large's cross-layer attention (use_cla) and DeepSeek-V4's compress_ratios keep less KV
+    // than the heads imply; Headroom sizes each layer's own KV (2 x 8 x 128 x 2 B x 32 = 131072 a
+    // token, as without the key) and says so once.
+    const QJsonObject plain{{QStringLiteral("model_type"), QStringLiteral("llama")}, {QStringLiteral("hidden_size"), 4096},
+                            {QStringLiteral("num_hidden_layers"), 32}, {QStringLiteral("num_attention_heads"), 32},
+                            {QStringLiteral("num_key_value_heads"), 8}};
+    QVERIFY(ConfigImporter::fromConfig(plain).sizingNotes.isEmpty());
+    for (const auto &[key, value] : {std::pair<const char *, QJsonValue>{"use_cla", true},
+                                     std::pair<const char *, QJsonValue>{"compress_ratios", QJsonArray{0, 4, 128}}}) {
+        QJsonObject c = plain;
+        c.insert(QString::fromLatin1(key), value);
+        const ModelShape m = ConfigImporter::fromConfig(c);
+        QCOMPARE(KvCost(m, Dtype::BF16, 1, 16).bytesPerToken(), qint64(131072));
+        QCOMPARE(m.sizingNotes.size(), 1);
+        QVERIFY2(m.sizingNotes.first().contains(QString::fromLatin1(key)), qPrintable(m.sizingNotes.first()));
+    }
+    // A vision_config Headroom cannot count (Qwen2.5-VL names its depth "depth") is said to be left out.
+    QJsonObject vl = plain;
+    vl.insert(QStringLiteral("vision_config"), QJsonObject{{QStringLiteral("depth"), 32}, {QStringLiteral("hidden_size"), 1280}});
+    const ModelShape withTower = ConfigImporter::fromConfig(vl);
+    QCOMPARE(withTower.visionParams, qint64(0));
+    QCOMPARE(withTower.sizingNotes.size(), 1);
+    QVERIFY2(withTower.sizingNotes.first().contains(QStringLiteral("vision_config is not counted")), qPrintable(withTower.sizingNotes.first()));
+    // Baichuan2-13B names its context model_max_length (vLLM's possible_keys read it too).
+    QJsonObject baichuan = plain;
+    baichuan.insert(QStringLiteral("model_max_length"), 4096);
+    QCOMPARE(ConfigImporter::fromConfig(baichuan).maxPositionEmbeddings, qint64(4096));
+}
+
+void TestConfigImport::perLayerListsTakeOneValue()
+{
+    // Hunyuan-A13B's published geometry with its per-layer lists: 32 layers, hidden 4096, 32 heads,
+    // 8 KV heads, attention_head_dim 128, 64 experts, moe_topk [8] x 32, moe_intermediate_size
+    // [3072] x 32, num_shared_expert [1] x 32, vocab 128167 (untied here).
+    // KV: 2 x 8 x 128 x 2 B = 4096 B a layer; x 32 = 131072 a token.
+    // Parameters: attention 4096 x 32 x 128 x 2 + 2 x 4096 x 8 x 128 = 41943040; 64 experts
+    //   x 3 x 4096 x 3072 = 2415919104; router 4096 x 64 = 262144; one shared expert 3 x 4096 x 3072
+    //   = 37748736; norms 2 x 4096: 2495881216 a layer; x 32 + 2 x 128167 x 4096 + 4096 =
+    //   80918147072 (80 B published). Active, 8 experts: (41943040 + 8 x 37748736 + 262144 + 37748736
+    //   + 8192) x 32 + 1049948160 = 13272412160 (13 B).
+    QJsonArray topk, width, shared;
+    for (int i = 0; i < 32; ++i) {
+        topk.append(8);
+        width.append(3072);
+        shared.append(1);
+    }
+    QJsonObject c{{QStringLiteral("model_type"), QStringLiteral("hunyuan_v1_moe")}, {QStringLiteral("hidden_size"), 4096},
+                  {QStringLiteral("num_hidden_layers"), 32}, {QStringLiteral("num_attention_heads"), 32},
+                  {QStringLiteral("num_key_value_heads"), 8}, {QStringLiteral("attention_head_dim"), 128},
+                  {QStringLiteral("num_experts"), 64}, {QStringLiteral("moe_topk"), topk},
+                  {QStringLiteral("moe_intermediate_size"), width}, {QStringLiteral("num_shared_expert"), shared},
+                  {QStringLiteral("intermediate_size"), 3072}, {QStringLiteral("vocab_size"), 128167},
+                  {QStringLiteral("tie_word_embeddings"), false}};
+    ModelShape m;
+    try {
+        m = ConfigImporter::fromConfig(c);
+    } catch (const InputError &err) {
+        QFAIL(qPrintable(QStringLiteral("refused: ") + err.text()));
+    }
+    QCOMPARE(m.expertsPerToken, 8);
+    QCOMPARE(m.moeIntermediateSize, qint64(3072));
+    QCOMPARE(m.headDim, 128);
+    QCOMPARE(KvCost(m, Dtype::BF16, 1, 16).bytesPerToken(), qint64(131072));
+    QCOMPARE(m.derivedParams, qint64(80918147072));
+    QCOMPARE(m.derivedActiveParams, qint64(13272412160));
+    QVERIFY(m.sizingNotes.isEmpty());
+
+    // Layers of different widths: counted at the largest, and said so.
+    width[0] = 1536;
+    c.insert(QStringLiteral("moe_intermediate_size"), width);
+    const ModelShape mixed = ConfigImporter::fromConfig(c);
+    QCOMPARE(mixed.moeIntermediateSize, qint64(3072));
+    QCOMPARE(mixed.sizingNotes.size(), 1);
+    QVERIFY(mixed.sizingNotes.first().contains(QStringLiteral("moe_intermediate_size")));
+}
+
+void TestConfigImport::pureStateSpaceModels_data()
+{
+    QTest::addColumn<QJsonObject>("config");
+    QTest::addColumn<qint64>("conv");
+    QTest::addColumn<qint64>("ssm");
+    QTest::addColumn<qint64>("params");
+    // state-spaces/mamba-2.8b-hf's geometry (MambaConfig): hidden 2560, 64 layers, intermediate 5120,
+    // state 16, conv 4, time_step_rank 160, vocab 50280, tied. Conv (4 - 1) x 5120 = 15360; SSM
+    // 5120 x 16 = 81920. A layer: in_proj 2560 x 10240 = 26214400, conv 5120 x 4 + 5120, x_proj
+    // 5120 x (160 + 32) = 983040, dt_proj 160 x 5120 + 5120, A_log 5120 x 16, D 5120, out_proj
+    // 5120 x 2560 = 13107200, norm 2560: 41244160; x 64 + 50280 x 2560 + 2560 = 2768345600 (2.8 B).
+    QTest::newRow("Mamba-1 (mamba-2.8b)")
+        << QJsonObject{{QStringLiteral("model_type"), QStringLiteral("mamba")}, {QStringLiteral("hidden_size"), 2560},
+                       {QStringLiteral("num_hidden_layers"), 64}, {QStringLiteral("intermediate_size"), 5120},
+                       {QStringLiteral("state_size"), 16}, {QStringLiteral("conv_kernel"), 4},
+                       {QStringLiteral("time_step_rank"), 160}, {QStringLiteral("vocab_size"), 50280}}
+        << qint64(15360) << qint64(81920) << qint64(2768345600);
+    // state-spaces/mamba2-2.7b's geometry (Mamba2Config): hidden 2560, 64 layers, 80 heads x 64,
+    // expand 2 (d_inner 5120), 1 group, state 128, conv 4, vocab 50288, tied. Conv 3 x (5120 + 2 x 128)
+    // = 16128; SSM 80 x 64 x 128 = 655360. A layer: in_proj 2560 x (10240 + 256 + 80) = 27074560, conv
+    // 5376 x 4 + 5376, dt_bias / A_log / D 3 x 80, norm 5120, out_proj 13107200, norm 2560: 40216560;
+    // x 64 + 50288 x 2560 + 2560 = 2702599680 (2.7 B).
+    QTest::newRow("Mamba-2 (mamba2-2.7b)")
+        << QJsonObject{{QStringLiteral("model_type"), QStringLiteral("mamba2")}, {QStringLiteral("hidden_size"), 2560},
+                       {QStringLiteral("num_hidden_layers"), 64}, {QStringLiteral("num_heads"), 80},
+                       {QStringLiteral("head_dim"), 64}, {QStringLiteral("expand"), 2}, {QStringLiteral("n_groups"), 1},
+                       {QStringLiteral("state_size"), 128}, {QStringLiteral("conv_kernel"), 4},
+                       {QStringLiteral("vocab_size"), 50288}, {QStringLiteral("tie_word_embeddings"), true}}
+        << qint64(16128) << qint64(655360) << qint64(2702599680);
+}
+
+void TestConfigImport::pureStateSpaceModels()
+{
+    QFETCH(QJsonObject, config);
+    QFETCH(qint64, conv);
+    QFETCH(qint64, ssm);
+    QFETCH(qint64, params);
+    ModelShape m;
+    try {
+        m = ConfigImporter::fromConfig(config);
+    } catch (const InputError &err) {
+        QFAIL(qPrintable(QStringLiteral("refused: ") + err.text()));
+    }
+    QCOMPARE(m.layersOf(LayerKind::Recurrent), qint64(64));
+    QCOMPARE(m.groups.size(), 1);
+    QCOMPARE(m.groups.first().convStateValues, conv);
+    QCOMPARE(m.groups.first().ssmStateValues, ssm);
+    const KvCost cost(m, Dtype::BF16, 1, 16);
+    QCOMPARE(cost.bytesPerToken(), qint64(0));                         // nothing grows with the context
+    QCOMPARE(cost.stateBytesPerSession(), 64 * (conv + ssm) * 4);       // fp32 state
+    QCOMPARE(m.derivedParams, params);
+}
+
+void TestConfigImport::nestedLanguageModelObjects_data()
+{
+    QTest::addColumn<QString>("key");
+    // InternVL (InternVLChatConfig) and MiniCPM-V hold the language model in llm_config,
+    // DeepSeek-VL2 and Janus in language_config, LLaVA / Gemma 3 / Llama 4 in text_config.
+    QTest::newRow("llm_config (InternVL)") << QStringLiteral("llm_config");
+    QTest::newRow("language_config (DeepSeek-VL2)") << QStringLiteral("language_config");
+    QTest::newRow("text_config (LLaVA)") << QStringLiteral("text_config");
+}
+
+void TestConfigImport::nestedLanguageModelObjects()
+{
+    QFETCH(QString, key);
+    // The nested object is Qwen2-7B's geometry (28 layers, 28 heads, 4 KV heads, hidden 3584:
+    // head_dim 128): 2 x 4 x 128 x 2 B = 2048 B a layer; x 28 = 57344 per token, as at the top level.
+    const QJsonObject llm{{QStringLiteral("model_type"), QStringLiteral("qwen2")}, {QStringLiteral("hidden_size"), 3584},
+                          {QStringLiteral("num_hidden_layers"), 28}, {QStringLiteral("num_attention_heads"), 28},
+                          {QStringLiteral("num_key_value_heads"), 4}, {QStringLiteral("vocab_size"), 152064},
+                          {QStringLiteral("intermediate_size"), 18944}};
+    const QJsonObject root{{QStringLiteral("model_type"), QStringLiteral("internvl_chat")}, {key, llm},
+                           {QStringLiteral("torch_dtype"), QStringLiteral("float16")}};
+    const ModelShape nested = ConfigImporter::fromConfig(root);
+    const ModelShape flat = ConfigImporter::fromConfig(llm);
+    QCOMPARE(nested.modelType, QStringLiteral("qwen2"));
+    QCOMPARE(nested.layersOf(LayerKind::FullAttention), qint64(28));
+    QCOMPARE(nested.kvHeads, 4);
+    QCOMPARE(nested.headDim, 128);
+    QCOMPARE(KvCost(nested, Dtype::BF16, 1, 16).bytesPerToken(), qint64(57344));
+    QCOMPARE(nested.groups, flat.groups);
+    QCOMPARE(nested.derivedParams, flat.derivedParams);
+    QCOMPARE(Dtypes::name(nested.weightsDtype), QStringLiteral("fp16")); // torch_dtype from the top level
 }
 
 void TestConfigImport::omittedHeadDimTakesTheConfigClassDefault()
@@ -557,10 +984,44 @@ void TestConfigImport::badInput_data()
         << QStringList{QStringLiteral("mamba_d_ssm"), QStringLiteral("mamba_n_heads"),
                        QStringLiteral("mamba_d_head"), QStringLiteral("mamba_n_groups")}
         << QStringLiteral("hybrid");
-    QTest::newRow("Nemotron-H-like hybrid_override_pattern: refused")
+    const QByteArray nemotron = R"({"model_type": "nemotron_h", "hidden_size": 4096, "num_hidden_layers": 4,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "mamba_num_heads": 128, "mamba_head_dim": 64, %1})";
+    auto nemotronWith = [&nemotron](const char *extra) { return QByteArray(nemotron).replace("%1", extra); };
+    QTest::newRow("Nemotron-H: Mamba-2 layers without mamba_num_heads")
         << QByteArray(R"({"model_type": "nemotron_h", "hidden_size": 4096, "num_hidden_layers": 4,
             "num_attention_heads": 32, "num_key_value_heads": 8, "hybrid_override_pattern": "M-M*"})")
-        << QStringList{QStringLiteral("hybrid_override_pattern")} << QString();
+        << QStringList{QStringLiteral("mamba_num_heads")} << QStringLiteral("missing");
+    QTest::newRow("Nemotron-H: hybrid_override_pattern of 3 letters for 4 layers")
+        << nemotronWith(R"("hybrid_override_pattern": "M-*")")
+        << QStringList{QStringLiteral("hybrid_override_pattern")} << QStringLiteral("num_hidden_layers is 4");
+    QTest::newRow("Nemotron-H: hybrid_override_pattern letter X")
+        << nemotronWith(R"("hybrid_override_pattern": "M-X*")")
+        << QStringList{QStringLiteral("hybrid_override_pattern")} << QStringLiteral("\"X\" at layer 2");
+    QTest::newRow("Nemotron-H: hybrid_override_pattern a number")
+        << nemotronWith(R"("hybrid_override_pattern": 4)")
+        << QStringList{QStringLiteral("hybrid_override_pattern")} << QStringLiteral("string");
+    QTest::newRow("EXAONE 4: sliding_window_pattern \"LLXG\"")
+        << llamaWith(R"("sliding_window": 4096, "sliding_window_pattern": "LLXG")")
+        << QStringList{QStringLiteral("sliding_window_pattern")} << QStringLiteral("LLXG");
+    QTest::newRow("Llama 4: no_rope_layers lists 3 of 32 layers")
+        << llamaWith(R"("attention_chunk_size": 8192, "no_rope_layers": [1, 1, 0])")
+        << QStringList{QStringLiteral("no_rope_layers")} << QStringLiteral("num_hidden_layers is 32");
+    QTest::newRow("layer_types names chunked_attention but attention_chunk_size is missing")
+        << QByteArray(R"({"model_type": "llama4_text", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "layer_types": ["chunked_attention", "full_attention"]})")
+        << QStringList{QStringLiteral("attention_chunk_size")} << QStringLiteral("chunked_attention");
+    QTest::newRow("Gemma 3n: num_kv_shared_layers 32 of 32 layers")
+        << llamaWith(R"("num_kv_shared_layers": 32)")
+        << QStringList{QStringLiteral("num_kv_shared_layers")} << QStringLiteral("below num_hidden_layers 32");
+    QTest::newRow("Gemma 4: attention_k_eq_v a string")
+        << llamaWith(R"("global_head_dim": 512, "attention_k_eq_v": "yes")")
+        << QStringList{QStringLiteral("attention_k_eq_v")} << QStringLiteral("true or false");
+    QTest::newRow("Gemma 4: num_global_key_value_heads 5 does not divide 32 heads")
+        << llamaWith(R"("global_head_dim": 512, "attention_k_eq_v": true, "num_global_key_value_heads": 5)")
+        << QStringList{QStringLiteral("num_global_key_value_heads")} << QStringLiteral("divide");
+    QTest::newRow("llm_config a string")
+        << llamaWith(R"("llm_config": "qwen2")")
+        << QStringList{QStringLiteral("llm_config")} << QStringLiteral("JSON object");
     // A field spelled the family's own way is refused under that spelling.
     QTest::newRow("GPT-2 names: n_layer 0")
         << QByteArray(R"({"model_type": "gpt_bigcode", "n_embd": 2048, "n_head": 16, "n_layer": 0, "multi_query": true})")
