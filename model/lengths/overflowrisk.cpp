@@ -227,9 +227,13 @@ struct OverflowRisk::Transform
     // (from the reference N; valid for any N, tightest near it).
     double tauTop = 0, kTop = 0, tauWrap = 0, kWrap = 0;
     double tauLow = 0, kLow = 0; // for P(S < lo): tauLow < 0, or 0 for the bound 1
-    std::unique_ptr<fftw_complex[], Free> q; // Q_k, k = 0..M/2
+    double q0 = 0;                // Q_0: the tilted law's total mass, 1 but for rounding
     std::vector<int> significant; // the k >= 1 with |Q_k|^N above the cut-off for the smallest N served
-    bool aliases = false; // too narrow for the N it was made for: not transformed (q is empty)
+    std::vector<double> qRe, qIm; // Q_k at those k
+    // How Q was computed: 0 for one FFT of M points (its round-off by Higham's 2-norm bound),
+    // else a bound on |error| of each Q_k summed directly (directTransform).
+    double qError = 0;
+    bool aliases = false; // too narrow for the N it was made for: not transformed (no Q)
 };
 
 double OverflowRisk::saddlepoint(double x, double cap, double guess) const
@@ -459,21 +463,151 @@ std::optional<OverflowRisk::Transform> OverflowRisk::transformFor(qint64 session
         tr.aliases = true;
         return tr;
     }
+    // The frequencies that can matter for any N served (the cut-off rises with N): |Q_k|^2 > keep.
+    const double keep = std::exp(2.0 * std::log(cutOff(tr.t)) / double(tr.fewest));
+    if (directTransform(tr, keep))
+        return tr;
     // The tilted law p_j e^{t k_j - K(t)}, mass 1, wrapped modulo M, transformed in place.
-    tr.q.reset(fftw_alloc_complex(size_t(m / 2 + 1)));
+    const std::unique_ptr<fftw_complex[], Transform::Free> q(fftw_alloc_complex(size_t(m / 2 + 1)));
     const std::unique_ptr<double[], Transform::Free> in(fftw_alloc_real(size_t(m)));
     std::fill(in.get(), in.get() + m, 0.0);
     for (int j = 0; j < m_units.size(); ++j) {
         const double x = std::min(double(m_units.at(j)), tr.cap);
         in[qint64(x) % m] += m_probs.at(j) * std::exp(tr.t * x - tr.k0);
     }
-    fftw_execute_dft_r2c(r2cPlan(m), in.get(), tr.q.get());
-    // The frequencies that can matter for any N served (the cut-off rises with N).
-    const double keep = std::exp(2.0 * std::log(cutOff(tr.t)) / double(tr.fewest));
+    fftw_execute_dft_r2c(r2cPlan(m), in.get(), q.get());
+    tr.q0 = q[0][0];
     for (int k = 1; k <= m / 2; ++k)
-        if (tr.q[k][0] * tr.q[k][0] + tr.q[k][1] * tr.q[k][1] > keep)
+        if (q[k][0] * q[k][0] + q[k][1] * q[k][1] > keep) {
             tr.significant.push_back(k);
+            tr.qRe.push_back(q[k][0]);
+            tr.qIm.push_back(q[k][1]);
+        }
     return tr;
+}
+
+bool OverflowRisk::directTransform(Transform &tr, double keep) const
+{
+    // Many sessions: the sum's law is smooth, and only the few Q_k near k = 0 (and
+    // wherever the one-session law is near a sub-lattice, |Q_k| near 1) pass the
+    // cut-off. Those are found without the M-point FFT, and summed directly.
+    //
+    // Which k can be left out: |Q(theta)|^2 / mass^2 = 1 - f(theta), with
+    // f(theta) = E[1 - cos(theta D)], D = X - X' for two independent draws of the
+    // tilted law; |f''| = |E[D^2 cos(theta D)]| <= E[D^2] = 2 V (V its variance). So
+    // on [a, b] of width w, f >= min(f(a), f(b)) - 2 V w^2 / 8 (linear
+    // interpolation's error). f at the P points theta_i = 2 pi i / P comes exactly
+    // from the law wrapped modulo P (a P-point FFT, P | M, P chosen so that
+    // V w^2 / 4 is half of 1 - keep); every k of an interval where the bound
+    // (less the FFT's round-off) proves |Q_k|^2 <= keep is left out, the others
+    // are candidates, their Q_k summed directly over the sizes.
+    const int m = tr.points;
+    const double need = -std::expm1(std::log(keep)); // f >= need proves |Q|^2 <= keep (for mass 1)
+    if (m < 8192 || !(need > 0))
+        return false;
+    std::vector<double> xs, ws;
+    xs.reserve(size_t(m_units.size()));
+    ws.reserve(size_t(m_units.size()));
+    double mass = 0, first = 0;
+    for (int j = 0; j < m_units.size(); ++j) {
+        const double x = std::min(double(m_units.at(j)), tr.cap);
+        const double w = m_probs.at(j) * std::exp(tr.t * x - tr.k0);
+        xs.push_back(x);
+        ws.push_back(w);
+        mass += w;
+        first += w * x;
+    }
+    const double mean = first / mass;
+    double v = 0;
+    for (size_t j = 0; j < xs.size(); ++j)
+        v += ws[j] * (xs[j] - mean) * (xs[j] - mean);
+    // V with a margin far above its rounding (sums of non-negative terms, relative error < sizes x eps).
+    v = v / mass * (1.0 + 1e-6) + 1e-12;
+    const qint64 p = transformSize(2.0 * M_PI * std::sqrt(v / need));
+    if (p > m / 4)
+        return false; // no cheaper than the FFT of M points
+    const std::unique_ptr<fftw_complex[], Transform::Free> grid(fftw_alloc_complex(size_t(p / 2 + 1)));
+    const std::unique_ptr<double[], Transform::Free> in(fftw_alloc_real(size_t(p)));
+    std::fill(in.get(), in.get() + p, 0.0);
+    double norm2 = 0;
+    for (size_t j = 0; j < xs.size(); ++j) {
+        in[qint64(xs[j]) % p] += ws[j];
+        norm2 += ws[j] * ws[j];
+    }
+    fftw_execute_dft_r2c(r2cPlan(int(p)), in.get(), grid.get());
+    // Each grid value within 10 log2(P) eps ||Q||_2 of the exact (Higham 2002, Theorem 24.2, with
+    // margin), ||Q||_2 = sqrt(P) ||in||_2, the input's own rounding (sizes x eps x mass) added.
+    const double gridError = 10.0 * std::log2(double(p)) * kRound * std::sqrt(double(p) * norm2) + double(xs.size() + 2) * kRound * mass;
+    const double m2 = mass * mass;
+    // f at the grid points, less the bound on its rounding: f_i = 1 - |Q_i|^2 / mass^2.
+    std::vector<double> f(size_t(p / 2 + 1));
+    for (qint64 i = 0; i <= p / 2; ++i) {
+        // (|Q_i| <= mass <= 1 + 1e-9: no overflow; the square root's rounding is in the margin.)
+        const double a = std::sqrt(grid[i][0] * grid[i][0] + grid[i][1] * grid[i][1]) * (1.0 + 4.0 * kRound);
+        f[size_t(i)] = 1.0 - (a + gridError) * (a + gridError) / m2 - 4.0 * kRound;
+    }
+    const double w = 2.0 * M_PI / double(p);
+    const double bend = v * w * w / 4.0 + 4.0 * kRound;
+    const qint64 per = m / p; // frequencies k of M per grid interval
+    // |Q_k|^2 <= mass^2 (1 - f): left out when that is at most keep.
+    const double ceiling = 1.0 - keep / m2;
+    std::vector<int> candidates;
+    for (qint64 i = 0; i < p / 2; ++i) {
+        if (std::min(f[size_t(i)], f[size_t(i + 1)]) - bend >= ceiling)
+            continue;
+        for (qint64 k = std::max<qint64>(1, i * per); k < (i + 1) * per; ++k)
+            candidates.push_back(int(k));
+    }
+    if (f[size_t(p / 2)] < ceiling)
+        candidates.push_back(m / 2); // theta = pi: a grid point
+    // Summing directly costs about 8 instructions per size and candidate; the FFT about 3 M log2 M.
+    if (double(candidates.size()) * double(xs.size()) * 8.0 > 3.0 * double(m) * std::log2(double(m)))
+        return false;
+    // Q_k = sum_j w_j e^{-2 pi i k x_j / M}: for each run of up to 32 consecutive
+    // candidates, e^{-2 pi i k0 x_j / M} by sin and cos (of the angle reduced
+    // modulo M exactly, in integers), then one product by e^{-2 pi i x_j / M}
+    // per step. Each term within 1,000 eps of exact (sin and cos within an ulp,
+    // the angle's rounding 4 pi eps, 31 steps of a rotation within 17 eps), the
+    // sum's rounding within sizes x eps of the sum of |terms| (mass).
+    tr.qError = (1000.0 + double(xs.size())) * kRound * mass;
+    tr.q0 = mass;
+    tr.significant.reserve(candidates.size());
+    std::vector<double> stepC(xs.size()), stepS(xs.size()), re(32), im(32);
+    for (size_t j = 0; j < xs.size(); ++j) {
+        const double angle = -2.0 * M_PI * double(qint64(xs[j]) % m) / double(m);
+        stepC[j] = std::cos(angle);
+        stepS[j] = std::sin(angle);
+    }
+    for (size_t c = 0; c < candidates.size();) {
+        size_t run = 1;
+        while (c + run < candidates.size() && run < 32 && candidates[c + run] == candidates[c] + int(run))
+            ++run;
+        const qint64 k0 = candidates[c];
+        std::fill(re.begin(), re.end(), 0.0);
+        std::fill(im.begin(), im.end(), 0.0);
+        for (size_t j = 0; j < xs.size(); ++j) {
+            const double angle = -2.0 * M_PI * double((k0 * qint64(xs[j])) % m) / double(m);
+            double zc = ws[j] * std::cos(angle), zs = ws[j] * std::sin(angle);
+            for (size_t r = 0; r < run; ++r) {
+                re[r] += zc;
+                im[r] += zs;
+                const double nc = zc * stepC[j] - zs * stepS[j];
+                zs = zc * stepS[j] + zs * stepC[j];
+                zc = nc;
+            }
+        }
+        for (size_t r = 0; r < run; ++r) {
+            // Kept when it may pass the cut-off (its error taken in its favour).
+            const double a = std::sqrt(re[r] * re[r] + im[r] * im[r]) * (1.0 + 4.0 * kRound) + tr.qError;
+            if (a * a > keep) {
+                tr.significant.push_back(candidates[c + r]);
+                tr.qRe.push_back(re[r]);
+                tr.qIm.push_back(im[r]);
+            }
+        }
+        c += run;
+    }
+    return true;
 }
 
 double OverflowRisk::aliasBound(const Transform &tr, qint64 sessions, qint64 s)
@@ -518,9 +652,10 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
     const qint64 sm = s % m, lm = terms % m;
     // k = 0: Q_0 is the transformed law's total mass, 1 but for rounding in K(t)
     // (taken as it is, C Q_0^N is exact for whatever K(t) the tilt used).
-    const double q0 = std::pow(tr.q[0][0], n);
+    const double q0 = std::pow(tr.q0, n);
     double sum = q0 * -std::expm1(-t * double(terms)) / oneMinusR;
     double absSum = sum;
+    double absG = 0; // sum of weight x |g_k| over the frequencies used (Q summed directly only)
     qint64 used = 1;
     // e^{i theta}, e^{i theta s}, e^{i theta L} at frequency `at`: stepped by one
     // product per frequency, re-set with sin and cos every 32 steps (drift < 32 x 2 x 2^-52).
@@ -541,8 +676,9 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
     stepS.set(angle(1, sm));
     stepL.set(angle(1, lm));
     qint64 at = -1000, since = 0;
-    for (const int k : tr.significant) {
-        const double qr = tr.q[k][0], qi = tr.q[k][1];
+    for (size_t i = 0; i < tr.significant.size(); ++i) {
+        const int k = tr.significant[i];
+        const double qr = tr.qRe[i], qi = tr.qIm[i];
         if (qr * qr + qi * qi <= skip)
             continue;
         if (k - at <= 4 && since + (k - at) < 32) {
@@ -572,6 +708,8 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
         const double weight = k == m / 2 ? 1.0 : 2.0;
         sum += weight * tr_;
         absSum += weight * (std::abs(tr_) + std::abs(ti)); // at least the modulus: the round-off bound stays an upper bound
+        if (tr.qError > 0)
+            absG += weight * (std::abs(gr) + std::abs(gi));
         ++used;
     }
     const double rel = sum / double(m);
@@ -582,8 +720,12 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
     // rounding and the rotors' drift ((terms + 80) x eps x sum of |terms|); the frequencies left out.
     const double rM = std::exp(-t * double(m));
     const double gNorm = 2.0 * std::sqrt((1.0 + rM) / (-std::expm1(-2.0 * t) * -std::expm1(-t * double(m))));
-    const double roundOff = gNorm * n * kRound * (10.0 * std::log2(double(m)) + 10.0)
-        + double(used + 80) * kRound * absSum / double(m) + 2.0 * delta / oneMinusR;
+    // Q_k summed directly instead (qError > 0): |Q_k^N error| <= N (qError + 10 eps) at each
+    // frequency used (the powers' rounding included), times its weight x |g_k| (computed |g|
+    // taken 1% larger for its own rounding; k = 0 with |g_0| <= 1 / (1 - r), here 4 / (1 - r)), over M.
+    const double transformError = tr.qError > 0 ? n * (tr.qError + 10.0 * kRound) * (1.01 * absG + 4.0 / oneMinusR) / double(m)
+                                                : gNorm * n * kRound * (10.0 * std::log2(double(m)) + 10.0);
+    const double roundOff = transformError + double(used + 80) * kRound * absSum / double(m) + 2.0 * delta / oneMinusR;
     // Truncation and aliasing, bounded by Chernoff bounds (aliasBound).
     const double alias = aliasBound(tr, sessions, s);
     const double value = std::exp(logC) * rel;

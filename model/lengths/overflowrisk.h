@@ -124,6 +124,9 @@ private:
                                     RiskCount::Method &method, qint64 maxPoints, bool convolution) const;
     // The transform serving N - 2 .. N + 3 sessions at this budget, its window h tilted standard deviations wide.
     std::optional<Transform> transformFor(qint64 sessions, qint64 budgetBytes, double h, qint64 maxPoints) const;
+    // Fills the transform's Q_k at the frequencies that pass the cut-off `keep` (|Q_k|^2 > keep)
+    // without the M-point FFT, when that is cheaper: false (nothing filled) when it is not.
+    bool directTransform(Transform &transform, double keep) const;
     // The bound on truncation and aliasing of the transform's tail P(sum >= s) at `sessions`.
     static double aliasBound(const Transform &transform, qint64 sessions, qint64 s);
     // P(sum >= s) from a transform, or nullopt when it does not serve (s, N) or aliases too much.
