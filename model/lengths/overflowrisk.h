@@ -7,6 +7,7 @@
 #include <QString>
 #include <QVector>
 #include <limits>
+#include <memory>
 #include <optional>
 
 namespace Headroom {
@@ -107,6 +108,9 @@ public:
 
 private:
     struct Transform;
+    // The last 4 transforms made, kept for other counts and budgets, and the lock under
+    // which inversions run (shared by copies of this object).
+    struct WholeWindows;
     // The answer without computing (0 sessions; even the smallest overflow; even the largest fit).
     std::optional<double> trivial(qint64 sessions, qint64 s) const;
     // P(at least one of `sessions` sizes >= s units): a lower bound on the overflow.
@@ -120,7 +124,7 @@ private:
     // The exact tail at `sessions` with the method used: convolution when cheap
     // (and allowed), else inversion with `transform`, rebuilt when it does not
     // serve `sessions`; nullopt past `maxPoints`.
-    std::optional<BoundedTail> tail(qint64 sessions, qint64 budgetBytes, std::optional<Transform> &transform,
+    std::optional<BoundedTail> tail(qint64 sessions, qint64 budgetBytes, std::shared_ptr<Transform> &transform,
                                     RiskCount::Method &method, qint64 maxPoints, bool convolution) const;
     // The transform serving N - 2 .. N + 3 sessions at this budget, its window h tilted standard deviations wide.
     std::optional<Transform> transformFor(qint64 sessions, qint64 budgetBytes, double h, qint64 maxPoints) const;
@@ -132,6 +136,7 @@ private:
     // P(sum >= s) from a transform, or nullopt when it does not serve (s, N) or aliases too much.
     std::optional<BoundedTail> invert(const Transform &transform, qint64 sessions, qint64 s) const;
 
+    std::shared_ptr<WholeWindows> m_whole;
     qint64 m_offset = 0;
     qint64 m_unit = 1;
     QVector<qint64> m_units;   // distinct session sizes above the offset, in lattice units, ascending
