@@ -61,7 +61,17 @@ struct RiskCount
 ///   the sum; the window widens until the aliasing bound is below 1e-8 of the
 ///   tail (a window predicted too narrow is skipped before its transform), up
 ///   to 2^23 points (past them a count rests on the Chernoff bound alone, which
-///   is conservative); two sessions are summed directly. The method is Abate and
+///   is conservative); two sessions are summed directly. Past 8,192-point windows
+///   the M-point FFT is left out when cheaper: a P-point FFT (P | M) of the law
+///   wrapped modulo P gives |Q| exactly on a coarse grid, and since
+///   1 - |Q(theta)|^2 = E[1 - cos(theta D)] (D the difference of two tilted
+///   sessions) has a second derivative of at most 2 Var in size, every frequency
+///   of a grid interval where the interpolation bound proves |Q_k|^N below the
+///   cut-off is left out; the few others (near 0, and near any coarser lattice the
+///   sizes nearly sit on) are summed directly over the sizes. A law's last 4
+///   transforms are kept (with the powers Q_k^N of their last 4 counts) and serve
+///   its other counts and budgets when their aliasing bound passes, so one
+///   recompute's count, admission limit and overflow figures share them. The method is Abate and
 ///   Whitt's ("Numerical inversion of probability generating functions",
 ///   Oper. Res. Letters 12, 1992) with the tilt of Gruebel and Hermesmeier
 ///   ("Computation of compound distributions I: aliasing errors and
