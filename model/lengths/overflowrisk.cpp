@@ -32,6 +32,7 @@ QString RiskCount::methodName(Method method)
 }
 
 OverflowRisk::OverflowRisk(const LengthDistribution &d, const KvCost &cost, qint64 cap)
+    : m_whole(std::make_shared<WholeWindows>())
 {
     // (bytes, probability) per distinct size, sorted by bytes, equal sizes merged.
     // KvCost::heldTokens pages every attention layer to ceil((min(L, window) +
@@ -230,9 +231,30 @@ struct OverflowRisk::Transform
     // (from the reference N; valid for any N, tightest near it).
     double tauTop = 0, kTop = 0, tauWrap = 0, kWrap = 0;
     double tauLow = 0, kLow = 0; // for P(S < lo): tauLow < 0, or 0 for the bound 1
-    std::unique_ptr<fftw_complex[], Free> q; // Q_k, k = 0..M/2
+    double q0 = 0;                // Q_0: the tilted law's total mass, 1 but for rounding
     std::vector<int> significant; // the k >= 1 with |Q_k|^N above the cut-off for the smallest N served
-    bool aliases = false; // too narrow for the N it was made for: not transformed (q is empty)
+    std::vector<double> qRe, qIm; // Q_k at those k
+    // How Q was computed: 0 for one FFT of M points (its round-off by Higham's 2-norm bound),
+    // else a bound on |error| of each Q_k summed directly (directTransform).
+    double qError = 0;
+    bool aliases = false; // too narrow for the N it was made for: not transformed (no Q)
+    // Made by the first inversion and kept for the next (a transform is one caller's, or
+    // shared under WholeWindows' lock): at each significant k, with theta = 2 pi k / M,
+    // r = e^{-t} and w_k = 2 (1 at k = M / 2), d_k = w_k / (1 - r e^{i theta}) and
+    // e_k = d_k e^{i theta lo}.
+    mutable std::vector<double> dRe, dIm, eRe, eIm;
+    // Per N inverted (the last 4): Q_k^N at the significant k; for k = 0 .. the last
+    // significant, c_k = Q_k^N d_k at the frequencies used (|Q_k|^N above the cut-off),
+    // else 0; over those, a = sum_k Re(Q_k^N e_k), the sums of |Re| + |Im| of c_k, of
+    // Q_k^N e_k and of d_k, and how many there are.
+    struct Powers
+    {
+        qint64 n = 0;
+        std::vector<double> pRe, pIm, cRe, cIm;
+        double a = 0, absC = 0, absE = 0, absD = 0;
+        qint64 used = 0;
+    };
+    mutable std::vector<Powers> powers;
 };
 
 double OverflowRisk::saddlepoint(double x, double cap, double guess) const
@@ -388,6 +410,12 @@ double cutOff(double t)
 
 } // namespace
 
+struct OverflowRisk::WholeWindows
+{
+    QMutex mutex;
+    std::vector<std::shared_ptr<Transform>> transforms;
+};
+
 std::optional<OverflowRisk::Transform> OverflowRisk::transformFor(qint64 sessions, qint64 budget, double h, qint64 maxPoints) const
 {
     // Capped at the threshold of sessions - 2, so it serves sessions - 2 .. sessions + 3.
@@ -462,21 +490,155 @@ std::optional<OverflowRisk::Transform> OverflowRisk::transformFor(qint64 session
         tr.aliases = true;
         return tr;
     }
+    // The frequencies that can matter for any N served (the cut-off rises with N): |Q_k|^2 > keep.
+    const double keep = std::exp(2.0 * std::log(cutOff(tr.t)) / double(tr.fewest));
+    if (directTransform(tr, keep))
+        return tr;
     // The tilted law p_j e^{t k_j - K(t)}, mass 1, wrapped modulo M, transformed in place.
-    tr.q.reset(fftw_alloc_complex(size_t(m / 2 + 1)));
+    const std::unique_ptr<fftw_complex[], Transform::Free> q(fftw_alloc_complex(size_t(m / 2 + 1)));
     const std::unique_ptr<double[], Transform::Free> in(fftw_alloc_real(size_t(m)));
     std::fill(in.get(), in.get() + m, 0.0);
     for (int j = 0; j < m_units.size(); ++j) {
         const double x = std::min(double(m_units.at(j)), tr.cap);
         in[qint64(x) % m] += m_probs.at(j) * std::exp(tr.t * x - tr.k0);
     }
-    fftw_execute_dft_r2c(r2cPlan(m), in.get(), tr.q.get());
-    // The frequencies that can matter for any N served (the cut-off rises with N).
-    const double keep = std::exp(2.0 * std::log(cutOff(tr.t)) / double(tr.fewest));
+    fftw_execute_dft_r2c(r2cPlan(m), in.get(), q.get());
+    tr.q0 = q[0][0];
     for (int k = 1; k <= m / 2; ++k)
-        if (tr.q[k][0] * tr.q[k][0] + tr.q[k][1] * tr.q[k][1] > keep)
+        if (q[k][0] * q[k][0] + q[k][1] * q[k][1] > keep) {
             tr.significant.push_back(k);
+            tr.qRe.push_back(q[k][0]);
+            tr.qIm.push_back(q[k][1]);
+        }
     return tr;
+}
+
+bool OverflowRisk::directTransform(Transform &tr, double keep) const
+{
+    // Many sessions: the sum's law is smooth, and only the few Q_k near k = 0 (and
+    // wherever the one-session law is near a sub-lattice, |Q_k| near 1) pass the
+    // cut-off. Those are found without the M-point FFT, and summed directly.
+    //
+    // Which k can be left out: |Q(theta)|^2 / mass^2 = 1 - f(theta), with
+    // f(theta) = E[1 - cos(theta D)], D = X - X' for two independent draws of the
+    // tilted law; |f''| = |E[D^2 cos(theta D)]| <= E[D^2] = 2 V (V its variance). So
+    // on [a, b] of width w, f >= min(f(a), f(b)) - 2 V w^2 / 8 (linear
+    // interpolation's error). f at the P points theta_i = 2 pi i / P comes exactly
+    // from the law wrapped modulo P (a P-point FFT, P | M, P chosen so that
+    // V w^2 / 4 is half of 1 - keep); every k of an interval where the bound
+    // (less the FFT's round-off) proves |Q_k|^2 <= keep is left out, the others
+    // are candidates, their Q_k summed directly over the sizes.
+    const int m = tr.points;
+    const double need = -std::expm1(std::log(keep)); // f >= need proves |Q|^2 <= keep (for mass 1)
+    if (m < 8192 || !(need > 0))
+        return false;
+    std::vector<double> xs, ws;
+    xs.reserve(size_t(m_units.size()));
+    ws.reserve(size_t(m_units.size()));
+    double mass = 0, first = 0;
+    for (int j = 0; j < m_units.size(); ++j) {
+        const double x = std::min(double(m_units.at(j)), tr.cap);
+        const double w = m_probs.at(j) * std::exp(tr.t * x - tr.k0);
+        xs.push_back(x);
+        ws.push_back(w);
+        mass += w;
+        first += w * x;
+    }
+    const double mean = first / mass;
+    double v = 0;
+    for (size_t j = 0; j < xs.size(); ++j)
+        v += ws[j] * (xs[j] - mean) * (xs[j] - mean);
+    // V with a margin far above its rounding (sums of non-negative terms, relative error < sizes x eps).
+    v = v / mass * (1.0 + 1e-6) + 1e-12;
+    // Summing directly costs about 8 instructions per size and candidate; the FFT about 3 M log2 M.
+    const auto cheaper = [&](double candidates) { return candidates * double(xs.size()) * 8.0 <= 3.0 * double(m) * std::log2(double(m)); };
+    // f(theta) <= V theta^2 (1 - cos x <= x^2 / 2): every k below M sqrt(need / V) / (2 pi) is a candidate.
+    const qint64 p = transformSize(2.0 * M_PI * std::sqrt(v / need));
+    if (p > m / 4 || !cheaper(double(m) * std::sqrt(need / v) / (2.0 * M_PI)))
+        return false; // no cheaper than the FFT of M points
+    const std::unique_ptr<fftw_complex[], Transform::Free> grid(fftw_alloc_complex(size_t(p / 2 + 1)));
+    const std::unique_ptr<double[], Transform::Free> in(fftw_alloc_real(size_t(p)));
+    std::fill(in.get(), in.get() + p, 0.0);
+    double norm2 = 0;
+    for (size_t j = 0; j < xs.size(); ++j) {
+        in[qint64(xs[j]) % p] += ws[j];
+        norm2 += ws[j] * ws[j];
+    }
+    fftw_execute_dft_r2c(r2cPlan(int(p)), in.get(), grid.get());
+    // Each grid value within 10 log2(P) eps ||Q||_2 of the exact (Higham 2002, Theorem 24.2, with
+    // margin), ||Q||_2 = sqrt(P) ||in||_2, the input's own rounding (sizes x eps x mass) added.
+    const double gridError = 10.0 * std::log2(double(p)) * kRound * std::sqrt(double(p) * norm2) + double(xs.size() + 2) * kRound * mass;
+    const double m2 = mass * mass;
+    // f at the grid points, less the bound on its rounding: f_i = 1 - |Q_i|^2 / mass^2.
+    std::vector<double> f(size_t(p / 2 + 1));
+    for (qint64 i = 0; i <= p / 2; ++i) {
+        // (|Q_i| <= mass <= 1 + 1e-9: no overflow; the square root's rounding is in the margin.)
+        const double a = std::sqrt(grid[i][0] * grid[i][0] + grid[i][1] * grid[i][1]) * (1.0 + 4.0 * kRound);
+        f[size_t(i)] = 1.0 - (a + gridError) * (a + gridError) / m2 - 4.0 * kRound;
+    }
+    const double w = 2.0 * M_PI / double(p);
+    const double bend = v * w * w / 4.0 + 4.0 * kRound;
+    const qint64 per = m / p; // frequencies k of M per grid interval
+    // |Q_k|^2 <= mass^2 (1 - f): left out when that is at most keep.
+    const double ceiling = 1.0 - keep / m2;
+    std::vector<int> candidates;
+    for (qint64 i = 0; i < p / 2; ++i) {
+        if (std::min(f[size_t(i)], f[size_t(i + 1)]) - bend >= ceiling)
+            continue;
+        for (qint64 k = std::max<qint64>(1, i * per); k < (i + 1) * per; ++k)
+            candidates.push_back(int(k));
+        if (!cheaper(double(candidates.size())))
+            return false;
+    }
+    if (f[size_t(p / 2)] < ceiling)
+        candidates.push_back(m / 2); // theta = pi: a grid point
+    if (!cheaper(double(candidates.size())))
+        return false;
+    // Q_k = sum_j w_j e^{-2 pi i k x_j / M}: for each run of up to 32 consecutive
+    // candidates, e^{-2 pi i k0 x_j / M} by sin and cos (of the angle reduced
+    // modulo M exactly, in integers), then one product by e^{-2 pi i x_j / M}
+    // per step. Each term within 1,000 eps of exact (sin and cos within an ulp,
+    // the angle's rounding 4 pi eps, 31 steps of a rotation within 17 eps), the
+    // sum's rounding within sizes x eps of the sum of |terms| (mass).
+    tr.qError = (1000.0 + double(xs.size())) * kRound * mass;
+    tr.q0 = mass;
+    tr.significant.reserve(candidates.size());
+    std::vector<double> stepC(xs.size()), stepS(xs.size()), re(32), im(32);
+    for (size_t j = 0; j < xs.size(); ++j) {
+        const double angle = -2.0 * M_PI * double(qint64(xs[j]) % m) / double(m);
+        stepC[j] = std::cos(angle);
+        stepS[j] = std::sin(angle);
+    }
+    for (size_t c = 0; c < candidates.size();) {
+        size_t run = 1;
+        while (c + run < candidates.size() && run < 32 && candidates[c + run] == candidates[c] + int(run))
+            ++run;
+        const qint64 k0 = candidates[c];
+        std::fill(re.begin(), re.end(), 0.0);
+        std::fill(im.begin(), im.end(), 0.0);
+        for (size_t j = 0; j < xs.size(); ++j) {
+            const double angle = -2.0 * M_PI * double((k0 * qint64(xs[j])) % m) / double(m);
+            double zc = ws[j] * std::cos(angle), zs = ws[j] * std::sin(angle);
+            for (size_t r = 0; r < run; ++r) {
+                re[r] += zc;
+                im[r] += zs;
+                const double nc = zc * stepC[j] - zs * stepS[j];
+                zs = zc * stepS[j] + zs * stepC[j];
+                zc = nc;
+            }
+        }
+        for (size_t r = 0; r < run; ++r) {
+            // Kept when it may pass the cut-off (its error taken in its favour).
+            const double a = std::sqrt(re[r] * re[r] + im[r] * im[r]) * (1.0 + 4.0 * kRound) + tr.qError;
+            if (a * a > keep) {
+                tr.significant.push_back(candidates[c + r]);
+                tr.qRe.push_back(re[r]);
+                tr.qIm.push_back(im[r]);
+            }
+        }
+        c += run;
+    }
+    return true;
 }
 
 double OverflowRisk::aliasBound(const Transform &tr, qint64 sessions, qint64 s)
@@ -518,15 +680,16 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
     // Frequencies with |Q_k|^N <= delta are left out: together at most delta x 2 / (1 - r) (|g_k| <= 2 / (1 - r)).
     const double delta = cutOff(t);
     const double skip = std::exp(2.0 * std::log(delta) / n);
-    const qint64 sm = s % m, lm = terms % m;
+    const qint64 sm = s % m;
     // k = 0: Q_0 is the transformed law's total mass, 1 but for rounding in K(t)
     // (taken as it is, C Q_0^N is exact for whatever K(t) the tilt used).
-    const double q0 = std::pow(tr.q[0][0], n);
+    const double q0 = std::pow(tr.q0, n);
     double sum = q0 * -std::expm1(-t * double(terms)) / oneMinusR;
     double absSum = sum;
+    double absG = 0; // sum of weight x |g_k| over the frequencies used (Q summed directly only)
     qint64 used = 1;
-    // e^{i theta}, e^{i theta s}, e^{i theta L} at frequency `at`: stepped by one
-    // product per frequency, re-set with sin and cos every 32 steps (drift < 32 x 2 x 2^-52).
+    // e^{i theta x} at frequency `at`: stepped by one product per frequency,
+    // re-set with sin and cos every 32 steps (drift < 32 x 2 x 2^-52).
     struct Rotor
     {
         double c = 1, s = 0;
@@ -539,44 +702,102 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
         }
     };
     auto angle = [m](qint64 k, qint64 mult) { return 2.0 * M_PI * double((k * mult) % m) / double(m); };
-    Rotor one, byS, byL, stepOne, stepS, stepL;
-    stepOne.set(angle(1, 1));
-    stepS.set(angle(1, sm));
-    stepL.set(angle(1, lm));
-    qint64 at = -1000, since = 0;
-    for (const int k : tr.significant) {
-        const double qr = tr.q[k][0], qi = tr.q[k][1];
-        if (qr * qr + qi * qi <= skip)
-            continue;
-        if (k - at <= 4 && since + (k - at) < 32) {
-            for (; at < k; ++at, ++since) {
-                one.step(stepOne);
-                byS.step(stepS);
-                byL.step(stepL);
+    const size_t count = tr.significant.size();
+    if (tr.dRe.size() != count) {
+        // g_k = e^{i theta s} (1 - r^L e^{i theta L}) / (1 - r e^{i theta}) = (e^{i theta s} - r^L e^{i theta lo}) d_k / w_k,
+        // as theta (s + L) = theta (lo + M) and theta M = 2 pi k.
+        tr.dRe.resize(count), tr.dIm.resize(count), tr.eRe.resize(count), tr.eIm.resize(count);
+        Rotor one, byLo, stepOne, stepLo;
+        stepOne.set(angle(1, 1));
+        stepLo.set(angle(1, tr.lo % m));
+        qint64 at = -1000, since = 0;
+        for (size_t i = 0; i < count; ++i) {
+            const int k = tr.significant[i];
+            if (k - at <= 4 && since + (k - at) < 32) {
+                for (; at < k; ++at, ++since) {
+                    one.step(stepOne);
+                    byLo.step(stepLo);
+                }
+            } else {
+                one.set(angle(k, 1));
+                byLo.set(angle(k, tr.lo % m));
+                at = k;
+                since = 0;
             }
-        } else {
-            one.set(angle(k, 1));
-            byS.set(angle(k, sm));
-            byL.set(angle(k, lm));
-            at = k;
-            since = 0;
+            // 1 - r e^{i theta} = (1 - r) + r (1 - cos theta) - i r sin theta; 1 - cos theta
+            // without cancellation: sin^2 / (1 + cos) when cos > 0.
+            const double versine = one.c > 0 ? one.s * one.s / (1.0 + one.c) : 1.0 - one.c;
+            const double dr = oneMinusR + r * versine, di = -r * one.s;
+            const double weight = k == m / 2 ? 1.0 : 2.0;
+            const double inv = weight / (dr * dr + di * di);
+            tr.dRe[i] = dr * inv;
+            tr.dIm[i] = -di * inv;
+            tr.eRe[i] = byLo.c * tr.dRe[i] - byLo.s * tr.dIm[i];
+            tr.eIm[i] = byLo.c * tr.dIm[i] + byLo.s * tr.dRe[i];
         }
-        double pr = 0, pi = 0;
-        power(qr, qi, sessions, pr, pi);
-        // 1 - cos(theta) without cancellation: sin^2 / (1 + cos) when cos > 0.
-        const double versine = one.c > 0 ? one.s * one.s / (1.0 + one.c) : 1.0 - one.c;
-        // numerator 1 - r^L e^{i theta L}; denominator 1 - r e^{i theta} = (1 - r) + r (1 - cos theta) - i r sin theta
-        const double nr = 1.0 - rL * byL.c, ni = -rL * byL.s;
-        const double dr = oneMinusR + r * versine, di = -r * one.s;
-        const double inv = 1.0 / (dr * dr + di * di);
-        const double fr = (nr * dr + ni * di) * inv, fi = (ni * dr - nr * di) * inv;
-        const double gr = byS.c * fr - byS.s * fi, gi = byS.c * fi + byS.s * fr;
-        const double tr_ = pr * gr - pi * gi, ti = pr * gi + pi * gr;
-        const double weight = k == m / 2 ? 1.0 : 2.0;
-        sum += weight * tr_;
-        absSum += weight * (std::abs(tr_) + std::abs(ti)); // at least the modulus: the round-off bound stays an upper bound
-        ++used;
     }
+    // Q_k^N: one product from Q_k^{N - 1} when that is kept, else by squaring.
+    auto found = std::find_if(tr.powers.begin(), tr.powers.end(), [&](const Transform::Powers &x) { return x.n == sessions; });
+    if (found == tr.powers.end()) {
+        const auto before = std::find_if(tr.powers.begin(), tr.powers.end(), [&](const Transform::Powers &x) { return x.n == sessions - 1; });
+        Transform::Powers w;
+        w.n = sessions;
+        if (before != tr.powers.end()) {
+            w.pRe = before->pRe;
+            w.pIm = before->pIm;
+        }
+        const bool next = before != tr.powers.end();
+        w.pRe.resize(count), w.pIm.resize(count);
+        const size_t dense = count > 0 ? size_t(tr.significant.back()) + 1 : 1;
+        w.cRe.assign(dense, 0.0);
+        w.cIm.assign(dense, 0.0);
+        for (size_t i = 0; i < count; ++i) {
+            const double qr = tr.qRe[i], qi = tr.qIm[i];
+            if (next) {
+                const double pr = w.pRe[i] * qr - w.pIm[i] * qi;
+                w.pIm[i] = w.pRe[i] * qi + w.pIm[i] * qr;
+                w.pRe[i] = pr;
+            } else {
+                power(qr, qi, sessions, w.pRe[i], w.pIm[i]);
+            }
+            if (qr * qr + qi * qi <= skip)
+                continue;
+            const double pr = w.pRe[i], pi = w.pIm[i];
+            const size_t k = size_t(tr.significant[i]);
+            w.cRe[k] = pr * tr.dRe[i] - pi * tr.dIm[i];
+            w.cIm[k] = pr * tr.dIm[i] + pi * tr.dRe[i];
+            const double er = pr * tr.eRe[i] - pi * tr.eIm[i], ei = pr * tr.eIm[i] + pi * tr.eRe[i];
+            w.a += er;
+            w.absC += std::abs(w.cRe[k]) + std::abs(w.cIm[k]);
+            w.absE += std::abs(er) + std::abs(ei);
+            w.absD += std::abs(tr.dRe[i]) + std::abs(tr.dIm[i]);
+            ++w.used;
+        }
+        if (tr.powers.size() >= 4)
+            tr.powers.erase(tr.powers.begin());
+        tr.powers.push_back(std::move(w));
+        found = tr.powers.end() - 1;
+    }
+    const Transform::Powers &pw = *found;
+    // sum_k Re(w_k Q_k^N g_k) = sum_k Re(c_k e^{i theta s}) - r^L a, with e^{i theta s}
+    // stepped by one product per frequency and re-set with sin and cos every 32.
+    double wave = 0;
+    Rotor byS, stepS;
+    stepS.set(angle(1, sm));
+    const size_t dense = pw.cRe.size();
+    for (size_t k = 1; k < dense; ++k) {
+        if ((k & 31) == 1)
+            byS.set(angle(qint64(k), sm));
+        else
+            byS.step(stepS);
+        wave += pw.cRe[k] * byS.c - pw.cIm[k] * byS.s;
+    }
+    sum += wave - rL * pw.a;
+    // The terms' sizes: |Re| + |Im| of each c_k e^{i theta s} is at most sqrt(2) (|Re c_k| + |Im c_k|).
+    absSum += 1.5 * (pw.absC + rL * pw.absE);
+    // |g_k| <= |d_k| (1 + r^L) (|e_k| = |d_k|)
+    absG = pw.absD * (1.0 + rL);
+    used += pw.used;
     const double rel = sum / double(m);
     // Round-off, relative to C: the FFT's error ||dQ||_2 <= 10 log2(M) eps ||Q||_2
     // (Higham 2002, Theorem 24.2, with margin), the input's and the powers'
@@ -585,8 +806,12 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
     // rounding and the rotors' drift ((terms + 80) x eps x sum of |terms|); the frequencies left out.
     const double rM = std::exp(-t * double(m));
     const double gNorm = 2.0 * std::sqrt((1.0 + rM) / (-std::expm1(-2.0 * t) * -std::expm1(-t * double(m))));
-    const double roundOff = gNorm * n * kRound * (10.0 * std::log2(double(m)) + 10.0)
-        + double(used + 80) * kRound * absSum / double(m) + 2.0 * delta / oneMinusR;
+    // Q_k summed directly instead (qError > 0): |Q_k^N error| <= N (qError + 10 eps) at each
+    // frequency used (the powers' rounding included), times its weight x |g_k| (computed |g|
+    // taken 1% larger for its own rounding; k = 0 with |g_0| <= 1 / (1 - r), here 4 / (1 - r)), over M.
+    const double transformError = tr.qError > 0 ? n * (tr.qError + 10.0 * kRound) * (1.01 * absG + 4.0 / oneMinusR) / double(m)
+                                                : gNorm * n * kRound * (10.0 * std::log2(double(m)) + 10.0);
+    const double roundOff = transformError + double(used + 80) * kRound * absSum / double(m) + 2.0 * delta / oneMinusR;
     // Truncation and aliasing, bounded by Chernoff bounds (aliasBound).
     const double alias = aliasBound(tr, sessions, s);
     const double value = std::exp(logC) * rel;
@@ -595,7 +820,7 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
     return BoundedTail{std::clamp(value, 0.0, 1.0), std::exp(logC) * roundOff + alias};
 }
 
-std::optional<BoundedTail> OverflowRisk::tail(qint64 sessions, qint64 budget, std::optional<Transform> &transform,
+std::optional<BoundedTail> OverflowRisk::tail(qint64 sessions, qint64 budget, std::shared_ptr<Transform> &transform,
                                               RiskCount::Method &method, qint64 maxPoints, bool convolution) const
 {
     const qint64 s = threshold(sessions, budget);
@@ -632,33 +857,57 @@ std::optional<BoundedTail> OverflowRisk::tail(qint64 sessions, qint64 budget, st
         return BoundedTail{exactOverflow(sessions, budget), (double(sessions) * double(m_units.size() + 1) + double(s)) * kRound};
     }
     method = RiskCount::Method::Inversion;
+    // One inversion at a time on this law: transforms (and the powers they keep) are shared through m_whole.
+    QMutexLocker lock(&m_whole->mutex);
     // Reuse the transform when it serves this N; else build one, wider until the aliasing bound is small.
     if (transform && !transform->aliases) {
         if (const auto r = invert(*transform, sessions, s))
             return r;
     }
+    // A transform made for another count or budget of this law serves this one when
+    // its window holds the threshold and its aliasing bound here passes invert's test
+    // (tried only when that bound is below 1e-10); it is taken when its tilt leaves the
+    // round-off within 1e-7 of the tail (else a transform is made for this N).
+    for (auto it = m_whole->transforms.rbegin(); it != m_whole->transforms.rend(); ++it) {
+        const std::shared_ptr<Transform> &kept = *it;
+        if (kept == transform || kept->points > maxPoints || sessions < kept->fewest || double(s) > kept->cap || s < kept->lo
+            || s >= kept->lo + kept->points || aliasBound(*kept, sessions, s) > 1e-10)
+            continue;
+        if (const auto r = invert(*kept, sessions, s); r && r->error <= 1e-7 * r->value) {
+            transform = kept;
+            return r;
+        }
+    }
     for (double h = 8; h < kWidest; h *= 1.5) {
-        transform = transformFor(sessions, budget, h, maxPoints);
-        if (!transform)
+        auto made = transformFor(sessions, budget, h, maxPoints);
+        if (!made) {
+            transform.reset();
             return std::nullopt;
+        }
+        transform = std::make_shared<Transform>(std::move(*made));
         if (transform->aliases)
             continue;
-        if (const auto r = invert(*transform, sessions, s))
+        if (const auto r = invert(*transform, sessions, s)) {
+            // Kept for the other counts and budgets of this law (the last 4).
+            if (m_whole->transforms.size() >= 4)
+                m_whole->transforms.erase(m_whole->transforms.begin());
+            m_whole->transforms.push_back(transform);
             return r;
+        }
     }
     return std::nullopt;
 }
 
 std::optional<BoundedTail> OverflowRisk::invertedOverflow(qint64 sessions, qint64 budget, qint64 maxPoints) const
 {
-    std::optional<Transform> transform;
+    std::shared_ptr<Transform> transform;
     RiskCount::Method method = RiskCount::Method::Inversion;
     return tail(sessions, budget, transform, method, maxPoints, false);
 }
 
 double OverflowRisk::overflowProbability(qint64 sessions, qint64 budget) const
 {
-    std::optional<Transform> transform;
+    std::shared_ptr<Transform> transform;
     RiskCount::Method method = RiskCount::Method::Inversion;
     // A figure to show, not a count to settle. With the threshold at or below
     // the mean of the sum (overflow about even or likelier) the saddlepoint,
@@ -749,7 +998,7 @@ RiskCount OverflowRisk::sessionsAtRisk(qint64 budget, double eps) const
     // ... then settle it with the exact tails at the boundary: N is kept only
     // when P(N) + its error bound <= eps, N + 1 refused when P(N + 1) > eps or
     // within its error bound of it (so the count is never above the exact one).
-    std::optional<Transform> transform;
+    std::shared_ptr<Transform> transform;
     const qint64 maxPoints = qint64(1) << 23;
     auto weaker = [](RiskCount::Method x, RiskCount::Method y) { return std::max(x, y); };
     struct Tail

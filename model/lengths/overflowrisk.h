@@ -7,6 +7,7 @@
 #include <QString>
 #include <QVector>
 #include <limits>
+#include <memory>
 #include <optional>
 
 namespace Headroom {
@@ -60,7 +61,17 @@ struct RiskCount
 ///   the sum; the window widens until the aliasing bound is below 1e-8 of the
 ///   tail (a window predicted too narrow is skipped before its transform), up
 ///   to 2^23 points (past them a count rests on the Chernoff bound alone, which
-///   is conservative); two sessions are summed directly. The method is Abate and
+///   is conservative); two sessions are summed directly. Past 8,192-point windows
+///   the M-point FFT is left out when cheaper: a P-point FFT (P | M) of the law
+///   wrapped modulo P gives |Q| exactly on a coarse grid, and since
+///   1 - |Q(theta)|^2 = E[1 - cos(theta D)] (D the difference of two tilted
+///   sessions) has a second derivative of at most 2 Var in size, every frequency
+///   of a grid interval where the interpolation bound proves |Q_k|^N below the
+///   cut-off is left out; the few others (near 0, and near any coarser lattice the
+///   sizes nearly sit on) are summed directly over the sizes. A law's last 4
+///   transforms are kept (with the powers Q_k^N of their last 4 counts) and serve
+///   its other counts and budgets when their aliasing bound passes, so one
+///   recompute's count, admission limit and overflow figures share them. The method is Abate and
 ///   Whitt's ("Numerical inversion of probability generating functions",
 ///   Oper. Res. Letters 12, 1992) with the tilt of Gruebel and Hermesmeier
 ///   ("Computation of compound distributions I: aliasing errors and
@@ -107,6 +118,9 @@ public:
 
 private:
     struct Transform;
+    // The last 4 transforms made, kept for other counts and budgets, and the lock under
+    // which inversions run (shared by copies of this object).
+    struct WholeWindows;
     // The answer without computing (0 sessions; even the smallest overflow; even the largest fit).
     std::optional<double> trivial(qint64 sessions, qint64 s) const;
     // P(at least one of `sessions` sizes >= s units): a lower bound on the overflow.
@@ -120,15 +134,19 @@ private:
     // The exact tail at `sessions` with the method used: convolution when cheap
     // (and allowed), else inversion with `transform`, rebuilt when it does not
     // serve `sessions`; nullopt past `maxPoints`.
-    std::optional<BoundedTail> tail(qint64 sessions, qint64 budgetBytes, std::optional<Transform> &transform,
+    std::optional<BoundedTail> tail(qint64 sessions, qint64 budgetBytes, std::shared_ptr<Transform> &transform,
                                     RiskCount::Method &method, qint64 maxPoints, bool convolution) const;
     // The transform serving N - 2 .. N + 3 sessions at this budget, its window h tilted standard deviations wide.
     std::optional<Transform> transformFor(qint64 sessions, qint64 budgetBytes, double h, qint64 maxPoints) const;
+    // Fills the transform's Q_k at the frequencies that pass the cut-off `keep` (|Q_k|^2 > keep)
+    // without the M-point FFT, when that is cheaper: false (nothing filled) when it is not.
+    bool directTransform(Transform &transform, double keep) const;
     // The bound on truncation and aliasing of the transform's tail P(sum >= s) at `sessions`.
     static double aliasBound(const Transform &transform, qint64 sessions, qint64 s);
     // P(sum >= s) from a transform, or nullopt when it does not serve (s, N) or aliases too much.
     std::optional<BoundedTail> invert(const Transform &transform, qint64 sessions, qint64 s) const;
 
+    std::shared_ptr<WholeWindows> m_whole;
     qint64 m_offset = 0;
     qint64 m_unit = 1;
     QVector<qint64> m_units;   // distinct session sizes above the offset, in lattice units, ascending

@@ -9,6 +9,8 @@
 // `headroom levers` and the Levers tab price it) against the trace on an
 // RTX 4090: target (issue 15) 16 ms of compute, one 60 Hz frame. Its "median cpu
 // ms" is the thread's CPU time (CLOCK_THREAD_CPUTIME_ID), the figure to read on a busy machine.
+// `bench_risk TRACE BUDGET EPS RUNS` runs one row RUNS times and nothing else,
+// for an instruction count per recompute (valgrind --tool=callgrind, divided by RUNS).
 #include "plan/capacity.h"
 #include "plan/levers.h"
 #include "io/configimporter.h"
@@ -58,6 +60,16 @@ int main(int argc, char **argv)
     s.contextTokens = s.distribution->maximum();
     s.workspaceBytes = 0;
     s.weightsBytes = 1;
+    if (argc == 5) {
+        s.gpu = GpuSpec::custom(qint64(QByteArray(argv[2]).toDouble()) + 1);
+        s.risk = QByteArray(argv[3]).toDouble();
+        s.sessions = 100;
+        CapacityResult r;
+        for (int i = QByteArray(argv[4]).toInt(); i > 0; --i)
+            r = computeCapacity(s);
+        std::printf("%lld at risk\n", (long long)r.distribution.sessionsAtRisk);
+        return 0;
+    }
     std::printf("%14s %8s %12s %12s %10s %10s\n", "budget", "eps", "at risk", "worst case", "median ms", "cpu ms");
     // Small counts too (a 24 GB card holds 20-30 sessions; a few GB, one to a handful).
     for (qint64 budget : {qint64(8e9), qint64(65e9), qint64(250e9), qint64(1e12), qint64(1.9e12), qint64(2e8), qint64(5e8),
