@@ -177,10 +177,13 @@ fftw_plan r2cPlan(int n)
 // The smallest power of 2 of at least n and 256. Powers of 2 only: making a
 // plan (even FFTW_ESTIMATE) costs more than running it, and with 3 x 2^a and
 // 5 x 2^a as well a `levers` process made dozens of plans, half its time.
+// Held at 2^62, past any window a caller builds (they refuse more than their
+// maxPoints): a sum spanning 10^19 units doubled m past 2^63, where it wraps to 0,
+// and the loop never ended.
 qint64 transformSize(double n)
 {
     qint64 m = 256;
-    while (double(m) < n)
+    while (double(m) < n && m < (qint64(1) << 62))
         m <<= 1;
     return m;
 }
@@ -440,7 +443,18 @@ std::optional<OverflowRisk::Transform> OverflowRisk::transformFor(qint64 session
     // window of 9-10 standard deviations serves, half of what the saddlepoint's
     // tilt needs there. (Any t > 0 is valid; fewer sessions with a heavy tail
     // spread too much under the larger tilt.)
-    tr.t = std::max(saddlepoint(double(s) / n, tr.cap), (sessions >= 1000 ? 3.0 : 0.1) / std::sqrt(n * k2));
+    // The wider tilt only where that bound holds: under a heavy tail (a log-normal's sizes up to
+    // the cap) e^{t x} over the largest sizes made C overflow to infinity at 3 standard
+    // deviations' tilt, every tail from 1,000 sessions read as 1 (its bound infinite) and the
+    // count stopped there; such a law keeps the tenth's tilt, as fewer sessions do.
+    tr.t = std::max(saddlepoint(double(s) / n, tr.cap), 0.1 / std::sqrt(n * k2));
+    if (const double wide = 3.0 / std::sqrt(n * k2); sessions >= 1000 && wide > tr.t) {
+        double w0 = 0, w1 = 0, w2 = 0;
+        cumulants(tr.t, tr.cap, k0, k1, k2);
+        cumulants(wide, tr.cap, w0, w1, w2);
+        if (std::isfinite(w0) && (n * w0 - wide * double(s)) - (n * k0 - tr.t * double(s)) <= 4.5)
+            tr.t = wide;
+    }
     cumulants(tr.t, tr.cap, k0, k1, k2);
     tr.k0 = k0;
     // e^{-t M} within kAliasShare / 10 of the tail (the inversion refuses aliasing above

@@ -395,6 +395,69 @@ private Q_SLOTS:
         QVERIFY2(beyond > 0.01, qPrintable(QStringLiteral("%1 sessions: %2").arg(qint64(std::ceil(n * 1.3))).arg(beyond)));
     }
 
+    void heavyTailPastAThousandSessions()
+    {
+        // An unbounded log-normal (median 200, p99 6,000 tokens) on Llama-3.1-8B at TP 8: 1 of the 8
+        // KV heads per GPU, 32 x 2 x 128 x 2 B = 16,384 B per token per GPU; a 79.5 GB budget holds
+        // about 8,000 sessions at the mean. From 1,000 sessions a wider tilt made e^{t x} over the
+        // longest sizes overflow: every tail read as 1 (its bound infinite) and the count stopped
+        // at 1,157. By the central limit theorem the sum of ~8,000 such sessions (a coefficient of
+        // variation of sqrt(e^{sigma^2} - 1) = 2.7 each, sigma = ln 30 / 2.326) spreads ~3% of its
+        // mean, so the count at 1% lies within 20% of the at-mean count; a seeded Monte Carlo
+        // (2,000 trials) must see no more than 1% overflows there (4 standard errors).
+        ModelShape m = llama8b();
+        const KvCost cost(m, Dtype::BF16, 8, 16);
+        QCOMPARE(cost.bytesPerTokenPerGpu(), qint64(16384));
+        const LengthDistribution d = LengthDistribution::parse(QStringLiteral("lognormal:median=200,p99=6000"), QStringLiteral("d"));
+        const OverflowRisk risk(d, cost, 0);
+        const qint64 budget = 79'500'000'000;
+        double meanBytes = 0;
+        for (int i = 0; i < d.lengths.size(); ++i)
+            meanBytes += d.probabilities.at(i) * double(cost.sessionBytes(d.lengths.at(i), true));
+        const double atMean = double(budget) / meanBytes;
+        const RiskCount count = risk.sessionsAtRisk(budget, 0.01);
+        QVERIFY2(double(count.sessions) >= 0.8 * atMean && double(count.sessions) <= atMean,
+                 qPrintable(QStringLiteral("%1 sessions against %2 at the mean").arg(count.sessions).arg(atMean)));
+        QVERIFY2(std::isfinite(count.errorBound) && count.errorBound < 1e-3, qPrintable(QString::number(count.errorBound)));
+        QVector<double> cdf;
+        double c = 0;
+        for (double q : d.probabilities)
+            cdf << (c += q);
+        QRandomGenerator rng(11);
+        const int trials = 2000;
+        int over = 0;
+        for (int t = 0; t < trials; ++t) {
+            qint64 sum = 0;
+            for (qint64 i = 0; i < count.sessions; ++i) {
+                const int j = int(std::lower_bound(cdf.begin(), cdf.end(), rng.generateDouble()) - cdf.begin());
+                sum += cost.sessionBytes(d.lengths.at(std::min(j, int(d.lengths.size()) - 1)), true);
+            }
+            over += sum > budget;
+        }
+        QVERIFY2(double(over) / trials <= 0.01 + 4 * std::sqrt(0.01 * 0.99 / trials), qPrintable(QStringLiteral("%1 of %2 overflowed").arg(over).arg(trials)));
+    }
+
+    void windowsPast64Bits()
+    {
+        // One layer, one KV head of head_dim 1 at int4 (1 B per token, paged by 1), 1,000 TB of budget:
+        // the sum of the sessions spans ~10^15 sizes and a window sized to it doubled past 2^63, where it
+        // wrapped to 0 and the doubling never ended (a hang). The count comes back, at most the at-mean one.
+        ModelShape m;
+        m.attentionHeads = 1;
+        m.kvHeads = 1;
+        LayerGroup g;
+        g.kvHeads = 1;
+        g.headDimK = g.headDimV = 1;
+        m.addLayers(g, 1);
+        const KvCost cost(m, Dtype::INT4, 1, 1);
+        const LengthDistribution d = LengthDistribution::parse(QStringLiteral("lognormal:median=2,p99=100"), QStringLiteral("d"));
+        const OverflowRisk risk(d, cost, 0);
+        const qint64 budget = 1'000'000'000'000'000;
+        const RiskCount count = risk.sessionsAtRisk(budget, 0.01);
+        QVERIFY(count.sessions > 0);
+        QVERIFY(count.sessions <= risk.sessionsAtMean(budget));
+    }
+
     void carriageReturnLineEndings()
     {
         const LengthDistribution d = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_TEST_DATA "/traces/cr-line-endings.csv"), QStringLiteral("t"));
