@@ -214,6 +214,14 @@ qint64 parseCount(const QString &input, const QString &field, qint64 minimum)
         unit = MB;
     if (unit > 1)
         number = number.chopped(1).trimmed();
+    // "100.000" is 100 with a decimal point and 100,000 with a German or Italian thousands dot:
+    // one to three digits, a dot and exactly three more, nothing else, is refused as "1,5" is.
+    static const QRegularExpression dotGrouped(QStringLiteral("^[+-]?\\d{1,3}\\.\\d{3}\\z"));
+    if (unit == 1 && dotGrouped.match(number).hasMatch())
+        throw InputError(field, QStringLiteral("\"%1\" is ambiguous (a decimal point, or a thousands dot as in German): "
+                                               "write %2 or %3 for the thousands")
+                                    .arg(text, QString(number).remove(QLatin1Char('.')).remove(QLatin1Char('+')),
+                                         QString(number).replace(QLatin1Char('.'), QLatin1Char(',')).remove(QLatin1Char('+'))));
     const Decimal d = parseDecimal(number);
     if (!d.ok)
         throw InputError(field, QStringLiteral("\"%1\" is not a whole number (write e.g. 100000, 100,000, 1e5, 8k or 1.5M)").arg(text));

@@ -97,6 +97,12 @@ private Q_SLOTS:
         QTest::newRow("1,5 decimal comma") << QStringLiteral("1,5") << qint64(1) << QStringLiteral("\"1,5\" is not a whole number (write e.g. 100000, 100,000, 1e5, 8k or 1.5M)");
         QTest::newRow("12,34 misplaced separator") << QStringLiteral("12,34") << qint64(1) << QStringLiteral("\"12,34\" is not a whole number (write e.g. 100000, 100,000, 1e5, 8k or 1.5M)");
         QTest::newRow("22 digits, not whole") << QStringLiteral("1000000000000000000001e-15") << qint64(1) << QStringLiteral("\"1000000000000000000001e-15\" is not a whole number");
+        // One to three digits, a dot and three more: 100 with a decimal point, 100,000 with de_DE's
+        // thousands dot ("100.000" planned 100 tokens, a thousand times too few).
+        QTest::newRow("100.000 ambiguous") << QStringLiteral("100.000") << qint64(1)
+                                           << QStringLiteral("\"100.000\" is ambiguous (a decimal point, or a thousands dot as in German): write 100000 or 100,000 for the thousands");
+        QTest::newRow("8.192 ambiguous") << QStringLiteral("8.192") << qint64(1)
+                                         << QStringLiteral("\"8.192\" is ambiguous (a decimal point, or a thousands dot as in German): write 8192 or 8,192 for the thousands");
         QTest::newRow("abc") << QStringLiteral("abc") << qint64(1) << QStringLiteral("\"abc\" is not a whole number (write e.g. 100000, 100,000, 1e5, 8k or 1.5M)");
         QTest::newRow("empty") << QString() << qint64(1) << QStringLiteral("\"\" is not a whole number (write e.g. 100000, 100,000, 1e5, 8k or 1.5M)");
         QTest::newRow("1e30 overflows") << QStringLiteral("1e30") << qint64(1) << QStringLiteral("1e30 is too large: it overflows 64 bits");
@@ -178,6 +184,8 @@ private Q_SLOTS:
         QTest::newRow("past 2^31: 3e9") << QStringLiteral("3e9") << QStringLiteral("C") << qint64(3'000'000'000);
         // de_DE: "." groups, "," is the decimal comma ("1,5e6" once became 156).
         QTest::newRow("de: 1.500.000") << QStringLiteral("1.500.000") << QStringLiteral("de_DE") << qint64(1'500'000);
+        QTest::newRow("de: 100.000 is unambiguous there") << QStringLiteral("100.000") << QStringLiteral("de_DE") << qint64(100'000);
+        QTest::newRow("100.0 is 100 with one decimal") << QStringLiteral("100.0") << QStringLiteral("C") << qint64(100);
         QTest::newRow("de: 1,5e6") << QStringLiteral("1,5e6") << QStringLiteral("de_DE") << qint64(1'500'000);
         QTest::newRow("de: 1,5M") << QStringLiteral("1,5M") << QStringLiteral("de_DE") << qint64(1'500'000);
         QTest::newRow("de: the command line's 1.5M") << QStringLiteral("1.5M") << QStringLiteral("de_DE") << qint64(1'500'000);
