@@ -1191,7 +1191,9 @@ int runPresetsExport(const QCommandLineParser &p, QTextStream &out, QTextStream 
         if (chosen.isEmpty())
             throw InputError(QStringLiteral("ID"), QStringLiteral("you have no presets of your own to export; `headroom presets add` makes one"));
     } else {
-        for (const QString &id : pos.mid(3)) {
+        QStringList ids = pos.mid(3);
+        ids.removeDuplicates(); // an id named twice is exported once: import refuses a bundle that repeats one
+        for (const QString &id : ids) {
             const PresetRecord r = store->find(id);
             if (r.id.isEmpty())
                 throw InputError(QStringLiteral("ID"), QStringLiteral("there is no preset \"%1\"").arg(id));

@@ -196,6 +196,11 @@ private Q_SLOTS:
         const QString check = m_b.filePath(QStringLiteral("check.json"));
         QCOMPARE(run(m_b, args(QStringLiteral("export"), {check, QStringLiteral("acme-h100")})).code, 0);
         QCOMPARE(byId(bundlePresets(check), QStringLiteral("acme-h100")).value(QStringLiteral("price_usd_per_hour")).toDouble(), 1.65);
+        // An id named twice is exported once, so the bundle imports (a repeated id is refused there).
+        const QString twice = m_a.filePath(QStringLiteral("twice.json"));
+        r = run(m_a, args(QStringLiteral("export"), {twice, QStringLiteral("acme-h100"), QStringLiteral("acme-h100")}));
+        QVERIFY2(r.code == 0 && r.out.contains(QStringLiteral("exported 1 preset ")), qPrintable(r.out + r.err));
+        QCOMPARE(bundlePresets(twice).size(), 1);
 
         r = run(m_b, args(QStringLiteral("import"), {bundle, QStringLiteral("--replace")}));
         QVERIFY2(r.code == 0 && r.out.contains(QStringLiteral("1 replaced")), qPrintable(r.out + r.err));
