@@ -3,6 +3,8 @@
 #include "engines/enginerule.h"
 #include "core/units.h"
 
+#include <QFileInfo>
+
 namespace Headroom {
 
 Dtype Scenario::effectiveWeightsDtype() const
@@ -32,6 +34,10 @@ QJsonObject Scenario::toJson() const
 {
     QJsonObject o;
     o.insert(QStringLiteral("model"), model.id);
+    // A config.json or trace named by a relative path is relative to where the plan ran; its
+    // absolute path beside it lets the output reopen from any folder (ScenarioFile reads it first).
+    if (model.id.contains(QLatin1Char('/')) || model.id.endsWith(QLatin1String(".json")))
+        o.insert(QStringLiteral("model_file"), QFileInfo(model.id).absoluteFilePath());
     o.insert(QStringLiteral("model_name"), model.name);
     o.insert(QStringLiteral("gpu"), gpu.id);
     o.insert(QStringLiteral("gpu_name"), gpu.name);
@@ -85,6 +91,8 @@ QJsonObject Scenario::toJson() const
     o.insert(QStringLiteral("preallocate"), preallocate);
     o.insert(QStringLiteral("price_usd_per_gpu_hour"), effectivePrice() ? QJsonValue(*effectivePrice()) : QJsonValue());
     o.insert(QStringLiteral("distribution"), distribution ? QJsonValue(distribution->spec) : QJsonValue());
+    if (distribution && distribution->spec.startsWith(QLatin1String("trace:")))
+        o.insert(QStringLiteral("distribution_file"), QFileInfo(distribution->spec.mid(6)).absoluteFilePath());
     o.insert(QStringLiteral("length_scale"), lengthScale);
     o.insert(QStringLiteral("retain_tokens"), retainTokens ? QJsonValue(*retainTokens) : QJsonValue());
     o.insert(QStringLiteral("risk"), risk);

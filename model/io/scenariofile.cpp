@@ -508,9 +508,15 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     // a slash or .json), read again from there, a relative path from beside this file.
     const QString modelId = in.value(QStringLiteral("model")).toString();
     if (modelId.contains(QLatin1Char('/')) || modelId.endsWith(QLatin1String(".json"))) {
-        const QString config = folder.isEmpty() || !QFileInfo(modelId).isRelative() ? modelId : QDir(folder).filePath(modelId);
+        // The absolute path the plan wrote beside it first (a relative one is the plan's folder's, not this file's).
+        const QString written = in.value(QStringLiteral("model_file")).toString();
+        const QString config = !written.isEmpty() && QFileInfo::exists(written)            ? written
+                               : folder.isEmpty() || !QFileInfo(modelId).isRelative() ? modelId
+                                                                                      : QDir(folder).filePath(modelId);
         s.model = ConfigImporter::fromFile(config, QStringLiteral("inputs.model"));
         s.model.id = modelId; // the plan's own name for it, so a plan from this file prints the same
+        if (const QString name = in.value(QStringLiteral("model_name")).toString(); !name.isEmpty())
+            s.model.name = name; // (a name taken from the path would say the folder it was read from)
         const qint64 total = readBig(in, "total_params", 0, ip), active = readBig(in, "active_params", 0, ip);
         if (total > 0 && total != s.model.totalParams) {
             // --params gave the count, as commandline.cpp applies it.
@@ -569,7 +575,11 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
         QString spec = in.value(QStringLiteral("distribution")).toString();
         // A relative trace path is the plan's own, beside the file it printed: resolved
         // against the file's folder, never the current one.
-        if (spec.startsWith(QLatin1String("trace:")) && !folder.isEmpty() && QFileInfo(spec.mid(6)).isRelative())
+        // Else (an output written before distribution_file) resolved against this file's folder.
+        const QString written = in.value(QStringLiteral("distribution_file")).toString();
+        if (spec.startsWith(QLatin1String("trace:")) && !written.isEmpty() && QFileInfo::exists(written))
+            spec = QStringLiteral("trace:") + written;
+        else if (spec.startsWith(QLatin1String("trace:")) && !folder.isEmpty() && QFileInfo(spec.mid(6)).isRelative())
             spec = QStringLiteral("trace:") + QDir(folder).filePath(spec.mid(6));
         s.distribution = LengthDistribution::parse(spec, QStringLiteral("inputs.distribution"));
     }

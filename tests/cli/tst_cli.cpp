@@ -816,6 +816,31 @@ private Q_SLOTS:
         QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("-"))));
     }
 
+    void planOutputReopensFromAnotherFolder()
+    {
+        // `plan --model ./cfg.json --distribution trace:tr/conv.csv --json > scn/p.json` run in a
+        // folder, reopened from another: the relative paths are the plan's folder's, not scn/'s
+        // ("scn/tr/conv.csv is not a readable file"); the absolute paths written beside them serve.
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("scn")) && QDir(dir.path()).mkpath(QStringLiteral("tr")));
+        QVERIFY(QFile::copy(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"), dir.filePath(QStringLiteral("tr/conv.csv"))));
+        QVERIFY(QFile::copy(QStringLiteral(HEADROOM_TEST_DATA "/llama-3.1-8b/config.json"), dir.filePath(QStringLiteral("cfg.json"))));
+        const QStringList inputs{QStringLiteral("--model"), QStringLiteral("./cfg.json"), QStringLiteral("--params"), QStringLiteral("8.03e9"),
+                                 QStringLiteral("--gpu"), QStringLiteral("h100-sxm-80gb"), QStringLiteral("--context"), QStringLiteral("5000"),
+                                 QStringLiteral("--distribution"), QStringLiteral("trace:tr/conv.csv")};
+        const Run first = HeadroomTest::runHeadroom(QStringList{QStringLiteral("plan")} + inputs + QStringList{QStringLiteral("--json")}, m_home.path(), dir.path(), 60000);
+        QVERIFY2(first.code == 0, first.err.constData());
+        QFile f(dir.filePath(QStringLiteral("scn/p.json")));
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(first.out) == first.out.size());
+        f.close();
+        const Run again = run({QStringLiteral("plan"), QStringLiteral("--scenario"), f.fileName(), QStringLiteral("--json")});
+        QVERIFY2(again.code == 0 && !again.err.contains("unknown"), again.err.constData());
+        for (const char *key : {"sessions_at_risk", "kv_bytes_per_token", "kv_budget_bytes_per_gpu"})
+            QCOMPARE(again.json().value(QString::fromLatin1(key)), first.json().value(QString::fromLatin1(key)));
+        QCOMPARE(again.json().value(QStringLiteral("inputs")).toObject().value(QStringLiteral("model_name")),
+                 first.json().value(QStringLiteral("inputs")).toObject().value(QStringLiteral("model_name")));
+    }
+
     // What plan --json prints reopens as the same plan (a version-0 scenario): a model read
     // from a config.json, a target near 2^63 and at 2^53 + 1, vLLM on a card with torch's figure.
     void planOutputReopens_data()
