@@ -374,12 +374,34 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
     // A quantised checkpoint states its format here; it sets the weights' size.
     const QJsonObject quant = c.value(QStringLiteral("quantization_config")).toObject(root.value(QStringLiteral("quantization_config")).toObject());
     const QString method = quant.value(QStringLiteral("quant_method")).toString().toLower();
+    // "bits" as transformers' AWQ / GPTQ configs give it (a number, or its digits as a string);
+    // bitsandbytes states load_in_4bit / load_in_8bit instead.
+    const QJsonValue bitsValue = quant.value(QStringLiteral("bits"));
+    int bits = bitsValue.isString() ? bitsValue.toString().trimmed().toInt() : bitsValue.toInt();
+    if (quant.value(QStringLiteral("load_in_4bit")).toBool())
+        bits = 4;
+    else if (quant.value(QStringLiteral("load_in_8bit")).toBool())
+        bits = 8;
     if (method == QLatin1String("fp8"))
         m.weightsDtype = Dtype::FP8;
     else if (method == QLatin1String("mxfp4"))
         m.weightsDtype = Dtype::MXFP4;
-    else if ((method == QLatin1String("awq") || method == QLatin1String("gptq")) && quant.value(QStringLiteral("bits")).toInt() == 4)
+    else if (bits == 4)
         m.weightsDtype = Dtype::INT4;
+    else if (bits == 8)
+        m.weightsDtype = Dtype::INT8;
+    else if (bits >= 1 && bits < 4) {
+        // No 2- or 3-bit precision here: sized at 4 bits, more than the checkpoint holds (the safe side).
+        m.weightsDtype = Dtype::INT4;
+        m.sizingNotes << QStringLiteral("quantization_config gives %1-bit weights (%2); they are sized at 4 bits, more than the "
+                                        "checkpoint holds: give --weights for the exact size.")
+                             .arg(bits).arg(method.isEmpty() ? QStringLiteral("no quant_method") : method);
+    } else if (!quant.isEmpty())
+        // A format not read here: said, never sized as the unquantised weights in silence.
+        m.sizingNotes << QStringLiteral("quantization_config (%1) is not read: the weights are sized at %2; give --weights or "
+                                        "--weights-dtype for the checkpoint's size.")
+                             .arg(method.isEmpty() ? QStringLiteral("no quant_method") : QStringLiteral("quant_method %1").arg(method),
+                                  Dtypes::name(m.weightsDtype));
     m.numExperts = smallField(c, "num_local_experts",
                               smallField(c, "num_experts", smallField(c, "n_routed_experts", 0, false, 0), false, 0),
                               false, 0);

@@ -93,6 +93,8 @@ private slots:
     void pureStateSpaceModels();
     void nestedLanguageModelObjects_data();
     void nestedLanguageModelObjects();
+    void quantizationConfigs_data();
+    void quantizationConfigs();
     void badInput_data();
     void badInput();
     void unreadableFile();
@@ -909,6 +911,42 @@ void TestConfigImport::omittedHeadDimTakesTheConfigClassDefault()
     QJsonObject l = QJsonDocument::fromJson(llama.readAll()).object();
     l.remove(QStringLiteral("head_dim"));
     QCOMPARE(ConfigImporter::fromConfig(l).headDim, 4096 / 32);
+}
+
+void TestConfigImport::quantizationConfigs_data()
+{
+    // transformers' quantization_config forms: GPTQ / AWQ "bits" (a number, or its digits as a string),
+    // bitsandbytes load_in_4bit / load_in_8bit; a width Headroom has no precision for is sized at
+    // 4 bits (the safe side) and said, and a format it does not read is said, never silently bf16.
+    QTest::addColumn<QJsonObject>("quant");
+    QTest::addColumn<int>("dtype");
+    QTest::addColumn<QString>("note");
+    QTest::newRow("gptq 4") << QJsonObject{{QStringLiteral("quant_method"), QStringLiteral("gptq")}, {QStringLiteral("bits"), 4}} << int(Dtype::INT4) << QString();
+    QTest::newRow("gptq \"4\"") << QJsonObject{{QStringLiteral("quant_method"), QStringLiteral("gptq")}, {QStringLiteral("bits"), QStringLiteral("4")}} << int(Dtype::INT4) << QString();
+    QTest::newRow("awq 8") << QJsonObject{{QStringLiteral("quant_method"), QStringLiteral("awq")}, {QStringLiteral("bits"), 8}} << int(Dtype::INT8) << QString();
+    QTest::newRow("bitsandbytes 4-bit") << QJsonObject{{QStringLiteral("quant_method"), QStringLiteral("bitsandbytes")}, {QStringLiteral("load_in_4bit"), true}} << int(Dtype::INT4) << QString();
+    QTest::newRow("bitsandbytes 8-bit") << QJsonObject{{QStringLiteral("quant_method"), QStringLiteral("bitsandbytes")}, {QStringLiteral("load_in_8bit"), true}} << int(Dtype::INT8) << QString();
+    QTest::newRow("gptq 3") << QJsonObject{{QStringLiteral("quant_method"), QStringLiteral("gptq")}, {QStringLiteral("bits"), 3}} << int(Dtype::INT4)
+                            << QStringLiteral("quantization_config gives 3-bit weights (gptq); they are sized at 4 bits");
+    QTest::newRow("compressed-tensors") << QJsonObject{{QStringLiteral("quant_method"), QStringLiteral("compressed-tensors")}} << int(Dtype::BF16)
+                                        << QStringLiteral("quantization_config (quant_method compressed-tensors) is not read: the weights are sized at bf16");
+}
+
+void TestConfigImport::quantizationConfigs()
+{
+    QFETCH(QJsonObject, quant);
+    QFETCH(int, dtype);
+    QFETCH(QString, note);
+    QFile f(QStringLiteral(HEADROOM_TEST_DATA "/llama-3.1-8b/config.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QJsonObject config = QJsonDocument::fromJson(f.readAll()).object();
+    config.insert(QStringLiteral("quantization_config"), quant);
+    const ModelShape m = ConfigImporter::fromConfig(config);
+    QCOMPARE(int(m.weightsDtype), dtype);
+    if (note.isEmpty())
+        QVERIFY2(m.sizingNotes.isEmpty(), qPrintable(m.sizingNotes.join(QLatin1Char('\n'))));
+    else
+        QVERIFY2(!m.sizingNotes.isEmpty() && m.sizingNotes.first().startsWith(note), qPrintable(m.sizingNotes.join(QLatin1Char('\n'))));
 }
 
 void TestConfigImport::badInput_data()
