@@ -598,9 +598,12 @@ CapacityResult computeCapacity(const Scenario &s, RiskWork &work)
             r.warnings << Capacity::tr("The given weights size wins over the weights precision.");
         const EngineSettings &es = s.engineSettings;
         const qint64 card = b.memory;
-        if (es.kvCacheMemory && *es.kvCacheMemory > card)
-            r.warnings << Capacity::tr("--kv-cache-memory (%1) is more than the card holds (%2).")
-                              .arg(Units::formatBytes(*es.kvCacheMemory, UnitSystem::Decimal), Units::formatBytes(card, UnitSystem::Decimal));
+        // A pinned KV pool past the card is no budget any engine starts with (the derivation's
+        // "card - weights - workspace = 1000.0 GB" did not add up): refused, naming the field.
+        if (es.kvCacheMemory && *es.kvCacheMemory > card && Engines::rule(s.engine).honoursKvCacheMemory())
+            throw InputError(s.field(Input::KvCacheMemory), QStringLiteral("%1 is more than the card holds (%2 per GPU)")
+                                                                .arg(Units::formatBytes(*es.kvCacheMemory, UnitSystem::Decimal),
+                                                                     Units::formatBytes(card, UnitSystem::Decimal)));
         if (es.kvCacheMemory && !Engines::rule(s.engine).honoursKvCacheMemory())
             r.warnings << Capacity::tr("--kv-cache-memory applies to the vllm, sglang and trtllm rules; ignored here.");
         for (const auto &[value, flag] : {std::pair{es.freeMemoryBefore, "--free-memory-before"}, std::pair{es.freeMemoryAfter, "--free-memory-after"}})

@@ -344,6 +344,10 @@ private Q_SLOTS:
         QVERIFY(o.value(QStringLiteral("engine_kv_cache_tokens")).toInteger() < o.value(QStringLiteral("engine_kv_cache_tokens_high")).toInteger());
         r = run(plan("--layers 32 --heads 32 --kv-heads 8 --head-dim 128 --params 8e9 --gpu-memory 80GB --engine vllm --max-model-len 16000 --kv-cache-memory 50GiB"));
         QCOMPARE(r.json().value(QStringLiteral("engine_kv_cache_tokens_low")).toInteger(), r.json().value(QStringLiteral("engine_kv_cache_tokens")).toInteger());
+        // A pinned pool past the 80 GB card is refused, naming the flag (it was planned as a budget).
+        r = run(plan("--layers 32 --heads 32 --kv-heads 8 --head-dim 128 --params 8e9 --gpu-memory 80GB --engine vllm --max-model-len 16000 --kv-cache-memory 81GB"));
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("--kv-cache-memory: 81.0 GB is more than the card holds (80.0 GB per GPU)"), r.err.constData());
         // --engine-version: Ollama 0.6.0 sized every gemma-3 layer at the full context, 0.6.5 and later
         // the sliding ones at num_parallel x window + batch (E20, E14); --vllm-version still works.
         r = run(plan("--model gemma-3-27b-it --gpu-memory 80GB --engine ollama --n-ctx 20000 --context 20000 --engine-version 0.6.0"));
