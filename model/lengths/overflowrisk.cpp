@@ -31,6 +31,27 @@ QString RiskCount::methodName(Method method)
     return QString();
 }
 
+QVector<qint64> OverflowRisk::sessionBytes(const LengthDistribution &lengths, const KvCost &cost, qint64 cap)
+{
+    QVector<qint64> out;
+    out.reserve(lengths.lengths.size());
+    const QString field = QStringLiteral("--distribution");
+    const qint64 block = std::max(1, cost.blockSize());
+    qint64 previousKey = -1, previousBytes = 0;
+    for (const qint64 length : lengths.lengths) {
+        const qint64 tokens = cap > 0 ? std::min(length, cap) : length;
+        const qint64 key = tokens >= 0 && cost.lookahead() >= 0 && tokens <= LengthDistribution::maxTokens
+                && cost.lookahead() <= LengthDistribution::maxTokens
+            ? (tokens + cost.lookahead() + block - 1) / block
+            : -1; // out of range: sessionBytes refuses it, naming the field
+        const qint64 size = key >= 0 && key == previousKey ? previousBytes : cost.sessionBytes(tokens, true, field);
+        previousKey = key;
+        previousBytes = size;
+        out << size;
+    }
+    return out;
+}
+
 OverflowRisk::OverflowRisk(const LengthDistribution &d, const KvCost &cost, qint64 cap)
     : m_whole(std::make_shared<WholeWindows>())
 {
@@ -41,18 +62,9 @@ OverflowRisk::OverflowRisk(const LengthDistribution &d, const KvCost &cost, qint
     // trace's 2,788 lengths fall on 354 of them) take the bytes of the first.
     std::vector<std::pair<qint64, double>> bytes;
     bytes.reserve(size_t(d.lengths.size()));
-    const QString field = QStringLiteral("--distribution");
-    const qint64 block = std::max(1, cost.blockSize());
-    qint64 previousKey = -1, previousBytes = 0;
+    const QVector<qint64> sizes = sessionBytes(d, cost, cap);
     for (int i = 0; i < d.lengths.size(); ++i) {
-        const qint64 tokens = cap > 0 ? std::min(d.lengths.at(i), cap) : d.lengths.at(i);
-        const qint64 key = tokens >= 0 && cost.lookahead() >= 0 && tokens <= LengthDistribution::maxTokens
-                && cost.lookahead() <= LengthDistribution::maxTokens
-            ? (tokens + cost.lookahead() + block - 1) / block
-            : -1; // out of range: sessionBytes refuses it, naming the field
-        const qint64 size = key >= 0 && key == previousKey ? previousBytes : cost.sessionBytes(tokens, true, field);
-        previousKey = key;
-        previousBytes = size;
+        const qint64 size = sizes.at(i);
         if (!bytes.empty() && bytes.back().first == size)
             bytes.back().second += d.probabilities.at(i);
         else

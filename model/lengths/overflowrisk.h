@@ -89,6 +89,13 @@ public:
     /// figures are used); cap: retained-context cap in tokens (0 = none).
     OverflowRisk(const LengthDistribution &lengths, const KvCost &cost, qint64 cap);
 
+    /// The bytes of one session at each of `lengths`' lengths (held to `cap` when > 0), in
+    /// their order, as the constructor prices them: KvCost::sessionBytes(tokens, paged),
+    /// taken once per paged block count k = ceil((tokens + lookahead) / block), the only way
+    /// a length moves a session's bytes (KvCost::heldTokens). Throws InputError naming
+    /// --distribution where sessionBytes refuses a length (past 64 bits).
+    static QVector<qint64> sessionBytes(const LengthDistribution &lengths, const KvCost &cost, qint64 cap);
+
     /// P(KV bytes of `sessions` sessions > budget), per GPU: the exact tail
     /// (convolution, or inversion up to 2^17 points) when the budget is above
     /// the sessions' mean bytes, else (and past 2^17 points) the saddlepoint.

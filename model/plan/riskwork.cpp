@@ -29,27 +29,8 @@ double RiskWork::Law::overflowProbability(qint64 sessions, qint64 budgetBytes)
 QVector<qint64> RiskWork::Law::bytesOf(const LengthDistribution &lengths, const KvCost &cost, qint64 cap)
 {
     // The bytes OverflowRisk's constructor gives each length (the field it names, too),
-    // priced as it prices them: a session's bytes depend on its length only through its
-    // paged block count k = ceil((tokens + lookahead) / block) (KvCost::heldTokens), so a
-    // length with the k of the one before takes its bytes (a trace's 2,788 lengths fall on
-    // 354 of them; pricing each was 3% of a `levers` process against a trace).
-    QVector<qint64> out;
-    out.reserve(lengths.lengths.size());
-    const QString field = QStringLiteral("--distribution");
-    const qint64 block = std::max(1, cost.blockSize());
-    qint64 previousKey = -1, previousBytes = 0;
-    for (const qint64 length : lengths.lengths) {
-        const qint64 tokens = cap > 0 ? std::min(length, cap) : length;
-        const qint64 key = tokens >= 0 && cost.lookahead() >= 0 && tokens <= LengthDistribution::maxTokens
-                && cost.lookahead() <= LengthDistribution::maxTokens
-            ? (tokens + cost.lookahead() + block - 1) / block
-            : -1; // out of range: sessionBytes refuses it, naming the field
-        const qint64 size = key >= 0 && key == previousKey ? previousBytes : cost.sessionBytes(tokens, true, field);
-        previousKey = key;
-        previousBytes = size;
-        out << size;
-    }
-    return out;
+    // priced once per paged block count (a trace's 2,788 lengths fall on 354 of them).
+    return OverflowRisk::sessionBytes(lengths, cost, cap);
 }
 
 const QVector<qint64> &RiskWork::Law::bytes()
