@@ -503,9 +503,15 @@ Diagnosis diagnoseFailure(const Scenario &s, qint64 failedAt, qint64 context, co
                          "it should fail from %6 sessions%7. Cheapest fix: %8.")
               .arg(formatCount(failedAt), formatCount(context), formatCount(d.residentTokens), percent(d.budgetShare),
                    formatCount(d.kvBudgetTokens), formatCount(d.expectedFailureSessions),
+                   // It held more than fit at that length: either its sessions were shorter than
+                   // the length given when it failed, or its budget is larger than planned.
                    failedAt > d.expectedFailureSessions
-                       ? Levers::tr(" (it held to %1, so the engine's real budget is larger than planned: calibrate from its start-up log)")
-                             .arg(formatCount(failedAt - 1))
+                       ? Levers::tr(" (it held %1, which at %2 tokens each is %3 of the planned budget: either its sessions were "
+                                    "shorter than that when it failed, about %4 tokens each at most, or the engine's budget is larger "
+                                    "than planned: calibrate from its start-up log)")
+                             .arg(formatCount(failedAt - 1), formatCount(context),
+                                  percent(double(r.reservedSessionBytesPerGpu) * double(failedAt - 1) / double(r.kvBudgetBytesPerGpu)),
+                                  formatCount(d.kvBudgetTokens / (failedAt - 1)))
                        : QString(),
                    d.cheapestFix)
         : Levers::tr("KV exhaustion does not explain it: %1 sessions of %2 tokens fill only %3 of the KV budget (%4 tokens). "

@@ -518,6 +518,12 @@ private Q_SLOTS:
         QCOMPARE(r.json().value(QStringLiteral("resident_tokens")).toInteger(), qint64(1'200'000));
         QCOMPARE(r.json().value(QStringLiteral("expected_failure_sessions")).toInteger(), qint64(5));
         QVERIFY(!r.json().value(QStringLiteral("cheapest_fix")).toString().isEmpty());
+        // It held 11 sessions, 11 x 13,107,200,000 B = 220.3% of the budget at 100,000 tokens each: the
+        // sentence says they were shorter (499,408 budget tokens / 11 = 45,400 each at most) or the budget larger.
+        QVERIFY2(r.json().value(QStringLiteral("explanation")).toString().contains(
+                     QStringLiteral("it held 11, which at 100,000 tokens each is 220.3% of the planned budget: either its sessions were shorter "
+                                    "than that when it failed, about 45,400 tokens each at most, or the engine's budget is larger")),
+                 qPrintable(r.json().value(QStringLiteral("explanation")).toString()));
         r = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --failed-at-sessions 200 --context 1000").replaceInStrings(QStringLiteral("plan"), QStringLiteral("diagnose")));
         QCOMPARE(r.json().value(QStringLiteral("explained_by_kv")).toBool(), false);
         // Seed A: --solve max-context for 4 sessions = 114,432 tokens; min-gpus for 9 = 2 at TP 2.
