@@ -6,6 +6,7 @@
 
 #include <QJsonArray>
 #include <QSet>
+#include <cmath>
 #include <limits>
 
 namespace Headroom {
@@ -175,14 +176,20 @@ ParameterCount countParameters(const QJsonObject &root)
     // (interleave_moe_layer_step): layer i is MoE when (i + 1) % step == 0 and it is not
     // listed as MLP-only (transformers Qwen3MoeDecoderLayer, Llama4TextConfig.moe_layers).
     const Count sparseStep = num(c, "decoder_sparse_step", num(c, "interleave_moe_layer_step", 1, 1, maxLayers), 1, maxLayers);
+    // A listed layer index: a whole number within the layers, else -1 (names no layer; a
+    // double past 2^63 has no qint64, and converting it was undefined behaviour).
+    const auto layerIndex = [&](const QJsonValue &v) {
+        const double d = v.toDouble(-1);
+        return d >= 0 && d < double(maxLayers) && d == std::floor(d) ? qint64(d) : qint64(-1);
+    };
     QSet<qint64> mlpOnly;
     for (const QJsonValue &v : c.value(QStringLiteral("mlp_only_layers")).toArray())
-        mlpOnly.insert(qint64(v.toDouble(-1)));
+        mlpOnly.insert(layerIndex(v));
     // Llama 4 may list its MoE layers outright (Llama4TextConfig.moe_layers); the list wins.
     const QJsonArray moeList = c.value(QStringLiteral("moe_layers")).toArray();
     QSet<qint64> moeLayers;
     for (const QJsonValue &v : moeList)
-        moeLayers.insert(qint64(v.toDouble(-1)));
+        moeLayers.insert(layerIndex(v));
 
     // Which layers mix with attention and which with a recurrent mixer.
     const QJsonArray types = c.value(QStringLiteral("layer_types")).toArray();
