@@ -62,6 +62,26 @@ double binomialTail(int n, double q, int m)
     return tail;
 }
 
+// The share of `trials` seeded draws of `sessions` sessions from `d` whose KV bytes exceed `budget`.
+double monteCarloOverflow(const LengthDistribution &d, const KvCost &cost, qint64 budget, qint64 sessions, int trials, quint32 seed)
+{
+    QVector<double> cdf;
+    double c = 0;
+    for (double q : d.probabilities)
+        cdf << (c += q);
+    QRandomGenerator rng(seed);
+    int over = 0;
+    for (int t = 0; t < trials; ++t) {
+        qint64 sum = 0;
+        for (qint64 i = 0; i < sessions; ++i) {
+            const int j = int(std::lower_bound(cdf.begin(), cdf.end(), rng.generateDouble()) - cdf.begin());
+            sum += cost.sessionBytes(d.lengths.at(std::min(j, int(d.lengths.size()) - 1)), true);
+        }
+        over += sum > budget;
+    }
+    return double(over) / trials;
+}
+
 } // namespace
 
 class TestRisk : public QObject
@@ -371,24 +391,7 @@ private Q_SLOTS:
         const OverflowRisk risk(d, cost, 0);
         const qint64 budget = 46'243'956'736;
         const qint64 n = risk.sessionsAtRisk(budget, 0.01).sessions;
-        QVector<double> cdf;
-        double c = 0;
-        for (double q : d.probabilities)
-            cdf << (c += q);
-        auto monteCarlo = [&](qint64 sessions) {
-            QRandomGenerator rng(7);
-            const int trials = 40000;
-            int over = 0;
-            for (int t = 0; t < trials; ++t) {
-                qint64 sum = 0;
-                for (qint64 i = 0; i < sessions; ++i) {
-                    const int j = int(std::lower_bound(cdf.begin(), cdf.end(), rng.generateDouble()) - cdf.begin());
-                    sum += cost.sessionBytes(d.lengths.at(std::min(j, int(d.lengths.size()) - 1)), true);
-                }
-                over += sum > budget;
-            }
-            return double(over) / trials;
-        };
+        auto monteCarlo = [&](qint64 sessions) { return monteCarloOverflow(d, cost, budget, sessions, 40000, 7); };
         const double at = monteCarlo(n);
         QVERIFY2(at <= 0.01 + 4 * std::sqrt(0.01 * 0.99 / 40000), qPrintable(QStringLiteral("%1 sessions: %2").arg(n).arg(at)));
         const double beyond = monteCarlo(qint64(std::ceil(n * 1.3)));
@@ -419,22 +422,9 @@ private Q_SLOTS:
         QVERIFY2(double(count.sessions) >= 0.8 * atMean && double(count.sessions) <= atMean,
                  qPrintable(QStringLiteral("%1 sessions against %2 at the mean").arg(count.sessions).arg(atMean)));
         QVERIFY2(std::isfinite(count.errorBound) && count.errorBound < 1e-3, qPrintable(QString::number(count.errorBound)));
-        QVector<double> cdf;
-        double c = 0;
-        for (double q : d.probabilities)
-            cdf << (c += q);
-        QRandomGenerator rng(11);
         const int trials = 2000;
-        int over = 0;
-        for (int t = 0; t < trials; ++t) {
-            qint64 sum = 0;
-            for (qint64 i = 0; i < count.sessions; ++i) {
-                const int j = int(std::lower_bound(cdf.begin(), cdf.end(), rng.generateDouble()) - cdf.begin());
-                sum += cost.sessionBytes(d.lengths.at(std::min(j, int(d.lengths.size()) - 1)), true);
-            }
-            over += sum > budget;
-        }
-        QVERIFY2(double(over) / trials <= 0.01 + 4 * std::sqrt(0.01 * 0.99 / trials), qPrintable(QStringLiteral("%1 of %2 overflowed").arg(over).arg(trials)));
+        const double over = monteCarloOverflow(d, cost, budget, count.sessions, trials, 11);
+        QVERIFY2(over <= 0.01 + 4 * std::sqrt(0.01 * 0.99 / trials), qPrintable(QStringLiteral("%1 of the draws overflowed").arg(over)));
     }
 
     void windowsPast64Bits()
@@ -442,14 +432,7 @@ private Q_SLOTS:
         // One layer, one KV head of head_dim 1 at int4 (1 B per token, paged by 1), 1,000 TB of budget:
         // the sum of the sessions spans ~10^15 sizes and a window sized to it doubled past 2^63, where it
         // wrapped to 0 and the doubling never ended (a hang). The count comes back, at most the at-mean one.
-        ModelShape m;
-        m.attentionHeads = 1;
-        m.kvHeads = 1;
-        LayerGroup g;
-        g.kvHeads = 1;
-        g.headDimK = g.headDimV = 1;
-        m.addLayers(g, 1);
-        const KvCost cost(m, Dtype::INT4, 1, 1);
+        const KvCost cost(Headroom::Test::dense(1, 1, 1, 1), Dtype::INT4, 1, 1);
         const LengthDistribution d = LengthDistribution::parse(QStringLiteral("lognormal:median=2,p99=100"), QStringLiteral("d"));
         const OverflowRisk risk(d, cost, 0);
         const qint64 budget = 1'000'000'000'000'000;
