@@ -573,6 +573,61 @@ private Q_SLOTS:
         QCOMPARE(d.arrivalRatePerSecond, 0.5);
     }
 
+    // A row the reader takes in one pass (plain digits, a stamp, \n or \r\n) and the same
+    // row in a spelling it reads cell by cell (spaces around the cells, quotes, a lone \r)
+    // are the same request: a trace written each way, or mixing the two row by row, gives
+    // the same law, prompt law, mean output and arrival rate. Stamps with 0 to 15 digits of
+    // fraction (past 13 they are parsed as a decimal), a T between date and time, two
+    // dates; BurstGPT's whole seconds, and one column of lengths, likewise.
+    void traceRowSpellingsGiveOneLaw()
+    {
+        QTemporaryDir dir;
+        const auto read = [&](const QByteArray &bytes) {
+            QFile f(dir.filePath(QStringLiteral("t.csv")));
+            if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(bytes) != bytes.size())
+                qFatal("cannot write the trace");
+            f.close();
+            LengthDistribution d = LengthDistribution::fromTrace(f.fileName(), QStringLiteral("t"));
+            d.spec.clear();
+            return d;
+        };
+        const auto check = [&](const QByteArray &header, const QList<QList<QByteArray>> &rows) {
+            QByteArray plain = header + "\n", spaced = header + "\r\n", quoted = header + "\r", mixed = header + "\n";
+            for (int i = 0; i < rows.size(); ++i) {
+                const QList<QByteArray> &cells = rows.at(i);
+                const QByteArray row = cells.join(',');
+                QByteArray padded, inQuotes;
+                for (const QByteArray &c : cells) {
+                    padded += (padded.isEmpty() ? " " : ", ") + c + ' ';
+                    inQuotes += (inQuotes.isEmpty() ? "\"" : ",\"") + c + '"';
+                }
+                plain += row + (i % 2 ? "\r\n" : "\n");
+                spaced += padded + "\r\n";
+                quoted += inQuotes + "\r";
+                mixed += (i % 2 ? padded : row) + "\n";
+            }
+            const LengthDistribution expected = read(plain);
+            QCOMPARE(expected.requests, qint64(rows.size()));
+            QCOMPARE(read(spaced), expected);
+            QCOMPARE(read(quoted), expected);
+            QCOMPARE(read(mixed), expected);
+        };
+        QList<QList<QByteArray>> azure, burst, lengths;
+        for (int i = 0; i < 40; ++i) {
+            QByteArray stamp = QByteArray("2023-11-") + QByteArray::number(16 + i / 20) + (i % 3 ? " " : "T") + "18:15:"
+                + QByteArray::number(10 + i);
+            if (i % 16)
+                stamp += '.' + QByteArray("7305918264730591").left(i % 16);
+            const QByteArray context = QByteArray::number(1 + 37 * i % 911), output = QByteArray::number(i % 7 ? 13 * i % 97 : 0);
+            azure << QList<QByteArray>{stamp, context, output};
+            burst << QList<QByteArray>{QByteArray::number(3 * i), "ChatGPT", context, output, "0", "Conversation log"};
+            lengths << QList<QByteArray>{context};
+        }
+        check("TIMESTAMP,ContextTokens,GeneratedTokens", azure);
+        check("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type", burst);
+        check("length", lengths);
+    }
+
     // A trace cell reads as a count on the command line does (README: counts accept 8e9,
     // 100,000, 8k and 1.5M): a spreadsheet's "1,000" is 1,000 tokens, in a one-column file
     // (whose first line is then data, not a header) and in the Azure columns alike.
