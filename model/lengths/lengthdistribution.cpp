@@ -8,6 +8,7 @@
 #include <QRegularExpression>
 #include <cctype>
 #include <QDate>
+#include <QtEndian>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -165,16 +166,53 @@ LengthDistribution LengthDistribution::quantiles(const QVector<QPair<double, qin
 
 namespace {
 
+// The plain digits (ASCII 0-9) at p, at most `most` of them (at most 13) and none at or past
+// `stop`, read into v; returns how many there were. Eight bytes at a time while eight
+// remain: a byte is a digit when its high nibble is 3 and stays 3 with 6 added (simdjson's
+// eight-digit test; a carry out of a byte comes only from a byte that is no digit, so the
+// bytes before the first such one are judged right), and the first k of them make a number
+// in three multiplications that each join neighbours (10a + b, 100ab + cd, 10^4 abcd + efgh),
+// as a loop over the digits makes it. A digit at a time took a tenth of reading a trace.
+constexpr quint64 powersOfTen[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000, 10000000000,
+                                   100000000000, 1000000000000, 10000000000000};
+
+Q_ALWAYS_INLINE int leadingDigits(const char *p, const char *stop, int most, quint64 &v)
+{
+    constexpr quint64 nibbles = 0xF0F0F0F0F0F0F0F0u, threes = 0x3030303030303030u;
+    int n = 0;
+    v = 0;
+    while (n < most && stop - (p + n) >= 8) {
+        const quint64 w = qFromLittleEndian<quint64>(p + n);
+        const quint64 nonDigit = ((w & nibbles) ^ threes) | (((w + 0x0606060606060606u) & nibbles) ^ threes);
+        const int k = std::min(most - n, nonDigit ? int(qCountTrailingZeroBits(nonDigit)) / 8 : 8);
+        if (k == 0)
+            return n;
+        // The k digits to the top bytes, the first the most significant: zero bytes below.
+        quint64 x = (w << (8 * (8 - k))) & 0x0F0F0F0F0F0F0F0Fu;
+        x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFu;
+        x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFu;
+        x = (x * 10000 + (x >> 32)) & 0xFFFFFFFFu;
+        v = v * powersOfTen[k] + x;
+        n += k;
+        if (k < 8)
+            return n;
+    }
+    for (; n < most && p + n < stop && unsigned(p[n] - '0') <= 9; ++n)
+        v = v * 10 + unsigned(p[n] - '0');
+    return n;
+}
+
 // Seconds of "yyyy-MM-dd HH:mm:ss[.fffffff]" (the start of the cell; what follows is
 // ignored) from an arbitrary epoch (UTC, no time-zone lookups: a trace has millions of
 // rows), or NaN when malformed. Read digit by digit: a regular expression per row
-// took longer than the rest of the row. `day` keeps the last date's Julian day (a trace's
-// rows share a date, and QDate's checks took a tenth of the row). `read`, when given,
+// took longer than the rest of the row. `day` keeps the last date (its 11 bytes, the
+// separator after it included) and its Julian day: a trace's rows share a date, and
+// reading it again, or QDate's checks, took a tenth of the row. `read`, when given,
 // is set to the length of what was read (19, or past the fraction's last digit) when
 // the stamp is well formed.
 struct TraceDay
 {
-    int year = 0, month = 0, day = 0;
+    char text[11] = {};
     qint64 julian = 0;
     bool valid = false;
 };
@@ -191,30 +229,29 @@ double traceSeconds(QByteArrayView stamp, TraceDay &day, qsizetype *read = nullp
         return tens <= 9 && units <= 9 ? int(tens * 10 + units) : -1;
     };
     const auto is = [&](qsizetype at, char c) { return at < stamp.size() && p[at] == c; };
-    const int century = two(0), yearOf = two(2), month = two(5), dayOfMonth = two(8), hours = two(11), minutes = two(14),
-              whole = two(17);
-    if (century < 0 || yearOf < 0 || !is(4, '-') || month < 0 || !is(7, '-') || dayOfMonth < 0 || !(is(10, ' ') || is(10, 'T'))
-        || hours < 0 || !is(13, ':') || minutes < 0 || !is(16, ':') || whole < 0 || hours > 23 || minutes > 59 || whole > 60)
-        return std::numeric_limits<double>::quiet_NaN();
-    const int year = century * 100 + yearOf;
-    if (year != day.year || month != day.month || dayOfMonth != day.day) {
-        const QDate date(year, month, dayOfMonth);
-        day = TraceDay{year, month, dayOfMonth, date.toJulianDay(), date.isValid()};
+    if (std::memcmp(p, day.text, sizeof day.text) != 0) {
+        const int century = two(0), yearOf = two(2), month = two(5), dayOfMonth = two(8);
+        if (century < 0 || yearOf < 0 || !is(4, '-') || month < 0 || !is(7, '-') || dayOfMonth < 0 || !(is(10, ' ') || is(10, 'T')))
+            return std::numeric_limits<double>::quiet_NaN();
+        const QDate date(century * 100 + yearOf, month, dayOfMonth);
+        std::memcpy(day.text, p, sizeof day.text);
+        day.julian = date.toJulianDay();
+        day.valid = date.isValid();
     }
-    if (!day.valid)
+    const int hours = two(11), minutes = two(14), whole = two(17);
+    if (!day.valid || hours < 0 || !is(13, ':') || minutes < 0 || !is(16, ':') || whole < 0 || hours > 23 || minutes > 59 || whole > 60)
         return std::numeric_limits<double>::quiet_NaN();
     // The seconds with their fraction, when a digit follows the point: up to 13 digits
     // of it as one whole number over a power of ten (both exact in a double, so the
     // quotient is the correctly rounded value, as a decimal parser gives); longer ones parsed.
     qsizetype end = 19;
-    qint64 scaled = whole, scale = 1;
+    quint64 scaled = quint64(whole), scale = 1;
     if (is(19, '.') && 20 < stamp.size() && stamp.at(20) >= '0' && stamp.at(20) <= '9') {
-        const qsizetype kept = std::min<qsizetype>(stamp.size(), 33);
-        for (end = 20; end < kept && unsigned(p[end] - '0') <= 9; ++end) {
-            scaled = scaled * 10 + (p[end] - '0');
-            scale *= 10;
-        }
-        while (end < stamp.size() && unsigned(p[end] - '0') <= 9)
+        quint64 fraction = 0;
+        const int kept = leadingDigits(p + 20, p + std::min<qsizetype>(stamp.size(), 33), 13, fraction);
+        scale = powersOfTen[kept];
+        scaled = scaled * scale + fraction;
+        for (end = 20 + kept; end < stamp.size() && unsigned(p[end] - '0') <= 9;)
             ++end;
     }
     const double seconds = end <= 33 ? double(scaled) / double(scale) : stamp.sliced(17, end - 17).toDouble();
@@ -458,10 +495,8 @@ private:
                  const QString &generatedName)
     {
         const qint64 total = context + generated; // both <= 2^53
-        if (total > LengthDistribution::maxTokens)
-            throw InputError(m_field, QStringLiteral("%1 line %2: %3 + %4 is beyond 2^53 tokens").arg(m_path).arg(lineNo).arg(contextName, generatedName));
-        if (total < 1)
-            throw InputError(m_field, QStringLiteral("%1 line %2: a request of 0 tokens").arg(m_path).arg(lineNo));
+        if (total > LengthDistribution::maxTokens || total < 1)
+            refuseRequest(total, lineNo, contextName, generatedName);
         m_totals.add(total);
         m_prompts.add(std::max<qint64>(1, context));
         m_outputs += double(generated);
@@ -558,6 +593,16 @@ public:
     }
 
 private:
+    // The refusal of a request of `total` tokens, beyond 2^53 or none (apart from request()
+    // so that its messages stay out of the loop over rows).
+    [[noreturn]] Q_DECL_COLD_FUNCTION Q_NEVER_INLINE void refuseRequest(qint64 total, qint64 lineNo, const QString &contextName,
+                                                                       const QString &generatedName) const
+    {
+        if (total > LengthDistribution::maxTokens)
+            throw InputError(m_field, QStringLiteral("%1 line %2: %3 + %4 is beyond 2^53 tokens").arg(m_path).arg(lineNo).arg(contextName, generatedName));
+        throw InputError(m_field, QStringLiteral("%1 line %2: a request of 0 tokens").arg(m_path).arg(lineNo));
+    }
+
     // A Mooncake trace line (kvcache-ai/Mooncake mooncake_trace.jsonl, as NVIDIA Dynamo's
     // benchmarks/data_generator README describes it): {"timestamp": arrival in
     // milliseconds, "input_length": N, "output_length": N, "hash_ids": [...]}.

@@ -626,6 +626,18 @@ private Q_SLOTS:
         check("TIMESTAMP,ContextTokens,GeneratedTokens", azure);
         check("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type", burst);
         check("length", lengths);
+        // A fraction of m digits, 2^-m for m = 1 .. 15 (0.5, 0.25, ..., 0.0001220703125, then
+        // two read as a decimal): exact in a double, as is its sum with the day's seconds
+        // (about 2.1e11 s: steps of 2^-15 s), so two rows that far apart arrive at 2^m a second,
+        // in a row read in one pass and in a row read by cells alike.
+        for (int m = 1; m <= 15; ++m) {
+            const QByteArray fraction = QByteArray::number(std::ldexp(1.0, -m), 'f', m);
+            for (const char *pad : {"", " "}) {
+                const QByteArray bytes = QByteArray("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:10,5,5\n") + pad
+                    + "2023-11-16 18:15:1" + fraction + pad + ",5,5\n";
+                QCOMPARE(read(bytes).arrivalRatePerSecond, std::ldexp(1.0, m));
+            }
+        }
     }
 
     // A trace cell reads as a count on the command line does (README: counts accept 8e9,
