@@ -342,6 +342,15 @@ private Q_SLOTS:
             const int exported = pages(pdf);
             QVERIFY(exported >= 4);
             QCOMPARE(pages(printed), exported);
+            // The same margins: the header's first word at the same place (18 mm = 51 pt from the
+            // left edge; a QPrinter's own margins put it elsewhere even where the pages agree).
+            auto firstWord = [this](const QString &file) {
+                const QString boxes = run(QStringLiteral("pdftotext"), {QStringLiteral("-bbox"), QStringLiteral("-f"), QStringLiteral("1"), QStringLiteral("-l"),
+                                                                        QStringLiteral("1"), file, QStringLiteral("-")});
+                return QRegularExpression(QStringLiteral("<word xMin=\"([0-9.]+)\" yMin=\"([0-9.]+)\"")).match(boxes).capturedTexts().mid(1);
+            };
+            QCOMPARE(firstWord(printed), firstWord(pdf));
+            QVERIFY2(std::abs(firstWord(pdf).value(0).toDouble() - 18 / 25.4 * 72) < 0.5, qPrintable(firstWord(pdf).join(QLatin1Char(' '))));
             // Page for page: each page opens with the same text (the header, then its first block;
             // page 1's time of writing aside, which may turn a minute between the two).
             const QRegularExpression written(QStringLiteral("\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}"));
