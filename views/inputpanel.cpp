@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inputpanel.h"
+#include "pickerlabels.h"
 #include "sidepoolinputs.h"
 #include "planner.h"
 #include "sidepoolspanel.h"
@@ -78,11 +79,9 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     : QWidget(parent), m_planner(planner), m_models(std::move(models)), m_gpus(std::move(gpus))
 {
     m_model = new QComboBox;
-    for (const ModelShape &m : m_models)
-        m_model->addItem(m.name, m.id);
+    addPickerItems(m_model, m_models);
     m_gpu = new QComboBox;
-    for (const GpuSpec &g : m_gpus)
-        m_gpu->addItem(g.name, g.id);
+    addPickerItems(m_gpu, m_gpus);
     m_engine = new QComboBox;
     for (QComboBox *combo : {m_model, m_gpu, m_engine}) { // long names elide instead of widening the panel
         combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -283,26 +282,25 @@ void InputPanel::setPresets(QVector<ModelShape> models, QVector<GpuSpec> gpus)
     m_gpus = std::move(gpus);
     const QSignalBlocker b1(m_model), b2(m_gpu);
     m_model->clear();
-    for (const ModelShape &m : m_models)
-        m_model->addItem(m.name, m.id);
+    addPickerItems(m_model, m_models);
     m_gpu->clear();
-    for (const GpuSpec &g : m_gpus)
-        m_gpu->addItem(g.name, g.id);
+    addPickerItems(m_gpu, m_gpus);
     showScenario(s);
 }
 
 void InputPanel::addModel(const ModelShape &model)
 {
-    for (int i = 0; i < m_models.size(); ++i) {
-        if (m_models.at(i).id == model.id) {
-            m_models[i] = model;
-            m_model->setItemText(i, model.name);
-            return;
-        }
-    }
-    m_models.append(model);
+    const auto known = std::find_if(m_models.begin(), m_models.end(), [&model](const ModelShape &m) { return m.id == model.id; });
     const QSignalBlocker block(m_model);
-    m_model->addItem(model.name, model.id);
+    if (known != m_models.end()) {
+        *known = model;
+    } else {
+        m_models.append(model);
+        m_model->addItem(model.name, model.id);
+    }
+    // Its name may now be shared (or no longer): every entry's label again.
+    for (int i = 0; i < m_models.size(); ++i)
+        m_model->setItemText(i, pickerLabel(m_models, m_models.at(i)));
 }
 
 qint64 InputPanel::contextTop() const

@@ -169,6 +169,9 @@ void LeversView::showReport(const LeverReport &report)
     const QColor cheapestBack = ChartStyle::blend(pal.color(QPalette::Base), pal.color(QPalette::Highlight), 0.35);
     const QColor dim = pal.color(QPalette::Disabled, QPalette::Text);
     m_table->setRowCount(int(report.options.size()));
+    // One money unit for the column and the answer beside it (LeverReport::moneyPerSessionHours).
+    const qint64 per = report.moneyPerSessionHours;
+    m_table->setHorizontalHeaderItem(3, new QTableWidgetItem(per == 1 ? tr("$/session-hour") : tr("$/%1 session-hours").arg(Units::formatCount(per))));
     for (int i = 0; i < report.options.size(); ++i) {
         const LeverOption &o = report.options.at(i);
         const QString change = std::isfinite(o.change) ? QStringLiteral("%1%2%").arg(o.change >= 0 ? QStringLiteral("+") : QString())
@@ -180,7 +183,7 @@ void LeversView::showReport(const LeverReport &report)
                                                      : tr("changes the requirement: %1; %2").arg(o.changesRequirementReason, o.sideEffect);
         const QString option = tr("%1 (%2)\n%3").arg(o.option, o.lever, effect);
         const QStringList cells = {option, Units::formatDecimal(o.sessionsPerGpu), change,
-                                   o.costPerSessionHourUsd && o.sessionsPerGroup > 0 ? Units::formatUsd(*o.costPerSessionHourUsd) : QStringLiteral("—"),
+                                   o.costPerSessionHourUsd && o.sessionsPerGroup > 0 ? Units::formatUsd(*o.costPerSessionHourUsd * double(per)) : QStringLiteral("—"),
                                    o.costPerMillionTokensUsd ? Units::formatUsd(*o.costPerMillionTokensUsd) : QStringLiteral("—")};
         for (int c = 0; c < cells.size(); ++c) {
             auto *item = new QTableWidgetItem(cells.at(c));

@@ -35,6 +35,7 @@
 #include <QDateTime>
 #include <QFile>
 #include <QFileDialog>
+#include <QDir>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
 #include <QMimeData>
@@ -604,8 +605,8 @@ void MainWindow::createActions()
     connect(exportPdf, &QAction::triggered, this, [this] {
         // The page size is the file type chosen: A4, or US Letter (the default where the locale measures in inches).
         const QString a4 = tr("PDF, A4 pages (*.pdf)"), letterPages = tr("PDF, US Letter pages (*.pdf)");
-        QString chosen = QLocale().measurementSystem() == QLocale::ImperialUSSystem ? letterPages : a4;
-        QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QString(), a4 + QStringLiteral(";;") + letterPages, &chosen);
+        QString chosen = ReportWriter::defaultPageSize() == QPageSize::Letter ? letterPages : a4;
+        QString path = QFileDialog::getSaveFileName(this, tr("Export report"), exportStartPath(QStringLiteral(".pdf")), a4 + QStringLiteral(";;") + letterPages, &chosen);
         if (path.isEmpty())
             return;
         if (!path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive))
@@ -617,6 +618,7 @@ void MainWindow::createActions()
     preview->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
     connect(preview, &QAction::triggered, this, [this] {
         QPrinter printer(QPrinter::HighResolution);
+        ReportWriter::setUpPrinter(&printer, ReportWriter::defaultPageSize()); // the exported PDF's pages, laid out alike
         QPrintPreviewDialog dialog(&printer, this);
         connect(&dialog, &QPrintPreviewDialog::paintRequested, this, [this](QPrinter *p) {
             QString error;
@@ -633,18 +635,19 @@ void MainWindow::createActions()
     });
     auto *exportChartAction = new QAction(tr("Export c&hart…"), this);
     connect(exportChartAction, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QString(), tr("SVG (*.svg);;PNG (*.png)"));
-        if (!path.isEmpty())
-            exportChart(path);
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), exportStartPath(QStringLiteral(".svg")), tr("SVG (*.svg);;PNG (*.png)"));
+        if (!path.isEmpty() && exportChart(path))
+            Settings().setExportFolder(QFileInfo(path).absolutePath());
     });
     auto *exportCsv = new QAction(tr("Export &figures (CSV)…"), this);
     connect(exportCsv, &QAction::triggered, this, [this] {
-        QString path = QFileDialog::getSaveFileName(this, tr("Export figures"), QString(), tr("CSV (*.csv)"));
+        QString path = QFileDialog::getSaveFileName(this, tr("Export figures"), exportStartPath(QStringLiteral(".csv")), tr("CSV (*.csv)"));
         if (path.isEmpty())
             return;
         if (!path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive))
             path += QStringLiteral(".csv");
-        exportFiguresCsv(path);
+        if (exportFiguresCsv(path))
+            Settings().setExportFolder(QFileInfo(path).absolutePath());
     });
     auto *pin = new QAction(tr("&Pin for comparison"), this);
     pin->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
@@ -803,8 +806,10 @@ void MainWindow::showResult(const CapacityResult &r)
     }
     const qint64 fit = s.distribution ? r.distribution.sessionsAtRisk : r.maxSessions;
     // "Keep N" restores what fitted before a change of a lever: never a count under another
-    // model, card, TP or length law.
-    const QString fitBasis = QStringList{s.model.id, s.gpu.id, QString::number(s.tp), s.distribution ? s.distribution->spec : QString()}
+    // model, card, TP, length law or retention cap (a count the cap held, named at the full
+    // context once the cap is off, is no count this plan ever had).
+    const QString fitBasis = QStringList{s.model.id, s.gpu.id, QString::number(s.tp), s.distribution ? s.distribution->spec : QString(),
+                                         s.retainTokens ? QString::number(*s.retainTokens) : QString()}
                               .join(QLatin1Char('\n'));
     if (fitBasis != m_fitBasis) {
         m_fitBasis = fitBasis;
@@ -865,7 +870,13 @@ void MainWindow::showResult(const CapacityResult &r)
         m_figureValues[row]->setText(figures[row][1]);
         m_figureDetails[row]->setText(figures[row][2]);
     }
-    showList(m_derivation, explainCapacity(s, r, u));
+    QStringList derivation = explainCapacity(s, r, u);
+    if (s.distribution) { // a sample trace by its name, not the folder of the build it was found in
+        if (m_describedSpec.first != s.distribution->spec) // looked up once per trace, not on every step of a drag
+            m_describedSpec = {s.distribution->spec, describeSpec(s.distribution->spec)};
+        derivation.replaceInStrings(m_describedSpec.first, m_describedSpec.second);
+    }
+    showList(m_derivation, derivation);
     showSources();
 }
 
@@ -1060,7 +1071,7 @@ void MainWindow::showAdvice(const LeverReport &report)
                 .arg(m_wanted == m_previousFit && m_previousFit > s.sessions ? tr("keep") : tr("fit"),
                      Units::plural(m_wanted, tr("session"), tr("sessions")),
                      s.distribution ? tr("at a %1 risk").arg(Units::formatRisk(s.risk))
-                                    : tr("at %1 tokens").arg(Units::formatCount(s.contextTokens)));
+                                    : tr("at %1").arg(sessionBasis(s, m_planner->result()))); // the length the figures are for: the cap, when one holds them
     if (m_adviceOptions.isEmpty()) {
         m_advice->setText(text + QLatin1Char(' ') + tr("no single option does it without changing the requirement; see Levers."));
         return;
@@ -1239,12 +1250,21 @@ ReportInput MainWindow::reportInput() const
     return input;
 }
 
+QString MainWindow::exportStartPath(const QString &suffix) const
+{
+    // In the folder of the last export (else the documents folder), named after the scenario.
+    const QString base = m_path.isEmpty() ? tr("headroom-report") : QFileInfo(m_path).completeBaseName();
+    return QDir(Settings().exportFolder()).filePath(base + suffix);
+}
+
 bool MainWindow::exportReport(const QString &path, QPageSize::PageSizeId size, QString *error)
 {
     QString why;
     // Never over the store or the open scenario (OutputTarget: one rule for every writer).
-    if (ReportWriter::writePdf(path, reportInput(), size, &why, {{m_storePath, tr("the preset store")}, {m_path, tr("the open scenario")}}))
+    if (ReportWriter::writePdf(path, reportInput(), size, &why, {{m_storePath, tr("the preset store")}, {m_path, tr("the open scenario")}})) {
+        Settings().setExportFolder(QFileInfo(path).absolutePath()); // the next export dialog opens there
         return true;
+    }
     return fail(tr("Cannot export the report"), why, error);
 }
 

@@ -80,6 +80,9 @@ public:
 
     /// Writes the PDF report (with the pinned scenarios as a comparison page).
     bool exportReport(const QString &path, QPageSize::PageSizeId size, QString *error = nullptr);
+    /// Where an export dialog opens: the file `suffix` (".pdf") named after the scenario, in
+    /// the folder of the last export (Settings::exportFolder: else the documents folder).
+    QString exportStartPath(const QString &suffix) const;
     /// Writes the memory chart as SVG (vector) or PNG, by the file's suffix.
     bool exportChart(const QString &path, QString *error = nullptr);
     /// Writes the key figures of the current and pinned scenarios as CSV.
@@ -174,7 +177,8 @@ private:
     QVector<LeverOption> m_adviceOptions;
     qint64 m_fit = -1;         ///< sessions per TP group that fit now
     qint64 m_previousFit = -1; ///< and before the last change (-1: none under this basis)
-    QString m_fitBasis;        ///< the model, card, TP and length law both counts are under
+    QString m_fitBasis;        ///< the model, card, TP, length law and cap both counts are under
+    QPair<QString, QString> m_describedSpec; ///< a distribution spec and how the derivation names it (describeSpec)
     qint64 m_wanted = 0;       ///< what the advice restores
     QTextBrowser *m_derivation = nullptr;
     QTextBrowser *m_sources = nullptr;

@@ -4,6 +4,8 @@
 
 #include "core/inputerror.h"
 #include "plan/capacity.h"
+#include "plan/levers.h"
+#include "io/sampletraces.h"
 #include "store/presetstore.h"
 #include "distributionchartview.h"
 #include "memorychartview.h"
@@ -21,6 +23,8 @@
 #include <QPainter>
 #include <QPalette>
 #include <QPdfWriter>
+#include <QPrinter>
+#include <QLocale>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QTextDocument>
@@ -33,6 +37,15 @@
 namespace Headroom {
 
 namespace {
+
+// Every report's page: its size, 18 mm margins; with kDotsPerInch, the one layout of the PDF
+// and of the print preview (ReportWriter::setUpPrinter).
+constexpr int kDotsPerInch = 144;
+void setUpPage(QPagedPaintDevice &device, QPageSize::PageSizeId size)
+{
+    device.setPageSize(QPageSize(size));
+    device.setPageMargins(QMarginsF(18, 18, 18, 18), QPageLayout::Millimeter);
+}
 
 QString esc(const QString &s)
 {
@@ -242,15 +255,20 @@ QVector<Variant> variantsOf(const Scenario &s, const CapacityResult &r)
         for (const double p : {1e-2, 1e-4, 1e-6})
             if (std::abs(p - s.risk) > 1e-12)
                 with(tr("the risk"), tr("risk %1").arg(Units::formatRisk(p)), [p](Scenario &v) { v.risk = p; });
+    // Tensor parallelism as the levers and `plan --solve min-gpus` try it: a larger TP can hold the
+    // target on fewer GPUs (README's example: TP 8 holds the 1,000 sessions on 8 GPUs, TP 4 needs 12).
+    for (const int tp : tensorParallelSizes())
+        if (tp != s.tp)
+            with(tr("tensor parallelism"), tr("TP %1 (now %2)").arg(tp).arg(s.tp), [tp](Scenario &v) { v.tp = tp; });
     const qint64 memory = s.effectiveGpuMemoryBytes();
-    std::optional<GpuSpec> next; // the smallest preset card with at least 10% more memory (not a sibling of the same size)
+    std::optional<GpuSpec> next; // the smallest larger preset card (isLargerCard: not a sibling of the same size)
     for (const PresetRecord &p : PresetStore::builtInPresets())
         if (p.kind == QLatin1String("gpu")) {
             const GpuSpec g = GpuSpec::fromPreset(p.json);
             // A priced card before an unpriced one, then the smallest.
             const bool better = !next || (g.priceUsdPerHour.has_value() != next->priceUsdPerHour.has_value() ? g.priceUsdPerHour.has_value()
                                                                                                              : g.memoryBytes < next->memoryBytes);
-            if (double(g.memoryBytes) > 1.1 * double(memory) && better)
+            if (isLargerCard(g, memory) && better)
                 next = g;
         }
     if (next)
@@ -412,8 +430,12 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
         Deployment dep;
     };
     QVector<Row> rows;
+    const QString tpKind = tr("tensor parallelism"), cardKind = tr("the card");
     for (const Variant &v : variantsOf(s, r)) {
         const CapacityResult vr = computeCapacity(v.scenario);
+        // A TP the model cannot split to, or at which no session fits, is no choice (as solveMinGpus skips it).
+        if (v.kind == tpKind && (!vr.ok || vr.distribution.sessionsAtRisk < 1))
+            continue;
         rows << Row{v, vr, vr.ok ? deploymentOf(v.scenario, vr) : Deployment{}};
     }
     const double perGpu = double(dep.perGroup) / s.tp;
@@ -481,6 +503,23 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
                                                             Units::plural(s.gpusPerReplica(), tr("GPU"), tr("GPUs")), Units::plural(dep.perGroup, tr("session"), tr("sessions"))));
     if (d.costPerMillionTokensUsd)
         fleet += row(tr("Money per million output tokens"), tr("%1 (decode at %2 sessions per TP group)").arg(Units::formatUsd(*d.costPerMillionTokensUsd), Units::formatCount(dep.perGroup)));
+    // A choice the sensitivity table prices (another TP, the next card up) that serves the same
+    // sessions for less is said beside the money: for the target, the month; for one TP group, the
+    // session-hour.
+    const Row *cheaper = nullptr;
+    auto costOf = [&s](const Deployment &x) { return s.targetSessions ? x.perMonth : x.perSessionHour; };
+    for (const Row &x : rows)
+        if (x.r.ok && (x.v.kind == tpKind || x.v.kind == cardKind) && x.dep.perGroup > 0 && (!s.targetSessions || x.dep.sessions == dep.sessions)
+            && costOf(x.dep) && costOf(dep) && *costOf(x.dep) < *costOf(dep) && (!cheaper || *costOf(x.dep) < *costOf(cheaper->dep)))
+            cheaper = &x;
+    if (cheaper)
+        fleet += row(tr("<b>Cheaper</b>"), s.targetSessions
+                         ? tr("<b>%1: %2 a month on %3</b>, the same %4 sessions")
+                               .arg(esc(cheaper->v.change), Units::formatUsd(*cheaper->dep.perMonth), Units::plural(cheaper->dep.gpus, tr("GPU"), tr("GPUs")),
+                                    Units::formatCount(dep.sessions))
+                         : tr("<b>%1: %2 per TP group, %3</b>")
+                               .arg(esc(cheaper->v.change), Units::plural(cheaper->dep.perGroup, tr("session"), tr("sessions")),
+                                    Units::formatUsdPer(*cheaper->dep.perSessionHour, tr("session-hour"), tr("session-hours"))));
     fleet += QStringLiteral("</table>");
     text(fleet);
     // Past eight legend entries (side pools on) the legend down the right needs more height.
@@ -490,8 +529,8 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     QVector<QPair<double, QString>> moves;
     QStringList seen;
     QVector<const Row *> sorted;
-    for (const Row &x : rows)
-        if (x.r.ok && x.v.kind != tr("the card"))
+    for (const Row &x : rows) // the card and the TP are choices, not assumptions
+        if (x.r.ok && x.v.kind != cardKind && x.v.kind != tpKind)
             sorted << &x;
     std::stable_sort(sorted.begin(), sorted.end(), [&](const Row *a, const Row *b) {
         return std::abs(perGpuOf(*a) - perGpu) > std::abs(perGpuOf(*b) - perGpu);
@@ -568,18 +607,18 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     text(t1);
 
     // Sensitivity and the engine's band.
-    QString sens = QStringLiteral("<h2>%1</h2><p>%2</p><table width=100% cellspacing=0 cellpadding=2 border=1 style='font-size:8pt'><tr><th width=30%>%3</th><th width=14%>%4</th><th width=14%>%5</th><th width=14%>%6</th><th width=28%>%7</th></tr>")
+    QString sens = QStringLiteral("<h2>%1</h2><p>%2</p><table width=100% cellspacing=0 cellpadding=2 border=1 style='font-size:8pt'><tr><th width=28%>%3</th><th width=13%>%4</th><th width=11%>%5</th><th width=8%>%6</th><th width=13%>%7</th><th width=27%>%8</th></tr>")
                        .arg(tr("Sensitivity, %1").arg(basis), tr("Each row changes one input and recomputes the plan; the fleet is resized for the target (or stays one TP group)."),
-                            tr("Change"), tr("Sessions per TP group"), tr("Sessions per GPU"), tr("Money per month"), tr("Per session-hour"));
+                            tr("Change"), tr("Sessions per TP group"), tr("Sessions per GPU"), tr("GPUs"), tr("Money per month"), tr("Per session-hour"));
     auto srow = [&](const QString &label, qint64 group, double gpu, const Deployment &x) {
-        return QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td><td align=right>%5</td></tr>")
-            .arg(label, Units::formatCount(group), Units::formatDecimal(gpu, 1), money(x.perMonth),
+        return QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td><td align=right>%5</td><td align=right>%6</td></tr>")
+            .arg(label, Units::formatCount(group), Units::formatDecimal(gpu, 1), Units::formatCount(x.gpus), money(x.perMonth),
                  x.perSessionHour ? Units::formatUsdPer(*x.perSessionHour, tr("session-hour"), tr("session-hours")) : QStringLiteral("—"));
     };
     sens += srow(tr("<b>Now</b>"), dep.perGroup, perGpu, dep);
     for (const Row &x : rows)
         sens += x.r.ok ? srow(esc(x.v.change) + pastMaximum(x), x.dep.perGroup, perGpuOf(x), x.dep)
-                       : QStringLiteral("<tr><td>%1</td><td colspan=4>%2</td></tr>").arg(esc(x.v.change), esc(x.r.error));
+                       : QStringLiteral("<tr><td>%1</td><td colspan=5>%2</td></tr>").arg(esc(x.v.change), esc(x.r.error));
     sens += QStringLiteral("</table>");
     if (band)
         sens += QStringLiteral("<p>%1</p>").arg(tr("Before measuring on the card: the engine's KV cache is expected to hold %1 tokens, but could hold from %2 to %3 "
@@ -768,7 +807,9 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     // block keeps its numbers.
     const QString a1Head = QStringLiteral("<h2>%1</h2>").arg(tr("Appendix A: the derivation, every number"));
     QString a1 = a1Head + QStringLiteral("<table cellspacing=2>");
-    const QStringList derivation = explainCapacity(s, r, u);
+    QStringList derivation = explainCapacity(s, r, u);
+    if (s.distribution) // a sample trace by its name, not the folder of the build it was found in
+        derivation.replaceInStrings(s.distribution->spec, describeSpec(s.distribution->spec));
     bool firstChunk = true;
     for (int i = 0; i < derivation.size(); ++i) {
         a1 += QStringLiteral("<tr><td align=right>%1.</td><td>%2</td></tr>").arg(i + 1).arg(esc(derivation.at(i)));
@@ -788,7 +829,7 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     if (s.gpu.priceUsdPerHour)
         a2 += row(tr("Price"), tr("%1 (%2)").arg(esc(s.gpu.priceSource), esc(s.gpu.priceDate.isEmpty() ? tr("undated") : s.gpu.priceDate)));
     if (s.distribution)
-        a2 += row(tr("Session lengths"), esc(s.distribution->spec));
+        a2 += row(tr("Session lengths"), esc(describeSpec(s.distribution->spec)));
     a2 += row(tr("Engine rule"), esc(r.budgetRule));
     a2 += QStringLiteral("</table>");
     text(a2);
@@ -895,6 +936,18 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     return true;
 }
 
+void ReportWriter::setUpPrinter(QPrinter *printer, QPageSize::PageSizeId pageSize)
+{
+    printer->setResolution(kDotsPerInch);
+    printer->setFullPage(false);
+    setUpPage(*printer, pageSize);
+}
+
+QPageSize::PageSizeId ReportWriter::defaultPageSize()
+{
+    return QLocale().measurementSystem() == QLocale::ImperialUSSystem ? QPageSize::Letter : QPageSize::A4;
+}
+
 bool ReportWriter::writePdf(const QString &path, const ReportInput &input, QPageSize::PageSizeId pageSize, QString *error,
                             const QVector<OutputTarget::Protected> &protect)
 {
@@ -912,9 +965,8 @@ bool ReportWriter::writePdf(const QString &path, const ReportInput &input, QPage
         return false;
     }
     QPdfWriter writer(&file);
-    writer.setPageSize(QPageSize(pageSize));
-    writer.setPageMargins(QMarginsF(18, 18, 18, 18), QPageLayout::Millimeter);
-    writer.setResolution(144);
+    writer.setResolution(kDotsPerInch);
+    setUpPage(writer, pageSize);
     writer.setTitle(QStringLiteral("Headroom capacity report: %1").arg(input.name));
     writer.setCreator(QStringLiteral("Headroom %1").arg(QCoreApplication::applicationVersion()));
     QString why;

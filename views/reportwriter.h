@@ -12,6 +12,7 @@
 
 QT_BEGIN_NAMESPACE
 class QPagedPaintDevice;
+class QPrinter;
 QT_END_NAMESPACE
 
 namespace Headroom {
@@ -58,6 +59,13 @@ public:
     /// one of `protect` (the preset store, the scenario the report is drawn from).
     static bool writePdf(const QString &path, const ReportInput &input, QPageSize::PageSizeId pageSize, QString *error,
                          const QVector<OutputTarget::Protected> &protect = {});
+    /// Gives `printer` the pages writePdf writes on `pageSize`: the size, 18 mm margins and
+    /// 144 dots per inch (the text is laid out in the device's pixels, so a preview at the
+    /// printer's 1,200 dpi and default margins broke its lines and pages elsewhere: 4 pages
+    /// for the PDF's 5). Call before paint(); the print preview does.
+    static void setUpPrinter(QPrinter *printer, QPageSize::PageSizeId pageSize);
+    /// The page size a report starts on: US Letter where the locale measures in inches, else A4.
+    static QPageSize::PageSizeId defaultPageSize();
 };
 
 } // namespace Headroom

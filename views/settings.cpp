@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "settings.h"
 
+#include <QDir>
+#include <QFileInfo>
+#include <QStandardPaths>
+
 namespace Headroom {
 
 namespace {
@@ -9,6 +13,7 @@ const QString kUnits = QStringLiteral("display/units");
 const QString kEngine = QStringLiteral("plan/defaultEngine");
 const QString kLastScenario = QStringLiteral("plan/lastScenario");
 const QString kRecent = QStringLiteral("recentFiles");
+const QString kExportFolder = QStringLiteral("files/exportFolder");
 const QString kGeometry = QStringLiteral("window/geometry");
 const QString kState = QStringLiteral("window/state");
 const QString kSplitters = QStringLiteral("window/splitters/");
@@ -86,6 +91,20 @@ QString Settings::lastScenario() const
 void Settings::setLastScenario(const QString &path)
 {
     m_settings->setValue(kLastScenario, path);
+}
+
+QString Settings::exportFolder() const
+{
+    const QString kept = m_settings->value(kExportFolder).toString();
+    if (!kept.isEmpty() && QFileInfo(kept).isDir())
+        return kept;
+    const QString documents = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    return !documents.isEmpty() && QFileInfo(documents).isDir() ? documents : QDir::homePath();
+}
+
+void Settings::setExportFolder(const QString &folder)
+{
+    m_settings->setValue(kExportFolder, folder);
 }
 
 QStringList Settings::recentFiles() const

@@ -51,6 +51,11 @@ public:
     /// The scenario file last opened or saved (empty when none).
     QString lastScenario() const;
     void setLastScenario(const QString &path);
+    /// The folder a file was last exported to (a report, a chart, figures), for the next
+    /// export dialog to open in; when none is kept or it is gone, the user's documents
+    /// folder (QStandardPaths::DocumentsLocation), else the home folder. Never the working folder.
+    QString exportFolder() const;
+    void setExportFolder(const QString &folder);
     /// Most recent first, at most 8.
     QStringList recentFiles() const;
     /// Puts `path` first in the recent files (at most 8 kept).

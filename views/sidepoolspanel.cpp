@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sidepoolspanel.h"
+#include "pickerlabels.h"
 #include "planner.h"
 #include "core/inputerror.h"
 #include "inputs/inputranges.h"
@@ -47,8 +48,7 @@ SidePoolsPanel::SidePoolsPanel(Planner *planner, QVector<ModelShape> models, QWi
     m_draft->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_draft->setMinimumContentsLength(10);
     m_draft->addItem(tr("MTP / EAGLE layers"), QString());
-    for (const ModelShape &m : m_models)
-        m_draft->addItem(m.name, m.id);
+    addPickerItems(m_draft, m_models);
     m_layers = countSpin(CountInput::DraftLayers, 1, tr("MTP / EAGLE layers"));
     countSuffix(m_layers, tr(" layer"), tr(" layers"));
     m_tokens = countSpin(CountInput::SpeculativeTokens, 1, tr("Speculative tokens per step"));

@@ -3,6 +3,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QMap>
 #include <QStandardPaths>
 
@@ -37,6 +38,20 @@ QVector<SampleTrace> sampleTraces()
     for (auto it = paths.cbegin(); it != paths.cend(); ++it)
         traces.append({it.key(), it.value()});
     return traces;
+}
+
+QString describeSpec(const QString &spec)
+{
+    if (!spec.startsWith(QLatin1String("trace:")))
+        return spec;
+    const QFileInfo file(spec.mid(6));
+    const QString canonical = file.canonicalFilePath();
+    if (canonical.isEmpty())
+        return spec;
+    for (const SampleTrace &t : sampleTraces())
+        if (QFileInfo(t.path).canonicalFilePath() == canonical)
+            return QCoreApplication::translate("SampleTraces", "the sample trace %1").arg(file.fileName());
+    return spec;
 }
 
 } // namespace Headroom

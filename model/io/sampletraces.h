@@ -24,4 +24,12 @@ struct SampleTrace
 /// program folder; never throws.
 QVector<SampleTrace> sampleTraces();
 
+/// How a --distribution spec reads to a person: a sample trace of sampleTraces() ("trace:"
+/// and the path of one, compared as canonical paths) is named by its file, "the sample trace
+/// azure-llm-inference-2023-conv.csv" (README: in resources/traces/ of the repository,
+/// /usr/share/headroom/traces/ from the package), not by the folder it was found in
+/// (build/share/headroom/traces from a build tree); any other spec is returned as it is.
+/// Never throws.
+QString describeSpec(const QString &spec);
+
 } // namespace Headroom

@@ -140,6 +140,16 @@ QVector<LeverOption> sidePoolOptions(RiskWork &work, const Scenario &now, const 
 
 } // namespace
 
+QVector<int> tensorParallelSizes()
+{
+    return {1, 2, 4, 8};
+}
+
+bool isLargerCard(const GpuSpec &card, qint64 memoryBytes)
+{
+    return double(card.memoryBytes) >= 1.1 * double(memoryBytes);
+}
+
 LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &models, const QVector<GpuSpec> &gpus,
                            const LeverTarget &target, qint64 sharedPrefixTokens, qint64 hostMemoryPerGpu)
 {
@@ -284,7 +294,7 @@ LeverReport evaluateLevers(RiskWork &work, const Scenario &now, const QVector<Mo
 
     // More memory.
     for (const GpuSpec &g : gpus) {
-        if (g.memoryBytes <= base.gpuMemoryBytes)
+        if (!isLargerCard(g, base.gpuMemoryBytes))
             continue;
         Scenario v = now;
         v.gpu = g;
@@ -292,11 +302,15 @@ LeverReport evaluateLevers(RiskWork &work, const Scenario &now, const QVector<Mo
         v.priceUsdPerGpuHour.reset();
         // Two presets of one name (a copy made with `presets add --from`) are told apart by id.
         const bool sameName = std::count_if(gpus.cbegin(), gpus.cend(), [&g](const GpuSpec &o) { return o.name == g.name; }) > 1;
+        // What it gains, said: the memory it adds per card (the sessions follow in their column).
+        const QString gain = Levers::tr("%1 more memory per card (%2)")
+                                 .arg(Units::formatBytes(g.memoryBytes - base.gpuMemoryBytes, UnitSystem::Decimal),
+                                      Units::formatBytes(g.memoryBytes, UnitSystem::Decimal));
         out << price(work, QStringLiteral("memory"), sameName ? Levers::tr("card %1 (%2)").arg(g.name, g.id) : Levers::tr("card %1").arg(g.name), v,
-                     g.priceUsdPerHour ? Levers::tr("%1 per GPU-hour").arg(Units::formatUsd(*g.priceUsdPerHour))
-                                       : Levers::tr("no published price: set one"));
+                     g.priceUsdPerHour ? Levers::tr("%1 per GPU-hour; %2").arg(Units::formatUsd(*g.priceUsdPerHour), gain)
+                                       : Levers::tr("no published price: set one; %1").arg(gain));
     }
-    for (int tp : {2, 4, 8}) {
+    for (int tp : tensorParallelSizes()) {
         if (tp <= now.tp)
             continue;
         Scenario v = now;
@@ -342,23 +356,23 @@ LeverReport evaluateLevers(RiskWork &work, const Scenario &now, const QVector<Mo
         const CapacityResult rv = computeCapacity(v, work);
         LeverOption o = priced(QStringLiteral("memory"), QStringLiteral("keep idle sessions warm in %1 of host memory per node")
                                                              .arg(Units::formatBytes(*v.hostKvMemoryBytes, UnitSystem::Decimal)), v, QString(), rv);
+        bool changes = true;
         if (rv.ok && rv.warm.gpusPerNode > 0) {
             const WarmSessions &w = rv.warm;
-            // At a share of 1 nothing changes: the option keeps the card's own figures.
-            if (w.decodingShare < 1.0) {
-                o.sessionsPerGroup = w.retainedPerNode / std::max<qint64>(1, w.replicasPerNode);
-                o.sessionsPerGpu = double(w.retainedPerNode) / double(w.gpusPerNode);
-                if (const auto p = v.effectivePrice(); p && w.retainedPerNode > 0)
-                    o.costPerSessionHourUsd = *p * double(w.gpusPerNode) / double(w.retainedPerNode);
-            }
+            o.sessionsPerGroup = w.retainedPerNode / std::max<qint64>(1, w.replicasPerNode);
+            o.sessionsPerGpu = double(w.retainedPerNode) / double(w.gpusPerNode);
+            if (const auto p = v.effectivePrice(); p && w.retainedPerNode > 0)
+                o.costPerSessionHourUsd = *p * double(w.gpusPerNode) / double(w.retainedPerNode);
+            // At a decoding share of 1 every session decodes at once: host memory keeps none warm,
+            // and an option of today's figures is no option (it was listed, changing nothing).
+            changes = w.decodingShare < 1.0 && o.sessionsPerGpu > report.current.sessionsPerGpu;
             const auto msText = [](const std::optional<double> &ms) { return ms ? Units::formatDecimal(*ms, 1) + QStringLiteral(" ms") : QStringLiteral("unknown"); };
-            o.sideEffect = w.decodingShare >= 1.0
-                ? QStringLiteral("every session decodes at once (decoding share 1): host memory keeps none warm; give the share decoding")
-                : QStringLiteral("sessions retained warm at a decoding share of %1: a returning session waits %2 to come back over the host link "
-                                 "(recomputing it: %3); decode latency unchanged")
-                      .arg(QLocale::c().toString(w.decodingShare, 'g', 3), msText(w.atContext.resumeMs), msText(w.atContext.recomputeMs));
+            o.sideEffect = QStringLiteral("sessions retained warm at a decoding share of %1: a returning session waits %2 to come back over the host link "
+                                          "(recomputing it: %3); decode latency unchanged")
+                               .arg(QLocale::c().toString(w.decodingShare, 'g', 3), msText(w.atContext.resumeMs), msText(w.atContext.recomputeMs));
         }
-        out << o;
+        if (changes)
+            out << o;
     }
     out << sidePoolOptions(work, now, models);
 
@@ -407,7 +421,19 @@ LeverReport evaluateLevers(RiskWork &work, const Scenario &now, const QVector<Mo
         const auto cardPrice = o.scenario.gpu.id != now.gpu.id ? o.scenario.effectivePrice() : std::nullopt;
         return cardPrice ? Levers::tr("%1 at %2 per GPU-hour").arg(o.option, Units::formatUsd(*cardPrice)) : o.option;
     };
-    auto perSessionHour = [](double usd) { return Units::formatUsdPer(usd, Levers::tr("session-hour"), Levers::tr("session-hours")); };
+    // One unit for every price here: the smallest figure below a cent quotes them all per
+    // 1,000 (or 1,000,000) session-hours, as the window's and the command line's money columns.
+    double smallest = report.current.costPerSessionHourUsd.value_or(INFINITY);
+    for (const LeverOption &o : out)
+        if (o.costPerSessionHourUsd && o.sessionsPerGroup > 0 && *o.costPerSessionHourUsd > 0)
+            smallest = std::min(smallest, *o.costPerSessionHourUsd);
+    while (std::isfinite(smallest) && smallest > 0 && smallest * double(report.moneyPerSessionHours) < 0.01 && report.moneyPerSessionHours < 1'000'000'000)
+        report.moneyPerSessionHours *= 1000;
+    const qint64 per = report.moneyPerSessionHours;
+    auto perSessionHour = [per](double usd) {
+        return per == 1 ? Levers::tr("%1 per session-hour").arg(Units::formatUsd(usd))
+                        : Levers::tr("%1 per %2 session-hours").arg(Units::formatUsd(usd * double(per)), formatCount(per));
+    };
     const auto cheapest = std::find_if(out.cbegin(), out.cend(), [](const LeverOption &o) { return o.cheapest; });
     QStringList kinds, parts;
     if (cheapest != out.cend())
@@ -567,7 +593,7 @@ QPair<qint64, int> solveMinGpus(const Scenario &s, qint64 target)
     if (target < 1)
         throw InputError(QStringLiteral("--target-sessions"), QStringLiteral("must be at least 1"));
     QPair<qint64, int> best{0, 0};
-    for (int tp : {1, 2, 4, 8}) {
+    for (int tp : tensorParallelSizes()) {
         Scenario v = s;
         v.tp = tp;
         const CapacityResult r = computeCapacity(v);

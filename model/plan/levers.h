@@ -50,9 +50,26 @@ struct LeverReport
 {
     LeverOption current;
     QVector<LeverOption> options;
+    /// The session-hours every price of the report is quoted per, its money column's and
+    /// the answer's alike: 1, or 1,000 (1,000,000, ...) when the current figure or an
+    /// option's is below a cent (Units::formatUsdPer's rule, applied to the smallest, so
+    /// the column switches as a whole and the sentence says its figures the same way).
+    qint64 moneyPerSessionHours = 1;
     QString answer;
     QJsonObject toJson() const;
 };
+
+/// Whether `card` counts as a larger card than one of `memoryBytes` (the card planned):
+/// at least 10% more memory. A card a few hundred MB larger (the A100 80GB's 85.9 GB beside
+/// the H100 SXM's 85.5 GB, both as the driver reports them) is a card of the same size, no
+/// lever. The one rule for the levers' larger cards and the report's "next card up".
+bool isLargerCard(const GpuSpec &card, qint64 memoryBytes);
+
+/// The tensor-parallel sizes the levers price (those above the plan's), `plan --solve
+/// min-gpus` searches and the report's sensitivity recomputes: 1, 2, 4 and 8 (the GPUs of
+/// one 8-GPU node, the largest NVLink domain of the preset cards; engines split heads
+/// evenly, so a TP must divide them, which computeCapacity checks).
+QVector<int> tensorParallelSizes();
 
 /// Prices the four levers against `now` (all through computeCapacity):
 /// - precision: fp8, int8, nvfp4, int4 caches smaller than the current one
@@ -63,10 +80,13 @@ struct LeverReport
 /// - retention: caps at 8,192, 32,768, 65,536 and 131,072 tokens below the
 ///   longest session (share losing history, tokens dropped), and a shared
 ///   system prompt of `sharedPrefixTokens` stored once per GPU (prefix caching);
-/// - memory: larger cards from `gpus` (their price), TP 2/4/8 (KV heads
+/// - memory: larger cards from `gpus` (isLargerCard; their price and the memory
+///   they add), TP 2/4/8 (KV heads
 ///   replicated past kv_heads), more replicas for the scenario's target
 ///   sessions (the same per card, a larger fleet), and host memory of
 ///   `hostMemoryPerGpu` per card: by default it keeps idle sessions warm
+///   (left out when it keeps none: at a decoding share of 1 every session
+///   decodes, so nothing waits in host memory and the figures are today's)
 ///   (plan/warmsessions.h: retained sessions per node at the scenario's decoding
 ///   share, priced per retained session-hour, a returning session waiting its
 ///   resume time, decode latency unchanged); with LeverTarget::decodeFromHost
@@ -111,7 +131,7 @@ Diagnosis diagnoseFailure(const Scenario &s, qint64 failedAtSessions, qint64 con
 /// the longest context (or, against a distribution, retention cap) at which
 /// `sessions` sessions fit at the scenario's risk (0 when not even 1 token);
 qint64 solveMaxContext(const Scenario &s, qint64 sessions);
-/// the fewest GPUs over TP 1/2/4/8 (valid splits only) holding `target`
+/// the fewest GPUs over tensorParallelSizes() (valid splits only) holding `target`
 /// sessions at the risk, and the TP that achieves it ({0, 0} when none does);
 QPair<qint64, int> solveMinGpus(const Scenario &s, qint64 target);
 /// and the largest max_model_len at which one session fits (vLLM's hint when it

@@ -277,6 +277,63 @@ private Q_SLOTS:
         QVERIFY2(lines.last().endsWith(QStringLiteral("÷ 454 sessions = $6.50 per 1,000 session-hours")), qPrintable(lines.last()));
     }
 
+    void aLargerCardIsMeaningfullyLarger()
+    {
+        // The H100 SXM as the driver reports it, 81,559 MiB = 85.52 GB, beside the A100 80GB's
+        // 81,920 MiB = 85.90 GB (presets/gpus: nvidia-smi totals): 0.4 GB more is a card of the
+        // same size, no lever. An H200's 143,771 MiB = 150.76 GB is 76% more, a larger card,
+        // and its row says what it adds: 150.76 - 85.52 = 65.2 GB per card.
+        Scenario s = seedA(100000);
+        s.gpu = GpuSpec::custom(81'559LL * 1'048'576);
+        s.gpu.id = QStringLiteral("h100");
+        s.gpu.name = QStringLiteral("H100");
+        s.gpu.priceUsdPerHour = 2.95;
+        GpuSpec a100 = GpuSpec::custom(81'920LL * 1'048'576), h200 = GpuSpec::custom(143'771LL * 1'048'576);
+        a100.id = a100.name = QStringLiteral("A100 80GB");
+        h200.id = h200.name = QStringLiteral("H200");
+        a100.priceUsdPerHour = 1.80;
+        h200.priceUsdPerHour = 3.50;
+        QVERIFY(!isLargerCard(a100, s.gpu.memoryBytes));
+        QVERIFY(isLargerCard(h200, s.gpu.memoryBytes));
+        const LeverReport r = evaluateLevers(s, {}, {a100, h200}, LeverTarget{});
+        QVERIFY2(!find(r, QStringLiteral("card A100 80GB")), qPrintable(r.answer));
+        const LeverOption *card = find(r, QStringLiteral("card H200"));
+        QVERIFY(card);
+        QCOMPARE(card->sideEffect, QStringLiteral("$3.50 per GPU-hour; 65.2 GB more memory per card (150.8 GB)"));
+    }
+
+    void hostMemoryThatKeepsNoneWarmIsLeftOut()
+    {
+        // Seed A with a host link: at the default decoding share (1, every session decodes at
+        // once) host memory keeps no session warm, so the option would repeat today's figures:
+        // left out. At a share of 0.25 each card keeps up to 4 times its sessions retained.
+        Scenario s = seedA(100000);
+        s.gpu.hostLinkBytesPerSecond = 64'000'000'000;
+        auto warm = [](const LeverReport &r) {
+            return std::find_if(r.options.cbegin(), r.options.cend(),
+                                [](const LeverOption &o) { return o.option.startsWith(QLatin1String("keep idle sessions warm")); });
+        };
+        const LeverReport all = evaluateLevers(s, {}, {}, LeverTarget{});
+        QVERIFY(warm(all) == all.options.cend());
+        s.decodingShare = 0.25;
+        const LeverReport shared = evaluateLevers(s, {}, {}, LeverTarget{});
+        QVERIFY(warm(shared) != shared.options.cend());
+        QVERIFY(warm(shared)->sessionsPerGpu > shared.current.sessionsPerGpu);
+    }
+
+    void oneMoneyUnitForTheColumnAndTheAnswer()
+    {
+        // Seed A at 1,000 tokens: 454 sessions per card at $2.95, $0.0065 a session-hour (below a
+        // cent; moneyBelowACentPerThousandSessionHours). Every price of the report, its column and
+        // its answer, is then per 1,000 session-hours.
+        const LeverReport r = evaluateLevers(seedA(1000), {}, {}, LeverTarget{});
+        QCOMPARE(r.moneyPerSessionHours, qint64(1000));
+        QVERIFY2(r.answer.contains(QStringLiteral(" per 1,000 session-hours")), qPrintable(r.answer));
+        QVERIFY2(!r.answer.contains(QStringLiteral("per session-hour")), qPrintable(r.answer));
+        // At 100,000 tokens (4 sessions, $0.74 each) every figure is above a cent: per session-hour.
+        QCOMPARE(evaluateLevers(seedA(100000), {}, {}, LeverTarget{}).moneyPerSessionHours, qint64(1));
+    }
+
     void offloadGrowsThePoolAndCostsLatency()
     {
         // Seed A on an H100-like card with a 64 GB/s host link: 256 GB of host memory adds

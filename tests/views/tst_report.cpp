@@ -4,6 +4,7 @@
 // (poppler-utils), it must hold the bytes per token, the sessions and the cost
 // figures that the plan gives, as text; fonts embedded; charts as vectors.
 #include "plan/capacity.h"
+#include "plan/levers.h"
 #include "io/configimporter.h"
 #include "presetstore.h"
 #include "reportwriter.h"
@@ -13,6 +14,7 @@
 #include <QApplication>
 #include <QImage>
 #include <QPalette>
+#include <QPrinter>
 #include <algorithm>
 #include <cmath>
 #include <QJsonObject>
@@ -271,6 +273,90 @@ private Q_SLOTS:
         const QString margin = QStringLiteral("admitting the count to deploy, %1 per TP group (the budget less a 5% margin), these GPUs hold %2; %3 GPUs hold 1,000 with the margin too")
                                    .arg(Units::formatCount(d.admissionLimit), Units::formatCount(d.admissionLimit * groups), Units::formatCount(admittedGroups * 4));
         QVERIFY2(page1.contains(margin), qPrintable(margin + QStringLiteral("\n---\n") + page1));
+    }
+
+    void tensorParallelIsASensitivityRow()
+    {
+        // README's report example: Llama-3.1-70B, TP 4, the conversation trace capped at 4,096
+        // tokens, risk 1e-6, 1,000 sessions: 12 GPUs. `levers` and `plan --solve min-gpus` find TP
+        // 8 cheaper: one group of 8 holds the 1,000 (README: 8 GPUs, 8 x $2.95 x 730 = $17,228 a
+        // month). The report's sensitivity has the row, and page 1 says it beside the money.
+        Scenario s = preset(QStringLiteral("llama-3.1-70b"), QStringLiteral("h100-sxm-80gb"));
+        s.tp = 4;
+        s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"), QStringLiteral("t"));
+        s.retainTokens = 4096;
+        s.contextTokens = 4096;
+        s.risk = 1e-6;
+        s.targetSessions = 1000;
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY(r.ok);
+        QCOMPARE(solveMinGpus(s, 1000), qMakePair(qint64(8), 8));
+        Scenario tp8 = s;
+        tp8.tp = 8;
+        const CapacityResult r8 = computeCapacity(tp8);
+        QVERIFY(r8.ok && r8.distribution.sessionsAtRisk >= 1000);
+        QCOMPARE(Units::formatUsd(8 * 2.95 * 730), QStringLiteral("$17,228"));
+        const QString pdf = m_dir.filePath(QStringLiteral("tp.pdf"));
+        QString error;
+        QVERIFY2(ReportWriter::writePdf(pdf, ReportInput{QStringLiteral("70B capped"), s, r, UnitSystem::Decimal, {}}, QPageSize::A4, &error), qPrintable(error));
+        const QString page1 = textOf(pdf, 1), text = textOf(pdf);
+        // Row: sessions per group, per GPU, GPUs, month, per session-hour ($2.95 x 8 / the count).
+        const QString tpRow = QStringLiteral("TP 8 (now 4) %1 %2 8 $17,228 %3")
+                                  .arg(Units::formatCount(r8.distribution.sessionsAtRisk), Units::formatDecimal(double(r8.distribution.sessionsAtRisk) / 8, 1),
+                                       Units::formatUsdPer(2.95 * 8 / double(r8.distribution.sessionsAtRisk), QStringLiteral("session-hour"), QStringLiteral("session-hours")));
+        QVERIFY2(text.contains(tpRow), qPrintable(tpRow + QStringLiteral("\n---\n") + text.mid(text.indexOf(QStringLiteral("Sensitivity")), 1500)));
+        const QString cheaper = QStringLiteral("Cheaper TP 8 (now 4): $17,228 a month on 8 GPUs, the same 1,000 sessions");
+        QVERIFY2(page1.contains(cheaper), qPrintable(cheaper + QStringLiteral("\n---\n") + page1));
+        // TP 1 cannot hold the weights (141 GB on an 85.5 GB card): no row for it.
+        QVERIFY(!text.contains(QStringLiteral("TP 1 (now 4)")));
+    }
+
+    void previewPagesAreThePdfs()
+    {
+        // The print preview paints on a QPrinter (1,200 dpi by default, its own margins): set up by
+        // ReportWriter::setUpPrinter it lays out the pages writePdf writes, page for page. Printed
+        // to a PDF file here, so both are read back alike.
+        Scenario s = preset(QStringLiteral("llama-3.1-70b"), QStringLiteral("h100-sxm-80gb"));
+        s.tp = 4;
+        s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"), QStringLiteral("t"));
+        s.contextTokens = s.distribution->maximum();
+        s.targetSessions = 1000;
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY(r.ok);
+        const ReportInput in{QStringLiteral("70B"), s, r, UnitSystem::Decimal, {}};
+        for (const QPageSize::PageSizeId size : {QPageSize::A4, QPageSize::Letter}) {
+            const QString pdf = m_dir.filePath(QStringLiteral("export-%1.pdf").arg(int(size))), printed = m_dir.filePath(QStringLiteral("printed-%1.pdf").arg(int(size)));
+            QString error;
+            QVERIFY2(ReportWriter::writePdf(pdf, in, size, &error), qPrintable(error));
+            {
+                QPrinter printer(QPrinter::HighResolution);
+                ReportWriter::setUpPrinter(&printer, size);
+                printer.setOutputFormat(QPrinter::PdfFormat);
+                printer.setOutputFileName(printed);
+                QVERIFY2(ReportWriter::paint(&printer, in, &error), qPrintable(error));
+            }
+            auto pages = [this](const QString &file) {
+                const QString info = run(QStringLiteral("pdfinfo"), {file});
+                return QRegularExpression(QStringLiteral("Pages:\\s+(\\d+)")).match(info).captured(1).toInt();
+            };
+            const int exported = pages(pdf);
+            QVERIFY(exported >= 4);
+            QCOMPARE(pages(printed), exported);
+            // The same margins: the header's first word at the same place (18 mm = 51 pt from the
+            // left edge; a QPrinter's own margins put it elsewhere even where the pages agree).
+            auto firstWord = [this](const QString &file) {
+                const QString boxes = run(QStringLiteral("pdftotext"), {QStringLiteral("-bbox"), QStringLiteral("-f"), QStringLiteral("1"), QStringLiteral("-l"),
+                                                                        QStringLiteral("1"), file, QStringLiteral("-")});
+                return QRegularExpression(QStringLiteral("<word xMin=\"([0-9.]+)\" yMin=\"([0-9.]+)\"")).match(boxes).capturedTexts().mid(1);
+            };
+            QCOMPARE(firstWord(printed), firstWord(pdf));
+            QVERIFY2(std::abs(firstWord(pdf).value(0).toDouble() - 18 / 25.4 * 72) < 0.5, qPrintable(firstWord(pdf).join(QLatin1Char(' '))));
+            // Page for page: each page opens with the same text (the header, then its first block;
+            // page 1's time of writing aside, which may turn a minute between the two).
+            const QRegularExpression written(QStringLiteral("\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}"));
+            for (int p = 1; p <= exported; ++p)
+                QCOMPARE(textOf(printed, p).remove(written).left(200), textOf(pdf, p).remove(written).left(200));
+        }
     }
 
     void fixedContextOnOneCard()

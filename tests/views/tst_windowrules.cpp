@@ -15,6 +15,8 @@
 #include "tokenspinbox.h"
 #include "io/configimporter.h"
 #include "io/scenariofile.h"
+#include "io/sampletraces.h"
+#include "presetstore.h"
 
 #include <QApplication>
 #include <QTimer>
@@ -22,6 +24,10 @@
 #include <QMessageBox>
 #include <QChart>
 #include <QCheckBox>
+#include <QJsonObject>
+#include <QSet>
+#include <QComboBox>
+#include <QDir>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
@@ -77,6 +83,13 @@ class TestWindowRules : public QObject
 private:
     QTemporaryDir m_dir;
     QString store() const { return m_dir.filePath(QStringLiteral("presets.sqlite")); }
+    // With HEADROOM_SCREENSHOTS set, `w` as shown, to look at (as tst_presetmanager does).
+    static void shoot(QWidget &w, const char *name)
+    {
+        const QString dir = qEnvironmentVariable("HEADROOM_SCREENSHOTS");
+        if (!dir.isEmpty())
+            w.grab().save(QDir(dir).filePath(QString::fromLatin1(name)));
+    }
 
 private Q_SLOTS:
     void initTestCase()
@@ -349,6 +362,113 @@ private Q_SLOTS:
         QVERIFY(!w.planner()->result().ok);
         QTest::qWait(400);
         QVERIFY2(w.adviceText().trimmed().isEmpty(), qPrintable(w.adviceText()));
+    }
+
+    // A retention cap turned on and off again: the capped plan's count is no count of the plan
+    // without it. Llama-3.1-8B on the H100 at 100,000 tokens holds 4, 1 asked (above); a cap of
+    // 8,192 tokens holds more (1,048,576 B a session per 8,192 tokens: 65 GB / 1.07 GB = 61);
+    // with it off again the advice follows the plan in force: 4 fit, nothing to do, never
+    // "keep 61 sessions at 100,000 tokens".
+    void adviceFollowsTheCapOnAndOff()
+    {
+        MainWindow w(store());
+        QTRY_VERIFY2(w.adviceText().contains(QStringLiteral("nothing: 4 sessions fit (1 asked)")), qPrintable(w.adviceText()));
+        w.planner()->setRetainTokens(8192);
+        QVERIFY(w.planner()->result().maxSessions > 4);
+        QTest::qWait(400); // past the advice's 150 ms pause and its worker
+        QTRY_VERIFY2(w.adviceText().contains(QStringLiteral("nothing")), qPrintable(w.adviceText()));
+        w.planner()->setRetainTokens(std::nullopt);
+        QCOMPARE(w.planner()->result().maxSessions, qint64(4));
+        QTest::qWait(400);
+        QTRY_VERIFY2(w.adviceText().contains(QStringLiteral("nothing: 4 sessions fit (1 asked)")), qPrintable(w.adviceText()));
+        QVERIFY2(!w.adviceText().contains(QStringLiteral("keep")), qPrintable(w.adviceText()));
+        w.show();
+        shoot(w, "advice-cap-off.png");
+    }
+
+    // README: "below a cent per session-hour it is quoted per 1,000 session-hours (the levers'
+    // money column switches as a whole)". Llama-3.1-8B at 1,000 tokens on the H100 at $2.95:
+    // 63 blocks x 16 x 131,072 B = 132 MB a session, hundreds per card, well below a cent each.
+    // The column and the answer beside it say one figure the same way.
+    void leversMoneyIsOneUnit()
+    {
+        MainWindow w(store());
+        w.show();
+        w.planner()->setContextTokens(1000);
+        LeversView *levers = w.leversView();
+        for (auto *tabs : w.findChildren<QTabWidget *>())
+            if (tabs->indexOf(levers) >= 0)
+                tabs->setCurrentWidget(levers);
+        QTRY_VERIFY(!levers->report().options.isEmpty() && !w.planner()->leversBusy());
+        QTableWidget *t = levers->table();
+        QCOMPARE(t->horizontalHeaderItem(3)->text(), QStringLiteral("$/1,000 session-hours"));
+        int cheapest = -1;
+        for (int r = 0; r < t->rowCount(); ++r)
+            if (levers->report().options.at(r).cheapest)
+                cheapest = r;
+        QVERIFY(cheapest >= 0);
+        const QString cell = t->item(cheapest, 3)->text();
+        QVERIFY2(levers->answer().contains(cell + QStringLiteral(" per 1,000 session-hours")), qPrintable(cell + QStringLiteral(" | ") + levers->answer()));
+        QVERIFY2(!levers->answer().contains(QStringLiteral("per session-hour")), qPrintable(levers->answer()));
+        shoot(w, "levers-money.png");
+    }
+
+    // README's `presets add gpu acme-h100 --from h100-sxm-80gb`: the copy keeps the H100's name.
+    // The GPU picker tells the two apart by id; every entry of every picker reads once.
+    void copiedPresetsAreToldApart()
+    {
+        {
+            PresetStore presets(store());
+            QString error;
+            QVERIFY2(presets.open(&error), qPrintable(error));
+            QJsonObject copy = presets.find(QStringLiteral("h100-sxm-80gb")).json;
+            copy.insert(QStringLiteral("id"), QStringLiteral("acme-h100"));
+            copy.insert(QStringLiteral("price_usd_per_hour"), 1.80);
+            QVERIFY2(presets.saveUserPreset(copy, &error), qPrintable(error));
+        }
+        MainWindow w(store());
+        QComboBox *gpu = nullptr;
+        for (QComboBox *c : w.inputPanel()->findChildren<QComboBox *>()) {
+            QStringList texts;
+            for (int i = 0; i < c->count(); ++i)
+                texts << c->itemText(i);
+            QCOMPARE(QSet<QString>(texts.cbegin(), texts.cend()).size(), texts.size());
+            if (c->findData(QStringLiteral("acme-h100")) >= 0)
+                gpu = c;
+        }
+        QVERIFY(gpu);
+        const QString name = gpu->itemText(gpu->findData(QStringLiteral("h100-sxm-80gb")));
+        QVERIFY2(name.endsWith(QStringLiteral(" (h100-sxm-80gb)")), qPrintable(name));
+        QCOMPARE(gpu->itemText(gpu->findData(QStringLiteral("acme-h100"))), name.section(QStringLiteral(" ("), 0, 0) + QStringLiteral(" (acme-h100)"));
+        w.show();
+        gpu->showPopup();
+        shoot(*gpu->view()->window(), "gpu-picker.png");
+        gpu->hidePopup();
+    }
+
+    // A sample trace is named in the derivation by its file and title, not by the folder the
+    // build copied it to; the export dialog opens in the documents folder, then where the last
+    // report went, never the working folder.
+    void sampleTraceAndExportFolder()
+    {
+        const QVector<SampleTrace> samples = sampleTraces();
+        QVERIFY(!samples.isEmpty());
+        MainWindow w(store());
+        QVERIFY(w.distributionView()->importTrace(samples.first().path));
+        QTRY_VERIFY(!w.planner()->busy());
+        const QString derivation = w.derivationText();
+        QVERIFY2(derivation.contains(QStringLiteral("Against the length distribution (the sample trace %1): ").arg(QFileInfo(samples.first().path).fileName())),
+                 qPrintable(derivation));
+        QVERIFY2(!derivation.contains(QFileInfo(samples.first().path).absolutePath()), qPrintable(derivation));
+        w.show();
+        shoot(w, "derivation-sample.png");
+
+        const QString working = QDir::currentPath();
+        QVERIFY(QFileInfo(w.exportStartPath(QStringLiteral(".pdf"))).absolutePath() != working);
+        QTemporaryDir elsewhere;
+        QVERIFY(w.exportReport(elsewhere.filePath(QStringLiteral("kept.pdf")), QPageSize::A4));
+        QCOMPARE(QFileInfo(w.exportStartPath(QStringLiteral(".pdf"))).absolutePath(), QFileInfo(elsewhere.path()).absoluteFilePath());
+        QCOMPARE(Settings().exportFolder(), QFileInfo(elsewhere.path()).absoluteFilePath());
     }
 
     void theCapsEffectIsSaidOutright()
