@@ -221,6 +221,58 @@ void power(double re, double im, qint64 n, double &outRe, double &outIm)
     outIm = zi;
 }
 
+// e^{2 pi i j / M} for any j, from two tables of sin and cos (j = hi x B + lo, B = 512:
+// M / B coarse and B fine angles, each within an ulp), one complex product: within
+// 4 eps of exact, with no drift, and no step depending on the last (so consecutive
+// frequencies run in parallel, where a rotation stepped by one product per frequency
+// was one long dependency chain). One table per M, made once and kept for the process
+// (powers of 2 from 2^8 to 2^23: at most 16, 16 K + 512 entries at 2^23).
+class UnitCircle
+{
+public:
+    explicit UnitCircle(qint64 m)
+        : m_mask(m - 1)
+    {
+        const qint64 coarse = std::max<qint64>(1, m / kFine);
+        m_coarse.resize(size_t(2 * coarse));
+        m_fine.resize(size_t(2 * kFine));
+        for (qint64 j = 0; j < coarse; ++j) {
+            const double a = 2.0 * M_PI * double(j * kFine) / double(m);
+            m_coarse[size_t(2 * j)] = std::cos(a);
+            m_coarse[size_t(2 * j + 1)] = std::sin(a);
+        }
+        for (qint64 j = 0; j < kFine; ++j) {
+            const double a = 2.0 * M_PI * double(j) / double(m);
+            m_fine[size_t(2 * j)] = std::cos(a);
+            m_fine[size_t(2 * j + 1)] = std::sin(a);
+        }
+    }
+    /// cos and sin of 2 pi j / M (j >= 0, any size: taken modulo M).
+    void at(qint64 j, double &c, double &s) const
+    {
+        j &= m_mask;
+        const double *h = &m_coarse[size_t(2 * (j / kFine))], *l = &m_fine[size_t(2 * (j % kFine))];
+        c = h[0] * l[0] - h[1] * l[1];
+        s = h[0] * l[1] + h[1] * l[0];
+    }
+    /// The table of M points, made on first use.
+    static std::shared_ptr<const UnitCircle> of(qint64 m)
+    {
+        static QMutex mutex;
+        static QHash<qint64, std::shared_ptr<const UnitCircle>> circles;
+        QMutexLocker lock(&mutex);
+        auto &circle = circles[m];
+        if (!circle)
+            circle = std::make_shared<const UnitCircle>(m);
+        return circle;
+    }
+
+private:
+    static constexpr qint64 kFine = 512;
+    qint64 m_mask;
+    std::vector<double> m_coarse, m_fine; // cos, sin interleaved
+};
+
 } // namespace
 
 // The one-session law in lattice units, capped at `cap` units and tilted by
@@ -258,10 +310,11 @@ struct OverflowRisk::Transform
     // r = e^{-t} and w_k = 2 (1 at k = M / 2), d_k = w_k / (1 - r e^{i theta}) and
     // e_k = d_k e^{i theta lo}.
     mutable std::vector<double> dRe, dIm, eRe, eIm;
-    // Per N inverted (the last 4): Q_k^N at the significant k; for k = 0 .. the last
-    // significant, c_k = Q_k^N d_k at the frequencies used (|Q_k|^N above the cut-off),
-    // else 0; over those, a = sum_k Re(Q_k^N e_k), the sums of |Re| + |Im| of c_k, of
-    // Q_k^N e_k and of d_k, and how many there are.
+    mutable std::shared_ptr<const UnitCircle> circle; // e^{2 pi i j / M}
+    // Per N inverted (the last 4), at the significant k: Q_k^N, and c_k = Q_k^N d_k at
+    // the frequencies used (|Q_k|^N above the cut-off), else 0; over those,
+    // a = sum_k Re(Q_k^N e_k), the sums of |Re| + |Im| of c_k, of Q_k^N e_k and of d_k,
+    // and how many there are.
     struct Powers
     {
         qint64 n = 0;
@@ -405,10 +458,6 @@ std::optional<Window> windowFor(double sd, double t, double wrap, qint64 s, doub
 {
     const double above = 0.7 * h * sd;
     qint64 m = transformSize(std::min(std::max({h * sd, wrap / t, above + 3.0 * sd}), largest + 1.0));
-    // A window over every sum (few sessions) when at most twice as wide: nothing
-    // wraps and nothing is left out, so no wider retry is ever needed.
-    if (const qint64 whole = transformSize(largest + 1.0); whole <= 2 * m)
-        m = whole;
     if (m > maxPoints)
         return std::nullopt;
     Window w;
@@ -714,87 +763,60 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
     double absSum = sum;
     double absG = 0; // sum of weight x |g_k| over the frequencies used (Q summed directly only)
     qint64 used = 1;
-    // e^{i theta x} at frequency `at`: stepped by one product per frequency,
-    // re-set with sin and cos every 32 steps (drift < 32 x 2 x 2^-52).
-    struct Rotor
-    {
-        double c = 1, s = 0;
-        void set(double angle) { c = std::cos(angle), s = std::sin(angle); }
-        void step(const Rotor &by)
-        {
-            const double r = c * by.c - s * by.s;
-            s = c * by.s + s * by.c;
-            c = r;
-        }
-    };
-    auto angle = [m](qint64 k, qint64 mult) { return 2.0 * M_PI * double((k * mult) % m) / double(m); };
     const size_t count = tr.significant.size();
+    if (!tr.circle)
+        tr.circle = UnitCircle::of(m);
+    const UnitCircle &circle = *tr.circle;
     if (tr.dRe.size() != count) {
         // g_k = e^{i theta s} (1 - r^L e^{i theta L}) / (1 - r e^{i theta}) = (e^{i theta s} - r^L e^{i theta lo}) d_k / w_k,
         // as theta (s + L) = theta (lo + M) and theta M = 2 pi k.
         tr.dRe.resize(count), tr.dIm.resize(count), tr.eRe.resize(count), tr.eIm.resize(count);
-        Rotor one, byLo, stepOne, stepLo;
-        stepOne.set(angle(1, 1));
-        stepLo.set(angle(1, tr.lo % m));
-        qint64 at = -1000, since = 0;
+        const qint64 lo = tr.lo % m;
         for (size_t i = 0; i < count; ++i) {
-            const int k = tr.significant[i];
-            if (k - at <= 4 && since + (k - at) < 32) {
-                for (; at < k; ++at, ++since) {
-                    one.step(stepOne);
-                    byLo.step(stepLo);
-                }
-            } else {
-                one.set(angle(k, 1));
-                byLo.set(angle(k, tr.lo % m));
-                at = k;
-                since = 0;
-            }
+            const qint64 k = tr.significant[i];
+            double c = 1, sn = 0, lc = 1, ls = 0;
+            circle.at(k, c, sn);
+            circle.at(k * lo, lc, ls);
             // 1 - r e^{i theta} = (1 - r) + r (1 - cos theta) - i r sin theta; 1 - cos theta
             // without cancellation: sin^2 / (1 + cos) when cos > 0.
-            const double versine = one.c > 0 ? one.s * one.s / (1.0 + one.c) : 1.0 - one.c;
-            const double dr = oneMinusR + r * versine, di = -r * one.s;
+            const double versine = c > 0 ? sn * sn / (1.0 + c) : 1.0 - c;
+            const double dr = oneMinusR + r * versine, di = -r * sn;
             const double weight = k == m / 2 ? 1.0 : 2.0;
             const double inv = weight / (dr * dr + di * di);
             tr.dRe[i] = dr * inv;
             tr.dIm[i] = -di * inv;
-            tr.eRe[i] = byLo.c * tr.dRe[i] - byLo.s * tr.dIm[i];
-            tr.eIm[i] = byLo.c * tr.dIm[i] + byLo.s * tr.dRe[i];
+            tr.eRe[i] = lc * tr.dRe[i] - ls * tr.dIm[i];
+            tr.eIm[i] = lc * tr.dIm[i] + ls * tr.dRe[i];
         }
     }
     // Q_k^N: one product from Q_k^{N - 1} when that is kept, else by squaring.
     auto found = std::find_if(tr.powers.begin(), tr.powers.end(), [&](const Transform::Powers &x) { return x.n == sessions; });
     if (found == tr.powers.end()) {
         const auto before = std::find_if(tr.powers.begin(), tr.powers.end(), [&](const Transform::Powers &x) { return x.n == sessions - 1; });
+        const Transform::Powers *last = before != tr.powers.end() ? &*before : nullptr;
         Transform::Powers w;
         w.n = sessions;
-        if (before != tr.powers.end()) {
-            w.pRe = before->pRe;
-            w.pIm = before->pIm;
-        }
-        const bool next = before != tr.powers.end();
-        w.pRe.resize(count), w.pIm.resize(count);
-        const size_t dense = count > 0 ? size_t(tr.significant.back()) + 1 : 1;
-        w.cRe.assign(dense, 0.0);
-        w.cIm.assign(dense, 0.0);
+        w.pRe.resize(count), w.pIm.resize(count), w.cRe.resize(count), w.cIm.resize(count);
         for (size_t i = 0; i < count; ++i) {
             const double qr = tr.qRe[i], qi = tr.qIm[i];
-            if (next) {
-                const double pr = w.pRe[i] * qr - w.pIm[i] * qi;
-                w.pIm[i] = w.pRe[i] * qi + w.pIm[i] * qr;
-                w.pRe[i] = pr;
+            double pr = 0, pi = 0;
+            if (last) {
+                pr = last->pRe[i] * qr - last->pIm[i] * qi;
+                pi = last->pRe[i] * qi + last->pIm[i] * qr;
             } else {
-                power(qr, qi, sessions, w.pRe[i], w.pIm[i]);
+                power(qr, qi, sessions, pr, pi);
             }
-            if (qr * qr + qi * qi <= skip)
+            w.pRe[i] = pr;
+            w.pIm[i] = pi;
+            if (qr * qr + qi * qi <= skip) {
+                w.cRe[i] = w.cIm[i] = 0;
                 continue;
-            const double pr = w.pRe[i], pi = w.pIm[i];
-            const size_t k = size_t(tr.significant[i]);
-            w.cRe[k] = pr * tr.dRe[i] - pi * tr.dIm[i];
-            w.cIm[k] = pr * tr.dIm[i] + pi * tr.dRe[i];
+            }
+            w.cRe[i] = pr * tr.dRe[i] - pi * tr.dIm[i];
+            w.cIm[i] = pr * tr.dIm[i] + pi * tr.dRe[i];
             const double er = pr * tr.eRe[i] - pi * tr.eIm[i], ei = pr * tr.eIm[i] + pi * tr.eRe[i];
             w.a += er;
-            w.absC += std::abs(w.cRe[k]) + std::abs(w.cIm[k]);
+            w.absC += std::abs(w.cRe[i]) + std::abs(w.cIm[i]);
             w.absE += std::abs(er) + std::abs(ei);
             w.absD += std::abs(tr.dRe[i]) + std::abs(tr.dIm[i]);
             ++w.used;
@@ -805,19 +827,22 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
         found = tr.powers.end() - 1;
     }
     const Transform::Powers &pw = *found;
-    // sum_k Re(w_k Q_k^N g_k) = sum_k Re(c_k e^{i theta s}) - r^L a, with e^{i theta s}
-    // stepped by one product per frequency and re-set with sin and cos every 32.
-    double wave = 0;
-    Rotor byS, stepS;
-    stepS.set(angle(1, sm));
-    const size_t dense = pw.cRe.size();
-    for (size_t k = 1; k < dense; ++k) {
-        if ((k & 31) == 1)
-            byS.set(angle(qint64(k), sm));
-        else
-            byS.step(stepS);
-        wave += pw.cRe[k] * byS.c - pw.cIm[k] * byS.s;
+    // sum_k Re(w_k Q_k^N g_k) = sum_k Re(c_k e^{i theta s}) - r^L a, e^{i theta s} from the
+    // unit circle's tables (two sums, even and odd terms, so that they run in parallel).
+    double wave = 0, waveOdd = 0;
+    for (size_t i = 0; i + 1 < count; i += 2) {
+        double c = 1, sn = 0, c2 = 1, s2 = 0;
+        circle.at(qint64(tr.significant[i]) * sm, c, sn);
+        circle.at(qint64(tr.significant[i + 1]) * sm, c2, s2);
+        wave += pw.cRe[i] * c - pw.cIm[i] * sn;
+        waveOdd += pw.cRe[i + 1] * c2 - pw.cIm[i + 1] * s2;
     }
+    if (count % 2 == 1) {
+        double c = 1, sn = 0;
+        circle.at(qint64(tr.significant[count - 1]) * sm, c, sn);
+        wave += pw.cRe[count - 1] * c - pw.cIm[count - 1] * sn;
+    }
+    wave += waveOdd;
     sum += wave - rL * pw.a;
     // The terms' sizes: |Re| + |Im| of each c_k e^{i theta s} is at most sqrt(2) (|Re c_k| + |Im c_k|).
     absSum += 1.5 * (pw.absC + rL * pw.absE);
@@ -829,7 +854,7 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
     // (Higham 2002, Theorem 24.2, with margin), the input's and the powers'
     // rounding (N eps each), carried to the sum by Cauchy-Schwarz with
     // (1/M) sum_k |g_k|^2 <= 4 (1 + r^M) / ((1 - r^2)(1 - r^M)); the sum's own
-    // rounding and the rotors' drift ((terms + 80) x eps x sum of |terms|); the frequencies left out.
+    // rounding and the unit circle's (4 eps a term) ((terms + 80) x eps x sum of |terms|); the frequencies left out.
     const double rM = std::exp(-t * double(m));
     const double gNorm = 2.0 * std::sqrt((1.0 + rM) / (-std::expm1(-2.0 * t) * -std::expm1(-t * double(m))));
     // Q_k summed directly instead (qError > 0): |Q_k^N error| <= N (qError + 10 eps) at each
