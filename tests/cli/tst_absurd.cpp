@@ -463,8 +463,9 @@ private Q_SLOTS:
         // Llama-3.1-8B's 32 attention heads are not split 3 ways (config.json num_attention_heads).
         QTest::newRow("TP 3") << "tensor_parallel_size=1," << "tensor_parallel_size=3,"
                               << "LOGFILE line 1 (tensor_parallel_size=3)";
+        // A card of 0 GiB is no figure: refused as the log is read, naming the line.
         QTest::newRow("0 GiB card") << "Free memory on device (78.57/79.18 GiB)" << "Free memory on device (0.00/0.00 GiB)"
-                                    << "LOGFILE line 4 (Free memory on device (0.00/0.00 GiB)";
+                                    << "LOGFILE: line 4: the card's total memory is 0";
     }
     void namedByLogLine()
     {

@@ -319,7 +319,8 @@ private Q_SLOTS:
             for (const QJsonValue &w : r.json().value(QStringLiteral("warnings")).toArray())
                 if (w.toString().startsWith(QStringLiteral("Side pools")))
                     note = w.toString();
-            return r.code == 0 && !rows.isEmpty() ? rows.first().toObject().value(QStringLiteral("predicted")).toDouble() : -1.0;
+            // The KV memory from the log's measured terms, where the pools are taken off.
+            return r.code == 0 && !rows.isEmpty() ? rows.first().toObject().value(QStringLiteral("from_measured")).toDouble() : -1.0;
         };
         const double bare = predicted({});
         QVERIFY2(note.isEmpty(), qPrintable(note)); // no pools, nothing to say
