@@ -593,8 +593,8 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
             QString why;
             if (tokens <= 0)
                 why = r.kvBudgetBytesPerGpu <= 0
-                    ? QStringLiteral("no context fits: the weights and workspace leave no KV budget per GPU (%1)")
-                          .arg(Units::formatBytes(r.kvBudgetBytesPerGpu, units))
+                    ? QStringLiteral("no context fits: the weights and workspace leave no KV budget on the card (%1 of weights per GPU)")
+                          .arg(Units::formatBytes(r.weightsBytesPerGpu, units))
                     : QStringLiteral("no context fits: %1 do not fit the %2 KV budget per GPU at the risk even at 1 token each")
                           .arg(Units::plural(s.sessions, QStringLiteral("session"), QStringLiteral("sessions")),
                                Units::formatBytes(r.kvBudgetBytesPerGpu, units));
