@@ -97,7 +97,7 @@ void addPlanOptions(QCommandLineParser &p)
                             "quantiles:p50=N,p90=N,p99=N[,p99.9=N],max=N, fixed:N.", "SPEC"),
         opt("length-scale", "Multiply every length of the distribution (a short trace standing in for long contexts).", "K"),
         opt("retain", "Retained-context cap: each session keeps min(L, TOKENS).", "TOKENS"),
-        opt("risk", "Accepted probability that the KV pool overflows (default 0.01; down to 1e-6).", "P"),
+        opt("risk", "Accepted probability that the KV pool overflows: 0.01, 2e-4, 0.02% or \"1 in 5,000\" (default 0.01; down to 1e-6).", "P"),
         opt("margin", "Headroom kept free when setting the admission limit (default 0.05).", "F"),
         opt("target-sessions", "Concurrent sessions the fleet must hold (sizes gpus_needed).", "N"),
         opt("bandwidth-efficiency", "Achieved / peak memory bandwidth in decode (default 0.8).", "F"),
@@ -366,7 +366,26 @@ void sidePoolsFrom(const QCommandLineParser &p, Scenario &s, QTextStream &err)
         throw InputError(QStringLiteral("--max-loras"), QStringLiteral("is needed with --max-lora-rank or --lora-modules: the adapter slots, e.g. 4"));
 }
 
-Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requireContext = true)
+// An engine flag the chosen engine does not read is refused, naming the flag and the engines
+// whose setting it is (one check for every engine flag: EngineRule::settings); never ignored.
+void refuseForeignFlags(const QCommandLineParser &p, Engine engine)
+{
+    for (int i = 0; i < inputCount; ++i) {
+        const char *flag = InputRanges::spelling(Input(i)).flag;
+        if (flag && isSet(p, flag + 2))
+            if (const QString why = Engines::foreignSetting(engine, Input(i)); !why.isEmpty())
+                throw InputError(QString::fromLatin1(flag), why);
+    }
+    // --vllm-version is vLLM's alone (--engine-version names any engine's release).
+    if (isSet(p, "vllm-version") && engine != Engine::Vllm)
+        throw InputError(QStringLiteral("--vllm-version"), QStringLiteral("is a setting of the vllm engine only; the %1 engine does not read it: "
+                                                                          "add --engine vllm, or give --engine-version for the %1 engine's release")
+                                                               .arg(Engines::name(engine)));
+}
+
+// The scenario the plan flags (and --scenario FILE) give. `checkEngineFlags`: refuse an engine
+// flag the scenario's engine does not read (calibrate checks against the log's engine instead).
+Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requireContext = true, bool checkEngineFlags = true)
 {
     // A real-valued flag, by its one range rule (inputs/inputranges.h), into `into`.
     auto real = [&](RealInput input, auto &into) {
@@ -457,7 +476,8 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
     real(RealInput::LengthScale, s.lengthScale);
     if (isSet(p, "retain"))
         s.retainTokens = countOpt(p, "retain");
-    real(RealInput::Risk, s.risk);
+    if (isSet(p, "risk")) // "1 in 5,000", "0.2%", "2e-4": the window's forms, one reader
+        s.risk = InputRanges::parseRisk(value(p, "risk"), QStringLiteral("--risk"));
     real(RealInput::Margin, s.marginFraction);
     if (isSet(p, "target-sessions"))
         s.targetSessions = countOpt(p, "target-sessions");
@@ -534,6 +554,8 @@ Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requir
         s.names.set(Input::Model, QStringLiteral("--layers"));
     if (isSet(p, "gpu") && !isSet(p, "gpu-memory"))
         s.names.set(Input::GpuMemory, QStringLiteral("--gpu"));
+    if (checkEngineFlags)
+        refuseForeignFlags(p, s.engine);
     return s;
 }
 
@@ -565,7 +587,18 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
     if (isSet(p, "solve")) {
         const QString what = value(p, "solve");
         if (what == QLatin1String("max-context")) {
-            solved.insert(QStringLiteral("solved_context_tokens"), solveMaxContext(s, s.sessions));
+            // 0 is no length: null, with the reason beside it (an added field; empty when solved).
+            const qint64 tokens = solveMaxContext(s, s.sessions);
+            solved.insert(QStringLiteral("solved_context_tokens"), tokens > 0 ? QJsonValue(tokens) : QJsonValue());
+            QString why;
+            if (tokens <= 0)
+                why = r.kvBudgetBytesPerGpu <= 0
+                    ? QStringLiteral("no context fits: the weights and workspace leave no KV budget on the card (%1 of weights per GPU)")
+                          .arg(Units::formatBytes(r.weightsBytesPerGpu, units))
+                    : QStringLiteral("no context fits: %1 do not fit the %2 KV budget per GPU at the risk even at 1 token each")
+                          .arg(Units::plural(s.sessions, QStringLiteral("session"), QStringLiteral("sessions")),
+                               Units::formatBytes(r.kvBudgetBytesPerGpu, units));
+            solved.insert(QStringLiteral("solved_context_tokens_reason"), why);
         } else if (what == QLatin1String("min-gpus")) {
             if (!s.targetSessions)
                 throw InputError(QStringLiteral("--solve"), QStringLiteral("min-gpus needs --target-sessions N"));
@@ -711,8 +744,13 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
         print(lengthRows);
     }
     print(serviceRows);
-    for (const QString &key : solved.keys())
-        out << key << ": " << (solved.value(key).isNull() ? Cli::tr("none") : Units::formatCount(solved.value(key).toInteger())) << '\n';
+    for (const QString &key : solved.keys()) {
+        if (key.endsWith(QLatin1String("_reason")))
+            continue;
+        const QString why = solved.value(key + QStringLiteral("_reason")).toString();
+        out << key << ": " << (solved.value(key).isNull() ? Cli::tr("none") : Units::formatCount(solved.value(key).toInteger()))
+            << (why.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(why)) << '\n';
+    }
     out << '\n' << r.verdict << '\n';
     for (const QString &f : r.fixes)
         out << Cli::tr("  fix: %1").arg(f) << '\n';
@@ -724,18 +762,25 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
     return 0;
 }
 
-// The preset whose hf_id (or its last path part) matches a model name printed in a log.
-std::optional<ModelShape> presetForLogModel(const QString &printed, QTextStream &err)
+// The model a log names, when Headroom knows it: a preset whose hf_id or name the printed name
+// names (LogCalibration::namesModel: "meta-llama/Llama-3.1-8B-Instruct" is the llama-3.1-8b
+// preset's config), or a config.json at the printed path (vLLM's model='/models/x' is a folder).
+std::optional<ModelShape> modelForLog(const QString &printed, QTextStream &err)
 {
     if (printed.isEmpty())
         return std::nullopt;
-    const QString name = printed.section(QLatin1Char('/'), -2).toLower();
     const PresetStore *store = openStore(err);
     for (const PresetRecord &r : store ? store->list(QStringLiteral("model")) : PresetStore::builtInPresets()) {
-        const QString hf = r.json.value(QStringLiteral("hf_id")).toString().toLower();
-        if (r.kind == QLatin1String("model") && !hf.isEmpty() && (hf == name || hf.section(QLatin1Char('/'), -1) == name.section(QLatin1Char('/'), -1)))
+        if (r.kind != QLatin1String("model"))
+            continue;
+        const QString hf = r.json.value(QStringLiteral("hf_id")).toString();
+        if ((!hf.isEmpty() && LogCalibration::namesModel(printed, hf)) || LogCalibration::namesModel(printed, r.id))
             return ConfigImporter::fromPreset(r.json);
     }
+    const QFileInfo path(printed);
+    for (const QFileInfo &config : {QFileInfo(path.filePath() + QStringLiteral("/config.json")), path})
+        if (config.isFile() && config.fileName() == QLatin1String("config.json"))
+            return ConfigImporter::fromFile(config.filePath(), QStringLiteral("LOGFILE"));
     return std::nullopt;
 }
 
@@ -751,22 +796,27 @@ int runCalibrate(const QCommandLineParser &p, QTextStream &out, QTextStream &err
     if (!info.isFile() || info.size() > 64 * Units::MiB || !file.open(QIODevice::ReadOnly))
         throw InputError(QStringLiteral("LOGFILE"), QStringLiteral("cannot read %1 (a text log of at most 64 MiB)").arg(pos.at(1)));
     const LogReading reading = LogCalibration::read(QString::fromUtf8(file.readAll()), QStringLiteral("LOGFILE"));
-    Scenario base = scenarioFrom(p, err, false);
+    Scenario base = scenarioFrom(p, err, false, false);
     if (base.model.groups.isEmpty()) {
-        if (const auto preset = presetForLogModel(reading.model, err))
-            base.model = *preset;
+        if (const auto known = modelForLog(reading.model, err))
+            base.model = *known;
         else if (reading.engine != Engine::LlamaCpp)
-            throw InputError(QStringLiteral("--model"), reading.model.isEmpty()
-                                                            ? QStringLiteral("the log names no model: give --model ID|PATH")
-                                                            : QStringLiteral("the log names model \"%1\", which is not a preset: give --model ID|PATH")
-                                                                  .arg(reading.model));
+            throw InputError(QStringLiteral("--model"),
+                             reading.model.isEmpty()
+                                 ? QStringLiteral("the log names no model: give --model with a preset id (`headroom presets list`) or the "
+                                                  "model's config.json path, e.g. --model llama-3.1-8b")
+                                 : QStringLiteral("the log names model \"%1\", which no preset names and no config.json here holds: give "
+                                                  "--model with its config.json path (e.g. --model %2/config.json, from the model's "
+                                                  "Hugging Face page) or a preset id of the same shape (`headroom presets list`)")
+                                       .arg(reading.model, reading.model.section(QLatin1Char('/'), -1)));
     }
     if (base.gpu.memoryBytes <= 0)
         base.gpu = GpuSpec::custom(reading.totalMemory.value_or(reading.freeBefore.value_or(80 * Units::GiB)));
-    Scenario calibrated = LogCalibration::apply(reading, base);
-    if (calibrated.model.totalParams <= 0 && !calibrated.weightsBytes)
-        calibrated.weightsBytes = 0; // llama.cpp logs size the cache, not the weights
-    const QVector<CalibrationRow> rows = LogCalibration::compare(reading, calibrated);
+    if (base.model.totalParams <= 0 && !base.weightsBytes && !reading.weights)
+        base.weightsBytes = 0; // llama.cpp logs size the cache, not the weights
+    const Scenario calibrated = LogCalibration::apply(reading, base);
+    refuseForeignFlags(p, calibrated.engine); // against the log's engine
+    const QVector<CalibrationRow> rows = LogCalibration::compare(reading, base);
     const QStringList notes = LogCalibration::warnings(reading, calibrated, rows);
     if (isSet(p, "json")) {
         QJsonObject o = LogCalibration::toJson(reading, rows);
@@ -778,13 +828,16 @@ int runCalibrate(const QCommandLineParser &p, QTextStream &out, QTextStream &err
     out << Engines::name(reading.engine) << " log" << (reading.version.isEmpty() ? QString() : QStringLiteral(" (v%1)").arg(reading.version))
         << ", model " << (reading.model.isEmpty() ? calibrated.model.name : reading.model) << ": " << reading.linesUsed << " of "
         << reading.linesRead << " lines read\n\n";
-    out << QStringLiteral("%1 %2 %3 %4\n").arg(Cli::tr("figure").leftJustified(50), Cli::tr("printed").rightJustified(14),
-                                               Cli::tr("predicted").rightJustified(14), Cli::tr("difference").rightJustified(11));
+    // "predicted": before hardware (the log's settings, none of its measurements); "from measured":
+    // the same figure from the log's measured terms, which checks the per-token rule alone.
+    out << QStringLiteral("%1 %2 %3 %4 %5\n").arg(Cli::tr("figure").leftJustified(46), Cli::tr("printed").rightJustified(15),
+                                                  Cli::tr("predicted").rightJustified(15), Cli::tr("difference").rightJustified(10),
+                                                  Cli::tr("from measured").rightJustified(15));
     for (const CalibrationRow &row : rows)
-        out << QStringLiteral("%1 %2 %3 %4\n")
-                   .arg(row.figure.leftJustified(50), row.format(row.printed).rightJustified(14),
-                        row.format(row.predicted).rightJustified(14),
-                        (std::isfinite(row.difference()) ? QStringLiteral("%1%").arg(row.difference() * 100, 0, 'f', 2) : QStringLiteral("n/a")).rightJustified(11));
+        out << QStringLiteral("%1 %2 %3 %4 %5\n")
+                   .arg(row.figure.leftJustified(46), row.format(row.printed).rightJustified(15), row.format(row.predicted).rightJustified(15),
+                        (std::isfinite(row.difference()) ? QStringLiteral("%1%").arg(row.difference() * 100, 0, 'f', 2) : QStringLiteral("n/a")).rightJustified(10),
+                        row.format(row.measured).rightJustified(15));
     for (const QString &note : notes)
         out << Cli::tr("note: %1").arg(note) << '\n';
     return 0;
@@ -1311,6 +1364,23 @@ int CommandLine::run(const QStringList &arguments, QTextStream &out, QTextStream
     if (p.isSet(version)) {
         out << QCoreApplication::applicationName() << ' ' << QCoreApplication::applicationVersion() << '\n';
         return 0;
+    }
+    // A flag given twice (`--gpu a --gpu b`) is refused, naming it: QCommandLineParser::value keeps the
+    // last and dropped the first in silence. `presets edit --clear F` alone may repeat (one field each).
+    for (const QString &name : p.optionNames()) {
+        if (name == QLatin1String("clear"))
+            continue;
+        const QStringList given = p.values(name);
+        const QString flag = (name.size() == 1 ? QStringLiteral("-") : QStringLiteral("--")) + name;
+        if (given.size() > 1) {
+            err << "error: " << flag << ": given " << given.size() << " times (" << given.join(QStringLiteral(", "))
+                << "); give it once, with the value you mean\n";
+            return 2;
+        }
+        if (given.isEmpty() && p.optionNames().count(name) > 1) {
+            err << "error: " << flag << ": given " << p.optionNames().count(name) << " times; give it once\n";
+            return 2;
+        }
     }
     const QStringList pos = p.positionalArguments();
     // The options only some commands read: any other command refuses them, never ignores them

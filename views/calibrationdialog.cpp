@@ -57,12 +57,11 @@ bool CalibrationDialog::readLog(const QString &log)
     try {
         const LogReading reading = LogCalibration::read(log, tr("log"));
         Scenario base = m_planner->scenario();
-        const QString printed = reading.model.section(QLatin1Char('/'), -2).toLower();
         for (const ModelShape &m : m_models)
-            if (!m.hfId.isEmpty() && (m.hfId.toLower() == printed || m.hfId.section(QLatin1Char('/'), -1).toLower() == printed.section(QLatin1Char('/'), -1)))
+            if (!m.hfId.isEmpty() && LogCalibration::namesModel(reading.model, m.hfId))
                 base.model = m;
         m_calibrated = LogCalibration::apply(reading, base);
-        const QVector<CalibrationRow> rows = LogCalibration::compare(reading, m_calibrated);
+        const QVector<CalibrationRow> rows = LogCalibration::compare(reading, base);
         for (const CalibrationRow &row : rows) {
             const int i = m_table->rowCount();
             m_table->insertRow(i);

@@ -286,20 +286,8 @@ std::optional<double> DistributionView::riskFromText(const QString &input, QStri
         if (text == m_risk->itemText(i))
             return m_risk->itemData(i).toDouble();
     try {
-        double p = 0;
-        static const QRegularExpression oneIn(QStringLiteral("^1\\s+in\\s+([^()]+?)\\s*(\\(.*\\))?$"), QRegularExpression::CaseInsensitiveOption);
-        if (const QRegularExpressionMatch m = oneIn.match(text); m.hasMatch())
-            p = 1.0 / double(Units::parseCount(m.captured(1), field, 1, Units::userLocale()));
-        else if (text.endsWith(QLatin1Char('%'))) {
-            const QString number = text.chopped(1).trimmed();
-            bool ok = false;
-            const double percent = QLocale::c().toDouble(number, &ok);
-            p = ok ? percent / 100.0 : Units::userLocale().toDouble(number, &ok) / 100.0;
-            if (!ok)
-                throw InputError(field, tr("\"%1\" is not a percentage").arg(text));
-        } else
-            p = InputRanges::parse(RealInput::Risk, text, field);
-        return InputRanges::check(RealInput::Risk, p, field);
+        const QLocale locale = Units::userLocale();
+        return InputRanges::parseRisk(text, field, &locale);
     } catch (const InputError &e) {
         if (why)
             *why = e.text();

@@ -333,8 +333,11 @@ QString formatUsd(double dollars)
         return QStringLiteral("n/a");
     if (dollars < 0)
         return QLatin1Char('-') + formatUsd(-dollars);
-    if (dollars >= 1e15) // past qint64's exact range near 2^63: grouped whole dollars from the double
-        return QLatin1Char('$') + QLocale(QLocale::English, QLocale::UnitedStates).toString(dollars, 'f', 0);
+    // From $10^15 whole dollars would need 16 digits and more, past what a double holds (15 to
+    // 16 significant digits): the trailing digits were noise ("$1,234,567,890,123,456,768").
+    // Three significant digits, as every other figure of that size, in formatScientific's form.
+    if (dollars >= 1e15)
+        return QLatin1Char('$') + formatScientific(dollars, 3);
     if (dollars >= 1000.0)
         return QLatin1Char('$') + formatCount(qint64(std::llround(dollars)));
     if (dollars >= 1.0 || dollars == 0.0)

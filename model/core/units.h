@@ -77,9 +77,11 @@ QString formatCount(qint64 value, const QLocale &locale);
 QLocale userLocale();
 /// "1 session" / "4 sessions": the count with separators and the right noun.
 QString plural(qint64 n, const QString &one, const QString &many);
-/// Dollars, never in scientific notation: "$1,234" from $1,000, "$2.95"
+/// Dollars, in fixed notation below $10^15: "$1,234" from $1,000, "$2.95"
 /// from $1, three significant digits below ("$0.738", "$0.0473",
-/// "$0.000123"); "$0.00" for 0 and "< $0.000001" below a millionth.
+/// "$0.000123"); "$0.00" for 0 and "< $0.000001" below a millionth. From $10^15 on,
+/// where whole dollars would show a double's noise digits, three significant digits in
+/// formatScientific's form: "$1.23e18". The one money format of every output.
 QString formatUsd(double dollars);
 /// A price per unit that reads at a glance: "$0.738 per session-hour", and
 /// below a cent per 1,000 (or 1,000,000) units: formatUsdPer(4.73e-5,

@@ -35,6 +35,28 @@ const EngineRule &rule(Engine e)
     return plain;
 }
 
+QList<Engine> readers(Input input)
+{
+    QList<Engine> out;
+    for (Engine e : all())
+        if (rule(e).settings().contains(input))
+            out << e;
+    return out;
+}
+
+QString foreignSetting(Engine e, Input input)
+{
+    const QList<Engine> owners = readers(input);
+    if (owners.isEmpty() || owners.contains(e))
+        return {};
+    QStringList names;
+    for (Engine o : owners)
+        names << name(o);
+    const QString list = names.size() == 1 ? names.first() : names.mid(0, names.size() - 1).join(QStringLiteral(", ")) + QStringLiteral(" and ") + names.last();
+    return QStringLiteral("is a setting of the %1 engine%2 only; the %3 engine does not read it: add --engine %4, or leave it out")
+        .arg(list, names.size() == 1 ? QString() : QStringLiteral("s"), name(e), names.first());
+}
+
 QList<Engine> all()
 {
     return {Engine::Plain, Engine::Vllm, Engine::Sglang, Engine::Trtllm, Engine::LlamaCpp, Engine::Ollama};

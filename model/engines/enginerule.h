@@ -82,18 +82,26 @@ public:
     /// The derivation's lines for the engine's own figures ("vLLM would print: ..."),
     /// sizes in `u`.
     virtual QStringList derivation(const Scenario &s, const EngineFigures &f, UnitSystem u) const = 0;
+    /// The engine-only settings this rule reads (--gpu-memory-utilization, --mem-fraction-static,
+    /// --n-ctx, ...), by input: every engine reads the inputs no rule lists (the model, card,
+    /// lengths, TP). A setting another engine's rule lists and this one does not is refused
+    /// when given for it (Engines::foreignSetting), never ignored in silence.
+    virtual QList<Input> settings() const { return {}; }
     /// True when the usable memory is card x gpu_memory_utilization (vLLM), so the
-    /// derivation names the product and --gpu-memory-utilization is not ignored.
-    virtual bool usesUtilization() const { return false; }
-    /// True when --kv-cache-memory pins this engine's budget.
-    virtual bool honoursKvCacheMemory() const { return false; }
+    /// derivation names the product: the rule reads Input::GpuMemoryUtilization.
+    bool usesUtilization() const { return settings().contains(Input::GpuMemoryUtilization); }
+    /// True when --kv-cache-memory pins this engine's budget (it reads Input::KvCacheMemory).
+    bool honoursKvCacheMemory() const { return settings().contains(Input::KvCacheMemory); }
 
     /// The regular expressions of this engine's start-up lines, each filling `r`.
     /// Figures are parsed with LogParse (errors name `field` and the line).
     virtual void addLogPatterns(QVector<LogPattern> &, LogReading &, const QString &) const {}
-    /// What a reading of this engine's log means for the scenario, beyond the
-    /// common part LogCalibration::apply does (lengths, TP, memory, weights).
+    /// What a reading of this engine's log sets of the scenario's settings, beyond the
+    /// common part LogCalibration::applySettings does (lengths, TP, cache type).
     virtual void applyLog(const LogReading &, Scenario &) const {}
+    /// What the log's measured figures mean for the scenario beyond LogCalibration::apply's
+    /// common part (vLLM: the profiled workspace); applyLog holds the settings alone.
+    virtual void applyMeasurements(const LogReading &, Scenario &) const {}
     /// How far the budget may be off before hardware, as a fraction of the card's
     /// memory: the largest miss over the checked public cases of this engine
     /// (tests/model/tst_engines.cpp), 0 when the scenario pins every term that
@@ -106,6 +114,13 @@ public:
 namespace Engines {
 /// The rule of engine `e` (the dispatcher: one line per engine, engines/enginerule.cpp).
 const EngineRule &rule(Engine e);
+/// The engines whose rules read `input` as their own setting (EngineRule::settings), in menu
+/// order; empty when it is no engine's own setting (every rule reads it).
+QList<Engine> readers(Input input);
+/// Empty when engine `e` reads `input`; else why it does not, naming the engines that do, as
+/// the message of an InputError on the input's flag: "is a setting of the sglang engine only;
+/// the vllm engine does not read it: add --engine sglang, or leave it out".
+QString foreignSetting(Engine e, Input input);
 } // namespace Engines
 
 /// The KV budget per GPU under `s.engine`: Engines::rule(s.engine).budget(...).

@@ -67,12 +67,15 @@ void LlamaCppRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const Q
     // whose size line is not in the paste. A new "n_ctx =" line starts a new context (a restart,
     // or the two runs of a diff), and the figures of the one before it are dropped.
     auto total = [&r, field]() { r.kvSelf = Units::add(r.kvClosed, r.kvOpen, field); };
-    p << LogPattern{rx(QStringLiteral("general\\.name\\s+(?:str\\s+)?=\\s+(.+)$")), [&r](const QRegularExpressionMatch &m, int) { if (r.model.isEmpty()) r.model = m.captured(1).trimmed(); }}
-      << LogPattern{rx(QStringLiteral("\\bn_layer\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.layers = shapeAt(m, l, "n_layer"); }}
-      << LogPattern{rx(QStringLiteral("\\bn_head\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.heads = shapeAt(m, l, "n_head"); }}
-      << LogPattern{rx(QStringLiteral("\\bn_head_kv\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.kvHeads = shapeAt(m, l, "n_head_kv"); }}
-      << LogPattern{rx(QStringLiteral("\\bn_embd_head_k\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.headDim = shapeAt(m, l, "n_embd_head_k"); }}
-      << LogPattern{rx(QStringLiteral("\\bn_ctx\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) {
+    // The start of a run: every llama.cpp program prints its build first (common/common.cpp
+    // "build: 4462 (c05e8c99) with cc ...", older "main: build = 1 (5b7b0ac)").
+    p << LogPattern{rx(QStringLiteral("\\bbuild(?::| =) \\d+ \\(")), [&r](const QRegularExpressionMatch &, int) { r.engine = Engine::LlamaCpp; }, Engine::LlamaCpp}
+      << LogPattern{rx(QStringLiteral("general\\.name\\s+(?:str\\s+)?=\\s+(.+)$")), [&r](const QRegularExpressionMatch &m, int) { if (r.model.isEmpty()) r.model = m.captured(1).trimmed(); }}
+      << LogPattern{rx(QStringLiteral("\\bn_layer\\s+=\\s+(-?\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.layers = shapeAt(m, l, "n_layer"); }}
+      << LogPattern{rx(QStringLiteral("\\bn_head\\s+=\\s+(-?\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.heads = shapeAt(m, l, "n_head"); }}
+      << LogPattern{rx(QStringLiteral("\\bn_head_kv\\s+=\\s+(-?\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.kvHeads = shapeAt(m, l, "n_head_kv"); }}
+      << LogPattern{rx(QStringLiteral("\\bn_embd_head_k\\s+=\\s+(-?\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.headDim = shapeAt(m, l, "n_embd_head_k"); }}
+      << LogPattern{rx(QStringLiteral("\\bn_ctx\\s+=\\s+(-?\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) {
                         r.engine = Engine::LlamaCpp;
                         r.maxModelLen = shapeAt(m, l, "n_ctx");
                         r.kvClosed = r.kvOpen = r.kvBuffers = 0;
@@ -80,10 +83,10 @@ void LlamaCppRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const Q
                         r.kvSelf.reset();
                         r.kvCells.reset();
                     }}
-      << LogPattern{rx(QStringLiteral("\\bn_seq_max\\s+=\\s+(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.nSeq = shapeAt(m, l, "n_seq_max"); }}
+      << LogPattern{rx(QStringLiteral("\\bn_seq_max\\s+=\\s+(-?\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.nSeq = shapeAt(m, l, "n_seq_max"); }}
       // llama_kv_cache_init: kv_size = 32768, offload = 1, type_k = 'q8_0', type_v = 'q8_0', n_layer = 64
       // (src/llama-kv-cache.cpp): the cells allocated, whatever n_ctx was asked for.
-      << LogPattern{rx(QStringLiteral("\\bkv_size\\s*=\\s*(\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvCells = shapeAt(m, l, "kv_size"); }}
+      << LogPattern{rx(QStringLiteral("\\bkv_size\\s*=\\s*(-?\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvCells = shapeAt(m, l, "kv_size"); }}
       << LogPattern{rx(QStringLiteral("\\btype_k\\s*=\\s*'([a-z0-9_]+)'")), [&r](const QRegularExpressionMatch &m, int) { r.kvDtype = m.captured(1); }}
       // "CUDA0 KV buffer size = 2788.00 MiB" per device (layer split): their sum is the cache's size.
       << LogPattern{rx(QStringLiteral("\\bKV buffer size\\s*=\\s*") + num + gib),
@@ -100,7 +103,7 @@ void LlamaCppRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const Q
                         r.kvCaches = 1;
                         total();
                     }}
-      << LogPattern{rx(QStringLiteral("llama_kv_cache(?:_unified)?:\\s*size\\s*=\\s*") + num + gib + QStringLiteral("\\s*\\(\\s*(\\d+) cells")),
+      << LogPattern{rx(QStringLiteral("llama_kv_cache(?:_unified)?:\\s*size\\s*=\\s*") + num + gib + QStringLiteral("\\s*\\(\\s*(-?\\d+) cells")),
                     [&r, mem, field, total](const QRegularExpressionMatch &m, int l) {
                         r.engine = Engine::LlamaCpp;
                         r.kvClosed = Units::add(r.kvClosed, mem(m, 1, l), field);
@@ -116,7 +119,7 @@ void LlamaCppRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const Q
                     [&r, mem, field](const QRegularExpressionMatch &m, int l) { r.recurrentState = Units::add(mem(m, 1, l), mem(m, 3, l), field); }}
       // ggml's allocation failures: "allocating 8900.01 MiB on device 0: cudaMalloc failed: out of
       // memory", then "failed to allocate compute buffers" / "failed to create context".
-      << LogPattern{rx(QStringLiteral("allocating ") + num + gib + QStringLiteral(" on device (\\d+): cudaMalloc failed: out of memory")),
+      << LogPattern{rx(QStringLiteral("allocating ") + num + gib + QStringLiteral(" on device (-?\\d+): cudaMalloc failed: out of memory")),
                     [&r](const QRegularExpressionMatch &m, int l) {
                         r.engine = Engine::LlamaCpp;
                         r.fail(QStringLiteral("llamacpp-oom"),

@@ -15,6 +15,8 @@ public:
     QString name() const override { return QStringLiteral("llamacpp"); }
     QStringList aliases() const override { return {QStringLiteral("llama.cpp"), QStringLiteral("llama-cpp")}; }
     QString describe() const override;
+    /// Its own settings (EngineRule::settings).
+    QList<Input> settings() const override { return {Input::NCtx, Input::NSeq, Input::NBatch}; }
     /// llama.cpp numbers builds (b4462), not releases: its cache rule has not changed across the checked builds.
     EngineVersion checkedVersion() const override { return {}; }
     EngineBudget budget(const Scenario &s, qint64 weightsPerGpu) const override { return PlainRule::cardMinusWorkspace(s, weightsPerGpu); }

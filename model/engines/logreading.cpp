@@ -65,7 +65,7 @@ QString leadingText(const QString &pattern)
 
 QString number()
 {
-    return QStringLiteral("([0-9]+(?:\\.[0-9]+)?)");
+    return QStringLiteral("(-?[0-9]+(?:\\.[0-9]+)?)");
 }
 
 QString unit()
@@ -82,8 +82,11 @@ qint64 bytes(const QString &number, const QString &unit, int line, const QString
 {
     bool ok = false;
     const double v = number.toDouble(&ok);
-    if (!ok || !std::isfinite(v) || v < 0)
+    if (!ok || !std::isfinite(v))
         throw InputError(field, QStringLiteral("line %1: \"%2\" is not a memory figure").arg(line).arg(number));
+    if (v < 0)
+        throw InputError(field, QStringLiteral("line %1: %2 %3 is negative: no memory figure an engine measures is below 0 (an edited or "
+                                               "damaged log?)").arg(line).arg(number, unit));
     const QString u = unit.toLower();
     const double scale = u == QLatin1String("b")           ? 1.0
                          : u.startsWith(QLatin1Char('m')) ? double(Units::MiB)
@@ -99,7 +102,10 @@ qint64 count(QString number, int line, const QString &field)
     number.remove(QLatin1Char(','));
     bool ok = false;
     const qint64 v = number.toLongLong(&ok);
-    if (!ok || v < 0)
+    if (ok && v < 0)
+        throw InputError(field, QStringLiteral("line %1: %2 is negative: no count an engine prints is below 0 (an edited or damaged log?)")
+                                    .arg(line).arg(number));
+    if (!ok)
         throw InputError(field, QStringLiteral("line %1: \"%2\" is not a count").arg(line).arg(number));
     return v;
 }

@@ -52,6 +52,15 @@ struct LogReading
     /// memory for the KV cache ..."), in order, one per kind (ranks repeat them).
     QStringList failures;
     QStringList failureKinds;           ///< the kind of each failure, so a repeated one is kept once
+    /// True when a KV-cache size was read (a budget, tokens, blocks, KV self, Ollama's estimate).
+    bool hasKvFigure() const { return kvBudget || kvTokens || numBlocks || kvSelf || requiredKv; }
+    /// True when a figure a run measures was read (beyond the configuration a start-up banner
+    /// prints): memory, weights, a KV size, a shape the loader printed, a failure.
+    bool hasMeasurements() const
+    {
+        return hasKvFigure() || totalMemory || weights || freeBefore || freeAfter || kvCells || layers || kvNeeded || activationPeak
+            || !failures.isEmpty() || refusalLine;
+    }
     /// Adds a failure of `kind` unless one of that kind is already held.
     void fail(const QString &kind, const QString &sentence)
     {
@@ -69,16 +78,24 @@ struct LogReading
     /// Each figure's name in errors: the log, the line and the engine's own words
     /// ("LOGFILE line 12 (tensor_parallel_size=3)"), set by LogCalibration::read.
     InputNames names;
+    /// What the reader chose, one sentence each ("The log holds 2 start-ups ...: the last ... was
+    /// read"), said among the warnings.
+    QStringList notes;
     int linesRead = 0;                  ///< lines of the log
     int linesUsed = 0;                  ///< lines a figure was read from
 };
 
 /// One start-up line an engine prints: the expression and what it fills in.
 /// `take` gets the match and the 1-based line number (for error messages).
+/// `startsRun`: the engine that prints this line once at the start of a run (vLLM's
+/// "Initializing a V1 LLM engine", SGLang's server_args, llama.cpp's "build:"), so its log
+/// holding it again after figures were read holds a restart, and the reader keeps one
+/// start-up; Engine::Plain for every other line.
 struct LogPattern
 {
     QRegularExpression re;
     std::function<void(const QRegularExpressionMatch &, int)> take;
+    Engine startsRun = Engine::Plain;
 };
 
 /// Parsers for the figures of log lines. Each throws InputError(field) with

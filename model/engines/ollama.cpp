@@ -73,11 +73,14 @@ void OllamaRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QSt
     // Go's format.HumanBytes2 prints them: binary units, "B" below a KiB), and the runner's
     // command line: msg="starting llama server" cmd="... --ctx-size 8192 --batch-size 512 ...
     // --parallel 1 ...", where --ctx-size is num_ctx x num_parallel (server.go).
-    p << LogPattern{rx(QStringLiteral("memory\\.required\\.kv=\"?") + number() + QStringLiteral("\\s*(GiB|MiB|KiB|B)\\b")),
+    // The start of a run: the server's "Listening on 127.0.0.1:11434 (version 0.11.4)" (routes.go).
+    // Each model load prints its estimate before "starting llama server", so that line is no start.
+    p << LogPattern{rx(QStringLiteral("Listening on \\S+ \\(version ")), [&r](const QRegularExpressionMatch &, int) { r.engine = Engine::Ollama; }, Engine::Ollama}
+      << LogPattern{rx(QStringLiteral("memory\\.required\\.kv=\"?") + number() + QStringLiteral("\\s*(GiB|MiB|KiB|B)\\b")),
                     [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Ollama; r.requiredKv = bytes(m.captured(1), m.captured(2), l, field); }}
-      << LogPattern{rx(QStringLiteral("--ctx-size (\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.ctxSize = shape(m.captured(1), l, field, "--ctx-size"); }}
-      << LogPattern{rx(QStringLiteral("--parallel (\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.nSeq = shape(m.captured(1), l, field, "--parallel"); }}
-      << LogPattern{rx(QStringLiteral("--batch-size (\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.nBatch = shape(m.captured(1), l, field, "--batch-size"); }};
+      << LogPattern{rx(QStringLiteral("--ctx-size (-?\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.ctxSize = shape(m.captured(1), l, field, "--ctx-size"); }}
+      << LogPattern{rx(QStringLiteral("--parallel (-?\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.nSeq = shape(m.captured(1), l, field, "--parallel"); }}
+      << LogPattern{rx(QStringLiteral("--batch-size (-?\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.nBatch = shape(m.captured(1), l, field, "--batch-size"); }};
 }
 
 void OllamaRule::applyLog(const LogReading &r, Scenario &s) const

@@ -14,6 +14,8 @@ public:
     Engine id() const override { return Engine::Ollama; }
     QString name() const override { return QStringLiteral("ollama"); }
     QString describe() const override;
+    /// Its own settings (EngineRule::settings).
+    QList<Input> settings() const override { return {Input::NCtx, Input::NSeq, Input::NBatch}; }
     /// Ollama 0.11 (E19); 0.6.0 (E20) and 0.6.5 (E14) checked as older families.
     EngineVersion checkedVersion() const override { return {0, 11}; }
     EngineBudget budget(const Scenario &s, qint64 weightsPerGpu) const override { return PlainRule::cardMinusWorkspace(s, weightsPerGpu); }

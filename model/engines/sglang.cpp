@@ -130,10 +130,12 @@ void SglangRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QSt
                               "pool at these settings, so no request can run (raise --mem-fraction-static if the weights fit under it, or "
                               "spread the weights over more GPUs).").arg(l));
     };
-    p << LogPattern{rx(QStringLiteral("model_path='([^']+)'")), [&r](const QRegularExpressionMatch &m, int) { r.engine = Engine::Sglang; r.model = m.captured(1); }}
+    // The start of a run: the launcher prints its ServerArgs once (sglang/srt/server_args.py).
+    p << LogPattern{rx(QStringLiteral("server_args=ServerArgs\\(")), [&r](const QRegularExpressionMatch &, int) { r.engine = Engine::Sglang; }, Engine::Sglang}
+      << LogPattern{rx(QStringLiteral("model_path='([^']+)'")), [&r](const QRegularExpressionMatch &m, int) { r.engine = Engine::Sglang; r.model = m.captured(1); }}
       << LogPattern{rx(QStringLiteral("mem[-_]fraction[-_]static=") + num), [&r, field](const QRegularExpressionMatch &m, int l) { r.memFractionStatic = LogParse::setting(RealInput::MemFractionStatic, m.captured(1), l, field); }}
-      << LogPattern{rx(QStringLiteral("\\btp_size=(\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.tp = shape(m.captured(1), l, field, "tp_size"); }}
-      << LogPattern{rx(QStringLiteral("context_length=(\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.maxModelLen = shape(m.captured(1), l, field, "context_length"); }}
+      << LogPattern{rx(QStringLiteral("\\btp_size=(-?\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.tp = shape(m.captured(1), l, field, "tp_size"); }}
+      << LogPattern{rx(QStringLiteral("context_length=(-?\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.maxModelLen = shape(m.captured(1), l, field, "context_length"); }}
       << LogPattern{rx(QStringLiteral("Load weight begin.*avail mem=") + num + gib), [&r, mem, least](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; least(r.freeBefore, mem(m, 1, l)); }}
       << LogPattern{rx(QStringLiteral("Load weight end.*avail mem=") + num + gib + QStringLiteral(".*mem usage=") + num + gib),
                     [&r, mem](const QRegularExpressionMatch &m, int l) {
@@ -143,13 +145,13 @@ void SglangRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QSt
                             r.weights = mem(m, 3, l);
                         }
                     }}
-      << LogPattern{rx(QStringLiteral("KV Cache is allocated\\. #tokens: ([0-9,]+)")),
+      << LogPattern{rx(QStringLiteral("KV Cache is allocated\\. #tokens: (-?[0-9,]+)")),
                     [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.kvTokens = count(m.captured(1), l, field); }}
       // The scheduler's summary (scheduler.py): "max_total_num_tokens=2086558, chunked_prefill_size=8192,
       // max_prefill_tokens=16384, max_running_requests=33, context_len=256000, available_gpu_mem=17.22 GB".
-      << LogPattern{rx(QStringLiteral("max_total_num_tokens=([0-9,]+)")),
+      << LogPattern{rx(QStringLiteral("max_total_num_tokens=(-?[0-9,]+)")),
                     [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.kvTokens = count(m.captured(1), l, field); }}
-      << LogPattern{rx(QStringLiteral("\\bcontext_len=(\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.maxModelLen = shape(m.captured(1), l, field, "context_len"); }}
+      << LogPattern{rx(QStringLiteral("\\bcontext_len=(-?\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.maxModelLen = shape(m.captured(1), l, field, "context_len"); }}
       // Refusals (model_runner.py): "RuntimeError: Not enough memory. Please try to increase
       // --mem-fraction-static." and, later, "Loaded weights leave no GPU memory for the KV cache
       // under --mem-fraction-static=0.88."

@@ -15,12 +15,13 @@ public:
     Engine id() const override { return Engine::Sglang; }
     QString name() const override { return QStringLiteral("sglang"); }
     QString describe() const override;
+    /// Its own settings (EngineRule::settings).
+    QList<Input> settings() const override { return {Input::MemFractionStatic, Input::KvCacheMemory, Input::FreeMemoryBefore, Input::FreeMemoryAfter}; }
     /// SGLang 0.5 (2026, hybrid linear-attention backend, E18); E07 ran 0.4 (Mar 2025): same budget rule.
     EngineVersion checkedVersion() const override { return {0, 5}; }
     EngineBudget budget(const Scenario &s, qint64 weightsPerGpu) const override;
     EngineFigures figures(const Scenario &s, const KvCost &cost, qint64 budgetPerGpu) const override;
     QStringList derivation(const Scenario &s, const EngineFigures &f, UnitSystem u) const override;
-    bool honoursKvCacheMemory() const override { return true; }
     void addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field) const override;
     void applyLog(const LogReading &r, Scenario &s) const override;
     QString tokensFigure() const override { return QStringLiteral("#tokens"); }

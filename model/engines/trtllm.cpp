@@ -87,18 +87,20 @@ void TrtllmRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QSt
     // tokens in paged KV cache." (0.5-0.8); "[MemUsageChange] Allocated 78.30 GiB for max tokens in
     // paged KV cache (3731744)." and "Max KV cache blocks per sequence: 65 [window size=2051],
     // tokens per block=32, primary blocks=116617, secondary blocks=0" (later).
-    p << LogPattern{rx(QStringLiteral("Allocate (\\d+) bytes for k/v cache")),
+    // The start of a run: "[TensorRT-LLM] TensorRT-LLM version: 0.8.0" (tensorrt_llm/__init__.py).
+    p << LogPattern{rx(QStringLiteral("TensorRT-LLM version: ")), [&r](const QRegularExpressionMatch &, int) { r.engine = Engine::Trtllm; }, Engine::Trtllm}
+      << LogPattern{rx(QStringLiteral("Allocate (-?\\d+) bytes for k/v cache")),
                     [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Trtllm; r.kvBudget = bytes(m.captured(1), QStringLiteral("B"), l, field); }}
-      << LogPattern{rx(QStringLiteral("Allocated ") + num + gib + QStringLiteral(" for max tokens in paged KV cache \\(([0-9,]+)\\)")),
+      << LogPattern{rx(QStringLiteral("Allocated ") + num + gib + QStringLiteral(" for max tokens in paged KV cache \\((-?[0-9,]+)\\)")),
                     [&r, field](const QRegularExpressionMatch &m, int l) {
                         r.engine = Engine::Trtllm;
                         r.kvBudget = bytes(m.captured(1), m.captured(2), l, field);
                         r.kvTokens = count(m.captured(3), l, field);
                     }}
-      << LogPattern{rx(QStringLiteral("Using ([0-9,]+) tokens in paged KV cache")),
+      << LogPattern{rx(QStringLiteral("Using (-?[0-9,]+) tokens in paged KV cache")),
                     [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Trtllm; r.kvTokens = count(m.captured(1), l, field); }}
-      << LogPattern{rx(QStringLiteral("tokens per block(?:=|: )(\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Trtllm; r.tokensPerBlock = shape(m.captured(1), l, field, "tokens per block"); }}
-      << LogPattern{rx(QStringLiteral("primary blocks=([0-9,]+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Trtllm; r.numBlocks = count(m.captured(1), l, field); }};
+      << LogPattern{rx(QStringLiteral("tokens per block(?:=|: )(-?\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Trtllm; r.tokensPerBlock = shape(m.captured(1), l, field, "tokens per block"); }}
+      << LogPattern{rx(QStringLiteral("primary blocks=(-?[0-9,]+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Trtllm; r.numBlocks = count(m.captured(1), l, field); }};
 }
 
 void TrtllmRule::applyLog(const LogReading &r, Scenario &s) const

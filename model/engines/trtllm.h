@@ -15,12 +15,13 @@ public:
     QString name() const override { return QStringLiteral("trtllm"); }
     QStringList aliases() const override { return {QStringLiteral("tensorrt-llm"), QStringLiteral("trt-llm")}; }
     QString describe() const override;
+    /// Its own settings (EngineRule::settings).
+    QList<Input> settings() const override { return {Input::FreeGpuMemoryFraction, Input::KvCacheMemory, Input::FreeMemoryAfter, Input::TokensPerBlock, Input::MaxBatchSize, Input::MaxNumTokens, Input::MaxSeqLen}; }
     /// TensorRT-LLM 0.8 (E08).
     EngineVersion checkedVersion() const override { return {0, 8}; }
     EngineBudget budget(const Scenario &s, qint64 weightsPerGpu) const override;
     EngineFigures figures(const Scenario &s, const KvCost &cost, qint64 budgetPerGpu) const override;
     QStringList derivation(const Scenario &s, const EngineFigures &f, UnitSystem u) const override;
-    bool honoursKvCacheMemory() const override { return true; }
     void addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field) const override;
     void applyLog(const LogReading &r, Scenario &s) const override;
     QString tokensFigure() const override { return QStringLiteral("tokens in paged KV cache"); }

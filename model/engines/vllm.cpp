@@ -263,11 +263,14 @@ void VllmRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QStri
                               "settings (raise gpu_memory_utilization, or leave more of the card: a smaller model, TP, "
                               "a lower --max-num-batched-tokens).").arg(l));
     };
-    p << LogPattern{rx(QStringLiteral("(?:vLLM|LLM engine).*?\\(v(\\d+\\.\\d+(?:\\.\\d+)?)")), [&r](const QRegularExpressionMatch &m, int) { r.engine = Engine::Vllm; r.version = m.captured(1); }}
+    // The start of a run: the engine core's banner (llm_engine.py "Initializing an LLM engine (v0.6.4)
+    // with config: ...", v1/engine/core.py "Initializing a V1 LLM engine (v0.11.0) with config: ...").
+    p << LogPattern{rx(QStringLiteral("Initializing an? (?:V1 )?LLM engine")), [&r](const QRegularExpressionMatch &, int) { r.engine = Engine::Vllm; }, Engine::Vllm}
+      << LogPattern{rx(QStringLiteral("(?:vLLM|LLM engine).*?\\(v(\\d+\\.\\d+(?:\\.\\d+)?)")), [&r](const QRegularExpressionMatch &m, int) { r.engine = Engine::Vllm; r.version = m.captured(1); }}
       << LogPattern{rx(QStringLiteral("\\bvllm[ =]v?(\\d+\\.\\d+(?:\\.\\d+)?)\\b")), [&r](const QRegularExpressionMatch &m, int) { r.engine = Engine::Vllm; r.version = m.captured(1); }}
       << LogPattern{rx(QStringLiteral("\\bmodel='([^']+)'")), [&r](const QRegularExpressionMatch &m, int) { r.model = m.captured(1); }}
-      << LogPattern{rx(QStringLiteral("max_seq_len=(\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.maxModelLen = shape(m.captured(1), l, field, "max_seq_len"); }}
-      << LogPattern{rx(QStringLiteral("tensor_parallel_size=(\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.tp = shape(m.captured(1), l, field, "tensor_parallel_size"); }}
+      << LogPattern{rx(QStringLiteral("max_seq_len=(-?\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.maxModelLen = shape(m.captured(1), l, field, "max_seq_len"); }}
+      << LogPattern{rx(QStringLiteral("tensor_parallel_size=(-?\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.tp = shape(m.captured(1), l, field, "tensor_parallel_size"); }}
       << LogPattern{rx(QStringLiteral("kv_cache_dtype=([a-z0-9_]+)")), [&r](const QRegularExpressionMatch &m, int) { r.kvDtype = m.captured(1); }}
       // The profile's terms in each layout vLLM has printed them (worker.py / gpu_worker.py):
       // 0.6.4 "Memory profiling results: total_gpu_memory=23.58GiB ... non_torch_memory=0.35GiB
@@ -302,15 +305,17 @@ void VllmRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QStri
       // memory for KV Cache as specified by kv_cache_memory_bytes config and skipped memory profiling."
       << LogPattern{rx(QStringLiteral("reserved ") + num + gib + QStringLiteral(" memory for KV Cache")), [budget](const QRegularExpressionMatch &m, int l) { budget(m, 1, l); }}
       // "# GPU blocks: 1952, # CPU blocks: 2048" (V0; pasted without the "#" too), "# GPU blocks: 1381" (V1 0.7).
-      << LogPattern{rx(QStringLiteral("GPU blocks: ([0-9,]+)")), [&r, cnt, noMemory](const QRegularExpressionMatch &m, int l) {
+      << LogPattern{rx(QStringLiteral("GPU blocks: (-?[0-9,]+)")), [&r, cnt, noMemory](const QRegularExpressionMatch &m, int l) {
                         r.engine = Engine::Vllm;
-                        r.numBlocks = cnt(m, 1, l);
-                        if (*r.numBlocks == 0)
+                        // 0 blocks is no pool to compare: the failure, not a figure.
+                        if (const qint64 blocks = cnt(m, 1, l); blocks == 0)
                             noMemory(l);
+                        else
+                            r.numBlocks = blocks;
                     }}
       // "num_gpu_blocks=26615", "num_gpu_blocks is 26615", "num_gpu_blocks is: 26615".
-      << LogPattern{rx(QStringLiteral("num_gpu_blocks(?:\\s+is)?\\s*[=:]?\\s*([0-9,]+)")), [&r, cnt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.numBlocks = cnt(m, 1, l); }}
-      << LogPattern{rx(QStringLiteral("GPU KV cache size: ([0-9,]+) tokens")), [&r, cnt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.kvTokens = cnt(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("num_gpu_blocks(?:\\s+is)?\\s*[=:]?\\s*(-?[0-9,]+)")), [&r, cnt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.numBlocks = cnt(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("GPU KV cache size: (-?[0-9,]+) tokens")), [&r, cnt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.kvTokens = cnt(m, 1, l); }}
       // gpu_worker.py from 0.10 on: "Free memory on device (78.57/79.18 GiB) on startup. Desired GPU
       // memory utilization is (0.9, 71.26 GiB). Actual usage is 14.99 GiB for weight, 4.76 GiB for
       // peak activation, 0.13 GiB for non-torch memory, and -0.45 GiB for CUDAGraph memory." (later
@@ -337,7 +342,7 @@ void VllmRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QStri
                         r.activationPeak = bytes(m.captured(2), g, l, field);
                         r.cudaGraph = m.captured(3).isEmpty() ? bytes(m.captured(4), g, l, field) : 0;
                     }}
-      << LogPattern{rx(QStringLiteral("Maximum concurrency for ([0-9,]+) tokens per request: ") + num + QStringLiteral("x")),
+      << LogPattern{rx(QStringLiteral("Maximum concurrency for (-?[0-9,]+) tokens per request: ") + num + QStringLiteral("x")),
                     [&r, cnt, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.maxModelLen = cnt(m, 1, l); r.maxConcurrency = real(m.captured(2), l, field); }}
       // Refusals of max_model_len. V0 (worker.py raise_if_cache_size_invalid): "The model's max seq
       // len (29000) is larger than the maximum number of tokens that can be stored in KV cache
@@ -346,7 +351,7 @@ void VllmRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QStri
       // needed, which is larger than the available KV cache memory (9.97 GiB). Based on the
       // available memory, the estimated maximum model length is 34736." Each part has its own
       // pattern: pasted logs wrap the message over lines.
-      << LogPattern{rx(QStringLiteral("max seq len \\((\\d+)\\) is larger than the maximum number of tokens that can be stored in KV cache \\((\\d+)\\)")),
+      << LogPattern{rx(QStringLiteral("max seq len \\((-?\\d+)\\) is larger than the maximum number of tokens that can be stored in KV cache \\((-?\\d+)\\)")),
                     [&r, cnt, field](const QRegularExpressionMatch &m, int l) {
                         r.engine = Engine::Vllm;
                         r.maxModelLen = shape(m.captured(1), l, field, "max seq len");
@@ -358,10 +363,10 @@ void VllmRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QStri
                                               "to %3 or less, or raise gpu_memory_utilization).")
                                    .arg(l).arg(Units::formatCount(*r.maxModelLen), Units::formatCount(cnt(m, 2, l))));
                     }}
-      << LogPattern{rx(QStringLiteral("To serve at least one request with the models?'s max seq len \\((\\d+)\\)")),
+      << LogPattern{rx(QStringLiteral("To serve at least one request with the models?'s max seq len \\((-?\\d+)\\)")),
                     [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.maxModelLen = shape(m.captured(1), l, field, "max seq len"); r.refusalLine = l; }}
       << LogPattern{rx(num + gib + QStringLiteral(" KV cache is needed")), [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.kvNeeded = mem(m, 1, l); if (!r.refusalLine) r.refusalLine = l; }}
-      << LogPattern{rx(QStringLiteral("estimated maximum model length is ([0-9,]+)")), [&r, cnt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.estimatedMaxLen = cnt(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("estimated maximum model length is (-?[0-9,]+)")), [&r, cnt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.estimatedMaxLen = cnt(m, 1, l); }}
       << LogPattern{rx(QStringLiteral("No available memory for the cache blocks")), [noMemory](const QRegularExpressionMatch &, int l) { noMemory(l); }}
       << LogPattern{rx(QStringLiteral("EngineCore (?:failed to start|hit an exception)|Engine core initialization failed")), [&r](const QRegularExpressionMatch &, int l) {
                         r.engine = Engine::Vllm;
@@ -377,9 +382,13 @@ void VllmRule::applyLog(const LogReading &r, Scenario &s) const
         e.vllmMajor = 0;
         e.vllmMinor = 10;
     }
+}
+
+void VllmRule::applyMeasurements(const LogReading &r, Scenario &s) const
+{
     // Keep the measured workspace as the scenario's own (the profiled terms).
     if (r.activationPeak && r.nonTorch)
-        s.workspaceBytes = *r.activationPeak + *r.nonTorch + (subtractsCudaGraphs(e) ? r.cudaGraph.value_or(0) : 0);
+        s.workspaceBytes = *r.activationPeak + *r.nonTorch + (subtractsCudaGraphs(s.engineSettings) ? r.cudaGraph.value_or(0) : 0);
 }
 
 } // namespace Headroom

@@ -16,6 +16,8 @@ public:
     Engine id() const override { return Engine::Vllm; }
     QString name() const override { return QStringLiteral("vllm"); }
     QString describe() const override;
+    /// Its own settings (EngineRule::settings).
+    QList<Input> settings() const override { return {Input::GpuMemoryUtilization, Input::KvCacheMemory, Input::MaxNumSeqs, Input::MaxNumBatchedTokens, Input::ActivationPeak, Input::NonTorch, Input::CudaGraph}; }
     /// vLLM 0.11 (E03, E24, E26, E27: the llm-d study ran vllm/vllm-openai:v0.11.0).
     EngineVersion checkedVersion() const override { return {0, 11}; }
     /// --vllm-version / --engine-version, kept as vllmMajor.vllmMinor.
@@ -25,10 +27,9 @@ public:
     EngineFigures figures(const Scenario &s, const KvCost &cost, qint64 budgetPerGpu) const override;
     void addJson(const EngineFigures &f, QJsonObject &o) const override;
     QStringList derivation(const Scenario &s, const EngineFigures &f, UnitSystem u) const override;
-    bool usesUtilization() const override { return true; }
-    bool honoursKvCacheMemory() const override { return true; }
     void addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field) const override;
     void applyLog(const LogReading &r, Scenario &s) const override;
+    void applyMeasurements(const LogReading &r, Scenario &s) const override;
 
     /// True when the version subtracts the CUDA-graph memory from the budget.
     static bool subtractsCudaGraphs(const EngineSettings &e);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inputs/inputranges.h"
+#include <QRegularExpression>
 #include "core/inputerror.h"
 #include "lengths/lengthdistribution.h"
 #include "core/units.h"
@@ -155,6 +156,28 @@ double parse(RealInput input, const QString &text, const QString &field)
     if (v < r.low || v > r.high)
         throw InputError(field, QStringLiteral("must be a number from %1 to %2, got %3").arg(shortest(r.low), shortest(r.high), text));
     return v == 0 ? 0.0 : v;
+}
+
+double parseRisk(const QString &input, const QString &field, const QLocale *locale)
+{
+    const QString text = input.trimmed();
+    double p = 0;
+    static const QRegularExpression oneIn(QStringLiteral("^1\\s+in\\s+([^()]+?)\\s*(\\(.*\\))?$"), QRegularExpression::CaseInsensitiveOption);
+    if (const QRegularExpressionMatch m = oneIn.match(text); m.hasMatch()) {
+        p = 1.0 / double(locale ? Units::parseCount(m.captured(1), field, 1, *locale) : Units::parseCount(m.captured(1), field, 1));
+    } else if (text.endsWith(QLatin1Char('%'))) {
+        const QString number = text.chopped(1).trimmed();
+        bool ok = false;
+        const double percent = QLocale::c().toDouble(number, &ok);
+        p = percent / 100.0;
+        if (!ok && locale)
+            p = locale->toDouble(number, &ok) / 100.0;
+        if (!ok || !std::isfinite(p))
+            throw InputError(field, QStringLiteral("\"%1\" is not a percentage").arg(text));
+    } else {
+        p = parse(RealInput::Risk, text, field);
+    }
+    return check(RealInput::Risk, p, field);
 }
 
 } // namespace Headroom::InputRanges

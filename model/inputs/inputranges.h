@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QLocale>
 #include <QString>
 #include <array>
 
@@ -149,6 +150,13 @@ double check(RealInput input, double value, const QString &field);
 /// Parses `text` (a decimal such as "0.9" or "1e-3") and checks it; throws
 /// InputError(field) for text that is not a finite number or out of range.
 double parse(RealInput input, const QString &text, const QString &field);
+/// A risk as a person types it, the one reader of the command line (--risk) and the
+/// window's risk box: "1 in 5,000" (the count as Units::parseCount reads it, in `locale`
+/// first when one is given), the shown form "1 in 5,000 (2e-4)" (the figure in brackets is
+/// the same risk rounded, not read), a percentage "0.2%" (C locale, then `locale`), or a
+/// probability "0.0002" / "2e-4". Checked against RealInput::Risk's range; throws
+/// InputError(field) naming the form it failed to read.
+double parseRisk(const QString &text, const QString &field, const QLocale *locale = nullptr);
 
 } // namespace InputRanges
 } // namespace Headroom

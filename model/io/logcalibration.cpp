@@ -9,6 +9,7 @@
 #include <functional>
 #include <QRegularExpression>
 #include <QStringTokenizer>
+#include <array>
 #include <vector>
 #include <cmath>
 
@@ -30,6 +31,14 @@ QVector<std::pair<Input, std::optional<qint64>>> figuresOf(const LogReading &r)
             {Input::KvCacheMemory, r.kvBudget}, {Input::FreeMemoryBefore, r.freeBefore}, {Input::FreeMemoryAfter, r.freeAfter},
             {Input::NSeq, wide(r.nSeq)}, {Input::NCtx, r.kvCells}, {Input::NCtx, r.ctxSize}, {Input::Model, wide(r.layers)}, {Input::Model, wide(r.kvHeads)},
             {Input::Model, wide(r.headDim)}};
+}
+// The KV-cache sizes and card figures of a reading, by the engine's own words: each must be above
+// 0 when read (a pool of 0 or fewer tokens, blocks or bytes is no figure to compare).
+QVector<std::pair<const char *, std::optional<qint64>>> sizesOf(const LogReading &r)
+{
+    return {{"the KV cache memory", r.kvBudget}, {"the KV cache's token count", r.kvTokens}, {"the KV cache's block count", r.numBlocks},
+            {"the KV self size", r.kvSelf}, {"memory.required.kv", r.requiredKv}, {"the card's total memory", r.totalMemory},
+            {"the KV cache one request needs", r.kvNeeded}, {"the free memory before loading", r.freeBefore}};
 }
 } // namespace
 
@@ -84,6 +93,17 @@ LogReading LogCalibration::read(const QString &text, const QString &field)
     // Terminal colour codes (ESC [ ... m, as vLLM and llama.cpp print them to a terminal) are
     // not text: they are taken out before a line is read.
     const QRegularExpression ansi = LogParse::rx(QStringLiteral("\\x1b\\[[0-9;?]*[a-z]"));
+    // The start-ups of the log: the one being read starts at runStart; the last complete one
+    // before it (a KV figure or a failure read) is kept with its lines.
+    std::array<int, 8> sizeLine{}; // the line each of sizesOf's figures was last set on, in this run
+    struct Run
+    {
+        LogReading reading;
+        int from = 0, to = 0;
+        std::array<int, 8> sizeLine{};
+    };
+    std::optional<Run> lastComplete;
+    int runStart = 1, runsBefore = 0, linesUsed = 0;
     // One record of line `number` (1-based): true when a pattern read a figure from it.
     auto readRecord = [&](QStringView line, int number) {
         bool used = false;
@@ -107,6 +127,23 @@ LogReading LogCalibration::read(const QString &text, const QString &field)
                     if (!candidate[size_t(k)] && view.sliced(j).startsWith(leads.at(k)))
                         candidate[size_t(k)] = true;
         }
+        // A start-of-run banner of the log's own engine after measured figures: the engine
+        // restarted. The run read so far is kept aside when complete, and the reading starts
+        // again from this line. (Another engine's banner is another engine's log, refused below.)
+        const auto sameEngine = [&](Engine banner) {
+            return banner == r.engine || (banner == Engine::Ollama && r.engine == Engine::LlamaCpp);
+        };
+        for (qsizetype k = 0; k < patterns.size(); ++k)
+            if (patterns.at(k).startsRun != Engine::Plain && candidate[size_t(k)] && r.hasMeasurements() && sameEngine(patterns.at(k).startsRun)
+                && patterns.at(k).re.match(line).hasMatch()) {
+                if (r.hasKvFigure() || !r.failures.isEmpty() || r.refusalLine)
+                    lastComplete = Run{r, runStart, number - 1, sizeLine};
+                ++runsBefore;
+                r = LogReading{};
+                sizeLine = {};
+                runStart = number;
+                break;
+            }
         const Engine before = r.engine;
         for (qsizetype k = 0; k < patterns.size(); ++k) {
             const LogPattern &p = patterns.at(k);
@@ -115,8 +152,15 @@ LogReading LogCalibration::read(const QString &text, const QString &field)
             const auto m = p.re.match(line);
             if (m.hasMatch()) {
                 const auto before = figuresOf(r);
+                const auto sizes = sizesOf(r);
                 p.take(m, number);
                 used = true;
+                // A size of 0 or below (a pool of no tokens, an edited figure) is refused, naming its line.
+                // The line each size was last set on, for the check of the run's sizes at the end.
+                const auto now = sizesOf(r);
+                for (int k = 0; k < now.size(); ++k)
+                    if (now.at(k).second != sizes.at(k).second)
+                        sizeLine[size_t(k)] = number;
                 // A figure this line set is named by the line, in the engine's own words.
                 const auto after = figuresOf(r);
                 for (int k = 0; k < after.size(); ++k)
@@ -150,8 +194,35 @@ LogReading LogCalibration::read(const QString &text, const QString &field)
         bool used = false;
         for (const QStringView record : std::as_const(records))
             used = readRecord(record, i + 1) || used;
-        r.linesUsed += used;
+        linesUsed += used;
     }
+    // One start-up: the last, or the last complete one when the last printed no KV figure.
+    const bool lastIsComplete = r.hasKvFigure() || !r.failures.isEmpty() || r.refusalLine;
+    if (!lastIsComplete && lastComplete) {
+        const int cut = runStart;
+        r = lastComplete->reading;
+        sizeLine = lastComplete->sizeLine;
+        r.notes << QStringLiteral("The log holds %1 start-ups (the engine restarted): the last, from line %2, printed no KV-cache figure "
+                                  "(cut off?), so the one before it, lines %3 to %4, was read.")
+                       .arg(runsBefore + 1).arg(cut).arg(lastComplete->from).arg(lastComplete->to);
+    } else if (runsBefore > 0) {
+        r.notes << QStringLiteral("The log holds %1 start-ups (the engine restarted): the last, from line %2, was read; %3 before it skipped "
+                                  "(lines 1 to %4), so no figure of one run is mixed with another's.")
+                       .arg(runsBefore + 1).arg(runStart).arg(runsBefore == 1 ? QStringLiteral("the one") : QStringLiteral("the %1").arg(runsBefore))
+                       .arg(runStart - 1);
+    }
+    r.linesRead = int(lines.size());
+    r.linesUsed = linesUsed;
+    // A size of 0 (a pool of no tokens, no blocks, no bytes) is no figure to compare: refused,
+    // naming the line that set it. Checked on the run's last values: llama.cpp prints an iSWA
+    // model's empty cache of 0 layers as "size = 0.00 MiB" before the cache that holds the KV.
+    // (A negative figure is refused where it is read, LogParse.)
+    const auto sizes = sizesOf(r);
+    for (int k = 0; k < sizes.size(); ++k)
+        if (sizes.at(k).second && *sizes.at(k).second <= 0)
+            throw InputError(field, QStringLiteral("line %1: %2 is %3: a KV-cache or memory figure must be above 0, so there is nothing to "
+                                                   "compare; paste a start-up whose engine sized its cache")
+                                        .arg(sizeLine[size_t(k)]).arg(QString::fromLatin1(sizes.at(k).first)).arg(*sizes.at(k).second));
     if (QStringView(text).trimmed().isEmpty())
         throw InputError(field, QStringLiteral("the log is empty: paste the engine's start-up log, from the model config to the KV cache size."));
     if (r.refusalLine) {
@@ -181,14 +252,15 @@ LogReading LogCalibration::read(const QString &text, const QString &field)
     return r;
 }
 
-Scenario LogCalibration::apply(const LogReading &r, Scenario s)
+Scenario LogCalibration::applySettings(const LogReading &r, Scenario s)
 {
     s.engine = r.engine;
     EngineSettings &e = s.engineSettings;
     // What the log sets is named by its line from here on.
-    for (const auto &[input, value] : figuresOf(r))
-        if (value && (input != Input::Model || (r.layers && r.kvHeads && r.headDim))) // the shape only when the log gives it whole
-            s.names.set(input, r.names.of(input));
+    for (const Input input : {Input::Tp, Input::MaxModelLen, Input::NSeq, Input::NCtx, Input::Model})
+        for (const auto &[of, value] : figuresOf(r))
+            if (of == input && value && (input != Input::Model || (r.layers && r.kvHeads && r.headDim))) // the shape only when the log gives it whole
+                s.names.set(input, r.names.of(input));
     if (r.kvCells || (r.engine == Engine::LlamaCpp && r.maxModelLen)) // llama.cpp's cells stand for its --n-ctx
         s.names.set(Input::NCtx, r.names.of(r.kvCells ? Input::NCtx : Input::MaxModelLen));
     if (r.tp)
@@ -204,12 +276,30 @@ Scenario LogCalibration::apply(const LogReading &r, Scenario s)
             // An engine-specific name Headroom does not size: keep the scenario's.
         }
     }
-    if (r.totalMemory)
-        s.gpuMemoryBytes = *r.totalMemory;
     if (r.utilization) {
         s.gpuMemoryUtilization = *r.utilization;
         s.gpuMemoryUtilizationGiven = true;
     }
+    if (!r.version.isEmpty()) {
+        const QStringList parts = r.version.split(QLatin1Char('.'));
+        e.vllmMajor = parts.value(0).toInt();
+        e.vllmMinor = parts.value(1).toInt();
+    }
+    Engines::rule(r.engine).applyLog(r, s);
+    return s;
+}
+
+Scenario LogCalibration::apply(const LogReading &r, Scenario base)
+{
+    Scenario s = applySettings(r, base);
+    EngineSettings &e = s.engineSettings;
+    for (const Input input : {Input::GpuMemory, Input::Weights, Input::NonTorch, Input::ActivationPeak, Input::CudaGraph, Input::KvCacheMemory,
+                              Input::FreeMemoryBefore, Input::FreeMemoryAfter})
+        for (const auto &[of, value] : figuresOf(r))
+            if (of == input && value)
+                s.names.set(input, r.names.of(input));
+    if (r.totalMemory)
+        s.gpuMemoryBytes = *r.totalMemory;
     if (r.weights)
         s.weightsBytes = Units::mul(*r.weights, s.tp, r.names.of(Input::Weights));
     // The printed budget is what the machine had: later what-ifs start from it.
@@ -219,13 +309,26 @@ Scenario LogCalibration::apply(const LogReading &r, Scenario s)
     e.cudaGraph = r.cudaGraph;
     e.freeMemoryBefore = r.freeBefore;
     e.freeMemoryAfter = r.freeAfter;
-    if (!r.version.isEmpty()) {
-        const QStringList parts = r.version.split(QLatin1Char('.'));
-        e.vllmMajor = parts.value(0).toInt();
-        e.vllmMinor = parts.value(1).toInt();
-    }
-    Engines::rule(r.engine).applyLog(r, s);
+    Engines::rule(r.engine).applyMeasurements(r, s);
     return s;
+}
+
+bool LogCalibration::namesModel(const QString &printed, const QString &hfId)
+{
+    // The last path part, without the fine-tune suffixes that keep the base's config.json
+    // (Llama-3.1-8B-Instruct's config differs from Llama-3.1-8B's in eos_token_id alone:
+    // presets/models/llama-3.1-8b.json; the same holds for -chat, -it, -hf, -base, -pt).
+    auto core = [](const QString &name) {
+        QString n = name.trimmed().section(QLatin1Char('/'), -1).toLower();
+        static const QRegularExpression suffix(QStringLiteral("[-_.](?:instruct|chat|it|hf|base|pt)$"));
+        for (QString before; before != n;) {
+            before = n;
+            n.remove(suffix);
+        }
+        return n;
+    };
+    const QString a = core(printed), b = core(hfId);
+    return !a.isEmpty() && a == b;
 }
 
 QString CalibrationRow::format(double value) const
@@ -239,63 +342,85 @@ QString CalibrationRow::format(double value) const
     return QString::number(value, 'f', 2) + QLatin1Char(' ') + unit;
 }
 
-QVector<CalibrationRow> LogCalibration::compare(const LogReading &r, const Scenario &calibrated)
+QVector<CalibrationRow> LogCalibration::compare(const LogReading &r, const Scenario &base)
 {
     QVector<CalibrationRow> rows;
+    const Scenario calibrated = apply(r, base);
     if (calibrated.model.layers() == 0)
         throw InputError(QStringLiteral("--model"), r.engine == Engine::LlamaCpp
                                                         ? QStringLiteral("the log prints no model shape (n_layer, n_head_kv, n_embd_head_k): give --model ID|PATH to predict its figures")
                                                         : QStringLiteral("has no layers: give --model ID|PATH to predict the log's figures"));
-    // The budget is predicted from the measured terms, without the printed figure itself.
-    Scenario unpinned = calibrated;
-    unpinned.engineSettings.kvCacheMemory.reset();
-    const CapacityResult predicted = computeCapacity(unpinned);
+    // The prediction: the scenario with the log's settings (engine, version, TP, lengths, cache
+    // type, utilization) and none of its measured figures, as Headroom predicts before the
+    // hardware exists. A measured figure put in first made every row agree with itself (0.00%).
+    Scenario before = applySettings(r, base);
+    // A model without a parameter count (a custom shape) has no weights to predict: the log's
+    // measured weights stand in (said among the warnings), the rest is still predicted.
+    if (r.weights && before.model.totalParams <= 0 && !before.weightsBytes) {
+        before.weightsBytes = Units::mul(*r.weights, before.tp, r.names.of(Input::Weights));
+        before.names.set(Input::Weights, r.names.of(Input::Weights));
+    }
+    const CapacityResult predicted = computeCapacity(before);
     if (!predicted.ok)
         throw planError(predicted);
-    const double gib = double(Units::GiB), mib = double(Units::MiB);
-    if (r.kvBudget && (r.totalMemory || r.freeAfter))
-        rows << CalibrationRow{QStringLiteral("KV cache memory per GPU (from the measured terms)"), double(*r.kvBudget) / gib,
-                               double(predicted.kvBudgetBytesPerGpu) / gib, QStringLiteral("GiB")};
-    // Counts from the printed budget (or, for SGLang, the measured free memory).
+    // Beside it, the figures from the log's measured terms: the budget from the measured
+    // weights and workspace, the counts from the printed budget (or, for SGLang, the measured
+    // free memory), which check the per-token rule alone.
+    Scenario unpinned = calibrated;
+    unpinned.engineSettings.kvCacheMemory.reset();
+    const CapacityResult fromTerms = computeCapacity(unpinned);
+    if (!fromTerms.ok)
+        throw planError(fromTerms);
     Scenario pinned = calibrated;
     if (r.kvBudget)
         pinned.engineSettings.kvCacheMemory = *r.kvBudget;
     const CapacityResult counted = computeCapacity(pinned);
     if (!counted.ok)
         throw planError(counted);
-    const EngineFigures &f = counted.engineFigures;
+    const double gib = double(Units::GiB), mib = double(Units::MiB);
+    const EngineFigures &p = predicted.engineFigures, &f = counted.engineFigures;
+    if (r.kvBudget)
+        rows << CalibrationRow{QStringLiteral("KV cache memory per GPU"), double(*r.kvBudget) / gib, double(predicted.kvBudgetBytesPerGpu) / gib,
+                               QStringLiteral("GiB"),
+                               r.totalMemory || r.freeAfter ? double(fromTerms.kvBudgetBytesPerGpu) / gib : std::numeric_limits<double>::quiet_NaN()};
     if (r.kvTokens)
-        rows << CalibrationRow{Engines::rule(r.engine).tokensFigure(),
-                               double(*r.kvTokens), double(f.kvCacheTokens), QStringLiteral("tokens")};
+        rows << CalibrationRow{Engines::rule(r.engine).tokensFigure(), double(*r.kvTokens), double(p.kvCacheTokens), QStringLiteral("tokens"),
+                               double(f.kvCacheTokens)};
     if (r.numBlocks)
-        rows << CalibrationRow{QStringLiteral("GPU blocks"), double(*r.numBlocks), double(f.numBlocks), QStringLiteral("blocks")};
+        rows << CalibrationRow{QStringLiteral("GPU blocks"), double(*r.numBlocks), double(p.numBlocks), QStringLiteral("blocks"), double(f.numBlocks)};
     if (r.maxConcurrency)
-        rows << CalibrationRow{QStringLiteral("Maximum concurrency"), *r.maxConcurrency, f.maxConcurrency, QStringLiteral("x")};
+        rows << CalibrationRow{QStringLiteral("Maximum concurrency"), *r.maxConcurrency, p.maxConcurrency, QStringLiteral("x"), f.maxConcurrency};
     if (r.kvNeeded)
         rows << CalibrationRow{QStringLiteral("KV cache needed for one max_model_len request"), double(*r.kvNeeded) / gib,
-                               double(f.kvNeededBytes) / gib, QStringLiteral("GiB")};
+                               double(p.kvNeededBytes) / gib, QStringLiteral("GiB"), double(f.kvNeededBytes) / gib};
     if (r.estimatedMaxLen)
-        rows << CalibrationRow{QStringLiteral("Estimated maximum model length"), double(*r.estimatedMaxLen), double(f.estimatedMaxModelLen),
-                               QStringLiteral("tokens")};
+        rows << CalibrationRow{QStringLiteral("Estimated maximum model length"), double(*r.estimatedMaxLen), double(p.estimatedMaxModelLen),
+                               QStringLiteral("tokens"), double(f.estimatedMaxModelLen)};
     if (r.requiredKv)
-        rows << CalibrationRow{QStringLiteral("memory.required.kv"), double(*r.requiredKv) / mib, double(f.kvSelfBytes) / mib, QStringLiteral("MiB")};
+        rows << CalibrationRow{QStringLiteral("memory.required.kv"), double(*r.requiredKv) / mib, double(p.kvSelfBytes) / mib, QStringLiteral("MiB"),
+                               double(f.kvSelfBytes) / mib};
     if (r.kvSelf)
-        rows << CalibrationRow{QStringLiteral("KV self size"), double(*r.kvSelf) / mib, double(f.kvSelfBytes) / mib, QStringLiteral("MiB")};
+        rows << CalibrationRow{QStringLiteral("KV self size"), double(*r.kvSelf) / mib, double(p.kvSelfBytes) / mib, QStringLiteral("MiB"),
+                               double(f.kvSelfBytes) / mib};
     if (r.recurrentState)
-        rows << CalibrationRow{QStringLiteral("Recurrent state (R + S)"), double(*r.recurrentState) / mib,
-                               double(f.recurrentStateBytes) / mib, QStringLiteral("MiB")};
+        rows << CalibrationRow{QStringLiteral("Recurrent state (R + S)"), double(*r.recurrentState) / mib, double(p.recurrentStateBytes) / mib,
+                               QStringLiteral("MiB"), double(f.recurrentStateBytes) / mib};
     return rows;
 }
 
 QStringList LogCalibration::warnings(const LogReading &r, const Scenario &calibrated, const QVector<CalibrationRow> &rows)
 {
     // What the log shows of a failed start comes first: it says what the figures below mean.
-    QStringList out = r.failures;
-    const QString printed = r.model.section(QLatin1Char('/'), -1).toLower();
-    const QString used = calibrated.model.hfId.section(QLatin1Char('/'), -1).toLower();
-    if (!printed.isEmpty() && r.engine != Engine::LlamaCpp && printed != used)
-        out << QStringLiteral("The log is for %1 but the scenario's model is %2: choose that model (or import its config.json) first.")
+    QStringList out = r.failures + r.notes;
+    if (!r.model.isEmpty() && r.engine != Engine::LlamaCpp && !namesModel(r.model, calibrated.model.hfId)
+        && !namesModel(r.model, calibrated.model.name))
+        out << QStringLiteral("The log is for %1 but the figures below are predicted for %2: give --model with %1's preset id or "
+                              "config.json path (in the window: choose it, or import its config.json) to compare that model.")
                    .arg(r.model, calibrated.model.name);
+    if (r.weights && calibrated.model.totalParams <= 0)
+        out << QStringLiteral("The model has no parameter count: the prediction takes the log's measured weights (%1 per GPU); give --params "
+                              "to predict them too.")
+                   .arg(Units::formatIn(*r.weights, Units::GiB, QStringLiteral("GiB"), 2));
     if (!r.tp && calibrated.tp > 1)
         out << QStringLiteral("The log prints no tensor parallelism: TP %1 kept from the scenario.").arg(calibrated.tp);
     if (r.kvCaches > 1)
@@ -304,10 +429,16 @@ QStringList LogCalibration::warnings(const LogReading &r, const Scenario &calibr
                    .arg(r.kvCaches);
     if (!r.totalMemory && !r.freeBefore && r.engine != Engine::LlamaCpp && r.engine != Engine::Ollama)
         out << QStringLiteral("The log prints no card memory: %1 kept from the scenario.").arg(calibrated.gpu.name);
-    for (const CalibrationRow &row : rows)
-        if (std::isfinite(row.difference()) && std::abs(row.difference()) > 0.05)
-            out << QStringLiteral("%1 differs by %2%: the scenario does not match the machine the log came from.")
+    for (const CalibrationRow &row : rows) {
+        const double measured = row.printed != 0 ? (row.measured - row.printed) / row.printed : std::numeric_limits<double>::quiet_NaN();
+        if (std::isfinite(measured) && std::abs(measured) > 0.05)
+            out << QStringLiteral("%1 from the log's own measured terms differs by %2%: the scenario does not match the machine the log came from.")
+                       .arg(row.figure).arg(measured * 100, 0, 'f', 1);
+        else if (std::isfinite(row.difference()) && std::abs(row.difference()) > 0.05)
+            out << QStringLiteral("%1 predicted before hardware differs by %2%: plan from the calibrated scenario (the log's measured terms) "
+                                  "rather than the estimate.")
                        .arg(row.figure).arg(row.difference() * 100, 0, 'f', 1);
+    }
     if (rows.isEmpty())
         out << QStringLiteral("The log prints no figure Headroom can compare (a KV size, token count or block count).");
     if (const QString pools = sidePoolNote(r, calibrated); !pools.isEmpty())
@@ -367,10 +498,12 @@ QJsonObject LogCalibration::toJson(const LogReading &r, const QVector<Calibratio
         a.append(QJsonObject{{QStringLiteral("figure"), row.figure},
                              {QStringLiteral("printed"), row.printed},
                              {QStringLiteral("predicted"), row.predicted},
+                             {QStringLiteral("from_measured"), std::isfinite(row.measured) ? QJsonValue(row.measured) : QJsonValue()},
                              {QStringLiteral("unit"), row.unit},
                              {QStringLiteral("difference"), std::isfinite(row.difference()) ? QJsonValue(row.difference()) : QJsonValue()}});
     o.insert(QStringLiteral("comparison"), a);
     o.insert(QStringLiteral("failures"), QJsonArray::fromStringList(r.failures));
+    o.insert(QStringLiteral("notes"), QJsonArray::fromStringList(r.notes));
     return o;
 }
 

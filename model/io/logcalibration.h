@@ -18,8 +18,11 @@ struct CalibrationRow
 {
     QString figure;      ///< e.g. "GPU KV cache size (tokens)"
     double printed = 0;
-    double predicted = 0;
+    double predicted = 0; ///< before hardware: the log's settings, none of its measured figures
     QString unit;        ///< "tokens", "GiB", "MiB", "x", "blocks"
+    /// The same figure from the log's measured terms (the budget from the measured weights and
+    /// workspace; a count from the printed budget): NaN when the log measured too little.
+    double measured = std::numeric_limits<double>::quiet_NaN();
     /// A value of this row with its unit: counts whole with separators, sizes to 2 decimals.
     QString format(double value) const;
     /// predicted - printed, relative to printed (NaN when printed is 0: no ratio).
@@ -39,16 +42,27 @@ public:
     /// line holds a malformed figure ("line 12: ...").
     static LogReading read(const QString &text, const QString &field);
 
-    /// `base` with the log's measured machine applied: engine, memory,
-    /// utilization, weights, the measured workspace terms, TP, lengths and
-    /// cache type, so later what-ifs start from the real machine.
+    /// `base` with the log's settings only, what a user knows before the hardware runs:
+    /// engine and version, TP, lengths, cache type, utilization, the engine's own settings
+    /// (EngineRule::applyLog); none of the figures the run measured.
+    static Scenario applySettings(const LogReading &reading, Scenario base);
+    /// `base` with the log's measured machine applied: applySettings, then memory, weights,
+    /// the measured workspace terms and the printed budget, so later what-ifs start from the
+    /// real machine.
     static Scenario apply(const LogReading &reading, Scenario base);
 
-    /// The printed figures beside what the calibrated scenario predicts: the
-    /// budget from the measured terms, and the counts from the printed budget.
-    /// Throws the plan's InputError (its field, e.g. --tp) when the calibrated
-    /// scenario cannot be planned.
-    static QVector<CalibrationRow> compare(const LogReading &reading, const Scenario &calibrated);
+    /// The printed figures beside what Headroom predicts for `base` (the scenario before the
+    /// log) with the log's settings and none of its measurements (applySettings), and, in
+    /// CalibrationRow::measured, the same figures from the log's measured terms (apply). A
+    /// model without a parameter count takes the log's measured weights in the prediction.
+    /// Throws the plan's InputError (its field, e.g. --tp) when either cannot be planned.
+    static QVector<CalibrationRow> compare(const LogReading &reading, const Scenario &base);
+
+    /// True when a model name a log prints ("meta-llama/Llama-3.1-8B-Instruct") names the
+    /// model `hfId` ("meta-llama/Llama-3.1-8B"): the last path parts equal, compared without
+    /// case and without the fine-tune suffixes that keep the base's config.json (-Instruct,
+    /// -chat, -it, -hf, -base, -pt).
+    static bool namesModel(const QString &printed, const QString &hfId);
 
     /// What the reader assumed or could not match (a different model, TP or
     /// card than the log's; large differences), one sentence each.

@@ -592,8 +592,13 @@ CapacityResult computeCapacity(const Scenario &s, RiskWork &work)
                                          : Capacity::tr("The context of %1 tokens is beyond %2's maximum of %3 tokens: computed anyway.")
                                                .arg(formatCount(s.contextTokens), s.model.name, formatCount(maxPos)));
         r.warnings << s.model.sizingNotes; // what the config importer assumed to size the model
+        // An engine setting the rule does not read (from a file or the window: the command line
+        // refuses it), in the words of the one check (Engines::foreignSetting).
+        auto foreign = [&](Input input) {
+            r.warnings << Capacity::tr("%1 %2; ignored here.").arg(s.field(input), Engines::foreignSetting(s.engine, input));
+        };
         if (!Engines::rule(s.engine).usesUtilization() && s.gpuMemoryUtilizationGiven)
-            r.warnings << Capacity::tr("gpu_memory_utilization applies to the vLLM rule only (--engine vllm); ignored here.");
+            foreign(Input::GpuMemoryUtilization);
         if (s.weightsBytes && s.weightsDtype)
             r.warnings << Capacity::tr("The given weights size wins over the weights precision.");
         const EngineSettings &es = s.engineSettings;
@@ -605,7 +610,7 @@ CapacityResult computeCapacity(const Scenario &s, RiskWork &work)
                                                                 .arg(Units::formatBytes(*es.kvCacheMemory, UnitSystem::Decimal),
                                                                      Units::formatBytes(card, UnitSystem::Decimal)));
         if (es.kvCacheMemory && !Engines::rule(s.engine).honoursKvCacheMemory())
-            r.warnings << Capacity::tr("--kv-cache-memory applies to the vllm, sglang and trtllm rules; ignored here.");
+            foreign(Input::KvCacheMemory);
         for (const auto &[value, flag] : {std::pair{es.freeMemoryBefore, "--free-memory-before"}, std::pair{es.freeMemoryAfter, "--free-memory-after"}})
             if (value && *value > card)
                 r.warnings << Capacity::tr("%1 (%2) is more than the card holds (%3).")

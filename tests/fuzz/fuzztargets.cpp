@@ -159,7 +159,7 @@ QString calibration(const QByteArray &input)
         base.model = baseModel();
         base.gpu = GpuSpec::custom(reading.totalMemory.value_or(80 * Units::GiB));
         const Scenario calibrated = LogCalibration::apply(reading, base);
-        const QVector<CalibrationRow> rows = LogCalibration::compare(reading, calibrated);
+        const QVector<CalibrationRow> rows = LogCalibration::compare(reading, base);
         LogCalibration::warnings(reading, calibrated, rows);
         LogCalibration::toJson(reading, rows);
     } catch (const InputError &e) {

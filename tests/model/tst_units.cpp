@@ -270,6 +270,13 @@ private Q_SLOTS:
         QCOMPARE(Units::formatUsd(0.7375), QStringLiteral("$0.738"));
         QCOMPARE(Units::formatUsd(4.73e-5), QStringLiteral("$0.0000473"));
         QCOMPARE(Units::formatUsd(12'345.4), QStringLiteral("$12,345"));
+        // Whole dollars up to 10^15 (15 digits, within a double's 15-16 significant digits); past
+        // it the digits a double does not hold are not printed ("$1,234,567,890,123,456,768"
+        // for 1.2345678901234568e18): three significant digits instead.
+        QCOMPARE(Units::formatUsd(999'999'999'999'999.0), QStringLiteral("$999,999,999,999,999"));
+        QCOMPARE(Units::formatUsd(1.2345678901234568e18), QStringLiteral("$1.23e18"));
+        QCOMPARE(Units::formatUsd(1e15), QStringLiteral("$1e15"));
+        QCOMPARE(Units::formatUsdPer(4.2e20, QStringLiteral("session-hour"), QStringLiteral("session-hours")), QStringLiteral("$4.2e20 per session-hour"));
         // Below a cent, per 1,000 units: $4.73e-5 x 1,000 = $0.0473.
         QCOMPARE(Units::formatUsdPer(4.73e-5, QStringLiteral("session-hour"), QStringLiteral("session-hours")),
                  QStringLiteral("$0.0473 per 1,000 session-hours"));
