@@ -334,6 +334,10 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     auto *tabs = new QTabWidget;
     m_derivation = new QTextBrowser;
     m_derivation->setAccessibleName(tr("Derivation"));
+    m_derivationTimer = new QTimer(this);
+    m_derivationTimer->setSingleShot(true);
+    m_derivationTimer->setInterval(150); // as the advice: a drag writes it out once it pauses
+    connect(m_derivationTimer, &QTimer::timeout, this, [this] { showDerivation(false); });
     m_sources = new QTextBrowser;
     m_sources->setOpenExternalLinks(true);
     m_sourceDetails = new QCheckBox(tr("Show how each v&alue was checked"));
@@ -792,6 +796,8 @@ void MainWindow::showResult(const CapacityResult &r)
         for (int row = 0; row < 4; ++row)
             for (QLabel *l : {m_figureCaptions[row], m_figureValues[row], m_figureDetails[row]})
                 l->clear();
+        m_derivationTimer->stop();
+        m_derivationStale = false;
         m_derivation->setPlainText(r.error);
         m_derivation->setProperty("headroomShownHtml", QVariant()); // the next answer is set again
         m_derivation->setProperty("headroomShownLines", QVariant());
@@ -865,8 +871,22 @@ void MainWindow::showResult(const CapacityResult &r)
         m_figureValues[row]->setText(figures[row][1]);
         m_figureDetails[row]->setText(figures[row][2]);
     }
-    showList(m_derivation, explainCapacity(s, r, u));
+    // The derivation (tens of lines laid out and painted: more than the chart costs) follows an
+    // isolated change at once and a burst of them (a drag) once it pauses, never holding a step's paint.
+    m_derivationStale = true;
+    const bool burst = m_derivationTimer->isActive();
+    m_derivationTimer->start();
+    if (!burst)
+        showDerivation(false);
     showSources();
+}
+
+void MainWindow::showDerivation(bool hidden)
+{
+    if (!m_derivationStale || !(hidden || m_derivation->isVisible()))
+        return;
+    m_derivationStale = false;
+    showList(m_derivation, explainCapacity(m_planner->scenario(), m_planner->result(), m_planner->units()));
 }
 
 void MainWindow::showSources()
@@ -1007,6 +1027,8 @@ QString MainWindow::headlineText() const
 
 bool MainWindow::eventFilter(QObject *watched, QEvent *event)
 {
+    if (watched == m_derivation && event->type() == QEvent::Show)
+        showDerivation(false); // a hidden derivation (the Sources tab, the presenter) is written out when shown
     auto *widget = qobject_cast<QWidget *>(watched);
     if (event->type() == QEvent::ShortcutOverride && widget && widget->window() == this) {
         auto *key = static_cast<QKeyEvent *>(event);
@@ -1153,6 +1175,7 @@ QString MainWindow::sourcesText() const
 
 QString MainWindow::derivationText() const
 {
+    const_cast<MainWindow *>(this)->showDerivation(true); // what it shows once written out
     return m_derivation->toPlainText();
 }
 
