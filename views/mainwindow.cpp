@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
+#include "wrappedlabel.h"
 #include "core/outputtarget.h"
 #include "io/sampletraces.h"
 
@@ -145,69 +146,6 @@ void showList(QTextBrowser *browser, const QStringList &lines)
     browser->setProperty(kLines, texts);
     browser->setProperty("headroomShownHtml", list); // what setHtmlOnce would have set
 }
-
-/// A word-wrapped QLabel that remembers its height for the last few widths until its text, font or
-/// style changes. QLabel::heightForWidth lays the whole text out again on every call (a rich text
-/// one through QTextDocument::setTextWidth, which lays out even at the same width), and one
-/// changed figure has the answer's layout and its scroll area ask each label several times at the
-/// same widths (QBoxLayout asks heightForWidth and minimumHeightForWidth, uncached, per width).
-/// The answer is QLabel's own: the first call at a width computes it.
-class WrappedLabel : public QLabel
-{
-public:
-    WrappedLabel() { setWordWrap(true); }
-    int heightForWidth(int width) const override
-    {
-        if (text() != m_cachedText) {
-            m_cachedText = text();
-            m_cached.clear();
-        }
-        for (const QPair<int, int> &c : std::as_const(m_cached))
-            if (c.first == width)
-                return c.second;
-        const int height = QLabel::heightForWidth(width);
-        if (m_cached.size() == 4)
-            m_cached.removeFirst();
-        m_cached.append(qMakePair(width, height));
-        return height;
-    }
-
-protected:
-    void changeEvent(QEvent *event) override
-    {
-        if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange || event->type() == QEvent::LayoutDirectionChange)
-            m_cached.clear();
-        QLabel::changeEvent(event);
-    }
-
-private:
-    mutable QString m_cachedText;             ///< the text m_cached holds heights for
-    mutable QVector<QPair<int, int>> m_cached; ///< (width, height) in pixels, oldest first
-};
-
-/// A WrappedLabel whose text the mouse selects, laid out as a plain label until then. A selectable
-/// QLabel keeps even plain text in a QTextDocument and lays it out twice for every size asked (the
-/// width set, then restored: QLabelPrivate::sizeForWidth), several times per step of a drag; a
-/// plain one measures it with QFontMetrics. The first press makes the label selectable (and gives
-/// it the focus, for Ctrl+C); losing the focus with nothing selected makes it plain again.
-class SelectableLabel : public WrappedLabel
-{
-protected:
-    void mousePressEvent(QMouseEvent *event) override
-    {
-        if (!(textInteractionFlags() & Qt::TextSelectableByMouse)) {
-            setTextInteractionFlags(Qt::TextSelectableByMouse);
-            setFocus(Qt::MouseFocusReason);
-        }
-        WrappedLabel::mousePressEvent(event);
-    }
-    void focusOutEvent(QFocusEvent *event) override
-    {
-        WrappedLabel::focusOutEvent(event); // clears the selection, unless a menu or another window took the focus
-        if (!hasSelectedText())
-            setTextInteractionFlags(Qt::LinksAccessibleByMouse); // QLabel's default
-    }
-};
 
 /// A cell of the figures grid: plain text that asks for its width on one line and wraps only when
 /// given less, as an HTML table cell does (QLabel's own hint for word-wrapped text is a narrower
