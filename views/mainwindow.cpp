@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
+#include "wrappedlabel.h"
 #include "core/outputtarget.h"
 #include "io/sampletraces.h"
 
@@ -147,69 +148,6 @@ void showList(QTextBrowser *browser, const QStringList &lines)
     browser->setProperty("headroomShownHtml", list); // what setHtmlOnce would have set
 }
 
-/// A word-wrapped QLabel that remembers its height for the last few widths until its text, font or
-/// style changes. QLabel::heightForWidth lays the whole text out again on every call (a rich text
-/// one through QTextDocument::setTextWidth, which lays out even at the same width), and one
-/// changed figure has the answer's layout and its scroll area ask each label several times at the
-/// same widths (QBoxLayout asks heightForWidth and minimumHeightForWidth, uncached, per width).
-/// The answer is QLabel's own: the first call at a width computes it.
-class WrappedLabel : public QLabel
-{
-public:
-    WrappedLabel() { setWordWrap(true); }
-    int heightForWidth(int width) const override
-    {
-        if (text() != m_cachedText) {
-            m_cachedText = text();
-            m_cached.clear();
-        }
-        for (const QPair<int, int> &c : std::as_const(m_cached))
-            if (c.first == width)
-                return c.second;
-        const int height = QLabel::heightForWidth(width);
-        if (m_cached.size() == 4)
-            m_cached.removeFirst();
-        m_cached.append(qMakePair(width, height));
-        return height;
-    }
-
-protected:
-    void changeEvent(QEvent *event) override
-    {
-        if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange || event->type() == QEvent::LayoutDirectionChange)
-            m_cached.clear();
-        QLabel::changeEvent(event);
-    }
-
-private:
-    mutable QString m_cachedText;             ///< the text m_cached holds heights for
-    mutable QVector<QPair<int, int>> m_cached; ///< (width, height) in pixels, oldest first
-};
-
-/// A WrappedLabel whose text the mouse selects, laid out as a plain label until then. A selectable
-/// QLabel keeps even plain text in a QTextDocument and lays it out twice for every size asked (the
-/// width set, then restored: QLabelPrivate::sizeForWidth), several times per step of a drag; a
-/// plain one measures it with QFontMetrics. The first press makes the label selectable (and gives
-/// it the focus, for Ctrl+C); losing the focus with nothing selected makes it plain again.
-class SelectableLabel : public WrappedLabel
-{
-protected:
-    void mousePressEvent(QMouseEvent *event) override
-    {
-        if (!(textInteractionFlags() & Qt::TextSelectableByMouse)) {
-            setTextInteractionFlags(Qt::TextSelectableByMouse);
-            setFocus(Qt::MouseFocusReason);
-        }
-        WrappedLabel::mousePressEvent(event);
-    }
-    void focusOutEvent(QFocusEvent *event) override
-    {
-        WrappedLabel::focusOutEvent(event); // clears the selection, unless a menu or another window took the focus
-        if (!hasSelectedText())
-            setTextInteractionFlags(Qt::LinksAccessibleByMouse); // QLabel's default
-    }
-};
-
 /// A cell of the figures grid: plain text that asks for its width on one line and wraps only when
 /// given less, as an HTML table cell does (QLabel's own hint for word-wrapped text is a narrower
 /// shape of several lines, which a grid keeps even with room to spare).
@@ -335,6 +273,10 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     auto *tabs = new QTabWidget;
     m_derivation = new QTextBrowser;
     m_derivation->setAccessibleName(tr("Derivation"));
+    m_derivationTimer = new QTimer(this);
+    m_derivationTimer->setSingleShot(true);
+    m_derivationTimer->setInterval(150); // as the advice: a drag writes it out once it pauses
+    connect(m_derivationTimer, &QTimer::timeout, this, [this] { showDerivation(false); });
     m_sources = new QTextBrowser;
     m_sources->setOpenExternalLinks(true);
     m_sourceDetails = new QCheckBox(tr("Show how each v&alue was checked"));
@@ -795,6 +737,8 @@ void MainWindow::showResult(const CapacityResult &r)
         for (int row = 0; row < 4; ++row)
             for (QLabel *l : {m_figureCaptions[row], m_figureValues[row], m_figureDetails[row]})
                 l->clear();
+        m_derivationTimer->stop();
+        m_derivationStale = false;
         m_derivation->setPlainText(r.error);
         m_derivation->setProperty("headroomShownHtml", QVariant()); // the next answer is set again
         m_derivation->setProperty("headroomShownLines", QVariant());
@@ -870,14 +814,29 @@ void MainWindow::showResult(const CapacityResult &r)
         m_figureValues[row]->setText(figures[row][1]);
         m_figureDetails[row]->setText(figures[row][2]);
     }
-    QStringList derivation = explainCapacity(s, r, u);
+    // The derivation (tens of lines laid out and painted: more than the chart costs) follows an
+    // isolated change at once and a burst of them (a drag) once it pauses, never holding a step's paint.
+    m_derivationStale = true;
+    const bool burst = m_derivationTimer->isActive();
+    m_derivationTimer->start();
+    if (!burst)
+        showDerivation(false);
+    showSources();
+}
+
+void MainWindow::showDerivation(bool hidden)
+{
+    if (!m_derivationStale || !(hidden || m_derivation->isVisible()))
+        return;
+    m_derivationStale = false;
+    const Scenario &s = m_planner->scenario();
+    QStringList derivation = explainCapacity(s, m_planner->result(), m_planner->units());
     if (s.distribution) { // a sample trace by its name, not the folder of the build it was found in
         if (m_describedSpec.first != s.distribution->spec) // looked up once per trace, not on every step of a drag
             m_describedSpec = {s.distribution->spec, describeSpec(s.distribution->spec)};
         derivation.replaceInStrings(m_describedSpec.first, m_describedSpec.second);
     }
     showList(m_derivation, derivation);
-    showSources();
 }
 
 void MainWindow::showSources()
@@ -1018,6 +977,8 @@ QString MainWindow::headlineText() const
 
 bool MainWindow::eventFilter(QObject *watched, QEvent *event)
 {
+    if (watched == m_derivation && event->type() == QEvent::Show)
+        showDerivation(false); // a hidden derivation (the Sources tab, the presenter) is written out when shown
     auto *widget = qobject_cast<QWidget *>(watched);
     if (event->type() == QEvent::ShortcutOverride && widget && widget->window() == this) {
         auto *key = static_cast<QKeyEvent *>(event);
@@ -1164,6 +1125,7 @@ QString MainWindow::sourcesText() const
 
 QString MainWindow::derivationText() const
 {
+    const_cast<MainWindow *>(this)->showDerivation(true); // what it shows once written out
     return m_derivation->toPlainText();
 }
 

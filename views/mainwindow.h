@@ -62,7 +62,7 @@ public:
     bool applyAdvice(int index);
     /// The Sources tab as shown (plain text).
     QString sourcesText() const;
-    /// The derivation as shown (plain text).
+    /// The derivation as shown (plain text), written out first when a drag has not paused yet.
     QString derivationText() const;
 
     /// Opens a .headroom scenario (or a saved plan --json); false with *error (else a message box).
@@ -124,6 +124,9 @@ protected:
 
 private:
     void showResult(const CapacityResult &result);
+    /// Writes the derivation of the current result out when it is stale and shown (or `hidden` is
+    /// true: read while hidden); a hidden one is written out when it shows.
+    void showDerivation(bool hidden);
     /// The Sources tab: publications and dates; with the toggle, how each value was checked.
     void showSources();
     /// Asks for the options that restore the sessions wanted (the asked count,
@@ -181,6 +184,8 @@ private:
     QPair<QString, QString> m_describedSpec; ///< a distribution spec and how the derivation names it (describeSpec)
     qint64 m_wanted = 0;       ///< what the advice restores
     QTextBrowser *m_derivation = nullptr;
+    class QTimer *m_derivationTimer = nullptr; ///< restarted by each result: a burst's last is written out once it pauses
+    bool m_derivationStale = false;            ///< the derivation shown is not the current result's
     QTextBrowser *m_sources = nullptr;
     QCheckBox *m_sourceDetails = nullptr;
     QComboBox *m_units = nullptr;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "memorychartview.h"
+#include "wrappedlabel.h"
 #include "chartstyle.h"
 
 #include <QBarCategoryAxis>
@@ -91,9 +92,9 @@ MemoryChartView::MemoryChartView(QWidget *parent)
     m_view->setMinimumSize(200, 200); // four of them side by side on Compare at 1280 pixels
     m_view->setAccessibleName(tr("Stacked memory chart"));
     m_view->setFocusPolicy(Qt::NoFocus);
-    m_note = new QLabel;
-    m_note->setWordWrap(true);
-    m_note->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Selectable from the first press (a selectable label is laid out and repainted whole every
+    // time the answer's layout asks its height: every step of a drag, its text unchanged).
+    m_note = new SelectableLabel;
     m_note->setAccessibleName(tr("Card memory"));
     m_note->setVisible(false);
     auto *layout = new QVBoxLayout(this);

@@ -25,6 +25,7 @@
 #include <QRegularExpression>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTextBrowser>
 #include <QSlider>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -121,6 +122,44 @@ private Q_SLOTS:
         QCOMPARE(dragged.sessionsText(), fresh.sessionsText());
         QVERIFY2(dragged.derivationText().contains(QStringLiteral("7,716 blocks of 16")), qPrintable(dragged.derivationText()));
         QVERIFY(!dragged.derivationText().contains(QStringLiteral("2,048")));
+    }
+
+    // The derivation as the window shows it (the browser itself: derivationText() writes a stale
+    // one out first) follows a burst of changes once the burst pauses, and one hidden behind the
+    // Sources tab as soon as it shows. 123,456 tokens = ceil(123,456 / 16) = 7,716 blocks of 16;
+    // 65,536 tokens = 65,536 / 16 = 4,096 blocks.
+    void theDerivationCatchesUpWithADrag()
+    {
+        MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
+        w.show();
+        QTextBrowser *derivation = nullptr;
+        for (QTextBrowser *b : w.findChildren<QTextBrowser *>())
+            if (b->accessibleName() == QStringLiteral("Derivation"))
+                derivation = b;
+        QVERIFY(derivation);
+        const auto expected = [&w] {
+            const Planner *p = w.planner();
+            QStringList lines = explainCapacity(p->scenario(), p->result(), p->units());
+            for (QString &line : lines)
+                line = line.replace(QRegularExpression(QStringLiteral("[ \\t\\r\\n]+")), QStringLiteral(" ")).trimmed();
+            return lines.join(QLatin1Char('\n'));
+        };
+        InputPanel *in = w.inputPanel();
+        for (qint64 tokens : {1000, 50000, 7777, 131072, 123456})
+            in->contextSpin()->setValue(tokens);
+        QTRY_COMPARE(derivation->toPlainText(), expected());
+        QVERIFY(derivation->toPlainText().contains(QStringLiteral("7,716 blocks of 16")));
+
+        auto *why = qobject_cast<QTabWidget *>(derivation->parentWidget()->parentWidget());
+        QVERIFY(why);
+        why->setCurrentIndex(1); // Sources
+        QVERIFY(!derivation->isVisible());
+        in->contextSpin()->setValue(65536);
+        QTest::qWait(300); // past the pause that writes a shown derivation out: a hidden one waits
+        QVERIFY(!derivation->toPlainText().contains(QStringLiteral("4,096 blocks of 16")));
+        why->setCurrentIndex(0);
+        QCOMPARE(derivation->toPlainText(), expected());
+        QVERIFY(derivation->toPlainText().contains(QStringLiteral("4,096 blocks of 16")));
     }
 
     void sidePoolsHaveTheirBands()

@@ -144,6 +144,15 @@ private Q_SLOTS:
         QCOMPARE(w.chartView()->findChild<QLabel *>()->text(), w.chartView()->cardNoteText());
         w.planner()->setUnits(UnitSystem::Binary);
         QTRY_VERIFY2(w.chartView()->cardNoteText().contains(QStringLiteral("79.6 GiB = 85.5 GB")), qPrintable(w.chartView()->cardNoteText()));
+        // Laid out as plain text until pressed (a drag asks its height on every step); a
+        // double-click still selects a word of it, for Ctrl+C.
+        w.show();
+        QLabel *note = w.chartView()->findChild<QLabel *>();
+        QVERIFY(note->isVisible());
+        QVERIFY(!(note->textInteractionFlags() & Qt::TextSelectableByMouse));
+        QTest::mouseDClick(note, Qt::LeftButton, {}, QPoint(note->fontMetrics().averageCharWidth(), note->height() / 2));
+        QVERIFY(note->textInteractionFlags() & Qt::TextSelectableByMouse);
+        QVERIFY(note->hasSelectedText());
     }
 
     void theTwoMeansAreNamed()
