@@ -294,9 +294,11 @@ struct OverflowRisk::Transform
     double top = 0;    // largest capped size, units
     qint64 lo = 0;     // window start, units
     int points = 0;    // M
-    // Chernoff tilts for P(S >= lo + M) and P_t(S >= s + M), with K there
-    // (from the reference N; valid for any N, tightest near it).
-    double tauTop = 0, kTop = 0, tauWrap = 0, kWrap = 0;
+    // Chernoff tilts for P(S >= lo + M) and P_t(S >= s + M), with K there: [0] from the
+    // reference N, [1] from the last other N whose bound at [0]'s failed (0 until then;
+    // each valid for any N, tightest near its own; the bound takes the smaller).
+    double tauTop[2] = {0, 0}, kTop[2] = {0, 0}, tauWrap[2] = {0, 0}, kWrap[2] = {0, 0};
+    qint64 boundsFor[2] = {0, 0}; // the N of each
     double tauLow = 0, kLow = 0; // for P(S < lo): tauLow < 0, or 0 for the bound 1
     double q0 = 0;                // Q_0: the tilted law's total mass, 1 but for rounding
     std::vector<int> significant; // the k >= 1 with |Q_k|^N above the cut-off for the smallest N served
@@ -553,11 +555,7 @@ std::optional<OverflowRisk::Transform> OverflowRisk::transformFor(qint64 session
         m = transformSize((wrapWeight + logBelow) / tr.t);
     }
     const int m = tr.points;
-    const double top = double(tr.lo + m), wrap = double(s + m);
-    tr.tauTop = saddlepoint(std::min(top / n, tr.top * (1 - 1e-9)), tr.cap, tr.t);
-    cumulants(tr.tauTop, tr.cap, tr.kTop, k1, k2);
-    tr.tauWrap = saddlepoint(std::min(wrap / n, tr.top * (1 - 1e-9)), tr.cap, tr.tauTop);
-    cumulants(tr.tauWrap, tr.cap, tr.kWrap, k1, k2);
+    boundTilts(tr, sessions, s, 0);
     // Too narrow for `sessions` (invert would refuse it: aliasing above kAliasShare of the
     // tail, the tail taken as C times the share above, with a margin of 4 for the
     // share's error): the next, wider window, without the transform (the widest is made all the same).
@@ -716,6 +714,17 @@ bool OverflowRisk::directTransform(Transform &tr, double keep) const
     return true;
 }
 
+void OverflowRisk::boundTilts(Transform &tr, qint64 sessions, qint64 s, int slot) const
+{
+    const double n = double(sessions), top = double(tr.lo + tr.points), wrap = double(s + tr.points);
+    double k1 = 0, k2 = 0;
+    tr.tauTop[slot] = saddlepoint(std::min(top / n, tr.top * (1 - 1e-9)), tr.cap, tr.t);
+    cumulants(tr.tauTop[slot], tr.cap, tr.kTop[slot], k1, k2);
+    tr.tauWrap[slot] = saddlepoint(std::min(wrap / n, tr.top * (1 - 1e-9)), tr.cap, tr.tauTop[slot]);
+    cumulants(tr.tauWrap[slot], tr.cap, tr.kWrap[slot], k1, k2);
+    tr.boundsFor[slot] = sessions;
+}
+
 double OverflowRisk::aliasBound(const Transform &tr, qint64 sessions, qint64 s)
 {
     // Truncation and aliasing (S the sum, P_t its tilted law, C = exp(N K(t) - t s)):
@@ -728,10 +737,20 @@ double OverflowRisk::aliasBound(const Transform &tr, qint64 sessions, qint64 s)
     const double n = double(sessions), t = tr.t, m = double(tr.points);
     double alias = 0;
     const double top = double(tr.lo) + m, wrap = double(s) + m;
-    if (top <= n * tr.top)
-        alias += tr.tauTop > 0 ? std::exp(n * tr.kTop - tr.tauTop * top) : 1.0;
-    if (wrap <= n * tr.top)
-        alias += std::exp(tr.tauWrap > t ? n * tr.kWrap - t * double(s) - (tr.tauWrap - t) * wrap : n * tr.k0 - t * double(s));
+    if (top <= n * tr.top) {
+        double least = 1.0;
+        for (int i = 0; i < 2; ++i)
+            if (tr.tauTop[i] > 0)
+                least = std::min(least, std::exp(n * tr.kTop[i] - tr.tauTop[i] * top));
+        alias += least;
+    }
+    if (wrap <= n * tr.top) {
+        double least = n * tr.k0 - t * double(s); // the log of the bound with no tilt past t: C
+        for (int i = 0; i < 2; ++i)
+            if (tr.tauWrap[i] > t)
+                least = std::min(least, n * tr.kWrap[i] - t * double(s) - (tr.tauWrap[i] - t) * wrap);
+        alias += std::exp(least);
+    }
     if (tr.lo > 0)
         alias += std::exp(-t * m + (tr.tauLow < 0 ? n * tr.kLow - tr.tauLow * double(tr.lo) : 0.0));
     return alias;
@@ -914,6 +933,14 @@ std::optional<BoundedTail> OverflowRisk::tail(qint64 sessions, qint64 budget, st
     if (transform && !transform->aliases) {
         if (const auto r = invert(*transform, sessions, s))
             return r;
+        // Refused for aliasing at the bounds' tilts of another N (the count's N + 1, say, on
+        // N's transform): with tilts for this N the bound may pass, for two saddlepoints
+        // instead of a transform.
+        if (transform->boundsFor[0] != sessions && transform->boundsFor[1] != sessions) {
+            boundTilts(*transform, sessions, s, 1);
+            if (const auto r = invert(*transform, sessions, s))
+                return r;
+        }
     }
     // A transform made for another count or budget of this law serves this one when
     // its window holds the threshold and its aliasing bound here passes invert's test

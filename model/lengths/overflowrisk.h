@@ -148,6 +148,9 @@ private:
     // Fills the transform's Q_k at the frequencies that pass the cut-off `keep` (|Q_k|^2 > keep)
     // without the M-point FFT, when that is cheaper: false (nothing filled) when it is not.
     bool directTransform(Transform &transform, double keep) const;
+    // The Chernoff tilts of the transform's bounds on truncation and wrap-around solved for
+    // `sessions` at threshold s, kept in its slot 0 (the N it is made for) or 1 (another N).
+    void boundTilts(Transform &transform, qint64 sessions, qint64 s, int slot) const;
     // The bound on truncation and aliasing of the transform's tail P(sum >= s) at `sessions`.
     static double aliasBound(const Transform &transform, qint64 sessions, qint64 s);
     // P(sum >= s) from a transform, or nullopt when it does not serve (s, N) or aliases too much.
