@@ -18,8 +18,11 @@ class InputError : public std::exception
 public:
     /// field: the input's name, e.g. "--context" or "num_key_value_heads".
     /// message: what is wrong with it, e.g. "must be a positive whole number".
+    /// A word (a run without white space) of over 256 characters in either is an input
+    /// repeated back (a 3,000,000-digit cell, a line of binary): it is cut to its first 96
+    /// characters and its length, so that no message runs to megabytes.
     InputError(QString field, QString message)
-        : m_field(std::move(field)), m_message(std::move(message)), m_what(text().toUtf8()) {}
+        : m_field(shortened(std::move(field))), m_message(shortened(std::move(message))), m_what(text().toUtf8()) {}
 
     /// The name of the offending input.
     const QString &field() const { return m_field; }
@@ -31,6 +34,27 @@ public:
     const char *what() const noexcept override { return m_what.constData(); }
 
 private:
+    static QString shortened(QString text)
+    {
+        constexpr qsizetype longest = 256, kept = 96;
+        for (qsizetype i = 0; i < text.size();) {
+            if (text.at(i).isSpace()) {
+                ++i;
+                continue;
+            }
+            qsizetype end = i;
+            while (end < text.size() && !text.at(end).isSpace())
+                ++end;
+            if (end - i > longest) {
+                const QString cut = QStringLiteral("\u2026 (%1 characters)").arg(end - i);
+                text.replace(i + kept, end - i - kept, cut);
+                end = i + kept + cut.size();
+            }
+            i = end;
+        }
+        return text;
+    }
+
     QString m_field;
     QString m_message;
     QByteArray m_what;

@@ -99,6 +99,14 @@ qint64 bytes(const QString &number, const QString &unit, int line, const QString
 
 qint64 count(QString number, int line, const QString &field)
 {
+    // Thousands separators as engines print them (Python's f"{n:,}"): groups of three after
+    // the first (a comma ending the figure is the sentence's: "#tokens: 46611, ...").
+    while (number.endsWith(QLatin1Char(',')))
+        number.chop(1);
+    const QStringList groups = number.split(QLatin1Char(','));
+    for (qsizetype i = 1; i < groups.size(); ++i)
+        if (groups.at(i).size() != 3 || groups.first().isEmpty() || groups.first() == QLatin1String("-"))
+            throw InputError(field, QStringLiteral("line %1: \"%2\" is not a count (its thousands separators are misplaced)").arg(line).arg(number));
     number.remove(QLatin1Char(','));
     bool ok = false;
     const qint64 v = number.toLongLong(&ok);
@@ -124,6 +132,9 @@ double real(const QString &number, int line, const QString &field)
     const double v = number.toDouble(&ok);
     if (!ok || !std::isfinite(v))
         throw InputError(field, QStringLiteral("line %1: \"%2\" is not a number").arg(line).arg(number));
+    if (v < 0)
+        throw InputError(field, QStringLiteral("line %1: %2 is negative: no figure an engine prints is below 0 (an edited or damaged log?)")
+                                    .arg(line).arg(number));
     return v;
 }
 

@@ -119,11 +119,12 @@ QString unit();
 QString separator();
 /// A memory figure as printed: number + unit (GiB, MiB, KiB, B; "GB" taken as GiB), bytes.
 qint64 bytes(const QString &number, const QString &unit, int line, const QString &field);
-/// A whole count, separators allowed ("42,656").
+/// A whole count, separators allowed where Python's f"{n:,}" puts them ("42,656"); throws
+/// InputError(field) naming the line when negative, misgrouped ("1,2,,3") or not a count.
 qint64 count(QString number, int line, const QString &field);
 /// A shape figure (layers, heads, head_dim, TP, n_ctx): a whole number from 1 to 10^8.
 int shape(const QString &number, int line, const QString &field, const char *name);
-/// A printed decimal ("0.9", "1.30"); throws InputError(field) naming the line unless finite.
+/// A printed decimal ("0.9", "1.30"); throws InputError(field) naming the line unless finite and at least 0.
 double real(const QString &number, int line, const QString &field);
 /// A printed setting (gpu_memory_utilization, mem_fraction_static) under the same range rule
 /// as its flag and file field (inputs/inputranges.h); throws InputError(field) naming the line.

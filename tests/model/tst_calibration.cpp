@@ -398,6 +398,8 @@ private Q_SLOTS:
         QTest::newRow("vLLM weights negative") << QStringLiteral("vllm-0.11-llama-3.1-8b-h100.log") << QStringLiteral("took 14.99 GiB") << QStringLiteral("took -14.99 GiB") << 2;
         QTest::newRow("vLLM tokens zero") << QStringLiteral("vllm-v1-qwen3-14b.log") << QStringLiteral("42,656 tokens") << QStringLiteral("0 tokens") << 4;
         QTest::newRow("vLLM tokens negative") << QStringLiteral("vllm-v1-qwen3-14b.log") << QStringLiteral("42,656 tokens") << QStringLiteral("-42,656 tokens") << 4;
+        QTest::newRow("vLLM concurrency negative") << QStringLiteral("vllm-v1-qwen3-14b.log") << QStringLiteral("request: 1.30x") << QStringLiteral("request: -1.30x") << 5;
+        QTest::newRow("vLLM tokens misgrouped") << QStringLiteral("vllm-v1-qwen3-14b.log") << QStringLiteral("42,656 tokens") << QStringLiteral("4,2,,656 tokens") << 4;
         QTest::newRow("vLLM blocks negative") << QStringLiteral("vllm-0.6-llama-3.1-8b-3090-20k.log") << QStringLiteral("blocks: 1952") << QStringLiteral("blocks: -1952") << 3;
         QTest::newRow("SGLang tokens zero") << QStringLiteral("sglang-qwq-32b-tp4.log") << QStringLiteral("#tokens: 46611") << QStringLiteral("#tokens: 0") << 4;
         QTest::newRow("SGLang free memory negative") << QStringLiteral("sglang-qwq-32b-tp4.log") << QStringLiteral("avail mem=6.09 GB") << QStringLiteral("avail mem=-6.09 GB") << 3;
@@ -556,7 +558,8 @@ private Q_SLOTS:
         // 2^1024 overflows a double: 310 digits are no figure at all.
         const QString huge = QStringLiteral("1") + QString(310, QLatin1Char('0'));
         QTest::newRow("bytesOf: 310 digits are not a memory figure") << vllm + QStringLiteral("Available KV cache memory: ") + huge + QStringLiteral(" GiB\n")
-                                                                     << QStringLiteral("line 2: \"%1\" is not a memory figure").arg(huge);
+                                                                     << QStringLiteral("line 2: \"%1\u2026 (313 characters) is not a memory figure")
+                                                                            .arg(huge.first(95)); // repeated to its first 96 characters (InputError)
         // 9e9 GiB = 9.66e18 B, above 2^63 - 1 = 9.22e18 B.
         QTest::newRow("bytesOf: 9e9 GiB is too large") << vllm + QStringLiteral("Available KV cache memory: 9000000000.00 GiB\n")
                                                        << QStringLiteral("line 2: 9000000000.00 GiB is too large to be a memory figure");

@@ -15,6 +15,22 @@ class TestUnits : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    // An input repeated back in a message (a 3,000,000-digit cell of a log or a trace) is cut
+    // to its first 96 characters and its length; a word of up to 256 (a long path) is kept.
+    void hugeInputIsNotRepeated()
+    {
+        const QString cell(3'000'000, QLatin1Char('9'));
+        const QString path = QStringLiteral("/data/") + QString(250, QLatin1Char('p'));
+        const InputError e(QStringLiteral("--distribution"), QStringLiteral("%1 line 2: \"%2\" is not a count").arg(path, cell));
+        QVERIFY2(e.message().size() < 400, qPrintable(QString::number(e.message().size())));
+        QVERIFY(e.message().startsWith(path + QStringLiteral(" line 2: \"") + QString(95, QLatin1Char('9')) + QChar(0x2026)));
+        QVERIFY2(e.message().contains(QStringLiteral("(3000002 characters) is not a count")), qPrintable(e.message()));
+        QCOMPARE(QString::fromUtf8(e.what()), e.text());
+        const InputError kept(QString(300, QLatin1Char('f')), path);
+        QCOMPARE(kept.message(), path);
+        QCOMPARE(kept.field().size(), 96 + QStringLiteral("\u2026 (300 characters)").size());
+    }
+
     void parseSize_data()
     {
         QTest::addColumn<QString>("text");
