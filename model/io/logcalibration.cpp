@@ -427,6 +427,14 @@ QStringList LogCalibration::warnings(const LogReading &r, const Scenario &calibr
         out << QStringLiteral("The log shows %1 KV caches in one context (an iSWA model: full-attention and sliding-window layers, each with "
                               "its own cells); the KV self size is their sum, and a model whose layers all keep every cell predicts more.")
                    .arg(r.kvCaches);
+    // The card the figures are predicted for is the scenario's; a log from another card (its total as the
+    // engine saw it, against the preset's: GpuSpec::engineVisibleBytes) compares unlike with unlike.
+    if (const qint64 card = calibrated.gpu.engineVisibleBytes(); r.totalMemory && card > 0
+        && std::abs(double(*r.totalMemory - card)) > 0.03 * double(card))
+        out << QStringLiteral("The log's card has %1 in all, but the figures below are predicted for %2 (%3): choose the log's card "
+                              "(--gpu; in the window, the GPU picker) to compare like with like.")
+                   .arg(Units::formatIn(*r.totalMemory, Units::GiB, QStringLiteral("GiB"), 2), calibrated.gpu.name,
+                        Units::formatIn(card, Units::GiB, QStringLiteral("GiB"), 2));
     if (!r.totalMemory && !r.freeBefore && r.engine != Engine::LlamaCpp && r.engine != Engine::Ollama)
         out << QStringLiteral("The log prints no card memory: %1 kept from the scenario.").arg(calibrated.gpu.name);
     for (const CalibrationRow &row : rows) {

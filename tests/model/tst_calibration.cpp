@@ -387,6 +387,22 @@ private Q_SLOTS:
 
     // A KV-cache size of zero or below, or any negative figure, is refused naming its line
     // (they were skipped, the minus sign unread, or compared as a pool of 0).
+    // A log from another card than the scenario's is said so: the E26 log's H100 (79.18 GiB as
+    // torch saw it, line 4) against a 96 GiB card predicted 17% more; an 80 GiB card (torch's
+    // figure within 1%) is the same memory.
+    void anotherCardIsSaid()
+    {
+        const LogReading r = LogCalibration::read(log("vllm-0.11-llama-3.1-8b-h100.log"), QStringLiteral("log"));
+        for (const qint64 gib : {qint64(96), qint64(80)}) {
+            Scenario before = base(dense(32, 32, 8, 128));
+            before.gpu = GpuSpec::custom(gib * Units::GiB);
+            const Scenario calibrated = LogCalibration::apply(r, before);
+            const QStringList notes = LogCalibration::warnings(r, calibrated, LogCalibration::compare(r, before));
+            const bool said = notes.join(QLatin1Char('\n')).contains(QStringLiteral("The log's card has 79.18 GiB in all"));
+            QVERIFY2(said == (gib == 96), qPrintable(notes.join(QLatin1Char('\n'))));
+        }
+    }
+
     void nonPositiveFiguresRefused_data()
     {
         QTest::addColumn<QString>("file");
