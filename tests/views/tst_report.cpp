@@ -76,6 +76,20 @@ private:
         return out;
     }
 
+    // README's report example: Llama-3.1-70B on H100s at TP 4, the conversation trace capped at
+    // 4,096 tokens, risk 1e-6, 1,000 sessions.
+    static Scenario readmeExample()
+    {
+        Scenario s = preset(QStringLiteral("llama-3.1-70b"), QStringLiteral("h100-sxm-80gb"));
+        s.tp = 4;
+        s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"), QStringLiteral("t"));
+        s.retainTokens = 4096;
+        s.contextTokens = 4096;
+        s.risk = 1e-6;
+        s.targetSessions = 1000;
+        return s;
+    }
+
     static Scenario preset(const QString &model, const QString &gpu)
     {
         Scenario s;
@@ -253,13 +267,7 @@ private Q_SLOTS:
         // README's report example: Llama-3.1-70B, TP 4, the conversation trace capped at 4,096 tokens,
         // risk 1e-6, 1,000 sessions. The fleet is sized at the risk-based count per group; engines
         // admitting the count to deploy (the admission limit) on it hold fewer, and the page says so.
-        Scenario s = preset(QStringLiteral("llama-3.1-70b"), QStringLiteral("h100-sxm-80gb"));
-        s.tp = 4;
-        s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"), QStringLiteral("t"));
-        s.retainTokens = 4096;
-        s.contextTokens = 4096;
-        s.risk = 1e-6;
-        s.targetSessions = 1000;
+        const Scenario s = readmeExample();
         const CapacityResult r = computeCapacity(s);
         QVERIFY(r.ok);
         const DistributionFigures &d = r.distribution;
@@ -281,13 +289,7 @@ private Q_SLOTS:
         // tokens, risk 1e-6, 1,000 sessions: 12 GPUs. `levers` and `plan --solve min-gpus` find TP
         // 8 cheaper: one group of 8 holds the 1,000 (README: 8 GPUs, 8 x $2.95 x 730 = $17,228 a
         // month). The report's sensitivity has the row, and page 1 says it beside the money.
-        Scenario s = preset(QStringLiteral("llama-3.1-70b"), QStringLiteral("h100-sxm-80gb"));
-        s.tp = 4;
-        s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"), QStringLiteral("t"));
-        s.retainTokens = 4096;
-        s.contextTokens = 4096;
-        s.risk = 1e-6;
-        s.targetSessions = 1000;
+        const Scenario s = readmeExample();
         const CapacityResult r = computeCapacity(s);
         QVERIFY(r.ok);
         QCOMPARE(solveMinGpus(s, 1000), qMakePair(qint64(8), 8));

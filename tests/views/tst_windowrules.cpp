@@ -84,6 +84,16 @@ private:
     QTemporaryDir m_dir;
     QString store() const { return m_dir.filePath(QStringLiteral("presets.sqlite")); }
     // With HEADROOM_SCREENSHOTS set, `w` as shown, to look at (as tst_presetmanager does).
+    // The window's Levers tab brought to the front (its table is priced while it shows).
+    static LeversView *showLevers(MainWindow &w)
+    {
+        LeversView *levers = w.leversView();
+        for (auto *tabs : w.findChildren<QTabWidget *>())
+            if (tabs->indexOf(levers) >= 0)
+                tabs->setCurrentWidget(levers);
+        return levers;
+    }
+
     static void shoot(QWidget &w, const char *name)
     {
         const QString dir = qEnvironmentVariable("HEADROOM_SCREENSHOTS");
@@ -242,10 +252,7 @@ private Q_SLOTS:
         MainWindow w(store());
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        LeversView *levers = w.leversView();
-        for (auto *tabs : w.findChildren<QTabWidget *>())
-            if (tabs->indexOf(levers) >= 0)
-                tabs->setCurrentWidget(levers);
+        LeversView *levers = showLevers(w);
         QTRY_VERIFY(levers->table()->rowCount() > 0);
         const QPalette light = QApplication::palette();
         for (const QPalette &p : {darkPalette(), light}) {
@@ -294,10 +301,7 @@ private Q_SLOTS:
         MainWindow w(store());
         w.show();
         w.planner()->setContextTokens(128000);
-        LeversView *levers = w.leversView();
-        for (auto *tabs : w.findChildren<QTabWidget *>())
-            if (tabs->indexOf(levers) >= 0)
-                tabs->setCurrentWidget(levers);
+        LeversView *levers = showLevers(w);
         QTRY_VERIFY(!levers->report().options.isEmpty() && !w.planner()->leversBusy());
         QTableWidget *t = levers->table();
         int changed = 0;
@@ -395,10 +399,7 @@ private Q_SLOTS:
         MainWindow w(store());
         w.show();
         w.planner()->setContextTokens(1000);
-        LeversView *levers = w.leversView();
-        for (auto *tabs : w.findChildren<QTabWidget *>())
-            if (tabs->indexOf(levers) >= 0)
-                tabs->setCurrentWidget(levers);
+        LeversView *levers = showLevers(w);
         QTRY_VERIFY(!levers->report().options.isEmpty() && !w.planner()->leversBusy());
         QTableWidget *t = levers->table();
         QCOMPARE(t->horizontalHeaderItem(3)->text(), QStringLiteral("$/1,000 session-hours"));
