@@ -76,6 +76,18 @@ private:
         return out;
     }
 
+    // Scenario 3 of the report's issue: Llama-3.1-70B on H100 SXM 80GB, TP 4, the Azure
+    // conversation trace at its longest length, 1,000 sessions.
+    static Scenario issueScenario3()
+    {
+        Scenario s = preset(QStringLiteral("llama-3.1-70b"), QStringLiteral("h100-sxm-80gb"));
+        s.tp = 4;
+        s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"), QStringLiteral("t"));
+        s.contextTokens = s.distribution->maximum();
+        s.targetSessions = 1000;
+        return s;
+    }
+
     // README's report example: Llama-3.1-70B on H100s at TP 4, the conversation trace capped at
     // 4,096 tokens, risk 1e-6, 1,000 sessions.
     static Scenario readmeExample()
@@ -140,11 +152,7 @@ private Q_SLOTS:
     void doneWhen()
     {
         // Scenario 3 of the issue: Llama-3.1-70B on H100 SXM 80GB, TP 4, the Azure conversation trace, 1,000 sessions.
-        Scenario s = preset(QStringLiteral("llama-3.1-70b"), QStringLiteral("h100-sxm-80gb"));
-        s.tp = 4;
-        s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"), QStringLiteral("t"));
-        s.contextTokens = s.distribution->maximum();
-        s.targetSessions = 1000;
+        const Scenario s = issueScenario3();
         const CapacityResult r = computeCapacity(s);
         QVERIFY(r.ok);
         QVERIFY(s.gpu.priceUsdPerHour.has_value());
@@ -318,11 +326,7 @@ private Q_SLOTS:
         // The print preview paints on a QPrinter (1,200 dpi by default, its own margins): set up by
         // ReportWriter::setUpPrinter it lays out the pages writePdf writes, page for page. Printed
         // to a PDF file here, so both are read back alike.
-        Scenario s = preset(QStringLiteral("llama-3.1-70b"), QStringLiteral("h100-sxm-80gb"));
-        s.tp = 4;
-        s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"), QStringLiteral("t"));
-        s.contextTokens = s.distribution->maximum();
-        s.targetSessions = 1000;
+        const Scenario s = issueScenario3();
         const CapacityResult r = computeCapacity(s);
         QVERIFY(r.ok);
         const ReportInput in{QStringLiteral("70B"), s, r, UnitSystem::Decimal, {}};
