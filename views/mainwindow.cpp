@@ -92,6 +92,25 @@ void setHtmlOnce(QTextBrowser *browser, const QString &text)
     browser->setProperty(kShown, text);
 }
 
+/// The text HTML shows for plain `text`: runs of spaces, tabs and line breaks folded into one
+/// space, none at either end (no-break spaces kept, as QString::simplified would not).
+QString asHtmlShows(const QString &text)
+{
+    QString shown;
+    bool space = false;
+    for (const QChar c : text) {
+        if (c == QLatin1Char(' ') || c == QLatin1Char('\t') || c == QLatin1Char('\n') || c == QLatin1Char('\r')) {
+            space = !shown.isEmpty();
+            continue;
+        }
+        if (space)
+            shown += QLatin1Char(' ');
+        space = false;
+        shown += c;
+    }
+    return shown;
+}
+
 /// Shows `lines` (plain text) as the browser's numbered list. A drag changes the numbers within the
 /// same lines: those blocks are rewritten in place (QTextCursor), so the document lays out and
 /// repaints only them, where setHtml would parse, lay out and repaint the whole list on every step.
@@ -103,24 +122,9 @@ void showList(QTextBrowser *browser, const QStringList &lines)
     for (const QString &line : lines)
         list += QStringLiteral("<li>%1</li>").arg(html(line));
     list += QStringLiteral("</ol>");
-    // The text HTML shows for a line: runs of spaces, tabs and line breaks folded into one space,
-    // none at either end (no-break spaces kept).
     QStringList texts;
-    for (const QString &line : lines) {
-        QString text;
-        bool space = false;
-        for (const QChar c : line) {
-            if (c == QLatin1Char(' ') || c == QLatin1Char('\t') || c == QLatin1Char('\n') || c == QLatin1Char('\r')) {
-                space = !text.isEmpty();
-                continue;
-            }
-            if (space)
-                text += QLatin1Char(' ');
-            space = false;
-            text += c;
-        }
-        texts << text;
-    }
+    for (const QString &line : lines)
+        texts << asHtmlShows(line);
     const QStringList shown = browser->property(kLines).toStringList();
     QTextDocument *doc = browser->document();
     if (texts.isEmpty() || shown.size() != texts.size() || doc->blockCount() != texts.size()) {
@@ -209,6 +213,17 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     big.setBold(true);
     m_sessions->setFont(big);
     m_verdict = new SelectableLabel;
+    m_verdict->setTextFormat(Qt::PlainText);
+    m_notes = new SelectableLabel;
+    m_notes->setTextFormat(Qt::PlainText);
+    m_notes->setVisible(false);
+    m_verdictBox = new QWidget;
+    auto *verdictLayout = new QVBoxLayout(m_verdictBox);
+    verdictLayout->setContentsMargins(0, 0, 0, 0);
+    verdictLayout->setSpacing(0); // the notes on the next line, as a line break would put them
+    verdictLayout->addWidget(m_verdict);
+    verdictLayout->addWidget(m_notes);
+    styleVerdict(); // the notes italic from the start
     m_figures = new QWidget;
     auto *figures = new QGridLayout(m_figures);
     figures->setContentsMargins(6, 6, 6, 6); // as the table's cellspacing was
@@ -261,7 +276,7 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     answerLayout->addWidget(m_headline);
     answerLayout->addWidget(m_chart, 1);
     answerLayout->addWidget(m_sessions);
-    answerLayout->addWidget(m_verdict);
+    answerLayout->addWidget(m_verdictBox);
     answerLayout->addWidget(m_figures);
     answerLayout->addWidget(m_advice);
     auto *answerScroll = new QScrollArea; // a short window scrolls the answer instead of clipping it
@@ -728,8 +743,14 @@ void MainWindow::showResult(const CapacityResult &r)
     m_chart->setCardNote(r.ok ? MemoryChartView::cardNote(s.gpu, r.gpuMemoryBytes, u) : QString());
     if (!r.ok) {
         m_sessions->setText(tr("—"));
-        m_verdictSentence = m_verdictFull = ChartStyle::errorHtml(html(r.error), this);
-        m_verdict->setText(m_verdictFull);
+        if (m_verdictBold) {
+            m_verdictBold = false;
+            styleVerdict();
+        }
+        m_verdict->setTextFormat(Qt::RichText);
+        m_verdict->setText(ChartStyle::errorHtml(html(r.error), this));
+        m_notes->clear();
+        m_notes->setVisible(false);
         for (int i = 0; i < 3; ++i) {
             m_headlineValues[i]->setText(i == 0 ? tr("—") : QString());
             m_headlineCaptions[i]->setText(QString());
@@ -783,12 +804,19 @@ void MainWindow::showResult(const CapacityResult &r)
         // A wrapped caption never breaks inside a unit ("session-/hour"): U+2011, the non-breaking hyphen.
         m_headlineCaptions[i]->setText(QString(headline[i][1]).replace(QLatin1Char('-'), QChar(0x2011)));
     }
-    QString verdict = html(capacityVerdict(s, r, u));
-    m_verdictSentence = r.fits ? verdict : QStringLiteral("<b>%1</b>").arg(verdict);
+    // Set in a plain format, font and text only when they change: QLabel lays out only then.
+    if (m_verdictBold == r.fits) {
+        m_verdictBold = !r.fits;
+        styleVerdict();
+    }
+    m_verdict->setTextFormat(Qt::PlainText);
+    // As the rich text they replace showed them: the sentence, then each warning on a line of its own.
+    m_verdict->setText(asHtmlShows(capacityVerdict(s, r, u)));
+    QStringList notes;
     for (const QString &w : r.warnings)
-        verdict += QStringLiteral("<br><i>%1</i>").arg(html(w));
-    m_verdictFull = r.fits ? verdict : QStringLiteral("<b>%1</b>").arg(verdict);
-    m_verdict->setText(m_presenter ? m_verdictSentence : m_verdictFull); // the presenter says the answer once, without the notes
+        notes << asHtmlShows(w);
+    m_notes->setText(notes.join(QLatin1Char('\n')));
+    m_notes->setVisible(!m_presenter && !r.warnings.isEmpty()); // the presenter says the answer once, without the notes
     const QString cost = r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours"))
         : s.effectivePrice()                      ? tr("— (no session fits)")
                                                   : tr("set a price");
@@ -896,13 +924,25 @@ void MainWindow::changeEvent(QEvent *event)
         value.setBold(true);
         for (int i = 0; i < 3; ++i)
             m_headlineValues[i]->setFont(value);
-        // The presenter's one-sentence answer half as large again as its body text (about
-        // 30 pt on a 1080-line projector), wrapped under the figures, never below the fold.
-        QFont sentence = font();
-        if (m_presenter)
-            sentence.setPointSizeF(font().pointSizeF() * 1.5);
-        m_verdict->setFont(sentence);
+        styleVerdict();
     }
+}
+
+void MainWindow::styleVerdict()
+{
+    // The presenter's one-sentence answer half as large again as its body text (about
+    // 30 pt on a 1080-line projector), wrapped under the figures, never below the fold.
+    QFont sentence = font();
+    if (m_presenter)
+        sentence.setPointSizeF(font().pointSizeF() * 1.5);
+    sentence.setBold(m_verdictBold);
+    if (!(m_verdict->font() == sentence))
+        m_verdict->setFont(sentence);
+    QFont notes = font();
+    notes.setBold(m_verdictBold);
+    notes.setItalic(true);
+    if (!(m_notes->font() == notes))
+        m_notes->setFont(notes);
 }
 
 void MainWindow::setPresenterMode(bool on)
@@ -925,12 +965,12 @@ void MainWindow::setPresenterMode(bool on)
     m_sessions->setVisible(!on);
     m_figures->setVisible(!on);
     m_advice->setVisible(!on);
-    m_verdict->setText(on ? m_verdictSentence : m_verdictFull);
+    m_notes->setVisible(!on && !m_notes->text().isEmpty());
     // The sentence goes under the three figures (above the chart) in the presenter, back
     // under the sessions outside it.
-    if (auto *answer = qobject_cast<QBoxLayout *>(m_verdict->parentWidget()->layout())) {
-        answer->removeWidget(m_verdict);
-        answer->insertWidget(answer->indexOf(on ? m_headline : static_cast<QWidget *>(m_sessions)) + 1, m_verdict);
+    if (auto *answer = qobject_cast<QBoxLayout *>(m_verdictBox->parentWidget()->layout())) {
+        answer->removeWidget(m_verdictBox);
+        answer->insertWidget(answer->indexOf(on ? m_headline : static_cast<QWidget *>(m_sessions)) + 1, m_verdictBox);
     }
     m_verdict->setAlignment(on ? Qt::AlignHCenter : Qt::AlignLeft);
     if (on) {

@@ -124,6 +124,9 @@ protected:
 
 private:
     void showResult(const CapacityResult &result);
+    /// The sentence's and its notes' fonts: the window's, bold when the plan does not fit, the
+    /// notes italic, the sentence half as large again in the presenter.
+    void styleVerdict();
     /// Writes the derivation of the current result out when it is stale and shown (or `hidden` is
     /// true: read while hidden); a hidden one is written out when it shows.
     void showDerivation(bool hidden);
@@ -168,7 +171,14 @@ private:
     QScrollArea *m_inputsScroll = nullptr;
     MemoryChartView *m_chart = nullptr;
     QLabel *m_sessions = nullptr;
+    /// The one-sentence answer, plain text (bold when the plan does not fit; an error in rich text):
+    /// a rich-text label is laid out in a QTextDocument several times per size asked and again on
+    /// every paint, each step of a drag whose sentence changes.
     QLabel *m_verdict = nullptr;
+    /// The result's warnings under the sentence, one a line, plain italic text; hidden when there
+    /// are none and in the presenter (which says the answer once).
+    QLabel *m_notes = nullptr;
+    QWidget *m_verdictBox = nullptr; ///< the sentence with its notes under it, line under line
     /// The figures under the answer, a grid of plain-text labels (a rich-text table was laid out
     /// whole, several times, on every step of a drag): per row a caption, a bold value and its detail.
     QWidget *m_figures = nullptr;
@@ -197,8 +207,7 @@ private:
     QWidget *m_headline = nullptr;           ///< presenter only: the three figures
     QLabel *m_headlineValues[3] = {};
     QLabel *m_headlineCaptions[3] = {};
-    QString m_verdictSentence;               ///< the one-sentence answer
-    QString m_verdictFull;                   ///< and with the result's warnings under it
+    bool m_verdictBold = false; ///< the sentence and its notes in bold (the plan does not fit)
     QAction *m_leavePresenter = nullptr;
     QWidget *m_why = nullptr;
     QToolBar *m_toolBar = nullptr;
