@@ -13,7 +13,8 @@
 // maximum; under each, the GUI thread's own CPU time per step (what a busy machine's other
 // processes cannot inflate; the tail estimate runs on a worker thread).
 // Its settings go to a throw-away folder, as the tests' do (tests/common/headroomtest.h).
-// Run: ./dev bench (or build/tests/bench_window).
+// Run: ./dev bench (or build/tests/bench_window; --steps also prints every step: pass, step,
+// slider value, milliseconds and GUI thread CPU milliseconds, to find the slow values).
 #include "inputpanel.h"
 #include "mainwindow.h"
 #include "distributionview.h"
@@ -53,6 +54,7 @@ int main(int argc, char **argv)
     wait.start();
     while (w.planner()->busy() && wait.elapsed() < 10000)
         QTest::qWait(10);
+    const bool everyStep = QCoreApplication::arguments().contains(QStringLiteral("--steps"));
     QSlider *slider = w.inputPanel()->contextSlider();
     const auto threadCpuMs = [] {
         timespec t{};
@@ -88,6 +90,8 @@ int main(int argc, char **argv)
                 w.repaint();
             ms.append(double(t.nsecsElapsed()) / 1e6);
             cpu.append(threadCpuMs() - cpu0);
+            if (everyStep)
+                std::printf("pass %d step %3d value %4d %8.2f ms %8.2f ms CPU\n", wholeWindow ? 2 : 1, i, value, ms.last(), cpu.last());
         }
         row(wholeWindow ? "context slider, whole window repainted" : "context slider, conversation trace", ms);
         row("  of which GUI thread CPU", cpu);
