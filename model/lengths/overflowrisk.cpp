@@ -159,31 +159,40 @@ constexpr double kWidest = 200;
 // not to be loosened before that is understood.)
 constexpr double kAliasShare = 1e-8;
 
-// An out-of-place real-to-complex FFTW plan of n points, made once per size and
-// kept for the process (sizes are powers of 2 from 2^8 to 2^23: 16 at most).
+// An out-of-place real-to-complex FFTW plan of n points (or, `backward`, the
+// complex-to-real one, unnormalised), made once per size and kept for the process
+// (sizes are powers of 2 from 2^8 to 2^23: 16 at most each way).
 // Out of place because FFTW_ESTIMATE plans an in-place r2c three to four times
 // slower (measured with FFTW 3.3.10 on Debian 12: about 8 ms against 25-35 ms
 // for the 2^13, 2^14 and 2^15 points of a `levers` process against a trace),
-// and a fresh process pays that planning for every size it uses.
+// and a fresh process pays that planning for every size it uses. (FFTW's
+// out-of-place c2r overwrites its input: callers hand it a copy.)
 // FFTW's planner is not thread-safe, its execution is: plans are made under
 // one lock and run with the new-array interface on fftw_alloc'd (hence equally
 // aligned) arrays. The built-in wisdom (lengths/fftwisdom.h) spares the planning.
-fftw_plan r2cPlan(int n)
+fftw_plan realPlan(int n, bool backward)
 {
     static QMutex mutex;
-    static QHash<int, fftw_plan> plans;
+    static QHash<int, fftw_plan> plans[2];
     QMutexLocker lock(&mutex);
     static const bool wisdom = importBuiltInFftwWisdom();
     Q_UNUSED(wisdom)
-    if (const auto it = plans.constFind(n); it != plans.constEnd())
+    QHash<int, fftw_plan> &made = plans[backward ? 1 : 0];
+    if (const auto it = made.constFind(n); it != made.constEnd())
         return *it;
-    double *in = fftw_alloc_real(size_t(n));
-    fftw_complex *out = fftw_alloc_complex(size_t(n / 2 + 1));
-    const fftw_plan plan = fftw_plan_dft_r2c_1d(n, in, out, FFTW_ESTIMATE); // ESTIMATE leaves the arrays alone
-    fftw_free(out);
-    fftw_free(in);
-    plans.insert(n, plan);
+    double *real = fftw_alloc_real(size_t(n));
+    fftw_complex *complex = fftw_alloc_complex(size_t(n / 2 + 1));
+    // ESTIMATE leaves the arrays alone.
+    const fftw_plan plan = backward ? fftw_plan_dft_c2r_1d(n, complex, real, FFTW_ESTIMATE) : fftw_plan_dft_r2c_1d(n, real, complex, FFTW_ESTIMATE);
+    fftw_free(complex);
+    fftw_free(real);
+    made.insert(n, plan);
     return plan;
+}
+
+fftw_plan r2cPlan(int n)
+{
+    return realPlan(n, false);
 }
 
 // The smallest power of 2 of at least n and 256. Powers of 2 only: making a
@@ -231,17 +240,17 @@ class UnitCircle
 {
 public:
     explicit UnitCircle(qint64 m)
-        : m_mask(m - 1)
+        : m_mask(quint64(m - 1))
     {
-        const qint64 coarse = std::max<qint64>(1, m / kFine);
+        const qint64 coarse = std::max<qint64>(1, m / qint64(kFine));
         m_coarse.resize(size_t(2 * coarse));
         m_fine.resize(size_t(2 * kFine));
         for (qint64 j = 0; j < coarse; ++j) {
-            const double a = 2.0 * M_PI * double(j * kFine) / double(m);
+            const double a = 2.0 * M_PI * double(j * qint64(kFine)) / double(m);
             m_coarse[size_t(2 * j)] = std::cos(a);
             m_coarse[size_t(2 * j + 1)] = std::sin(a);
         }
-        for (qint64 j = 0; j < kFine; ++j) {
+        for (qint64 j = 0; j < qint64(kFine); ++j) {
             const double a = 2.0 * M_PI * double(j) / double(m);
             m_fine[size_t(2 * j)] = std::cos(a);
             m_fine[size_t(2 * j + 1)] = std::sin(a);
@@ -250,8 +259,8 @@ public:
     /// cos and sin of 2 pi j / M (j >= 0, any size: taken modulo M).
     void at(qint64 j, double &c, double &s) const
     {
-        j &= m_mask;
-        const double *h = &m_coarse[size_t(2 * (j / kFine))], *l = &m_fine[size_t(2 * (j % kFine))];
+        const quint64 u = quint64(j) & m_mask;
+        const double *h = &m_coarse[size_t(2 * (u / kFine))], *l = &m_fine[size_t(2 * (u % kFine))];
         c = h[0] * l[0] - h[1] * l[1];
         s = h[0] * l[1] + h[1] * l[0];
     }
@@ -268,12 +277,47 @@ public:
     }
 
 private:
-    static constexpr qint64 kFine = 512;
-    qint64 m_mask;
+    static constexpr quint64 kFine = 512;
+    quint64 m_mask;
     std::vector<double> m_coarse, m_fine; // cos, sin interleaved
 };
 
 } // namespace
+
+// Doubles left unset until written, for arrays every element of which is written before it
+// is read: std::vector's resize sets each to 0 first, which was 10-15% of an inversion's
+// instructions at 4,000 frequencies (callgrind, bench_risk).
+class Doubles
+{
+public:
+    Doubles() = default;
+    Doubles(Doubles &&) = default;
+    Doubles &operator=(Doubles &&) = default;
+    Doubles(const Doubles &other) { *this = other; }
+    Doubles &operator=(const Doubles &other)
+    {
+        if (this != &other) {
+            resize(other.m_size);
+            std::copy(other.m_data.get(), other.m_data.get() + other.m_size, m_data.get());
+        }
+        return *this;
+    }
+    /// n elements, their values unset (the old ones dropped) unless n is the size already.
+    void resize(size_t n)
+    {
+        if (n != m_size) {
+            m_data.reset(new double[n]);
+            m_size = n;
+        }
+    }
+    size_t size() const { return m_size; }
+    double &operator[](size_t i) { return m_data[i]; }
+    const double &operator[](size_t i) const { return m_data[i]; }
+
+private:
+    std::unique_ptr<double[]> m_data;
+    size_t m_size = 0;
+};
 
 // The one-session law in lattice units, capped at `cap` units and tilted by
 // e^{t k}, transformed on M points: Q_k = sum_x q_x e^{-2 pi i k x / M}, k = 0..M/2,
@@ -291,6 +335,7 @@ struct OverflowRisk::Transform
     qint64 fewest = 0; // the smallest N served (its threshold is the cap)
     double cap = 0;    // sizes capped at cap units
     double k0 = 0;     // K(t) = log E exp(t min(X, cap))
+    double k2 = 0;     // K''(t), the tilted variance of one session, units^2
     double top = 0;    // largest capped size, units
     qint64 lo = 0;     // window start, units
     int points = 0;    // M
@@ -311,7 +356,7 @@ struct OverflowRisk::Transform
     // shared under WholeWindows' lock): at each significant k, with theta = 2 pi k / M,
     // r = e^{-t} and w_k = 2 (1 at k = M / 2), d_k = w_k / (1 - r e^{i theta}) and
     // e_k = d_k e^{i theta lo}.
-    mutable std::vector<double> dRe, dIm, eRe, eIm;
+    mutable Doubles dRe, dIm, eRe, eIm;
     mutable std::shared_ptr<const UnitCircle> circle; // e^{2 pi i j / M}
     // Per N inverted (the last 4), at the significant k: Q_k^N, and c_k = Q_k^N d_k at
     // the frequencies used (|Q_k|^N above the cut-off), else 0; over those,
@@ -320,42 +365,43 @@ struct OverflowRisk::Transform
     struct Powers
     {
         qint64 n = 0;
-        std::vector<double> pRe, pIm, cRe, cIm;
+        Doubles pRe, pIm, cRe, cIm;
         double a = 0, absC = 0, absE = 0, absD = 0;
         qint64 used = 0;
     };
     mutable std::vector<Powers> powers;
 };
 
-double OverflowRisk::saddlepoint(double x, double cap, double guess) const
+OverflowRisk::Tilt OverflowRisk::saddlepoint(double x, double cap, double guess, qint64 sessions) const
 {
     // Solve K'(t) = x by safeguarded Newton from `guess` (NaN: the normal
     // approximation's tilt); any tilt is safe in the weights' scaled form.
-    double k0 = 0, k1 = 0, k2 = 0;
+    Tilt at;
     double lo = -50.0, hi = 50.0;
     double t = guess;
     if (!std::isfinite(t)) {
-        cumulants(0, cap, k0, k1, k2);
-        t = k2 > 0 ? (x - k1) / k2 : 0.0;
+        cumulants(0, cap, at.k0, at.k1, at.k2);
+        t = at.k2 > 0 ? (x - at.k1) / at.k2 : 0.0;
     }
     t = std::clamp(t, lo, hi);
     for (int i = 0; i < 200; ++i) {
-        cumulants(t, cap, k0, k1, k2);
-        const double f = k1 - x;
+        cumulants(t, cap, at.k0, at.k1, at.k2);
+        at.t = t;
+        const double f = at.k1 - x;
         if (f > 0)
             hi = t;
         else
             lo = t;
-        if (std::abs(f) < 1e-12 * std::max(1.0, x))
+        if (std::abs(f) < 1e-12 * std::max(1.0, x) || (sessions > 0 && double(sessions) * f * f <= 2e-6 * at.k2))
             break;
-        double next = k2 > 0 ? t - f / k2 : 0.5 * (lo + hi);
+        double next = at.k2 > 0 ? t - f / at.k2 : 0.5 * (lo + hi);
         if (!(next > lo && next < hi))
             next = 0.5 * (lo + hi);
         if (std::abs(next - t) < 1e-15)
             break;
         t = next;
     }
-    return t;
+    return at;
 }
 
 void OverflowRisk::cumulants(double t, double cap, double &k0, double &k1, double &k2) const
@@ -405,6 +451,13 @@ double OverflowRisk::singleSessionBound(qint64 sessions, qint64 s) const
 
 double OverflowRisk::saddlepointOverflow(qint64 sessions, qint64 budget) const
 {
+    Tilt used;
+    return saddlepointOverflow(sessions, budget, std::numeric_limits<double>::quiet_NaN(), false, used);
+}
+
+double OverflowRisk::saddlepointOverflow(qint64 sessions, qint64 budget, double guess, bool near, Tilt &used) const
+{
+    used = Tilt{};
     const qint64 s = threshold(sessions, budget);
     if (const auto known = trivial(sessions, s))
         return *known;
@@ -428,11 +481,13 @@ double OverflowRisk::saddlepointOverflow(qint64 sessions, qint64 budget) const
     // Near the mean the saddlepoint formula is 0/0: a continuity-corrected normal is exact enough there.
     if (std::abs(x - mean) * std::sqrt(n / variance) < 1e-3)
         return normal();
-    const double t = saddlepoint(x, cap);
-    cumulants(t, cap, k0, k1, k2);
-    const double w2 = 2.0 * n * (t * x - k0);
+    // From the normal approximation's tilt (the cumulants at 0 are those above) unless given one.
+    const Tilt at = saddlepoint(x, cap, std::isfinite(guess) ? guess : (x - mean) / variance, near ? sessions : 0);
+    const double t = at.t;
+    used = at;
+    const double w2 = 2.0 * n * (t * x - at.k0);
     const double w = (t > 0 ? 1.0 : -1.0) * std::sqrt(std::max(0.0, w2));
-    const double u = (1.0 - std::exp(-t)) * std::sqrt(n * k2);
+    const double u = (1.0 - std::exp(-t)) * std::sqrt(n * at.k2);
     const double p = (u == 0 || w == 0) ? normal() : Normal::upperTail(w) + Normal::pdf(w) * (1.0 / u - 1.0 / w);
     return std::clamp(std::max(p, singleSessionBound(sessions, s)), 0.0, 1.0);
 }
@@ -468,21 +523,177 @@ std::optional<Window> windowFor(double sd, double t, double wrap, qint64 s, doub
     return w;
 }
 
-// The cut-off: frequencies with |Q_k|^N <= delta are left out, delta x 2 / (1 - e^-t) at most in all.
+// The cut-off: frequencies with |Q_k|^N <= delta are left out, delta x 2 / (1 - e^-t) at most in all,
+// relative to C = exp(N K(t) - t s) (at most 1): 2e-12 C, within 2e-10 of the tail where the
+// saddlepoint's share of C is 1% (the least a window is sized for). From 1e-18 C: 8-28% fewer
+// instructions per recompute for 13-117 sessions of the conversation trace (callgrind, bench_risk),
+// the frequencies between the two being most of a small count's.
 double cutOff(double t)
 {
-    return 1e-18 * -std::expm1(-t);
+    return 1e-13 * -std::expm1(-t);
 }
 
 } // namespace
+
+// The law of one session in lattice units truncated to [0, L) (sizes of L units or more
+// dropped: each overflows alone any threshold s <= L), and its convolution powers
+// p^{*2^i}, each truncated to [0, L) again: P(S < s) for s <= L depends on nothing past L,
+// so for any N the product of the powers of N's binary digits, truncated after each
+// product, is the law of the sum of N sessions on [0, L), exactly. Products by FFT on M
+// points, M a power of 2 of at least 2L - 1: a product of two laws on [0, L) does not wrap.
+struct OverflowRisk::Truncated
+{
+    qint64 length = 0; // L
+    int points = 0;    // M
+    struct Power
+    {
+        std::unique_ptr<double[], Transform::Free> values;         // the L values computed
+        std::unique_ptr<fftw_complex[], Transform::Free> spectrum; // their transform on M points (M / 2 + 1 values)
+        double l1 = 0, l2 = 0; // norms of the computed values
+        double error = 0;      // a bound on their l2 distance to the exact ones
+    };
+    std::vector<Power> powers; // p^{*2^i} truncated, i = 0, 1, ...
+    // The laws of sums of N sessions on [0, L) made last (up to 8; spectra made when needed),
+    // for other budgets (the same law: only the threshold moves) and N + 1 (one product).
+    std::vector<std::pair<qint64, Power>> sums;
+};
 
 struct OverflowRisk::WholeWindows
 {
     QMutex mutex;
     std::vector<std::shared_ptr<Transform>> transforms;
+    std::vector<std::shared_ptr<Truncated>> truncated; // the last 2 made
 };
 
-std::optional<OverflowRisk::Transform> OverflowRisk::transformFor(qint64 sessions, qint64 budget, double h, qint64 maxPoints) const
+std::optional<BoundedTail> OverflowRisk::truncatedTail(qint64 sessions, qint64 s, qint64 length) const
+{
+    if (sessions < 1 || s < 1 || length < s)
+        return std::nullopt;
+    std::shared_ptr<Truncated> law;
+    const qint64 points = transformSize(2.0 * double(length) - 1.0);
+    for (const std::shared_ptr<Truncated> &kept : m_whole->truncated)
+        if (kept->length >= s && kept->points <= points)
+            law = kept;
+    if (!law) {
+        law = std::make_shared<Truncated>();
+        law->length = length;
+        law->points = int(points);
+        if (m_whole->truncated.size() >= 2)
+            m_whole->truncated.erase(m_whole->truncated.begin());
+        m_whole->truncated.push_back(law);
+    }
+    const int m = law->points;
+    const qint64 l = law->length;
+    using Power = Truncated::Power;
+    // The FFT's error in the 2-norm, relative: 10 log2(M) eps (Higham 2002, Theorem 24.2, with
+    // margin, as for the inversion's transform).
+    const double eta = 10.0 * std::log2(double(m)) * kRound;
+    const auto norms = [&](Power &p) {
+        p.l1 = p.l2 = 0;
+        for (qint64 v = 0; v < l; ++v) {
+            p.l1 += std::abs(p.values[v]);
+            p.l2 += p.values[v] * p.values[v];
+        }
+        p.l1 *= 1.0 + double(l) * kRound; // the sums' own rounding
+        p.l2 = std::sqrt(p.l2 * (1.0 + double(l) * kRound)) * (1.0 + kRound);
+    };
+    const auto transform = [&](Power &p) {
+        const std::unique_ptr<double[], Transform::Free> in(fftw_alloc_real(size_t(m)));
+        std::copy(p.values.get(), p.values.get() + l, in.get());
+        std::fill(in.get() + l, in.get() + m, 0.0);
+        p.spectrum.reset(fftw_alloc_complex(size_t(m / 2 + 1)));
+        fftw_execute_dft_r2c(realPlan(m, false), in.get(), p.spectrum.get());
+    };
+    // a x b truncated to [0, L), from their spectra. Its error: the inputs' errors carried
+    // (||a* b* - a b||_2 <= E(a) |b|_1 + |a*|_1 E(b), Young's inequality) plus the
+    // product's own round-off. That, with the forward transforms within eta ||X||_2, the
+    // complex products within 3 eps, and the backward transform within eta (all in the
+    // 2-norm, ||X||_2 = sqrt(M) ||x||_2, |X|_max <= |x|_1): at most
+    // 2 eta |a|_2 |b|_1 + (eta + 3 eps) |a|_1 |b|_2, taken as 1.01 (3 eta + 3 eps) x the larger product of norms.
+    const auto multiply = [&](const Power &a, const Power &b) {
+        Power c;
+        const std::unique_ptr<fftw_complex[], Transform::Free> z(fftw_alloc_complex(size_t(m / 2 + 1)));
+        for (int k = 0; k <= m / 2; ++k) {
+            z[k][0] = a.spectrum[k][0] * b.spectrum[k][0] - a.spectrum[k][1] * b.spectrum[k][1];
+            z[k][1] = a.spectrum[k][0] * b.spectrum[k][1] + a.spectrum[k][1] * b.spectrum[k][0];
+        }
+        const std::unique_ptr<double[], Transform::Free> w(fftw_alloc_real(size_t(m)));
+        fftw_execute_dft_c2r(realPlan(m, true), z.get(), w.get());
+        c.values.reset(fftw_alloc_real(size_t(l)));
+        for (qint64 v = 0; v < l; ++v)
+            c.values[v] = w[v] / double(m); // M a power of 2: exact
+        norms(c);
+        const double exactA = a.l1 + std::sqrt(double(l)) * a.error; // |a*|_1
+        const double own = 1.01 * (3.0 * eta + 3.0 * kRound) * std::max(a.l2 * b.l1, a.l1 * b.l2);
+        c.error = (a.error * b.l1 + exactA * b.error + own) * (1.0 + 4.0 * kRound);
+        return c;
+    };
+    if (law->powers.empty()) {
+        Power p;
+        p.values.reset(fftw_alloc_real(size_t(l)));
+        std::fill(p.values.get(), p.values.get() + l, 0.0);
+        for (int j = 0; j < m_units.size() && m_units.at(j) < l; ++j)
+            p.values[m_units.at(j)] = m_probs.at(j); // sizes are distinct: exact
+        norms(p);
+        transform(p);
+        law->powers.push_back(std::move(p));
+    }
+    int top = 0;
+    while (top < 62 && (sessions >> (top + 1)) > 0)
+        ++top;
+    while (int(law->powers.size()) <= top) {
+        Power next = multiply(law->powers.back(), law->powers.back());
+        transform(next);
+        law->powers.push_back(std::move(next));
+    }
+    // N sessions' law: kept; else N - 1's, kept, times p; else the product over N's binary
+    // digits, the lowest first.
+    const auto kept = [&](qint64 n) {
+        const auto it = std::find_if(law->sums.begin(), law->sums.end(), [&](const auto &x) { return x.first == n; });
+        return it != law->sums.end() ? &it->second : nullptr;
+    };
+    const Power *sum = kept(sessions);
+    if (!sum && (sessions & (sessions - 1)) == 0) {
+        sum = &law->powers[size_t(top)];
+    } else if (!sum) {
+        Power product;
+        if (Power *last = kept(sessions - 1)) {
+            if (!last->spectrum)
+                transform(*last);
+            product = multiply(*last, law->powers[0]);
+        } else {
+            const Power *factor = nullptr;
+            for (int i = 0; i <= top; ++i) {
+                if (((sessions >> i) & 1) == 0)
+                    continue;
+                if (!factor) {
+                    factor = &law->powers[size_t(i)];
+                    continue;
+                }
+                if (factor == &product)
+                    transform(product);
+                product = multiply(*factor, law->powers[size_t(i)]);
+                factor = &product;
+            }
+        }
+        if (law->sums.size() >= 8)
+            law->sums.erase(law->sums.begin());
+        law->sums.emplace_back(sessions, std::move(product));
+        sum = &law->sums.back().second;
+    }
+    // P(S >= s) = 1 - P(S < s): the sum's rounding within s eps |w|_1; |sum of errors| <= sqrt(s) E
+    // (Cauchy-Schwarz); the law's mass, 1 but for its rounding, N (|1 - mass| + sizes eps) at most.
+    double below = 0, mass = 0;
+    for (qint64 v = 0; v < s; ++v)
+        below += sum->values[v];
+    for (double p : m_probs)
+        mass += p;
+    const double error = std::sqrt(double(s)) * sum->error + double(s + 2) * kRound * sum->l1
+        + double(sessions) * (std::abs(1.0 - mass) + double(m_probs.size() + 2) * kRound);
+    return BoundedTail{std::clamp(1.0 - below, 0.0, 1.0), error};
+}
+
+std::optional<OverflowRisk::Transform> OverflowRisk::tiltFor(qint64 sessions, qint64 budget) const
 {
     // Capped at the threshold of sessions - 2, so it serves sessions - 2 .. sessions + 3.
     const qint64 s = threshold(sessions, budget);
@@ -510,16 +721,30 @@ std::optional<OverflowRisk::Transform> OverflowRisk::transformFor(qint64 session
     // the cap) e^{t x} over the largest sizes made C overflow to infinity at 3 standard
     // deviations' tilt, every tail from 1,000 sessions read as 1 (its bound infinite) and the
     // count stopped there; such a law keeps the tenth's tilt, as fewer sessions do.
-    tr.t = std::max(saddlepoint(double(s) / n, tr.cap), 0.1 / std::sqrt(n * k2));
+    const Tilt at = saddlepoint(double(s) / n, tr.cap, std::numeric_limits<double>::quiet_NaN(), sessions);
+    tr.t = std::max(at.t, 0.1 / std::sqrt(n * k2));
+    k0 = at.k0, k2 = at.k2;
+    if (tr.t != at.t)
+        cumulants(tr.t, tr.cap, k0, k1, k2);
     if (const double wide = 3.0 / std::sqrt(n * k2); sessions >= 1000 && wide > tr.t) {
         double w0 = 0, w1 = 0, w2 = 0;
-        cumulants(tr.t, tr.cap, k0, k1, k2);
         cumulants(wide, tr.cap, w0, w1, w2);
-        if (std::isfinite(w0) && (n * w0 - wide * double(s)) - (n * k0 - tr.t * double(s)) <= 4.5)
+        if (std::isfinite(w0) && (n * w0 - wide * double(s)) - (n * k0 - tr.t * double(s)) <= 4.5) {
             tr.t = wide;
+            k0 = w0, k2 = w2;
+        }
     }
-    cumulants(tr.t, tr.cap, k0, k1, k2);
     tr.k0 = k0;
+    tr.k2 = k2;
+    return tr;
+}
+
+std::optional<OverflowRisk::Transform> OverflowRisk::transformFor(const Transform &tilted, qint64 sessions, qint64 budget, double h,
+                                                                   qint64 maxPoints) const
+{
+    const qint64 s = threshold(sessions, budget);
+    Transform tr = tilted;
+    const double n = double(sessions), k0 = tr.k0, k2 = tr.k2;
     // e^{-t M} within kAliasShare / 10 of the tail (the inversion refuses aliasing above
     // kAliasShare of it), the tail taken as C = exp(N K(t) - t s) times the saddlepoint's
     // share of it, 1 / ((1 - e^-t) sqrt(2 pi N K''(t))) (Daniels 1987), at most 1
@@ -541,8 +766,9 @@ std::optional<OverflowRisk::Transform> OverflowRisk::transformFor(qint64 session
         const qint64 lo = placeWindow(m, above, s, n * tr.top);
         double tau = 0, kLow = 0, logBelow = 0;
         if (lo > 0) {
-            tau = std::min(0.0, saddlepoint(double(lo) / n, tr.cap, -tr.t));
-            cumulants(tau, tr.cap, kLow, k1, k2);
+            const Tilt low = saddlepoint(double(lo) / n, tr.cap, -tr.t, sessions);
+            tau = std::min(0.0, low.t);
+            kLow = low.k0;
             logBelow = tau < 0 ? n * kLow - tau * double(lo) : 0.0;
         }
         if (tr.t * double(m) + 1e-9 >= wrapWeight + logBelow) {
@@ -668,19 +894,22 @@ bool OverflowRisk::directTransform(Transform &tr, double keep) const
     if (!cheaper(double(candidates.size())))
         return false;
     // Q_k = sum_j w_j e^{-2 pi i k x_j / M}: for each run of up to 32 consecutive
-    // candidates, e^{-2 pi i k0 x_j / M} by sin and cos (of the angle reduced
-    // modulo M exactly, in integers), then one product by e^{-2 pi i x_j / M}
-    // per step. Each term within 1,000 eps of exact (sin and cos within an ulp,
-    // the angle's rounding 4 pi eps, 31 steps of a rotation within 17 eps), the
-    // sum's rounding within sizes x eps of the sum of |terms| (mass).
+    // candidates, e^{-2 pi i k0 x_j / M} from the unit circle's tables (the index
+    // reduced modulo M exactly, in integers), then one product by e^{-2 pi i x_j / M}
+    // per step. Each term within 1,000 eps of exact (the tables within 4 eps, 31
+    // steps of a rotation within 17 eps), the sum's rounding within sizes x eps of
+    // the sum of |terms| (mass).
     tr.qError = (1000.0 + double(xs.size())) * kRound * mass;
     tr.q0 = mass;
     tr.significant.reserve(candidates.size());
+    tr.circle = UnitCircle::of(m);
+    const UnitCircle &circle = *tr.circle;
     std::vector<double> stepC(xs.size()), stepS(xs.size()), re(32), im(32);
+    std::vector<qint64> wrapped(xs.size());
     for (size_t j = 0; j < xs.size(); ++j) {
-        const double angle = -2.0 * M_PI * double(qint64(xs[j]) % m) / double(m);
-        stepC[j] = std::cos(angle);
-        stepS[j] = std::sin(angle);
+        wrapped[j] = qint64(xs[j]) % m;
+        circle.at(wrapped[j], stepC[j], stepS[j]);
+        stepS[j] = -stepS[j];
     }
     for (size_t c = 0; c < candidates.size();) {
         size_t run = 1;
@@ -690,8 +919,10 @@ bool OverflowRisk::directTransform(Transform &tr, double keep) const
         std::fill(re.begin(), re.end(), 0.0);
         std::fill(im.begin(), im.end(), 0.0);
         for (size_t j = 0; j < xs.size(); ++j) {
-            const double angle = -2.0 * M_PI * double((k0 * qint64(xs[j])) % m) / double(m);
-            double zc = ws[j] * std::cos(angle), zs = ws[j] * std::sin(angle);
+            double zc = 1, zs = 0;
+            circle.at(k0 * wrapped[j], zc, zs); // k0, wrapped[j] < M <= 2^23: no overflow
+            zc *= ws[j];
+            zs *= -ws[j];
             for (size_t r = 0; r < run; ++r) {
                 re[r] += zc;
                 im[r] += zs;
@@ -717,11 +948,12 @@ bool OverflowRisk::directTransform(Transform &tr, double keep) const
 void OverflowRisk::boundTilts(Transform &tr, qint64 sessions, qint64 s, int slot) const
 {
     const double n = double(sessions), top = double(tr.lo + tr.points), wrap = double(s + tr.points);
-    double k1 = 0, k2 = 0;
-    tr.tauTop[slot] = saddlepoint(std::min(top / n, tr.top * (1 - 1e-9)), tr.cap, tr.t);
-    cumulants(tr.tauTop[slot], tr.cap, tr.kTop[slot], k1, k2);
-    tr.tauWrap[slot] = saddlepoint(std::min(wrap / n, tr.top * (1 - 1e-9)), tr.cap, tr.tauTop[slot]);
-    cumulants(tr.tauWrap[slot], tr.cap, tr.kWrap[slot], k1, k2);
+    const Tilt atTop = saddlepoint(std::min(top / n, tr.top * (1 - 1e-9)), tr.cap, tr.t, sessions);
+    tr.tauTop[slot] = atTop.t;
+    tr.kTop[slot] = atTop.k0;
+    const Tilt atWrap = saddlepoint(std::min(wrap / n, tr.top * (1 - 1e-9)), tr.cap, atTop.t, sessions);
+    tr.tauWrap[slot] = atWrap.t;
+    tr.kWrap[slot] = atWrap.k0;
     tr.boundsFor[slot] = sessions;
 }
 
@@ -926,9 +1158,24 @@ std::optional<BoundedTail> OverflowRisk::tail(qint64 sessions, qint64 budget, st
         method = RiskCount::Method::Convolution;
         return BoundedTail{exactOverflow(sessions, budget), (double(sessions) * double(m_units.size() + 1) + double(s)) * kRound};
     }
-    method = RiskCount::Method::Inversion;
     // One inversion at a time on this law: transforms (and the powers they keep) are shared through m_whole.
     QMutexLocker lock(&m_whole->mutex);
+    // A few sessions under a threshold of up to 2,048 units: the truncated law's powers
+    // (truncatedTail), at most 2 x 6 products of at most 4,096 points, where the inversion's
+    // windows span 4,096-8,192 points too but keep nearly every frequency and need their tilts
+    // solved (measured by callgrind on bench_risk's conversation trace: 2-5 sessions in 2-4 GB
+    // in 30-55% fewer instructions; at 8,192 points and 13-32 sessions in 5-8 GB, 2-4 times more).
+    // Truncated at the threshold of N - 2, so it serves the count's N - 2 .. N + 3 as a transform does.
+    if (const qint64 length = threshold(std::max<qint64>(1, sessions - 2), budget);
+        convolution && sessions <= 64 && transformSize(2.0 * double(length) - 1.0) <= 4096) {
+        // Its round-off is absolute (about 1e-13): taken where that is within 1e-6 of the tail, else
+        // the inversion, relative to C, resolves it (a figure such as 2.5e-15 came out as 1.9e-15).
+        if (const auto r = truncatedTail(sessions, s, length); r && r->error <= 1e-6 * r->value) {
+            method = RiskCount::Method::Convolution;
+            return r;
+        }
+    }
+    method = RiskCount::Method::Inversion;
     // Reuse the transform when it serves this N; else build one, wider until the aliasing bound is small.
     if (transform && !transform->aliases) {
         if (const auto r = invert(*transform, sessions, s))
@@ -949,15 +1196,25 @@ std::optional<BoundedTail> OverflowRisk::tail(qint64 sessions, qint64 budget, st
     for (auto it = m_whole->transforms.rbegin(); it != m_whole->transforms.rend(); ++it) {
         const std::shared_ptr<Transform> &kept = *it;
         if (kept == transform || kept->points > maxPoints || sessions < kept->fewest || double(s) > kept->cap || s < kept->lo
-            || s >= kept->lo + kept->points || aliasBound(*kept, sessions, s) > 1e-10)
+            || s >= kept->lo + kept->points)
             continue;
+        // At bounds' tilts solved for this N when those of the Ns it was inverted for leave it
+        // above: two saddlepoints, where a transform of its own costs tilts, a window and an FFT.
+        if (aliasBound(*kept, sessions, s) > 1e-10) {
+            if (kept->boundsFor[0] == sessions || kept->boundsFor[1] == sessions)
+                continue;
+            boundTilts(*kept, sessions, s, 1);
+            if (aliasBound(*kept, sessions, s) > 1e-10)
+                continue;
+        }
         if (const auto r = invert(*kept, sessions, s); r && r->error <= 1e-7 * r->value) {
             transform = kept;
             return r;
         }
     }
-    for (double h = 8; h < kWidest; h *= 1.5) {
-        auto made = transformFor(sessions, budget, h, maxPoints);
+    const auto tilted = tiltFor(sessions, budget);
+    for (double h = 8; tilted && h < kWidest; h *= 1.5) {
+        auto made = transformFor(*tilted, sessions, budget, h, maxPoints);
         if (!made) {
             transform.reset();
             return std::nullopt;
@@ -997,6 +1254,14 @@ double OverflowRisk::overflowProbability(qint64 sessions, qint64 budget) const
         cumulants(0, double(s), k0, mean, k2);
         if (double(s) <= double(sessions) * mean)
             return saddlepointOverflow(sessions, budget);
+        // Far in the tail: the Chernoff bound at the saddlepoint (any t > 0 gives one) below 1e-15.
+        Tilt used;
+        const double p = saddlepointOverflow(sessions, budget, std::numeric_limits<double>::quiet_NaN(), false, used);
+        if (used.t > 0) {
+            const double bound = std::exp(double(sessions) * used.k0 - used.t * double(s));
+            if (bound <= 1e-15)
+                return std::min(p, bound);
+        }
     }
     if (const auto r = tail(sessions, budget, transform, method, qint64(1) << 17, true))
         return r->value;
@@ -1037,9 +1302,14 @@ RiskCount OverflowRisk::sessionsAtRisk(qint64 budget, double eps) const
     double fPrevious = 0;
     double gallop = std::max(1.0, std::ceil(z * sd / m_meanBytes * std::sqrt(std::max(1.0, double(g))) / 8.0));
     int stalls = 0;
+    // Each saddlepoint from the last one's tilt (the counts tried are near each other).
+    double tilt = std::numeric_limits<double>::quiet_NaN();
     for (int i = 0; b - a > 1 && i < 100; ++i) {
         g = std::clamp(g, a + 1, b - 1);
-        const double p = saddlepointOverflow(g, budget);
+        Tilt used;
+        const double p = saddlepointOverflow(g, budget, tilt, true, used);
+        if (used.t != 0)
+            tilt = used.t;
         const double f = p > 0 ? std::log(p) - std::log(eps) : -INFINITY;
         const qint64 width = b - a;
         if (p <= eps) {
@@ -1092,9 +1362,11 @@ RiskCount OverflowRisk::sessionsAtRisk(qint64 budget, double eps) const
         } else {
             // Past the largest transform: the Chernoff bound exp(N K(t) - t s) >= P, at the saddlepoint.
             const qint64 s = threshold(n, budget);
-            const double t = std::max(0.0, saddlepoint(double(s) / double(n), double(s)));
-            double k0 = 0, k1 = 0, k2 = 0;
-            cumulants(t, double(s), k0, k1, k2);
+            const Tilt at = saddlepoint(double(s) / double(n), double(s), std::numeric_limits<double>::quiet_NaN(), n);
+            const double t = std::max(0.0, at.t);
+            double k0 = at.k0, k1 = 0, k2 = 0;
+            if (t != at.t)
+                cumulants(t, double(s), k0, k1, k2);
             const double bound = std::min(1.0, std::exp(double(n) * k0 - t * double(s)));
             e.method = RiskCount::Method::ChernoffBound;
             e.tail = BoundedTail{bound, 0.0}; // an upper bound: "safe" is certain, "unsafe" is not

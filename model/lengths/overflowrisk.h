@@ -47,7 +47,14 @@ struct RiskCount
 /// Session bytes lie on a lattice: offset + k x unit, with offset the
 /// smallest session and unit the gcd of the differences. The tail
 /// P(S_N > budget) = P(sum of N lattice sizes >= s) is computed
-/// - by direct convolution when N x s x (distinct sizes) is small, and otherwise
+/// - by direct convolution when N x s x (distinct sizes) is small;
+/// - for up to 64 sessions and s up to 2,048 units, by convolution of the law
+///   truncated to [0, L), L the threshold of N - 2 (sizes of L units or more
+///   overflow alone): the truncated powers p^{*2^i} by FFT on 2^k >= 2L - 1 points
+///   (no wrap-around), their product over N's binary digits truncated after each
+///   product, which is the law of the sum on [0, L) exactly; round-off bounded in
+///   the 2-norm through each product (Higham's FFT bound, Young's inequality),
+///   taken where that bound is within 1e-6 of the tail; and otherwise
 /// - by exponentially tilted Fourier inversion on the lattice: the one-session
 ///   law, capped at s (a session of s units overflows alone, so the tail is
 ///   unchanged) and tilted by e^{t k} at the saddlepoint t, is transformed by
@@ -98,7 +105,11 @@ public:
 
     /// P(KV bytes of `sessions` sessions > budget), per GPU: the exact tail
     /// (convolution, or inversion up to 2^17 points) when the budget is above
-    /// the sessions' mean bytes, else (and past 2^17 points) the saddlepoint.
+    /// the sessions' mean bytes, else (and past 2^17 points) the saddlepoint; the
+    /// saddlepoint too (held within the bound) where the Chernoff bound exp(N K(t) - t s)
+    /// puts the tail below 1e-15, a figure shown as "below 1 in 10^12" (Units::formatRisk)
+    /// that the inversion took up to 16 M instructions to reach (4e-318 for 100 sessions in
+    /// 152 GB of the conversation trace).
     double overflowProbability(qint64 sessions, qint64 budgetBytes) const;
     /// The largest N with P(KV of N sessions > budget) <= eps (eps in (0, 1)),
     /// never above the exact answer for this lattice law and at most one below
@@ -125,6 +136,8 @@ public:
 
 private:
     struct Transform;
+    // The law truncated below a length and its powers p^{*2^i}, kept for other counts (truncatedTail).
+    struct Truncated;
     // The last 4 transforms made, kept for other counts and budgets, and the lock under
     // which inversions run (shared by copies of this object).
     struct WholeWindows;
@@ -136,15 +149,32 @@ private:
     qint64 threshold(qint64 sessions, qint64 budgetBytes) const;
     // log E exp(t min(X, cap)) and its first two derivatives (X in units).
     void cumulants(double t, double cap, double &k0, double &k1, double &k2) const;
-    // The saddlepoint: K'(t) = x for sizes capped at `cap`, Newton from `guess` (NaN: the normal approximation's).
-    double saddlepoint(double x, double cap, double guess = std::numeric_limits<double>::quiet_NaN()) const;
+    // A tilt t with K(t), K'(t) and K''(t) there (sizes capped at a cap, in units).
+    struct Tilt
+    {
+        double t = 0, k0 = 0, k1 = 0, k2 = 0;
+    };
+    // The saddlepoint: K'(t) = x for sizes capped at `cap`, by safeguarded Newton from `guess`
+    // (NaN: the normal approximation's), with the cumulants at the t returned. `sessions` = 0
+    // solves to round-off; else Newton stops once N (K'(t) - x)^2 / (2 K''(t)) <= 1e-6, the
+    // Newton estimate of how far N (K(t) - t x) stands above its least (a Chernoff bound's
+    // log, a Lugannani-Rice exponent): for tilts where any t is valid and only the bound's
+    // tightness depends on it.
+    Tilt saddlepoint(double x, double cap, double guess = std::numeric_limits<double>::quiet_NaN(), qint64 sessions = 0) const;
+    // saddlepointOverflow from the tilt `guess` (NaN: the normal approximation's), solved as
+    // saddlepoint does for `sessions` > 0 when `near` (for a bracket), with the tilt it used and
+    // the cumulants there (t = 0 when none was solved for).
+    double saddlepointOverflow(qint64 sessions, qint64 budgetBytes, double guess, bool near, Tilt &used) const;
     // The exact tail at `sessions` with the method used: convolution when cheap
     // (and allowed), else inversion with `transform`, rebuilt when it does not
     // serve `sessions`; nullopt past `maxPoints`.
     std::optional<BoundedTail> tail(qint64 sessions, qint64 budgetBytes, std::shared_ptr<Transform> &transform,
                                     RiskCount::Method &method, qint64 maxPoints, bool convolution) const;
-    // The transform serving N - 2 .. N + 3 sessions at this budget, its window h tilted standard deviations wide.
-    std::optional<Transform> transformFor(qint64 sessions, qint64 budgetBytes, double h, qint64 maxPoints) const;
+    // The tilt of the transform serving N - 2 .. N + 3 sessions at this budget (its fewest, cap,
+    // top, t, K(t) and K''(t); no window yet), or nullopt when the capped law has one size only.
+    std::optional<Transform> tiltFor(qint64 sessions, qint64 budgetBytes) const;
+    // That transform (from tiltFor's `tilted`), its window h tilted standard deviations wide.
+    std::optional<Transform> transformFor(const Transform &tilted, qint64 sessions, qint64 budgetBytes, double h, qint64 maxPoints) const;
     // Fills the transform's Q_k at the frequencies that pass the cut-off `keep` (|Q_k|^2 > keep)
     // without the M-point FFT, when that is cheaper: false (nothing filled) when it is not.
     bool directTransform(Transform &transform, double keep) const;
@@ -153,6 +183,12 @@ private:
     void boundTilts(Transform &transform, qint64 sessions, qint64 s, int slot) const;
     // The bound on truncation and aliasing of the transform's tail P(sum >= s) at `sessions`.
     static double aliasBound(const Transform &transform, qint64 sessions, qint64 s);
+    // P(sum >= s) at `sessions` by convolution of the law truncated to [0, length) units
+    // (length >= s), with a bound on its round-off: the product of the truncated powers
+    // p^{*2^i} of N's binary digits, by FFT on the smallest power of 2 of at least
+    // 2 length - 1 points, the powers kept (the last 2 lengths) for other counts and budgets.
+    // Call under m_whole's lock. nullopt when length < s.
+    std::optional<BoundedTail> truncatedTail(qint64 sessions, qint64 s, qint64 length) const;
     // P(sum >= s) from a transform, or nullopt when it does not serve (s, N) or aliases too much.
     std::optional<BoundedTail> invert(const Transform &transform, qint64 sessions, qint64 s) const;
 

@@ -150,6 +150,42 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("%1 vs %2").arg(inverted->value, 0, 'g', 17).arg(above, 0, 'g', 17)));
     }
 
+    void fewSessionsByTruncatedPowers_data()
+    {
+        QTest::addColumn<QString>("trace");
+        QTest::addColumn<qint64>("budget");
+        QTest::addColumn<double>("eps");
+        // Llama-3.1-8B, 16-token blocks of 2 MiB: thresholds of 700-1,900 blocks, 2-14 sessions.
+        QTest::newRow("conversation trace, 3 GB, eps 1e-2") << conv << qint64(3'000'000'000) << 1e-2;
+        QTest::newRow("conversation trace, 4 GB, eps 1e-2") << conv << qint64(4'000'000'000) << 1e-2;
+        QTest::newRow("conversation trace, 4 GB, eps 1e-4") << conv << qint64(4'000'000'000) << 1e-4;
+        QTest::newRow("code trace, 3 GB, eps 1e-2") << code << qint64(3'000'000'000) << 1e-2;
+    }
+    void fewSessionsByTruncatedPowers()
+    {
+        // A few sessions under a small threshold are settled by the truncated law's powers (FFT
+        // products); their tails match direct convolution (exactOverflow, sums of non-negative
+        // terms: within (N x sizes + s) x 2^-52 of exact) within the bound they give, a bound
+        // that is itself small (not vacuous), and the count is right to the session.
+        QFETCH(QString, trace);
+        QFETCH(qint64, budget);
+        QFETCH(double, eps);
+        const KvCost cost(llama8b(), Dtype::BF16, 1, 16);
+        const OverflowRisk risk(LengthDistribution::fromTrace(trace, QStringLiteral("trace")), cost, 0);
+        const RiskCount count = risk.sessionsAtRisk(budget, eps);
+        const qint64 n = count.sessions;
+        QVERIFY2(n >= 2 && n <= 20, qPrintable(QString::number(n)));
+        QCOMPARE(count.method, RiskCount::Method::Convolution);
+        const double at = risk.exactOverflow(n, budget), above = risk.exactOverflow(n + 1, budget);
+        QVERIFY2(at <= eps && above > eps, qPrintable(QStringLiteral("%1 %2").arg(at).arg(above)));
+        QVERIFY2(count.errorBound > 0 && count.errorBound < 1e-9, qPrintable(QString::number(count.errorBound)));
+        const double direct = 1e-11; // exactOverflow's own rounding here: (N x 354 + 2,000) x 2^-52 < 1e-12, with margin
+        QVERIFY2(std::abs(count.tailAt - at) <= count.errorBound + direct,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(count.tailAt, 0, 'g', 17).arg(at, 0, 'g', 17)));
+        QVERIFY2(std::abs(count.tailAbove - above) <= count.errorBound + direct,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(count.tailAbove, 0, 'g', 17).arg(above, 0, 'g', 17)));
+    }
+
     void saddlepointTailAtLargeN_data()
     {
         QTest::addColumn<qint64>("budget");
