@@ -19,6 +19,8 @@
 
 #include <QCoreApplication>
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include <QElapsedTimer>
 #include <cstdio>
@@ -95,6 +97,43 @@ int main(int argc, char **argv)
             std::printf("%14.3g %8.0e %12lld %12lld %10.3f %10.3f\n", double(budget), eps, (long long)r.distribution.sessionsAtRisk,
                         (long long)r.distribution.sessionsWorstCase, median(wall), median(cpu));
         }
+    }
+    // Every session count, not only the rows above: 60 budgets spaced evenly in log from 1e9 to
+    // 2e12 bytes (2 to ~10,900 sessions) at risks 1e-2, 1e-4 and 1e-6, the median thread CPU time
+    // of 11 recomputes each; the slowest of the 180 and how many exceed 1 ms.
+    {
+        double worst = 0, worstBudget = 0, worstEps = 0;
+        qint64 worstCount = 0, fewest = std::numeric_limits<qint64>::max(), most = 0;
+        int over = 0, rows = 0;
+        for (int i = 0; i < 60; ++i) {
+            const qint64 budget = qint64(1e9 * std::pow(2000.0, i / 59.0));
+            for (double eps : {1e-2, 1e-4, 1e-6}) {
+                s.gpu = GpuSpec::custom(budget + 1);
+                s.risk = eps;
+                s.sessions = 100;
+                std::vector<double> cpu;
+                CapacityResult r;
+                for (int k = 0; k < 11; ++k) {
+                    const double c0 = threadCpuMs();
+                    r = computeCapacity(s);
+                    cpu.push_back(threadCpuMs() - c0);
+                }
+                const double m = median(cpu);
+                ++rows;
+                over += m > 1.0;
+                fewest = std::min(fewest, r.distribution.sessionsAtRisk);
+                most = std::max(most, r.distribution.sessionsAtRisk);
+                if (m > worst) {
+                    worst = m;
+                    worstBudget = double(budget);
+                    worstEps = eps;
+                    worstCount = r.distribution.sessionsAtRisk;
+                }
+            }
+        }
+        std::printf("\nsweep: %d rows (60 budgets 1e9 to 2e12 B, %lld to %lld sessions; eps 1e-2, 1e-4, 1e-6), median cpu ms each:\n"
+                    "  slowest %.3f ms (budget %.3g, eps %.0e, %lld sessions); rows above 1 ms: %d\n",
+                    rows, (long long)fewest, (long long)most, worst, worstBudget, worstEps, (long long)worstCount, over);
     }
     QCoreApplication app(argc, argv);
     QVector<ModelShape> models;
