@@ -1123,7 +1123,7 @@ std::optional<BoundedTail> OverflowRisk::invert(const Transform &tr, qint64 sess
 }
 
 std::optional<BoundedTail> OverflowRisk::tail(qint64 sessions, qint64 budget, std::shared_ptr<Transform> &transform,
-                                              RiskCount::Method &method, qint64 maxPoints, bool convolution) const
+                                              RiskCount::Method &method, qint64 maxPoints, bool convolution, double tolerance) const
 {
     const qint64 s = threshold(sessions, budget);
     if (const auto known = trivial(sessions, s)) {
@@ -1168,9 +1168,9 @@ std::optional<BoundedTail> OverflowRisk::tail(qint64 sessions, qint64 budget, st
     // Truncated at the threshold of N - 2, so it serves the count's N - 2 .. N + 3 as a transform does.
     if (const qint64 length = threshold(std::max<qint64>(1, sessions - 2), budget);
         convolution && sessions <= 64 && transformSize(2.0 * double(length) - 1.0) <= 4096) {
-        // Its round-off is absolute (about 1e-13): taken where that is within 1e-6 of the tail, else
-        // the inversion, relative to C, resolves it (a figure such as 2.5e-15 came out as 1.9e-15).
-        if (const auto r = truncatedTail(sessions, s, length); r && r->error <= 1e-6 * r->value) {
+        // Its round-off is absolute (about 1e-13): for a figure, taken where that is within 1e-6 of
+        // the tail, else the inversion, relative to C, resolves it (2.5e-15 came out as 1.9e-15).
+        if (const auto r = truncatedTail(sessions, s, length); r && r->error <= (tolerance > 0 ? tolerance : 1e-6 * r->value)) {
             method = RiskCount::Method::Convolution;
             return r;
         }
@@ -1357,7 +1357,8 @@ RiskCount OverflowRisk::sessionsAtRisk(qint64 budget, double eps) const
     };
     auto evaluate = [&](qint64 n) {
         Tail e{};
-        if (const auto r = tail(n, budget, transform, e.method, maxPoints, true)) {
+        // The truncated powers' bound (about 3e-12 for 3-12 sessions) taken up to 1e-5 of the risk.
+        if (const auto r = tail(n, budget, transform, e.method, maxPoints, true, 1e-5 * eps)) {
             e.tail = *r;
         } else {
             // Past the largest transform: the Chernoff bound exp(N K(t) - t s) >= P, at the saddlepoint.

@@ -54,7 +54,8 @@ struct RiskCount
 ///   (no wrap-around), their product over N's binary digits truncated after each
 ///   product, which is the law of the sum on [0, L) exactly; round-off bounded in
 ///   the 2-norm through each product (Higham's FFT bound, Young's inequality),
-///   taken where that bound is within 1e-6 of the tail; and otherwise
+///   about 3e-12 for 3-12 sessions, taken for a count where within 1e-5 of its
+///   risk and for a figure where within 1e-6 of the tail; and otherwise
 /// - by exponentially tilted Fourier inversion on the lattice: the one-session
 ///   law, capped at s (a session of s units overflows alone, so the tail is
 ///   unchanged) and tilted by e^{t k} at the saddlepoint t, is transformed by
@@ -167,9 +168,11 @@ private:
     double saddlepointOverflow(qint64 sessions, qint64 budgetBytes, double guess, bool near, Tilt &used) const;
     // The exact tail at `sessions` with the method used: convolution when cheap
     // (and allowed), else inversion with `transform`, rebuilt when it does not
-    // serve `sessions`; nullopt past `maxPoints`.
+    // serve `sessions`; nullopt past `maxPoints`. The truncated powers' result is
+    // taken when its error bound is at most `tolerance` (a count's: 1e-5 of its risk),
+    // or, with 0, 1e-6 of the tail itself (a figure to show).
     std::optional<BoundedTail> tail(qint64 sessions, qint64 budgetBytes, std::shared_ptr<Transform> &transform,
-                                    RiskCount::Method &method, qint64 maxPoints, bool convolution) const;
+                                    RiskCount::Method &method, qint64 maxPoints, bool convolution, double tolerance = 0) const;
     // The tilt of the transform serving N - 2 .. N + 3 sessions at this budget (its fewest, cap,
     // top, t, K(t) and K''(t); no window yet), or nullopt when the capped law has one size only.
     std::optional<Transform> tiltFor(qint64 sessions, qint64 budgetBytes) const;
