@@ -6,8 +6,9 @@
 namespace Headroom {
 
 /// The FFTW wisdom built into the program: the plans FFTW_ESTIMATE makes for the
-/// out-of-place real-to-complex transforms of 2^8 to 2^23 points that OverflowRisk
-/// uses, as `fftw-wisdom -n -e rof256 rof512 ... rof8388608` writes them (FFTW 3.3.10,
+/// out-of-place real-to-complex transforms of 2^8 to 2^23 points and complex-to-real
+/// ones of 2^8 to 2^12 points that OverflowRisk uses, as
+/// `fftw-wisdom -n -e rof256 rof512 ... rof8388608 rob256 ... rob4096` writes them (FFTW 3.3.10,
 /// Debian 12 libfftw3-bin; regenerate with that command into model/lengths/fftw-wisdom.txt
 /// when FFTW changes). Making an FFTW_ESTIMATE plan of 2^13 to 2^15 points costs about
 /// 15 million instructions, a third of a `plan` process against a trace; with this

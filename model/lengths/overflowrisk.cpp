@@ -169,7 +169,8 @@ constexpr double kAliasShare = 1e-8;
 // out-of-place c2r overwrites its input: callers hand it a copy.)
 // FFTW's planner is not thread-safe, its execution is: plans are made under
 // one lock and run with the new-array interface on fftw_alloc'd (hence equally
-// aligned) arrays. The built-in wisdom (lengths/fftwisdom.h) spares the planning.
+// aligned) arrays. The built-in wisdom (lengths/fftwisdom.h, backward up to 2^12
+// points: the truncated law's products) spares the planning.
 fftw_plan realPlan(int n, bool backward)
 {
     static QMutex mutex;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The built-in FFTW wisdom (model/lengths/fftwisdom.h) changes only the cost of
-// planning, never a transform: for every size OverflowRisk uses (2^8 to 2^23 points,
-// out-of-place real-to-complex, FFTW_ESTIMATE), the plan FFTW makes with the wisdom
+// planning, never a transform: for every size OverflowRisk uses (out of place,
+// FFTW_ESTIMATE: real-to-complex of 2^8 to 2^23 points, complex-to-real of 2^8 to 2^12
+// for the truncated law's products), the plan FFTW makes with the wisdom
 // is the one it makes without (FFTW's printed plan: the same solvers, codelets and
 // splits), and both give the same transform of one input to the last bit. Without
 // that, `plan` and `levers` would print other digits of the tails than before the
@@ -66,6 +67,49 @@ private slots:
             plan(with.get(), true, planWith);
             QCOMPARE(planWith, planWithout);
             QVERIFY2(std::memcmp(with.get(), without.get(), sizeof(fftw_complex) * size_t(n / 2 + 1)) == 0, qPrintable(QString::number(n)));
+        }
+        fftw_forget_wisdom();
+    }
+
+    void sameBackwardPlansAndTransforms()
+    {
+        for (int k = 8; k <= 12; ++k) {
+            const int n = 1 << k;
+            const auto freeReal = [](double *p) { fftw_free(p); };
+            const auto freeComplex = [](fftw_complex *p) { fftw_free(p); };
+            const std::unique_ptr<fftw_complex, decltype(freeComplex)> in(fftw_alloc_complex(size_t(n / 2 + 1)), freeComplex);
+            const std::unique_ptr<fftw_complex, decltype(freeComplex)> copy(fftw_alloc_complex(size_t(n / 2 + 1)), freeComplex);
+            const std::unique_ptr<double, decltype(freeReal)> without(fftw_alloc_real(size_t(n)), freeReal);
+            const std::unique_ptr<double, decltype(freeReal)> with(fftw_alloc_real(size_t(n)), freeReal);
+            QRandomGenerator random{quint32(100 + k)};
+            for (int i = 0; i <= n / 2; ++i) {
+                in.get()[i][0] = random.generateDouble();
+                in.get()[i][1] = i == 0 || i == n / 2 ? 0.0 : random.generateDouble(); // Hermitian: real at 0 and n / 2
+            }
+            const auto plan = [&](double *out, bool useWisdom, QByteArray &printed) {
+                fftw_forget_wisdom();
+                if (useWisdom)
+                    importBuiltInFftwWisdom();
+                const fftw_plan p = fftw_plan_dft_c2r_1d(n, copy.get(), out, FFTW_ESTIMATE);
+                QVERIFY(p);
+                char *text = fftw_sprint_plan(p);
+                printed = text;
+                std::free(text);
+                std::memcpy(copy.get(), in.get(), sizeof(fftw_complex) * size_t(n / 2 + 1)); // c2r overwrites its input
+                fftw_execute(p);
+                fftw_destroy_plan(p);
+            };
+            QByteArray planWithout, planWith;
+            plan(without.get(), false, planWithout);
+            plan(with.get(), true, planWith);
+            QCOMPARE(planWith, planWithout);
+            QVERIFY2(std::memcmp(with.get(), without.get(), sizeof(double) * size_t(n)) == 0, qPrintable(QString::number(n)));
+            // And the wisdom holds this size (FFTW_WISDOM_ONLY plans from wisdom alone, else gives NULL).
+            fftw_forget_wisdom();
+            importBuiltInFftwWisdom();
+            const fftw_plan fromWisdom = fftw_plan_dft_c2r_1d(n, copy.get(), without.get(), FFTW_ESTIMATE | FFTW_WISDOM_ONLY);
+            QVERIFY2(fromWisdom, qPrintable(QStringLiteral("no wisdom for the %1-point complex-to-real transform").arg(n)));
+            fftw_destroy_plan(fromWisdom);
         }
         fftw_forget_wisdom();
     }
