@@ -208,6 +208,10 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
     connect(m_chart, &DistributionChartView::handleDragged, this, [this](int i, qint64 tokens, bool finished) {
         if (i < 0 || i > 3)
             return;
+        // Each drag of a handle is one undo step of its own.
+        if (!m_handleDrag)
+            m_planner->beginDrag();
+        m_handleDrag = !finished;
         const QSignalBlocker block(m_quantile[i]);
         // A handle stays between its neighbours.
         const qint64 lo = i > 0 ? m_quantile[i - 1]->value() : 1, hi = m_quantile[i + 1]->value();

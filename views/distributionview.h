@@ -93,6 +93,7 @@ private:
     /// A result arrived while the tab was hidden: the figures and the throughput chart are
     /// filled in when it shows (a drag on the Memory tab relays no hidden text or chart).
     bool m_resultStale = false;
+    bool m_handleDrag = false; // a handle drag under way (its steps merge into one undo step)
     /// What the distribution chart shows (the lengths as scaled, the cap, the handles): a
     /// scenario change that leaves them alone (the context or sessions dragged) redraws nothing.
     struct ChartInputs

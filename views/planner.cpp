@@ -86,7 +86,12 @@ void Planner::edit(const Scenario &next, ScenarioCommand::Id id, const QString &
 {
     if (next == m_scenario)
         return;
-    m_undo.push(new ScenarioCommand(this, m_scenario, next, id, mergeable, text));
+    m_undo.push(new ScenarioCommand(this, m_scenario, next, id, mergeable, text, m_drag));
+}
+
+void Planner::beginDrag()
+{
+    ++m_drag;
 }
 
 void Planner::setModel(const ModelShape &model)

@@ -32,8 +32,10 @@ public:
     /// Replaces the scenario without an undo step (start-up, opening a file).
     void reset(const Scenario &scenario);
     /// Applies `next` as one undo step named `text`; `mergeable` joins it
-    /// with the previous step on the same input (a slider drag).
+    /// with the previous step on the same input in the same drag (a slider drag).
     void edit(const Scenario &next, ScenarioCommand::Id id, const QString &text, bool mergeable = false);
+    /// A slider was pressed: its drag's steps join each other, not the last drag's.
+    void beginDrag();
 
     void setModel(const ModelShape &model);
     void setGpu(const GpuSpec &gpu);
@@ -103,6 +105,7 @@ private:
     Scenario m_scenario;
     CapacityResult m_result;
     QUndoStack m_undo;
+    int m_drag = 0; // the drag under way (beginDrag), or the last one
     UnitSystem m_units = UnitSystem::Decimal;
     QVector<Pinned> m_pinned;
     QVector<ModelShape> m_models;

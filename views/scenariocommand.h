@@ -10,8 +10,9 @@ namespace Headroom {
 class Planner;
 
 /// One undoable change of the scenario: the whole value before and after.
-/// Consecutive commands with the same mergeable id (a slider drag on one
-/// input) merge into one undo step (Tiled's habit of one enum of ids).
+/// Consecutive commands with the same mergeable id of the same drag (a slider
+/// drag on one input) merge into one undo step (Tiled's habit of one enum of
+/// ids); the next drag of that slider is a step of its own.
 class ScenarioCommand : public QUndoCommand
 {
 public:
@@ -20,8 +21,9 @@ public:
               Distribution, Retain, Risk, LengthScale, Other };
 
     /// planner: the owner to update; before/after: the scenario values;
-    /// text: the undo menu's wording ("Change context length").
-    ScenarioCommand(Planner *planner, Scenario before, Scenario after, Id id, bool mergeable, const QString &text);
+    /// text: the undo menu's wording ("Change context length"); drag: which drag
+    /// (Planner::beginDrag) a mergeable command belongs to.
+    ScenarioCommand(Planner *planner, Scenario before, Scenario after, Id id, bool mergeable, const QString &text, int drag = 0);
 
     void undo() override;
     void redo() override;
@@ -34,6 +36,7 @@ private:
     Scenario m_after;
     Id m_id;
     bool m_mergeable;
+    int m_drag;
 };
 
 } // namespace Headroom

@@ -92,6 +92,32 @@ private Q_SLOTS:
         QCOMPARE(w.chartView()->segments().weights, qint64(8'030'261'248));
     }
 
+    // A drag is one undo step (its values merge), and the next drag of the same slider is
+    // another: two drags of Context, two Ctrl+Z back to the start (README: "a slider or handle drag is one step").
+    void eachDragIsOneUndoStep()
+    {
+        MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
+        w.show();
+        QSlider *slider = w.inputPanel()->contextSlider();
+        const qint64 start = w.planner()->scenario().contextTokens;
+        const auto drag = [&](std::initializer_list<int> positions) {
+            slider->setSliderDown(true); // emits sliderPressed, as a press does
+            for (int p : positions)
+                slider->setValue(p);
+            slider->setSliderDown(false);
+        };
+        drag({600, 500, 400});
+        const qint64 afterFirst = w.planner()->scenario().contextTokens;
+        drag({300, 200, 100});
+        const qint64 afterSecond = w.planner()->scenario().contextTokens;
+        QVERIFY(afterFirst != start && afterSecond != afterFirst);
+        QCOMPARE(w.inputPanel()->positionToContext(100), afterSecond);
+        w.planner()->undoStack()->undo();
+        QCOMPARE(w.planner()->scenario().contextTokens, afterFirst);
+        w.planner()->undoStack()->undo();
+        QCOMPARE(w.planner()->scenario().contextTokens, start);
+    }
+
     // A drag rewrites only the changed lines of the derivation in place and the answer's labels
     // keep their heights per width: after a drag the window must show what a window opened at the
     // drag's last value shows. 123,456 tokens = ceil(123,456 / 16) = 7,716 blocks of 16, all held.
