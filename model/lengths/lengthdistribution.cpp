@@ -690,7 +690,7 @@ LengthDistribution LengthDistribution::fromTrace(const QString &path, const QStr
     TraceReader reader(path, field);
     constexpr qsizetype block = qsizetype(1) << 20;
     QByteArray buffer;
-    qint64 lineNo = 0;
+    qint64 lineNo = 0, read = 0; // lines parsed, bytes read
     for (bool first = true;; first = false) {
         const qsizetype kept = buffer.size();
         buffer.resize(kept + block);
@@ -698,6 +698,12 @@ LengthDistribution LengthDistribution::fromTrace(const QString &path, const QStr
         if (got < 0)
             throw InputError(field, QStringLiteral("cannot read %1: %2").arg(path, f.errorString()));
         buffer.resize(kept + qsizetype(got));
+        // A NUL byte ends a number where the reader stops (20\000 read as 20): a trace is text.
+        if (const void *nul = got > 0 ? std::memchr(buffer.constData() + kept, '\0', size_t(got)) : nullptr)
+            throw InputError(field, QStringLiteral("%1 holds a NUL byte at byte %2: a trace is plain text (UTF-16, or not a trace?)")
+                                        .arg(path)
+                                        .arg(read + qint64(static_cast<const char *>(nul) - (buffer.constData() + kept)) + 1));
+        read += got;
         const bool end = got == 0;
         if (first && buffer.startsWith("\xEF\xBB\xBF"))
             buffer.remove(0, 3);

@@ -802,6 +802,9 @@ private Q_SLOTS:
                                                              << data + QStringLiteral("overflow.csv line 2, ContextTokens: 9223372036854775807 tokens is beyond 2^53");
         QTest::newRow("trace: two columns, no header") << QStringLiteral("trace:") + data + QStringLiteral("two-columns-no-header.csv") << f
                                                        << data + QStringLiteral("two-columns-no-header.csv line 1: expected one length per line");
+        // 1000, 2 0 NUL 0 0, 3000: the NUL is the 8th byte (the reader stopped there and read 20).
+        QTest::newRow("trace: a NUL byte") << QStringLiteral("trace:") + data + QStringLiteral("nul-byte.csv") << f
+                                           << data + QStringLiteral("nul-byte.csv holds a NUL byte at byte 8: a trace is plain text");
         // Specs (parse).
         QTest::newRow("spec without a kind") << QStringLiteral("lognormal") << f
                                              << QStringLiteral("\"lognormal\" must start with trace:, lognormal:, quantiles: or fixed:");
