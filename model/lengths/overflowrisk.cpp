@@ -525,10 +525,11 @@ std::optional<Window> windowFor(double sd, double t, double wrap, qint64 s, doub
 }
 
 // The cut-off: frequencies with |Q_k|^N <= delta are left out, delta x 2 / (1 - e^-t) at most in all,
-// relative to C = exp(N K(t) - t s) (at most 1): 2e-12 C, within 2e-10 of the tail where the
-// saddlepoint's share of C is 1% (the least a window is sized for). From 1e-18 C: 8-28% fewer
-// instructions per recompute for 13-117 sessions of the conversation trace (callgrind, bench_risk),
-// the frequencies between the two being most of a small count's.
+// relative to C = exp(N K(t) - t s) (at most 1): 2e-13 C, within 2e-11 of the tail where the
+// saddlepoint's share of C is 1% (the least a window is sized for). From 1e-18 C: 4-18% fewer
+// instructions per recompute for 11-117 sessions of the conversation trace (callgrind, bench_risk),
+// the frequencies between the two being most of a small count's. (1e-12 C saved more but left
+// tst_risk's inversion bound above 1e-9 of a 1e-6 risk.)
 double cutOff(double t)
 {
     return 1e-13 * -std::expm1(-t);
@@ -1169,7 +1170,7 @@ std::optional<BoundedTail> OverflowRisk::tail(qint64 sessions, qint64 budget, st
     // Truncated at the threshold of N - 2, so it serves the count's N - 2 .. N + 3 as a transform does.
     if (const qint64 length = threshold(std::max<qint64>(1, sessions - 2), budget);
         convolution && sessions <= 64 && transformSize(2.0 * double(length) - 1.0) <= 4096) {
-        // Its round-off is absolute (about 1e-13): for a figure, taken where that is within 1e-6 of
+        // Its round-off is absolute (about 3e-12): for a figure, taken where that is within 1e-6 of
         // the tail, else the inversion, relative to C, resolves it (2.5e-15 came out as 1.9e-15).
         if (const auto r = truncatedTail(sessions, s, length); r && r->error <= (tolerance > 0 ? tolerance : 1e-6 * r->value)) {
             method = RiskCount::Method::Convolution;
@@ -1250,6 +1251,7 @@ double OverflowRisk::overflowProbability(qint64 sessions, qint64 budget) const
     // accurate there to well under 1% of the figure (the tilt is near 0 and the
     // inversion's window would be wide); else the inversion up to 2^17 points.
     const qint64 s = threshold(sessions, budget);
+    std::optional<double> estimate; // the saddlepoint's, once computed
     if (!trivial(sessions, s) && sessions > 1) {
         double k0 = 0, mean = 0, k2 = 0;
         cumulants(0, double(s), k0, mean, k2);
@@ -1257,16 +1259,16 @@ double OverflowRisk::overflowProbability(qint64 sessions, qint64 budget) const
             return saddlepointOverflow(sessions, budget);
         // Far in the tail: the Chernoff bound at the saddlepoint (any t > 0 gives one) below 1e-15.
         Tilt used;
-        const double p = saddlepointOverflow(sessions, budget, std::numeric_limits<double>::quiet_NaN(), false, used);
+        estimate = saddlepointOverflow(sessions, budget, std::numeric_limits<double>::quiet_NaN(), false, used);
         if (used.t > 0) {
             const double bound = std::exp(double(sessions) * used.k0 - used.t * double(s));
             if (bound <= 1e-15)
-                return std::min(p, bound);
+                return std::min(*estimate, bound);
         }
     }
     if (const auto r = tail(sessions, budget, transform, method, qint64(1) << 17, true))
         return r->value;
-    return saddlepointOverflow(sessions, budget);
+    return estimate ? *estimate : saddlepointOverflow(sessions, budget);
 }
 
 qint64 OverflowRisk::sessionsWorstCase(qint64 budget) const
