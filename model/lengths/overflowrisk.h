@@ -28,15 +28,22 @@ struct RiskCount
         ClosedForm,  ///< no sum to compute: 0 sessions, or even the smallest sessions overflow
         Convolution, ///< direct convolution of the one-session law (small cases)
         Inversion,   ///< tilted lattice Fourier inversion with a bounded error
-        ChernoffBound ///< past the largest transform: P <= exp(N K(t) - t s), conservative
+        /// past the largest transform: convolution of the sizes rounded up to multiples of
+        /// `roundingBytes` (an upper bound, tight to N x roundingBytes of the budget)
+        RoundedConvolution,
+        ChernoffBound ///< where even that fails: P <= exp(N K(t) - t s), conservative
     };
     qint64 sessions = 0;
     Method method = Method::ClosedForm;
     double tailAt = 0;     ///< P(overflow) at `sessions`
     double tailAbove = 1;  ///< P(overflow) at `sessions` + 1
     double errorBound = 0; ///< absolute, on either tail
+    /// RoundedConvolution: the step, bytes per GPU, each session's size was rounded up to
+    /// (one lattice unit times the grain); else 0.
+    qint64 roundingBytes = 0;
 
-    /// "closed-form", "convolution", "tilted-inversion" or "chernoff-bound" (plan --json risk_method).
+    /// "closed-form", "convolution", "tilted-inversion", "rounded-convolution" or
+    /// "chernoff-bound" (plan --json risk_method).
     static QString methodName(Method method);
 };
 
@@ -68,8 +75,14 @@ struct RiskCount
 ///   Algorithms, 2nd ed., 2002, Theorem 24.2) carried through the power and
 ///   the sum; the window widens until the aliasing bound is below 1e-8 of the
 ///   tail (a window predicted too narrow is skipped before its transform), up
-///   to 2^23 points (past them a count rests on the Chernoff bound alone, which
-///   is conservative); two sessions are summed directly. Past 8,192-point windows
+///   to 2^23 points; two sessions are summed directly. Past 2^23 points (a heavy
+///   tail: one long session spreads the tilted sum over millions of units) a
+///   count rests on the truncated convolution above with every size rounded up
+///   to a multiple of g units, g the least that brings the truncation below
+///   2^18 units (2^19-point FFTs): rounding up only adds bytes, so its tail is an
+///   upper bound, and N sessions add at most N (g - 1) units by it (its count is
+///   at least the exact count for a budget that much smaller). The Chernoff bound,
+///   conservative and several sessions low on heavy tails, is the last resort. Past 8,192-point windows
 ///   the M-point FFT is left out when cheaper: a P-point FFT (P | M) of the law
 ///   wrapped modulo P gives |Q| exactly on a coarse grid, and since
 ///   1 - |Q(theta)|^2 = E[1 - cos(theta D)] (D the difference of two tilted
@@ -190,8 +203,15 @@ private:
     // (length >= s), with a bound on its round-off: the product of the truncated powers
     // p^{*2^i} of N's binary digits, by FFT on the smallest power of 2 of at least
     // 2 length - 1 points, the powers kept (the last 2 lengths) for other counts and budgets.
+    // With `grain` g > 1, every size rounded up to a multiple of g units first (sizes ceil(x / g),
+    // threshold ceil(s / g)): an upper bound on the tail, since g ceil(x / g) >= x.
     // Call under m_whole's lock. nullopt when length < s.
-    std::optional<BoundedTail> truncatedTail(qint64 sessions, qint64 s, qint64 length) const;
+    std::optional<BoundedTail> truncatedTail(qint64 sessions, qint64 s, qint64 length, qint64 grain = 1) const;
+    // Past the largest transform: P(sum >= s) at `sessions` from truncatedTail with sizes rounded
+    // up to `grain` units (set here: the least that holds the truncation, the threshold of N - 2,
+    // to 2^18 grains), an upper bound on the tail but for its error bound (exact for grain 1).
+    // Takes m_whole's lock.
+    std::optional<BoundedTail> roundedTail(qint64 sessions, qint64 budgetBytes, qint64 &grain) const;
     // P(sum >= s) from a transform, or nullopt when it does not serve (s, N) or aliases too much.
     std::optional<BoundedTail> invert(const Transform &transform, qint64 sessions, qint64 s) const;
 

@@ -345,6 +345,7 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
     d.riskTailAt = count.tailAt;
     d.riskTailAbove = count.tailAbove;
     d.riskErrorBound = count.errorBound;
+    d.riskRoundingBytes = count.roundingBytes;
     d.sessionsWorstCase = law.risk().sessionsWorstCase(budget);
     d.sessionsAtMean = law.risk().sessionsAtMean(budget);
     if (work.figures() == RiskWork::Figures::All) {

@@ -72,6 +72,7 @@ QJsonObject CapacityResult::toJson() const
     o.insert(QStringLiteral("sessions_at_mean"), d.sessionsAtMean);
     o.insert(QStringLiteral("risk_method"), RiskCount::methodName(d.riskMethod));
     o.insert(QStringLiteral("risk_error_bound"), d.riskErrorBound);
+    o.insert(QStringLiteral("risk_rounding_bytes"), d.riskRoundingBytes);
     o.insert(QStringLiteral("admission_limit"), d.admissionLimit);
     o.insert(QStringLiteral("overflow_probability"), d.overflowProbability);
     o.insert(QStringLiteral("truncated_share"), d.truncatedShare);

@@ -31,6 +31,7 @@ struct DistributionFigures
     double riskTailAt = 0;         ///< P(overflow) at sessionsAtRisk
     double riskTailAbove = 1;      ///< P(overflow) at sessionsAtRisk + 1
     double riskErrorBound = 0;     ///< absolute bound on the error of those two tails
+    qint64 riskRoundingBytes = 0;  ///< rounded-convolution: each session's bytes rounded up to a multiple of this, per GPU
     qint64 sessionsWorstCase = 0;  ///< every session at the distribution's maximum (after the cap)
     qint64 sessionsAtMean = 0;     ///< budget / mean session bytes
     qint64 admissionLimit = 0;     ///< sessions at risk against the budget less the margin

@@ -297,6 +297,13 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
                                   "or one below when a tail is within that of the risk.")
                        .arg(tails, bound);
             break;
+        case RiskCount::Method::RoundedConvolution:
+            out << Derivation::tr("  Settled by exact convolution of the session sizes rounded up to multiples of %1 per GPU "
+                                  "(too wide for the exact inversion): %2 at most, each within %3; rounding adds under %1 "
+                                  "to a session, so the count is never above the exact one, and at least the exact count "
+                                  "for a budget smaller by %1 per session.")
+                       .arg(formatExactBytes(d.riskRoundingBytes), tails, bound);
+            break;
         case RiskCount::Method::ChernoffBound:
             out << Derivation::tr("  Settled by the Chernoff bound (too large for the exact inversion): %1 at most; "
                                   "the count is never above the exact one but may be several below it.")
