@@ -739,7 +739,9 @@ void MainWindow::showResult(const CapacityResult &r)
     const Scenario &s = m_planner->scenario();
     const UnitSystem u = m_planner->units();
     auto fmt = [u](qint64 b) { return Units::formatBytes(b, u); };
-    m_chart->setResult(r, s.tp, u);
+    // Against a distribution the chart's sessions at one length are the worst case, not the answer.
+    m_chart->setResult(r, s.tp, u,
+                       r.ok && answersByRisk(s) ? tr("%1 tokens").arg(Units::formatCount(r.reservedTokensPerSession)) : QString());
     m_chart->setCardNote(r.ok ? MemoryChartView::cardNote(s.gpu, r.gpuMemoryBytes, u) : QString());
     if (!r.ok) {
         m_sessions->setText(tr("—"));
@@ -805,8 +807,8 @@ void MainWindow::showResult(const CapacityResult &r)
         m_headlineCaptions[i]->setText(QString(headline[i][1]).replace(QLatin1Char('-'), QChar(0x2011)));
     }
     // Set in a plain format, font and text only when they change: QLabel lays out only then.
-    if (m_verdictBold == r.fits) {
-        m_verdictBold = !r.fits;
+    if (const bool fits = askedSessionsFit(s, r); m_verdictBold == fits) {
+        m_verdictBold = !fits;
         styleVerdict();
     }
     m_verdict->setTextFormat(Qt::PlainText);
@@ -1247,6 +1249,10 @@ ReportInput MainWindow::reportInput() const
     ReportInput input{m_path.isEmpty() ? m_planner->scenario().model.name + tr(" on ") + m_planner->scenario().gpu.name
                                        : QFileInfo(m_path).completeBaseName(),
                       m_planner->scenario(), m_planner->result(), m_planner->units(), {}, isWindowModified()};
+    // The window's answer against a distribution leaves the fixes out (RiskWork::Figures::Window):
+    // the report lists them, so its plan is the whole one.
+    if (input.scenario.distribution && input.result.ok)
+        input.result = computeCapacity(input.scenario);
     for (const Planner::Pinned &p : m_planner->pinned())
         input.comparisons << qMakePair(tr("Pinned %1").arg(p.name), p.scenario);
     return input;

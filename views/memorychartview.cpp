@@ -185,12 +185,13 @@ void MemoryChartView::setLegendVisible(bool visible)
 void MemoryChartView::setScaleTop(qint64 bytes)
 {
     m_scaleTop = bytes;
-    setResult(m_result, m_gpus, m_units);
+    setResult(m_result, m_gpus, m_units, m_worstCase);
 }
 
-void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem units)
+void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem units, const QString &worstCase)
 {
     m_result = r;
+    m_worstCase = worstCase;
     m_gpus = gpus;
     m_units = units;
     Segments s;
@@ -286,8 +287,9 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
                                    : Units::gigaLabel(units);
     if (m_axisY->titleText() != axisTitle)
         m_axisY->setTitleText(axisTitle);
-    const QString title = s.overflow > 0 ? tr("Memory per GPU: over capacity by %1").arg(Units::formatBytes(s.overflow, units))
-                                         : tr("Memory per GPU");
+    const QString title = s.overflow == 0 ? tr("Memory per GPU")
+        : worstCase.isEmpty()             ? tr("Memory per GPU: over capacity by %1").arg(Units::formatBytes(s.overflow, units))
+                                          : tr("Memory per GPU at %1 each: over by %2").arg(worstCase, Units::formatBytes(s.overflow, units));
     if (m_chart->title() != title)
         m_chart->setTitle(title);
     m_legendEntries = shown;

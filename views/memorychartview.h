@@ -58,8 +58,10 @@ public:
     /// shared legend lists only these.
     quint32 drawnBands() const { return m_drawn; }
 
-    /// Shows `result` for `gpus` cards in `units`.
-    void setResult(const CapacityResult &result, int gpus, UnitSystem units);
+    /// Shows `result` for `gpus` cards in `units`. `worstCase`, when not empty, names the length
+    /// every session's KV is drawn at when that is a worst case and not the plan's answer
+    /// ("32,768 tokens", answersByRisk): an overflow's title says it ("at 32,768 tokens each").
+    void setResult(const CapacityResult &result, int gpus, UnitSystem units, const QString &worstCase = QString());
     /// Shows or hides the legend (small side-by-side charts share one colour key).
     void setLegendVisible(bool visible);
     /// Fixes the value axis top at `bytes` (comparisons share one scale); 0 = automatic.
@@ -108,6 +110,7 @@ private:
     int m_legendEntries = 0; ///< bands shown by the last setResult
     quint32 m_drawn = 0;     ///< bands with bytes in the last setResult (drawnBands)
     CapacityResult m_result;
+    QString m_worstCase; ///< setResult's worstCase
     int m_gpus = 1;
     UnitSystem m_units = UnitSystem::Decimal;
 };

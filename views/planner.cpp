@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "planner.h"
 #include "plan/capacity.h"
+#include "plan/riskwork.h"
 
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
@@ -67,11 +68,14 @@ void Planner::apply(const Scenario &scenario)
             if (scenario.retainTokens) {
                 Scenario open = scenario;
                 open.retainTokens.reset();
-                const CapacityResult r = computeCapacity(open);
+                RiskWork counts(RiskWork::Figures::Counts);
+                const CapacityResult r = computeCapacity(open, counts);
                 if (r.ok)
                     uncapped = r.distribution.sessionsAtRisk;
             }
-            return Answer(computeCapacity(scenario), uncapped);
+            // The window shows no fixes (its levers are priced apart): a heavy tail's take seconds.
+            RiskWork window(RiskWork::Figures::Window);
+            return Answer(computeCapacity(scenario, window), uncapped);
         },
         [this, generation](const Answer &answer) {
             if (generation != m_generation)

@@ -215,24 +215,35 @@ KvCost costOf(const Scenario &s)
     return cost;
 }
 
-// Sessions that fit a variant of the scenario, or -1 when the variant is invalid.
-qint64 sessionsOf(const Scenario &s)
+LengthDistribution lengthsOf(const Scenario &s, qint64 reserved);
+
+// Sessions that fit a variant of the scenario by its answer (answersByRisk: the risk-based
+// count, on `work`'s laws; else every session at its reserved length), or -1 when the
+// variant is invalid.
+qint64 sessionsOf(const Scenario &s, RiskWork &work)
 {
     try {
         const KvCost cost = costOf(s);
         const Budget b = budgetOf(s);
-        const qint64 per = cost.sessionBytes(reservedTokens(s), true, reservedField(s));
-        return b.budget <= 0 || per <= 0 ? 0 : b.budget / per;
+        const qint64 reserved = reservedTokens(s);
+        const qint64 per = cost.sessionBytes(reserved, true, reservedField(s));
+        if (b.budget <= 0 || per <= 0)
+            return 0;
+        if (answersByRisk(s))
+            return work.law(lengthsOf(s, reserved), cost, s.retainTokens.value_or(0)).sessionsAtRisk(b.budget, s.risk).sessions;
+        return b.budget / per;
     } catch (const InputError &) {
         return -1;
     }
 }
 
-QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r)
+// The single changes that hold `want` sessions, each with its count: at the risk when the plan
+// answers by it (answersByRisk), a retention cap by its worst case (every session at the cap).
+QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r, RiskWork &work)
 {
     QStringList out;
     auto offer = [&](const QString &what, const Scenario &variant) {
-        const qint64 n = sessionsOf(variant);
+        const qint64 n = sessionsOf(variant, work);
         if (n >= want)
             out << Capacity::tr("%1: %2").arg(what, Units::plural(n, Capacity::tr("session"), Capacity::tr("sessions")));
     };
@@ -283,7 +294,7 @@ QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r)
     for (int tp = s.tp * 2; tp <= 16; tp *= 2) {
         Scenario v = s;
         v.tp = tp;
-        const qint64 n = sessionsOf(v);
+        const qint64 n = sessionsOf(v, work);
         if (n >= want) {
             out << Capacity::tr("more memory: TP %1 (%1 GPUs per replica): %2")
                        .arg(tp).arg(Units::plural(n, Capacity::tr("session"), Capacity::tr("sessions")));
@@ -348,14 +359,14 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
     d.riskRoundingBytes = count.roundingBytes;
     d.sessionsWorstCase = law.risk().sessionsWorstCase(budget);
     d.sessionsAtMean = law.risk().sessionsAtMean(budget);
-    if (work.figures() == RiskWork::Figures::All) {
+    if (work.figures() != RiskWork::Figures::Counts) {
         // The margin's bytes taken off (at most 0.9 of the budget, so within 64 bits): the
         // budget times (1 - margin) as a double rounds up to 2^63 within 512 B of it.
         const qint64 admissionBudget = budget - std::min(budget, qint64(std::ceil(double(budget) * s.marginFraction)));
         d.admissionLimit = law.sessionsAtRisk(admissionBudget, s.risk).sessions;
         d.overflowProbability = law.overflowProbability(s.sessions, budget);
     }
-    if (!lengths.promptLengths.isEmpty() && !s.preallocate && work.figures() == RiskWork::Figures::All) {
+    if (!lengths.promptLengths.isEmpty() && !s.preallocate && work.figures() != RiskWork::Figures::Counts) {
         // Admission that counts prompts only lets in more sessions than their grown size allows.
         LengthDistribution prompts = lengths;
         prompts.lengths = lengths.promptLengths;
@@ -453,6 +464,18 @@ bool contextIsDistributionLongest(const Scenario &s)
     // LengthDistribution::scaled rounds each length the same way.
     const qint64 longest = std::llround(top);
     return s.contextTokens == (s.retainTokens ? std::min(longest, *s.retainTokens) : longest);
+}
+
+bool answersByRisk(const Scenario &s)
+{
+    return s.distribution && !s.preallocate;
+}
+
+bool askedSessionsFit(const Scenario &s, const CapacityResult &r)
+{
+    if (!r.ok)
+        return false;
+    return answersByRisk(s) ? s.sessions <= r.distribution.sessionsAtRisk : r.fits;
 }
 
 qint64 maxContextFor(const Scenario &s, qint64 sessions)
@@ -651,8 +674,11 @@ CapacityResult computeCapacity(const Scenario &s, RiskWork &work)
                                    Units::formatBytes(r.freeBytesPerGpu, UnitSystem::Decimal));
         r.ok = true;
         r.verdict = capacityVerdict(s, r, UnitSystem::Decimal);
-        if (!r.fits || r.maxSessions == 0)
-            r.fixes = fixesFor(s, want, r);
+        // Against a distribution what fails is the count at the risk (capacityVerdict), not every
+        // session at the context or at the longest length alone. Each fix is a variant's count
+        // (at the risk: a heavy tail's takes up to a second), so only a whole plan has them.
+        if ((!askedSessionsFit(s, r) || (!answersByRisk(s) && r.maxSessions == 0)) && work.figures() == RiskWork::Figures::All)
+            r.fixes = fixesFor(s, want, r, work);
     } catch (const InputError &e) {
         r = CapacityResult{};
         r.ok = false;

@@ -36,6 +36,15 @@ QString capacityVerdict(const Scenario &scenario, const CapacityResult &result, 
 /// sets without --context). False without a distribution.
 bool contextIsDistributionLongest(const Scenario &scenario);
 
+/// Whether the plan's answer is the risk-based count (DistributionFigures::sessionsAtRisk):
+/// a distribution of lengths is given and sessions are not preallocated. The per-session
+/// figures (at the context or the distribution's longest) are then its worst case, not the answer.
+bool answersByRisk(const Scenario &scenario);
+
+/// Whether the sessions asked fit by the plan's answer: at the risk (answersByRisk), else every
+/// one at its reserved length (CapacityResult::fits). False for a plan without an answer.
+bool askedSessionsFit(const Scenario &scenario, const CapacityResult &result);
+
 /// The length every per-session figure (session bytes, the sessions that fit
 /// at it, KV for the asked sessions) is for, said outright: "131,072 tokens
 /// (the preallocated maximum)" under preallocation, "8,192 tokens (the

@@ -25,11 +25,13 @@ namespace Headroom {
 class RiskWork
 {
 public:
-    /// The figures the runs need: All (every figure computeCapacity gives), or
-    /// Counts (the count at the risk, its mean session bytes, latency and cost:
-    /// DistributionFigures' admissionLimit, overflowProbability and the
-    /// prompt-only admission figures are left at their defaults, unread by the levers).
-    enum class Figures { All, Counts };
+    /// The figures the runs need: All (every figure computeCapacity gives); Window
+    /// (all but CapacityResult::fixes, each a count of a variant: the window prices
+    /// the levers apart, off its thread); or Counts (the count at the risk, its mean
+    /// session bytes, latency and cost: DistributionFigures' admissionLimit,
+    /// overflowProbability and the prompt-only admission figures are left at their
+    /// defaults, unread by the levers; no fixes).
+    enum class Figures { All, Window, Counts };
 
     /// One distinct law with the tails settled on it so far.
     class Law

@@ -546,6 +546,51 @@ private Q_SLOTS:
         QVERIFY(r.code != 0 && r.err.contains("--distribution"));
     }
 
+    // A new user's report: with a trace and a context set apart from it, the verdict said "40
+    // asked, 17 fit at 32,768 tokens: the KV cache overflows" beside a headline of the
+    // risk-based count, and the window advised nothing. The risk-based count is the answer;
+    // every session at the context is its worst case, said as one.
+    void aContextApartFromTheDistributionIsTheWorstCase()
+    {
+        const QString trace = QStringLiteral("trace:" HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv");
+        const QStringList base{QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("llama-3.1-70b"), QStringLiteral("--gpu"),
+                               QStringLiteral("h100-sxm-80gb"), QStringLiteral("--tp"), QStringLiteral("4"), QStringLiteral("--context"),
+                               QStringLiteral("32768"), QStringLiteral("--distribution"), trace, QStringLiteral("--json"), QStringLiteral("--sessions")};
+        Run r = run(base + QStringList{QStringLiteral("40")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QJsonObject o = r.json();
+        // Llama-3.1-70B (config.json: 80 layers, 8 KV heads, head_dim 128, bf16): 327,680 B per
+        // token, 81,920 B per GPU at TP 4; 32,768 tokens of it per session.
+        QCOMPARE(o.value(QStringLiteral("session_bytes_per_gpu")).toInteger(), qint64(32768) * 81920);
+        const qint64 atContext = o.value(QStringLiteral("kv_budget_bytes_per_gpu")).toInteger() / (qint64(32768) * 81920);
+        QCOMPARE(o.value(QStringLiteral("max_sessions")).toInteger(), atContext);
+        QVERIFY(atContext < 40); // 40 at the context overflow the pool...
+        QVERIFY(!o.value(QStringLiteral("fits")).toBool());
+        // ...while 40 of the trace's sessions (mean 1,366 tokens: 4.5 GB per GPU) fit at the risk.
+        QVERIFY(o.value(QStringLiteral("sessions_at_risk")).toInteger() >= 40);
+        QString verdict = o.value(QStringLiteral("verdict")).toString();
+        QVERIFY2(!verdict.contains(QStringLiteral("asked")), qPrintable(verdict));
+        QVERIFY2(verdict.contains(QStringLiteral(" at a 1 in 100 (1e-2) risk of overflowing the KV pool")), qPrintable(verdict));
+        QVERIFY2(verdict.contains(QStringLiteral("With every one of the 40 sessions at 32,768 tokens (the context), %1 fit and the KV cache overflows by ")
+                                      .arg(atContext)),
+                 qPrintable(verdict));
+        QVERIFY(o.value(QStringLiteral("fixes")).toArray().isEmpty()); // nothing to fix
+        // One past the risk-based count the verdict says what was asked, and the fixes come,
+        // counted at the risk: an fp8 cache (1 B per value where bf16 takes 2) holds them,
+        // where at the context it held only twice the worst case, far from them.
+        const qint64 atRisk = o.value(QStringLiteral("sessions_at_risk")).toInteger();
+        r = run(base + QStringList{QString::number(atRisk + 1)});
+        QVERIFY2(r.code == 0, r.err.constData());
+        o = r.json();
+        verdict = o.value(QStringLiteral("verdict")).toString();
+        QVERIFY2(verdict.startsWith(QStringLiteral("%1 sessions asked; %2 sessions fit").arg(atRisk + 1).arg(atRisk)), qPrintable(verdict));
+        const QJsonArray fixes = o.value(QStringLiteral("fixes")).toArray();
+        QVERIFY(!fixes.isEmpty());
+        const QString fp8 = fixes.first().toString();
+        QVERIFY2(fp8.startsWith(QStringLiteral("cache precision fp8: ")), qPrintable(fp8));
+        QVERIFY2(fp8.section(QLatin1Char(' '), 3, 3).toLongLong() > atRisk, qPrintable(fp8));
+    }
+
     void humanOutputNamesItsBasisAndAligns()
     {
         // Issue 12, the README's trace example on Llama-3.1-8B: the context is the cap
@@ -561,7 +606,11 @@ private Q_SLOTS:
         const QStringList lines = text.split(QLatin1Char('\n'));
         QVERIFY2(lines.first().endsWith(QStringLiteral("every per-session figure at 4,096 tokens (the retention cap)")), qPrintable(text));
         QVERIFY2(!text.contains(QStringLiteral("(the context)")), qPrintable(text));
-        QCOMPARE(text.count(QStringLiteral("4,096 tokens (the retention cap)")), 4); // the heading, the verdict, both derivation lines
+        QCOMPARE(text.count(QStringLiteral("4,096 tokens (the retention cap)")), 3); // the heading, both derivation lines
+        // The verdict is the risk-based count (200,000 of 4,096 tokens are 107 TB, far past any
+        // pool), with every session at the cap as its worst case.
+        QVERIFY2(text.contains(QStringLiteral("\n200,000 sessions asked; ")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("(worst case, every session at 4,096 tokens (the cap): ")), qPrintable(text));
         // Each block's values start in one column, after the longest label and a space.
         int column = -1;
         for (int i = 2; i < lines.size() && !lines.at(i).isEmpty(); ++i) {
@@ -574,7 +623,7 @@ private Q_SLOTS:
             QVERIFY2(column < 0 || value == column, qPrintable(line));
             column = value;
         }
-        QVERIFY2(text.contains(QStringLiteral("KV for 200,000 sessions: ")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("KV for 200,000 sessions at 4,096 tokens: ")), qPrintable(text));
         // The count at the basis says its length beside the count at the risk:
         // 65,460,287,488 B / (256 blocks x 16 x 131,072 B) = 121.9.
         QVERIFY2(lines.filter(QRegularExpression(QStringLiteral("^Sessions at 4,096 tokens: +121$"))).size() == 1, qPrintable(text));
