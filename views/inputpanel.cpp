@@ -156,9 +156,16 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     });
     connect(m_engine, &QComboBox::currentIndexChanged, this,
             [this](int i) { m_planner->setEngine(Engine(m_engine->itemData(i).toInt())); });
-    // Each drag of a slider is one undo step of its own (its steps merge; the next drag's do not join it).
-    for (QSlider *s : {m_contextSlider, m_sessionsSlider, m_kvDtypeSlider, m_weightsDtypeSlider, m_kvHeadsSlider, m_tpSlider})
+    // Each drag of a slider is one undo step of its own (its steps merge; the next drag's do not
+    // join it), and so is each step taken by a key, the wheel or a click on the groove: two
+    // keyboard changes of the KV precision with a Tab between them were undone by one Ctrl+Z.
+    for (QSlider *s : {m_contextSlider, m_sessionsSlider, m_kvDtypeSlider, m_weightsDtypeSlider, m_kvHeadsSlider, m_tpSlider}) {
         connect(s, &QSlider::sliderPressed, m_planner, &Planner::beginDrag);
+        connect(s, &QSlider::actionTriggered, m_planner, [this](int action) {
+            if (action != QAbstractSlider::SliderMove && action != QAbstractSlider::SliderNoAction)
+                m_planner->beginDrag();
+        });
+    }
     connect(m_contextSlider, &QSlider::valueChanged, this, [this](int pos) {
         m_planner->setContextTokens(positionToContext(pos), m_contextSlider->isSliderDown());
     });

@@ -118,6 +118,28 @@ private Q_SLOTS:
         QCOMPARE(w.planner()->scenario().contextTokens, start);
     }
 
+    // Each step taken by a key is an undo step of its own, as a drag is: two keyboard changes of
+    // the KV precision took one Ctrl+Z back to the start (new user's report), the second merging
+    // into the first. Through the key events, as a user presses them.
+    void eachKeyStepIsOneUndoStep()
+    {
+        MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
+        w.show();
+        QSlider *slider = w.inputPanel()->kvDtypeSlider();
+        slider->setFocus();
+        const int start = slider->value();
+        const Qt::Key key = start + 2 <= slider->maximum() ? Qt::Key_Right : Qt::Key_Left;
+        QTest::keyClick(slider, key);
+        const int afterFirst = slider->value();
+        QTest::keyClick(slider, key);
+        const int afterSecond = slider->value();
+        QVERIFY(afterFirst != start && afterSecond != afterFirst);
+        w.planner()->undoStack()->undo();
+        QCOMPARE(slider->value(), afterFirst);
+        w.planner()->undoStack()->undo();
+        QCOMPARE(slider->value(), start);
+    }
+
     // A drag rewrites only the changed lines of the derivation in place and the answer's labels
     // keep their heights per width: after a drag the window must show what a window opened at the
     // drag's last value shows. 123,456 tokens = ceil(123,456 / 16) = 7,716 blocks of 16, all held.
