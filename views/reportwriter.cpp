@@ -673,6 +673,11 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     in1 += row(tr("Session lengths"), s.distribution ? esc(QFileInfo(s.distribution->spec).fileName().isEmpty() ? s.distribution->spec : QFileInfo(s.distribution->spec).fileName())
                                                          + (s.lengthScale != 1 ? tr(", <b>× %1 (what-if; the trace as recorded is × 1)</b>").arg(Units::formatDecimal(s.lengthScale, 3)) : QString())
                                                    : tr("every session at %1 tokens").arg(Units::formatCount(s.contextTokens)));
+    // The length the per-session figures are for, which the lengths alone do not say.
+    if (s.distribution)
+        in1 += row(tr("Context"), r.reservedTokensPerSession == s.contextTokens
+                                      ? esc(sessionBasis(s, r))
+                                      : tr("%1 tokens; every per-session figure at %2").arg(Units::formatCount(s.contextTokens), esc(sessionBasis(s, r))));
     if (s.retainTokens)
         in1 += row(tr("Retention cap"), tr("%1 tokens").arg(Units::formatCount(*s.retainTokens)));
     if (s.distribution)
@@ -837,12 +842,13 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     a2 += QStringLiteral("<li>%1</li>").arg(tr("GB = 10^9 bytes, GiB = 2^30 bytes; figures here in %1. A month is 730 hours.").arg(Units::gigaLabel(u)));
     a2 += QStringLiteral("<li>%1</li>").arg(tr("Workspace per GPU %1 (runtime reserve and activations).").arg(fmt(r.workspaceBytesPerGpu)));
     a2 += QStringLiteral("<li>%1</li>").arg(tr("Paged KV cache in blocks of %1 tokens%2.").arg(s.blockSize).arg(s.preallocate ? tr("; every session preallocates its maximum") : QString()));
-    a2 += QStringLiteral("<li>%1</li>").arg(tr("Decode is bandwidth-bound at %1 of peak bandwidth; compute at %2 of dense BF16 TFLOPS.")
+    a2 += QStringLiteral("<li>%1</li>").arg(tr("A decode step takes the longer of reading the weights and the sessions' KV at %1 of peak bandwidth and its compute at %2 of dense BF16 TFLOPS.")
                                                 .arg(Units::formatDecimal(s.bandwidthEfficiency, 2), Units::formatDecimal(s.computeUtilization, 2)));
     a2 += QStringLiteral("<li>%1</li>").arg(tr("Sessions are independent draws of the length distribution; the tail P(the sessions' KV exceeds the pool) is "
                                                    "computed with a bound on its error: directly for a few sessions, by tilted Fourier inversion on the "
-                                                   "size lattice otherwise (the saddlepoint only brackets the count), and by the Chernoff bound, never "
-                                                   "above the exact count, past the largest transform."));
+                                                   "size lattice otherwise (the saddlepoint only brackets the count), and past the largest transform by the "
+                                                   "smaller of two upper bounds, the exact convolution of the sizes rounded up and the Chernoff bound: "
+                                                   "never above the exact count."));
     for (const QString &w : r.warnings)
         a2 += QStringLiteral("<li>%1</li>").arg(esc(w));
     a2 += QStringLiteral("</ul>");

@@ -16,7 +16,7 @@ ThroughputChartView::ThroughputChartView(QWidget *parent)
 {
     QChart *c = chart();
     c->setAnimationOptions(QChart::NoAnimation);
-    c->setTitle(tr("Batch versus latency (decode, bandwidth-bound)"));
+    c->setTitle(tr("Batch versus latency (decode)"));
     m_axisX->setTitleText(tr("concurrent sessions per TP group (log scale)"));
     m_axisX->setLabelFormat(QStringLiteral("%.0f"));
     m_axisItl->setTitleText(tr("inter-token latency, ms"));
@@ -72,7 +72,7 @@ void ThroughputChartView::show(const DistributionFigures &f)
     else
         m_marker->clear();
     chart()->setTitle(f.throughputCurve.isEmpty() ? tr("Batch versus latency: the card has no bandwidth figure")
-                                                  : tr("Batch versus latency (decode, bandwidth-bound)"));
+                                                  : tr("Batch versus latency (decode)"));
 }
 
 } // namespace Headroom

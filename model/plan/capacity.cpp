@@ -520,7 +520,7 @@ QVector<QPair<qint64, qint64>> sessionsAcrossContexts(const Scenario &s, int poi
         const qint64 top = std::max<qint64>(131072, std::min(s.effectiveMaxModelLen(), LengthDistribution::maxTokens / 4) * 4);
         for (int i = 0; i < points; ++i) {
             const qint64 context = qint64(std::llround(1000.0 * std::pow(double(top) / 1000.0, double(i) / (points - 1))));
-            const qint64 per = cost.sessionBytes(context, true);
+            const qint64 per = cost.sessionBytes(s.retainTokens ? std::min(context, *s.retainTokens) : context, true);
             out << qMakePair(context, b.budget > 0 && per > 0 ? b.budget / per : qint64(0));
         }
     } catch (const InputError &) {

@@ -56,9 +56,10 @@ bool askedSessionsFit(const Scenario &scenario, const CapacityResult &result);
 /// window, the command line and the report use it so one basis shows everywhere.
 QString sessionBasis(const Scenario &scenario, const CapacityResult &result);
 
-/// Sessions that fit (per TP group, at a fixed context) at `points` context
-/// lengths spaced logarithmically from 1,000 tokens to four times the
-/// model's maximum (at least 131,072): the "sessions against context" curve.
+/// Sessions that fit (per TP group, at a fixed context, each held to the
+/// retention cap when one is set) at `points` context lengths spaced
+/// logarithmically from 1,000 tokens to four times the model's maximum (at
+/// least 131,072): the "sessions against context" curve.
 QVector<QPair<qint64, qint64>> sessionsAcrossContexts(const Scenario &scenario, int points = 32);
 
 /// The largest context (tokens) at which `sessions` sessions still fit the

@@ -388,6 +388,23 @@ private Q_SLOTS:
         QCOMPARE(Headroom::maxContextFor(seedA(1000), 4), qint64(114'432));
     }
 
+    // The report's sessions-against-context curve holds each session to the retention cap:
+    // past 32,768 tokens, seed A's 60 GB budget / (32,768 x 131,072 B = 4,294,967,296 B) =
+    // 13.97, 13 sessions, whatever the context (it once fell to 0 as if nothing were capped).
+    void sessionsAcrossContextsHoldTheCap()
+    {
+        Scenario s = seedA(1000);
+        s.retainTokens = 32768;
+        const auto points = sessionsAcrossContexts(s);
+        QVERIFY(!points.isEmpty() && points.last().first > 32768);
+        for (const auto &[context, sessions] : points) {
+            if (context >= 32768)
+                QCOMPARE(sessions, qint64(13));
+            else // 60e9 / (ceil(context / 16) x 16 x 131,072 B)
+                QCOMPARE(sessions, qint64(60'000'000'000) / (((context + 15) / 16) * 16 * 131072));
+        }
+    }
+
     void derivationPlugsInTheNumbers()
     {
         const Scenario s = seedA(100'000);

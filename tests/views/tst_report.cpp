@@ -259,6 +259,10 @@ private Q_SLOTS:
         QVERIFY2(ReportWriter::writePdf(pdf, ReportInput{QStringLiteral("cost"), s, r, UnitSystem::Decimal, {}}, QPageSize::A4, &error), qPrintable(error));
         const QString text = textOf(pdf);
         QVERIFY2(text.contains(QStringLiteral(": %1 a month, ").arg(Units::formatUsd(2.95 * double(gpus) * 730)) + figure), qPrintable(text.left(600)));
+        // The inputs name the context (the trace's longest, 14,089 tokens) and the length the
+        // per-session figures are for (the cap): the lengths alone said neither (new user's report).
+        QVERIFY2(text.contains(QStringLiteral("Context 14,089 tokens; every per-session figure at 4,096 tokens (the retention cap)")),
+                 qPrintable(text.mid(text.indexOf(QStringLiteral("Inputs")), 1200)));
         QVERIFY(text.contains(QStringLiteral("Money per session-hour ") + figure + QStringLiteral(" ($2.95 per GPU-hour × 4 GPUs ÷ %1 sessions per TP group)")
                                                                                         .arg(Units::formatCount(r.distribution.sessionsAtRisk))));
         QVERIFY2(!text.contains(monthOverTarget), qPrintable(monthOverTarget));
