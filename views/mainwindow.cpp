@@ -69,6 +69,7 @@
 #include <QToolBar>
 #include <QUndoStack>
 #include <QVBoxLayout>
+#include <limits>
 
 namespace Headroom {
 
@@ -1080,9 +1081,16 @@ void MainWindow::showAdvice(const LeverReport &report)
         return;
     }
     const std::optional<double> price = s.effectivePrice();
+    // One number of session-hours for every line ("$13.90 per 1,000" beside "$7.52 per 1,000",
+    // not "$0.0139 per session-hour").
+    double cheapest = std::numeric_limits<double>::infinity();
+    for (const LeverOption &o : m_adviceOptions)
+        if (o.costPerSessionHourUsd)
+            cheapest = std::min(cheapest, *o.costPerSessionHourUsd);
     for (int i = 0; i < m_adviceOptions.size(); ++i) {
         const LeverOption &o = m_adviceOptions.at(i);
-        QString cost = o.costPerSessionHourUsd ? Units::formatUsdPer(*o.costPerSessionHourUsd, tr("session-hour"), tr("session-hours")) : tr("unpriced");
+        QString cost = o.costPerSessionHourUsd ? Units::formatUsdPer(*o.costPerSessionHourUsd, tr("session-hour"), tr("session-hours"), cheapest)
+                                               : tr("unpriced");
         const std::optional<double> optionPrice = o.scenario.effectivePrice();
         if (price && optionPrice) {
             const double extra = *optionPrice * o.scenario.tp - *price * s.tp;

@@ -351,11 +351,17 @@ QString formatUsd(double dollars)
 
 QString formatUsdPer(double dollars, const QString &unit, const QString &units)
 {
-    if (!std::isfinite(dollars) || dollars >= 0.01 || dollars <= 0)
-        return formatUsd(dollars) + QStringLiteral(" per ") + unit;
+    return formatUsdPer(dollars, unit, units, dollars);
+}
+
+QString formatUsdPer(double dollars, const QString &unit, const QString &units, double smallest)
+{
     qint64 per = 1;
-    while (dollars * double(per) < 0.01 && per < 1'000'000'000)
-        per *= 1000;
+    if (std::isfinite(smallest) && smallest > 0)
+        while (smallest * double(per) < 0.01 && per < 1'000'000'000)
+            per *= 1000;
+    if (per == 1 || !std::isfinite(dollars) || dollars <= 0)
+        return formatUsd(dollars) + QStringLiteral(" per ") + unit;
     return formatUsd(dollars * double(per)) + QStringLiteral(" per ") + formatCount(per) + QLatin1Char(' ') + units;
 }
 

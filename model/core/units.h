@@ -87,6 +87,10 @@ QString formatUsd(double dollars);
 /// below a cent per 1,000 (or 1,000,000) units: formatUsdPer(4.73e-5,
 /// "session-hour", "session-hours") = "$0.0473 per 1,000 session-hours".
 QString formatUsdPer(double dollars, const QString &unit, const QString &units);
+/// The same, with the number of units chosen for `smallest` (the list's least price), so
+/// that prices read side by side share one: formatUsdPer(0.0139, ..., 0.00752) =
+/// "$13.90 per 1,000 session-hours" beside "$7.52 per 1,000 session-hours".
+QString formatUsdPer(double dollars, const QString &unit, const QString &units, double smallest);
 /// A probability in short scientific notation, `digits` significant digits,
 /// trailing zeros and the exponent's padding dropped: 1e-6 -> "1e-6",
 /// 8.1214e-7 (3) -> "8.12e-7", 0.0501 -> "5.01e-2", 0 -> "0".

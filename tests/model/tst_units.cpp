@@ -300,6 +300,14 @@ private Q_SLOTS:
                  QStringLiteral("$0.738 per session-hour"));
         // 2e-9 x 1,000,000 = $0.002, still below a cent: x 10^9 = $2.00.
         QCOMPARE(Units::formatUsdPer(2e-9, QStringLiteral("token"), QStringLiteral("tokens")), QStringLiteral("$2.00 per 1,000,000,000 tokens"));
+        // Prices side by side share the scale of the least: $0.0139 beside $0.00752 (below a
+        // cent: per 1,000) is $13.90 per 1,000, not "$0.0139 per session-hour" (new user's report).
+        QCOMPARE(Units::formatUsdPer(0.0139, QStringLiteral("session-hour"), QStringLiteral("session-hours"), 0.00752),
+                 QStringLiteral("$13.90 per 1,000 session-hours"));
+        QCOMPARE(Units::formatUsdPer(0.00752, QStringLiteral("session-hour"), QStringLiteral("session-hours"), 0.00752),
+                 QStringLiteral("$7.52 per 1,000 session-hours"));
+        QCOMPARE(Units::formatUsdPer(0.0139, QStringLiteral("session-hour"), QStringLiteral("session-hours"), 0.05),
+                 QStringLiteral("$0.0139 per session-hour"));
         // Counts whole with separators; fractions only where there is one (issue 12: "5678.00").
         QCOMPARE(Units::formatDecimal(5678.0), QStringLiteral("5,678"));
         QCOMPARE(Units::formatDecimal(1.5), QStringLiteral("1.5"));
