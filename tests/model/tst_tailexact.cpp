@@ -255,6 +255,14 @@ int check(const Case &c, const char *name, qint64 *sessions = nullptr, const Len
                      (long long)count.roundingBytes, qPrintable(what));
             return -3;
         }
+        // The figure shown at a count (overflowProbability) is no lower than the exact tail
+        // either: the saddlepoint it gave past the inversion printed 5.5e-7 for an exact 9.99e-7.
+        const double figureAt = risk.overflowProbability(n, c.budget), figureAbove = risk.overflowProbability(n + 1, c.budget);
+        if (figureAt < at.over - 1e-15 || figureAbove < above.over - 1e-15) {
+            qWarning("overflowProbability below the exact tail: %.12g at %lld, %.12g at %lld: %s", figureAt, (long long)n, figureAbove,
+                     (long long)(n + 1), qPrintable(what));
+            return -3;
+        }
         return decided(above) && above.over > c.risk ? 0 : 1;
     }
     // At most one below it.
@@ -311,6 +319,7 @@ private Q_SLOTS:
     {
         QTest::addColumn<double>("risk");
         QTest::addColumn<qint64>("budget");
+        QTest::addColumn<qint64>("bytesPerToken");
         // A log-normal law with median 8,000 and p99 200,000 tokens and no cap (its longest
         // 135 M tokens) at Qwen3-Next-80B-A3B's 12,288 B per token per GPU at TP 8 (12 full-
         // attention layers of 2 x 2 KV heads x 256 x 2 B, one head per GPU): the tilted sum's
@@ -320,18 +329,23 @@ private Q_SLOTS:
         // 170 GB cards, 90 on 185 GB ones). Here, without that state: 278 in 168.3 GB. At 400 GB,
         // sizes rounded up to 8 blocks leave the count two below the exact one (1,010 for 1,012),
         // as the README allows.
-        QTest::newRow("1e-4, 150 GB") << 1e-4 << qint64(150'000'000'000);
-        QTest::newRow("1e-4, 168.3 GB (8 x B200)") << 1e-4 << qint64(168'347'248'960);
-        QTest::newRow("1e-4, 185 GB") << 1e-4 << qint64(185'000'000'000);
-        QTest::newRow("1e-4, 400 GB") << 1e-4 << qint64(400'000'000'000);
-        QTest::newRow("1e-6, 168.3 GB") << 1e-6 << qint64(168'347'248'960);
-        QTest::newRow("1e-2, 168.3 GB") << 1e-2 << qint64(168'347'248'960);
+        QTest::newRow("1e-4, 150 GB") << 1e-4 << qint64(150'000'000'000) << qint64(12288);
+        QTest::newRow("1e-4, 168.3 GB (8 x B200)") << 1e-4 << qint64(168'347'248'960) << qint64(12288);
+        QTest::newRow("1e-4, 185 GB") << 1e-4 << qint64(185'000'000'000) << qint64(12288);
+        QTest::newRow("1e-4, 400 GB") << 1e-4 << qint64(400'000'000'000) << qint64(12288);
+        QTest::newRow("1e-6, 168.3 GB") << 1e-6 << qint64(168'347'248'960) << qint64(12288);
+        QTest::newRow("1e-2, 168.3 GB") << 1e-2 << qint64(168'347'248'960) << qint64(12288);
+        // Llama-3.1-70B at TP 4 (80 layers of 2 x 2 KV heads x 128 x 2 B per GPU: 81,920 B per
+        // token) on a 2,000 GB what-if card less 35.3 GB of weights and 4 GB of workspace (the
+        // attacker's case): the figure at 149 sessions read 5.5e-7 where the exact tail is 9.99e-7.
+        QTest::newRow("1e-6, 1,960.7 GB at 81,920 B per token") << 1e-6 << qint64(1'960'723'146'752) << qint64(81920);
     }
     void heavyTails()
     {
         QFETCH(double, risk);
         QFETCH(qint64, budget);
-        const int r = check(Case{8000, 200000, qint64(1) << 40, risk, budget, 12288}, QTest::currentDataTag());
+        QFETCH(qint64, bytesPerToken);
+        const int r = check(Case{8000, 200000, qint64(1) << 40, risk, budget, bytesPerToken}, QTest::currentDataTag());
         QVERIFY2(r >= 0, "see the warning above");
     }
 
