@@ -740,9 +740,16 @@ void MainWindow::showResult(const CapacityResult &r)
     const Scenario &s = m_planner->scenario();
     const UnitSystem u = m_planner->units();
     auto fmt = [u](qint64 b) { return Units::formatBytes(b, u); };
-    // Against a distribution the chart's sessions at one length are the worst case, not the answer.
-    m_chart->setResult(r, s.tp, u,
-                       r.ok && answersByRisk(s) ? tr("%1 tokens").arg(Units::formatCount(r.reservedTokensPerSession)) : QString());
+    // Against a distribution every session at the context is a worst case no session may reach:
+    // the chart draws the asked sessions at the mean, as the report does.
+    QString atMean;
+    if (r.ok && answersByRisk(s)) {
+        const DistributionFigures &d = r.distribution;
+        const qint64 meanHeld = std::max<qint64>(1, qint64(std::llround(d.meanTokens - (s.retainTokens ? d.meanTokensDropped : 0.0))));
+        atMean = (s.retainTokens ? tr("%1 × %2 tokens (the capped mean)") : tr("%1 × %2 tokens (the mean)"))
+                     .arg(Units::plural(s.sessions, tr("session"), tr("sessions")), Units::formatCount(meanHeld));
+    }
+    m_chart->setResult(r, s.tp, u, atMean);
     m_chart->setCardNote(r.ok ? MemoryChartView::cardNote(s.gpu, r.gpuMemoryBytes, u) : QString());
     if (!r.ok) {
         m_sessions->setText(tr("—"));

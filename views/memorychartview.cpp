@@ -18,6 +18,7 @@
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace Headroom {
 
@@ -185,13 +186,13 @@ void MemoryChartView::setLegendVisible(bool visible)
 void MemoryChartView::setScaleTop(qint64 bytes)
 {
     m_scaleTop = bytes;
-    setResult(m_result, m_gpus, m_units, m_worstCase);
+    setResult(m_result, m_gpus, m_units, m_atMean);
 }
 
-void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem units, const QString &worstCase)
+void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem units, const QString &atMean)
 {
     m_result = r;
-    m_worstCase = worstCase;
+    m_atMean = atMean;
     m_gpus = gpus;
     m_units = units;
     Segments s;
@@ -211,12 +212,16 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
         s.workspace = take(r.workspaceBytesPerGpu - r.encoderCacheBytesPerGpu);
         s.encoderCache = take(r.encoderCacheBytesPerGpu);
         s.heldBack = take(card - r.usableMemoryBytes);
-        s.kvCache = take(r.kvBytesForSessionsPerGpu - r.indexerBytesForSessionsPerGpu - r.draftKvBytesForSessionsPerGpu);
-        s.indexer = take(r.indexerBytesForSessionsPerGpu);
-        s.draftKv = take(r.draftKvBytesForSessionsPerGpu);
+        // At the mean, one KV band: the mean session's bytes are not split by pool.
+        const bool mean = !atMean.isEmpty();
+        const qint64 kv = mean ? r.distribution.kvBytesForSessionsAtMeanPerGpu : r.kvBytesForSessionsPerGpu;
+        s.kvCache = take(mean ? kv : kv - r.indexerBytesForSessionsPerGpu - r.draftKvBytesForSessionsPerGpu);
+        s.indexer = take(mean ? 0 : r.indexerBytesForSessionsPerGpu);
+        s.draftKv = take(mean ? 0 : r.draftKvBytesForSessionsPerGpu);
         s.free = room;
-        const qint64 demand = r.weightsBytesPerGpu + r.draftWeightsBytesPerGpu + r.loraBytesPerGpu + r.workspaceBytesPerGpu + (card - r.usableMemoryBytes)
-            + r.kvBytesForSessionsPerGpu;
+        // Saturating: a mean past 2^63 bytes is held at INT64_MAX, the demand too.
+        const qint64 fixed = r.weightsBytesPerGpu + r.draftWeightsBytesPerGpu + r.loraBytesPerGpu + r.workspaceBytesPerGpu + (card - r.usableMemoryBytes);
+        const qint64 demand = kv > std::numeric_limits<qint64>::max() - fixed ? std::numeric_limits<qint64>::max() : fixed + kv;
         s.overflow = std::max<qint64>(0, demand - card);
         // The host tier, per GPU of the node, as a bar of its own.
         if (r.warm.hostKvBytesPerNode > 0 && r.warm.gpusPerNode > 0)
@@ -287,9 +292,10 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
                                    : Units::gigaLabel(units);
     if (m_axisY->titleText() != axisTitle)
         m_axisY->setTitleText(axisTitle);
-    const QString title = s.overflow == 0 ? tr("Memory per GPU")
-        : worstCase.isEmpty()             ? tr("Memory per GPU: over capacity by %1").arg(Units::formatBytes(s.overflow, units))
-                                          : tr("Memory per GPU at %1 each: over by %2").arg(worstCase, Units::formatBytes(s.overflow, units));
+    const QString title = !atMean.isEmpty() ? (s.overflow == 0 ? tr("Memory per GPU: %1").arg(atMean)
+                                                               : tr("Memory per GPU: %1, over by %2").arg(atMean, Units::formatBytes(s.overflow, units)))
+        : s.overflow == 0 ? tr("Memory per GPU")
+                          : tr("Memory per GPU: over capacity by %1").arg(Units::formatBytes(s.overflow, units));
     if (m_chart->title() != title)
         m_chart->setTitle(title);
     m_legendEntries = shown;

@@ -58,10 +58,12 @@ public:
     /// shared legend lists only these.
     quint32 drawnBands() const { return m_drawn; }
 
-    /// Shows `result` for `gpus` cards in `units`. `worstCase`, when not empty, names the length
-    /// every session's KV is drawn at when that is a worst case and not the plan's answer
-    /// ("32,768 tokens", answersByRisk): an overflow's title says it ("at 32,768 tokens each").
-    void setResult(const CapacityResult &result, int gpus, UnitSystem units, const QString &worstCase = QString());
+    /// Shows `result` for `gpus` cards in `units`. `atMean`, when not empty, draws the asked
+    /// sessions at the mean session's bytes (DistributionFigures::kvBytesForSessionsAtMeanPerGpu,
+    /// one KV band) and names them in the title ("400 sessions × 1,366 tokens (the mean)"):
+    /// against a distribution every session at the context is a worst case no session may
+    /// reach (answersByRisk), not what the plan's answer holds.
+    void setResult(const CapacityResult &result, int gpus, UnitSystem units, const QString &atMean = QString());
     /// Shows or hides the legend (small side-by-side charts share one colour key).
     void setLegendVisible(bool visible);
     /// Fixes the value axis top at `bytes` (comparisons share one scale); 0 = automatic.
@@ -110,7 +112,7 @@ private:
     int m_legendEntries = 0; ///< bands shown by the last setResult
     quint32 m_drawn = 0;     ///< bands with bytes in the last setResult (drawnBands)
     CapacityResult m_result;
-    QString m_worstCase; ///< setResult's worstCase
+    QString m_atMean; ///< setResult's atMean
     int m_gpus = 1;
     UnitSystem m_units = UnitSystem::Decimal;
 };

@@ -350,6 +350,8 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
     const qint64 budget = r.kvBudgetBytesPerGpu;
     RiskWork::Law &law = work.law(lengths, cost, cap);
     d.meanSessionBytesPerGpu = law.risk().meanBytes();
+    const double atMean = double(s.sessions) * d.meanSessionBytesPerGpu;
+    d.kvBytesForSessionsAtMeanPerGpu = atMean < 9.2e18 ? qint64(std::llround(atMean)) : std::numeric_limits<qint64>::max();
     const RiskCount count = law.sessionsAtRisk(budget, s.risk);
     d.sessionsAtRisk = count.sessions;
     d.riskMethod = count.method;
@@ -673,11 +675,12 @@ CapacityResult computeCapacity(const Scenario &s, RiskWork &work)
                               .arg(Units::plural(r.maxSessions, Capacity::tr("session"), Capacity::tr("sessions")),
                                    Units::formatBytes(r.freeBytesPerGpu, UnitSystem::Decimal));
         r.ok = true;
+        r.askedFit = askedSessionsFit(s, r);
         r.verdict = capacityVerdict(s, r, UnitSystem::Decimal);
         // Against a distribution what fails is the count at the risk (capacityVerdict), not every
         // session at the context or at the longest length alone. Each fix is a variant's count
         // (at the risk: a heavy tail's takes up to a second), so only a whole plan has them.
-        if ((!askedSessionsFit(s, r) || (!answersByRisk(s) && r.maxSessions == 0)) && work.figures() == RiskWork::Figures::All)
+        if ((!r.askedFit || (!answersByRisk(s) && r.maxSessions == 0)) && work.figures() == RiskWork::Figures::All)
             r.fixes = fixesFor(s, want, r, work);
     } catch (const InputError &e) {
         r = CapacityResult{};

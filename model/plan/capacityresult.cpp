@@ -54,6 +54,7 @@ QJsonObject CapacityResult::toJson() const
     o.insert(QStringLiteral("free_bytes_per_gpu"), freeBytesPerGpu);
     o.insert(QStringLiteral("overflow_bytes_per_gpu"), overflowBytesPerGpu);
     o.insert(QStringLiteral("fits"), fits);
+    o.insert(QStringLiteral("asked_sessions_fit"), askedFit);
     o.insert(QStringLiteral("context_beyond_max"), contextBeyondMax);
     o.insert(QStringLiteral("weights_dtype"), Dtypes::name(weightsDtype));
     o.insert(QStringLiteral("kv_dtype"), Dtypes::name(kvDtype));
@@ -81,6 +82,7 @@ QJsonObject CapacityResult::toJson() const
     o.insert(QStringLiteral("share_longer_than_max_model_len"), d.shareLongerThanMaxModelLen);
     o.insert(QStringLiteral("p99_tokens_dropped"), d.p99TokensDropped);
     o.insert(QStringLiteral("mean_session_bytes_per_gpu"), JsonNumbers::wholeValue(d.meanSessionBytesPerGpu)); // bytes: an integer
+    o.insert(QStringLiteral("kv_bytes_for_sessions_at_mean_per_gpu"), d.kvBytesForSessionsAtMeanPerGpu);
     o.insert(QStringLiteral("distribution"), QJsonObject{{QStringLiteral("mean"), d.meanTokens},
                                                          {QStringLiteral("p50"), d.p50},
                                                          {QStringLiteral("p90"), d.p90},

@@ -37,6 +37,9 @@ struct DistributionFigures
     qint64 admissionLimit = 0;     ///< sessions at risk against the budget less the margin
     double overflowProbability = 0; ///< at the scenario's sessions
     double meanSessionBytesPerGpu = 0;
+    /// The asked sessions at the mean session's bytes, per GPU (sessions x meanSessionBytesPerGpu,
+    /// rounded; INT64_MAX past it): what the window's memory chart draws against a distribution.
+    qint64 kvBytesForSessionsAtMeanPerGpu = 0;
     double truncatedShare = 0;     ///< sessions that lose history under the cap
     /// Sessions (after the scale and the cap) longer than the context given apart from
     /// the distribution: the risk-based count takes their full length, the per-session
@@ -121,7 +124,8 @@ struct CapacityResult
     qint64 loraBytesPerGpu = 0;             ///< LoRA slots on one GPU
     qint64 freeBytesPerGpu = 0;       ///< budget left after the sessions' KV (0 when it overflows)
     qint64 overflowBytesPerGpu = 0;   ///< how far the sessions' KV exceeds the budget (0 when it fits)
-    bool fits = false;                ///< the asked sessions fit
+    bool fits = false;                ///< the asked sessions fit, every one at reservedTokensPerSession
+    bool askedFit = false;            ///< the asked sessions fit by the plan's answer (askedSessionsFit)
     bool contextBeyondMax = false;    ///< context > the model's maximum (computed anyway)
     std::optional<double> costPerSessionHourUsd; ///< price x TP / maxSessions
     QString verdict;                  ///< one sentence: what fits and what limits it

@@ -78,25 +78,18 @@ QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u
     // Against a distribution the risk-based count is the answer (answersByRisk): every session at
     // the context or at the longest length is its worst case, one of the tail's rarest (a
     // log-normal without a max runs to 135 M tokens where the count at 1e-4 is 271: "Not one
-    // fits" contradicted it, and "40 asked, 17 fit at 32,768 tokens" stood beside "374 fit").
+    // fits" contradicted it, and "40 asked, 17 fit at 32,768 tokens" stood beside "374 fit",
+    // for a trace whose longest is 14,089 tokens: no session reaches a context set apart).
     if (answersByRisk(s)) {
         const DistributionFigures &d = r.distribution;
         const QString asked = s.sessions > d.sessionsAtRisk
             ? Derivation::tr("%1 asked; ").arg(plural(s.sessions, Derivation::tr("session"), Derivation::tr("sessions")))
             : QString();
-        QString v = asked + Derivation::tr("%1 %2%3 at a %4 risk of overflowing the KV pool (%5); the KV cache budget is the limit.")
+        return asked + Derivation::tr("%1 %2%3 at a %4 risk of overflowing the KV pool (%5); the KV cache budget is the limit.")
             .arg(plural(d.sessionsAtRisk, Derivation::tr("session"), Derivation::tr("sessions")),
                  d.sessionsAtRisk == 1 ? Derivation::tr("fits") : Derivation::tr("fit"),
                  s.tp > 1 ? Derivation::tr(" per TP group of %1 GPUs").arg(s.tp) : QString(), Units::formatRisk(s.risk),
                  worstAndMean(s, d));
-        // A context given apart from the distribution: the per-session figures (and the memory
-        // chart) are at it, so their overflow is said as what it is.
-        if (!contextIsDistributionLongest(s) && !r.fits)
-            v += Derivation::tr(" With every one of the %1 at %2, %3 and the KV cache overflows by %4 per GPU.")
-                     .arg(plural(s.sessions, Derivation::tr("session"), Derivation::tr("sessions")), sessionBasis(s, r),
-                          r.maxSessions == 1 ? Derivation::tr("1 fits") : Derivation::tr("%1 fit").arg(formatCount(r.maxSessions)),
-                          fmt(r.overflowBytesPerGpu));
-        return v;
     }
     if (r.maxSessions == 0)
         return Derivation::tr("Not one %1-token session fits: it needs %2 of KV cache per GPU, the budget is %3.")
