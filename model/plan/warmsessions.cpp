@@ -47,7 +47,10 @@ WarmSessions warmSessions(const Scenario &s, const KvCost &cost, qint64 cardSess
     w.gpusPerNode = int(std::min<qint64>(w.replicasPerNode * perReplica, std::numeric_limits<int>::max()));
     w.hostLinkBytesPerSecond = s.gpu.hostLinkBytesPerSecond;
     const QString f = s.field(Input::HostKvMemory);
-    w.sessionBytesPerReplica = Units::mul(cost.sessionBytes(reservedTokens, true), perReplica, f);
+    // A session past 2^63 bytes across its replica's GPUs (10^14 tokens at 8 GPUs) fits no host:
+    // held at INT64_MAX, where it refused the plan naming --host-kv-memory, never given (attacker).
+    if (__builtin_mul_overflow(cost.sessionBytes(reservedTokens, true), perReplica, &w.sessionBytesPerReplica))
+        w.sessionBytesPerReplica = std::numeric_limits<qint64>::max();
     w.cardSessionsPerNode = Units::mul(std::max<qint64>(0, cardSessions), w.replicasPerNode, f);
     w.hostSessionsPerNode = w.sessionBytesPerReplica > 0 ? w.hostKvBytesPerNode / w.sessionBytesPerReplica : 0;
     const double bound = std::floor(double(w.cardSessionsPerNode) / w.decodingShare);

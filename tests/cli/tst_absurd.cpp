@@ -325,6 +325,11 @@ private Q_SLOTS:
         QTest::newRow("distribution scaled to 2^53 tokens") << planArgs(QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution fixed:4503599627370496 --length-scale 2"))
                                                             << QStringLiteral("--distribution")
                                                             << QStringLiteral("--distribution: its longest session, 9,007,199,254,740,992 tokens, is too large");
+        // One session of 10^14 tokens at Qwen3-Next's 12,288 B per token per GPU is 1.2e18 B per GPU,
+        // within 64 bits, but 9.8e18 B across the replica's 8 GPUs: the host tier's figure (no host
+        // holds it) refused the plan naming --host-kv-memory, a flag never given (attacker's report).
+        QTest::newRow("session x replica past 2^63 B") << planArgs(QStringLiteral("--model qwen3-next-80b-a3b-instruct --gpu b200 --tp 8 --context 100000000000000"))
+                                                       << QString() << QString();
         QTest::newRow("ep above experts") << planArgs(QStringLiteral("--model deepseek-v3 --gpu h100-sxm-80gb --context 1000 --tp 8 --ep 257"))
                                           << QStringLiteral("--ep") << QStringLiteral("256 experts");
     }
