@@ -37,6 +37,22 @@ qint64 readBig(const QJsonObject &o, const char *key, qint64 fallback = 0, const
     return JsonNumbers::whole(o, key, fallback, minimum, std::numeric_limits<qint64>::max(), prefix, true);
 }
 
+// A text the outputs print (a name, a source, a distribution's label): refused with a control
+// character (U+0000-U+001F, U+007F-U+009F) or a bidirectional override (U+202A-U+202E,
+// U+2066-U+2069), which reached the terminal and the report as they were ("fixed:1\0evil"
+// printed a NUL byte; an escape sequence would have run; attacker's report).
+QString readText(const QJsonObject &o, const char *key, const QString &prefix)
+{
+    const QString text = o.value(QLatin1String(key)).toString();
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const char16_t c = text.at(i).unicode();
+        if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069))
+            throw InputError(prefix + QLatin1String(key), QStringLiteral("holds the control character U+%1 at character %2")
+                                                              .arg(uint(c), 4, 16, QLatin1Char('0')).arg(i + 1));
+    }
+    return text;
+}
+
 template <typename T>
 QJsonValue optional(const std::optional<T> &v)
 {
@@ -174,13 +190,13 @@ QJsonObject modelToJson(const ModelShape &m)
 ModelShape modelFromJson(const QJsonObject &o)
 {
     ModelShape m;
-    m.id = o.value(QStringLiteral("id")).toString();
-    m.name = o.value(QStringLiteral("name")).toString();
-    m.hfId = o.value(QStringLiteral("hf_id")).toString();
-    m.source = o.value(QStringLiteral("source")).toString();
-    m.sourceDate = o.value(QStringLiteral("source_date")).toString();
-    m.modelType = o.value(QStringLiteral("model_type")).toString();
     const QString mp = QStringLiteral("model.");
+    m.id = readText(o, "id", mp);
+    m.name = readText(o, "name", mp);
+    m.hfId = readText(o, "hf_id", mp);
+    m.source = readText(o, "source", mp);
+    m.sourceDate = readText(o, "source_date", mp);
+    m.modelType = readText(o, "model_type", mp);
     m.attentionHeads = readInt(o, "num_attention_heads", 0, 0, mp);
     m.kvHeads = readInt(o, "num_key_value_heads", 0, 0, mp);
     m.headDim = readInt(o, "head_dim", 0, 0, mp);
@@ -297,7 +313,7 @@ LengthDistribution distributionFromJson(const QJsonObject &o)
     if (kind < 0 || kind > int(LengthDistribution::Kind::Quantiles))
         throw InputError(dp + QStringLiteral("kind"), QStringLiteral("unknown kind %1").arg(kind));
     d.kind = LengthDistribution::Kind(kind);
-    d.spec = o.value(QStringLiteral("spec")).toString();
+    d.spec = readText(o, "spec", dp);
     d.lengths = readBigArray(o, "lengths");
     d.probabilities = readDoubleArray(o, "probabilities");
     d.promptLengths = readBigArray(o, "prompt_lengths");
@@ -515,7 +531,7 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
                                                                                       : QDir(folder).filePath(modelId);
         s.model = ConfigImporter::fromFile(config, QStringLiteral("inputs.model"));
         s.model.id = modelId; // the plan's own name for it, so a plan from this file prints the same
-        if (const QString name = in.value(QStringLiteral("model_name")).toString(); !name.isEmpty())
+        if (const QString name = readText(in, "model_name", ip); !name.isEmpty())
             s.model.name = name; // (a name taken from the path would say the folder it was read from)
         const qint64 total = readBig(in, "total_params", 0, ip), active = readBig(in, "active_params", 0, ip);
         if (total > 0 && total != s.model.totalParams) {
@@ -783,7 +799,7 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
         throw InputError(QStringLiteral("version"), QStringLiteral("%1 is not a known version").arg(version));
     Scenario s;
     if (name)
-        *name = o.value(QStringLiteral("name")).toString();
+        *name = readText(o, "name", QString());
     s.model = modelFromJson(o.value(QStringLiteral("model")).toObject());
     try {
         s.gpu = GpuSpec::fromPreset(o.value(QStringLiteral("gpu")).toObject(), true);

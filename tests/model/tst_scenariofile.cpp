@@ -506,6 +506,28 @@ private Q_SLOTS:
         in.insert(QStringLiteral("price_usd_per_gpu_hour"), -3);
         negative.insert(QStringLiteral("inputs"), in);
         QTest::newRow("negative price") << QJsonDocument(negative).toJson() << QStringLiteral("inputs.price_usd_per_gpu_hour");
+        // Texts the outputs print hold no control character nor a bidirectional override: a
+        // distribution's label "fixed:1\0evil" printed a NUL byte (attacker's report), an escape
+        // sequence in a model's name would have reached the terminal.
+        Scenario traced = rich();
+        traced.distribution = LengthDistribution::fixed(1000);
+        QJsonObject labelled = ScenarioFile::toJson(traced, QStringLiteral("x"));
+        QJsonObject dist = labelled.value(QStringLiteral("distribution")).toObject();
+        dist.insert(QStringLiteral("spec"), QString(QStringLiteral("fixed:1") + QChar(0) + QStringLiteral("evil")));
+        labelled.insert(QStringLiteral("distribution"), dist);
+        QTest::newRow("NUL in the distribution's label") << QJsonDocument(labelled).toJson()
+                                                         << QStringLiteral("distribution.spec: holds the control character U+0000 at character 8");
+        QJsonObject escaped = ScenarioFile::toJson(rich(), QStringLiteral("x"));
+        QJsonObject m3 = escaped.value(QStringLiteral("model")).toObject();
+        m3.insert(QStringLiteral("name"), QString(QStringLiteral("Llama") + QChar(0x1b) + QStringLiteral("[2J")));
+        escaped.insert(QStringLiteral("model"), m3);
+        QTest::newRow("escape in the model's name") << QJsonDocument(escaped).toJson() << QStringLiteral("model.name: holds the control character U+001b");
+        QJsonObject bidi = ScenarioFile::toJson(rich(), QStringLiteral("x"));
+        QJsonObject m4 = bidi.value(QStringLiteral("model")).toObject();
+        m4.insert(QStringLiteral("source"), QString(QStringLiteral("config") + QChar(0x202e) + QStringLiteral("nosj.fdp")));
+        bidi.insert(QStringLiteral("model"), m4);
+        QTest::newRow("bidirectional override in the model's source") << QJsonDocument(bidi).toJson()
+                                                                      << QStringLiteral("model.source: holds the control character U+202e at character 7");
     }
     void newerOrDamagedIsRefused()
     {
