@@ -296,8 +296,11 @@ QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r, Ri
         v.tp = tp;
         const qint64 n = sessionsOf(v, work);
         if (n >= want) {
-            out << Capacity::tr("more memory: TP %1 (%1 GPUs per replica): %2")
-                       .arg(tp).arg(Units::plural(n, Capacity::tr("session"), Capacity::tr("sessions")));
+            // A replica is TP x PP GPUs: "TP 4 (4 GPUs per replica)" at PP 2 was 8 (attacker's report).
+            out << Capacity::tr("more memory: TP %1 (%2 GPUs per replica): %3")
+                       .arg(tp)
+                       .arg(v.gpusPerReplica())
+                       .arg(Units::plural(n, Capacity::tr("session"), Capacity::tr("sessions")));
             break;
         }
     }

@@ -227,6 +227,12 @@ private Q_SLOTS:
                              QStringLiteral("attention design: 8 KV heads (GQA what-if): 3 sessions"),
                              QStringLiteral("retention cap at 125,872 tokens: 1 session"),
                              QStringLiteral("more memory: TP 2 (2 GPUs per replica): 2 sessions")}));
+        // With pipeline stages a replica is TP x PP GPUs: TP 8 at PP 2 is 16 of them (it said 8).
+        const Run pp = run(plan("--model llama-3.1-70b --gpu h100-sxm-80gb --tp 2 --pp 2 --context 100000 --sessions 20"));
+        QVERIFY2(pp.code == 0, pp.err.constData());
+        const QJsonArray ppFixes = pp.json().value(QStringLiteral("fixes")).toArray();
+        QVERIFY(!ppFixes.isEmpty());
+        QVERIFY2(ppFixes.last().toString().startsWith(QStringLiteral("more memory: TP 8 (16 GPUs per replica): ")), qPrintable(ppFixes.last().toString()));
     }
 
     void tensorParallelFields()
