@@ -1307,8 +1307,11 @@ double OverflowRisk::overflowProbability(qint64 sessions, qint64 budget) const
                 return std::min(estimate, chernoff);
         }
     }
-    if (const auto r = tail(sessions, budget, transform, method, qint64(1) << 17, true))
-        return r->value;
+    // The inversion up to 2^17 points, then (rarely: 652 sessions of the conversation trace in
+    // 118 GB, a figure near 0.43) up to the count's 2^23.
+    for (const qint64 points : {qint64(1) << 17, qint64(1) << 23})
+        if (const auto r = tail(sessions, budget, transform, method, points, true))
+            return r->value;
     // Past the inversion: the upper bounds the count settles on there (sessionsAtRisk), the
     // smaller of the rounded sizes' convolution and the Chernoff bound, never below the tail. The
     // saddlepoint printed 5.5e-7 for an exact 9.99e-7 (a log-normal with no max, 149 sessions in

@@ -119,9 +119,10 @@ public:
 
     /// P(KV bytes of `sessions` sessions > budget), per GPU: the exact tail
     /// (convolution, or inversion up to 2^17 points) when the budget is above
-    /// the sessions' mean bytes, else the saddlepoint; past 2^17 points the smaller
-    /// of two upper bounds, the convolution of the sizes rounded up (roundedTail) and
-    /// the Chernoff bound, as sessionsAtRisk takes them (never below the tail); the
+    /// the sessions' mean bytes, else the saddlepoint; past 2^17 points the inversion
+    /// up to the count's 2^23, and past that the smaller of two upper bounds, the
+    /// convolution of the sizes rounded up (roundedTail) and the Chernoff bound, as
+    /// sessionsAtRisk takes them (never below the tail); the
     /// saddlepoint too (held within the bound) where the Chernoff bound exp(N K(t) - t s)
     /// puts the tail below 1e-15, a figure shown as "below 1 in 10^12" (Units::formatRisk)
     /// that the inversion took up to 16 M instructions to reach (4e-318 for 100 sessions in
