@@ -392,14 +392,13 @@ void DistributionView::showResult(const CapacityResult &r)
     const DistributionFigures &d = r.distribution;
     // Each count names the length it is for (one basis on screen).
     const qint64 longest = s.retainTokens ? std::min(d.maxTokens, *s.retainTokens) : d.maxTokens;
-    const double mean = d.meanTokens - (s.retainTokens ? d.meanTokensDropped : 0.0);
     QString text = tr("<table cellspacing=4>"
                       "<tr><td>Sessions, worst case (each at %1 tokens, the longest%2)</td><td><b>%3</b></td></tr>"
                       "<tr><td>Sessions at the mean (%4 tokens%10)</td><td><b>%5</b></td></tr>"
                       "<tr><td>Sessions at %6 risk (lengths as distributed)</td><td><b>%7</b></td></tr>"
                       "<tr><td>Admission limit (%8 margin)</td><td><b>%9</b></td></tr>")
                        .arg(Units::formatCount(longest), longest < d.maxTokens ? tr(", at the cap") : QString(),
-                            Units::formatCount(d.sessionsWorstCase), Units::formatCount(qint64(std::llround(mean))),
+                            Units::formatCount(d.sessionsWorstCase), Units::formatCount(d.meanHeldTokens(s.retainTokens.has_value())),
                             Units::formatCount(d.sessionsAtMean), Units::formatRisk(s.risk), Units::formatCount(d.sessionsAtRisk),
                             QStringLiteral("%1%").arg(s.marginFraction * 100, 0, 'g', 3), Units::formatCount(d.admissionLimit))
                        .arg(s.retainTokens ? tr(", the mean of the lengths as capped") : QString());

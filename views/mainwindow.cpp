@@ -742,14 +742,7 @@ void MainWindow::showResult(const CapacityResult &r)
     auto fmt = [u](qint64 b) { return Units::formatBytes(b, u); };
     // Against a distribution every session at the context is a worst case no session may reach:
     // the chart draws the asked sessions at the mean, as the report does.
-    QString atMean;
-    if (r.ok && answersByRisk(s)) {
-        const DistributionFigures &d = r.distribution;
-        const qint64 meanHeld = std::max<qint64>(1, qint64(std::llround(d.meanTokens - (s.retainTokens ? d.meanTokensDropped : 0.0))));
-        atMean = (s.retainTokens ? tr("%1 × %2 tokens (the capped mean)") : tr("%1 × %2 tokens (the mean)"))
-                     .arg(Units::plural(s.sessions, tr("session"), tr("sessions")), Units::formatCount(meanHeld));
-    }
-    m_chart->setResult(r, s.tp, u, atMean);
+    m_chart->setResult(r, s.tp, u, r.ok && answersByRisk(s) ? MemoryChartView::sessionsAtMean(s.sessions, s, r.distribution) : QString());
     m_chart->setCardNote(r.ok ? MemoryChartView::cardNote(s.gpu, r.gpuMemoryBytes, u) : QString());
     if (!r.ok) {
         m_sessions->setText(tr("—"));
@@ -815,8 +808,8 @@ void MainWindow::showResult(const CapacityResult &r)
         m_headlineCaptions[i]->setText(QString(headline[i][1]).replace(QLatin1Char('-'), QChar(0x2011)));
     }
     // Set in a plain format, font and text only when they change: QLabel lays out only then.
-    if (const bool fits = askedSessionsFit(s, r); m_verdictBold == fits) {
-        m_verdictBold = !fits;
+    if (m_verdictBold == r.askedFit) {
+        m_verdictBold = !r.askedFit;
         styleVerdict();
     }
     m_verdict->setTextFormat(Qt::PlainText);

@@ -189,6 +189,12 @@ void MemoryChartView::setScaleTop(qint64 bytes)
     setResult(m_result, m_gpus, m_units, m_atMean);
 }
 
+QString MemoryChartView::sessionsAtMean(qint64 sessions, const Scenario &s, const DistributionFigures &d)
+{
+    return (s.retainTokens ? tr("%1 × %2 tokens (the capped mean)") : tr("%1 × %2 tokens (the mean)"))
+        .arg(Units::plural(sessions, tr("session"), tr("sessions")), Units::formatCount(d.meanHeldTokens(s.retainTokens.has_value())));
+}
+
 void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem units, const QString &atMean)
 {
     m_result = r;

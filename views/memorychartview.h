@@ -2,6 +2,7 @@
 #pragma once
 
 #include "kv/gpuspec.h"
+#include "inputs/scenario.h"
 #include "plan/capacityresult.h"
 #include "core/units.h"
 
@@ -64,6 +65,9 @@ public:
     /// against a distribution every session at the context is a worst case no session may
     /// reach (answersByRisk), not what the plan's answer holds.
     void setResult(const CapacityResult &result, int gpus, UnitSystem units, const QString &atMean = QString());
+    /// `sessions` at the mean length the scenario holds, for setResult's atMean and the report's
+    /// title: "400 sessions × 1,366 tokens (the mean)", "(the capped mean)" under a retention cap.
+    static QString sessionsAtMean(qint64 sessions, const Scenario &scenario, const DistributionFigures &figures);
     /// Shows or hides the legend (small side-by-side charts share one colour key).
     void setLegendVisible(bool visible);
     /// Fixes the value axis top at `bytes` (comparisons share one scale); 0 = automatic.

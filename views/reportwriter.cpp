@@ -387,7 +387,7 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
     // the pool as it stands on average at the risk-based count.
     // Under a cap the mean is the capped lengths' (what a session holds), said as such, as the
     // window's Lengths tab says it beside the lengths' own mean.
-    const qint64 meanHeld = std::max<qint64>(1, qint64(std::llround(d.meanTokens - (s.retainTokens ? d.meanTokensDropped : 0.0))));
+    const qint64 meanHeld = d.meanHeldTokens(s.retainTokens.has_value());
     const QString meanHeldText = s.retainTokens ? tr("%1 tokens, the mean of the lengths as capped").arg(Units::formatCount(meanHeld))
                                                 : tr("%1 tokens").arg(Units::formatCount(meanHeld));
     const QPalette paper = paperPalette();
@@ -400,8 +400,7 @@ bool ReportWriter::paint(QPagedPaintDevice *device, const ReportInput &in, QStri
         atRisk.distribution.reset();
         memory.setResult(computeCapacity(atRisk), s.tp, u);
         // Short enough for the half-page chart's width (a longer title was cut: "the me...").
-        memory.chart()->setTitle(s.retainTokens ? tr("Memory per GPU: %1 sessions × %2 tokens (the capped mean)").arg(Units::formatCount(d.sessionsAtRisk), Units::formatCount(meanHeld))
-                                                : tr("Memory per GPU: %1 sessions × %2 tokens (the mean)").arg(Units::formatCount(d.sessionsAtRisk), Units::formatCount(meanHeld)));
+        memory.chart()->setTitle(tr("Memory per GPU: %1").arg(MemoryChartView::sessionsAtMean(d.sessionsAtRisk, s, d)));
     } else if (d.sessionsAtRisk > 0) {
         // Fixed lengths: the count the decision serves, each session at the context (as the
         // decision's sentence), not the sessions asked in the window.

@@ -215,7 +215,20 @@ KvCost costOf(const Scenario &s)
     return cost;
 }
 
-LengthDistribution lengthsOf(const Scenario &s, qint64 reserved);
+// The lengths sessions would reach before any retention cap: the distribution
+// (scaled), else every session at the context; under preallocation the reserved
+// maximum. The cap is applied after (OverflowRisk, the truncated share), so a
+// 32,768-token cap on 128,000-token sessions drops history from every one of them.
+LengthDistribution lengthsOf(const Scenario &s, qint64 reserved)
+{
+    if (s.preallocate)
+        return LengthDistribution::fixed(reserved);
+    if (!s.distribution)
+        return LengthDistribution::fixed(std::max<qint64>(1, s.contextTokens));
+    if (!(s.lengthScale > 0 && s.lengthScale <= 1e6))
+        throw InputError(s.field(Input::LengthScale), QStringLiteral("must be above 0 and at most 1,000,000"));
+    return s.distribution->scaled(s.lengthScale, s.field(Input::LengthScale));
+}
 
 // Sessions that fit a variant of the scenario by its answer (answersByRisk: the risk-based
 // count, on `work`'s laws; else every session at its reserved length), or -1 when the
@@ -305,21 +318,6 @@ QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r, Ri
         }
     }
     return out;
-}
-
-// The lengths sessions would reach before any retention cap: the distribution
-// (scaled), else every session at the context; under preallocation the reserved
-// maximum. The cap is applied after (OverflowRisk, the truncated share), so a
-// 32,768-token cap on 128,000-token sessions drops history from every one of them.
-LengthDistribution lengthsOf(const Scenario &s, qint64 reserved)
-{
-    if (s.preallocate)
-        return LengthDistribution::fixed(reserved);
-    if (!s.distribution)
-        return LengthDistribution::fixed(std::max<qint64>(1, s.contextTokens));
-    if (!(s.lengthScale > 0 && s.lengthScale <= 1e6))
-        throw InputError(s.field(Input::LengthScale), QStringLiteral("must be above 0 and at most 1,000,000"));
-    return s.distribution->scaled(s.lengthScale, s.field(Input::LengthScale));
 }
 
 DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, const Budget &b, const CapacityResult &r, RiskWork &work)

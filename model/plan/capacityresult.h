@@ -10,6 +10,8 @@
 #include <QDebug>
 #include <QJsonObject>
 #include <QStringList>
+#include <algorithm>
+#include <cmath>
 #include <optional>
 
 namespace Headroom {
@@ -51,6 +53,13 @@ struct DistributionFigures
     /// vllm/v1/core/sched/utils.py check_stop). Counted at full length all the same.
     double shareLongerThanMaxModelLen = 0;
     double meanTokensDropped = 0;
+    /// The mean session's length as held, tokens: meanTokens less meanTokensDropped when a
+    /// retention cap is set (`capped`), rounded, at least 1. The one "at the mean" length the
+    /// derivation, the window, its chart and the report name.
+    qint64 meanHeldTokens(bool capped) const
+    {
+        return std::max<qint64>(1, qint64(std::llround(meanTokens - (capped ? meanTokensDropped : 0.0))));
+    }
     qint64 p99TokensDropped = 0;
     double meanTokens = 0;         ///< distribution after the length scale, before the cap
     qint64 p50 = 0, p90 = 0, p99 = 0, maxTokens = 0;

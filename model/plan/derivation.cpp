@@ -59,10 +59,9 @@ namespace {
 QString worstAndMean(const Scenario &s, const DistributionFigures &d)
 {
     const qint64 longest = s.retainTokens ? std::min(d.maxTokens, *s.retainTokens) : d.maxTokens;
-    const double mean = d.meanTokens - (s.retainTokens ? d.meanTokensDropped : 0.0);
     return Derivation::tr("worst case, every session at %1 tokens%2: %3; at the mean of %4 tokens: %5")
         .arg(formatCount(longest), longest < d.maxTokens ? Derivation::tr(" (the cap)") : QString(), formatCount(d.sessionsWorstCase),
-             formatCount(qint64(std::llround(mean))), formatCount(d.sessionsAtMean));
+             formatCount(d.meanHeldTokens(s.retainTokens.has_value())), formatCount(d.sessionsAtMean));
 }
 } // namespace
 
