@@ -144,7 +144,13 @@ private:
     bool migrate(QString *error);
     bool refreshBuiltIns(QString *error);
     bool integrityFailure(QString *report);
+    /// Rebuilds a damaged store (the integrity check found `damage`): its readable user
+    /// presets are kept, the file is moved aside and warning() tells what was lost. False
+    /// with *error when the file cannot be moved aside or the fresh store cannot be written.
     bool recover(const QString &damage, QString *error);
+    /// Stage 3 of recover(): the damaged file (and its journal) kept aside under a new name
+    /// (m_damagedCopy). False with *error, the file left untouched, when it cannot be moved.
+    bool keepDamagedAside(const QString &damage, QString *error);
     QString m_path;
     QString m_damagedCopy;
     QStringList m_recovered;
