@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "io/scenariofile.h"
+#include "io/scenariokeys.h"
 #include "core/unknownkeys.h"
 #include "core/inputerror.h"
 #include "core/jsonnumbers.h"
@@ -187,6 +188,39 @@ QJsonObject modelToJson(const ModelShape &m)
                        {QStringLiteral("groups"), groups}};
 }
 
+// One of a model's "groups", every figure checked against its kind ("model.groups." names
+// the field a refusal carries). Throws InputError.
+LayerGroup layerGroupFromJson(const QJsonObject &g)
+{
+    LayerGroup l;
+    const QString gp = QStringLiteral("model.groups.");
+    const qint64 kind = readBig(g, "kind", 0, gp);
+    if (kind < int(LayerKind::FullAttention) || kind > int(LayerKind::Recurrent))
+        throw InputError(gp + QStringLiteral("kind"), QStringLiteral("unknown layer kind %1").arg(kind));
+    l.kind = LayerKind(kind);
+    const bool heads = l.kind == LayerKind::FullAttention || l.kind == LayerKind::SlidingWindow;
+    l.count = readInt(g, "count", 0, 1, gp);
+    l.kvHeads = readInt(g, "kv_heads", 0, heads ? 1 : 0, gp);
+    l.headDimK = readInt(g, "head_dim_k", 0, heads ? 1 : 0, gp);
+    l.headDimV = readInt(g, "head_dim_v", 0, heads ? 1 : 0, gp);
+    l.window = readBig(g, "window", 0, gp);
+    if (l.kind == LayerKind::SlidingWindow && l.window < 1)
+        throw InputError(gp + QStringLiteral("window"), QStringLiteral("a sliding-window group needs a window of at least 1 token"));
+    l.latentDim = readInt(g, "latent_dim", 0, l.kind == LayerKind::Mla ? 1 : 0, gp);
+    l.ropeDim = readInt(g, "rope_dim", 0, 0, gp);
+    l.indexerHeadDim = readInt(g, "indexer_head_dim", 0, 0, gp);
+    if (l.indexerHeadDim > 0 && l.kind != LayerKind::Mla)
+        throw InputError(gp + QStringLiteral("indexer_head_dim"),
+                         QStringLiteral("a sparse-attention indexer belongs to an MLA group; set it to 0 here"));
+    l.convStateValues = readBig(g, "conv_state_values", 0, gp);
+    l.ssmStateValues = readBig(g, "ssm_state_values", 0, gp);
+    if (l.convStateValues < 0)
+        throw InputError(gp + QStringLiteral("conv_state_values"), QStringLiteral("must not be negative"));
+    if (l.ssmStateValues < 0 || (l.kind == LayerKind::Recurrent && l.convStateValues == 0 && l.ssmStateValues == 0))
+        throw InputError(gp + QStringLiteral("ssm_state_values"), QStringLiteral("a recurrent group needs a positive state"));
+    return l;
+}
+
 ModelShape modelFromJson(const QJsonObject &o)
 {
     ModelShape m;
@@ -234,39 +268,12 @@ ModelShape modelFromJson(const QJsonObject &o)
     if (groups.size() > 1000)
         throw InputError(QStringLiteral("model.groups"), QStringLiteral("%1 layer groups: a model has a handful").arg(groups.size()));
     for (const QJsonValue &v : groups) {
-        const QJsonObject g = v.toObject();
-        LayerGroup l;
-        const QString gp = QStringLiteral("model.groups.");
-        const qint64 kind = readBig(g, "kind", 0, gp);
-        if (kind < int(LayerKind::FullAttention) || kind > int(LayerKind::Recurrent))
-            throw InputError(gp + QStringLiteral("kind"), QStringLiteral("unknown layer kind %1").arg(kind));
-        l.kind = LayerKind(kind);
-        const bool heads = l.kind == LayerKind::FullAttention || l.kind == LayerKind::SlidingWindow;
-        l.count = readInt(g, "count", 0, 1, gp);
-        l.kvHeads = readInt(g, "kv_heads", 0, heads ? 1 : 0, gp);
-        l.headDimK = readInt(g, "head_dim_k", 0, heads ? 1 : 0, gp);
-        l.headDimV = readInt(g, "head_dim_v", 0, heads ? 1 : 0, gp);
-        l.window = readBig(g, "window", 0, gp);
-        if (l.kind == LayerKind::SlidingWindow && l.window < 1)
-            throw InputError(gp + QStringLiteral("window"), QStringLiteral("a sliding-window group needs a window of at least 1 token"));
-        l.latentDim = readInt(g, "latent_dim", 0, l.kind == LayerKind::Mla ? 1 : 0, gp);
-        l.ropeDim = readInt(g, "rope_dim", 0, 0, gp);
-        l.indexerHeadDim = readInt(g, "indexer_head_dim", 0, 0, gp);
-        if (l.indexerHeadDim > 0 && l.kind != LayerKind::Mla)
-            throw InputError(gp + QStringLiteral("indexer_head_dim"),
-                             QStringLiteral("a sparse-attention indexer belongs to an MLA group; set it to 0 here"));
-        l.convStateValues = readBig(g, "conv_state_values", 0, gp);
-        l.ssmStateValues = readBig(g, "ssm_state_values", 0, gp);
-        if (l.convStateValues < 0)
-            throw InputError(gp + QStringLiteral("conv_state_values"), QStringLiteral("must not be negative"));
-        if (l.ssmStateValues < 0 || (l.kind == LayerKind::Recurrent && l.convStateValues == 0 && l.ssmStateValues == 0))
-            throw InputError(gp + QStringLiteral("ssm_state_values"), QStringLiteral("a recurrent group needs a positive state"));
-        m.groups << l;
+        m.groups << layerGroupFromJson(v.toObject());
         // A thousand groups of 10^7 layers would pass 2^31: the whole model is held to
         // the same 10^7 as one group (a model has at most a few hundred layers).
         if (m.layersOf(LayerKind::FullAttention) + m.layersOf(LayerKind::SlidingWindow) + m.layersOf(LayerKind::Mla)
                 + m.layersOf(LayerKind::Recurrent) > 10'000'000)
-            throw InputError(gp + QStringLiteral("count"), QStringLiteral("the groups hold more than 10,000,000 layers in all"));
+            throw InputError(QStringLiteral("model.groups.count"), QStringLiteral("the groups hold more than 10,000,000 layers in all"));
     }
     return m;
 }
@@ -509,6 +516,74 @@ void readPlanOutputPools(const QJsonObject &in, Scenario &s, const ScenarioFile:
     }
 }
 
+// The model a plan --json "inputs" echo names (version 0): a preset by id through `models`,
+// or a config.json by its path, read again; refusals name "inputs.model". Throws InputError.
+ModelShape planOutputModel(const QJsonObject &in, const ScenarioFile::ModelLookup &models, const QString &folder, const QString &ip)
+{
+    if (in.value(QStringLiteral("model")).toString() == QLatin1String("custom"))
+        throw InputError(QStringLiteral("inputs.model"), QStringLiteral("a custom shape is not named in a plan output: save it with plan --save FILE.headroom"));
+    // A model the plan read from a config.json is named by its path (as --model took it:
+    // a slash or .json), read again from there, a relative path from beside this file.
+    const QString modelId = in.value(QStringLiteral("model")).toString();
+    if (!modelId.contains(QLatin1Char('/')) && !modelId.endsWith(QLatin1String(".json"))) {
+        // The lookups' refusals (an unknown preset) name the plan output's own field.
+        try {
+            return models(modelId);
+        } catch (const InputError &e) {
+            throw InputError(QStringLiteral("inputs.model"), e.message());
+        }
+    }
+    // The absolute path the plan wrote beside it first (a relative one is the plan's folder's, not this file's).
+    const QString written = in.value(QStringLiteral("model_file")).toString();
+    const QString config = !written.isEmpty() && QFileInfo::exists(written)            ? written
+                           : folder.isEmpty() || !QFileInfo(modelId).isRelative() ? modelId
+                                                                                  : QDir(folder).filePath(modelId);
+    ModelShape model = ConfigImporter::fromFile(config, QStringLiteral("inputs.model"));
+    model.id = modelId; // the plan's own name for it, so a plan from this file prints the same
+    if (const QString name = readText(in, "model_name", ip); !name.isEmpty())
+        model.name = name; // (a name taken from the path would say the folder it was read from)
+    const qint64 total = readBig(in, "total_params", 0, ip), active = readBig(in, "active_params", 0, ip);
+    if (total > 0 && total != model.totalParams) {
+        // --params gave the count, as commandline.cpp applies it.
+        model.totalParams = total;
+        model.activeParams = active > 0 ? std::min(active, total) : total;
+        model.checkpointBytes = 0;
+    }
+    return model;
+}
+
+// The card a plan --json "inputs" echo names: a preset through `gpus` (refusals name
+// "inputs.gpu"), or "custom" with its gpu_memory_bytes. Throws InputError.
+GpuSpec planOutputGpu(const QJsonObject &in, const ScenarioFile::GpuLookup &gpus, const QString &ip)
+{
+    const QString gpu = in.value(QStringLiteral("gpu")).toString();
+    if (gpu == QLatin1String("custom"))
+        return GpuSpec::custom(readBig(in, "gpu_memory_bytes", 0, ip));
+    try {
+        return gpus(gpu);
+    } catch (const InputError &e) {
+        throw InputError(QStringLiteral("inputs.gpu"), e.message());
+    }
+}
+
+// The lengths a plan --json "inputs" echo names by their spec ("distribution"), when it
+// names any. Throws InputError("inputs.distribution").
+void readPlanOutputDistribution(const QJsonObject &in, Scenario &s, const QString &folder)
+{
+    if (!in.value(QStringLiteral("distribution")).isString())
+        return;
+    QString spec = in.value(QStringLiteral("distribution")).toString();
+    // A relative trace path is the plan's own, beside the file it printed: resolved
+    // against the file's folder, never the current one.
+    // Else (an output written before distribution_file) resolved against this file's folder.
+    const QString written = in.value(QStringLiteral("distribution_file")).toString();
+    if (spec.startsWith(QLatin1String("trace:")) && !written.isEmpty() && QFileInfo::exists(written))
+        spec = QStringLiteral("trace:") + written;
+    else if (spec.startsWith(QLatin1String("trace:")) && !folder.isEmpty() && QFileInfo(spec.mid(6)).isRelative())
+        spec = QStringLiteral("trace:") + QDir(folder).filePath(spec.mid(6));
+    s.distribution = LengthDistribution::parse(spec, QStringLiteral("inputs.distribution"));
+}
+
 // Version 0: the output of `headroom plan --json`, whose "inputs" name presets.
 Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::ModelLookup &models, const ScenarioFile::GpuLookup &gpus,
                                const QString &folder)
@@ -518,46 +593,8 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
         throw InputError(QStringLiteral("inputs"), QStringLiteral("a plan output names presets, and no preset store is at hand"));
     const QString ip = QStringLiteral("inputs.");
     Scenario s;
-    if (in.value(QStringLiteral("model")).toString() == QLatin1String("custom"))
-        throw InputError(QStringLiteral("inputs.model"), QStringLiteral("a custom shape is not named in a plan output: save it with plan --save FILE.headroom"));
-    // A model the plan read from a config.json is named by its path (as --model took it:
-    // a slash or .json), read again from there, a relative path from beside this file.
-    const QString modelId = in.value(QStringLiteral("model")).toString();
-    if (modelId.contains(QLatin1Char('/')) || modelId.endsWith(QLatin1String(".json"))) {
-        // The absolute path the plan wrote beside it first (a relative one is the plan's folder's, not this file's).
-        const QString written = in.value(QStringLiteral("model_file")).toString();
-        const QString config = !written.isEmpty() && QFileInfo::exists(written)            ? written
-                               : folder.isEmpty() || !QFileInfo(modelId).isRelative() ? modelId
-                                                                                      : QDir(folder).filePath(modelId);
-        s.model = ConfigImporter::fromFile(config, QStringLiteral("inputs.model"));
-        s.model.id = modelId; // the plan's own name for it, so a plan from this file prints the same
-        if (const QString name = readText(in, "model_name", ip); !name.isEmpty())
-            s.model.name = name; // (a name taken from the path would say the folder it was read from)
-        const qint64 total = readBig(in, "total_params", 0, ip), active = readBig(in, "active_params", 0, ip);
-        if (total > 0 && total != s.model.totalParams) {
-            // --params gave the count, as commandline.cpp applies it.
-            s.model.totalParams = total;
-            s.model.activeParams = active > 0 ? std::min(active, total) : total;
-            s.model.checkpointBytes = 0;
-        }
-    } else {
-        // The lookups' refusals (an unknown preset) name the plan output's own field.
-        try {
-            s.model = models(modelId);
-        } catch (const InputError &e) {
-            throw InputError(QStringLiteral("inputs.model"), e.message());
-        }
-    }
-    const QString gpu = in.value(QStringLiteral("gpu")).toString();
-    if (gpu == QLatin1String("custom")) {
-        s.gpu = GpuSpec::custom(readBig(in, "gpu_memory_bytes", 0, ip));
-    } else {
-        try {
-            s.gpu = gpus(gpu);
-        } catch (const InputError &e) {
-            throw InputError(QStringLiteral("inputs.gpu"), e.message());
-        }
-    }
+    s.model = planOutputModel(in, models, folder, ip);
+    s.gpu = planOutputGpu(in, gpus, ip);
     s.tp = readInt(in, "tp", 1, 1, ip);
     s.contextTokens = readBig(in, "context_tokens", s.contextTokens, ip);
     s.sessions = readBig(in, "sessions", 1, ip);
@@ -587,18 +624,7 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     s.gpuMemoryUtilizationGiven = s.engine == Engine::Vllm;
     s.engineSettings = readEngineSettings(in, QStringLiteral("inputs."), "_bytes");
     readParallelism(in, s, QStringLiteral("inputs."));
-    if (in.value(QStringLiteral("distribution")).isString()) {
-        QString spec = in.value(QStringLiteral("distribution")).toString();
-        // A relative trace path is the plan's own, beside the file it printed: resolved
-        // against the file's folder, never the current one.
-        // Else (an output written before distribution_file) resolved against this file's folder.
-        const QString written = in.value(QStringLiteral("distribution_file")).toString();
-        if (spec.startsWith(QLatin1String("trace:")) && !written.isEmpty() && QFileInfo::exists(written))
-            spec = QStringLiteral("trace:") + written;
-        else if (spec.startsWith(QLatin1String("trace:")) && !folder.isEmpty() && QFileInfo(spec.mid(6)).isRelative())
-            spec = QStringLiteral("trace:") + QDir(folder).filePath(spec.mid(6));
-        s.distribution = LengthDistribution::parse(spec, QStringLiteral("inputs.distribution"));
-    }
+    readPlanOutputDistribution(in, s, folder);
     readLengthsAndServing(in, s, ip);
     readPlanOutputPools(in, s, models, folder, ip);
     checkScale(s);
@@ -742,46 +768,6 @@ QJsonObject ScenarioFile::toJson(const Scenario &s, const QString &name)
                        {QStringLiteral("lora"), loraToJson(s.lora)}};
 }
 
-namespace {
-// Every key a version-1 file can hold: what toJson writes for a scenario with every part
-// present (a distribution, a draft model, LoRA slots, a layer group in each model). The
-// reader reads no key the writer does not write, so the writer is the one list.
-const QJsonObject &knownKeys()
-{
-    static const QJsonObject known = [] {
-        Scenario s;
-        s.model.groups = {LayerGroup{}};
-        s.distribution = LengthDistribution::fixed(1);
-        s.speculative.draftModel = s.model;
-        s.lora.maxLoras = 1;
-        return ScenarioFile::toJson(s, QString());
-    }();
-    return known;
-}
-
-// The keys of `file` that `known` lacks, as dotted paths from `prefix` ("inputs.contxt"),
-// looking into objects and lists of objects (a model's "groups") the known side also holds.
-void collectUnknown(const QJsonObject &file, const QJsonObject &known, const QString &prefix, QStringList &out)
-{
-    for (auto it = file.begin(); it != file.end(); ++it) {
-        const QString path = prefix + it.key();
-        if (!known.contains(it.key())) {
-            out << path;
-            continue;
-        }
-        const QJsonValue k = known.value(it.key());
-        if (it->isObject() && k.isObject()) {
-            collectUnknown(it->toObject(), k.toObject(), path + QLatin1Char('.'), out);
-        } else if (it->isArray() && k.isArray() && !k.toArray().isEmpty() && k.toArray().first().isObject()) {
-            const QJsonArray items = it->toArray();
-            for (qsizetype i = 0; i < items.size(); ++i)
-                if (items.at(i).isObject())
-                    collectUnknown(items.at(i).toObject(), k.toArray().first().toObject(), QStringLiteral("%1[%2].").arg(path).arg(i), out);
-        }
-    }
-}
-} // namespace
-
 Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const ModelLookup &models, const GpuLookup &gpus, const QString &folder,
                                 QStringList *unknownKeys)
 {
@@ -853,7 +839,7 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
     if (!s.gpuMemoryBytes) // the card's own memory, in the file's gpu section
         s.names.set(Input::GpuMemory, QStringLiteral("gpu.memory_bytes"));
     if (unknownKeys)
-        collectUnknown(o, knownKeys(), QString(), *unknownKeys);
+        *unknownKeys << ScenarioKeys::unknown(o);
     return s;
 }
 
