@@ -90,6 +90,60 @@ QString exactSize(qint64 bytes)
     return QStringLiteral("%1B").arg(bytes);
 }
 
+/// The editor of field `f`, named by its JSON key (tests and the error marks use it): a
+/// plain-text box for notes and config.json (Tab moves on), else a line whose placeholder
+/// says how the figure is written.
+QWidget *makeEditor(const Field &f)
+{
+    QWidget *editor;
+    if (f.type == Field::LongText || f.type == Field::Json) {
+        auto *text = new QPlainTextEdit;
+        text->setTabChangesFocus(true);
+        text->setMaximumHeight(f.type == Field::Json ? 220 : 60);
+        if (f.type == Field::Json)
+            text->setFont(QFont(QStringLiteral("monospace")));
+        editor = text;
+    } else {
+        auto *line = new QLineEdit;
+        if (f.type == Field::Size)
+            line->setPlaceholderText(PresetManager::tr("with a unit: 81559MiB, 80GB"));
+        else if (f.type == Field::Rate)
+            line->setPlaceholderText(PresetManager::tr("per second: 3.35TB/s"));
+        else if (f.type == Field::Price)
+            line->setPlaceholderText(PresetManager::tr("empty: no published price"));
+        else if (QByteArray(f.key).endsWith("_date"))
+            line->setPlaceholderText(PresetManager::tr("YYYY-MM-DD"));
+        editor = line;
+    }
+    editor->setObjectName(QString::fromLatin1(f.key));
+    editor->setToolTip(QString::fromLatin1(f.key));
+    return editor;
+}
+
+/// One form per kind: the id, then an editor per field of `fields`, each under its label
+/// with its mnemonic. `editors` receives every editor by JSON key, `idEdit` the id's.
+template <std::size_t N>
+QWidget *makeForm(const Field (&fields)[N], QHash<QString, QWidget *> &editors, QLineEdit *&idEdit)
+{
+    auto *form = new QWidget;
+    auto *layout = new QFormLayout(form);
+    idEdit = new QLineEdit;
+    idEdit->setObjectName(QStringLiteral("id"));
+    idEdit->setToolTip(PresetManager::tr("Lower-case kebab-case, e.g. acme-h100-contract; fixed once saved"));
+    auto *idLabel = new QLabel(PresetManager::tr("&Id:"));
+    idLabel->setBuddy(idEdit);
+    layout->addRow(idLabel, idEdit);
+    editors.insert(QStringLiteral("id"), idEdit);
+    for (const Field &f : fields) {
+        QWidget *editor = makeEditor(f);
+        auto *label = new QLabel(PresetManager::tr(f.label));
+        label->setBuddy(editor);
+        layout->addRow(label, editor);
+        editors.insert(QString::fromLatin1(f.key), editor);
+    }
+    return form;
+}
+
 QString textOf(const QWidget *w)
 {
     if (auto *line = qobject_cast<const QLineEdit *>(w))
@@ -138,6 +192,18 @@ private:
     bool m_applied = true;
 };
 
+/// The buttons the constructor's steps share (the others are members).
+struct PresetManager::Buttons
+{
+    QPushButton *newGpu;
+    QPushButton *newModel;
+    QPushButton *undo;
+    QPushButton *redo;
+    QPushButton *exportBundle;
+    QPushButton *importBundle;
+    QDialogButtonBox *bottom; ///< Close, then undo, redo, export and import
+};
+
 PresetManager::PresetManager(const QString &storePath, QWidget *parent)
     : QDialog(parent), m_store(std::make_unique<PresetStore>(storePath.isEmpty() ? PresetStore::defaultPath() : storePath)),
       m_undo(new QUndoStack(this))
@@ -146,6 +212,27 @@ PresetManager::PresetManager(const QString &storePath, QWidget *parent)
     QString error;
     m_storeOpen = m_store->open(&error);
 
+    QWidget *browser = buildBrowser();
+    QWidget *detail = buildDetail();
+    buildStatusLine();
+    const Buttons buttons = buildButtons();
+    layOut(browser, detail, buttons);
+    connectBrowser();
+    connectButtons(buttons);
+    for (QPushButton *b : {buttons.exportBundle, buttons.importBundle, buttons.newGpu, buttons.newModel})
+        b->setEnabled(m_storeOpen);
+
+    if (!m_storeOpen)
+        setStatus(error + tr(" The built-in presets are shown, read-only."), true);
+    else if (!m_store->warning().isEmpty())
+        setStatus(m_store->warning(), true);
+    refresh();
+    m_search->setFocus();
+    resize(1180, 660);
+}
+
+QHBoxLayout *PresetManager::buildFilters()
+{
     m_search = new QLineEdit;
     m_search->setPlaceholderText(tr("Name, id or source"));
     m_search->setClearButtonEnabled(true);
@@ -160,7 +247,12 @@ PresetManager::PresetManager(const QString &storePath, QWidget *parent)
     filters->addWidget(m_search, 1);
     filters->addWidget(showLabel);
     filters->addWidget(m_show);
+    return filters;
+}
 
+QWidget *PresetManager::buildBrowser()
+{
+    QHBoxLayout *filters = buildFilters();
     m_table = new QTableWidget(0, 5);
     m_table->setHorizontalHeaderLabels({tr("Name"), tr("Id"), tr("Kind"), tr("Origin"), tr("Source")});
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -171,48 +263,17 @@ PresetManager::PresetManager(const QString &storePath, QWidget *parent)
     m_table->setWordWrap(false);
     auto *tableLabel = new QLabel(tr("&Presets:"));
     tableLabel->setBuddy(m_table);
+    auto *left = new QWidget;
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addLayout(filters);
+    leftLayout->addWidget(tableLabel);
+    leftLayout->addWidget(m_table, 1);
+    return left;
+}
 
-    // One form per kind; each editor is named by its JSON key (tests and the error marks use it).
-    auto makeForm = [this](const auto &fields, QHash<QString, QWidget *> &editors, QLineEdit *&idEdit) {
-        auto *form = new QWidget;
-        auto *layout = new QFormLayout(form);
-        idEdit = new QLineEdit;
-        idEdit->setObjectName(QStringLiteral("id"));
-        idEdit->setToolTip(tr("Lower-case kebab-case, e.g. acme-h100-contract; fixed once saved"));
-        auto *idLabel = new QLabel(tr("&Id:"));
-        idLabel->setBuddy(idEdit);
-        layout->addRow(idLabel, idEdit);
-        editors.insert(QStringLiteral("id"), idEdit);
-        for (const Field &f : fields) {
-            QWidget *editor;
-            if (f.type == Field::LongText || f.type == Field::Json) {
-                auto *text = new QPlainTextEdit;
-                text->setTabChangesFocus(true);
-                text->setMaximumHeight(f.type == Field::Json ? 220 : 60);
-                if (f.type == Field::Json)
-                    text->setFont(QFont(QStringLiteral("monospace")));
-                editor = text;
-            } else {
-                auto *line = new QLineEdit;
-                if (f.type == Field::Size)
-                    line->setPlaceholderText(tr("with a unit: 81559MiB, 80GB"));
-                else if (f.type == Field::Rate)
-                    line->setPlaceholderText(tr("per second: 3.35TB/s"));
-                else if (f.type == Field::Price)
-                    line->setPlaceholderText(tr("empty: no published price"));
-                else if (QByteArray(f.key).endsWith("_date"))
-                    line->setPlaceholderText(tr("YYYY-MM-DD"));
-                editor = line;
-            }
-            editor->setObjectName(QString::fromLatin1(f.key));
-            editor->setToolTip(QString::fromLatin1(f.key));
-            auto *label = new QLabel(tr(f.label));
-            label->setBuddy(editor);
-            layout->addRow(label, editor);
-            editors.insert(QString::fromLatin1(f.key), editor);
-        }
-        return form;
-    };
+QWidget *PresetManager::buildDetail()
+{
     m_forms = new QStackedWidget;
     m_forms->addWidget(makeForm(gpuFields, m_gpuEditors, m_gpuId));
     m_forms->addWidget(makeForm(modelFields, m_modelEditors, m_modelId));
@@ -222,22 +283,40 @@ PresetManager::PresetManager(const QString &storePath, QWidget *parent)
     auto *detailLayout = new QVBoxLayout(detail);
     detailLayout->addWidget(m_origin);
     detailLayout->addWidget(m_forms, 1);
+    return detail;
+}
 
+void PresetManager::buildStatusLine()
+{
     m_status = new QLabel;
     m_status->setWordWrap(true);
     m_status->setMinimumHeight(2 * fontMetrics().height() + 10); // two lines and the padding of an error
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+}
 
-    auto *newGpuButton = new QPushButton(tr("New &GPU"));
-    auto *newModelButton = new QPushButton(tr("New &model from config.json…"));
+PresetManager::Buttons PresetManager::buildButtons()
+{
+    Buttons b;
+    b.newGpu = new QPushButton(tr("New &GPU"));
+    b.newModel = new QPushButton(tr("New &model from config.json…"));
     m_duplicate = new QPushButton(tr("Dupli&cate"));
     m_delete = new QPushButton(tr("&Delete"));
     m_save = new QPushButton(tr("Sa&ve"));
     m_save->setDefault(true);
-    auto *undoButton = new QPushButton(tr("&Undo"));
-    auto *redoButton = new QPushButton(tr("&Redo"));
-    auto *exportButton = new QPushButton(tr("E&xport bundle…"));
-    auto *importButton = new QPushButton(tr("Import bund&le…"));
+    b.undo = new QPushButton(tr("&Undo"));
+    b.redo = new QPushButton(tr("&Redo"));
+    b.exportBundle = new QPushButton(tr("E&xport bundle…"));
+    b.importBundle = new QPushButton(tr("Import bund&le…"));
+    connectUndo(b.undo, b.redo);
+    b.bottom = new QDialogButtonBox(QDialogButtonBox::Close);
+    b.bottom->button(QDialogButtonBox::Close)->setText(tr("Close")); // Esc; its usual &C is Duplicate's
+    for (QPushButton *button : {b.undo, b.redo, b.exportBundle, b.importBundle})
+        b.bottom->addButton(button, QDialogButtonBox::ActionRole);
+    return b;
+}
+
+void PresetManager::connectUndo(QPushButton *undoButton, QPushButton *redoButton)
+{
     auto *undo = m_undo->createUndoAction(this, tr("Undo"));
     undo->setShortcut(QKeySequence::Undo);
     auto *redo = m_undo->createRedoAction(this, tr("Redo"));
@@ -252,25 +331,17 @@ PresetManager::PresetManager(const QString &storePath, QWidget *parent)
     connect(m_undo, &QUndoStack::redoTextChanged, redoButton, [redoButton](const QString &t) { redoButton->setToolTip(t); });
     undoButton->setEnabled(false);
     redoButton->setEnabled(false);
+}
 
+void PresetManager::layOut(QWidget *browser, QWidget *detail, const Buttons &b)
+{
     auto *editButtons = new QHBoxLayout;
-    for (QPushButton *b : {newGpuButton, newModelButton, m_duplicate, m_delete})
-        editButtons->addWidget(b);
+    for (QPushButton *button : {b.newGpu, b.newModel, m_duplicate, m_delete})
+        editButtons->addWidget(button);
     editButtons->addStretch();
     editButtons->addWidget(m_save);
-    auto *bottom = new QDialogButtonBox(QDialogButtonBox::Close);
-    bottom->button(QDialogButtonBox::Close)->setText(tr("Close")); // Esc; its usual &C is Duplicate's
-    for (QPushButton *b : {undoButton, redoButton, exportButton, importButton})
-        bottom->addButton(b, QDialogButtonBox::ActionRole);
-
-    auto *left = new QWidget;
-    auto *leftLayout = new QVBoxLayout(left);
-    leftLayout->setContentsMargins(0, 0, 0, 0);
-    leftLayout->addLayout(filters);
-    leftLayout->addWidget(tableLabel);
-    leftLayout->addWidget(m_table, 1);
     auto *splitter = new QSplitter;
-    splitter->addWidget(left);
+    splitter->addWidget(browser);
     splitter->addWidget(detail);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
@@ -278,8 +349,11 @@ PresetManager::PresetManager(const QString &storePath, QWidget *parent)
     layout->addWidget(splitter, 1);
     layout->addLayout(editButtons);
     layout->addWidget(m_status);
-    layout->addWidget(bottom);
+    layout->addWidget(b.bottom);
+}
 
+void PresetManager::connectBrowser()
+{
     connect(m_search, &QLineEdit::textChanged, this, [this] { refresh(currentId()); });
     connect(m_show, &QComboBox::currentIndexChanged, this, [this] { refresh(currentId()); });
     connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
@@ -292,8 +366,12 @@ PresetManager::PresetManager(const QString &storePath, QWidget *parent)
             if (r.id == idAt(row))
                 showPreset(r.json, r.builtIn, false);
     });
-    connect(newGpuButton, &QPushButton::clicked, this, &PresetManager::newGpu);
-    connect(newModelButton, &QPushButton::clicked, this, [this] {
+}
+
+void PresetManager::connectButtons(const Buttons &b)
+{
+    connect(b.newGpu, &QPushButton::clicked, this, &PresetManager::newGpu);
+    connect(b.newModel, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Import a model from config.json"), QString(), tr("JSON (*.json)"));
         if (!path.isEmpty())
             importConfig(path);
@@ -301,12 +379,12 @@ PresetManager::PresetManager(const QString &storePath, QWidget *parent)
     connect(m_duplicate, &QPushButton::clicked, this, &PresetManager::duplicateCurrent);
     connect(m_delete, &QPushButton::clicked, this, &PresetManager::deleteCurrent);
     connect(m_save, &QPushButton::clicked, this, &PresetManager::saveForm);
-    connect(exportButton, &QPushButton::clicked, this, [this] {
+    connect(b.exportBundle, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export your presets"), tr("team-presets.json"), tr("JSON (*.json)"));
         if (!path.isEmpty())
             exportBundle(path);
     });
-    connect(importButton, &QPushButton::clicked, this, [this] {
+    connect(b.importBundle, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Import a preset bundle"), QString(), tr("JSON (*.json)"));
         if (path.isEmpty() || importBundle(path, false) || !statusText().contains(QLatin1String("--replace")))
             return;
@@ -315,17 +393,7 @@ PresetManager::PresetManager(const QString &storePath, QWidget *parent)
             == QMessageBox::Yes)
             importBundle(path, true);
     });
-    connect(bottom, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    for (QPushButton *b : {exportButton, importButton, newGpuButton, newModelButton})
-        b->setEnabled(m_storeOpen);
-
-    if (!m_storeOpen)
-        setStatus(error + tr(" The built-in presets are shown, read-only."), true);
-    else if (!m_store->warning().isEmpty())
-        setStatus(m_store->warning(), true);
-    refresh();
-    m_search->setFocus();
-    resize(1180, 660);
+    connect(b.bottom, &QDialogButtonBox::rejected, this, &QDialog::reject);
 }
 
 PresetManager::~PresetManager() = default;

@@ -11,6 +11,7 @@
 
 QT_BEGIN_NAMESPACE
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -78,6 +79,25 @@ public:
 
 private:
     friend class PresetCommand;
+    struct Buttons;
+    /// The search line and the kind filter, with their labels.
+    QHBoxLayout *buildFilters();
+    /// The left side: the filters over the table of presets.
+    QWidget *buildBrowser();
+    /// The right side: the preset's origin over the stacked GPU and model forms.
+    QWidget *buildDetail();
+    /// The status line under the buttons: two lines, selectable.
+    void buildStatusLine();
+    /// The edit buttons and the bottom button box (undo wired by connectUndo).
+    Buttons buildButtons();
+    /// Ctrl+Z / Ctrl+Shift+Z and the Undo and Redo buttons on the undo stack.
+    void connectUndo(QPushButton *undoButton, QPushButton *redoButton);
+    /// The splitter of `browser` and `detail`, the edit buttons, the status line and the box.
+    void layOut(QWidget *browser, QWidget *detail, const Buttons &b);
+    /// The filters refresh the table; a row selected shows its preset (unsaved edits asked for).
+    void connectBrowser();
+    /// Each button to what it does.
+    void connectButtons(const Buttons &b);
     void refresh(const QString &select = {});
     void showPreset(const QJsonObject &preset, bool builtIn, bool isNew);
     QJsonObject formPreset() const;
