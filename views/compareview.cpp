@@ -4,7 +4,6 @@
 #include "memorychartview.h"
 #include "chartstyle.h"
 #include "plan/capacity.h"
-#include "planner.h"
 
 #include <QChart>
 #include <QCheckBox>
@@ -79,16 +78,16 @@ void CompareView::showEvent(QShowEvent *event)
         refresh();
 }
 
-void CompareView::refresh()
+/// A row of the table: its label and how a column's scenario and result read in it.
+struct CompareView::Row
 {
-    m_stale = false;
-    QVector<Planner::Pinned> columns = m_planner->pinned();
-    columns.append(Planner::Pinned{tr("Current"), m_planner->scenario(), m_planner->result()});
-    const UnitSystem u = m_planner->units();
-    auto fmt = [u](qint64 b) { return Units::formatBytes(b, u); };
-    using Cell = std::function<QString(const Scenario &, const CapacityResult &)>;
-    // Inputs first (shown only where a column differs, unless "show all" is on), then the answer (always shown).
-    const QVector<QPair<QString, Cell>> inputs = {
+    QString label;
+    std::function<QString(const Scenario &, const CapacityResult &)> cell;
+};
+
+QVector<CompareView::Row> CompareView::inputRows(UnitSystem u)
+{
+    return {
         {tr("Model"), [](const Scenario &s, const CapacityResult &) -> QString { return s.model.name; }},
         {tr("GPU"), [](const Scenario &s, const CapacityResult &) -> QString { return s.gpu.name; }},
         {tr("TP"), [](const Scenario &s, const CapacityResult &) -> QString { return QString::number(s.tp); }},
@@ -135,7 +134,7 @@ void CompareView::refresh()
          }},
         {tr("Retention cap"),
          [](const Scenario &s, const CapacityResult &) -> QString { return s.retainTokens ? tr("%1 tokens").arg(Units::formatCount(*s.retainTokens)) : tr("none"); }},
-        {tr("GPU memory"), [fmt](const Scenario &s, const CapacityResult &) -> QString { return fmt(s.effectiveGpuMemoryBytes()); }},
+        {tr("GPU memory"), [u](const Scenario &s, const CapacityResult &) -> QString { return Units::formatBytes(s.effectiveGpuMemoryBytes(), u); }},
         {tr("Max model length"),
          [](const Scenario &s, const CapacityResult &) -> QString { return s.maxModelLen ? tr("%1 tokens").arg(Units::formatCount(*s.maxModelLen)) : tr("the model's"); }},
         {tr("GPU memory utilization"),
@@ -143,9 +142,13 @@ void CompareView::refresh()
         {tr("Admission margin"),
          [](const Scenario &s, const CapacityResult &) -> QString { return QStringLiteral("%1%").arg(Units::formatDecimal(s.marginFraction * 100)); }},
     };
-    const QVector<QPair<QString, Cell>> answers = {
+}
+
+QVector<CompareView::Row> CompareView::answerRows(UnitSystem u)
+{
+    return {
         {tr("KV bytes per token"), [](const Scenario &, const CapacityResult &r) -> QString { return Units::formatExactBytes(r.kvBytesPerToken); }},
-        {tr("KV budget per GPU"), [fmt](const Scenario &, const CapacityResult &r) -> QString { return fmt(r.kvBudgetBytesPerGpu); }},
+        {tr("KV budget per GPU"), [u](const Scenario &, const CapacityResult &r) -> QString { return Units::formatBytes(r.kvBudgetBytesPerGpu, u); }},
         {tr("Sessions per TP group"), [](const Scenario &, const CapacityResult &r) -> QString { return Units::formatCount(r.distribution.sessionsAtRisk); }},
         {tr("Sessions per GPU"),
          [](const Scenario &s, const CapacityResult &r) -> QString { return Units::formatDecimal(double(r.distribution.sessionsAtRisk) / s.tp); }},
@@ -158,9 +161,27 @@ void CompareView::refresh()
              return r.distribution.costPerMillionTokensUsd ? Units::formatUsd(*r.distribution.costPerMillionTokensUsd) : QStringLiteral("—");
          }},
     };
+}
+
+void CompareView::refresh()
+{
+    m_stale = false;
+    QVector<Planner::Pinned> columns = m_planner->pinned();
+    columns.append(Planner::Pinned{tr("Current"), m_planner->scenario(), m_planner->result()});
+    const UnitSystem u = m_planner->units();
+    // Inputs first (shown only where a column differs, unless "show all" is on), then the answer (always shown).
+    const QVector<Row> inputs = inputRows(u);
+    fillTable(columns, inputs, answerRows(u));
+    showCharts(columns, u);
+    m_pin->setEnabled(m_planner->pinned().size() < 3);
+    m_unpin->setEnabled(!m_planner->pinned().isEmpty());
+}
+
+void CompareView::fillTable(const QVector<Planner::Pinned> &columns, const QVector<Row> &inputs, const QVector<Row> &answers)
+{
     const QPalette pal = palette();
     const QColor differs = ChartStyle::blend(pal.color(QPalette::Base), QColor(0xe0, 0x9a, 0x2b), 0.35);
-    QVector<QPair<QString, Cell>> rows = inputs;
+    QVector<Row> rows = inputs;
     rows += answers;
     m_table->clear();
     m_table->setRowCount(int(rows.size()));
@@ -169,16 +190,16 @@ void CompareView::refresh()
     for (const auto &c : columns)
         headers << c.name;
     for (const auto &r : rows)
-        labels << r.first;
+        labels << r.label;
     m_table->setHorizontalHeaderLabels(headers);
     m_table->setVerticalHeaderLabels(labels);
     int same = 0;
     for (int row = 0; row < rows.size(); ++row) {
-        const QString first = columns.first().result.ok ? rows.at(row).second(columns.first().scenario, columns.first().result) : QString();
+        const QString first = columns.first().result.ok ? rows.at(row).cell(columns.first().scenario, columns.first().result) : QString();
         bool rowDiffers = false;
         for (int col = 0; col < columns.size(); ++col) {
             const Planner::Pinned &c = columns.at(col);
-            const QString text = c.result.ok ? rows.at(row).second(c.scenario, c.result) : c.result.error;
+            const QString text = c.result.ok ? rows.at(row).cell(c.scenario, c.result) : c.result.error;
             auto *item = new QTableWidgetItem(text);
             if (col > 0 && text != first) {
                 // Differs from the first column: highlighted.
@@ -199,6 +220,10 @@ void CompareView::refresh()
     }
     m_showAll->setText(columns.size() > 1 ? tr("Show a&ll inputs (%1 the same in every column)").arg(same) : tr("Show a&ll inputs"));
     m_showAll->setEnabled(columns.size() > 1);
+}
+
+void CompareView::showCharts(const QVector<Planner::Pinned> &columns, UnitSystem u)
+{
     // Charts on one shared scale.
     while (m_chartViews.size() > columns.size())
         delete m_chartViews.takeLast();
@@ -227,8 +252,6 @@ void CompareView::refresh()
     for (const auto &[name, colour] : MemoryChartView::legend(drawn))
         legend << QStringLiteral("<span style='color:%1'>■</span> %2").arg(colour.name(), name.toHtmlEscaped());
     m_legend->setText(legend.join(QStringLiteral(" &nbsp; ")) + tr(" &nbsp; ┅ card capacity"));
-    m_pin->setEnabled(m_planner->pinned().size() < 3);
-    m_unpin->setEnabled(!m_planner->pinned().isEmpty());
 }
 
 } // namespace Headroom

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "planner.h"
+
 #include <QWidget>
 
 QT_BEGIN_NAMESPACE
@@ -14,7 +16,6 @@ QT_END_NAMESPACE
 namespace Headroom {
 
 class MemoryChartView;
-class Planner;
 
 /// Up to four scenarios side by side: the pinned ones (A, B, C) and the
 /// current one, live. A table of the key figures with every value that
@@ -39,7 +40,19 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
+    struct Row;
+    /// Rebuilds the table and the charts from the pinned scenarios and the current one.
     void refresh();
+    /// The input rows, in `u`: shown only where a column differs, unless "show all" is on.
+    static QVector<Row> inputRows(UnitSystem u);
+    /// The answer rows, in `u`: always shown.
+    static QVector<Row> answerRows(UnitSystem u);
+    /// The table of `columns` by the `inputs` then `answers` rows, each value that differs
+    /// from the first column's highlighted; the "show all" toggle counts the inputs alike.
+    void fillTable(const QVector<Planner::Pinned> &columns, const QVector<Row> &inputs, const QVector<Row> &answers);
+    /// One memory chart per column in `u`, on the scale of the tallest stack, under one
+    /// legend of the bands some chart draws.
+    void showCharts(const QVector<Planner::Pinned> &columns, UnitSystem u);
 
     Planner *m_planner;
     QTableWidget *m_table;
