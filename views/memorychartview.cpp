@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -46,6 +47,48 @@ const Style kStyles[kBands] = {
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Over capacity"), QColor(0xc6, 0x28, 0x28)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Host KV per GPU (warm sessions)"), QColor(0x8e, 0x6c, 0xb8)},
 };
+
+/// The bytes per GPU each segment of `r` shows, in stacking order: the demand stacked and
+/// clipped at the card, what lies beyond it the overflow. `mean`: the asked sessions at the
+/// mean session's bytes, one KV band (MemoryChartView::setResult's atMean). `r` must be ok.
+MemoryChartView::Segments segmentsOf(const CapacityResult &r, bool mean)
+{
+    MemoryChartView::Segments s;
+    const qint64 card = r.gpuMemoryBytes;
+    qint64 room = card;
+    auto take = [&room](qint64 want) {
+        const qint64 got = std::clamp<qint64>(want, 0, room);
+        room -= got;
+        return got;
+    };
+    s.weights = take(r.weightsBytesPerGpu - r.encoderWeightsBytesPerGpu);
+    s.visionEncoder = take(r.encoderWeightsBytesPerGpu);
+    s.draftWeights = take(r.draftWeightsBytesPerGpu);
+    s.lora = take(r.loraBytesPerGpu);
+    s.workspace = take(r.workspaceBytesPerGpu - r.encoderCacheBytesPerGpu);
+    s.encoderCache = take(r.encoderCacheBytesPerGpu);
+    s.heldBack = take(card - r.usableMemoryBytes);
+    // At the mean, one KV band: the mean session's bytes are not split by pool.
+    const qint64 kv = mean ? r.distribution.kvBytesForSessionsAtMeanPerGpu : r.kvBytesForSessionsPerGpu;
+    s.kvCache = take(mean ? kv : kv - r.indexerBytesForSessionsPerGpu - r.draftKvBytesForSessionsPerGpu);
+    s.indexer = take(mean ? 0 : r.indexerBytesForSessionsPerGpu);
+    s.draftKv = take(mean ? 0 : r.draftKvBytesForSessionsPerGpu);
+    s.free = room;
+    // Saturating: a mean past 2^63 bytes is held at INT64_MAX, the demand too.
+    const qint64 fixed = r.weightsBytesPerGpu + r.draftWeightsBytesPerGpu + r.loraBytesPerGpu + r.workspaceBytesPerGpu + (card - r.usableMemoryBytes);
+    const qint64 demand = kv > std::numeric_limits<qint64>::max() - fixed ? std::numeric_limits<qint64>::max() : fixed + kv;
+    s.overflow = std::max<qint64>(0, demand - card);
+    // The host tier, per GPU of the node, as a bar of its own.
+    if (r.warm.hostKvBytesPerNode > 0 && r.warm.gpusPerNode > 0)
+        s.hostKv = r.warm.hostKvBytesPerNode / r.warm.gpusPerNode;
+    return s;
+}
+
+/// The bytes per GPU of each band of the cards' bars, by Band; the host's bar apart (0 here).
+std::array<qint64, kBands> bandBytes(const MemoryChartView::Segments &s)
+{
+    return {s.weights, s.visionEncoder, s.draftWeights, s.lora, s.workspace, s.encoderCache, s.heldBack, s.kvCache, s.indexer, s.draftKv, s.free, s.overflow, 0};
+}
 } // namespace
 
 QVector<QPair<QString, QColor>> MemoryChartView::legend(quint32 bands)
@@ -201,42 +244,21 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     m_atMean = atMean;
     m_gpus = gpus;
     m_units = units;
-    Segments s;
-    if (r.ok) {
-        // Stack the demand in order and clip it at the card: what lies beyond is overflow.
-        const qint64 card = r.gpuMemoryBytes;
-        qint64 room = card;
-        auto take = [&room](qint64 want) {
-            const qint64 got = std::clamp<qint64>(want, 0, room);
-            room -= got;
-            return got;
-        };
-        s.weights = take(r.weightsBytesPerGpu - r.encoderWeightsBytesPerGpu);
-        s.visionEncoder = take(r.encoderWeightsBytesPerGpu);
-        s.draftWeights = take(r.draftWeightsBytesPerGpu);
-        s.lora = take(r.loraBytesPerGpu);
-        s.workspace = take(r.workspaceBytesPerGpu - r.encoderCacheBytesPerGpu);
-        s.encoderCache = take(r.encoderCacheBytesPerGpu);
-        s.heldBack = take(card - r.usableMemoryBytes);
-        // At the mean, one KV band: the mean session's bytes are not split by pool.
-        const bool mean = !atMean.isEmpty();
-        const qint64 kv = mean ? r.distribution.kvBytesForSessionsAtMeanPerGpu : r.kvBytesForSessionsPerGpu;
-        s.kvCache = take(mean ? kv : kv - r.indexerBytesForSessionsPerGpu - r.draftKvBytesForSessionsPerGpu);
-        s.indexer = take(mean ? 0 : r.indexerBytesForSessionsPerGpu);
-        s.draftKv = take(mean ? 0 : r.draftKvBytesForSessionsPerGpu);
-        s.free = room;
-        // Saturating: a mean past 2^63 bytes is held at INT64_MAX, the demand too.
-        const qint64 fixed = r.weightsBytesPerGpu + r.draftWeightsBytesPerGpu + r.loraBytesPerGpu + r.workspaceBytesPerGpu + (card - r.usableMemoryBytes);
-        const qint64 demand = kv > std::numeric_limits<qint64>::max() - fixed ? std::numeric_limits<qint64>::max() : fixed + kv;
-        s.overflow = std::max<qint64>(0, demand - card);
-        // The host tier, per GPU of the node, as a bar of its own.
-        if (r.warm.hostKvBytesPerNode > 0 && r.warm.gpusPerNode > 0)
-            s.hostKv = r.warm.hostKvBytesPerNode / r.warm.gpusPerNode;
-    }
-    m_segments = s;
+    m_segments = r.ok ? segmentsOf(r, !atMean.isEmpty()) : Segments();
     const qint64 giga = Units::gigaBytes(units);
-    const qint64 values[kBands] = {s.weights, s.visionEncoder, s.draftWeights, s.lora, s.workspace, s.encoderCache, s.heldBack, s.kvCache, s.indexer, s.draftKv, s.free, s.overflow, 0};
     const int bars = std::clamp(gpus, 1, 8);
+    showBars(bars, giga);
+    showCapacity(r, bars, giga);
+    const int shown = showLegendEntries();
+    showTitles(r, units, atMean);
+    m_legendEntries = shown;
+    ChartStyle::fitLegend(m_chart); // the entries shown change with the segments
+}
+
+void MemoryChartView::showBars(int bars, qint64 giga)
+{
+    const Segments &s = m_segments;
+    const std::array<qint64, kBands> values = bandBytes(s);
     const bool host = s.hostKv > 0;
     // Values changed in place while the bars stay the same (a drag): removing and appending them
     // makes Qt Charts delete and recreate every bar item and lay the chart out again.
@@ -261,6 +283,11 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
         categories << tr("Host");
     if (m_axisX->categories() != categories)
         m_axisX->setCategories(categories);
+}
+
+void MemoryChartView::showCapacity(const CapacityResult &r, int bars, qint64 giga)
+{
+    const Segments &s = m_segments;
     // A plan with no answer keeps the scale it had (one unit when it never had one), not an axis
     // of a billionth of a GB.
     const double top = m_scaleTop > 0 ? double(m_scaleTop) / double(giga)
@@ -270,12 +297,18 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     // The card's capacity as a dashed line across the cards' bars (not the host's).
     const double cap = double(r.ok ? r.gpuMemoryBytes : 0) / double(giga);
     // Set only when they change, as the bars are: each set lays the chart out again on a drag.
-    const QList<QPointF> line{QPointF(0, cap), QPointF(host ? double(bars) / double(bars + 1) : 1.0, cap)};
+    const QList<QPointF> line{QPointF(0, cap), QPointF(s.hostKv > 0 ? double(bars) / double(bars + 1) : 1.0, cap)};
     if (m_capacity->points() != line)
         m_capacity->replace(line);
     m_capacity->setName(tr("Card capacity")); // its figure is in the axis title: a short entry keeps the legend in one row
     m_axisTop = top;
     applyScale();
+}
+
+int MemoryChartView::showLegendEntries()
+{
+    const std::array<qint64, kBands> values = bandBytes(m_segments);
+    const bool host = m_segments.hostKv > 0;
     // Legend entries for segments that are empty here (no utilization rule, no overflow) only distract.
     const QList<QLegendMarker *> markers = m_chart->legend()->markers(m_series);
     int shown = 0;
@@ -294,6 +327,12 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
     // again: without this its marker stayed at the legend's corner over "Weights", unlabelled.
     if (toggled && m_chart->legend()->layout())
         m_chart->legend()->layout()->invalidate();
+    return shown;
+}
+
+void MemoryChartView::showTitles(const CapacityResult &r, UnitSystem units, const QString &atMean)
+{
+    const Segments &s = m_segments;
     const QString axisTitle = r.ok ? tr("%1 (card: %2)").arg(Units::gigaLabel(units), Units::formatBytes(r.gpuMemoryBytes, units))
                                    : Units::gigaLabel(units);
     if (m_axisY->titleText() != axisTitle)
@@ -304,8 +343,6 @@ void MemoryChartView::setResult(const CapacityResult &r, int gpus, UnitSystem un
                           : tr("Memory per GPU: over capacity by %1").arg(Units::formatBytes(s.overflow, units));
     if (m_chart->title() != title)
         m_chart->setTitle(title);
-    m_legendEntries = shown;
-    ChartStyle::fitLegend(m_chart); // the entries shown change with the segments
 }
 
 qint64 MemoryChartView::stackedBytes() const

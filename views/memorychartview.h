@@ -101,6 +101,18 @@ private:
     void restyle();
     /// The value axis from 0 past m_axisTop, with as many round steps as the chart's height allows.
     void applyScale();
+    /// m_segments as `bars` cards' bars (and the host's, when it holds any) in units of `giga`
+    /// bytes, each value set only when it changes; the category names under them.
+    void showBars(int bars, qint64 giga);
+    /// The scale's top (setScaleTop's, else the card and its overflow, else the one kept) and
+    /// the card's capacity of `r` as a dashed line across the `bars` cards, in units of `giga` bytes.
+    void showCapacity(const CapacityResult &r, int bars, qint64 giga);
+    /// The legend lists the bands m_segments draws (and always the main four); sets m_drawn.
+    /// Returns how many entries it lists.
+    int showLegendEntries();
+    /// The value axis's title (the card's memory of `r` in `units`) and the chart's (what the
+    /// stack shows: `atMean`, an overflow).
+    void showTitles(const CapacityResult &r, UnitSystem units, const QString &atMean);
 
     QChart *m_chart;
     QChartView *m_view;
