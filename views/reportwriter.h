@@ -42,7 +42,8 @@ struct ReportInput
 /// derivation, the sources with their dates and the `plan --json` figures for
 /// scripts. Blocks flow onto pages; page 1, the comparison and the appendix
 /// start pages. Headers and footers carry the title, "Page x of y" and the
-/// Headroom version.
+/// Headroom version. Each section (ReportSections, views/report/) writes its
+/// blocks onto one PageCursor from one ReportFigures; paint() orders them.
 ///
 /// Charts are painted from their chart scenes onto the page painter (never a
 /// screen grab), with animations and shadows off, so they stay vector; text

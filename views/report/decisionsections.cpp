@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Page 1 of the report: the decision, the fleet and money, the assumptions and the risk.
+#include "report/pagecursor.h"
+#include "report/reportcharts.h"
+#include "report/reportfigures.h"
+#include "report/reportsections.h"
+#include "report/reporttext.h"
+
+#include "plan/capacity.h"
+
+#include <QDateTime>
+#include <algorithm>
+#include <cmath>
+
+namespace Headroom::ReportSections {
+
+namespace {
+
+using ReportText::esc;
+using ReportText::row;
+using ReportText::tr;
+
+// Every value of the scenario that differs from its preset, in words: what-ifs
+// (the model or card changed) and settings (a precision or price chosen).
+QStringList whatIfs(const Scenario &s, UnitSystem u)
+{
+    QStringList out;
+    if (s.kvHeadsOverride && *s.kvHeadsOverride != s.model.kvHeads)
+        out << tr("KV heads %1 (what-if; the model has %2)").arg(*s.kvHeadsOverride).arg(s.model.kvHeads);
+    if (s.gpuMemoryBytes && *s.gpuMemoryBytes != s.gpu.memoryBytes)
+        out << tr("card memory %1 (what-if; the %2 has %3)").arg(Units::formatBytes(*s.gpuMemoryBytes, u), s.gpu.name, Units::formatBytes(s.gpu.memoryBytes, u));
+    if (s.weightsBytes)
+        out << tr("weights %1 (what-if; not the checkpoint's size)").arg(Units::formatBytes(*s.weightsBytes, u));
+    if (s.workspaceBytes)
+        out << tr("workspace %1 per card (what-if; not the engine's rule)").arg(Units::formatBytes(*s.workspaceBytes, u));
+    if (s.lengthScale != 1.0)
+        out << tr("every session length × %1 (what-if; the trace as recorded is × 1)").arg(Units::formatDecimal(s.lengthScale, 3));
+    return out;
+}
+
+// The decision in one sentence of HTML: the sessions served, on which cards, for how much,
+// and that the KV cache is the limit; or why no session is served.
+QString decisionSentence(const ReportFigures &f)
+{
+    const Scenario &s = f.s;
+    const Deployment &dep = f.dep;
+    const QString traffic = s.distribution ? tr("of this traffic") : tr("of %1 tokens").arg(Units::formatCount(s.retainTokens ? std::min(*s.retainTokens, s.contextTokens) : s.contextTokens));
+    const QString cards = tr("%1 × %2").arg(Units::formatCount(dep.gpus), esc(s.gpu.name));
+    if (dep.perGroup <= 0)
+        return tr("%1 does not serve a session on %2: %3").arg(esc(s.model.name), cards, esc(capacityVerdict(s, f.r, f.u)));
+    const QString moneyPart = dep.perMonth ? tr("%1 a month, %2").arg(Units::formatUsd(*dep.perMonth),
+                                                                      Units::formatUsdPer(*dep.perSessionHour, tr("session-hour"), tr("session-hours")))
+                                           : tr("set a price per GPU-hour for the cost");
+    return tr("Serve %1 concurrent %2 %3 on %4: %5; the KV cache is the limit.")
+        .arg(Units::formatCount(dep.sessions), dep.sessions == 1 ? tr("session") : tr("sessions"), traffic, cards, moneyPart);
+}
+
+// A choice the sensitivity table prices (another TP, the next card up) that serves the same
+// sessions for less: for the target, the month; for one TP group, the session-hour. The
+// cheapest such row, or none.
+const SensitivityRow *cheaperChoice(const ReportFigures &f)
+{
+    const SensitivityRow *cheaper = nullptr;
+    auto costOf = [&f](const Deployment &x) { return f.s.targetSessions ? x.perMonth : x.perSessionHour; };
+    for (const SensitivityRow &x : f.rows)
+        if (x.r.ok && x.isChoice() && x.dep.perGroup > 0 && (!f.s.targetSessions || x.dep.sessions == f.dep.sessions)
+            && costOf(x.dep) && costOf(f.dep) && *costOf(x.dep) < *costOf(f.dep) && (!cheaper || *costOf(x.dep) < *costOf(cheaper->dep)))
+            cheaper = &x;
+    return cheaper;
+}
+
+// The fleet's rows of GPUs, sessions and, when the margin needs more GPUs, the fleet with the margin.
+QString fleetRows(const ReportFigures &f)
+{
+    const Scenario &s = f.s;
+    const DistributionFigures &d = f.d;
+    const Deployment &dep = f.dep;
+    QString fleet = row(tr("GPUs"), tr("%1 × %2 = %3 of %4 (one model replica each)")
+                                        .arg(Units::formatCount(dep.gpus), esc(s.gpu.name), Units::plural(dep.groups, tr("TP group"), tr("TP groups")),
+                                             Units::plural(s.tp, tr("GPU"), tr("GPUs"))));
+    fleet += row(tr("Sessions"), s.targetSessions ? tr("%1 asked; %2 per TP group, %3 per GPU")
+                                                        .arg(Units::formatCount(*s.targetSessions), Units::formatCount(dep.perGroup), Units::formatDecimal(f.perGpu, 1))
+                                                  : tr("%1 per TP group (no target given: one group), %2 per GPU").arg(Units::formatCount(dep.perGroup), Units::formatDecimal(f.perGpu, 1)));
+    // The fleet is sized at the risk-based count; engines admitting the count to deploy (the
+    // admission limit, with the margin) on it may hold fewer than the target, and that is said.
+    if (s.targetSessions && d.gpusNeeded && d.gpusNeededAtAdmissionLimit && *d.gpusNeededAtAdmissionLimit > *d.gpusNeeded)
+        fleet += row(tr("With the margin"), tr("admitting the count to deploy, %1 per TP group (the budget less a %2% margin), these GPUs hold %3; "
+                                               "%4 hold %5 with the margin too")
+                                                .arg(Units::formatCount(d.admissionLimit), Units::formatDecimal(s.marginFraction * 100, 1),
+                                                     Units::formatCount(d.admissionLimit * dep.groups),
+                                                     Units::plural(*d.gpusNeededAtAdmissionLimit, tr("GPU"), tr("GPUs")), Units::formatCount(*s.targetSessions)));
+    return fleet;
+}
+
+// The money's rows: per month, per session-hour, per million output tokens, and a cheaper choice.
+QString moneyRows(const ReportFigures &f)
+{
+    const Scenario &s = f.s;
+    const Deployment &dep = f.dep;
+    const auto &price = f.price;
+    QString fleet = row(tr("Money per month"), dep.perMonth ? tr("<b>%1</b> (%2 × %3 per GPU-hour × 730 hours)")
+                                                                   .arg(Units::formatUsd(*dep.perMonth), Units::plural(dep.gpus, tr("GPU"), tr("GPUs")), Units::formatUsd(*price))
+                                                             : tr("set a price per GPU-hour"));
+    if (dep.perSessionHour)
+        fleet += row(tr("Money per session-hour"), tr("%1 (%2 per GPU-hour × %3 ÷ %4 per TP group)")
+                                                       .arg(Units::formatUsdPer(*dep.perSessionHour, tr("session-hour"), tr("session-hours")), Units::formatUsd(*price),
+                                                            Units::plural(s.gpusPerReplica(), tr("GPU"), tr("GPUs")), Units::plural(dep.perGroup, tr("session"), tr("sessions"))));
+    if (f.d.costPerMillionTokensUsd)
+        fleet += row(tr("Money per million output tokens"), tr("%1 (decode at %2 sessions per TP group)").arg(Units::formatUsd(*f.d.costPerMillionTokensUsd), Units::formatCount(dep.perGroup)));
+    if (const SensitivityRow *cheaper = cheaperChoice(f))
+        fleet += row(tr("<b>Cheaper</b>"), s.targetSessions
+                         ? tr("<b>%1: %2 a month on %3</b>, the same %4 sessions")
+                               .arg(esc(cheaper->v.change), Units::formatUsd(*cheaper->dep.perMonth), Units::plural(cheaper->dep.gpus, tr("GPU"), tr("GPUs")),
+                                    Units::formatCount(dep.sessions))
+                         : tr("<b>%1: %2 per TP group, %3</b>")
+                               .arg(esc(cheaper->v.change), Units::plural(cheaper->dep.perGroup, tr("session"), tr("sessions")),
+                                    Units::formatUsdPer(*cheaper->dep.perSessionHour, tr("session-hour"), tr("session-hours"))));
+    return fleet;
+}
+
+QString signedPercent(double now, double then)
+{
+    if (now <= 0)
+        return then > 0 ? tr("from none") : QStringLiteral("—");
+    const double c = (then / now - 1) * 100;
+    return (c >= 0 ? QStringLiteral("+") : QStringLiteral("−")) + tr("%1%").arg(Units::formatDecimal(std::abs(c), 0));
+}
+
+// The assumptions that move the answer most, largest first: the sensitivity rows (and the
+// engine's band) with the largest change in sessions per GPU, one per input, each with that
+// change and its line of HTML. The card and the TP are choices, not assumptions.
+QVector<QPair<double, QString>> assumptionMoves(const ReportFigures &f)
+{
+    const double perGpu = f.perGpu;
+    QVector<QPair<double, QString>> moves;
+    QStringList seen;
+    QVector<const SensitivityRow *> sorted;
+    for (const SensitivityRow &x : f.rows)
+        if (x.r.ok && !x.isChoice())
+            sorted << &x;
+    std::stable_sort(sorted.begin(), sorted.end(), [&](const SensitivityRow *a, const SensitivityRow *b) {
+        return std::abs(a->perGpu() - perGpu) > std::abs(b->perGpu() - perGpu);
+    });
+    for (const SensitivityRow *x : sorted)
+        if (!seen.contains(x->v.kind)) {
+            seen << x->v.kind;
+            moves << qMakePair(std::abs(x->perGpu() - perGpu),
+                               tr("<b>%1</b>: with %2%5, %3 sessions per GPU (%4)")
+                                   .arg(x->v.kind, esc(x->v.change), Units::formatDecimal(x->perGpu(), 1), signedPercent(perGpu, x->perGpu()),
+                                        x->pastMaximum()));
+        }
+    if (f.band)
+        moves << qMakePair(double(f.dep.perGroup - f.sessionsLow) / f.s.tp,
+                           tr("<b>the engine's budget</b>: before measuring on the card, about %1 to %2 sessions per TP group").arg(Units::formatCount(f.sessionsLow), Units::formatCount(f.sessionsHigh)));
+    std::stable_sort(moves.begin(), moves.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+    return moves;
+}
+
+// The risk accepted, in words, and what the cap costs.
+QString riskAccepted(const ReportFigures &f)
+{
+    const Scenario &s = f.s;
+    const DistributionFigures &d = f.d;
+    QString out;
+    if (s.distribution)
+        out += tr("A risk of %1 that a peak of concurrent sessions overflows the KV cache; then the engine queues or preempts sessions until some finish.")
+                   .arg(Units::formatRisk(s.risk));
+    else
+        out += tr("None from lengths: every session is reserved at its full %1 tokens, so the cache cannot overflow at this count.")
+                   .arg(Units::formatCount(f.r.reservedTokensPerSession));
+    if (s.retainTokens && (s.distribution ? d.truncatedShare > 0 : *s.retainTokens < s.contextTokens))
+        out += QLatin1Char(' ') + (s.distribution ? tr("The cap costs history: %1% of sessions lose their oldest tokens.").arg(Units::formatDecimal(d.truncatedShare * 100, 2))
+                                                  : tr("The cap costs history: every session keeps only its last %1 tokens.").arg(Units::formatCount(*s.retainTokens)));
+    return out;
+}
+
+} // namespace
+
+void decision(PageCursor &page, const ReportFigures &f)
+{
+    const Scenario &s = f.s;
+    QString p1 = QStringLiteral("<h1>%1</h1><p>%2 · %3 · %4</p>")
+                     .arg(esc(f.title), tr("Headroom capacity report"), esc(s.model.name) + tr(" on ") + esc(s.gpu.name),
+                          QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+    p1 += QStringLiteral("<h2>%1</h2><p style='font-size:13pt'><b>%2</b></p>").arg(tr("The decision"), decisionSentence(f));
+    const QStringList ifs = whatIfs(s, f.u);
+    if (!ifs.isEmpty())
+        p1 += QStringLiteral("<p><b>%1</b> %2.</p>").arg(tr("What-ifs in force:"), esc(ifs.join(QStringLiteral("; "))));
+    page.text(p1);
+}
+
+void fleetAndMoney(PageCursor &page, const ReportFigures &f, const ReportCharts &charts)
+{
+    page.text(QStringLiteral("<h3>%1</h3><table cellspacing=3>").arg(tr("Fleet and money (%1)").arg(f.basis)) + fleetRows(f) + moneyRows(f)
+              + QStringLiteral("</table>"));
+    page.chart(charts.memory(), charts.memoryShare());
+}
+
+void assumptionsAndRisk(PageCursor &page, const ReportFigures &f)
+{
+    const QVector<QPair<double, QString>> moves = assumptionMoves(f);
+    // As many as there are (an input whose rows all failed has none), named by their number.
+    const int shown = std::min<int>(3, int(moves.size()));
+    QString p1b = QStringLiteral("<h3>%1</h3><ol>").arg(shown == 3   ? tr("The three assumptions that move the answer most")
+                                                        : shown == 2 ? tr("The two assumptions that move the answer most")
+                                                                     : tr("The assumption that moves the answer most"));
+    for (int i = 0; i < shown; ++i)
+        p1b += QStringLiteral("<li>%1</li>").arg(moves.at(i).second);
+    p1b += QStringLiteral("</ol><h3>%1</h3><p>").arg(tr("The risk accepted"));
+    p1b += riskAccepted(f);
+    p1b += QStringLiteral("</p>");
+    page.text(p1b);
+}
+
+} // namespace Headroom::ReportSections

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "report/deployment.h"
+
+#include "inputs/scenario.h"
+#include "plan/capacityresult.h"
+
+#include <algorithm>
+
+namespace Headroom {
+
+Deployment Deployment::of(const Scenario &s, const CapacityResult &r)
+{
+    Deployment d;
+    d.perGroup = r.distribution.sessionsAtRisk;
+    if (s.targetSessions && r.distribution.gpusNeeded) {
+        d.sessions = *s.targetSessions;
+        d.gpus = *r.distribution.gpusNeeded;
+    } else {
+        d.sessions = d.perGroup;
+        d.gpus = s.tp;
+    }
+    d.groups = d.gpus / std::max(1, s.tp);
+    if (const auto price = s.effectivePrice()) {
+        d.perHour = *price * double(d.gpus);
+        d.perMonth = *d.perHour * 730.0;
+    }
+    // Per session-hour: the one figure the window and `plan` show (computeCapacity's price x
+    // GPUs of a TP group / its sessions at risk), never the month over the target.
+    d.perSessionHour = r.costPerSessionHourUsd;
+    return d;
+}
+
+} // namespace Headroom

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The report's details after page 1: per session and per card, the sensitivity, the inputs,
+// the lengths and risk, the throughput.
+#include "report/pagecursor.h"
+#include "report/reportcharts.h"
+#include "report/reportfigures.h"
+#include "report/reportsections.h"
+#include "report/reporttext.h"
+
+#include "memorychartview.h"
+#include "plan/capacity.h"
+
+#include <QFileInfo>
+#include <algorithm>
+#include <cmath>
+
+namespace Headroom::ReportSections {
+
+namespace {
+
+using ReportText::esc;
+using ReportText::money;
+using ReportText::row;
+using ReportText::tr;
+
+// Issue 14's side pools: the vision encoder and the host tier, each a row when on.
+QString sidePoolRows(const ReportFigures &f)
+{
+    const Scenario &s = f.s;
+    const CapacityResult &r = f.r;
+    QString t1;
+    if (s.model.visionParams > 0)
+        t1 += row(tr("Vision encoder"), r.encoderLoaded ? tr("%1 of weights per GPU; encoder cache %2 per GPU; %3 image tokens per request")
+                                                              .arg(f.bytes(r.encoderWeightsBytesPerGpu), f.bytes(r.encoderCacheBytesPerGpu), Units::formatCount(r.imageTokensPerRequest))
+                                                        : tr("not loaded (no images under vLLM); no encoder cache"));
+    if (s.decodingShare || s.hostKvMemoryBytes) {
+        auto ms = [](const std::optional<double> &v) { return v ? tr("%1 ms").arg(Units::formatDecimal(*v, 1)) : tr("unknown"); };
+        t1 += row(tr("Sessions kept warm per node (%1 host memory, %2 decoding)")
+                      .arg(f.bytes(r.warm.hostKvBytesPerNode), Units::formatDecimal(r.warm.decodingShare * 100, 1) + QLatin1Char('%')),
+                  tr("%1 retained, %2 decoding per GPU; one comes back in %3 over the host link (recomputing it: %4)")
+                      .arg(Units::formatCount(r.warm.retainedPerNode), Units::formatDecimal(r.warm.decodingPerGpu, 2), ms(r.warm.atContext.resumeMs),
+                           ms(r.warm.atContext.recomputeMs)));
+    }
+    return t1;
+}
+
+// Against a distribution, the same card on the other bases (worst case, mean, admission
+// limit), a table of HTML, each row its own basis.
+QString otherBases(const ReportFigures &f)
+{
+    const Scenario &s = f.s;
+    const DistributionFigures &d = f.d;
+    // Under a cap the mean is the capped lengths' (what a session holds), said as such, as the
+    // window's Lengths tab says it beside the lengths' own mean.
+    const QString meanHeldText = s.retainTokens ? tr("%1 tokens, the mean of the lengths as capped").arg(Units::formatCount(f.meanHeld))
+                                                : tr("%1 tokens").arg(Units::formatCount(f.meanHeld));
+    QString t1 = QStringLiteral("<h3>%1</h3><table cellspacing=3>").arg(tr("The same card on other bases (each row its own basis)"));
+    t1 += row(tr("Worst case: every session at the longest, %1 tokens").arg(Units::formatCount(s.retainTokens ? std::min(*s.retainTokens, d.maxTokens) : d.maxTokens)),
+              tr("%1 sessions per TP group").arg(Units::formatCount(d.sessionsWorstCase)));
+    t1 += row(tr("At the mean length, %1 (overflows about half the time)").arg(meanHeldText), tr("%1 sessions per TP group").arg(Units::formatCount(d.sessionsAtMean)));
+    t1 += row(tr("Admission limit: at a %1 risk against the budget less %2%").arg(Units::formatRisk(s.risk), Units::formatDecimal(s.marginFraction * 100, 1)),
+              tr("%1 sessions per TP group").arg(Units::formatCount(d.admissionLimit)));
+    t1 += QStringLiteral("</table>");
+    return t1;
+}
+
+// A row of the sensitivity table: `label` (HTML), sessions per TP group and per GPU, and the
+// deployment `x`'s GPUs, money per month and per session-hour.
+QString sensitivityRow(const QString &label, qint64 group, double gpu, const Deployment &x)
+{
+    return QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td><td align=right>%5</td><td align=right>%6</td></tr>")
+        .arg(label, Units::formatCount(group), Units::formatDecimal(gpu, 1), Units::formatCount(x.gpus), money(x.perMonth),
+             x.perSessionHour ? Units::formatUsdPer(*x.perSessionHour, tr("session-hour"), tr("session-hours")) : QStringLiteral("—"));
+}
+
+// The inputs' rows of the model and the card: shape, memory, TP, precisions, weights,
+// workspace and engine rule, what differs from the preset in bold.
+QString modelAndCardRows(const ReportFigures &f)
+{
+    const Scenario &s = f.s;
+    const CapacityResult &r = f.r;
+    const QString heads = s.kvHeadsOverride && *s.kvHeadsOverride != s.model.kvHeads
+        ? tr("<b>KV heads %1 (what-if; the model has %2)</b>").arg(*s.kvHeadsOverride).arg(s.model.kvHeads)
+        : tr("%1 KV heads").arg(s.model.kvHeads);
+    QString in1 = row(tr("Model"), tr("%1 (%2 layers, %3, head_dim %4, %5 parameters)")
+                                       .arg(esc(s.model.name)).arg(s.model.layers()).arg(heads).arg(s.model.headDim).arg(Units::formatCount(s.model.totalParams)));
+    in1 += row(tr("GPU"), s.gpuMemoryBytes && *s.gpuMemoryBytes != s.gpu.memoryBytes
+                              ? tr("%1, <b>%2 (what-if; the card has %3)</b>").arg(esc(s.gpu.name), f.bytes(*s.gpuMemoryBytes), f.bytes(s.gpu.memoryBytes))
+                              : tr("%1 Exactly %2.").arg(esc(MemoryChartView::cardNote(s.gpu, r.gpuMemoryBytes, f.u)), Units::formatExactBytes(r.gpuMemoryBytes)));
+    in1 += row(tr("Tensor parallelism"), QString::number(s.tp));
+    Scenario preset = s;
+    preset.weightsDtype.reset();
+    preset.kvDtype.reset();
+    const Dtype wPreset = preset.effectiveWeightsDtype(), kvPreset = preset.effectiveKvDtype();
+    in1 += row(tr("Weights precision"), r.weightsDtype != wPreset ? tr("<b>%1 (set; the checkpoint is %2)</b>").arg(Dtypes::name(r.weightsDtype), Dtypes::name(wPreset))
+                                                                  : Dtypes::name(r.weightsDtype));
+    in1 += row(tr("KV-cache precision"), r.kvDtype != kvPreset ? tr("<b>%1 (set; the model's default is %2)</b>").arg(Dtypes::name(r.kvDtype), Dtypes::name(kvPreset))
+                                                               : Dtypes::name(r.kvDtype));
+    if (s.weightsBytes)
+        in1 += row(tr("Weights"), tr("<b>%1 (what-if; not the checkpoint's size)</b>").arg(f.bytes(*s.weightsBytes)));
+    if (s.workspaceBytes)
+        in1 += row(tr("Workspace"), tr("<b>%1 per card (what-if; not the engine's rule)</b>").arg(f.bytes(*s.workspaceBytes)));
+    in1 += row(tr("Engine rule"), esc(Engines::describe(s.engine)));
+    return in1;
+}
+
+// The inputs' rows of the side pools (issue #14), each only when on: what they take beside
+// weights and KV.
+QString sidePoolInputRows(const ReportFigures &f)
+{
+    const Scenario &s = f.s;
+    const CapacityResult &r = f.r;
+    QString in1;
+    if (s.speculative.on())
+        in1 += row(tr("Speculative decoding"),
+                   tr("<b>%1, %2 per step</b>: %3 of draft weights per GPU, %4 of draft KV per token%5, %6 per session")
+                       .arg(s.speculative.draftModel ? tr("draft %1").arg(esc(s.speculative.draftModel->name))
+                            : s.speculative.draftLayers == 1 ? tr("1 MTP / EAGLE layer")
+                            : s.speculative.draftLayers > 1  ? tr("%1 MTP / EAGLE layers").arg(s.speculative.draftLayers)
+                                                             : tr("no draft (n-gram)"))
+                       .arg(s.speculative.speculativeTokens == 1 ? tr("1 token") : tr("%1 tokens").arg(s.speculative.speculativeTokens))
+                       .arg(f.bytes(r.draftWeightsBytesPerGpu), Units::formatExactBytes(s.tp > 1 ? r.draftKvBytesPerTokenPerGpu : r.draftKvBytesPerToken),
+                            s.tp > 1 ? tr(" per GPU") : QString(),
+                            s.speculative.speculativeTokens == 1 ? tr("1 lookahead slot") : tr("%1 lookahead slots").arg(s.speculative.speculativeTokens)));
+    if (s.lora.on())
+        in1 += row(tr("LoRA slots"), tr("<b>%1 slots of rank %2</b> on %3: %4 per GPU")
+                                         .arg(s.lora.maxLoras).arg(s.lora.maxRank)
+                                         .arg(s.lora.effectiveModules().join(QStringLiteral(", ")), f.bytes(r.loraBytesPerGpu)));
+    return in1;
+}
+
+// The inputs' rows of the traffic and the price: sessions asked, lengths, context, cap, risk
+// and the price per GPU-hour, what differs from the preset in bold.
+QString trafficAndPriceRows(const ReportFigures &f)
+{
+    const Scenario &s = f.s;
+    const CapacityResult &r = f.r;
+    const auto &price = f.price;
+    QString in1 = row(tr("Sessions asked"), tr("%1 per TP group%2").arg(Units::formatCount(s.sessions),
+                                                                          s.targetSessions ? tr("; the fleet must hold %1").arg(Units::formatCount(*s.targetSessions)) : QString()));
+    in1 += row(tr("Session lengths"), s.distribution ? esc(QFileInfo(s.distribution->spec).fileName().isEmpty() ? s.distribution->spec : QFileInfo(s.distribution->spec).fileName())
+                                                         + (s.lengthScale != 1 ? tr(", <b>× %1 (what-if; the trace as recorded is × 1)</b>").arg(Units::formatDecimal(s.lengthScale, 3)) : QString())
+                                                   : tr("every session at %1 tokens").arg(Units::formatCount(s.contextTokens)));
+    // The length the per-session figures are for, which the lengths alone do not say.
+    if (s.distribution)
+        in1 += row(tr("Context"), r.reservedTokensPerSession == s.contextTokens
+                                      ? esc(sessionBasis(s, r))
+                                      : tr("%1 tokens; every per-session figure at %2").arg(Units::formatCount(s.contextTokens), esc(sessionBasis(s, r))));
+    if (s.retainTokens)
+        in1 += row(tr("Retention cap"), tr("%1 tokens").arg(Units::formatCount(*s.retainTokens)));
+    if (s.distribution)
+        in1 += row(tr("Risk accepted"), Units::formatRisk(s.risk));
+    in1 += row(tr("Price"), !price ? tr("none published: set a price")
+                            : s.priceUsdPerGpuHour && s.gpu.priceUsdPerHour && *s.priceUsdPerGpuHour != *s.gpu.priceUsdPerHour
+                                ? tr("<b>%1 per GPU-hour (set; the preset's is %2)</b>").arg(Units::formatUsd(*price), Units::formatUsd(*s.gpu.priceUsdPerHour))
+                                : tr("%1 per GPU-hour").arg(Units::formatUsd(*price)));
+    return in1;
+}
+
+} // namespace
+
+void perSessionAndCard(PageCursor &page, const ReportFigures &f)
+{
+    const Scenario &s = f.s;
+    const CapacityResult &r = f.r;
+    const DistributionFigures &d = f.d;
+    QString t1 = QStringLiteral("<h2>%1</h2><table cellspacing=3>").arg(tr("Per session and per card, %1").arg(f.basis));
+    t1 += row(tr("KV bytes per token"), QStringLiteral("%1 (%2)").arg(Units::formatExactBytes(r.kvBytesPerToken), f.bytes(r.kvBytesPerToken)));
+    if (s.tp > 1)
+        t1 += row(tr("KV bytes per token per GPU"), Units::formatExactBytes(r.kvBytesPerTokenPerGpu));
+    if (s.distribution)
+        t1 += row(tr("KV bytes per session per GPU, on average"), QStringLiteral("%1 (%2)").arg(f.bytes(qint64(std::llround(d.meanSessionBytesPerGpu))),
+                                                                                            Units::formatExactBytes(qint64(std::llround(d.meanSessionBytesPerGpu)))));
+    else
+        t1 += row(tr("KV bytes per session per GPU"), tr("%1 (%2 tokens)").arg(f.bytes(r.reservedSessionBytesPerGpu), Units::formatCount(r.reservedTokensPerSession)));
+    t1 += row(tr("KV budget per GPU"), f.bytes(r.kvBudgetBytesPerGpu));
+    t1 += row(tr("Sessions per TP group"), Units::formatCount(f.dep.perGroup));
+    t1 += row(tr("Sessions per GPU"), Units::formatDecimal(f.perGpu, 1));
+    t1 += row(tr("Money per session-hour, every TP group full"), r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours")) : tr("set a price"));
+    t1 += sidePoolRows(f);
+    t1 += QStringLiteral("</table>");
+    if (s.distribution)
+        t1 += otherBases(f);
+    page.text(t1);
+}
+
+void sensitivity(PageCursor &page, const ReportFigures &f)
+{
+    QString sens = QStringLiteral("<h2>%1</h2><p>%2</p><table width=100% cellspacing=0 cellpadding=2 border=1 style='font-size:8pt'><tr><th width=28%>%3</th><th width=13%>%4</th><th width=11%>%5</th><th width=8%>%6</th><th width=13%>%7</th><th width=27%>%8</th></tr>")
+                       .arg(tr("Sensitivity, %1").arg(f.basis), tr("Each row changes one input and recomputes the plan; the fleet is resized for the target (or stays one TP group)."),
+                            tr("Change"), tr("Sessions per TP group"), tr("Sessions per GPU"), tr("GPUs"), tr("Money per month"), tr("Per session-hour"));
+    sens += sensitivityRow(tr("<b>Now</b>"), f.dep.perGroup, f.perGpu, f.dep);
+    for (const SensitivityRow &x : f.rows)
+        sens += x.r.ok ? sensitivityRow(esc(x.v.change) + x.pastMaximum(), x.dep.perGroup, x.perGpu(), x.dep)
+                       : QStringLiteral("<tr><td>%1</td><td colspan=5>%2</td></tr>").arg(esc(x.v.change), esc(x.r.error));
+    sens += QStringLiteral("</table>");
+    const EngineFigures &e = f.r.engineFigures;
+    if (f.band)
+        sens += QStringLiteral("<p>%1</p>").arg(tr("Before measuring on the card: the engine's KV cache is expected to hold %1 tokens, but could hold from %2 to %3 "
+                                                  "(the spread of the checked public logs), so about %4 to %5 sessions per TP group rather than %6. "
+                                                  "Calibrate from one startup log to remove the band.")
+                                                   .arg(Units::formatCount(e.kvCacheTokens), Units::formatCount(e.kvCacheTokensLow), Units::formatCount(e.kvCacheTokensHigh),
+                                                        Units::formatCount(f.sessionsLow), Units::formatCount(f.sessionsHigh), Units::formatCount(f.dep.perGroup)));
+    page.text(sens);
+}
+
+void inputs(PageCursor &page, const ReportFigures &f)
+{
+    QString in1 = QStringLiteral("<h2>%1</h2><table cellspacing=3>").arg(tr("Inputs"));
+    in1 += modelAndCardRows(f);
+    in1 += sidePoolInputRows(f);
+    in1 += trafficAndPriceRows(f);
+    in1 += QStringLiteral("</table><p><small>%1</small></p>").arg(tr("Bold: differs from the preset (a what-if changes the model or card; a setting is a choice). Sources: appendix."));
+    page.text(in1);
+}
+
+void lengthsAndRisk(PageCursor &page, const ReportFigures &f, const ReportCharts &charts)
+{
+    const Scenario &s = f.s;
+    const DistributionFigures &d = f.d;
+    QString p3 = QStringLiteral("<h2>%1</h2><table cellspacing=3>").arg(tr("Session lengths and risk, %1").arg(f.basis));
+    if (s.distribution)
+        p3 += row(s.retainTokens ? tr("Lengths before the cap") : tr("Lengths"), tr("mean %1, p50 %2, p90 %3, p99 %4, max %5 tokens")
+                                     .arg(Units::formatCount(qint64(std::llround(d.meanTokens))), Units::formatCount(d.p50), Units::formatCount(d.p90),
+                                          Units::formatCount(d.p99), Units::formatCount(d.maxTokens)));
+    p3 += row(tr("Overflow probability at %1").arg(Units::plural(s.sessions, tr("session"), tr("sessions"))),
+              d.overflowProbability <= 0 ? tr("none") : Units::formatRisk(d.overflowProbability));
+    if (s.retainTokens && s.distribution)
+        p3 += row(tr("Cost of the cap"), tr("%1% of sessions lose history; %2 tokens dropped on average, p99 %3")
+                                             .arg(Units::formatDecimal(d.truncatedShare * 100, 2), Units::formatCount(qint64(std::llround(d.meanTokensDropped))),
+                                                  Units::formatCount(d.p99TokensDropped)));
+    if (d.hasPrompts)
+        p3 += row(tr("Admission by prompt only"), tr("%1 sessions, overflow risk %2 once grown")
+                                                      .arg(Units::formatCount(d.admissionByPrompt), Units::formatRisk(d.riskAtGrownSize)));
+    p3 += QStringLiteral("</table>");
+    page.text(p3);
+    if (s.distribution || s.retainTokens) // a fixed length without a cap is one bar: nothing to read
+        page.chart(charts.distribution(), 0.3);
+    page.chart(charts.sessions(), 0.3);
+}
+
+void throughput(PageCursor &page, const ReportFigures &f, const ReportCharts &charts)
+{
+    const DistributionFigures &d = f.d;
+    QString p4 = QStringLiteral("<h2>%1</h2><table cellspacing=3>").arg(tr("Throughput and latency, at %1 sessions per TP group").arg(Units::formatCount(f.dep.perGroup)));
+    if (d.itlMsAtRisk)
+        p4 += row(tr("Inter-token latency"), tr("%1 ms").arg(Units::formatDecimal(*d.itlMsAtRisk, 1)));
+    if (d.tokensPerSecondPerGpu)
+        p4 += row(tr("Tokens per second per GPU"), Units::formatCount(qint64(std::llround(*d.tokensPerSecondPerGpu))));
+    if (d.ttftMs)
+        p4 += row(tr("Time to first token (mean prompt)"), tr("%1 ms").arg(Units::formatDecimal(*d.ttftMs, 1)));
+    p4 += QStringLiteral("</table>");
+    page.text(p4);
+    page.chart(charts.throughput(), 0.3);
+}
+
+} // namespace Headroom::ReportSections

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "report/reportfigures.h"
+#include "report/reporttext.h"
+
+namespace Headroom {
+
+using ReportText::tr;
+
+ReportFigures::ReportFigures(const ReportInput &input)
+    : in(input)
+    , s(input.scenario)
+    , r(input.result)
+    , d(input.result.distribution)
+    , u(input.units)
+{
+    const QString name = in.name.isEmpty() ? tr("Untitled scenario") : in.name;
+    title = in.unsavedChanges ? tr("%1 (unsaved changes)").arg(name) : name;
+    basis = ReportText::basisOf(s);
+    dep = Deployment::of(s, r);
+    price = s.effectivePrice();
+    perGpu = double(dep.perGroup) / s.tp;
+    rows = sensitivityRows(s, r);
+    const EngineFigures &e = r.engineFigures;
+    band = e.kvCacheTokensHigh > e.kvCacheTokensLow && e.kvCacheTokens > 0;
+    sessionsLow = band ? qint64(double(dep.perGroup) * double(e.kvCacheTokensLow) / double(e.kvCacheTokens)) : 0;
+    sessionsHigh = band ? qint64(double(dep.perGroup) * double(e.kvCacheTokensHigh) / double(e.kvCacheTokens)) : 0;
+    meanHeld = d.meanHeldTokens(s.retainTokens.has_value());
+}
+
+QString ReportFigures::bytes(qint64 b) const
+{
+    return Units::formatBytes(b, u);
+}
+
+} // namespace Headroom

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "report/reporttext.h"
+
+#include "core/units.h"
+#include "inputs/scenario.h"
+
+#include <QCoreApplication>
+
+namespace Headroom::ReportText {
+
+QString tr(const char *t)
+{
+    return QCoreApplication::translate("ReportWriter", t);
+}
+
+QString esc(const QString &s)
+{
+    return s.toHtmlEscaped();
+}
+
+QString row(const QString &a, const QString &b)
+{
+    return QStringLiteral("<tr><td>%1</td><td>%2</td></tr>").arg(a, b);
+}
+
+QString money(const std::optional<double> &v)
+{
+    return v ? Units::formatUsd(*v) : tr("set a price");
+}
+
+QString basisOf(const Scenario &s)
+{
+    const QString risk = Units::formatRisk(s.risk);
+    if (s.distribution)
+        return s.retainTokens ? tr("against the trace capped at %1 tokens, at a %2 risk").arg(Units::formatCount(*s.retainTokens), risk)
+                              : tr("against the trace at a %1 risk").arg(risk);
+    if (s.retainTokens && *s.retainTokens < s.contextTokens)
+        return tr("at the cap of %1 tokens").arg(Units::formatCount(*s.retainTokens));
+    return tr("at the context of %1 tokens").arg(Units::formatCount(s.contextTokens));
+}
+
+} // namespace Headroom::ReportText
