@@ -305,12 +305,6 @@ void setDerivedCounts(ModelShape &m, const ParameterCount &count)
     m.derivedActiveParams = m.activeParams = count.active;
 }
 
-/// True for the pure state-space families: Mamba-1 (mamba, falcon_mamba) and Mamba-2.
-bool isStateSpace(const QString &modelType)
-{
-    return modelType == QLatin1String("mamba") || modelType == QLatin1String("falcon_mamba") || modelType == QLatin1String("mamba2");
-}
-
 /// Pure state-space models: no attention, a recurrent state a layer and nothing per token.
 ///   Mamba-1 (MambaConfig, FalconMambaConfig; vllm mamba_utils mamba1_state_shape): conv
 ///   (conv_kernel - 1) x d_inner, SSM d_inner x state_size, d_inner = intermediate_size
@@ -664,7 +658,7 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
     const int layers = readSizes(c, m);
     readWeightsFormat(c, root, m);
     readExperts(c, m);
-    if (isStateSpace(m.modelType))
+    if (isStateSpaceFamily(m.modelType))
         return stateSpaceShape(c, m, layers);
     refuseUnsizedHybrids(c, m.modelType);
     const int headDimV = readAttentionGeometry(c, m);

@@ -40,12 +40,6 @@ struct Basics
     Count hd;     ///< head_dim (hidden_size / heads when absent)
 };
 
-/// True for the pure state-space families: Mamba-1 (mamba, falcon_mamba) and Mamba-2.
-bool isStateSpace(const QString &type)
-{
-    return type == QLatin1String("mamba") || type == QLatin1String("falcon_mamba") || type == QLatin1String("mamba2");
-}
-
 /// Pure state-space models (no attention). Mamba-1 (transformers modeling_mamba.py MambaMixer):
 /// in_proj hidden -> 2 d_inner, a depthwise conv with bias, x_proj d_inner -> dt_rank + 2 state,
 /// dt_proj dt_rank -> d_inner with bias, A_log d_inner x state, D, out_proj, one norm a layer;
@@ -342,6 +336,11 @@ FamilyTraits familyTraits(const QString &modelType)
     return {};
 }
 
+bool isStateSpaceFamily(const QString &modelType)
+{
+    return modelType == QLatin1String("mamba") || modelType == QLatin1String("falcon_mamba") || modelType == QLatin1String("mamba2");
+}
+
 ParameterCount countParameters(const QJsonObject &root)
 {
     ParameterCount p;
@@ -349,7 +348,7 @@ ParameterCount countParameters(const QJsonObject &root)
     const QString type = c.value(QStringLiteral("model_type")).toString(root.value(QStringLiteral("model_type")).toString());
     const Count h = num(c, "hidden_size", 0), layers = num(c, "num_hidden_layers", 0, 0, maxLayers);
     const FamilyTraits family = familyTraits(type);
-    if (isStateSpace(type))
+    if (isStateSpaceFamily(type))
         return stateSpaceParameters(c, type, h, layers);
     const Count heads = num(c, "num_attention_heads", 0);
     const Count vocab = num(c, "vocab_size", Count(type == QLatin1String("gemma3_text") ? 262208 : 0, QStringLiteral("vocab_size")));
