@@ -240,29 +240,47 @@ QStringList VllmRule::derivation(const Scenario &s, const EngineFigures &e, Unit
     return out;
 }
 
-void VllmRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field) const
+namespace {
+
+// The size at capture `cap` with its unit at `cap + 1`, in bytes (LogParse::bytes).
+qint64 bytesAt(const QRegularExpressionMatch &m, int cap, int line, const QString &field)
+{
+    return LogParse::bytes(m.captured(cap), m.captured(cap + 1), line, field);
+}
+
+// The count at capture `cap` (LogParse::count).
+qint64 countAt(const QRegularExpressionMatch &m, int cap, int line, const QString &field)
+{
+    return LogParse::count(m.captured(cap), line, field);
+}
+
+// A KV cache budget at capture `cap`. Every worker prints its own budget (TP ranks, "(VllmWorker
+// rank=1 pid=...)"); vLLM sizes the pool by the smallest (v1/core/kv_cache_utils.py
+// get_kv_cache_configs; V0 takes the minimum of the workers' num_gpu_blocks), so the smallest
+// printed figure is the one that counts.
+void takeBudget(LogReading &r, const QRegularExpressionMatch &m, int cap, int line, const QString &field)
+{
+    r.engine = Engine::Vllm;
+    const qint64 v = bytesAt(m, cap, line, field);
+    r.kvBudget = r.kvBudget ? std::min(*r.kvBudget, v) : v;
+}
+
+// "# GPU blocks: 0" and "No available memory for the cache blocks" (worker.py / kv_cache_utils.py),
+// on line `l`.
+void failNoMemory(LogReading &r, int l)
+{
+    r.engine = Engine::Vllm;
+    r.fail(QStringLiteral("vllm-no-memory"),
+           QStringLiteral("line %1: vLLM found no memory for the KV cache: the weights and the profiled peak took all of "
+                          "total memory x gpu_memory_utilization, so the pool is empty and no request can run at these "
+                          "settings (raise gpu_memory_utilization, or leave more of the card: a smaller model, TP, "
+                          "a lower --max-num-batched-tokens).").arg(l));
+}
+
+// The run's banner, the version, the model and the settings vLLM prints in its config line.
+void addSettingPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field)
 {
     using namespace LogParse;
-    const QString num = number(), gib = unit(), sep = separator();
-    auto mem = [field](const QRegularExpressionMatch &m, int cap, int line) { return bytes(m.captured(cap), m.captured(cap + 1), line, field); };
-    auto cnt = [field](const QRegularExpressionMatch &m, int cap, int line) { return count(m.captured(cap), line, field); };
-    // Every worker prints its own budget (TP ranks, "(VllmWorker rank=1 pid=...)"); vLLM sizes the
-    // pool by the smallest (v1/core/kv_cache_utils.py get_kv_cache_configs; V0 takes the minimum
-    // of the workers' num_gpu_blocks), so the smallest printed figure is the one that counts.
-    auto budget = [&r, mem](const QRegularExpressionMatch &m, int cap, int line) {
-        r.engine = Engine::Vllm;
-        const qint64 v = mem(m, cap, line);
-        r.kvBudget = r.kvBudget ? std::min(*r.kvBudget, v) : v;
-    };
-    // "# GPU blocks: 0" and "No available memory for the cache blocks" (worker.py / kv_cache_utils.py).
-    auto noMemory = [&r](int l) {
-        r.engine = Engine::Vllm;
-        r.fail(QStringLiteral("vllm-no-memory"),
-               QStringLiteral("line %1: vLLM found no memory for the KV cache: the weights and the profiled peak took all of "
-                              "total memory x gpu_memory_utilization, so the pool is empty and no request can run at these "
-                              "settings (raise gpu_memory_utilization, or leave more of the card: a smaller model, TP, "
-                              "a lower --max-num-batched-tokens).").arg(l));
-    };
     // The start of a run: the engine core's banner (llm_engine.py "Initializing an LLM engine (v0.6.4)
     // with config: ...", v1/engine/core.py "Initializing a V1 LLM engine (v0.11.0) with config: ...").
     p << LogPattern{rx(QStringLiteral("Initializing an? (?:V1 )?LLM engine")), [&r](const QRegularExpressionMatch &, int) { r.engine = Engine::Vllm; }, Engine::Vllm}
@@ -271,57 +289,86 @@ void VllmRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QStri
       << LogPattern{rx(QStringLiteral("\\bmodel='([^']+)'")), [&r](const QRegularExpressionMatch &m, int) { r.model = m.captured(1); }}
       << LogPattern{rx(QStringLiteral("max_seq_len=(-?\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.maxModelLen = shape(m.captured(1), l, field, "max_seq_len"); }}
       << LogPattern{rx(QStringLiteral("tensor_parallel_size=(-?\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.tp = shape(m.captured(1), l, field, "tensor_parallel_size"); }}
-      << LogPattern{rx(QStringLiteral("kv_cache_dtype=([a-z0-9_]+)")), [&r](const QRegularExpressionMatch &m, int) { r.kvDtype = m.captured(1); }}
-      // The profile's terms in each layout vLLM has printed them (worker.py / gpu_worker.py):
-      // 0.6.4 "Memory profiling results: total_gpu_memory=23.58GiB ... non_torch_memory=0.35GiB
-      // kv_cache_size=3.81GiB gpu_memory_utilization=0.90"; 0.6.5-0.7 one term a line
-      // ("total_gpu_memory     79.22GiB", "model weights take   14.96GiB"); 0.7-0.10 "the current
-      // vLLM instance can use total_gpu_memory (15.99GiB) x gpu_memory_utilization (0.90)" and
-      // "model weights take 5.29GiB; non_torch_memory takes 0.06GiB; PyTorch activation peak memory
-      // takes 1.04GiB; the rest of the memory reserved for KV Cache is 8.00GiB."
-      << LogPattern{rx(QStringLiteral("total_gpu_memory") + sep + num + gib),
-                    [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.totalMemory = mem(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("kv_cache_dtype=([a-z0-9_]+)")), [&r](const QRegularExpressionMatch &m, int) { r.kvDtype = m.captured(1); }};
+}
+
+// The memory profile's terms as vLLM printed them from 0.6.4 to 0.10: card total, utilization,
+// weights, non-torch memory, activation peak and CUDA graphs.
+void addProfilePatterns(QVector<LogPattern> &p, LogReading &r, const QString &field)
+{
+    using namespace LogParse;
+    const QString num = number(), gib = unit(), sep = separator();
+    // The profile's terms in each layout vLLM has printed them (worker.py / gpu_worker.py):
+    // 0.6.4 "Memory profiling results: total_gpu_memory=23.58GiB ... non_torch_memory=0.35GiB
+    // kv_cache_size=3.81GiB gpu_memory_utilization=0.90"; 0.6.5-0.7 one term a line
+    // ("total_gpu_memory     79.22GiB", "model weights take   14.96GiB"); 0.7-0.10 "the current
+    // vLLM instance can use total_gpu_memory (15.99GiB) x gpu_memory_utilization (0.90)" and
+    // "model weights take 5.29GiB; non_torch_memory takes 0.06GiB; PyTorch activation peak memory
+    // takes 1.04GiB; the rest of the memory reserved for KV Cache is 8.00GiB."
+    p << LogPattern{rx(QStringLiteral("total_gpu_memory") + sep + num + gib),
+                    [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.totalMemory = bytesAt(m, 1, l, field); }}
       << LogPattern{rx(QStringLiteral("gpu_memory_utilization") + sep + QStringLiteral("([0-9]+(?:\\.[0-9]+)?)(?![0-9.]*\\s*(?:GiB|GB|MiB|MB))")),
                     [&r, field](const QRegularExpressionMatch &m, int l) { r.utilization = LogParse::setting(RealInput::GpuMemoryUtilization, m.captured(1), l, field); }}
-      << LogPattern{rx(QStringLiteral("model weights take") + sep + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.weights = mem(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("model weights take") + sep + num + gib), [&r, field](const QRegularExpressionMatch &m, int l) { r.weights = bytesAt(m, 1, l, field); }}
       // "Loading model weights took 14.9888 GB" (V0 model_runner.py, V1 to 0.7) and "Model loading
       // took 0.2389 GB and 0.97 seconds" (V1 from 0.8): GB there is bytes / 2^30 (E23).
-      << LogPattern{rx(QStringLiteral("Loading model weights took ") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; if (!r.weights) r.weights = mem(m, 1, l); }}
-      << LogPattern{rx(QStringLiteral("Model loading took ") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; if (!r.weights) r.weights = mem(m, 1, l); }}
-      << LogPattern{rx(QStringLiteral("non_torch_memory") + sep + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.nonTorch = mem(m, 1, l); }}
-      << LogPattern{rx(QStringLiteral("activation peak memory") + sep + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.activationPeak = mem(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("Loading model weights took ") + num + gib), [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; if (!r.weights) r.weights = bytesAt(m, 1, l, field); }}
+      << LogPattern{rx(QStringLiteral("Model loading took ") + num + gib), [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; if (!r.weights) r.weights = bytesAt(m, 1, l, field); }}
+      << LogPattern{rx(QStringLiteral("non_torch_memory") + sep + num + gib), [&r, field](const QRegularExpressionMatch &m, int l) { r.nonTorch = bytesAt(m, 1, l, field); }}
+      << LogPattern{rx(QStringLiteral("activation peak memory") + sep + num + gib), [&r, field](const QRegularExpressionMatch &m, int l) { r.activationPeak = bytesAt(m, 1, l, field); }}
       // 0.6.4 prints the torch peak with the weights in it: the activation peak is the rest.
-      << LogPattern{rx(QStringLiteral("peak_torch_memory") + sep + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) {
-                        if (r.weights && mem(m, 1, l) >= *r.weights)
-                            r.activationPeak = mem(m, 1, l) - *r.weights;
+      << LogPattern{rx(QStringLiteral("peak_torch_memory") + sep + num + gib), [&r, field](const QRegularExpressionMatch &m, int l) {
+                        if (r.weights && bytesAt(m, 1, l, field) >= *r.weights)
+                            r.activationPeak = bytesAt(m, 1, l, field) - *r.weights;
                     }}
-      << LogPattern{rx(QStringLiteral("(?:CUDA graph|Graph capturing).*?took ") + num + gib), [&r, mem](const QRegularExpressionMatch &m, int l) { r.cudaGraph = mem(m, 1, l); }}
-      << LogPattern{rx(QStringLiteral("reserved for KV Cache is ") + num + gib), [budget](const QRegularExpressionMatch &m, int l) { budget(m, 1, l); }}
-      << LogPattern{rx(QStringLiteral("available_kv_cache_memory") + sep + num + gib), [budget](const QRegularExpressionMatch &m, int l) { budget(m, 1, l); }}
-      << LogPattern{rx(QStringLiteral("kv_cache_size") + sep + num + gib), [budget](const QRegularExpressionMatch &m, int l) { budget(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("(?:CUDA graph|Graph capturing).*?took ") + num + gib), [&r, field](const QRegularExpressionMatch &m, int l) { r.cudaGraph = bytesAt(m, 1, l, field); }};
+}
+
+// The KV cache budget, in every wording vLLM has printed it (takeBudget).
+void addBudgetPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field)
+{
+    using namespace LogParse;
+    const QString num = number(), gib = unit(), sep = separator();
+    p << LogPattern{rx(QStringLiteral("reserved for KV Cache is ") + num + gib), [&r, field](const QRegularExpressionMatch &m, int l) { takeBudget(r, m, 1, l, field); }}
+      << LogPattern{rx(QStringLiteral("available_kv_cache_memory") + sep + num + gib), [&r, field](const QRegularExpressionMatch &m, int l) { takeBudget(r, m, 1, l, field); }}
+      << LogPattern{rx(QStringLiteral("kv_cache_size") + sep + num + gib), [&r, field](const QRegularExpressionMatch &m, int l) { takeBudget(r, m, 1, l, field); }}
       // Also the refusal's "... larger than the available KV cache memory (9.97 GiB)".
-      << LogPattern{rx(QStringLiteral("Available KV cache memory") + sep + num + gib), [budget](const QRegularExpressionMatch &m, int l) { budget(m, 1, l); }}
+      << LogPattern{rx(QStringLiteral("Available KV cache memory") + sep + num + gib), [&r, field](const QRegularExpressionMatch &m, int l) { takeBudget(r, m, 1, l, field); }}
       // gpu_worker.py with kv_cache_memory_bytes: "Initial free memory 31.16 GiB, reserved 4.25 GiB
       // memory for KV Cache as specified by kv_cache_memory_bytes config and skipped memory profiling."
-      << LogPattern{rx(QStringLiteral("reserved ") + num + gib + QStringLiteral(" memory for KV Cache")), [budget](const QRegularExpressionMatch &m, int l) { budget(m, 1, l); }}
-      // "# GPU blocks: 1952, # CPU blocks: 2048" (V0; pasted without the "#" too), "# GPU blocks: 1381" (V1 0.7).
-      << LogPattern{rx(QStringLiteral("GPU blocks: (-?[0-9,]+)")), [&r, cnt, noMemory](const QRegularExpressionMatch &m, int l) {
+      << LogPattern{rx(QStringLiteral("reserved ") + num + gib + QStringLiteral(" memory for KV Cache")), [&r, field](const QRegularExpressionMatch &m, int l) { takeBudget(r, m, 1, l, field); }};
+}
+
+// The pool's size in blocks and tokens (0 blocks: no memory for the cache, a failure).
+void addPoolPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field)
+{
+    using namespace LogParse;
+    // "# GPU blocks: 1952, # CPU blocks: 2048" (V0; pasted without the "#" too), "# GPU blocks: 1381" (V1 0.7).
+    p << LogPattern{rx(QStringLiteral("GPU blocks: (-?[0-9,]+)")), [&r, field](const QRegularExpressionMatch &m, int l) {
                         r.engine = Engine::Vllm;
                         // 0 blocks is no pool to compare: the failure, not a figure.
-                        if (const qint64 blocks = cnt(m, 1, l); blocks == 0)
-                            noMemory(l);
+                        if (const qint64 blocks = countAt(m, 1, l, field); blocks == 0)
+                            failNoMemory(r, l);
                         else
                             r.numBlocks = blocks;
                     }}
       // "num_gpu_blocks=26615", "num_gpu_blocks is 26615", "num_gpu_blocks is: 26615".
-      << LogPattern{rx(QStringLiteral("num_gpu_blocks(?:\\s+is)?\\s*[=:]?\\s*(-?[0-9,]+)")), [&r, cnt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.numBlocks = cnt(m, 1, l); }}
-      << LogPattern{rx(QStringLiteral("GPU KV cache size: (-?[0-9,]+) tokens")), [&r, cnt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.kvTokens = cnt(m, 1, l); }}
-      // gpu_worker.py from 0.10 on: "Free memory on device (78.57/79.18 GiB) on startup. Desired GPU
-      // memory utilization is (0.9, 71.26 GiB). Actual usage is 14.99 GiB for weight, 4.76 GiB for
-      // peak activation, 0.13 GiB for non-torch memory, and -0.45 GiB for CUDAGraph memory." (later
-      // releases: "... for consumed memory (weights + non-torch), ..."). A negative CUDA-graph
-      // figure (memory freed during capture) counts as none.
-      << LogPattern{rx(QStringLiteral("Free memory on device \\(") + num + QStringLiteral("/") + num + QStringLiteral(" GiB\\)")),
+      << LogPattern{rx(QStringLiteral("num_gpu_blocks(?:\\s+is)?\\s*[=:]?\\s*(-?[0-9,]+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.numBlocks = countAt(m, 1, l, field); }}
+      << LogPattern{rx(QStringLiteral("GPU KV cache size: (-?[0-9,]+) tokens")), [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.kvTokens = countAt(m, 1, l, field); }};
+}
+
+// The memory profile from 0.10 on (gpu_worker.py's free-memory and usage lines) and the
+// maximum concurrency.
+void addUsagePatterns(QVector<LogPattern> &p, LogReading &r, const QString &field)
+{
+    using namespace LogParse;
+    const QString num = number();
+    // gpu_worker.py from 0.10 on: "Free memory on device (78.57/79.18 GiB) on startup. Desired GPU
+    // memory utilization is (0.9, 71.26 GiB). Actual usage is 14.99 GiB for weight, 4.76 GiB for
+    // peak activation, 0.13 GiB for non-torch memory, and -0.45 GiB for CUDAGraph memory." (later
+    // releases: "... for consumed memory (weights + non-torch), ..."). A negative CUDA-graph
+    // figure (memory freed during capture) counts as none.
+    p << LogPattern{rx(QStringLiteral("Free memory on device \\(") + num + QStringLiteral("/") + num + QStringLiteral(" GiB\\)")),
                     [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.totalMemory = bytes(m.captured(2), QStringLiteral("GiB"), l, field); }}
       << LogPattern{rx(QStringLiteral("Desired GPU memory utilization is \\(") + num), [&r, field](const QRegularExpressionMatch &m, int l) { r.utilization = LogParse::setting(RealInput::GpuMemoryUtilization, m.captured(1), l, field); }}
       << LogPattern{rx(QStringLiteral("Actual usage is ") + num + QStringLiteral(" GiB for weight, ") + num + QStringLiteral(" GiB for peak activation, ") + num
@@ -343,35 +390,54 @@ void VllmRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QStri
                         r.cudaGraph = m.captured(3).isEmpty() ? bytes(m.captured(4), g, l, field) : 0;
                     }}
       << LogPattern{rx(QStringLiteral("Maximum concurrency for (-?[0-9,]+) tokens per request: ") + num + QStringLiteral("x")),
-                    [&r, cnt, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.maxModelLen = cnt(m, 1, l); r.maxConcurrency = real(m.captured(2), l, field); }}
-      // Refusals of max_model_len. V0 (worker.py raise_if_cache_size_invalid): "The model's max seq
-      // len (29000) is larger than the maximum number of tokens that can be stored in KV cache
-      // (23648)": the pool's tokens. V1 (kv_cache_utils.py check_enough_kv_cache_memory): "To serve
-      // at least one request with the models's max seq len (1048576), (24.00 GiB KV cache is
-      // needed, which is larger than the available KV cache memory (9.97 GiB). Based on the
-      // available memory, the estimated maximum model length is 34736." Each part has its own
-      // pattern: pasted logs wrap the message over lines.
-      << LogPattern{rx(QStringLiteral("max seq len \\((-?\\d+)\\) is larger than the maximum number of tokens that can be stored in KV cache \\((-?\\d+)\\)")),
-                    [&r, cnt, field](const QRegularExpressionMatch &m, int l) {
+                    [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.maxModelLen = countAt(m, 1, l, field); r.maxConcurrency = real(m.captured(2), l, field); }};
+}
+
+// Refusals of max_model_len and failed starts.
+void addFailurePatterns(QVector<LogPattern> &p, LogReading &r, const QString &field)
+{
+    using namespace LogParse;
+    const QString num = number(), gib = unit();
+    // Refusals of max_model_len. V0 (worker.py raise_if_cache_size_invalid): "The model's max seq
+    // len (29000) is larger than the maximum number of tokens that can be stored in KV cache
+    // (23648)": the pool's tokens. V1 (kv_cache_utils.py check_enough_kv_cache_memory): "To serve
+    // at least one request with the models's max seq len (1048576), (24.00 GiB KV cache is
+    // needed, which is larger than the available KV cache memory (9.97 GiB). Based on the
+    // available memory, the estimated maximum model length is 34736." Each part has its own
+    // pattern: pasted logs wrap the message over lines.
+    p << LogPattern{rx(QStringLiteral("max seq len \\((-?\\d+)\\) is larger than the maximum number of tokens that can be stored in KV cache \\((-?\\d+)\\)")),
+                    [&r, field](const QRegularExpressionMatch &m, int l) {
                         r.engine = Engine::Vllm;
                         r.maxModelLen = shape(m.captured(1), l, field, "max seq len");
                         if (!r.kvTokens)
-                            r.kvTokens = cnt(m, 2, l);
+                            r.kvTokens = countAt(m, 2, l, field);
                         r.fail(QStringLiteral("vllm-max-model-len"),
                                QStringLiteral("line %1: vLLM refused to start: max_model_len %2 is longer than the %3 tokens its KV cache holds, so not one "
                                               "request of full length fits; the pool of %3 tokens is what these settings give (lower --max-model-len "
                                               "to %3 or less, or raise gpu_memory_utilization).")
-                                   .arg(l).arg(Units::formatCount(*r.maxModelLen), Units::formatCount(cnt(m, 2, l))));
+                                   .arg(l).arg(Units::formatCount(*r.maxModelLen), Units::formatCount(countAt(m, 2, l, field))));
                     }}
       << LogPattern{rx(QStringLiteral("To serve at least one request with the models?'s max seq len \\((-?\\d+)\\)")),
                     [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.maxModelLen = shape(m.captured(1), l, field, "max seq len"); r.refusalLine = l; }}
-      << LogPattern{rx(num + gib + QStringLiteral(" KV cache is needed")), [&r, mem](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.kvNeeded = mem(m, 1, l); if (!r.refusalLine) r.refusalLine = l; }}
-      << LogPattern{rx(QStringLiteral("estimated maximum model length is (-?[0-9,]+)")), [&r, cnt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.estimatedMaxLen = cnt(m, 1, l); }}
-      << LogPattern{rx(QStringLiteral("No available memory for the cache blocks")), [noMemory](const QRegularExpressionMatch &, int l) { noMemory(l); }}
+      << LogPattern{rx(num + gib + QStringLiteral(" KV cache is needed")), [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.kvNeeded = bytesAt(m, 1, l, field); if (!r.refusalLine) r.refusalLine = l; }}
+      << LogPattern{rx(QStringLiteral("estimated maximum model length is (-?[0-9,]+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.estimatedMaxLen = countAt(m, 1, l, field); }}
+      << LogPattern{rx(QStringLiteral("No available memory for the cache blocks")), [&r](const QRegularExpressionMatch &, int l) { failNoMemory(r, l); }}
       << LogPattern{rx(QStringLiteral("EngineCore (?:failed to start|hit an exception)|Engine core initialization failed")), [&r](const QRegularExpressionMatch &, int l) {
                         r.engine = Engine::Vllm;
                         r.fail(QStringLiteral("vllm-engine-core"), QStringLiteral("line %1: vLLM's engine core failed to start.").arg(l));
                     }};
+}
+
+} // namespace
+
+void VllmRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field) const
+{
+    addSettingPatterns(p, r, field);
+    addProfilePatterns(p, r, field);
+    addBudgetPatterns(p, r, field);
+    addPoolPatterns(p, r, field);
+    addUsagePatterns(p, r, field);
+    addFailurePatterns(p, r, field);
 }
 
 void VllmRule::applyLog(const LogReading &r, Scenario &s) const

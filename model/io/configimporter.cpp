@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "io/configimporter.h"
+#include "io/configfields.h"
+#include "io/layerslots.h"
 #include "core/inputerror.h"
 #include "kv/parametercount.h"
 #include "kv/visionencoder.h"
@@ -12,87 +14,14 @@
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QLocale>
 #include <QSet>
-#include <QVariant>
 #include <algorithm>
-#include <cmath>
 
 namespace Headroom {
 
+using namespace ConfigFields;
+
 namespace {
-
-// Whole positive (or non-negative) integer field; absent -> fallback.
-qint64 intField(const QJsonObject &o, const char *key, qint64 fallback, bool required, qint64 minimum = 1)
-{
-    const QString k = QString::fromLatin1(key);
-    const QJsonValue v = o.value(k);
-    if (v.isUndefined() || v.isNull()) {
-        if (required)
-            throw InputError(k, QStringLiteral("is missing from config.json"));
-        return fallback;
-    }
-    if (!v.isDouble())
-        throw InputError(k, QStringLiteral("must be a number, got %1")
-                                .arg(QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact))));
-    const double d = v.toDouble();
-    // 2^63 is exact in a double; past it the parser kept only a rounded double
-    // (2^63 reads as 9.22337e+18), so the refusal says what the figure is.
-    if (std::isfinite(d) && std::abs(d) >= 9223372036854775808.0)
-        throw InputError(k, QStringLiteral("must be a whole number below 2^63, got a number beyond 64 bits (about %1)").arg(QString::number(d, 'g', 4)));
-    // (Figures are printed as the double they are, in their shortest digits.)
-    if (!std::isfinite(d) || d != std::floor(d))
-        throw InputError(k, QStringLiteral("must be a whole number, got %1").arg(QString::number(d, 'g', QLocale::FloatingPointShortest)));
-    // A whole number the parser kept as a 64-bit integer stays exact (2^53 + 1 is not rounded).
-    const qint64 n = v.toVariant().metaType().id() == QMetaType::LongLong ? v.toInteger() : qint64(d);
-    if (n < minimum)
-        throw InputError(k, QStringLiteral("must be at least %1, got %2").arg(minimum).arg(n));
-    return n;
-}
-
-int smallField(const QJsonObject &o, const char *key, qint64 fallback, bool required, qint64 minimum = 1)
-{
-    const qint64 v = intField(o, key, fallback, required, minimum);
-    if (v > 1000000)
-        throw InputError(QString::fromLatin1(key), QStringLiteral("is implausibly large (%1)").arg(v));
-    return int(v);
-}
-
-bool has(const QJsonObject &o, const char *key)
-{
-    const QJsonValue v = o.value(QString::fromLatin1(key));
-    return !v.isUndefined() && !v.isNull();
-}
-
-// Layer kinds the config names per layer.
-enum class Slot { Full, Sliding, Chunked, Linear, Lightning, Mamba, Mamba2, Stateless };
-
-QVector<Slot> slotsFromLayerTypes(const QJsonArray &types, int layers)
-{
-    if (types.size() != layers)
-        throw InputError(QStringLiteral("layer_types"),
-                         QStringLiteral("lists %1 layers but num_hidden_layers is %2").arg(types.size()).arg(layers));
-    QVector<Slot> kinds;
-    for (int i = 0; i < types.size(); ++i) {
-        const QString t = types.at(i).toString();
-        if (t == QLatin1String("full_attention") || t == QLatin1String("attention") || t == QLatin1String("global"))
-            kinds << Slot::Full;
-        else if (t == QLatin1String("sliding_attention") || t == QLatin1String("local") || t == QLatin1String("sliding"))
-            kinds << Slot::Sliding;
-        else if (t == QLatin1String("chunked_attention"))
-            kinds << Slot::Chunked;
-        else if (t == QLatin1String("linear_attention"))
-            kinds << Slot::Linear;
-        else if (t == QLatin1String("mamba"))
-            kinds << Slot::Mamba;
-        else
-            throw InputError(QStringLiteral("layer_types[%1]").arg(i),
-                             QStringLiteral("unknown layer kind \"%1\"; Headroom sizes full_attention, "
-                                            "sliding_attention, chunked_attention, linear_attention and mamba layers")
-                                 .arg(t));
-    }
-    return kinds;
-}
 
 // Keys that mark a state-space or hybrid design; each must be consumed by a
 // rule below, or the config is refused rather than sized as dense attention.
@@ -101,18 +30,6 @@ const char *const hybridMarkers[] = {
     "block_types", "attention_hidden_size", "rwkv_version", "num_mem_blocks", "hybrid_layer_ids",
     "layers_block_type", "attn_type_list", "linear_attn_config", "state_size",
 };
-
-// A config.json value at `path`: a key, or "object.key" one level down.
-QJsonValue valueAt(const QJsonObject &c, const QString &path)
-{
-    const int dot = path.indexOf(QLatin1Char('.'));
-    if (dot < 0)
-        return c.value(path);
-    const QJsonValue outer = c.value(path.left(dot));
-    if (!outer.isUndefined() && !outer.isNull() && !outer.isObject())
-        throw InputError(path.left(dot), QStringLiteral("must be a JSON object"));
-    return outer.toObject().value(path.mid(dot + 1));
-}
 
 // The standard (LlamaConfig) names for geometry older and non-Llama families
 // spell their own way in config.json, as transformers maps them with each
@@ -180,12 +97,8 @@ QJsonObject withStandardNames(QJsonObject c, const QString &rootType, QHash<QStr
     // attn_config.kv_n_heads (MPT, DBRX); else num_attention_heads (MHA). (vLLM looks at
     // n_head_kv before num_key_value_heads; only a file that gives both differently tells.)
     const QString type = c.value(QStringLiteral("model_type")).toString(rootType);
-    const QJsonValue multiQuery = c.value(QStringLiteral("multi_query"));
-    if (!multiQuery.isUndefined() && !multiQuery.isNull() && !multiQuery.isBool())
-        throw InputError(QStringLiteral("multi_query"), QStringLiteral("must be true or false"));
-    const QJsonValue newArch = c.value(QStringLiteral("new_decoder_architecture"));
-    if (!newArch.isUndefined() && !newArch.isNull() && !newArch.isBool())
-        throw InputError(QStringLiteral("new_decoder_architecture"), QStringLiteral("must be true or false"));
+    const QJsonValue multiQuery = boolValue(c, "multi_query");
+    const QJsonValue newArch = boolValue(c, "new_decoder_architecture");
     const bool falcon = familyTraits(type).falcon;
     const QString kv = QStringLiteral("num_key_value_heads");
     // Only the classes that define the flag read it (FalconConfig, GPTBigCodeConfig): a Llama
@@ -197,9 +110,7 @@ QJsonObject withStandardNames(QJsonObject c, const QString &rootType, QHash<QStr
     }
     // ChatGLM groups its KV heads only when multi_query_attention is true (modeling_chatglm.py
     // SelfAttention); false is one KV head per attention head, whatever the group count says.
-    const QJsonValue glmGroups = c.value(QStringLiteral("multi_query_attention"));
-    if (!glmGroups.isUndefined() && !glmGroups.isNull() && !glmGroups.isBool())
-        throw InputError(QStringLiteral("multi_query_attention"), QStringLiteral("must be true or false"));
+    const QJsonValue glmGroups = boolValue(c, "multi_query_attention");
     // The standard name wins where a file gives it beside another spelling (as every alias above).
     if (has(c, "num_key_value_heads"))
         return c;
@@ -232,7 +143,538 @@ QString languageModelKey(const QJsonObject &root)
     return {};
 }
 
-ModelShape shapeOf(const QJsonObject &root, QJsonObject c);
+/// Widths and counts some families give one a layer (Hunyuan-A13B's moe_intermediate_size,
+/// moe_topk and num_shared_expert lists; Gemma 3n's intermediate_size): each list in `c`
+/// becomes one value, the largest (the most weight memory), with a note in `notes` when the
+/// layers differ. Errors: an empty list, or an entry that is not a number.
+void takeLargestOfLists(QJsonObject &c, QStringList &notes)
+{
+    for (const char *key : {"intermediate_size", "moe_intermediate_size", "num_experts_per_tok", "n_shared_experts"}) {
+        const QJsonValue v = c.value(QString::fromLatin1(key));
+        if (!v.isArray())
+            continue;
+        const QJsonArray list = v.toArray();
+        if (list.isEmpty())
+            throw InputError(QString::fromLatin1(key), QStringLiteral("is an empty list"));
+        double largest = 0;
+        bool same = true;
+        for (int i = 0; i < list.size(); ++i) {
+            if (!list.at(i).isDouble())
+                throw InputError(QStringLiteral("%1[%2]").arg(QString::fromLatin1(key)).arg(i), QStringLiteral("must be a number"));
+            largest = std::max(largest, list.at(i).toDouble());
+            same = same && list.at(i) == list.at(0);
+        }
+        if (!same)
+            notes << QStringLiteral("%1 differs between layers; every layer is counted at the largest, %2.")
+                         .arg(QString::fromLatin1(key)).arg(largest);
+        c.insert(QString::fromLatin1(key), largest);
+    }
+}
+
+/// Published configs list only fields that differ from the transformers class defaults:
+/// fills into `c` the defaults of `modelType`'s config class that this engine needs, then
+/// the MLP width and the tie of the LM head to the embeddings where the config leaves them
+/// out (familyTraits; `root` may state the tie for a nested text config).
+void fillClassDefaults(QJsonObject &c, const QJsonObject &root, const QString &modelType)
+{
+    struct Default { const char *modelType; const char *key; qint64 value; const char *source; };
+    static const Default defaults[] = {
+        // transformers/models/gemma3/configuration_gemma3.py, Gemma3TextConfig.__init__
+        // (also the text_config of a multimodal "gemma3" checkpoint: Gemma3Config builds
+        // its text_config as a Gemma3TextConfig).
+        {"gemma3_text", "max_position_embeddings", 131072, "Gemma3TextConfig"},
+        {"gemma3_text", "sliding_window_pattern", 6, "Gemma3TextConfig"},
+        {"gemma3_text", "sliding_window", 4096, "Gemma3TextConfig"},
+        {"gemma3_text", "head_dim", 256, "Gemma3TextConfig"},
+        {"gemma3", "max_position_embeddings", 131072, "Gemma3TextConfig"},
+        {"gemma3", "sliding_window_pattern", 6, "Gemma3TextConfig"},
+        {"gemma3", "sliding_window", 4096, "Gemma3TextConfig"},
+        {"gemma3", "head_dim", 256, "Gemma3TextConfig"},
+        // transformers/models/gemma4/configuration_gemma4.py, Gemma4TextConfig (the text_config of
+        // a "gemma4" checkpoint too): head_dim 256, sliding_window 512, 131072 positions, layer_types
+        // 5 sliding : 1 full, and global_head_dim 512 for the full layers (__post_init__).
+        {"gemma4_text", "max_position_embeddings", 131072, "Gemma4TextConfig"},
+        {"gemma4_text", "sliding_window_pattern", 6, "Gemma4TextConfig"},
+        {"gemma4_text", "sliding_window", 512, "Gemma4TextConfig"},
+        {"gemma4_text", "head_dim", 256, "Gemma4TextConfig"},
+        {"gemma4_text", "global_head_dim", 512, "Gemma4TextConfig"},
+        {"gemma4", "max_position_embeddings", 131072, "Gemma4TextConfig"},
+        {"gemma4", "sliding_window_pattern", 6, "Gemma4TextConfig"},
+        {"gemma4", "sliding_window", 512, "Gemma4TextConfig"},
+        {"gemma4", "head_dim", 256, "Gemma4TextConfig"},
+        {"gemma4", "global_head_dim", 512, "Gemma4TextConfig"},
+        // transformers/models/gemma2/configuration_gemma2.py and gemma/configuration_gemma.py:
+        // head_dim=256 in both __init__ signatures, not hidden_size / num_attention_heads.
+        {"gemma2", "head_dim", 256, "Gemma2Config"},
+        {"gemma", "head_dim", 256, "GemmaConfig"},
+        // transformers/models/falcon/configuration_falcon.py: max_position_embeddings=2048.
+        {"falcon", "max_position_embeddings", 2048, "FalconConfig"},
+    };
+    for (const Default &d : defaults)
+        if (modelType == QLatin1String(d.modelType) && !c.contains(QString::fromLatin1(d.key)))
+            c.insert(QString::fromLatin1(d.key), double(d.value));
+    const FamilyTraits family = familyTraits(modelType);
+    if (family.mlpFourWide && !has(c, "intermediate_size") && has(c, "hidden_size")) {
+        const NamedCount hidden(intField(c, "hidden_size", 0, true), QStringLiteral("hidden_size"));
+        const NamedCount ratio = modelType == QLatin1String("mpt")
+            ? NamedCount(intField(c, "expansion_ratio", 4, false), QStringLiteral("expansion_ratio"))
+            : NamedCount(4);
+        c.insert(QStringLiteral("intermediate_size"), double((ratio * hidden).v));
+    }
+    if (family.tiedByDefault && !c.value(QStringLiteral("tie_word_embeddings")).isBool()
+        && !root.value(QStringLiteral("tie_word_embeddings")).isBool())
+        c.insert(QStringLiteral("tie_word_embeddings"), true);
+}
+
+/// The layer count and the model's widths into `m`; returns num_hidden_layers.
+int readSizes(const QJsonObject &c, ModelShape &m)
+{
+    const int layers = smallField(c, "num_hidden_layers", 0, true);
+    m.hiddenLayers = layers;
+    m.hiddenSize = intField(c, "hidden_size", 0, false);
+    m.intermediateSize = intField(c, "intermediate_size", 0, false, 0);
+    m.moeIntermediateSize = intField(c, "moe_intermediate_size", 0, false, 0);
+    m.vocabSize = intField(c, "vocab_size", 0, false, 0);
+    m.maxPositionEmbeddings = intField(c, "max_position_embeddings", 0, false);
+    return layers;
+}
+
+/// The weights' precision into `m.weightsDtype`: torch_dtype (or dtype), then a quantised
+/// checkpoint's quantization_config (in `c`, else in `root`), which sets the weights' size.
+/// A format sized on the safe side, or not read, adds a note. Errors: torch_dtype, dtype or
+/// model_type not a string, or a dtype word Dtypes::parse refuses.
+void readWeightsFormat(const QJsonObject &c, const QJsonObject &root, ModelShape &m)
+{
+    for (const char *key : {"torch_dtype", "dtype", "model_type"}) {
+        const QJsonValue v = c.value(QString::fromLatin1(key));
+        if (!v.isUndefined() && !v.isNull() && !v.isString())
+            throw InputError(QString::fromLatin1(key), QStringLiteral("must be a string"));
+    }
+    const QString dtypeWord = c.value(QStringLiteral("torch_dtype")).toString(c.value(QStringLiteral("dtype")).toString());
+    if (!dtypeWord.isEmpty())
+        m.weightsDtype = Dtypes::parse(dtypeWord, QStringLiteral("torch_dtype"));
+    const QJsonObject quant = c.value(QStringLiteral("quantization_config")).toObject(root.value(QStringLiteral("quantization_config")).toObject());
+    const QString method = quant.value(QStringLiteral("quant_method")).toString().toLower();
+    // "bits" as transformers' AWQ / GPTQ configs give it (a number, or its digits as a string);
+    // bitsandbytes states load_in_4bit / load_in_8bit instead.
+    const QJsonValue bitsValue = quant.value(QStringLiteral("bits"));
+    int bits = bitsValue.isString() ? bitsValue.toString().trimmed().toInt() : bitsValue.toInt();
+    if (quant.value(QStringLiteral("load_in_4bit")).toBool())
+        bits = 4;
+    else if (quant.value(QStringLiteral("load_in_8bit")).toBool())
+        bits = 8;
+    if (method == QLatin1String("fp8"))
+        m.weightsDtype = Dtype::FP8;
+    else if (method == QLatin1String("mxfp4"))
+        m.weightsDtype = Dtype::MXFP4;
+    else if (bits == 4)
+        m.weightsDtype = Dtype::INT4;
+    else if (bits == 8)
+        m.weightsDtype = Dtype::INT8;
+    else if (bits >= 1 && bits < 4) {
+        // No 2- or 3-bit precision here: sized at 4 bits, more than the checkpoint holds (the safe side).
+        m.weightsDtype = Dtype::INT4;
+        m.sizingNotes << QStringLiteral("quantization_config gives %1-bit weights (%2); they are sized at 4 bits, more than the "
+                                        "checkpoint holds: give --weights for the exact size.")
+                             .arg(bits).arg(method.isEmpty() ? QStringLiteral("no quant_method") : method);
+    } else if (!quant.isEmpty())
+        // A format not read here: said, never sized as the unquantised weights in silence.
+        m.sizingNotes << QStringLiteral("quantization_config (%1) is not read: the weights are sized at %2; give --weights or "
+                                        "--weights-dtype for the checkpoint's size.")
+                             .arg(method.isEmpty() ? QStringLiteral("no quant_method") : QStringLiteral("quant_method %1").arg(method),
+                                  Dtypes::name(m.weightsDtype));
+}
+
+/// The routed experts into `m`: the count (num_local_experts, num_experts or
+/// n_routed_experts) and top-k. Error: num_experts_per_tok above the count.
+void readExperts(const QJsonObject &c, ModelShape &m)
+{
+    m.numExperts = smallField(c, "num_local_experts",
+                              smallField(c, "num_experts", smallField(c, "n_routed_experts", 0, false, 0), false, 0),
+                              false, 0);
+    m.expertsPerToken = smallField(c, "num_experts_per_tok", 0, false, 0);
+    if (m.numExperts > 0 && m.expertsPerToken > m.numExperts)
+        throw InputError(QStringLiteral("num_experts_per_tok"), QStringLiteral("routes each token to %1 experts but the model has %2")
+                                                                   .arg(m.expertsPerToken).arg(m.numExperts));
+}
+
+/// The derived parameter counts of `count` into `m` (total and active, derived and shown).
+void setDerivedCounts(ModelShape &m, const ParameterCount &count)
+{
+    m.derivedParams = m.totalParams = count.total;
+    m.derivedActiveParams = m.activeParams = count.active;
+}
+
+/// Pure state-space models: no attention, a recurrent state a layer and nothing per token.
+///   Mamba-1 (MambaConfig, FalconMambaConfig; vllm mamba_utils mamba1_state_shape): conv
+///   (conv_kernel - 1) x d_inner, SSM d_inner x state_size, d_inner = intermediate_size
+///   (expand x hidden_size).
+///   Mamba-2 (Mamba2Config; mamba2_state_shape): conv (conv_kernel - 1) x (d_inner + 2 x
+///   n_groups x state_size), SSM num_heads x head_dim x state_size, d_inner = expand x hidden_size.
+/// Returns `m` with `layers` such mixers and its parameter counts.
+ModelShape stateSpaceShape(const QJsonObject &c, ModelShape m, int layers)
+{
+    const bool two = m.modelType == QLatin1String("mamba2");
+    const NamedCount hidden = namedField(c, "hidden_size", 0, true), state = namedField(c, "state_size", two ? 128 : 16, false);
+    const NamedCount kernel = namedField(c, "conv_kernel", 4, false), expand = namedField(c, "expand", 2, false);
+    const NamedCount dInner = has(c, "intermediate_size") && !two ? namedField(c, "intermediate_size", 0, true) : expand * hidden;
+    LayerGroup mixer;
+    mixer.kind = LayerKind::Recurrent;
+    if (two) {
+        // (num_heads was read as num_attention_heads above: Mamba2Config's num_heads are SSM heads.)
+        const NamedCount heads = namedField(c, "num_heads", 128, false), headDim = namedField(c, "head_dim", 64, false);
+        const NamedCount groups = namedField(c, "n_groups", 8, false);
+        mixer.convStateValues = (NamedCount(kernel.v - 1, kernel.field) * (dInner + NamedCount(2) * groups * state)).v;
+        mixer.ssmStateValues = (heads * headDim * state).v;
+    } else {
+        mixer.convStateValues = (NamedCount(kernel.v - 1, kernel.field) * dInner).v;
+        mixer.ssmStateValues = (dInner * state).v;
+    }
+    m.attentionHeads = 0;
+    m.headDim = 0;
+    m.addLayers(mixer, layers);
+    setDerivedCounts(m, countParameters(c));
+    return m;
+}
+
+/// Refuses a config that carries a hybrid or state-space marker (hybridMarkers) no rule
+/// here reads, naming the marker, rather than sizing it as dense attention.
+void refuseUnsizedHybrids(const QJsonObject &c, const QString &modelType)
+{
+    QSet<QString> consumed;
+    if (has(c, "attn_layer_period")) // Jamba
+        consumed << QStringLiteral("attn_layer_period");
+    // Nemotron-H: one letter a layer, M a Mamba-2 mixer, * attention, - an MLP, E an MoE block.
+    if (has(c, "hybrid_override_pattern"))
+        consumed << QStringLiteral("hybrid_override_pattern");
+    // MiniMax-Text-01 / M1 / M2: attn_type_list (layerSlotsOf).
+    if (c.value(QStringLiteral("attn_type_list")).isArray())
+        consumed << QStringLiteral("attn_type_list");
+    // Falcon-H1 (attention and a Mamba-2 mixer side by side in every layer) and Granite 4
+    // (GraniteMoeHybridConfig): layer_types names "mamba" layers that are Mamba-2
+    // mixers of mamba_n_heads heads (vllm/model_executor/models/granitemoehybrid.py).
+    if (modelType == QLatin1String("falcon_h1") || hasGraniteMambaLayers(c))
+        consumed << QStringLiteral("mamba_d_ssm") << QStringLiteral("mamba_n_heads") << QStringLiteral("mamba_d_head")
+                 << QStringLiteral("mamba_n_groups");
+    for (const char *marker : hybridMarkers) {
+        const QString k = QString::fromLatin1(marker);
+        if (has(c, marker) && !consumed.contains(k))
+            throw InputError(k, QStringLiteral("marks a hybrid or state-space layer design (model_type \"%1\") "
+                                               "that Headroom cannot size yet; refusing rather than sizing it as "
+                                               "dense attention")
+                                    .arg(modelType));
+    }
+}
+
+/// The attention heads, KV heads and head_dim into `m`; returns the V head width
+/// (v_head_dim where K and V differ, else head_dim). Errors: num_key_value_heads not
+/// dividing num_attention_heads (but MLA), a head_dim that cannot be derived.
+int readAttentionGeometry(const QJsonObject &c, ModelShape &m)
+{
+    const bool mla = has(c, "kv_lora_rank");
+    m.attentionHeads = smallField(c, "num_attention_heads", 0, true);
+    m.kvHeads = smallField(c, "num_key_value_heads", m.attentionHeads, false);
+    if (!mla && (m.kvHeads > m.attentionHeads || m.attentionHeads % m.kvHeads != 0))
+        throw InputError(QStringLiteral("num_key_value_heads"),
+                         QStringLiteral("%1 must divide num_attention_heads %2 (each KV head serves a whole group of query heads)")
+                             .arg(m.kvHeads).arg(m.attentionHeads));
+    if (has(c, "head_dim")) {
+        m.headDim = smallField(c, "head_dim", 0, true);
+    } else if (!mla) {
+        // LlamaConfig, MistralConfig, Qwen2Config, Qwen3Config and their kin set head_dim to
+        // hidden_size // num_attention_heads when the config leaves it out (their __init__);
+        // the Gemma family declares its own default (fillClassDefaults).
+        if (m.hiddenSize == 0)
+            throw InputError(QStringLiteral("head_dim"),
+                             QStringLiteral("is missing and hidden_size is missing too, so it cannot be derived"));
+        if (m.hiddenSize % m.attentionHeads != 0)
+            throw InputError(QStringLiteral("head_dim"),
+                             QStringLiteral("is missing and hidden_size %1 is not divisible by num_attention_heads %2")
+                                 .arg(m.hiddenSize).arg(m.attentionHeads));
+        if (m.hiddenSize / m.attentionHeads > 1000000)
+            throw InputError(QStringLiteral("hidden_size"),
+                             QStringLiteral("%1 / num_attention_heads %2 gives an implausibly large head_dim")
+                                 .arg(m.hiddenSize).arg(m.attentionHeads));
+        m.headDim = int(m.hiddenSize / m.attentionHeads);
+    }
+    return has(c, "v_head_dim") && !mla ? smallField(c, "v_head_dim", 0, true) : m.headDim;
+}
+
+/// A layer of attention over every token: MLA (kv_lora_rank; `m.kvHeads` set to 0) or
+/// KV heads of head_dim (K) and `headDimV` (V) values.
+LayerGroup attentionGroup(const QJsonObject &c, ModelShape &m, int headDimV)
+{
+    LayerGroup attention;
+    if (has(c, "kv_lora_rank")) {
+        attention.kind = LayerKind::Mla;
+        attention.latentDim = smallField(c, "kv_lora_rank", 0, true);
+        attention.ropeDim = smallField(c, "qk_rope_head_dim", 0, true);
+        // DeepSeek-V3.2's sparse attention: a lightning indexer keeps one key of
+        // index_head_dim values per layer per token (HF config.json, DeepseekV32ForCausalLM).
+        attention.indexerHeadDim = smallField(c, "index_head_dim", 0, false, 0);
+        m.kvHeads = 0;
+    } else {
+        attention.kind = LayerKind::FullAttention;
+        attention.kvHeads = m.kvHeads;
+        attention.headDimK = m.headDim;
+        attention.headDimV = headDimV;
+    }
+    return attention;
+}
+
+/// A full-attention layer of `attention` as Gemma 4 sizes it (transformers
+/// Gemma4TextConfig.__post_init__, per_layer_config): heads of global_head_dim values and,
+/// where attention_k_eq_v is true (keys reused as values; both are still cached),
+/// num_global_key_value_heads KV heads. `attention` itself for other families and MLA.
+LayerGroup globalAttentionGroup(const QJsonObject &c, const ModelShape &m, const LayerGroup &attention)
+{
+    LayerGroup full = attention;
+    if (attention.kind == LayerKind::Mla || !has(c, "global_head_dim"))
+        return full;
+    full.headDimK = full.headDimV = smallField(c, "global_head_dim", 0, true);
+    const QJsonValue kEqV = boolValue(c, "attention_k_eq_v");
+    if (kEqV.toBool() && has(c, "num_global_key_value_heads")) {
+        full.kvHeads = smallField(c, "num_global_key_value_heads", 0, true);
+        if (m.attentionHeads % full.kvHeads != 0)
+            throw InputError(QStringLiteral("num_global_key_value_heads"),
+                             QStringLiteral("%1 must divide num_attention_heads %2").arg(full.kvHeads).arg(m.attentionHeads));
+    }
+    return full;
+}
+
+/// Jamba's Mamba-1 mixer (llama.cpp src/llama-model.cpp, n_embd_r / n_embd_s): d_inner =
+/// mamba_expand x hidden_size, conv state (mamba_d_conv - 1) x d_inner and SSM state
+/// mamba_d_state x d_inner values per layer. Error: no hidden_size to size it by.
+LayerGroup jambaMambaGroup(const QJsonObject &c, const ModelShape &m)
+{
+    LayerGroup recurrent;
+    recurrent.kind = LayerKind::Recurrent;
+    const qint64 expand = intField(c, "mamba_expand", 2, false);
+    const qint64 dState = intField(c, "mamba_d_state", 16, false);
+    const qint64 dConv = intField(c, "mamba_d_conv", 4, false);
+    if (m.hiddenSize == 0)
+        throw InputError(QStringLiteral("hidden_size"), QStringLiteral("is needed to size the Mamba state"));
+    const NamedCount dInner = NamedCount(expand, QStringLiteral("mamba_expand")) * NamedCount(m.hiddenSize, QStringLiteral("hidden_size"));
+    recurrent.convStateValues = (NamedCount(dConv - 1, QStringLiteral("mamba_d_conv")) * dInner).v;
+    recurrent.ssmStateValues = (NamedCount(dState, QStringLiteral("mamba_d_state")) * dInner).v;
+    return recurrent;
+}
+
+/// MiniMax's lightning attention keeps one head_dim x head_dim state a head (vllm
+/// minimax_text_01.py MiniMaxText01LinearAttention.get_state_shape: heads x head_dim x head_dim).
+LayerGroup lightningGroup(const ModelShape &m)
+{
+    LayerGroup lightning;
+    lightning.kind = LayerKind::Recurrent;
+    lightning.ssmStateValues = (NamedCount(m.attentionHeads, QStringLiteral("num_attention_heads"))
+                                * NamedCount(m.headDim, QStringLiteral("head_dim")) * NamedCount(m.headDim, QStringLiteral("head_dim"))).v;
+    return lightning;
+}
+
+/// Qwen3-Next's Gated DeltaNet: state linear_num_value_heads x linear_key_head_dim x
+/// linear_value_head_dim and conv state (linear_conv_kernel_dim - 1) x (2 x
+/// linear_num_key_heads x linear_key_head_dim + linear_num_value_heads x linear_value_head_dim).
+LayerGroup gatedDeltaNetGroup(const QJsonObject &c)
+{
+    LayerGroup linear;
+    linear.kind = LayerKind::Recurrent;
+    const NamedCount kHeads = namedField(c, "linear_num_key_heads", 0, true), vHeads = namedField(c, "linear_num_value_heads", 0, true);
+    const NamedCount kDim = namedField(c, "linear_key_head_dim", 0, true), vDim = namedField(c, "linear_value_head_dim", 0, true);
+    const NamedCount kernel = namedField(c, "linear_conv_kernel_dim", 4, false);
+    linear.ssmStateValues = (vHeads * kDim * vDim).v;
+    linear.convStateValues = (NamedCount(kernel.v - 1, kernel.field) * (NamedCount(2) * kHeads * kDim + vHeads * vDim)).v;
+    return linear;
+}
+
+/// The config.json keys (and class defaults) a family's Mamba-2 mixer is read from.
+struct Mamba2Keys
+{
+    const char *heads, *headDim, *inner, *groups;
+    qint64 groupsDefault;
+    const char *state;
+    qint64 stateDefault; ///< 0: the state size is required
+    const char *conv;
+};
+// Falcon-H1 (FalconH1Config): mamba_d_ssm is d_inner when given.
+constexpr Mamba2Keys falconH1Mamba2{"mamba_n_heads", "mamba_d_head", "mamba_d_ssm", "mamba_n_groups", 1, "mamba_d_state", 0, "mamba_d_conv"};
+// Granite 4's "mamba" layers (GraniteMoeHybridConfig defaults: n_groups 1, d_state 256, d_conv 4).
+constexpr Mamba2Keys graniteMamba2{"mamba_n_heads", "mamba_d_head", nullptr, "mamba_n_groups", 1, "mamba_d_state", 256, "mamba_d_conv"};
+// Nemotron-H (NemotronHConfig defaults: n_groups 8, ssm_state_size 128, conv_kernel 4).
+constexpr Mamba2Keys nemotronHMamba2{"mamba_num_heads", "mamba_head_dim", nullptr, "n_groups", 8, "ssm_state_size", 128, "conv_kernel"};
+
+/// A Mamba-2 mixer's state (llama.cpp src/llama-model.cpp; vllm mamba_utils
+/// MambaStateShapeCalculator.mamba2_state_shape): conv state (d_conv - 1) x
+/// (d_inner + 2 x n_groups x d_state), SSM state d_state x d_inner, d_inner = heads x head_dim,
+/// read under the family's keys `k`.
+LayerGroup mamba2Group(const QJsonObject &c, const ModelShape &m, const Mamba2Keys &k)
+{
+    const NamedCount heads = namedField(c, k.heads, 0, true);
+    // "auto" (GraniteMoeHybridConfig's default) is mamba_expand x hidden_size split over the heads.
+    const bool autoHeadDim = c.value(QString::fromLatin1(k.headDim)) == QJsonValue(QStringLiteral("auto"));
+    const NamedCount dInner = k.inner && has(c, k.inner) ? namedField(c, k.inner, 0, true)
+        : autoHeadDim ? namedField(c, "mamba_expand", 2, false) * NamedCount(m.hiddenSize, QStringLiteral("hidden_size"))
+                      : heads * namedField(c, k.headDim, 0, true);
+    const NamedCount groups = namedField(c, k.groups, k.groupsDefault, false), dState = namedField(c, k.state, k.stateDefault, k.stateDefault == 0);
+    const NamedCount dConv = namedField(c, k.conv, 4, false);
+    LayerGroup mixer;
+    mixer.kind = LayerKind::Recurrent;
+    mixer.convStateValues = (NamedCount(dConv.v - 1, dConv.field) * (dInner + NamedCount(2) * groups * dState)).v;
+    mixer.ssmStateValues = (dState * dInner).v;
+    return mixer;
+}
+
+/// The group a layer of each kind adds, read only for the kinds the model has.
+struct KindGroups
+{
+    LayerGroup full, sliding, chunked, mamba, lightning, linear, mamba2;
+    LayerGroup parallelMamba2; ///< Falcon-H1's mixer beside attention in every layer (empty count otherwise)
+    bool parallel = false;
+
+    /// The group of a layer of kind `k`; nullptr for a layer that keeps nothing.
+    const LayerGroup *of(LayerSlot k) const
+    {
+        switch (k) {
+        case LayerSlot::Full: return &full;
+        case LayerSlot::Sliding: return &sliding;
+        case LayerSlot::Chunked: return &chunked;
+        case LayerSlot::Mamba: return &mamba;
+        case LayerSlot::Linear: return &linear;
+        case LayerSlot::Lightning: return &lightning;
+        case LayerSlot::Mamba2: return &mamba2;
+        case LayerSlot::Stateless: return nullptr;
+        }
+        return nullptr;
+    }
+};
+
+/// The group of each layer kind in `s`, in the order their fields are read (attention,
+/// Gemma 4's global layers, the windows, then each recurrent mixer). Sets `m.kvHeads` to 0
+/// for MLA. Errors: a field of a kind the model has, or a window beside MLA.
+KindGroups kindGroupsOf(const QJsonObject &c, ModelShape &m, const LayerSlots &s, int headDimV)
+{
+    KindGroups g;
+    const LayerGroup attention = attentionGroup(c, m, headDimV);
+    g.full = globalAttentionGroup(c, m, attention);
+    const bool mla = attention.kind == LayerKind::Mla;
+    if (mla && (s.kinds.contains(LayerSlot::Sliding) || s.kinds.contains(LayerSlot::Chunked)))
+        throw InputError(s.kinds.contains(LayerSlot::Sliding) ? QStringLiteral("sliding_window") : QStringLiteral("attention_chunk_size"),
+                         QStringLiteral("with MLA (kv_lora_rank) is not a known design"));
+    g.sliding = attention;
+    g.sliding.kind = LayerKind::SlidingWindow;
+    g.sliding.window = s.window;
+    g.chunked = g.sliding;
+    g.chunked.window = s.chunk;
+    if (s.kinds.contains(LayerSlot::Mamba))
+        g.mamba = jambaMambaGroup(c, m);
+    if (s.kinds.contains(LayerSlot::Lightning))
+        g.lightning = lightningGroup(m);
+    if (s.kinds.contains(LayerSlot::Linear))
+        g.linear = gatedDeltaNetGroup(c);
+    g.parallel = m.modelType == QLatin1String("falcon_h1");
+    if (g.parallel)
+        g.parallelMamba2 = mamba2Group(c, m, falconH1Mamba2);
+    if (s.kinds.contains(LayerSlot::Mamba2))
+        g.mamba2 = mamba2Group(c, m, has(c, "mamba_n_heads") ? graniteMamba2 : nemotronHMamba2);
+    return g;
+}
+
+/// The parameter counts derived from the config's shapes (countParameters, reading the same
+/// standard names and class defaults as the shape: `c` in place of a nested language model
+/// of `root`) and the vision encoder the engines load with the model, into `m`; a
+/// vision_config Headroom cannot count is said.
+void addParameterCounts(const QJsonObject &root, const QJsonObject &c, ModelShape &m)
+{
+    QJsonObject countRoot = root;
+    if (!languageModelKey(root).isEmpty())
+        countRoot.insert(QStringLiteral("text_config"), c);
+    else
+        countRoot = c;
+    setDerivedCounts(m, countParameters(countRoot));
+    const VisionEncoder vision = countVisionEncoder(root, m.hiddenSize);
+    m.visionParams = vision.params;
+    m.tokensPerImage = vision.params > 0 ? vision.tokensPerImage : 0;
+    // A vision tower Headroom cannot count (Qwen2-VL / Qwen2.5-VL's depth-named vision_config, ...)
+    // is still loaded by the engine: the weights figure is short of it, and says so.
+    if (root.value(QStringLiteral("vision_config")).isObject() && vision.params == 0)
+        m.sizingNotes << QStringLiteral("vision_config is not counted (Headroom counts ViT towers that give hidden_size, "
+                                        "intermediate_size, num_hidden_layers and patch_size): the weights leave the vision "
+                                        "encoder out, though the engine loads it.");
+}
+
+/// Designs that keep less KV than their layers' heads imply, which Headroom does not model:
+/// sized without the saving (more KV than the engine keeps: the safe side), and a note in
+/// `m` for each that `c` turns on.
+void noteUnmodelledSavings(const QJsonObject &c, ModelShape &m)
+{
+    struct Saving { const char *key; const char *what; };
+    static const Saving savings[] = {
+        // HunYuanConfig (Hunyuan-Large): cross-layer attention shares K and V over cla_share_factor layers.
+        {"use_cla", "cross-layer attention (use_cla) shares KV between layers"},
+        // DeepSeek-V4: per-layer KV compression ratios.
+        {"compress_ratios", "KV compression (compress_ratios)"},
+        // MllamaTextConfig (Llama 3.2 Vision): cross_attention_layers attend to the image's tokens,
+        // a fixed KV per image, sized here as self-attention over the context.
+        {"cross_attention_layers", "image cross-attention (cross_attention_layers) keeps a KV per image, not per token"},
+    };
+    for (const Saving &sv : savings) {
+        const QJsonValue v = c.value(QString::fromLatin1(sv.key));
+        if (!v.isUndefined() && !v.isNull() && v != QJsonValue(false) && !(v.isArray() && v.toArray().isEmpty()))
+            m.sizingNotes << QStringLiteral("%1 is not modelled: KV is sized without it, more than the engine keeps.")
+                                 .arg(QString::fromLatin1(sv.what));
+    }
+}
+
+/// The layers that keep their own KV, in order, added to `m` by kind. Gemma 3n (transformers
+/// Gemma3nTextConfig; vllm/model_executor/models/gemma3n.py): the last num_kv_shared_layers
+/// layers reuse the K and V of an earlier layer of their kind and keep none (said in a note).
+/// Error: num_kv_shared_layers not below the layer count.
+void addLayersByKind(const QJsonObject &c, ModelShape &m, const QVector<LayerSlot> &kinds, const KindGroups &groups)
+{
+    const int layers = int(kinds.size());
+    const int kvShared = smallField(c, "num_kv_shared_layers", 0, false, 0);
+    if (kvShared >= layers)
+        throw InputError(QStringLiteral("num_kv_shared_layers"),
+                         QStringLiteral("%1 must be below num_hidden_layers %2 (some layer must keep its own KV)").arg(kvShared).arg(layers));
+    if (kvShared > 0)
+        m.sizingNotes << QStringLiteral("The last %1 of %2 layers reuse an earlier layer's KV (num_kv_shared_layers): "
+                                        "KV is sized for the first %3 layers.")
+                             .arg(kvShared).arg(layers).arg(layers - kvShared);
+    for (int i = 0; i < layers - kvShared; ++i)
+        if (const LayerGroup *g = groups.of(kinds.at(i)))
+            m.addLayers(*g, 1);
+}
+
+/// The shape of the language model `c` (its fields under the standard names) of config
+/// `root`, step by step: per-layer lists, class defaults, sizes, weights format, experts;
+/// a pure state-space family whole (stateSpaceShape); else the attention geometry, each
+/// layer's kind by its architecture family (layerSlotsOf), the group of each kind, the
+/// parameter counts, the notes, and the layers. Errors: InputError naming the field.
+ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
+{
+    ModelShape m;
+    m.modelType = c.value(QStringLiteral("model_type")).toString(root.value(QStringLiteral("model_type")).toString());
+    takeLargestOfLists(c, m.sizingNotes);
+    fillClassDefaults(c, root, m.modelType);
+    const int layers = readSizes(c, m);
+    readWeightsFormat(c, root, m);
+    readExperts(c, m);
+    if (isStateSpaceFamily(m.modelType))
+        return stateSpaceShape(c, m, layers);
+    refuseUnsizedHybrids(c, m.modelType);
+    const int headDimV = readAttentionGeometry(c, m);
+    const LayerSlots plan = layerSlotsOf(c, m.modelType, layers);
+    if (plan.kinds.contains(LayerSlot::Chunked))
+        m.sizingNotes << QStringLiteral("%1 layers attend within chunks of attention_chunk_size %2 tokens; "
+                                        "each is sized as a sliding window of %2 (the most it keeps: the current chunk).")
+                             .arg(plan.kinds.count(LayerSlot::Chunked)).arg(plan.chunk);
+    const KindGroups groups = kindGroupsOf(c, m, plan, headDimV);
+    if (groups.parallel)
+        m.addLayers(groups.parallelMamba2, layers);
+    addParameterCounts(root, c, m);
+    noteUnmodelledSavings(c, m);
+    addLayersByKind(c, m, plan.kinds, groups);
+    return m;
+}
 
 } // namespace
 
@@ -275,530 +717,6 @@ ModelShape ConfigImporter::fromConfig(const QJsonObject &root)
         throw InputError(e.field(), QStringLiteral("%1 (also looked for as %2)").arg(e.message(), spellings.join(QStringLiteral(", "))));
     }
 }
-
-namespace {
-
-ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
-{
-    ModelShape m;
-    m.modelType = c.value(QStringLiteral("model_type")).toString(root.value(QStringLiteral("model_type")).toString());
-    // Widths and counts some families give one a layer (Hunyuan-A13B's moe_intermediate_size,
-    // moe_topk and num_shared_expert lists; Gemma 3n's intermediate_size): one value when every
-    // layer has it, else the largest (the most weight memory) and a note saying so.
-    for (const char *key : {"intermediate_size", "moe_intermediate_size", "num_experts_per_tok", "n_shared_experts"}) {
-        const QJsonValue v = c.value(QString::fromLatin1(key));
-        if (!v.isArray())
-            continue;
-        const QJsonArray list = v.toArray();
-        if (list.isEmpty())
-            throw InputError(QString::fromLatin1(key), QStringLiteral("is an empty list"));
-        double largest = 0;
-        bool same = true;
-        for (int i = 0; i < list.size(); ++i) {
-            if (!list.at(i).isDouble())
-                throw InputError(QStringLiteral("%1[%2]").arg(QString::fromLatin1(key)).arg(i), QStringLiteral("must be a number"));
-            largest = std::max(largest, list.at(i).toDouble());
-            same = same && list.at(i) == list.at(0);
-        }
-        if (!same)
-            m.sizingNotes << QStringLiteral("%1 differs between layers; every layer is counted at the largest, %2.")
-                                 .arg(QString::fromLatin1(key)).arg(largest);
-        c.insert(QString::fromLatin1(key), largest);
-    }
-    // Published configs list only fields that differ from the transformers
-    // class defaults; fill the defaults this engine needs from those classes.
-    struct Default { const char *modelType; const char *key; qint64 value; const char *source; };
-    static const Default defaults[] = {
-        // transformers/models/gemma3/configuration_gemma3.py, Gemma3TextConfig.__init__
-        // (also the text_config of a multimodal "gemma3" checkpoint: Gemma3Config builds
-        // its text_config as a Gemma3TextConfig).
-        {"gemma3_text", "max_position_embeddings", 131072, "Gemma3TextConfig"},
-        {"gemma3_text", "sliding_window_pattern", 6, "Gemma3TextConfig"},
-        {"gemma3_text", "sliding_window", 4096, "Gemma3TextConfig"},
-        {"gemma3_text", "head_dim", 256, "Gemma3TextConfig"},
-        {"gemma3", "max_position_embeddings", 131072, "Gemma3TextConfig"},
-        {"gemma3", "sliding_window_pattern", 6, "Gemma3TextConfig"},
-        {"gemma3", "sliding_window", 4096, "Gemma3TextConfig"},
-        {"gemma3", "head_dim", 256, "Gemma3TextConfig"},
-        // transformers/models/gemma4/configuration_gemma4.py, Gemma4TextConfig (the text_config of
-        // a "gemma4" checkpoint too): head_dim 256, sliding_window 512, 131072 positions, layer_types
-        // 5 sliding : 1 full, and global_head_dim 512 for the full layers (__post_init__).
-        {"gemma4_text", "max_position_embeddings", 131072, "Gemma4TextConfig"},
-        {"gemma4_text", "sliding_window_pattern", 6, "Gemma4TextConfig"},
-        {"gemma4_text", "sliding_window", 512, "Gemma4TextConfig"},
-        {"gemma4_text", "head_dim", 256, "Gemma4TextConfig"},
-        {"gemma4_text", "global_head_dim", 512, "Gemma4TextConfig"},
-        {"gemma4", "max_position_embeddings", 131072, "Gemma4TextConfig"},
-        {"gemma4", "sliding_window_pattern", 6, "Gemma4TextConfig"},
-        {"gemma4", "sliding_window", 512, "Gemma4TextConfig"},
-        {"gemma4", "head_dim", 256, "Gemma4TextConfig"},
-        {"gemma4", "global_head_dim", 512, "Gemma4TextConfig"},
-        // transformers/models/gemma2/configuration_gemma2.py and gemma/configuration_gemma.py:
-        // head_dim=256 in both __init__ signatures, not hidden_size / num_attention_heads.
-        {"gemma2", "head_dim", 256, "Gemma2Config"},
-        {"gemma", "head_dim", 256, "GemmaConfig"},
-        // transformers/models/falcon/configuration_falcon.py: max_position_embeddings=2048.
-        {"falcon", "max_position_embeddings", 2048, "FalconConfig"},
-    };
-    for (const Default &d : defaults)
-        if (m.modelType == QLatin1String(d.modelType) && !c.contains(QString::fromLatin1(d.key)))
-            c.insert(QString::fromLatin1(d.key), double(d.value));
-    // Where the config leaves them out, the MLP width and the tie of the LM head to the
-    // embeddings are the config class's (familyTraits).
-    const FamilyTraits family = familyTraits(m.modelType);
-    if (family.mlpFourWide && !has(c, "intermediate_size") && has(c, "hidden_size")) {
-        const NamedCount hidden(intField(c, "hidden_size", 0, true), QStringLiteral("hidden_size"));
-        const NamedCount ratio = m.modelType == QLatin1String("mpt")
-            ? NamedCount(intField(c, "expansion_ratio", 4, false), QStringLiteral("expansion_ratio"))
-            : NamedCount(4);
-        c.insert(QStringLiteral("intermediate_size"), double((ratio * hidden).v));
-    }
-    if (family.tiedByDefault && !c.value(QStringLiteral("tie_word_embeddings")).isBool()
-        && !root.value(QStringLiteral("tie_word_embeddings")).isBool())
-        c.insert(QStringLiteral("tie_word_embeddings"), true);
-    const int layers = smallField(c, "num_hidden_layers", 0, true);
-    m.hiddenLayers = layers;
-    m.hiddenSize = intField(c, "hidden_size", 0, false);
-    m.intermediateSize = intField(c, "intermediate_size", 0, false, 0);
-    m.moeIntermediateSize = intField(c, "moe_intermediate_size", 0, false, 0);
-    m.vocabSize = intField(c, "vocab_size", 0, false, 0);
-    m.maxPositionEmbeddings = intField(c, "max_position_embeddings", 0, false);
-    for (const char *key : {"torch_dtype", "dtype", "model_type"}) {
-        const QJsonValue v = c.value(QString::fromLatin1(key));
-        if (!v.isUndefined() && !v.isNull() && !v.isString())
-            throw InputError(QString::fromLatin1(key), QStringLiteral("must be a string"));
-    }
-    const QString dtypeWord = c.value(QStringLiteral("torch_dtype")).toString(c.value(QStringLiteral("dtype")).toString());
-    if (!dtypeWord.isEmpty())
-        m.weightsDtype = Dtypes::parse(dtypeWord, QStringLiteral("torch_dtype"));
-    // A quantised checkpoint states its format here; it sets the weights' size.
-    const QJsonObject quant = c.value(QStringLiteral("quantization_config")).toObject(root.value(QStringLiteral("quantization_config")).toObject());
-    const QString method = quant.value(QStringLiteral("quant_method")).toString().toLower();
-    // "bits" as transformers' AWQ / GPTQ configs give it (a number, or its digits as a string);
-    // bitsandbytes states load_in_4bit / load_in_8bit instead.
-    const QJsonValue bitsValue = quant.value(QStringLiteral("bits"));
-    int bits = bitsValue.isString() ? bitsValue.toString().trimmed().toInt() : bitsValue.toInt();
-    if (quant.value(QStringLiteral("load_in_4bit")).toBool())
-        bits = 4;
-    else if (quant.value(QStringLiteral("load_in_8bit")).toBool())
-        bits = 8;
-    if (method == QLatin1String("fp8"))
-        m.weightsDtype = Dtype::FP8;
-    else if (method == QLatin1String("mxfp4"))
-        m.weightsDtype = Dtype::MXFP4;
-    else if (bits == 4)
-        m.weightsDtype = Dtype::INT4;
-    else if (bits == 8)
-        m.weightsDtype = Dtype::INT8;
-    else if (bits >= 1 && bits < 4) {
-        // No 2- or 3-bit precision here: sized at 4 bits, more than the checkpoint holds (the safe side).
-        m.weightsDtype = Dtype::INT4;
-        m.sizingNotes << QStringLiteral("quantization_config gives %1-bit weights (%2); they are sized at 4 bits, more than the "
-                                        "checkpoint holds: give --weights for the exact size.")
-                             .arg(bits).arg(method.isEmpty() ? QStringLiteral("no quant_method") : method);
-    } else if (!quant.isEmpty())
-        // A format not read here: said, never sized as the unquantised weights in silence.
-        m.sizingNotes << QStringLiteral("quantization_config (%1) is not read: the weights are sized at %2; give --weights or "
-                                        "--weights-dtype for the checkpoint's size.")
-                             .arg(method.isEmpty() ? QStringLiteral("no quant_method") : QStringLiteral("quant_method %1").arg(method),
-                                  Dtypes::name(m.weightsDtype));
-    m.numExperts = smallField(c, "num_local_experts",
-                              smallField(c, "num_experts", smallField(c, "n_routed_experts", 0, false, 0), false, 0),
-                              false, 0);
-    m.expertsPerToken = smallField(c, "num_experts_per_tok", 0, false, 0);
-    if (m.numExperts > 0 && m.expertsPerToken > m.numExperts)
-        throw InputError(QStringLiteral("num_experts_per_tok"), QStringLiteral("routes each token to %1 experts but the model has %2")
-                                                                   .arg(m.expertsPerToken).arg(m.numExperts));
-
-    const bool mla = has(c, "kv_lora_rank");
-    const bool isJamba = has(c, "attn_layer_period");
-    const bool isQwenNext = has(c, "full_attention_interval") || has(c, "linear_num_value_heads");
-    // Falcon-H1: attention and a Mamba-2 mixer side by side in every layer.
-    const bool isParallelHybrid = m.modelType == QLatin1String("falcon_h1");
-    // Nemotron-H: one letter a layer, M a Mamba-2 mixer, * attention, - an MLP, E an MoE block.
-    const bool isPatternHybrid = has(c, "hybrid_override_pattern");
-
-    // Pure state-space models: no attention, a recurrent state a layer and nothing per token.
-    //   Mamba-1 (MambaConfig, FalconMambaConfig; vllm mamba_utils mamba1_state_shape): conv
-    //   (conv_kernel - 1) x d_inner, SSM d_inner x state_size, d_inner = intermediate_size
-    //   (expand x hidden_size).
-    //   Mamba-2 (Mamba2Config; mamba2_state_shape): conv (conv_kernel - 1) x (d_inner + 2 x
-    //   n_groups x state_size), SSM num_heads x head_dim x state_size, d_inner = expand x hidden_size.
-    if (m.modelType == QLatin1String("mamba") || m.modelType == QLatin1String("falcon_mamba")
-        || m.modelType == QLatin1String("mamba2")) {
-        auto named = [&](const char *key, qint64 fallback, bool required) {
-            return NamedCount(intField(c, key, fallback, required), QString::fromLatin1(key));
-        };
-        const bool two = m.modelType == QLatin1String("mamba2");
-        const NamedCount hidden = named("hidden_size", 0, true), state = named("state_size", two ? 128 : 16, false);
-        const NamedCount kernel = named("conv_kernel", 4, false), expand = named("expand", 2, false);
-        const NamedCount dInner = has(c, "intermediate_size") && !two ? named("intermediate_size", 0, true) : expand * hidden;
-        LayerGroup mixer;
-        mixer.kind = LayerKind::Recurrent;
-        if (two) {
-            // (num_heads was read as num_attention_heads above: Mamba2Config's num_heads are SSM heads.)
-            const NamedCount heads = named("num_heads", 128, false), headDim = named("head_dim", 64, false);
-            const NamedCount groups = named("n_groups", 8, false);
-            mixer.convStateValues = (NamedCount(kernel.v - 1, kernel.field) * (dInner + NamedCount(2) * groups * state)).v;
-            mixer.ssmStateValues = (heads * headDim * state).v;
-        } else {
-            mixer.convStateValues = (NamedCount(kernel.v - 1, kernel.field) * dInner).v;
-            mixer.ssmStateValues = (dInner * state).v;
-        }
-        m.attentionHeads = 0;
-        m.headDim = 0;
-        m.addLayers(mixer, layers);
-        QJsonObject countRoot = c;
-        const ParameterCount count = countParameters(countRoot);
-        m.derivedParams = m.totalParams = count.total;
-        m.derivedActiveParams = m.activeParams = count.active;
-        return m;
-    }
-
-    QSet<QString> consumed;
-    if (isJamba)
-        consumed << QStringLiteral("attn_layer_period");
-    if (isPatternHybrid)
-        consumed << QStringLiteral("hybrid_override_pattern");
-    // MiniMax-Text-01 / M1 / M2: attn_type_list, one 0 (lightning linear attention) or 1 (softmax
-    // attention) a layer (vllm/model_executor/models/minimax_text_01.py decoder_attention_types).
-    const bool isAttnTypeList = c.value(QStringLiteral("attn_type_list")).isArray();
-    if (isAttnTypeList)
-        consumed << QStringLiteral("attn_type_list");
-    // Granite 4 (GraniteMoeHybridConfig): layer_types names "mamba" layers that are Mamba-2
-    // mixers of mamba_n_heads heads (vllm/model_executor/models/granitemoehybrid.py).
-    bool layerTypesMamba = false;
-    for (const QJsonValue &t : c.value(QStringLiteral("layer_types")).toArray())
-        layerTypesMamba = layerTypesMamba || t.toString() == QLatin1String("mamba");
-    if (isParallelHybrid || (layerTypesMamba && has(c, "mamba_n_heads")))
-        consumed << QStringLiteral("mamba_d_ssm") << QStringLiteral("mamba_n_heads") << QStringLiteral("mamba_d_head")
-                 << QStringLiteral("mamba_n_groups");
-    for (const char *marker : hybridMarkers) {
-        const QString k = QString::fromLatin1(marker);
-        if (has(c, marker) && !consumed.contains(k))
-            throw InputError(k, QStringLiteral("marks a hybrid or state-space layer design (model_type \"%1\") "
-                                               "that Headroom cannot size yet; refusing rather than sizing it as "
-                                               "dense attention")
-                                    .arg(m.modelType));
-    }
-
-    // Attention geometry.
-    m.attentionHeads = smallField(c, "num_attention_heads", 0, true);
-    m.kvHeads = smallField(c, "num_key_value_heads", m.attentionHeads, false);
-    if (!has(c, "kv_lora_rank") && (m.kvHeads > m.attentionHeads || m.attentionHeads % m.kvHeads != 0))
-        throw InputError(QStringLiteral("num_key_value_heads"),
-                         QStringLiteral("%1 must divide num_attention_heads %2 (each KV head serves a whole group of query heads)")
-                             .arg(m.kvHeads).arg(m.attentionHeads));
-    if (has(c, "head_dim")) {
-        m.headDim = smallField(c, "head_dim", 0, true);
-    } else if (!mla) {
-        // LlamaConfig, MistralConfig, Qwen2Config, Qwen3Config and their kin set head_dim to
-        // hidden_size // num_attention_heads when the config leaves it out (their __init__);
-        // the Gemma family declares its own default above.
-        if (m.hiddenSize == 0)
-            throw InputError(QStringLiteral("head_dim"),
-                             QStringLiteral("is missing and hidden_size is missing too, so it cannot be derived"));
-        if (m.hiddenSize % m.attentionHeads != 0)
-            throw InputError(QStringLiteral("head_dim"),
-                             QStringLiteral("is missing and hidden_size %1 is not divisible by num_attention_heads %2")
-                                 .arg(m.hiddenSize).arg(m.attentionHeads));
-        if (m.hiddenSize / m.attentionHeads > 1000000)
-            throw InputError(QStringLiteral("hidden_size"),
-                             QStringLiteral("%1 / num_attention_heads %2 gives an implausibly large head_dim")
-                                 .arg(m.hiddenSize).arg(m.attentionHeads));
-        m.headDim = int(m.hiddenSize / m.attentionHeads);
-    }
-    const int headDimV = has(c, "v_head_dim") && !mla ? smallField(c, "v_head_dim", 0, true) : m.headDim;
-
-    // Which slot each layer is.
-    QVector<Slot> kinds(layers, Slot::Full);
-    const QJsonValue layerTypes = c.value(QStringLiteral("layer_types"));
-    if (!layerTypes.isUndefined() && !layerTypes.isNull() && !layerTypes.isArray())
-        throw InputError(QStringLiteral("layer_types"), QStringLiteral("must be an array of layer kinds"));
-    const qint64 window = intField(c, "sliding_window", 0, false, 0);
-    const QJsonValue useSw = c.value(QStringLiteral("use_sliding_window"));
-    const qint64 chunk = intField(c, "attention_chunk_size", 0, false, 0);
-    if (layerTypes.isArray()) {
-        kinds = slotsFromLayerTypes(layerTypes.toArray(), layers);
-    } else if (isJamba) {
-        const int period = smallField(c, "attn_layer_period", 0, true);
-        const int offset = smallField(c, "attn_layer_offset", 0, true, 0);
-        if (offset >= period)
-            throw InputError(QStringLiteral("attn_layer_offset"),
-                             QStringLiteral("must be below attn_layer_period %1, got %2").arg(period).arg(offset));
-        for (int i = 0; i < layers; ++i)
-            kinds[i] = (i % period == offset) ? Slot::Full : Slot::Mamba;
-    } else if (isQwenNext) {
-        const int interval = smallField(c, "full_attention_interval", 0, true);
-        for (int i = 0; i < layers; ++i)
-            kinds[i] = ((i + 1) % interval == 0) ? Slot::Full : Slot::Linear;
-    } else if (window > 0 && m.modelType == QLatin1String("gemma2")) {
-        for (int i = 0; i < layers; ++i)
-            kinds[i] = (i % 2 == 0) ? Slot::Sliding : Slot::Full;
-    } else if (isAttnTypeList) {
-        const QJsonArray list = c.value(QStringLiteral("attn_type_list")).toArray();
-        // MiniMax-M2 lists only softmax layers (vllm minimax_m2.py reads no list: all attention);
-        // a list of ones says all-attention whatever its length.
-        bool allSoftmax = true;
-        for (const QJsonValue &v : list)
-            allSoftmax = allSoftmax && v == QJsonValue(1);
-        if (!allSoftmax && list.size() != layers)
-            throw InputError(QStringLiteral("attn_type_list"),
-                             QStringLiteral("lists %1 layers but num_hidden_layers is %2").arg(list.size()).arg(layers));
-        for (int i = 0; i < layers && !allSoftmax; ++i) {
-            if (list.at(i) != QJsonValue(0) && list.at(i) != QJsonValue(1))
-                throw InputError(QStringLiteral("attn_type_list[%1]").arg(i),
-                                 QStringLiteral("must be 0 (lightning linear attention) or 1 (softmax attention)"));
-            kinds[i] = list.at(i) == QJsonValue(1) ? Slot::Full : Slot::Lightning;
-        }
-    } else if (isPatternHybrid) {
-        const QJsonValue v = c.value(QStringLiteral("hybrid_override_pattern"));
-        if (!v.isString())
-            throw InputError(QStringLiteral("hybrid_override_pattern"), QStringLiteral("must be a string of M, *, - and E (one a layer)"));
-        const QString pattern = v.toString();
-        if (pattern.size() != layers)
-            throw InputError(QStringLiteral("hybrid_override_pattern"),
-                             QStringLiteral("names %1 layers but num_hidden_layers is %2").arg(pattern.size()).arg(layers));
-        // vllm/model_executor/models/nemotron_h.py ALL_DECODER_LAYER_TYPES: M mamba, * attention,
-        // - mlp, E moe; only the first two keep state for a session.
-        for (int i = 0; i < layers; ++i) {
-            const QChar ch = pattern.at(i);
-            if (ch == QLatin1Char('M'))
-                kinds[i] = Slot::Mamba2;
-            else if (ch == QLatin1Char('*'))
-                kinds[i] = Slot::Full;
-            else if (ch == QLatin1Char('-') || ch == QLatin1Char('E'))
-                kinds[i] = Slot::Stateless;
-            else
-                throw InputError(QStringLiteral("hybrid_override_pattern"),
-                                 QStringLiteral("has \"%1\" at layer %2; Headroom reads M (Mamba-2), * (attention), - (MLP) and E (MoE)")
-                                     .arg(ch).arg(i));
-        }
-    } else if (chunk > 0) {
-        // Llama 4 (transformers Llama4TextConfig; vllm/model_executor/models/llama4.py
-        // Llama4Attention): a layer that uses RoPE (no_rope_layers[i] == 1) attends within
-        // chunks of attention_chunk_size tokens, a NoPE layer (0) attends to all. Without the
-        // list, every no_rope_layer_interval-th layer (default 4) is the NoPE one.
-        const QJsonValue list = c.value(QStringLiteral("no_rope_layers"));
-        if (!list.isUndefined() && !list.isNull() && !list.isArray())
-            throw InputError(QStringLiteral("no_rope_layers"), QStringLiteral("must be an array of 0 (no RoPE, full attention) and 1 (RoPE, chunked attention)"));
-        const QJsonArray flags = list.toArray();
-        if (!flags.isEmpty() && flags.size() != layers)
-            throw InputError(QStringLiteral("no_rope_layers"),
-                             QStringLiteral("lists %1 layers but num_hidden_layers is %2").arg(flags.size()).arg(layers));
-        const int interval = smallField(c, "no_rope_layer_interval", 4, false);
-        for (int i = 0; i < layers; ++i) {
-            if (!flags.isEmpty() && flags.at(i) != QJsonValue(0) && flags.at(i) != QJsonValue(1))
-                throw InputError(QStringLiteral("no_rope_layers[%1]").arg(i), QStringLiteral("must be 0 or 1"));
-            const bool rope = flags.isEmpty() ? (i + 1) % interval != 0 : flags.at(i) == QJsonValue(1);
-            kinds[i] = rope ? Slot::Chunked : Slot::Full;
-        }
-    } else if (window > 0 && c.value(QStringLiteral("sliding_window_pattern")).isString()) {
-        // EXAONE 4.0 spells the pattern as letters ("LLLG"): L a local (sliding) layer,
-        // G a global one, repeated over the layers (vllm/model_executor/models/exaone4.py
-        // reads the same per-layer choice from layer_types).
-        const QString pattern = c.value(QStringLiteral("sliding_window_pattern")).toString();
-        for (QChar ch : pattern)
-            if (ch != QLatin1Char('L') && ch != QLatin1Char('G'))
-                throw InputError(QStringLiteral("sliding_window_pattern"),
-                                 QStringLiteral("must be a number or letters L (local) and G (global), got \"%1\"").arg(pattern));
-        if (pattern.isEmpty())
-            throw InputError(QStringLiteral("sliding_window_pattern"), QStringLiteral("must not be empty"));
-        for (int i = 0; i < layers; ++i)
-            kinds[i] = pattern.at(i % pattern.size()) == QLatin1Char('L') ? Slot::Sliding : Slot::Full;
-    } else if (window > 0 && has(c, "sliding_window_pattern")) {
-        // Gemma 3, Cohere2 (Command R7B, Command A), EXAONE 4.0 (numeric): every pattern-th
-        // layer is global (transformers Gemma3TextConfig / Cohere2Config / Exaone4Config layer_types).
-        const int pattern = smallField(c, "sliding_window_pattern", 0, true);
-        for (int i = 0; i < layers; ++i)
-            kinds[i] = ((i + 1) % pattern != 0) ? Slot::Sliding : Slot::Full;
-    } else if (window > 0 && useSw.isBool()) {
-        if (useSw.toBool()) {
-            const int from = smallField(c, "max_window_layers", 0, false, 0);
-            for (int i = from; i < layers; ++i)
-                kinds[i] = Slot::Sliding;
-        }
-    } else if (window > 0) {
-        kinds.fill(Slot::Sliding);
-    }
-    // Granite 4's "mamba" layers are Mamba-2 mixers (mamba_n_heads), Jamba's Mamba-1.
-    if (layerTypesMamba && has(c, "mamba_n_heads"))
-        std::replace(kinds.begin(), kinds.end(), Slot::Mamba, Slot::Mamba2);
-    if (kinds.contains(Slot::Sliding) && window <= 0)
-        throw InputError(QStringLiteral("sliding_window"),
-                         QStringLiteral("is missing but layer_types names sliding_attention layers"));
-    if (kinds.contains(Slot::Chunked) && chunk <= 0)
-        throw InputError(QStringLiteral("attention_chunk_size"),
-                         QStringLiteral("is missing but layer_types names chunked_attention layers"));
-    if (kinds.contains(Slot::Chunked))
-        m.sizingNotes << QStringLiteral("%1 layers attend within chunks of attention_chunk_size %2 tokens; "
-                                        "each is sized as a sliding window of %2 (the most it keeps: the current chunk).")
-                             .arg(kinds.count(Slot::Chunked)).arg(chunk);
-
-    LayerGroup attention;
-    if (mla) {
-        attention.kind = LayerKind::Mla;
-        attention.latentDim = smallField(c, "kv_lora_rank", 0, true);
-        attention.ropeDim = smallField(c, "qk_rope_head_dim", 0, true);
-        // DeepSeek-V3.2's sparse attention: a lightning indexer keeps one key of
-        // index_head_dim values per layer per token (HF config.json, DeepseekV32ForCausalLM).
-        attention.indexerHeadDim = smallField(c, "index_head_dim", 0, false, 0);
-        m.kvHeads = 0;
-    } else {
-        attention.kind = LayerKind::FullAttention;
-        attention.kvHeads = m.kvHeads;
-        attention.headDimK = m.headDim;
-        attention.headDimV = headDimV;
-    }
-    // Gemma 4 (transformers Gemma4TextConfig.__post_init__, per_layer_config): the full-attention
-    // layers have heads of global_head_dim values and, where attention_k_eq_v is true (keys
-    // reused as values; both are still cached), num_global_key_value_heads KV heads.
-    LayerGroup full = attention;
-    if (!mla && has(c, "global_head_dim")) {
-        full.headDimK = full.headDimV = smallField(c, "global_head_dim", 0, true);
-        const QJsonValue kEqV = c.value(QStringLiteral("attention_k_eq_v"));
-        if (!kEqV.isUndefined() && !kEqV.isNull() && !kEqV.isBool())
-            throw InputError(QStringLiteral("attention_k_eq_v"), QStringLiteral("must be true or false"));
-        if (kEqV.toBool() && has(c, "num_global_key_value_heads")) {
-            full.kvHeads = smallField(c, "num_global_key_value_heads", 0, true);
-            if (m.attentionHeads % full.kvHeads != 0)
-                throw InputError(QStringLiteral("num_global_key_value_heads"),
-                                 QStringLiteral("%1 must divide num_attention_heads %2").arg(full.kvHeads).arg(m.attentionHeads));
-        }
-    }
-    LayerGroup sliding = attention;
-    if (mla && (kinds.contains(Slot::Sliding) || kinds.contains(Slot::Chunked)))
-        throw InputError(kinds.contains(Slot::Sliding) ? QStringLiteral("sliding_window") : QStringLiteral("attention_chunk_size"),
-                         QStringLiteral("with MLA (kv_lora_rank) is not a known design"));
-    sliding.kind = LayerKind::SlidingWindow;
-    sliding.window = window;
-    LayerGroup chunked = sliding;
-    chunked.window = chunk;
-
-    LayerGroup recurrent;
-    recurrent.kind = LayerKind::Recurrent;
-    if (kinds.contains(Slot::Mamba)) {
-        const qint64 expand = intField(c, "mamba_expand", 2, false);
-        const qint64 dState = intField(c, "mamba_d_state", 16, false);
-        const qint64 dConv = intField(c, "mamba_d_conv", 4, false);
-        if (m.hiddenSize == 0)
-            throw InputError(QStringLiteral("hidden_size"), QStringLiteral("is needed to size the Mamba state"));
-        const NamedCount dInner = NamedCount(expand, QStringLiteral("mamba_expand")) * NamedCount(m.hiddenSize, QStringLiteral("hidden_size"));
-        recurrent.convStateValues = (NamedCount(dConv - 1, QStringLiteral("mamba_d_conv")) * dInner).v;
-        recurrent.ssmStateValues = (NamedCount(dState, QStringLiteral("mamba_d_state")) * dInner).v;
-    }
-    // MiniMax's lightning attention keeps one head_dim x head_dim state a head (vllm
-    // minimax_text_01.py MiniMaxText01LinearAttention.get_state_shape: heads x head_dim x head_dim).
-    LayerGroup lightning;
-    lightning.kind = LayerKind::Recurrent;
-    if (kinds.contains(Slot::Lightning))
-        lightning.ssmStateValues = (NamedCount(m.attentionHeads, QStringLiteral("num_attention_heads"))
-                                    * NamedCount(m.headDim, QStringLiteral("head_dim")) * NamedCount(m.headDim, QStringLiteral("head_dim"))).v;
-    LayerGroup linear;
-    linear.kind = LayerKind::Recurrent;
-    if (kinds.contains(Slot::Linear)) {
-        auto named = [&](const char *key, qint64 fallback, bool required) {
-            return NamedCount(intField(c, key, fallback, required), QString::fromLatin1(key));
-        };
-        const NamedCount kHeads = named("linear_num_key_heads", 0, true), vHeads = named("linear_num_value_heads", 0, true);
-        const NamedCount kDim = named("linear_key_head_dim", 0, true), vDim = named("linear_value_head_dim", 0, true);
-        const NamedCount kernel = named("linear_conv_kernel_dim", 4, false);
-        linear.ssmStateValues = (vHeads * kDim * vDim).v;
-        linear.convStateValues = (NamedCount(kernel.v - 1, kernel.field) * (NamedCount(2) * kHeads * kDim + vHeads * vDim)).v;
-    }
-
-    // A Mamba-2 mixer's state (llama.cpp src/llama-model.cpp; vllm mamba_utils
-    // MambaStateShapeCalculator.mamba2_state_shape): conv state (d_conv - 1) x
-    // (d_inner + 2 x n_groups x d_state), SSM state d_state x d_inner, d_inner = heads x head_dim.
-    auto mamba2 = [&](const char *headsKey, const char *headDimKey, const char *innerKey, const char *groupsKey,
-                      qint64 groupsDefault, const char *stateKey, qint64 stateDefault, const char *convKey) {
-        auto named = [&](const char *key, qint64 fallback, bool required) {
-            return NamedCount(intField(c, key, fallback, required), QString::fromLatin1(key));
-        };
-        const NamedCount heads = named(headsKey, 0, true);
-        // "auto" (GraniteMoeHybridConfig's default) is mamba_expand x hidden_size split over the heads.
-        const bool autoHeadDim = c.value(QString::fromLatin1(headDimKey)) == QJsonValue(QStringLiteral("auto"));
-        const NamedCount dInner = innerKey && has(c, innerKey) ? named(innerKey, 0, true)
-            : autoHeadDim ? named("mamba_expand", 2, false) * NamedCount(m.hiddenSize, QStringLiteral("hidden_size"))
-                          : heads * named(headDimKey, 0, true);
-        const NamedCount groups = named(groupsKey, groupsDefault, false), dState = named(stateKey, stateDefault, stateDefault == 0);
-        const NamedCount dConv = named(convKey, 4, false);
-        LayerGroup mixer;
-        mixer.kind = LayerKind::Recurrent;
-        mixer.convStateValues = (NamedCount(dConv.v - 1, dConv.field) * (dInner + NamedCount(2) * groups * dState)).v;
-        mixer.ssmStateValues = (dState * dInner).v;
-        return mixer;
-    };
-    if (isParallelHybrid)
-        m.addLayers(mamba2("mamba_n_heads", "mamba_d_head", "mamba_d_ssm", "mamba_n_groups", 1, "mamba_d_state", 0, "mamba_d_conv"), layers);
-    // Nemotron-H (NemotronHConfig defaults: n_groups 8, ssm_state_size 128, conv_kernel 4) and
-    // Granite 4's "mamba" layers (GraniteMoeHybridConfig defaults: n_groups 1, d_state 256, d_conv 4).
-    const LayerGroup mamba2Mixer = !kinds.contains(Slot::Mamba2) ? LayerGroup()
-        : has(c, "mamba_n_heads") ? mamba2("mamba_n_heads", "mamba_d_head", nullptr, "mamba_n_groups", 1, "mamba_d_state", 256, "mamba_d_conv")
-                                  : mamba2("mamba_num_heads", "mamba_head_dim", nullptr, "n_groups", 8, "ssm_state_size", 128, "conv_kernel");
-    // The count reads the same standard names (and config-class defaults) as the shape.
-    QJsonObject countRoot = root;
-    if (!languageModelKey(root).isEmpty())
-        countRoot.insert(QStringLiteral("text_config"), c);
-    else
-        countRoot = c;
-    const ParameterCount count = countParameters(countRoot);
-    m.derivedParams = m.totalParams = count.total;
-    m.derivedActiveParams = m.activeParams = count.active;
-    // The vision encoder (vision_config), which the engines load with the model.
-    const VisionEncoder vision = countVisionEncoder(root, m.hiddenSize);
-    m.visionParams = vision.params;
-    m.tokensPerImage = vision.params > 0 ? vision.tokensPerImage : 0;
-    // A vision tower Headroom cannot count (Qwen2-VL / Qwen2.5-VL's depth-named vision_config, ...)
-    // is still loaded by the engine: the weights figure is short of it, and says so.
-    if (root.value(QStringLiteral("vision_config")).isObject() && vision.params == 0)
-        m.sizingNotes << QStringLiteral("vision_config is not counted (Headroom counts ViT towers that give hidden_size, "
-                                        "intermediate_size, num_hidden_layers and patch_size): the weights leave the vision "
-                                        "encoder out, though the engine loads it.");
-    // Designs that keep less KV than their layers' heads imply, which Headroom does not model:
-    // sized without the saving (more KV than the engine keeps: the safe side), and said so.
-    struct Saving { const char *key; const char *what; };
-    static const Saving savings[] = {
-        // HunYuanConfig (Hunyuan-Large): cross-layer attention shares K and V over cla_share_factor layers.
-        {"use_cla", "cross-layer attention (use_cla) shares KV between layers"},
-        // DeepSeek-V4: per-layer KV compression ratios.
-        {"compress_ratios", "KV compression (compress_ratios)"},
-        // MllamaTextConfig (Llama 3.2 Vision): cross_attention_layers attend to the image's tokens,
-        // a fixed KV per image, sized here as self-attention over the context.
-        {"cross_attention_layers", "image cross-attention (cross_attention_layers) keeps a KV per image, not per token"},
-    };
-    for (const Saving &sv : savings) {
-        const QJsonValue v = c.value(QString::fromLatin1(sv.key));
-        if (!v.isUndefined() && !v.isNull() && v != QJsonValue(false) && !(v.isArray() && v.toArray().isEmpty()))
-            m.sizingNotes << QStringLiteral("%1 is not modelled: KV is sized without it, more than the engine keeps.")
-                                 .arg(QString::fromLatin1(sv.what));
-    }
-    // Gemma 3n (transformers Gemma3nTextConfig; vllm/model_executor/models/gemma3n.py): the last
-    // num_kv_shared_layers layers reuse the K and V of an earlier layer of their kind and keep none.
-    const int kvShared = smallField(c, "num_kv_shared_layers", 0, false, 0);
-    if (kvShared >= layers)
-        throw InputError(QStringLiteral("num_kv_shared_layers"),
-                         QStringLiteral("%1 must be below num_hidden_layers %2 (some layer must keep its own KV)").arg(kvShared).arg(layers));
-    if (kvShared > 0)
-        m.sizingNotes << QStringLiteral("The last %1 of %2 layers reuse an earlier layer's KV (num_kv_shared_layers): "
-                                        "KV is sized for the first %3 layers.")
-                             .arg(kvShared).arg(layers).arg(layers - kvShared);
-    for (int i = 0; i < layers - kvShared; ++i) {
-        switch (kinds.at(i)) {
-        case Slot::Full: m.addLayers(full, 1); break;
-        case Slot::Sliding: m.addLayers(sliding, 1); break;
-        case Slot::Chunked: m.addLayers(chunked, 1); break;
-        case Slot::Mamba: m.addLayers(recurrent, 1); break;
-        case Slot::Linear: m.addLayers(linear, 1); break;
-        case Slot::Lightning: m.addLayers(lightning, 1); break;
-        case Slot::Mamba2: m.addLayers(mamba2Mixer, 1); break;
-        case Slot::Stateless: break;
-        }
-    }
-    return m;
-}
-
-} // namespace
 
 ModelShape ConfigImporter::fromPreset(const QJsonObject &preset)
 {

@@ -4,6 +4,7 @@
 #include "plan/capacity.h"
 #include "core/inputerror.h"
 #include "core/units.h"
+#include "io/patternindex.h"
 
 #include <QJsonArray>
 #include <functional>
@@ -40,18 +41,15 @@ QVector<std::pair<const char *, std::optional<qint64>>> sizesOf(const LogReading
             {"the KV self size", r.kvSelf}, {"memory.required.kv", r.requiredKv}, {"the card's total memory", r.totalMemory},
             {"the KV cache one request needs", r.kvNeeded}, {"the free memory before loading", r.freeBefore}};
 }
-} // namespace
-
-LogReading LogCalibration::read(const QString &text, const QString &field)
+// Every engine's start-up lines (each engine's rule, model/engines/), reading into `r`, and a
+// failed start any PyTorch engine prints (vLLM, SGLang: torch's caching allocator):
+// "CUDA out of memory. Tried to allocate 4.00 GiB. GPU 3 has a total capacity of 184.00 GiB
+// of which 2.21 GiB is free."
+QVector<LogPattern> logPatterns(LogReading &r, const QString &field)
 {
-    LogReading r;
-    // Every engine's start-up lines (each engine's rule, model/engines/).
     QVector<LogPattern> patterns;
     for (Engine e : Engines::all())
         Engines::rule(e).addLogPatterns(patterns, r, field);
-    // A failed start any PyTorch engine prints (vLLM, SGLang: torch's caching allocator):
-    // "CUDA out of memory. Tried to allocate 4.00 GiB. GPU 3 has a total capacity of 184.00 GiB
-    // of which 2.21 GiB is free."
     patterns << LogPattern{LogParse::rx(QStringLiteral("CUDA out of memory\\. Tried to allocate ") + LogParse::number() + LogParse::unit()
                                         + QStringLiteral("(?:\\. GPU (\\d+) has a total capacity of ") + LogParse::number() + LogParse::unit()
                                         + QStringLiteral(" of which ") + LogParse::number() + LogParse::unit() + QStringLiteral(" is free)?")),
@@ -62,121 +60,83 @@ LogReading LogCalibration::read(const QString &text, const QString &field)
                                r.fail(QStringLiteral("cuda-oom"), what + QStringLiteral(", so it did not start: the memory it holds at that point (weights, "
                                                                                          "a reserved KV pool) leaves too little for the rest."));
                            }};
-    // Most lines of a long log (requests, metrics) match no pattern: one pass over the line,
-    // folded to lower case, looks up each pair of characters among the first two of every
-    // pattern's leading text, and only a pattern whose text the line holds meets its
-    // expression (43 expressions on every line of a 66 MB log took 23 s). A pattern without
-    // two leading characters is always tried. The lines are views into `text`, never copies.
-    QStringList leads;
-    std::vector<std::vector<int>> byPair(1); // entry 0: no pattern starts with the pair
-    std::vector<quint16> pairEntry(128 * 128, 0);
-    for (qsizetype k = 0; k < patterns.size(); ++k) {
-        const QString lead = LogParse::leadingText(patterns.at(k).re.pattern()).toLower();
-        leads << lead;
-        if (lead.size() < 2 || lead.at(0).unicode() >= 128 || lead.at(1).unicode() >= 128)
-            continue;
-        quint16 &entry = pairEntry[size_t(lead.at(0).unicode() * 128 + lead.at(1).unicode())];
-        if (entry == 0) {
-            entry = quint16(byPair.size());
-            byPair.emplace_back();
-        }
-        byPair[entry].push_back(int(k));
-    }
-    QString folded;
-    std::vector<bool> candidate(size_t(patterns.size()));
+    return patterns;
+}
+
+// The lines of `text` as views into it, never copies, without a last blank line.
+QVector<QStringView> linesOf(const QString &text)
+{
     QVector<QStringView> lines;
     for (const QStringView line : QStringTokenizer(text, u'\n'))
         lines << line;
     if (!lines.isEmpty() && lines.last().trimmed().isEmpty())
         lines.removeLast();
-    r.linesRead = int(lines.size());
-    // Terminal colour codes (ESC [ ... m, as vLLM and llama.cpp print them to a terminal) are
-    // not text: they are taken out before a line is read.
-    const QRegularExpression ansi = LogParse::rx(QStringLiteral("\\x1b\\[[0-9;?]*[a-z]"));
-    // The start-ups of the log: the one being read starts at runStart; the last complete one
-    // before it (a KV figure or a failure read) is kept with its lines.
-    std::array<int, 8> sizeLine{}; // the line each of sizesOf's figures was last set on, in this run
+    return lines;
+}
+
+// One reading of a start-up log: the patterns of every engine read figures into m_r, line by
+// line, keeping one start-up when the engine restarted. Not copied or moved: the patterns
+// hold a reference to m_r.
+class StartupReader
+{
+public:
+    explicit StartupReader(const QString &field) : m_field(field), m_patterns(logPatterns(m_r, m_field)), m_index(m_patterns) {}
+    Q_DISABLE_COPY_MOVE(StartupReader)
+
+    // Reads every line of `text` (LogCalibration::read) and returns the start-up read.
+    LogReading read(const QString &text);
+
+private:
+    // A start-up before the one being read, kept when complete.
     struct Run
     {
         LogReading reading;
         int from = 0, to = 0;
         std::array<int, 8> sizeLine{};
     };
-    std::optional<Run> lastComplete;
-    int runStart = 1, runsBefore = 0, linesUsed = 0;
-    // One record of line `number` (1-based): true when a pattern read a figure from it.
-    auto readRecord = [&](QStringView line, int number) {
-        bool used = false;
-        // Lower case as the expressions compare without case: ASCII, and the two other
-        // characters whose case partner is ASCII (U+212A Kelvin sign: k, U+017F long s: s).
-        folded.resize(line.size());
-        QChar *out = folded.data();
-        for (const QChar c : line) {
-            const char16_t u = c.unicode();
-            *out++ = QChar(u >= u'A' && u <= u'Z' ? char16_t(u + 32) : u == 0x212A ? u'k' : u == 0x017F ? u's' : u);
-        }
-        for (qsizetype k = 0; k < patterns.size(); ++k)
-            candidate[size_t(k)] = leads.at(k).size() < 2 || leads.at(k).at(0).unicode() >= 128 || leads.at(k).at(1).unicode() >= 128;
-        const QStringView view(folded);
-        for (qsizetype j = 0; j + 1 < view.size(); ++j) {
-            const char16_t a = view.at(j).unicode(), b = view.at(j + 1).unicode();
-            if (a >= 128 || b >= 128)
-                continue;
-            if (const quint16 entry = pairEntry[size_t(a * 128 + b)])
-                for (const int k : byPair[entry])
-                    if (!candidate[size_t(k)] && view.sliced(j).startsWith(leads.at(k)))
-                        candidate[size_t(k)] = true;
-        }
-        // A start-of-run banner of the log's own engine after measured figures: the engine
-        // restarted. The run read so far is kept aside when complete, and the reading starts
-        // again from this line. (Another engine's banner is another engine's log, refused below.)
-        const auto sameEngine = [&](Engine banner) {
-            return banner == r.engine || (banner == Engine::Ollama && r.engine == Engine::LlamaCpp);
-        };
-        for (qsizetype k = 0; k < patterns.size(); ++k)
-            if (patterns.at(k).startsRun != Engine::Plain && candidate[size_t(k)] && r.hasMeasurements() && sameEngine(patterns.at(k).startsRun)
-                && patterns.at(k).re.match(line).hasMatch()) {
-                if (r.hasKvFigure() || !r.failures.isEmpty() || r.refusalLine)
-                    lastComplete = Run{r, runStart, number - 1, sizeLine};
-                ++runsBefore;
-                r = LogReading{};
-                sizeLine = {};
-                runStart = number;
-                break;
-            }
-        const Engine before = r.engine;
-        for (qsizetype k = 0; k < patterns.size(); ++k) {
-            const LogPattern &p = patterns.at(k);
-            if (!candidate[size_t(k)])
-                continue;
-            const auto m = p.re.match(line);
-            if (m.hasMatch()) {
-                const auto before = figuresOf(r);
-                const auto sizes = sizesOf(r);
-                p.take(m, number);
-                used = true;
-                // A size of 0 or below (a pool of no tokens, an edited figure) is refused, naming its line.
-                // The line each size was last set on, for the check of the run's sizes at the end.
-                const auto now = sizesOf(r);
-                for (int k = 0; k < now.size(); ++k)
-                    if (now.at(k).second != sizes.at(k).second)
-                        sizeLine[size_t(k)] = number;
-                // A figure this line set is named by the line, in the engine's own words.
-                const auto after = figuresOf(r);
-                for (int k = 0; k < after.size(); ++k)
-                    if (after.at(k).second != before.at(k).second)
-                        r.names.set(after.at(k).first, QStringLiteral("%1 line %2 (%3)").arg(field).arg(number).arg(m.captured(0).trimmed()));
-            }
-        }
-        // Ollama's server.log holds its llama.cpp runner's lines: together they are an Ollama log.
-        const auto ollamaRunner = [](Engine a, Engine b) { return (a == Engine::Ollama && b == Engine::LlamaCpp) || (a == Engine::LlamaCpp && b == Engine::Ollama); };
-        if (before != Engine::Plain && r.engine != before && ollamaRunner(before, r.engine))
-            r.engine = Engine::Ollama;
-        if (before != Engine::Plain && r.engine != before)
-            throw InputError(field, QStringLiteral("line %1: a %2 line in a %3 log: paste one engine's start-up at a time")
-                                        .arg(number).arg(Engines::name(r.engine), Engines::name(before)));
-        return used;
-    };
+
+    void readLines(const QVector<QStringView> &lines);
+    bool readRecord(QStringView line, int number);
+    void restartOnBanner(QStringView line, int number, const std::vector<bool> &candidate);
+    bool takeFigures(QStringView line, int number, const std::vector<bool> &candidate);
+    void refuseMixedEngines(Engine before, int number);
+    void keepOneStartup();
+    void refuseEmptySizes() const;
+    void failOnRefusal();
+    void refuseWithoutKvFigure() const;
+
+    LogReading m_r;
+    const QString m_field;
+    const QVector<LogPattern> m_patterns;
+    PatternIndex m_index;
+    std::array<int, 8> m_sizeLine{}; // the line each of sizesOf's figures was last set on, in this run
+    std::optional<Run> m_lastComplete;
+    int m_runStart = 1, m_runsBefore = 0, m_linesUsed = 0;
+};
+
+LogReading StartupReader::read(const QString &text)
+{
+    const QVector<QStringView> lines = linesOf(text);
+    m_r.linesRead = int(lines.size());
+    readLines(lines);
+    keepOneStartup();
+    m_r.linesRead = int(lines.size());
+    m_r.linesUsed = m_linesUsed;
+    refuseEmptySizes();
+    if (QStringView(text).trimmed().isEmpty())
+        throw InputError(m_field, QStringLiteral("the log is empty: paste the engine's start-up log, from the model config to the KV cache size."));
+    failOnRefusal();
+    refuseWithoutKvFigure();
+    return m_r;
+}
+
+// Reads each line's records, counting the lines a figure was read from. Terminal colour codes
+// (ESC [ ... m, as vLLM and llama.cpp print them to a terminal) are not text: they are taken
+// out before a line is read. A carriage return inside a line (a tee'd progress bar redrawn over
+// itself, or CRLF) ends a record as a newline does; the records keep the line's number.
+void StartupReader::readLines(const QVector<QStringView> &lines)
+{
+    const QRegularExpression ansi = LogParse::rx(QStringLiteral("\\x1b\\[[0-9;?]*[a-z]"));
     QString plain;
     QVector<QStringView> records;
     for (int i = 0; i < lines.size(); ++i) {
@@ -186,70 +146,163 @@ LogReading LogCalibration::read(const QString &text, const QString &field)
             plain.remove(ansi);
             whole = plain;
         }
-        // A carriage return inside a line (a tee'd progress bar redrawn over itself, or CRLF)
-        // ends a record as a newline does; the records keep the line's number.
         records.clear();
         for (const QStringView part : QStringTokenizer(whole, u'\r'))
             records << part;
         bool used = false;
         for (const QStringView record : std::as_const(records))
             used = readRecord(record, i + 1) || used;
-        linesUsed += used;
+        m_linesUsed += used;
     }
-    // One start-up: the last, or the last complete one when the last printed no KV figure.
-    const bool lastIsComplete = r.hasKvFigure() || !r.failures.isEmpty() || r.refusalLine;
-    if (!lastIsComplete && lastComplete) {
-        const int cut = runStart;
-        r = lastComplete->reading;
-        sizeLine = lastComplete->sizeLine;
-        r.notes << QStringLiteral("The log holds %1 start-ups (the engine restarted): the last, from line %2, printed no KV-cache figure "
-                                  "(cut off?), so the one before it, lines %3 to %4, was read.")
-                       .arg(runsBefore + 1).arg(cut).arg(lastComplete->from).arg(lastComplete->to);
-    } else if (runsBefore > 0) {
-        r.notes << QStringLiteral("The log holds %1 start-ups (the engine restarted): the last, from line %2, was read; %3 before it skipped "
-                                  "(lines 1 to %4), so no figure of one run is mixed with another's.")
-                       .arg(runsBefore + 1).arg(runStart).arg(runsBefore == 1 ? QStringLiteral("the one") : QStringLiteral("the %1").arg(runsBefore))
-                       .arg(runStart - 1);
+}
+
+// One record of line `number` (1-based): true when a pattern read a figure from it.
+bool StartupReader::readRecord(QStringView line, int number)
+{
+    const std::vector<bool> &candidate = m_index.candidates(line);
+    restartOnBanner(line, number, candidate);
+    const Engine before = m_r.engine;
+    const bool used = takeFigures(line, number, candidate);
+    refuseMixedEngines(before, number);
+    return used;
+}
+
+// A start-of-run banner of the log's own engine after measured figures: the engine
+// restarted. The run read so far is kept aside when complete, and the reading starts
+// again from this line. (Another engine's banner is another engine's log, refused below.)
+void StartupReader::restartOnBanner(QStringView line, int number, const std::vector<bool> &candidate)
+{
+    const auto sameEngine = [&](Engine banner) {
+        return banner == m_r.engine || (banner == Engine::Ollama && m_r.engine == Engine::LlamaCpp);
+    };
+    for (qsizetype k = 0; k < m_patterns.size(); ++k)
+        if (m_patterns.at(k).startsRun != Engine::Plain && candidate[size_t(k)] && m_r.hasMeasurements() && sameEngine(m_patterns.at(k).startsRun)
+            && m_patterns.at(k).re.match(line).hasMatch()) {
+            if (m_r.hasKvFigure() || !m_r.failures.isEmpty() || m_r.refusalLine)
+                m_lastComplete = Run{m_r, m_runStart, number - 1, m_sizeLine};
+            ++m_runsBefore;
+            m_r = LogReading{};
+            m_sizeLine = {};
+            m_runStart = number;
+            break;
+        }
+}
+
+// Runs every candidate pattern on the record; true when one matched. A figure a match set is
+// named by its line, in the engine's own words, and the line each size was last set on is kept
+// for the check of the run's sizes at the end.
+bool StartupReader::takeFigures(QStringView line, int number, const std::vector<bool> &candidate)
+{
+    bool used = false;
+    for (qsizetype k = 0; k < m_patterns.size(); ++k) {
+        const LogPattern &p = m_patterns.at(k);
+        if (!candidate[size_t(k)])
+            continue;
+        const auto m = p.re.match(line);
+        if (!m.hasMatch())
+            continue;
+        const auto before = figuresOf(m_r);
+        const auto sizes = sizesOf(m_r);
+        p.take(m, number);
+        used = true;
+        const auto now = sizesOf(m_r);
+        for (int j = 0; j < now.size(); ++j)
+            if (now.at(j).second != sizes.at(j).second)
+                m_sizeLine[size_t(j)] = number;
+        const auto after = figuresOf(m_r);
+        for (int j = 0; j < after.size(); ++j)
+            if (after.at(j).second != before.at(j).second)
+                m_r.names.set(after.at(j).first, QStringLiteral("%1 line %2 (%3)").arg(m_field).arg(number).arg(m.captured(0).trimmed()));
     }
-    r.linesRead = int(lines.size());
-    r.linesUsed = linesUsed;
-    // A size of 0 (a pool of no tokens, no blocks, no bytes) is no figure to compare: refused,
-    // naming the line that set it. Checked on the run's last values: llama.cpp prints an iSWA
-    // model's empty cache of 0 layers as "size = 0.00 MiB" before the cache that holds the KV.
-    // (A negative figure is refused where it is read, LogParse.)
-    const auto sizes = sizesOf(r);
+    return used;
+}
+
+// Ollama's server.log holds its llama.cpp runner's lines: together they are an Ollama log.
+// Any other engine's line in a log of engine `before` is refused, naming line `number`.
+void StartupReader::refuseMixedEngines(Engine before, int number)
+{
+    const auto ollamaRunner = [](Engine a, Engine b) { return (a == Engine::Ollama && b == Engine::LlamaCpp) || (a == Engine::LlamaCpp && b == Engine::Ollama); };
+    if (before != Engine::Plain && m_r.engine != before && ollamaRunner(before, m_r.engine))
+        m_r.engine = Engine::Ollama;
+    if (before != Engine::Plain && m_r.engine != before)
+        throw InputError(m_field, QStringLiteral("line %1: a %2 line in a %3 log: paste one engine's start-up at a time")
+                                      .arg(number).arg(Engines::name(m_r.engine), Engines::name(before)));
+}
+
+// One start-up: the last, or the last complete one when the last printed no KV figure; a note
+// says which was read.
+void StartupReader::keepOneStartup()
+{
+    const bool lastIsComplete = m_r.hasKvFigure() || !m_r.failures.isEmpty() || m_r.refusalLine;
+    if (!lastIsComplete && m_lastComplete) {
+        const int cut = m_runStart;
+        m_r = m_lastComplete->reading;
+        m_sizeLine = m_lastComplete->sizeLine;
+        m_r.notes << QStringLiteral("The log holds %1 start-ups (the engine restarted): the last, from line %2, printed no KV-cache figure "
+                                    "(cut off?), so the one before it, lines %3 to %4, was read.")
+                         .arg(m_runsBefore + 1).arg(cut).arg(m_lastComplete->from).arg(m_lastComplete->to);
+    } else if (m_runsBefore > 0) {
+        m_r.notes << QStringLiteral("The log holds %1 start-ups (the engine restarted): the last, from line %2, was read; %3 before it skipped "
+                                    "(lines 1 to %4), so no figure of one run is mixed with another's.")
+                         .arg(m_runsBefore + 1).arg(m_runStart).arg(m_runsBefore == 1 ? QStringLiteral("the one") : QStringLiteral("the %1").arg(m_runsBefore))
+                         .arg(m_runStart - 1);
+    }
+}
+
+// A size of 0 (a pool of no tokens, no blocks, no bytes) is no figure to compare: refused,
+// naming the line that set it. Checked on the run's last values: llama.cpp prints an iSWA
+// model's empty cache of 0 layers as "size = 0.00 MiB" before the cache that holds the KV.
+// (A negative figure is refused where it is read, LogParse.)
+void StartupReader::refuseEmptySizes() const
+{
+    const auto sizes = sizesOf(m_r);
     for (int k = 0; k < sizes.size(); ++k)
         if (sizes.at(k).second && *sizes.at(k).second <= 0)
-            throw InputError(field, QStringLiteral("line %1: %2 is %3: a KV-cache or memory figure must be above 0, so there is nothing to "
-                                                   "compare; paste a start-up whose engine sized its cache")
-                                        .arg(sizeLine[size_t(k)]).arg(QString::fromLatin1(sizes.at(k).first)).arg(*sizes.at(k).second));
-    if (QStringView(text).trimmed().isEmpty())
-        throw InputError(field, QStringLiteral("the log is empty: paste the engine's start-up log, from the model config to the KV cache size."));
-    if (r.refusalLine) {
-        // vLLM V1's refusal, from its parts (they may sit on different lines of a wrapped paste).
-        QString what = QStringLiteral("line %1: vLLM refused to start: one request").arg(r.refusalLine);
-        if (r.maxModelLen)
-            what += QStringLiteral(" of max_model_len %1").arg(Units::formatCount(*r.maxModelLen));
-        if (r.kvNeeded)
-            what += QStringLiteral(" needs %1 of KV cache per GPU").arg(Units::formatIn(*r.kvNeeded, Units::GiB, QStringLiteral("GiB"), 2));
-        what += r.kvBudget ? QStringLiteral(", more than the %1 the pool holds").arg(Units::formatIn(*r.kvBudget, Units::GiB, QStringLiteral("GiB"), 2))
-                           : QStringLiteral(", more than the pool holds");
-        what += QStringLiteral(", so not one request of full length fits");
-        if (r.estimatedMaxLen)
-            what += QStringLiteral("; vLLM estimates the longest that fits at %1 tokens (lower --max-model-len to it, or raise gpu_memory_utilization)")
-                        .arg(Units::formatCount(*r.estimatedMaxLen));
-        r.fail(QStringLiteral("vllm-max-model-len"), what + QLatin1Char('.'));
-    }
+            throw InputError(m_field, QStringLiteral("line %1: %2 is %3: a KV-cache or memory figure must be above 0, so there is nothing to "
+                                                     "compare; paste a start-up whose engine sized its cache")
+                                          .arg(m_sizeLine[size_t(k)]).arg(QString::fromLatin1(sizes.at(k).first)).arg(*sizes.at(k).second));
+}
+
+// vLLM V1's refusal of max_model_len, from its parts (they may sit on different lines of a
+// wrapped paste), as the reading's failure.
+void StartupReader::failOnRefusal()
+{
+    if (!m_r.refusalLine)
+        return;
+    QString what = QStringLiteral("line %1: vLLM refused to start: one request").arg(m_r.refusalLine);
+    if (m_r.maxModelLen)
+        what += QStringLiteral(" of max_model_len %1").arg(Units::formatCount(*m_r.maxModelLen));
+    if (m_r.kvNeeded)
+        what += QStringLiteral(" needs %1 of KV cache per GPU").arg(Units::formatIn(*m_r.kvNeeded, Units::GiB, QStringLiteral("GiB"), 2));
+    what += m_r.kvBudget ? QStringLiteral(", more than the %1 the pool holds").arg(Units::formatIn(*m_r.kvBudget, Units::GiB, QStringLiteral("GiB"), 2))
+                         : QStringLiteral(", more than the pool holds");
+    what += QStringLiteral(", so not one request of full length fits");
+    if (m_r.estimatedMaxLen)
+        what += QStringLiteral("; vLLM estimates the longest that fits at %1 tokens (lower --max-model-len to it, or raise gpu_memory_utilization)")
+                    .arg(Units::formatCount(*m_r.estimatedMaxLen));
+    m_r.fail(QStringLiteral("vllm-max-model-len"), what + QLatin1Char('.'));
+}
+
+// Refuses a reading with no KV-cache figure to compare: a failed start, or no engine line.
+void StartupReader::refuseWithoutKvFigure() const
+{
+    const LogReading &r = m_r;
     if (!r.kvBudget && !r.kvTokens && !r.numBlocks && !r.kvSelf && !r.requiredKv && !r.failures.isEmpty())
-        throw InputError(field, QStringLiteral("the log shows a failed start and no KV-cache size to compare (read all %1 lines): %2")
-                                    .arg(r.linesRead).arg(r.failures.join(QLatin1Char(' '))));
+        throw InputError(m_field, QStringLiteral("the log shows a failed start and no KV-cache size to compare (read all %1 lines): %2")
+                                      .arg(r.linesRead).arg(r.failures.join(QLatin1Char(' '))));
     if (r.engine == Engine::Plain || (!r.kvBudget && !r.kvTokens && !r.numBlocks && !r.kvSelf && !r.requiredKv)) {
-        throw InputError(field, QStringLiteral("no vLLM, SGLang, llama.cpp, Ollama or TensorRT-LLM KV-cache line found: read all %1 lines, stopped at "
-                                               "line %1 (%2 recognised). Paste the engine's start-up log, from the model "
-                                               "config to the KV cache size.")
-                                    .arg(r.linesRead).arg(r.linesUsed));
+        throw InputError(m_field, QStringLiteral("no vLLM, SGLang, llama.cpp, Ollama or TensorRT-LLM KV-cache line found: read all %1 lines, stopped at "
+                                                 "line %1 (%2 recognised). Paste the engine's start-up log, from the model "
+                                                 "config to the KV cache size.")
+                                      .arg(r.linesRead).arg(r.linesUsed));
     }
-    return r;
+}
+} // namespace
+
+LogReading LogCalibration::read(const QString &text, const QString &field)
+{
+    StartupReader reader(field);
+    return reader.read(text);
 }
 
 Scenario LogCalibration::applySettings(const LogReading &r, Scenario s)

@@ -36,6 +36,9 @@ struct FamilyTraits
 };
 /// The traits of config.json `model_type`; all false for any other family.
 FamilyTraits familyTraits(const QString &modelType);
+/// True for the pure state-space families (no attention): Mamba-1 (model_type mamba,
+/// falcon_mamba) and Mamba-2 (mamba2).
+bool isStateSpaceFamily(const QString &modelType);
 
 /// Counts the weight matrices a transformers modelling file builds from the
 /// config (text_config for multimodal configs), biases and norms included:
