@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "commands/presetlookup.h"
+
+#include "core/inputerror.h"
+#include "io/configimporter.h"
+
+namespace Headroom {
+
+const PresetStore *openStore(QTextStream &err)
+{
+    static PresetStore *store = nullptr;
+    static bool tried = false;
+    if (!tried) {
+        tried = true;
+        auto *s = new PresetStore(PresetStore::defaultPath());
+        QString error;
+        if (s->open(&error)) {
+            store = s;
+            if (!s->warning().isEmpty())
+                err << "warning: " << s->warning() << '\n';
+        } else {
+            err << "warning: " << error << (error.endsWith(QLatin1Char('.')) ? " " : ". ") << "Using the built-in presets only.\n";
+            delete s;
+        }
+    }
+    return store;
+}
+
+PresetRecord findPreset(const QString &id, const QString &kind, const QString &field, QTextStream &err)
+{
+    PresetRecord r;
+    if (const PresetStore *store = openStore(err)) {
+        r = store->find(id);
+    } else {
+        for (const PresetRecord &b : PresetStore::builtInPresets())
+            if (b.id == id)
+                r = b;
+    }
+    if (r.id.isEmpty() || r.kind != kind)
+        throw InputError(field, QStringLiteral("unknown %1 preset \"%2\"; `headroom presets list` shows the ids").arg(kind, id));
+    return r;
+}
+
+namespace {
+// Every preset of one kind that reads (the store's, else the built-ins).
+template <typename T>
+QVector<T> allPresets(const QString &kind, T (*read)(const QJsonObject &), QTextStream &err)
+{
+    QVector<T> out;
+    const PresetStore *store = openStore(err);
+    for (const PresetRecord &r : store ? store->list(kind) : PresetStore::builtInPresets()) {
+        if (r.kind != kind)
+            continue;
+        try {
+            out << read(r.json);
+        } catch (const InputError &) {
+            // A damaged user preset is left out of the options, not fatal.
+        }
+    }
+    return out;
+}
+} // namespace
+
+QVector<ModelShape> allModels(QTextStream &err)
+{
+    return allPresets<ModelShape>(QStringLiteral("model"), &ConfigImporter::fromPreset, err);
+}
+
+QVector<GpuSpec> allGpus(QTextStream &err)
+{
+    return allPresets<GpuSpec>(QStringLiteral("gpu"), [](const QJsonObject &o) { return GpuSpec::fromPreset(o); }, err);
+}
+
+ModelShape presetModel(const QString &id, QTextStream &err)
+{
+    return ConfigImporter::fromPreset(findPreset(id, QStringLiteral("model"), QStringLiteral("model"), err).json);
+}
+
+GpuSpec presetGpu(const QString &id, QTextStream &err)
+{
+    return GpuSpec::fromPreset(findPreset(id, QStringLiteral("gpu"), QStringLiteral("gpu"), err).json);
+}
+
+} // namespace Headroom
