@@ -8,7 +8,7 @@
 #include "common/clirun.h"
 #include "core/inputerror.h"
 #include "core/jsonnumbers.h"
-#include "inputs/inputranges.h"
+#include "core/inputranges.h"
 #include "io/configimporter.h"
 #include "io/scenariofile.h"
 #include "plan/capacity.h"

@@ -222,7 +222,7 @@ private Q_SLOTS:
         QCOMPARE(w.planner()->scenario().risk, 0.0104);
         QCOMPARE(w.planner()->undoStack()->count(), steps);
         type(QStringLiteral("2%"));
-        // Past the risk's range (1e-6 to 0.5, model/inputs/inputranges.h): refused with the reason,
+        // Past the risk's range (1e-6 to 0.5, model/core/inputranges.h): refused with the reason,
         // the box tinted, the last valid risk kept.
         type(QStringLiteral("0.7"));
         QCOMPARE(w.planner()->scenario().risk, 0.02);
