@@ -10,8 +10,9 @@
 #include "plan/visionpool.h"
 #include "io/logcalibration.h"
 #include "core/outputtarget.h"
+#include "io/scenarioecho.h"
 #include "io/scenariofile.h"
-#include "inputs/inputranges.h"
+#include "core/inputranges.h"
 #include "presetbundle.h"
 #include "presetstore.h"
 
@@ -327,7 +328,7 @@ bool contextFromMaxModelLen(const QCommandLineParser &p)
     return e == Engine::Vllm || e == Engine::Sglang || e == Engine::Trtllm;
 }
 
-// The side pools' flags (issue #14) onto `s`, each by its range rule (inputs/inputranges.h).
+// The side pools' flags (issue #14) onto `s`, each by its range rule (core/inputranges.h).
 void sidePoolsFrom(const QCommandLineParser &p, Scenario &s, QTextStream &err)
 {
     auto count = [&](CountInput input, int &into) {
@@ -387,7 +388,7 @@ void refuseForeignFlags(const QCommandLineParser &p, Engine engine)
 // flag the scenario's engine does not read (calibrate checks against the log's engine instead).
 Scenario scenarioFrom(const QCommandLineParser &p, QTextStream &err, bool requireContext = true, bool checkEngineFlags = true)
 {
-    // A real-valued flag, by its one range rule (inputs/inputranges.h), into `into`.
+    // A real-valued flag, by its one range rule (core/inputranges.h), into `into`.
     auto real = [&](RealInput input, auto &into) {
         const QString flag = QString::fromLatin1(InputRanges::of(input).flag);
         if (p.isSet(flag.mid(2)))
@@ -628,7 +629,7 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err)
         QJsonObject o = r.toJson();
         for (const QString &key : solved.keys())
             o.insert(key, solved.value(key));
-        o.insert(QStringLiteral("inputs"), s.toJson());
+        o.insert(QStringLiteral("inputs"), scenarioEcho(s));
         // The length reserved_tokens_per_session is, in the derivation's words (added field).
         o.insert(QStringLiteral("session_basis"), sessionBasis(s, r));
         o.insert(QStringLiteral("derivation"), QJsonArray::fromStringList(derivation));
@@ -823,7 +824,7 @@ int runCalibrate(const QCommandLineParser &p, QTextStream &out, QTextStream &err
     if (isSet(p, "json")) {
         QJsonObject o = LogCalibration::toJson(reading, rows);
         o.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(notes));
-        o.insert(QStringLiteral("inputs"), calibrated.toJson());
+        o.insert(QStringLiteral("inputs"), scenarioEcho(calibrated));
         out << QString::fromUtf8(JsonNumbers::toJson(o));
         return 0;
     }
