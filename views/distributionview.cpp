@@ -4,7 +4,7 @@
 #include "chartstyle.h"
 #include "distributionchartview.h"
 #include "core/inputerror.h"
-#include "inputs/inputranges.h"
+#include "core/inputranges.h"
 #include "planner.h"
 #include "settings.h"
 #include "throughputchartview.h"

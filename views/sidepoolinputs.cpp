@@ -2,7 +2,7 @@
 #include "sidepoolinputs.h"
 #include "planner.h"
 #include "plan/visionpool.h"
-#include "inputs/inputranges.h"
+#include "core/inputranges.h"
 
 #include <QDoubleSpinBox>
 #include <QFormLayout>

@@ -3,7 +3,7 @@
 #include "pickerlabels.h"
 #include "planner.h"
 #include "core/inputerror.h"
-#include "inputs/inputranges.h"
+#include "core/inputranges.h"
 
 #include <QCheckBox>
 #include <QComboBox>

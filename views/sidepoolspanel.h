@@ -23,7 +23,7 @@ class Planner;
 /// the tokens proposed per step) and LoRA slots (slots, rank, modules), each
 /// behind its own check box, off by default. Every change is one undo step
 /// through the Planner; the group mirrors the Planner's scenario back.
-/// Spin ranges are the range rules of inputs/inputranges.h.
+/// Spin ranges are the range rules of core/inputranges.h.
 class SidePoolsPanel : public QGroupBox
 {
     Q_OBJECT

@@ -10,6 +10,7 @@
 #include "core/jsonnumbers.h"
 #include "io/configimporter.h"
 #include "io/logcalibration.h"
+#include "io/scenarioecho.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -118,7 +119,7 @@ int runCalibrate(const QCommandLineParser &p, QTextStream &out, QTextStream &err
     if (isSet(p, "json")) {
         QJsonObject o = LogCalibration::toJson(reading, rows);
         o.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(notes));
-        o.insert(QStringLiteral("inputs"), calibrated.toJson());
+        o.insert(QStringLiteral("inputs"), scenarioEcho(calibrated));
         out << QString::fromUtf8(JsonNumbers::toJson(o));
         return 0;
     }

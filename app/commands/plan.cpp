@@ -8,6 +8,7 @@
 #include "core/inputerror.h"
 #include "core/jsonnumbers.h"
 #include "core/outputtarget.h"
+#include "io/scenarioecho.h"
 #include "io/scenariofile.h"
 #include "plan/capacity.h"
 #include "plan/levers.h"
@@ -92,7 +93,7 @@ void printJson(QTextStream &out, const Scenario &s, const CapacityResult &r, con
     QJsonObject o = r.toJson();
     for (const QString &key : solved.keys())
         o.insert(key, solved.value(key));
-    o.insert(QStringLiteral("inputs"), s.toJson());
+    o.insert(QStringLiteral("inputs"), scenarioEcho(s));
     // The length reserved_tokens_per_session is, in the derivation's words (added field).
     o.insert(QStringLiteral("session_basis"), sessionBasis(s, r));
     o.insert(QStringLiteral("derivation"), QJsonArray::fromStringList(derivation));

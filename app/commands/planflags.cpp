@@ -5,7 +5,7 @@
 #include "commands/presetlookup.h"
 #include "core/inputerror.h"
 #include "engines/enginerule.h"
-#include "inputs/inputranges.h"
+#include "core/inputranges.h"
 #include "io/configimporter.h"
 #include "io/scenariofile.h"
 #include "plan/visionpool.h"
@@ -29,7 +29,7 @@ QVector<OutputTarget::Protected> inputFiles(const QCommandLineParser &p)
 
 namespace {
 
-/// A real-valued flag, by its one range rule (inputs/inputranges.h), into `into` when given.
+/// A real-valued flag, by its one range rule (core/inputranges.h), into `into` when given.
 /// Throws InputError naming the flag.
 template <typename T>
 void readReal(const QCommandLineParser &p, RealInput input, T &into)
@@ -132,7 +132,7 @@ bool contextFromMaxModelLen(const QCommandLineParser &p)
     return e == Engine::Vllm || e == Engine::Sglang || e == Engine::Trtllm;
 }
 
-/// The side pools' flags (issue #14) onto `s`, each by its range rule (inputs/inputranges.h).
+/// The side pools' flags (issue #14) onto `s`, each by its range rule (core/inputranges.h).
 void sidePoolsFrom(const QCommandLineParser &p, Scenario &s, QTextStream &err)
 {
     auto count = [&](CountInput input, int &into) {

@@ -2,7 +2,7 @@
 #include "engines/logreading.h"
 #include "core/inputerror.h"
 #include "core/units.h"
-#include "inputs/inputranges.h"
+#include "core/inputranges.h"
 
 #include <QHash>
 #include <cmath>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "inputs/inputranges.h"
+#include "core/inputranges.h"
 
 #include "inputs/engineprofile.h"
 
@@ -127,7 +127,7 @@ int shape(const QString &number, int line, const QString &field, const char *nam
 /// A printed decimal ("0.9", "1.30"); throws InputError(field) naming the line unless finite and at least 0.
 double real(const QString &number, int line, const QString &field);
 /// A printed setting (gpu_memory_utilization, mem_fraction_static) under the same range rule
-/// as its flag and file field (inputs/inputranges.h); throws InputError(field) naming the line.
+/// as its flag and file field (core/inputranges.h); throws InputError(field) naming the line.
 double setting(RealInput input, const QString &number, int line, const QString &field);
 } // namespace LogParse
 

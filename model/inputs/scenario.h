@@ -3,7 +3,7 @@
 
 #include "core/dtype.h"
 #include "inputs/engineprofile.h"
-#include "inputs/inputranges.h"
+#include "core/inputranges.h"
 #include "kv/gpuspec.h"
 #include "lengths/lengthdistribution.h"
 #include "kv/kvcost.h"
@@ -98,10 +98,6 @@ struct Scenario
     /// The layers one GPU holds KV for: the model, each layer group cut to ceil(count / pp)
     /// (pipeline stages split layers evenly; the first stage holds the remainder).
     ModelShape stageModel() const;
-
-    /// The resolved inputs as JSON (the command line's "inputs" echo): ids,
-    /// numbers and bytes as integers.
-    QJsonObject toJson() const;
 
     bool operator==(const Scenario &o) const;
     bool operator!=(const Scenario &o) const { return !(*this == o); }

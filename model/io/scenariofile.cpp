@@ -5,7 +5,7 @@
 #include "core/inputerror.h"
 #include "core/jsonnumbers.h"
 #include "core/units.h"
-#include "inputs/inputranges.h"
+#include "core/inputranges.h"
 #include "io/configimporter.h"
 #include "core/outputtarget.h"
 #include "plan/visionpool.h"
@@ -73,7 +73,7 @@ int readInt(const QJsonObject &o, const char *key, qint64 fallback, qint64 minim
     return int(JsonNumbers::whole(o, key, fallback, minimum, maximum, prefix, true));
 }
 
-// An input with a range rule (inputs/inputranges.h), or the fallback when absent.
+// An input with a range rule (core/inputranges.h), or the fallback when absent.
 double readReal(const QJsonObject &o, RealInput input, double fallback, const QString &prefix)
 {
     const char *key = InputRanges::of(input).key;
@@ -651,7 +651,7 @@ QJsonValue loraToJson(const LoraSlots &l)
                        {QStringLiteral("modules"), l.effectiveModules().join(QLatin1Char(','))}};
 }
 
-// A whole number of a side pool by its range rule (inputs/inputranges.h), named "speculative.key".
+// A whole number of a side pool by its range rule (core/inputranges.h), named "speculative.key".
 int readCount(const QJsonObject &o, CountInput input, int fallback, const QString &prefix)
 {
     const CountRange &r = InputRanges::of(input);

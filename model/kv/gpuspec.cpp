@@ -3,7 +3,7 @@
 #include "core/inputerror.h"
 #include "core/jsonnumbers.h"
 #include "core/units.h"
-#include "inputs/inputranges.h"
+#include "core/inputranges.h"
 
 #include <QRegularExpression>
 #include <cmath>

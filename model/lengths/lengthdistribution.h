@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/inputranges.h"
+
 #include <QDebug>
 #include <QString>
 #include <QVector>
@@ -23,15 +25,10 @@ struct LengthDistribution
 {
     enum class Kind { Fixed, Trace, LogNormal, Quantiles };
 
-    /// The longest session length any distribution holds: 2^53 tokens, the
-    /// largest count a double (means, scaling, the discretising grid) still
-    /// holds exactly. Longer lengths are refused with the field named.
-    static constexpr qint64 maxTokens = qint64(1) << 53;
-    /// The highest arrival rate a trace may give: 10^9 requests per second
-    /// (one a nanosecond, the finest timestamp a trace carries); beyond it the
-    /// trace is refused with the field named, so that rate x traffic
-    /// multiplier (<= 10^6) x latency stays a finite figure.
-    static constexpr double maxArrivalRatePerSecond = 1e9;
+    /// The longest session length any distribution holds (2^53 tokens; InputLimits, core/inputranges.h).
+    static constexpr qint64 maxTokens = InputLimits::maxTokens;
+    /// The highest arrival rate a trace may give (10^9 per second; InputLimits, core/inputranges.h).
+    static constexpr double maxArrivalRatePerSecond = InputLimits::maxArrivalRatePerSecond;
 
     Kind kind = Kind::Fixed;
     QString spec;                 ///< the --distribution spec it came from (or the trace path)

@@ -8,7 +8,7 @@
 #include "plan/warmsessions.h"
 #include "plan/sidepools.h"
 #include "core/inputerror.h"
-#include "inputs/inputranges.h"
+#include "core/inputranges.h"
 
 #include <QCoreApplication>
 #include <QLocale>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/sidepools.h"
 #include "core/inputerror.h"
-#include "inputs/inputranges.h"
+#include "core/inputranges.h"
 #include "plan/capacityresult.h"
 
 #include <cmath>

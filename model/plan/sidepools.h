@@ -60,7 +60,7 @@ qint64 draftWeightsBytes(const Scenario &s, qint64 targetWeights, QString *basis
 /// per adapted layer. Throws InputError naming --lora-modules for MLA
 /// attention or MoE experts (not planned), --max-loras when the shape lacks
 /// hidden_size, num_attention_heads or intermediate_size, and the range
-/// rules' fields (inputs/inputranges.h).
+/// rules' fields (core/inputranges.h).
 qint64 loraBytes(const Scenario &s, bool perGpu);
 
 /// The derivation's lines for the side pools that are on, with numbers

@@ -2,7 +2,7 @@
 #include "plan/warmsessions.h"
 #include "core/inputerror.h"
 #include "core/units.h"
-#include "inputs/inputranges.h"
+#include "core/inputranges.h"
 #include "plan/servingestimate.h"
 
 #include <QJsonArray>

@@ -8,7 +8,7 @@
 #include "common/clirun.h"
 #include "core/inputerror.h"
 #include "core/jsonnumbers.h"
-#include "inputs/inputranges.h"
+#include "core/inputranges.h"
 #include "io/configimporter.h"
 #include "io/scenariofile.h"
 #include "plan/capacity.h"
@@ -18,6 +18,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 #include <functional>
@@ -25,6 +26,14 @@
 namespace {
 
 using Run = HeadroomTest::CliRun;
+
+// True when `text` names `field` as a whole name: "--tp:" and "layers[0].kind" name tp and kind,
+// "output" and "kindly" do not (a substring test let a short field pass on any message).
+bool namesField(const QString &text, const QString &field)
+{
+    const QRegularExpression whole(QStringLiteral("(?<![A-Za-z0-9_])") + QRegularExpression::escape(field) + QStringLiteral("(?![A-Za-z0-9_])"));
+    return whole.match(text).hasMatch();
+}
 
 // The values every numeric input is tried with.
 const QStringList absurdValues = {
@@ -65,7 +74,7 @@ private:
             const QStringList lines = err.split(QLatin1Char('\n'), Qt::SkipEmptyParts).filter(QStringLiteral("error: "));
             if (lines.size() != 1)
                 return QStringLiteral("exit 1 without exactly one error line: ") + err;
-            if (!lines.first().contains(field))
+            if (!namesField(lines.first(), field))
                 return QStringLiteral("the error does not name %1: %2").arg(field, lines.first());
             return {};
         }
@@ -99,7 +108,7 @@ private:
             const Scenario s = read();
             const CapacityResult r = computeCapacity(s);
             if (!r.ok)
-                return r.error.contains(field) ? QString() : QStringLiteral("the error does not name %1: %2").arg(field, r.error);
+                return namesField(r.error, field) ? QString() : QStringLiteral("the error does not name %1: %2").arg(field, r.error);
             if (const QString p = figures(r.kvBytesPerToken, r.sessionBytes, r.reservedSessionBytesPerGpu, r.kvBudgetBytesPerGpu, r.maxSessions);
                 !p.isEmpty())
                 return p;
@@ -112,7 +121,7 @@ private:
                 return QStringLiteral("accepted, saved, then refused on opening: ") + e.text();
             }
         } catch (const InputError &e) {
-            return e.text().contains(field) ? QString() : QStringLiteral("the error does not name %1: %2").arg(field, e.text());
+            return namesField(e.text(), field) ? QString() : QStringLiteral("the error does not name %1: %2").arg(field, e.text());
         }
         return {};
     }

@@ -26,7 +26,7 @@ using Run = HeadroomTest::CliRun;
 const QStringList engines = {QStringLiteral("plain"), QStringLiteral("vllm"), QStringLiteral("sglang"),
                              QStringLiteral("trtllm"), QStringLiteral("llamacpp"), QStringLiteral("ollama")};
 
-// The ranges the side-pool flags document (headroom --help; inputs/inputranges.h
+// The ranges the side-pool flags document (headroom --help; core/inputranges.h
 // InputRanges::of: speculative tokens 0..64, draft layers 0..256, LoRA slots 0..1,024,
 // rank 1..1,024; plan/visionpool.h: 0..999 images, vLLM's per-prompt limit; the host
 // tier's 1..1,024 cards per node).
@@ -165,7 +165,7 @@ private Q_SLOTS:
             if (c.high < 1000) // "1,000" reads as 1,000 (headroom --help: counts take "100,000")
                 row(f, QStringLiteral("1,000"), with, f, above);
         }
-        // The decoding share: 1e-6 to 1 (inputs/inputranges.h).
+        // The decoding share: 1e-6 to 1 (core/inputranges.h).
         for (const char *v : {"0", "-0", "-1", "1.0000001", "1e300", "9223372036854775807"})
             row(QStringLiteral("--decoding-share"), QString::fromLatin1(v), {}, QStringLiteral("--decoding-share"), QStringLiteral("must be a number from 1e-06 to 1"));
         for (const char *v : {"nan", "inf", "", "1,000"})

@@ -26,7 +26,8 @@ private:
     Run run(const QString &args)
     {
         const HeadroomTest::CliRun r = HeadroomTest::runHeadroom(QStringList{QStringLiteral("plan"), QStringLiteral("--json")} + args.split(QLatin1Char(' ')), m_home.path(), {}, 60000);
-        return {r.code, r.json(), r.err};
+        // A refusal prints no JSON: only a run that succeeded is read as JSON (and must be).
+        return {r.code, r.code == 0 ? r.json() : QJsonObject(), r.err};
     }
 
 private Q_SLOTS:

@@ -14,6 +14,7 @@
 #include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
+#include <QTest>
 
 namespace HeadroomTest {
 
@@ -23,8 +24,21 @@ struct CliRun
     int code = -2;
     QByteArray out;
     QByteArray err;
-    /// Standard output read as one JSON object (empty when it is not one).
-    QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
+    /// Standard output read as one JSON object. Output that is not one (text, an error message,
+    /// nothing) fails the running test function here, quoting what came, and gives an empty
+    /// object: two runs that both printed no JSON must never compare equal unnoticed.
+    QJsonObject json() const
+    {
+        QJsonParseError error;
+        const QJsonDocument d = QJsonDocument::fromJson(out, &error);
+        if (error.error != QJsonParseError::NoError || !d.isObject())
+            QTest::qFail(qPrintable(QStringLiteral("standard output is not a JSON object (%1; exit %2): %3")
+                                        .arg(error.error != QJsonParseError::NoError ? error.errorString() : QStringLiteral("not an object"))
+                                        .arg(code)
+                                        .arg(QString::fromUtf8(out.left(300) + err.left(300)))),
+                         __FILE__, __LINE__);
+        return d.object();
+    }
     /// Standard output and error as text (UTF-8).
     QString outText() const { return QString::fromUtf8(out); }
     QString errText() const { return QString::fromUtf8(err); }

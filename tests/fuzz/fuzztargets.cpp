@@ -4,7 +4,7 @@
 #include "core/dtype.h"
 #include "core/inputerror.h"
 #include "core/units.h"
-#include "inputs/inputranges.h"
+#include "core/inputranges.h"
 #include "io/configimporter.h"
 #include "io/logcalibration.h"
 #include "io/scenariofile.h"

@@ -1230,7 +1230,7 @@ void TestConfigImport::gpuPresetRefusals_data()
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("message");
     const QString whole = QStringLiteral("must be a positive whole number of bytes");
-    // The one range rule for a price (inputs/inputranges.cpp, shared with --price): above 0, at most $1,000,000.
+    // The one range rule for a price (core/inputranges.cpp, shared with --price): above 0, at most $1,000,000.
     const QString price = QStringLiteral("must be a number from 1e-09 to 1e+06, got ");
     QTest::newRow("memory_bytes missing (wholeBytes)") << gpuPreset({}, {QStringLiteral("memory_bytes")}) << QStringLiteral("memory_bytes")
                                                        << QStringLiteral("is missing from the GPU preset");

@@ -81,6 +81,14 @@ private slots:
             QVERIFY(!planWithout.isEmpty());
             QCOMPARE(planWith, planWithout);
             QVERIFY2(std::memcmp(with.get(), without.get(), sizeof(fftw_complex) * size_t(n / 2 + 1)) == 0, qPrintable(QString::number(n)));
+            // And the wisdom holds this size: without it the two plans above are both FFTW's own
+            // estimate, alike whatever the wisdom holds (FFTW_WISDOM_ONLY plans from wisdom alone,
+            // else gives NULL).
+            fftw_forget_wisdom();
+            importBuiltInFftwWisdom();
+            const fftw_plan fromWisdom = fftw_plan_dft_r2c_1d(n, in.get(), without.get(), FFTW_ESTIMATE | FFTW_WISDOM_ONLY);
+            QVERIFY2(fromWisdom, qPrintable(QStringLiteral("no wisdom for the %1-point real-to-complex transform").arg(n)));
+            fftw_destroy_plan(fromWisdom);
         }
         fftw_forget_wisdom();
     }

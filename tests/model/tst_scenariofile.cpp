@@ -7,7 +7,7 @@
 #include "io/scenariofile.h"
 #include "core/units.h"
 #include "core/jsonnumbers.h"
-#include "inputs/inputranges.h"
+#include "core/inputranges.h"
 
 #include <QDir>
 #include <QFile>
@@ -558,7 +558,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("message");
         const QString int1 = QStringLiteral("must be a whole number from 1 to 10,000,000, got 0");
         const QString unit = QStringLiteral("must be a number from 1e-06 to 1");
-        // Side pools (readSidePools), by their range rules (inputs/inputranges.h).
+        // Side pools (readSidePools), by their range rules (core/inputranges.h).
         QTest::newRow("speculative.num_speculative_tokens 65") << patched("speculative", "num_speculative_tokens", 65)
                                                               << QStringLiteral("speculative.num_speculative_tokens") << QStringLiteral("from 0 to 64");
         QTest::newRow("speculative.draft_layers -1") << patched("speculative", "draft_layers", -1)
@@ -747,7 +747,7 @@ private Q_SLOTS:
                 << QStringLiteral("distribution.prompt_probabilities") << QStringLiteral("prompts must form a distribution no longer than the sessions");
             QTest::newRow("distribution: requests -1") << with({{QStringLiteral("requests"), -1}}) << QStringLiteral("distribution.requests")
                                                        << QStringLiteral("must not be negative");
-            // Their range rules (inputs/inputranges.h): 0 to 10^9 requests per second, 0 to 2^53 tokens.
+            // Their range rules (core/inputranges.h): 0 to 10^9 requests per second, 0 to 2^53 tokens.
             QTest::newRow("distribution: arrival_rate_per_second -1") << with({{QStringLiteral("arrival_rate_per_second"), -1}})
                                                                       << QStringLiteral("distribution.arrival_rate_per_second")
                                                                       << QStringLiteral("must be a number from 0 to 1e+09, got -1");

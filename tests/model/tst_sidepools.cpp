@@ -285,9 +285,9 @@ private slots:
         QVERIFY(o->costPerSessionHourUsd);
         QVERIFY(qFuzzyCompare(*o->costPerSessionHourUsd, 2.95 * 8 / 188));
         // Decode latency is the card's own: the same as now.
-        QCOMPARE(o->itlMs.has_value(), r.current.itlMs.has_value());
-        if (o->itlMs)
-            QCOMPARE(*o->itlMs, *r.current.itlMs);
+        QVERIFY(r.current.itlMs);
+        QVERIFY(o->itlMs);
+        QCOMPARE(*o->itlMs, *r.current.itlMs);
         QVERIFY2(o->sideEffect.contains(QStringLiteral("204.8 ms")), qPrintable(o->sideEffect));
     }
 };

@@ -185,7 +185,8 @@ ModelShape shapeFor(qint64 bytesPerToken)
 }
 
 // Checks Headroom's count for one case; returns 0 when it is exact, 1 when one below,
-// -1 when the exact computation cannot tell (a tail within its uncertainty of the risk).
+// -1 when the exact computation cannot tell which (a tail within its uncertainty of the risk:
+// the checks that hold whatever the undecided tail is still run), -3 when a check fails.
 // `shared`: an OverflowRisk of this law and cost made before (and asked other budgets), else one made here.
 int check(const Case &c, const char *name, qint64 *sessions = nullptr, const LengthDistribution *law = nullptr,
           const OverflowRisk *shared = nullptr)
@@ -231,8 +232,9 @@ int check(const Case &c, const char *name, qint64 *sessions = nullptr, const Len
                              .arg(twoAbove.over, 0, 'g', 12);
     if (qstrncmp(name, "random", 6) != 0)
         qInfo("%s", qPrintable(what));
-    if (!decided(at) || !decided(twoAbove))
-        return -1;
+    // A tail within this test's uncertainty of the risk leaves the count's exactness open (-1),
+    // but every check below still holds with the uncertainty counted, so it runs all the same.
+    const bool undecided = !decided(at) || !decided(twoAbove);
     // Never above the exact answer.
     if (at.over > c.risk) {
         qWarning("above the exact count: %s", qPrintable(what));
@@ -263,7 +265,7 @@ int check(const Case &c, const char *name, qint64 *sessions = nullptr, const Len
                      (long long)(n + 1), qPrintable(what));
             return -3;
         }
-        return decided(above) && above.over > c.risk ? 0 : 1;
+        return undecided ? -1 : decided(above) && above.over > c.risk ? 0 : 1;
     }
     // At most one below it.
     if (twoAbove.over + twoAbove.unsure <= c.risk) {
@@ -276,7 +278,7 @@ int check(const Case &c, const char *name, qint64 *sessions = nullptr, const Len
         qWarning("tails disagree: Headroom %.12g, %.12g (bound %.3g): %s", count.tailAt, count.tailAbove, count.errorBound, qPrintable(what));
         return -3;
     }
-    return decided(above) && above.over > c.risk ? 0 : 1;
+    return undecided ? -1 : decided(above) && above.over > c.risk ? 0 : 1;
 }
 
 } // namespace

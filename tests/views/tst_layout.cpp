@@ -232,8 +232,11 @@ private Q_SLOTS:
         // ... in the window, Export report's Ctrl+E wins: the override is left unaccepted.
         QKeyEvent override(QEvent::ShortcutOverride, Qt::Key_E, Qt::ControlModifier);
         QApplication::sendEvent(edit, &override);
-        QVERIFY(!override.isAccepted());
-        if (!lineEditClaims)
+        // Only where the box alone claims Ctrl+E does the window's answer say anything; the
+        // unconditional check is Ctrl+Left below, which every scheme's line edit claims.
+        if (lineEditClaims)
+            QVERIFY(!override.isAccepted());
+        else
             qInfo("this keyboard scheme's line edit does not claim Ctrl+E (GNOME's and KDE's do); see Ctrl+Left below");
         // A key every scheme's line edit claims (Ctrl+Left, previous word), given to a window action:
         // alone the box takes it; in the window the action fires, from the box.
@@ -259,10 +262,14 @@ private Q_SLOTS:
         QCOMPARE(w.planner()->pinned().size(), 0);
         QTest::keyClick(edit, Qt::Key_D, Qt::ControlModifier);
         QCOMPARE(w.planner()->pinned().size(), 1);
-        // Esc belongs to the boxes outside the presenter: the presenter's Esc is off.
+        // Esc belongs to the boxes outside the presenter: the presenter's Esc (leave presenter) is off.
+        int escapes = 0;
         for (QAction *a : w.findChildren<QAction *>())
-            if (a->shortcut() == QKeySequence(Qt::Key_Escape))
-                QVERIFY(!a->isEnabled());
+            if (a->shortcuts().contains(QKeySequence(Qt::Key_Escape))) {
+                ++escapes;
+                QVERIFY2(!a->isEnabled(), qPrintable(a->text()));
+            }
+        QCOMPARE(escapes, 1);
     }
 
     void compareListsOnlyTheInputsThatDiffer()

@@ -31,6 +31,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
+#include <QTimer>
 #include <functional>
 #include "common/headroomtest.h"
 #include <QUndoStack>
@@ -203,7 +205,11 @@ private Q_SLOTS:
         why->setCurrentIndex(1); // Sources
         QVERIFY(!derivation->isVisible());
         in->contextSpin()->setValue(65536);
-        QTest::qWait(300); // past the pause that writes a shown derivation out: a hidden one waits
+        // Past the pause that writes a shown derivation out (a hidden one waits): the result is in
+        // and no short single-shot timer of the window is still running.
+        QTRY_VERIFY(!w.planner()->busy());
+        QTRY_VERIFY(std::none_of(w.findChildren<QTimer *>().cbegin(), w.findChildren<QTimer *>().cend(),
+                                 [](const QTimer *t) { return t->isSingleShot() && t->isActive() && t->interval() < 1000; }));
         QVERIFY(!derivation->toPlainText().contains(QStringLiteral("4,096 blocks of 16")));
         why->setCurrentIndex(0);
         QCOMPARE(derivation->toPlainText(), expected());

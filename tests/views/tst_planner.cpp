@@ -34,6 +34,16 @@ Scenario scenario()
 class TestPlanner : public QObject
 {
     Q_OBJECT
+    // Once the planner is idle: every job it ran has ended and every result a job posted has been
+    // delivered, so "nothing else arrives" is a fact rather than a fixed wait, which a slow
+    // machine passed whatever arrived later.
+    static void settle()
+    {
+        QVERIFY(QThreadPool::globalInstance()->waitForDone(120000));
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -56,7 +66,7 @@ private Q_SLOTS:
             QVERIFY2(QThreadPool::globalInstance()->activeThreadCount() <= 1, "one pricing at a time");
         }
         QTRY_VERIFY(!p.leversBusy());
-        QTest::qWait(50); // nothing else arrives
+        settle(); // nothing else arrives
         QCOMPARE(reports.size(), 1);
         const LeverReport newest = evaluateLevers(scenario(), {}, {}, LeverTarget{20.0, std::nullopt}, 0, 0);
         const LeverReport oldest = evaluateLevers(scenario(), {}, {}, LeverTarget{1.0, std::nullopt}, 0, 0);
@@ -80,7 +90,7 @@ private Q_SLOTS:
             QVERIFY2(QThreadPool::globalInstance()->activeThreadCount() <= 1, "one recompute at a time");
         }
         QTRY_VERIFY(!p.busy());
-        QTest::qWait(50);
+        settle();
         QCOMPARE(results.size(), 1);
         Scenario last = scenario();
         last.lengthScale = 0.5 + 0.05 * 19;
@@ -93,7 +103,7 @@ private Q_SLOTS:
         p.apply(plain);
         QCOMPARE(results.size(), 1);
         QTRY_VERIFY(!p.busy());
-        QTest::qWait(50);
+        settle();
         QCOMPARE(results.size(), 1);
         QCOMPARE(p.result().maxSessions, computeCapacity(plain).maxSessions);
     }

@@ -459,21 +459,6 @@ private Q_SLOTS:
         }
     }
 
-    void fontCheckSeesAFontThatIsNotEmbedded()
-    {
-        // pdffonts' layout (poppler-utils 22): a base-14 Helvetica that is referenced, not embedded.
-        const QString out = QStringLiteral(
-            "name                                 type              encoding         emb sub uni object ID\n"
-            "------------------------------------ ----------------- ---------------- --- --- --- ---------\n"
-            "ECEDAZ+DejaVuSans                    CID TrueType      Identity-H       yes yes yes      8  0\n"
-            "Helvetica                            Type 1            Standard         no  no  no       9  0\n");
-        int count = 0;
-        const QStringList missing = notEmbedded(out, &count);
-        QCOMPARE(count, 2);
-        QCOMPARE(missing, QStringList{out.split(QLatin1Char('\n')).at(3)});
-        QCOMPARE(notEmbedded(QStringLiteral("Syntax Error: Couldn't open file"), &count).size(), 1); // not pdffonts' table: a failure
-    }
-
     void comparisonPage()
     {
         Scenario a;

@@ -3,9 +3,23 @@
 
 #include <QLocale>
 #include <QString>
+#include <QtGlobal>
 #include <array>
 
 namespace Headroom {
+
+/// Limits that a range rule below and the length distributions (lengths/) share.
+namespace InputLimits {
+/// The longest session length any distribution holds: 2^53 tokens, the
+/// largest count a double (means, scaling, the discretising grid) still
+/// holds exactly. Longer lengths are refused with the field named.
+constexpr qint64 maxTokens = qint64(1) << 53;
+/// The highest arrival rate a trace may give: 10^9 requests per second
+/// (one a nanosecond, the finest timestamp a trace carries); beyond it the
+/// trace is refused with the field named, so that rate x traffic
+/// multiplier (<= 10^6) x latency stays a finite figure.
+constexpr double maxArrivalRatePerSecond = 1e9;
+} // namespace InputLimits
 
 /// The real-valued inputs of a scenario that a person types (a flag, a file
 /// field, a spin box), each with ONE range rule shared by the command line,

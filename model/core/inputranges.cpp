@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "inputs/inputranges.h"
+#include "core/inputranges.h"
 #include <QRegularExpression>
 #include "core/inputerror.h"
-#include "lengths/lengthdistribution.h"
 #include "core/units.h"
 
 #include <QLocale>
@@ -24,8 +23,8 @@ const RealRange ranges[] = {
     {RealInput::Risk, "--risk", "risk", 1e-6, 0.5},
     {RealInput::Margin, "--margin", "margin", 0, 0.9},
     {RealInput::DecodingShare, "--decoding-share", "decoding_share", 1e-6, 1},
-    {RealInput::ArrivalRate, "", "arrival_rate_per_second", 0, LengthDistribution::maxArrivalRatePerSecond},
-    {RealInput::MeanOutputTokens, "", "mean_output_tokens", 0, double(LengthDistribution::maxTokens)},
+    {RealInput::ArrivalRate, "", "arrival_rate_per_second", 0, InputLimits::maxArrivalRatePerSecond},
+    {RealInput::MeanOutputTokens, "", "mean_output_tokens", 0, double(InputLimits::maxTokens)},
 };
 // In the enum's order (checked by of()).
 const CountRange counts[] = {
