@@ -544,7 +544,7 @@ ModelShape planOutputModel(const QJsonObject &in, const ScenarioFile::ModelLooku
         model.name = name; // (a name taken from the path would say the folder it was read from)
     const qint64 total = readBig(in, "total_params", 0, ip), active = readBig(in, "active_params", 0, ip);
     if (total > 0 && total != model.totalParams) {
-        // --params gave the count, as commandline.cpp applies it.
+        // --params gave the count, as app/commands/planflags.cpp applies it.
         model.totalParams = total;
         model.activeParams = active > 0 ? std::min(active, total) : total;
         model.checkpointBytes = 0;

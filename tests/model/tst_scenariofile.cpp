@@ -108,7 +108,7 @@ Scenario edited(const Edit &edit)
     return s;
 }
 
-// A preset lookup as the front ends have them (mainwindow.cpp, commandline.cpp): unknown ids are refused.
+// A preset lookup as the front ends have them (mainwindow.cpp, app/commands/presetlookup.cpp): unknown ids are refused.
 ModelShape noModel(const QString &id)
 {
     throw InputError(QStringLiteral("model"), QStringLiteral("unknown model preset \"%1\"").arg(id));

@@ -149,7 +149,7 @@ private Q_SLOTS:
         QTest::addColumn<double>("value");   // NaN: refused with `message`
         QTest::addColumn<QString>("message");
         const double refused = std::numeric_limits<double>::quiet_NaN();
-        // (low, high]: gpu_memory_utilization and the other fraction flags (commandline.cpp).
+        // (low, high]: gpu_memory_utilization and the other fraction flags (app/commands/planflags.cpp).
         QTest::newRow("0.9 in (0, 1]") << QStringLiteral("0.9") << 0.0 << 1.0 << 0.9 << QString();
         QTest::newRow("1 at the top: allowed") << QStringLiteral("1") << 0.0 << 1.0 << 1.0 << QString();
         QTest::newRow(" 0.5  with spaces") << QStringLiteral(" 0.5 ") << 0.0 << 1.0 << 0.5 << QString();
