@@ -320,17 +320,22 @@ QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r, Ri
     return out;
 }
 
-DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, const Budget &b, const CapacityResult &r, RiskWork &work)
+// The inputs the risk-based count reads, checked: the risk (1e-6 to 0.5), the admission
+// margin (0 to below 1) and the retention cap (at least 1 token). Throws InputError naming the field.
+void checkRiskInputs(const Scenario &s)
 {
-    DistributionFigures d;
     if (!(s.risk >= 1e-6 && s.risk <= 0.5))
         throw InputError(s.field(Input::Risk), QStringLiteral("must be between 1e-6 and 0.5, got %1").arg(s.risk));
     if (!(s.marginFraction >= 0 && s.marginFraction < 1))
         throw InputError(s.field(Input::Margin), QStringLiteral("must be at least 0 and below 1"));
     if (s.retainTokens && *s.retainTokens < 1)
         throw InputError(s.field(Input::Retain), QStringLiteral("must be at least 1 token"));
-    const LengthDistribution lengths = lengthsOf(s, r.reservedTokensPerSession);
-    const qint64 cap = s.preallocate ? 0 : s.retainTokens.value_or(0);
+}
+
+// The lengths' own figures into `d` (tokens): mean, quantiles and maximum, what the retention
+// `cap` (0: none) drops, and the shares longer than the context or than max_model_len.
+void addLengthFigures(DistributionFigures &d, const Scenario &s, const LengthDistribution &lengths, qint64 cap)
+{
     d.meanTokens = lengths.mean();
     d.p50 = lengths.quantile(0.5);
     d.p90 = lengths.quantile(0.9);
@@ -348,7 +353,14 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
         d.shareLongerThanContext = lengths.shareAbove(s.contextTokens);
     if (const qint64 maxLen = s.effectiveMaxModelLen(); s.distribution && !s.preallocate && maxLen > 0 && longest > maxLen)
         d.shareLongerThanMaxModelLen = lengths.shareAbove(maxLen);
-    const qint64 budget = r.kvBudgetBytesPerGpu;
+}
+
+// The counts against the KV `budget` per GPU into `d`: the risk-based count and how it was
+// settled, the worst case and the count at the mean; unless `work` wants counts only, the
+// admission limit, the overflow probability at the asked sessions, and admission by prompt.
+void addRiskFigures(DistributionFigures &d, const Scenario &s, const LengthDistribution &lengths, const KvCost &cost, qint64 cap,
+                    qint64 budget, RiskWork &work)
+{
     RiskWork::Law &law = work.law(lengths, cost, cap);
     d.meanSessionBytesPerGpu = law.risk().meanBytes();
     const double atMean = double(s.sessions) * d.meanSessionBytesPerGpu;
@@ -378,10 +390,17 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
         d.admissionByPrompt = work.law(prompts, cost, cap).sessionsAtRisk(budget, s.risk).sessions;
         d.riskAtGrownSize = law.overflowProbability(d.admissionByPrompt, budget);
     }
-    // Throughput and cost at the risk-based count.
-    if (const auto step = decodeStep(s, b.weightsPerGpu, d.meanSessionBytesPerGpu, s.sessions))
+}
+
+// Decode speed and cost into `d` (plan/servingestimate.h, with `weightsPerGpu` bytes of weights
+// per GPU): the inter-token latency at the asked sessions and at the risk-based count, tokens
+// per second and cost per million tokens there, the batch-versus-latency curve, and the time
+// to first token of the mean prompt (half the mean length when the lengths have no prompts).
+void addSpeedFigures(DistributionFigures &d, const Scenario &s, const LengthDistribution &lengths, qint64 weightsPerGpu)
+{
+    if (const auto step = decodeStep(s, weightsPerGpu, d.meanSessionBytesPerGpu, s.sessions))
         d.itlMs = step->seconds * 1e3;
-    const auto atRisk = decodeStep(s, b.weightsPerGpu, d.meanSessionBytesPerGpu, d.sessionsAtRisk);
+    const auto atRisk = decodeStep(s, weightsPerGpu, d.meanSessionBytesPerGpu, d.sessionsAtRisk);
     const auto price = s.effectivePrice();
     if (atRisk) {
         d.itlMsAtRisk = atRisk->seconds * 1e3;
@@ -396,7 +415,7 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
         const qint64 batch = std::max<qint64>(1, qint64(std::llround(std::pow(double(top), i / 23.0))));
         if (!d.throughputCurve.isEmpty() && d.throughputCurve.last().sessions == batch)
             continue;
-        if (const auto step = decodeStep(s, b.weightsPerGpu, d.meanSessionBytesPerGpu, batch))
+        if (const auto step = decodeStep(s, weightsPerGpu, d.meanSessionBytesPerGpu, batch))
             d.throughputCurve << ThroughputPoint{batch, step->seconds * 1e3, step->tokensPerSecondPerGpu};
     }
     const double prompt = lengths.promptLengths.isEmpty() ? d.meanTokens / 2.0 : [&] {
@@ -405,26 +424,54 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
             m += double(lengths.promptLengths.at(i)) * lengths.promptProbabilities.at(i);
         return m;
     }();
-    if (const auto ttft = timeToFirstToken(s, b.weightsPerGpu, prompt))
+    if (const auto ttft = timeToFirstToken(s, weightsPerGpu, prompt))
         d.ttftMs = *ttft * 1e3;
-    if (s.targetSessions) {
-        if (d.sessionsAtRisk > 0) {
-            d.gpusNeeded = Units::mul(Units::ceilDiv(*s.targetSessions, d.sessionsAtRisk), s.gpusPerReplica(), s.field(Input::TargetSessions), "GPU count");
-            if (d.admissionLimit > 0)
-                d.gpusNeededAtAdmissionLimit = Units::mul(Units::ceilDiv(*s.targetSessions, d.admissionLimit), s.gpusPerReplica(),
-                                                          s.field(Input::TargetSessions), "GPU count");
-            if (price) {
-                d.fleetCostPerHourUsd = *price * double(*d.gpusNeeded);
-                d.fleetCostPerMonthUsd = *d.fleetCostPerHourUsd * 730.0;
-            }
-        }
+}
+
+// The fleet for the scenario's target sessions into `d`: whole replicas at the risk-based count
+// and at the admission limit, and its cost per hour and per month (730 hours) at the price.
+// Throws InputError naming --target-sessions when the GPU count passes 2^63 - 1.
+void addFleetFigures(DistributionFigures &d, const Scenario &s)
+{
+    if (!s.targetSessions || d.sessionsAtRisk <= 0)
+        return;
+    d.gpusNeeded = Units::mul(Units::ceilDiv(*s.targetSessions, d.sessionsAtRisk), s.gpusPerReplica(), s.field(Input::TargetSessions), "GPU count");
+    if (d.admissionLimit > 0)
+        d.gpusNeededAtAdmissionLimit = Units::mul(Units::ceilDiv(*s.targetSessions, d.admissionLimit), s.gpusPerReplica(),
+                                                  s.field(Input::TargetSessions), "GPU count");
+    if (const auto price = s.effectivePrice()) {
+        d.fleetCostPerHourUsd = *price * double(*d.gpusNeeded);
+        d.fleetCostPerMonthUsd = *d.fleetCostPerHourUsd * 730.0;
     }
-    // Little's law on a trace with arrival times: sessions at once = rate x time in system.
-    if (lengths.arrivalRatePerSecond > 0) {
-        d.arrivalRatePerSecond = lengths.arrivalRatePerSecond * s.trafficMultiplier;
-        if (d.ttftMs && d.itlMsAtRisk)
-            d.concurrencyFromTraffic = *d.arrivalRatePerSecond * (*d.ttftMs + lengths.meanOutputTokens * *d.itlMsAtRisk) / 1e3;
-    }
+}
+
+// Little's law on a trace with arrival times, into `d`: sessions at once = rate (x the traffic
+// multiplier) x time in system (the time to first token, then every output token at the
+// risk-based count's latency).
+void addTrafficFigures(DistributionFigures &d, const Scenario &s, const LengthDistribution &lengths)
+{
+    if (lengths.arrivalRatePerSecond <= 0)
+        return;
+    d.arrivalRatePerSecond = lengths.arrivalRatePerSecond * s.trafficMultiplier;
+    if (d.ttftMs && d.itlMsAtRisk)
+        d.concurrencyFromTraffic = *d.arrivalRatePerSecond * (*d.ttftMs + lengths.meanOutputTokens * *d.itlMsAtRisk) / 1e3;
+}
+
+// The figures against the scenario's lengths (a distribution, else every session at the
+// context; the reserved maximum under preallocation), for the plan `r` so far with KV
+// `cost` and budget `b`. Throws InputError naming the field of a bad risk input.
+DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, const Budget &b, const CapacityResult &r, RiskWork &work)
+{
+    DistributionFigures d;
+    checkRiskInputs(s);
+    const LengthDistribution lengths = lengthsOf(s, r.reservedTokensPerSession);
+    const qint64 cap = s.preallocate ? 0 : s.retainTokens.value_or(0);
+    addLengthFigures(d, s, lengths, cap);
+    addRiskFigures(d, s, lengths, cost, cap, r.kvBudgetBytesPerGpu, work);
+    // Throughput and cost at the risk-based count.
+    addSpeedFigures(d, s, lengths, b.weightsPerGpu);
+    addFleetFigures(d, s);
+    addTrafficFigures(d, s, lengths);
     return d;
 }
 
@@ -455,6 +502,204 @@ void lengthWarnings(const Scenario &s, CapacityResult &r)
                                    "the risk-based count takes their full length, the per-session figures stop at the context; "
                                    "a retention cap at %2 tokens holds every session to it.")
                           .arg(percentOf(d.shareLongerThanContext), formatCount(s.contextTokens), formatCount(longest));
+}
+
+// The KV figures of `cost` into `r`: per token (the target's and the draft's apart, the pool
+// holding both), the side pools loaded with the weights (`b`), and one session's bytes at the
+// context and at the length it reserves. Throws InputError naming the length's field on overflow.
+void addKvFigures(CapacityResult &r, const Scenario &s, const KvCost &cost, const Budget &b)
+{
+    r.weightsDtype = s.effectiveWeightsDtype();
+    r.kvDtype = s.effectiveKvDtype();
+    r.groups = cost.groups();
+    r.blockSize = s.blockSize;
+    // The target's own per-token figures; the draft's apart (the pool holds both).
+    r.kvBytesPerToken = cost.bytesPerToken() - cost.draftBytesPerToken();
+    r.kvBytesPerTokenPerGpu = cost.bytesPerTokenPerGpu() - cost.draftBytesPerTokenPerGpu();
+    r.draftKvBytesPerToken = cost.draftBytesPerToken();
+    r.draftKvBytesPerTokenPerGpu = cost.draftBytesPerTokenPerGpu();
+    r.lookaheadTokens = cost.lookahead();
+    r.draftWeightsBytes = b.draftWeights;
+    r.draftWeightsBytesPerGpu = b.draftWeightsPerGpu;
+    r.draftWeightsBasis = b.draftBasis;
+    r.loraBytes = b.loraWhole;
+    r.loraBytesPerGpu = b.loraPerGpu;
+    r.indexerKvBytesPerToken = cost.indexerBytesPerToken();
+    r.stateBytesPerSession = cost.stateBytesPerSession();
+    r.sessionBytes = cost.sessionBytes(s.contextTokens, false, contextField(s));
+    r.sessionBytesPerGpu = cost.sessionBytes(s.contextTokens, true, contextField(s));
+    r.reservedTokensPerSession = reservedTokens(s);
+    r.reservedSessionBytesPerGpu = cost.sessionBytes(r.reservedTokensPerSession, true, reservedField(s));
+}
+
+// The card's carving into `r`: weights, workspace and the KV budget per GPU (`b`), and what
+// the engine would print, with its token count at the low and high ends of the budget's
+// stated uncertainty before hardware. Throws InputError naming --gpu-memory past 2^63 - 1.
+void addMemoryFigures(CapacityResult &r, const Scenario &s, const KvCost &cost, const Budget &b)
+{
+    r.weightsBytes = b.weights;
+    r.weightsBasis = b.weightsBasis;
+    r.weightsBytesPerGpu = b.weightsPerGpu;
+    r.workspaceBytesPerGpu = b.workspace;
+    r.gpuMemoryBytes = b.memory;
+    r.usableMemoryBytes = b.usable;
+    r.kvBudgetBytesPerGpu = std::max<qint64>(0, b.budget);
+    r.budgetRule = b.rule;
+    r.engineFigures = computeEngineFigures(s, cost, b.budget);
+    r.engineFigures.activationPeakBytes = b.activationPeak;
+    r.engineMemoryBytes = b.engineMemory;
+    // The stated uncertainty before hardware: the figures at the budget's low and high ends.
+    const qint64 spread = qint64(Engines::rule(s.engine).budgetUncertainty(s) * double(b.engineMemory));
+    // (Checked: a card near 2^63 bytes must not wrap the high end.)
+    const QString memory = s.field(Input::GpuMemory);
+    r.engineFigures.kvCacheTokensLow = spread > 0 ? computeEngineFigures(s, cost, Units::sub(b.budget, spread, memory)).kvCacheTokens
+                                                  : r.engineFigures.kvCacheTokens;
+    r.engineFigures.kvCacheTokensHigh = spread > 0 ? computeEngineFigures(s, cost, Units::sub(b.budget, -spread, memory)).kvCacheTokens
+                                                   : r.engineFigures.kvCacheTokens;
+    r.shortfallBytesPerGpu = std::max<qint64>(0, -b.budget);
+}
+
+// The sessions into `r`: tokens the budget holds, how many sessions fit at the reserved length,
+// the asked sessions' KV (the indexer's and the draft's shares apart) and what is left or
+// overflows, the vision encoder's figures and the sessions kept warm in host memory.
+// Throws InputError naming --sessions (or the block size) past 2^63 - 1.
+void addSessionFigures(CapacityResult &r, const Scenario &s, const KvCost &cost, const Budget &b)
+{
+    if (cost.bytesPerTokenPerGpu() > 0) {
+        // The pool's rate: the draft's layers take their share of every block.
+        const qint64 blockBytes = Units::mul(cost.bytesPerTokenPerGpu(), s.blockSize, s.field(Input::BlockSize));
+        r.kvCapacityTokens = r.kvBudgetBytesPerGpu / blockBytes * s.blockSize;
+    }
+    r.maxSessions = r.reservedSessionBytesPerGpu > 0 ? r.kvBudgetBytesPerGpu / r.reservedSessionBytesPerGpu : 0;
+    r.sessionsExact = r.reservedSessionBytesPerGpu > 0
+        ? double(r.kvBudgetBytesPerGpu) / double(r.reservedSessionBytesPerGpu) : 0.0;
+    r.sessions = s.sessions;
+    r.kvBytesForSessionsPerGpu = Units::mul(s.sessions, r.reservedSessionBytesPerGpu, s.field(Input::Sessions));
+    // Side pool: the sparse-attention indexer's part of that KV (its own band on the chart).
+    r.indexerBytesForSessionsPerGpu = Units::mul(s.sessions, cost.indexerSessionBytes(r.reservedTokensPerSession, reservedField(s)),
+                                                 s.field(Input::Sessions));
+    r.encoderLoaded = VisionPool::hasEncoder(s) && VisionPool::towerLoaded(s);
+    r.encoderWeightsBytes = b.encoderWeights;
+    r.encoderWeightsBytesPerGpu = b.weights > 0 ? qint64((long double)b.weightsPerGpu * (long double)b.encoderWeights / (long double)b.weights + 0.5L) : 0;
+    r.imageTokensPerRequest = VisionPool::imageTokensPerRequest(s);
+    r.encoderCacheTokens = VisionPool::encoderCacheTokens(s);
+    r.encoderCacheBytesPerGpu = b.encoderCache;
+    r.warm = warmSessions(s, cost, r.maxSessions, r.reservedTokensPerSession, b.weightsPerGpu);
+    r.draftKvBytesForSessionsPerGpu = Units::mul(s.sessions, cost.draftSessionBytes(r.reservedTokensPerSession, true, reservedField(s)),
+                                                 s.field(Input::Sessions));
+    const qint64 left = Units::sub(b.budget, r.kvBytesForSessionsPerGpu, s.field(Input::Sessions));
+    r.freeBytesPerGpu = std::max<qint64>(0, left);
+    r.overflowBytesPerGpu = b.budget >= 0 ? std::max<qint64>(0, -left) : r.kvBytesForSessionsPerGpu;
+    r.fits = b.budget >= 0 && s.sessions <= r.maxSessions;
+}
+
+// The engine settings of `s` its rule does not read, or that pass the card of `card` bytes,
+// said as warnings into `r` (in the words of the one check, Engines::foreignSetting). Throws
+// InputError naming --kv-cache-memory for a pinned KV pool past the card.
+void addEngineSettingWarnings(CapacityResult &r, const Scenario &s, qint64 card)
+{
+    // An engine setting the rule does not read (from a file or the window: the command line
+    // refuses it), in the words of the one check (Engines::foreignSetting).
+    auto foreign = [&](Input input) {
+        r.warnings << Capacity::tr("%1 %2; ignored here.").arg(s.field(input), Engines::foreignSetting(s.engine, input));
+    };
+    if (!Engines::rule(s.engine).usesUtilization() && s.gpuMemoryUtilizationGiven)
+        foreign(Input::GpuMemoryUtilization);
+    if (s.weightsBytes && s.weightsDtype)
+        r.warnings << Capacity::tr("The given weights size wins over the weights precision.");
+    const EngineSettings &es = s.engineSettings;
+    // A pinned KV pool past the card is no budget any engine starts with (the derivation's
+    // "card - weights - workspace = 1000.0 GB" did not add up): refused, naming the field.
+    if (es.kvCacheMemory && *es.kvCacheMemory > card && Engines::rule(s.engine).honoursKvCacheMemory())
+        throw InputError(s.field(Input::KvCacheMemory), QStringLiteral("%1 is more than the card holds (%2 per GPU)")
+                                                            .arg(Units::formatBytes(*es.kvCacheMemory, UnitSystem::Decimal),
+                                                                 Units::formatBytes(card, UnitSystem::Decimal)));
+    if (es.kvCacheMemory && !Engines::rule(s.engine).honoursKvCacheMemory())
+        foreign(Input::KvCacheMemory);
+    for (const auto &[value, flag] : {std::pair{es.freeMemoryBefore, "--free-memory-before"}, std::pair{es.freeMemoryAfter, "--free-memory-after"}})
+        if (value && *value > card)
+            r.warnings << Capacity::tr("%1 (%2) is more than the card holds (%3).")
+                              .arg(QString::fromLatin1(flag), Units::formatBytes(*value, UnitSystem::Decimal), Units::formatBytes(card, UnitSystem::Decimal));
+    if (r.engineFigures.kvSelfBytes > card)
+        r.warnings << Capacity::tr("The engine's KV at %1 cells (%2) is more than the card holds (%3).")
+                          .arg(formatCount(r.engineFigures.kvCacheTokens), Units::formatBytes(r.engineFigures.kvSelfBytes, UnitSystem::Decimal),
+                               Units::formatBytes(card, UnitSystem::Decimal));
+}
+
+// What the plan `r` computed anyway but is worth saying, into its warnings: a context past the
+// model's maximum, the importer's sizing notes, engine settings (addEngineSettingWarnings), a
+// KV-head what-if, heads replicated past TP, and flags the scenario cannot honour.
+// Throws InputError as addEngineSettingWarnings does.
+void addWarnings(CapacityResult &r, const Scenario &s, const Budget &b)
+{
+    const qint64 maxPos = s.effectiveMaxModelLen();
+    r.contextBeyondMax = maxPos > 0 && s.contextTokens > maxPos;
+    if (r.contextBeyondMax)
+        r.warnings << (s.maxModelLen ? Capacity::tr("The context of %1 tokens is beyond --max-model-len %2: computed anyway.")
+                                           .arg(formatCount(s.contextTokens), formatCount(maxPos))
+                                     : Capacity::tr("The context of %1 tokens is beyond %2's maximum of %3 tokens: computed anyway.")
+                                           .arg(formatCount(s.contextTokens), s.model.name, formatCount(maxPos)));
+    r.warnings << s.model.sizingNotes; // what the config importer assumed to size the model
+    addEngineSettingWarnings(r, s, b.memory);
+    if (s.kvHeadsOverride && *s.kvHeadsOverride != s.model.kvHeads)
+        r.warnings << Capacity::tr("What-if: %1 KV heads instead of the published %2.")
+                          .arg(*s.kvHeadsOverride).arg(s.model.kvHeads);
+    if (s.model.kvHeads > 0 && s.tp > s.effectiveKvHeads())
+        r.warnings << Capacity::tr("TP %1 exceeds %2 KV heads: each head is replicated on %3 GPUs.")
+                          .arg(s.tp).arg(s.effectiveKvHeads()).arg(s.tp / s.effectiveKvHeads());
+    // Flags the scenario cannot honour are said so, never dropped in silence (1 image is
+    // the default, so only more are named).
+    if (s.imagesPerRequest > 1 && !VisionPool::hasEncoder(s))
+        r.warnings << Capacity::tr("%1 has no vision encoder: %2 %3 is ignored (no image tokens, no encoder cache).")
+                          .arg(s.model.name, s.field(Input::ImagesPerRequest)).arg(s.imagesPerRequest);
+    // Ollama starts no draft model (ollama/ollama issue 5800, open: llama.cpp's --model-draft is not passed through).
+    if (s.engine == Engine::Ollama && (s.speculative.hasDraft() || s.speculative.speculativeTokens > 0))
+        r.warnings << Capacity::tr("Ollama runs no speculative decoding (ollama/ollama issue 5800): %1 is planned as vLLM would hold it, "
+                                   "not as Ollama runs the model.")
+                          .arg(s.speculative.hasDraft() ? SidePools::draftField(s) : s.field(Input::SpeculativeTokens));
+}
+
+// The plan's answer into `r`, which becomes ok: a full pool's warning, whether the asked
+// sessions fit, the verdict, and (a whole plan only, `work` wanting every figure) the
+// single changes that would make them fit.
+void addVerdict(CapacityResult &r, const Scenario &s, RiskWork &work)
+{
+    const qint64 want = std::max<qint64>(1, s.sessions);
+    // The engines degrade sharply as the KV pool fills (preemption, recompute).
+    if (r.maxSessions > 0 && r.sessionsExact - double(r.maxSessions) < 0.05 * double(r.maxSessions) && r.fits
+        && s.sessions == r.maxSessions)
+        r.warnings << Capacity::tr("Tight: %1 leaves only %2 of the KV budget free per GPU.")
+                          .arg(Units::plural(r.maxSessions, Capacity::tr("session"), Capacity::tr("sessions")),
+                               Units::formatBytes(r.freeBytesPerGpu, UnitSystem::Decimal));
+    r.ok = true;
+    r.askedFit = askedSessionsFit(s, r);
+    r.verdict = capacityVerdict(s, r, UnitSystem::Decimal);
+    // Against a distribution what fails is the count at the risk (capacityVerdict), not every
+    // session at the context or at the longest length alone. Each fix is a variant's count
+    // (at the risk: a heavy tail's takes up to a second), so only a whole plan has them.
+    if ((!r.askedFit || (!answersByRisk(s) && r.maxSessions == 0)) && work.figures() == RiskWork::Figures::All)
+        r.fixes = fixesFor(s, want, r, work);
+}
+
+// The plan of a scenario that failed with `e`: not ok, the error and its field only.
+CapacityResult errorResult(const Scenario &s, const InputError &e)
+{
+    CapacityResult r;
+    r.ok = false;
+    r.errorField = e.field();
+    // A message that opens with its verb ("is too large: ...", "must not be negative")
+    // takes the field for its subject; a distribution is no number, so the sentence
+    // names what is: the longest session it holds (every overflow of a shorter one
+    // implies the longest's). "--distribution: is too large" said nothing to act on.
+    const bool verbFirst = e.message().startsWith(QLatin1String("is ")) || e.message().startsWith(QLatin1String("must "));
+    if (verbFirst && s.distribution && e.field() == s.field(Input::Distribution)) {
+        const double top = double(s.distribution->maximum()) * s.lengthScale;
+        r.error = QStringLiteral("%1: its longest session, %2 tokens, %3")
+                      .arg(e.field(), contextIsDistributionLongest(s) ? formatCount(s.contextTokens) : formatCount(qint64(std::min(top, 9e18))), e.message());
+    } else {
+        r.error = e.text();
+    }
+    return r;
 }
 
 } // namespace
@@ -540,167 +785,24 @@ CapacityResult computeCapacity(const Scenario &s)
 
 CapacityResult computeCapacity(const Scenario &s, RiskWork &work)
 {
-    CapacityResult r;
     try {
+        CapacityResult r;
         const KvCost cost = costOf(s);
         const Budget b = budgetOf(s);
-        r.weightsDtype = s.effectiveWeightsDtype();
-        r.kvDtype = s.effectiveKvDtype();
-        r.groups = cost.groups();
-        r.blockSize = s.blockSize;
-        // The target's own per-token figures; the draft's apart (the pool holds both).
-        r.kvBytesPerToken = cost.bytesPerToken() - cost.draftBytesPerToken();
-        r.kvBytesPerTokenPerGpu = cost.bytesPerTokenPerGpu() - cost.draftBytesPerTokenPerGpu();
-        r.draftKvBytesPerToken = cost.draftBytesPerToken();
-        r.draftKvBytesPerTokenPerGpu = cost.draftBytesPerTokenPerGpu();
-        r.lookaheadTokens = cost.lookahead();
-        r.draftWeightsBytes = b.draftWeights;
-        r.draftWeightsBytesPerGpu = b.draftWeightsPerGpu;
-        r.draftWeightsBasis = b.draftBasis;
-        r.loraBytes = b.loraWhole;
-        r.loraBytesPerGpu = b.loraPerGpu;
-        r.indexerKvBytesPerToken = cost.indexerBytesPerToken();
-        r.stateBytesPerSession = cost.stateBytesPerSession();
-        r.sessionBytes = cost.sessionBytes(s.contextTokens, false, contextField(s));
-        r.sessionBytesPerGpu = cost.sessionBytes(s.contextTokens, true, contextField(s));
-        r.reservedTokensPerSession = reservedTokens(s);
-        r.reservedSessionBytesPerGpu = cost.sessionBytes(r.reservedTokensPerSession, true, reservedField(s));
-        r.weightsBytes = b.weights;
-        r.weightsBasis = b.weightsBasis;
-        r.weightsBytesPerGpu = b.weightsPerGpu;
-        r.workspaceBytesPerGpu = b.workspace;
-        r.gpuMemoryBytes = b.memory;
-        r.usableMemoryBytes = b.usable;
-        r.kvBudgetBytesPerGpu = std::max<qint64>(0, b.budget);
-        r.budgetRule = b.rule;
-        r.engineFigures = computeEngineFigures(s, cost, b.budget);
-        r.engineFigures.activationPeakBytes = b.activationPeak;
-        r.engineMemoryBytes = b.engineMemory;
-        // The stated uncertainty before hardware: the figures at the budget's low and high ends.
-        const qint64 spread = qint64(Engines::rule(s.engine).budgetUncertainty(s) * double(b.engineMemory));
-        // (Checked: a card near 2^63 bytes must not wrap the high end.)
-        const QString memory = s.field(Input::GpuMemory);
-        r.engineFigures.kvCacheTokensLow = spread > 0 ? computeEngineFigures(s, cost, Units::sub(b.budget, spread, memory)).kvCacheTokens
-                                                      : r.engineFigures.kvCacheTokens;
-        r.engineFigures.kvCacheTokensHigh = spread > 0 ? computeEngineFigures(s, cost, Units::sub(b.budget, -spread, memory)).kvCacheTokens
-                                                       : r.engineFigures.kvCacheTokens;
-        r.shortfallBytesPerGpu = std::max<qint64>(0, -b.budget);
-        if (cost.bytesPerTokenPerGpu() > 0) {
-            // The pool's rate: the draft's layers take their share of every block.
-            const qint64 blockBytes = Units::mul(cost.bytesPerTokenPerGpu(), s.blockSize, s.field(Input::BlockSize));
-            r.kvCapacityTokens = r.kvBudgetBytesPerGpu / blockBytes * s.blockSize;
-        }
-        r.maxSessions = r.reservedSessionBytesPerGpu > 0 ? r.kvBudgetBytesPerGpu / r.reservedSessionBytesPerGpu : 0;
-        r.sessionsExact = r.reservedSessionBytesPerGpu > 0
-            ? double(r.kvBudgetBytesPerGpu) / double(r.reservedSessionBytesPerGpu) : 0.0;
-        r.sessions = s.sessions;
-        r.kvBytesForSessionsPerGpu = Units::mul(s.sessions, r.reservedSessionBytesPerGpu, s.field(Input::Sessions));
-        // Side pool: the sparse-attention indexer's part of that KV (its own band on the chart).
-        r.indexerBytesForSessionsPerGpu = Units::mul(s.sessions, cost.indexerSessionBytes(r.reservedTokensPerSession, reservedField(s)),
-                                                     s.field(Input::Sessions));
-        r.encoderLoaded = VisionPool::hasEncoder(s) && VisionPool::towerLoaded(s);
-        r.encoderWeightsBytes = b.encoderWeights;
-        r.encoderWeightsBytesPerGpu = b.weights > 0 ? qint64((long double)b.weightsPerGpu * (long double)b.encoderWeights / (long double)b.weights + 0.5L) : 0;
-        r.imageTokensPerRequest = VisionPool::imageTokensPerRequest(s);
-        r.encoderCacheTokens = VisionPool::encoderCacheTokens(s);
-        r.encoderCacheBytesPerGpu = b.encoderCache;
-        r.warm = warmSessions(s, cost, r.maxSessions, r.reservedTokensPerSession, b.weightsPerGpu);
-        r.draftKvBytesForSessionsPerGpu = Units::mul(s.sessions, cost.draftSessionBytes(r.reservedTokensPerSession, true, reservedField(s)),
-                                                     s.field(Input::Sessions));
-        const qint64 left = Units::sub(b.budget, r.kvBytesForSessionsPerGpu, s.field(Input::Sessions));
-        r.freeBytesPerGpu = std::max<qint64>(0, left);
-        r.overflowBytesPerGpu = b.budget >= 0 ? std::max<qint64>(0, -left) : r.kvBytesForSessionsPerGpu;
-        r.fits = b.budget >= 0 && s.sessions <= r.maxSessions;
-        const qint64 maxPos = s.effectiveMaxModelLen();
-        r.contextBeyondMax = maxPos > 0 && s.contextTokens > maxPos;
-        if (r.contextBeyondMax)
-            r.warnings << (s.maxModelLen ? Capacity::tr("The context of %1 tokens is beyond --max-model-len %2: computed anyway.")
-                                               .arg(formatCount(s.contextTokens), formatCount(maxPos))
-                                         : Capacity::tr("The context of %1 tokens is beyond %2's maximum of %3 tokens: computed anyway.")
-                                               .arg(formatCount(s.contextTokens), s.model.name, formatCount(maxPos)));
-        r.warnings << s.model.sizingNotes; // what the config importer assumed to size the model
-        // An engine setting the rule does not read (from a file or the window: the command line
-        // refuses it), in the words of the one check (Engines::foreignSetting).
-        auto foreign = [&](Input input) {
-            r.warnings << Capacity::tr("%1 %2; ignored here.").arg(s.field(input), Engines::foreignSetting(s.engine, input));
-        };
-        if (!Engines::rule(s.engine).usesUtilization() && s.gpuMemoryUtilizationGiven)
-            foreign(Input::GpuMemoryUtilization);
-        if (s.weightsBytes && s.weightsDtype)
-            r.warnings << Capacity::tr("The given weights size wins over the weights precision.");
-        const EngineSettings &es = s.engineSettings;
-        const qint64 card = b.memory;
-        // A pinned KV pool past the card is no budget any engine starts with (the derivation's
-        // "card - weights - workspace = 1000.0 GB" did not add up): refused, naming the field.
-        if (es.kvCacheMemory && *es.kvCacheMemory > card && Engines::rule(s.engine).honoursKvCacheMemory())
-            throw InputError(s.field(Input::KvCacheMemory), QStringLiteral("%1 is more than the card holds (%2 per GPU)")
-                                                                .arg(Units::formatBytes(*es.kvCacheMemory, UnitSystem::Decimal),
-                                                                     Units::formatBytes(card, UnitSystem::Decimal)));
-        if (es.kvCacheMemory && !Engines::rule(s.engine).honoursKvCacheMemory())
-            foreign(Input::KvCacheMemory);
-        for (const auto &[value, flag] : {std::pair{es.freeMemoryBefore, "--free-memory-before"}, std::pair{es.freeMemoryAfter, "--free-memory-after"}})
-            if (value && *value > card)
-                r.warnings << Capacity::tr("%1 (%2) is more than the card holds (%3).")
-                                  .arg(QString::fromLatin1(flag), Units::formatBytes(*value, UnitSystem::Decimal), Units::formatBytes(card, UnitSystem::Decimal));
-        if (r.engineFigures.kvSelfBytes > card)
-            r.warnings << Capacity::tr("The engine's KV at %1 cells (%2) is more than the card holds (%3).")
-                              .arg(formatCount(r.engineFigures.kvCacheTokens), Units::formatBytes(r.engineFigures.kvSelfBytes, UnitSystem::Decimal),
-                                   Units::formatBytes(card, UnitSystem::Decimal));
-        if (s.kvHeadsOverride && *s.kvHeadsOverride != s.model.kvHeads)
-            r.warnings << Capacity::tr("What-if: %1 KV heads instead of the published %2.")
-                              .arg(*s.kvHeadsOverride).arg(s.model.kvHeads);
-        if (s.model.kvHeads > 0 && s.tp > s.effectiveKvHeads())
-            r.warnings << Capacity::tr("TP %1 exceeds %2 KV heads: each head is replicated on %3 GPUs.")
-                              .arg(s.tp).arg(s.effectiveKvHeads()).arg(s.tp / s.effectiveKvHeads());
-        // Flags the scenario cannot honour are said so, never dropped in silence (1 image is
-        // the default, so only more are named).
-        if (s.imagesPerRequest > 1 && !VisionPool::hasEncoder(s))
-            r.warnings << Capacity::tr("%1 has no vision encoder: %2 %3 is ignored (no image tokens, no encoder cache).")
-                              .arg(s.model.name, s.field(Input::ImagesPerRequest)).arg(s.imagesPerRequest);
-        // Ollama starts no draft model (ollama/ollama issue 5800, open: llama.cpp's --model-draft is not passed through).
-        if (s.engine == Engine::Ollama && (s.speculative.hasDraft() || s.speculative.speculativeTokens > 0))
-            r.warnings << Capacity::tr("Ollama runs no speculative decoding (ollama/ollama issue 5800): %1 is planned as vLLM would hold it, "
-                                       "not as Ollama runs the model.")
-                              .arg(s.speculative.hasDraft() ? SidePools::draftField(s) : s.field(Input::SpeculativeTokens));
+        addKvFigures(r, s, cost, b);
+        addMemoryFigures(r, s, cost, b);
+        addSessionFigures(r, s, cost, b);
+        addWarnings(r, s, b);
         r.distribution = distributionFigures(s, cost, b, r, work);
         lengthWarnings(s, r);
         const auto price = s.effectivePrice();
         if (price && r.distribution.sessionsAtRisk > 0)
             r.costPerSessionHourUsd = *price * s.gpusPerReplica() / double(r.distribution.sessionsAtRisk);
-
-        const qint64 want = std::max<qint64>(1, s.sessions);
-        // The engines degrade sharply as the KV pool fills (preemption, recompute).
-        if (r.maxSessions > 0 && r.sessionsExact - double(r.maxSessions) < 0.05 * double(r.maxSessions) && r.fits
-            && s.sessions == r.maxSessions)
-            r.warnings << Capacity::tr("Tight: %1 leaves only %2 of the KV budget free per GPU.")
-                              .arg(Units::plural(r.maxSessions, Capacity::tr("session"), Capacity::tr("sessions")),
-                                   Units::formatBytes(r.freeBytesPerGpu, UnitSystem::Decimal));
-        r.ok = true;
-        r.askedFit = askedSessionsFit(s, r);
-        r.verdict = capacityVerdict(s, r, UnitSystem::Decimal);
-        // Against a distribution what fails is the count at the risk (capacityVerdict), not every
-        // session at the context or at the longest length alone. Each fix is a variant's count
-        // (at the risk: a heavy tail's takes up to a second), so only a whole plan has them.
-        if ((!r.askedFit || (!answersByRisk(s) && r.maxSessions == 0)) && work.figures() == RiskWork::Figures::All)
-            r.fixes = fixesFor(s, want, r, work);
+        addVerdict(r, s, work);
+        return r;
     } catch (const InputError &e) {
-        r = CapacityResult{};
-        r.ok = false;
-        r.errorField = e.field();
-        // A message that opens with its verb ("is too large: ...", "must not be negative")
-        // takes the field for its subject; a distribution is no number, so the sentence
-        // names what is: the longest session it holds (every overflow of a shorter one
-        // implies the longest's). "--distribution: is too large" said nothing to act on.
-        const bool verbFirst = e.message().startsWith(QLatin1String("is ")) || e.message().startsWith(QLatin1String("must "));
-        if (verbFirst && s.distribution && e.field() == s.field(Input::Distribution)) {
-            const double top = double(s.distribution->maximum()) * s.lengthScale;
-            r.error = QStringLiteral("%1: its longest session, %2 tokens, %3")
-                          .arg(e.field(), contextIsDistributionLongest(s) ? formatCount(s.contextTokens) : formatCount(qint64(std::min(top, 9e18))), e.message());
-        } else {
-            r.error = e.text();
-        }
+        return errorResult(s, e);
     }
-    return r;
 }
 
 } // namespace Headroom

@@ -7,67 +7,96 @@
 
 namespace Headroom {
 
-QJsonObject CapacityResult::toJson() const
+namespace {
+
+// A figure rounded to 1 / `scale` (millionths by default), or null when there is none.
+QJsonValue rounded(const std::optional<double> &v, double scale = 1e6)
 {
-    QJsonObject o;
-    if (!ok) {
-        o.insert(QStringLiteral("error"), error);
-        o.insert(QStringLiteral("error_field"), errorField);
-        return o;
-    }
-    o.insert(QStringLiteral("kv_bytes_per_token"), kvBytesPerToken);
-    o.insert(QStringLiteral("kv_bytes_per_token_per_gpu"), kvBytesPerTokenPerGpu);
-    o.insert(QStringLiteral("indexer_kv_bytes_per_token"), indexerKvBytesPerToken);
-    o.insert(QStringLiteral("state_bytes_per_session"), stateBytesPerSession);
-    o.insert(QStringLiteral("session_bytes"), sessionBytes);
-    o.insert(QStringLiteral("session_bytes_per_gpu"), sessionBytesPerGpu);
-    o.insert(QStringLiteral("reserved_tokens_per_session"), reservedTokensPerSession);
-    o.insert(QStringLiteral("reserved_session_bytes_per_gpu"), reservedSessionBytesPerGpu);
-    o.insert(QStringLiteral("weights_bytes"), weightsBytes);
-    o.insert(QStringLiteral("weights_bytes_per_gpu"), weightsBytesPerGpu);
-    o.insert(QStringLiteral("workspace_bytes_per_gpu"), workspaceBytesPerGpu);
-    o.insert(QStringLiteral("gpu_memory_bytes"), gpuMemoryBytes);
-    o.insert(QStringLiteral("usable_memory_bytes_per_gpu"), usableMemoryBytes);
-    o.insert(QStringLiteral("engine_memory_bytes"), engineMemoryBytes);
-    o.insert(QStringLiteral("kv_budget_bytes_per_gpu"), kvBudgetBytesPerGpu);
-    o.insert(QStringLiteral("shortfall_bytes_per_gpu"), shortfallBytesPerGpu);
-    o.insert(QStringLiteral("kv_capacity_tokens"), kvCapacityTokens);
-    o.insert(QStringLiteral("max_sessions"), maxSessions);
-    o.insert(QStringLiteral("sessions"), sessions);
-    o.insert(QStringLiteral("kv_bytes_for_sessions_per_gpu"), kvBytesForSessionsPerGpu);
-    o.insert(QStringLiteral("indexer_kv_bytes_for_sessions_per_gpu"), indexerBytesForSessionsPerGpu);
-    o.insert(QStringLiteral("encoder_weights_bytes"), encoderWeightsBytes);
-    o.insert(QStringLiteral("encoder_weights_bytes_per_gpu"), encoderWeightsBytesPerGpu);
-    o.insert(QStringLiteral("encoder_loaded"), encoderLoaded);
-    o.insert(QStringLiteral("image_tokens_per_request"), imageTokensPerRequest);
-    o.insert(QStringLiteral("encoder_cache_tokens"), encoderCacheTokens);
-    o.insert(QStringLiteral("encoder_cache_bytes_per_gpu"), encoderCacheBytesPerGpu);
-    warm.addJson(o);
-    o.insert(QStringLiteral("draft_weights_bytes"), draftWeightsBytes);
-    o.insert(QStringLiteral("draft_weights_bytes_per_gpu"), draftWeightsBytesPerGpu);
-    o.insert(QStringLiteral("draft_kv_bytes_per_token"), draftKvBytesPerToken);
-    o.insert(QStringLiteral("draft_kv_bytes_per_token_per_gpu"), draftKvBytesPerTokenPerGpu);
-    o.insert(QStringLiteral("draft_kv_bytes_for_sessions_per_gpu"), draftKvBytesForSessionsPerGpu);
-    o.insert(QStringLiteral("lookahead_tokens_per_session"), lookaheadTokens);
-    o.insert(QStringLiteral("lora_bytes"), loraBytes);
-    o.insert(QStringLiteral("lora_bytes_per_gpu"), loraBytesPerGpu);
-    o.insert(QStringLiteral("free_bytes_per_gpu"), freeBytesPerGpu);
-    o.insert(QStringLiteral("overflow_bytes_per_gpu"), overflowBytesPerGpu);
-    o.insert(QStringLiteral("fits"), fits);
-    o.insert(QStringLiteral("asked_sessions_fit"), askedFit);
-    o.insert(QStringLiteral("context_beyond_max"), contextBeyondMax);
-    o.insert(QStringLiteral("weights_dtype"), Dtypes::name(weightsDtype));
-    o.insert(QStringLiteral("kv_dtype"), Dtypes::name(kvDtype));
-    o.insert(QStringLiteral("cost_per_session_hour_usd"),
-             costPerSessionHourUsd ? QJsonValue(std::round(*costPerSessionHourUsd * 1e6) / 1e6) : QJsonValue());
-    o.insert(QStringLiteral("verdict"), verdict);
-    o.insert(QStringLiteral("fixes"), QJsonArray::fromStringList(fixes));
-    o.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(warnings));
-    o.insert(QStringLiteral("budget_rule"), budgetRule);
-    const DistributionFigures &d = distribution;
-    auto opt = [](const std::optional<double> &v, double scale = 1e6) {
-        return v ? QJsonValue(std::round(*v * scale) / scale) : QJsonValue();
-    };
+    return v ? QJsonValue(std::round(*v * scale) / scale) : QJsonValue();
+}
+
+// The KV figures: per token, the recurrent state, one session at the context and at its reserved length.
+void addKvJson(const CapacityResult &r, QJsonObject &o)
+{
+    o.insert(QStringLiteral("kv_bytes_per_token"), r.kvBytesPerToken);
+    o.insert(QStringLiteral("kv_bytes_per_token_per_gpu"), r.kvBytesPerTokenPerGpu);
+    o.insert(QStringLiteral("indexer_kv_bytes_per_token"), r.indexerKvBytesPerToken);
+    o.insert(QStringLiteral("state_bytes_per_session"), r.stateBytesPerSession);
+    o.insert(QStringLiteral("session_bytes"), r.sessionBytes);
+    o.insert(QStringLiteral("session_bytes_per_gpu"), r.sessionBytesPerGpu);
+    o.insert(QStringLiteral("reserved_tokens_per_session"), r.reservedTokensPerSession);
+    o.insert(QStringLiteral("reserved_session_bytes_per_gpu"), r.reservedSessionBytesPerGpu);
+}
+
+// The card's carving: weights, workspace, the memory in force and the KV budget per GPU.
+void addMemoryJson(const CapacityResult &r, QJsonObject &o)
+{
+    o.insert(QStringLiteral("weights_bytes"), r.weightsBytes);
+    o.insert(QStringLiteral("weights_bytes_per_gpu"), r.weightsBytesPerGpu);
+    o.insert(QStringLiteral("workspace_bytes_per_gpu"), r.workspaceBytesPerGpu);
+    o.insert(QStringLiteral("gpu_memory_bytes"), r.gpuMemoryBytes);
+    o.insert(QStringLiteral("usable_memory_bytes_per_gpu"), r.usableMemoryBytes);
+    o.insert(QStringLiteral("engine_memory_bytes"), r.engineMemoryBytes);
+    o.insert(QStringLiteral("kv_budget_bytes_per_gpu"), r.kvBudgetBytesPerGpu);
+    o.insert(QStringLiteral("shortfall_bytes_per_gpu"), r.shortfallBytesPerGpu);
+}
+
+// The sessions: tokens the budget holds, the sessions that fit, and the asked sessions' KV.
+void addSessionsJson(const CapacityResult &r, QJsonObject &o)
+{
+    o.insert(QStringLiteral("kv_capacity_tokens"), r.kvCapacityTokens);
+    o.insert(QStringLiteral("max_sessions"), r.maxSessions);
+    o.insert(QStringLiteral("sessions"), r.sessions);
+    o.insert(QStringLiteral("kv_bytes_for_sessions_per_gpu"), r.kvBytesForSessionsPerGpu);
+    o.insert(QStringLiteral("indexer_kv_bytes_for_sessions_per_gpu"), r.indexerBytesForSessionsPerGpu);
+}
+
+// The vision encoder (plan/visionpool.h): its weights, image tokens and cache.
+void addVisionJson(const CapacityResult &r, QJsonObject &o)
+{
+    o.insert(QStringLiteral("encoder_weights_bytes"), r.encoderWeightsBytes);
+    o.insert(QStringLiteral("encoder_weights_bytes_per_gpu"), r.encoderWeightsBytesPerGpu);
+    o.insert(QStringLiteral("encoder_loaded"), r.encoderLoaded);
+    o.insert(QStringLiteral("image_tokens_per_request"), r.imageTokensPerRequest);
+    o.insert(QStringLiteral("encoder_cache_tokens"), r.encoderCacheTokens);
+    o.insert(QStringLiteral("encoder_cache_bytes_per_gpu"), r.encoderCacheBytesPerGpu);
+}
+
+// The side pools (plan/sidepools.h): the draft's weights and KV, the lookahead, the LoRA slots.
+void addSidePoolsJson(const CapacityResult &r, QJsonObject &o)
+{
+    o.insert(QStringLiteral("draft_weights_bytes"), r.draftWeightsBytes);
+    o.insert(QStringLiteral("draft_weights_bytes_per_gpu"), r.draftWeightsBytesPerGpu);
+    o.insert(QStringLiteral("draft_kv_bytes_per_token"), r.draftKvBytesPerToken);
+    o.insert(QStringLiteral("draft_kv_bytes_per_token_per_gpu"), r.draftKvBytesPerTokenPerGpu);
+    o.insert(QStringLiteral("draft_kv_bytes_for_sessions_per_gpu"), r.draftKvBytesForSessionsPerGpu);
+    o.insert(QStringLiteral("lookahead_tokens_per_session"), r.lookaheadTokens);
+    o.insert(QStringLiteral("lora_bytes"), r.loraBytes);
+    o.insert(QStringLiteral("lora_bytes_per_gpu"), r.loraBytesPerGpu);
+}
+
+// The answer: what is left or overflows, whether the sessions fit, the dtypes, the cost per
+// session-hour, the verdict, fixes, warnings and the engine's budget rule.
+void addVerdictJson(const CapacityResult &r, QJsonObject &o)
+{
+    o.insert(QStringLiteral("free_bytes_per_gpu"), r.freeBytesPerGpu);
+    o.insert(QStringLiteral("overflow_bytes_per_gpu"), r.overflowBytesPerGpu);
+    o.insert(QStringLiteral("fits"), r.fits);
+    o.insert(QStringLiteral("asked_sessions_fit"), r.askedFit);
+    o.insert(QStringLiteral("context_beyond_max"), r.contextBeyondMax);
+    o.insert(QStringLiteral("weights_dtype"), Dtypes::name(r.weightsDtype));
+    o.insert(QStringLiteral("kv_dtype"), Dtypes::name(r.kvDtype));
+    o.insert(QStringLiteral("cost_per_session_hour_usd"), rounded(r.costPerSessionHourUsd));
+    o.insert(QStringLiteral("verdict"), r.verdict);
+    o.insert(QStringLiteral("fixes"), QJsonArray::fromStringList(r.fixes));
+    o.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(r.warnings));
+    o.insert(QStringLiteral("budget_rule"), r.budgetRule);
+}
+
+// The counts against the distribution: at the risk and how it was settled, worst case, at the
+// mean, admission, what a cap drops, the lengths' figures, and admission by prompt.
+void addRiskJson(const DistributionFigures &d, QJsonObject &o)
+{
     o.insert(QStringLiteral("sessions_at_risk"), d.sessionsAtRisk);
     o.insert(QStringLiteral("sessions_worst_case"), d.sessionsWorstCase);
     o.insert(QStringLiteral("sessions_at_mean"), d.sessionsAtMean);
@@ -92,17 +121,44 @@ QJsonObject CapacityResult::toJson() const
         o.insert(QStringLiteral("admission_by_prompt"), d.admissionByPrompt);
         o.insert(QStringLiteral("risk_at_grown_size"), d.riskAtGrownSize);
     }
-    o.insert(QStringLiteral("itl_ms"), opt(d.itlMs, 1e4));
-    o.insert(QStringLiteral("itl_ms_at_risk"), opt(d.itlMsAtRisk, 1e4));
-    o.insert(QStringLiteral("tokens_per_second_per_gpu"), opt(d.tokensPerSecondPerGpu, 1e3));
-    o.insert(QStringLiteral("ttft_ms"), opt(d.ttftMs, 1e4));
-    o.insert(QStringLiteral("cost_per_million_tokens_usd"), opt(d.costPerMillionTokensUsd));
+}
+
+// Speed and fleet: latency, throughput, time to first token, cost per million tokens, the GPUs
+// for the target sessions and their cost, and the traffic's arrival rate and concurrency.
+void addSpeedAndFleetJson(const DistributionFigures &d, QJsonObject &o)
+{
+    o.insert(QStringLiteral("itl_ms"), rounded(d.itlMs, 1e4));
+    o.insert(QStringLiteral("itl_ms_at_risk"), rounded(d.itlMsAtRisk, 1e4));
+    o.insert(QStringLiteral("tokens_per_second_per_gpu"), rounded(d.tokensPerSecondPerGpu, 1e3));
+    o.insert(QStringLiteral("ttft_ms"), rounded(d.ttftMs, 1e4));
+    o.insert(QStringLiteral("cost_per_million_tokens_usd"), rounded(d.costPerMillionTokensUsd));
     o.insert(QStringLiteral("gpus_needed"), d.gpusNeeded ? QJsonValue(*d.gpusNeeded) : QJsonValue());
     o.insert(QStringLiteral("gpus_needed_at_admission_limit"), d.gpusNeededAtAdmissionLimit ? QJsonValue(*d.gpusNeededAtAdmissionLimit) : QJsonValue());
-    o.insert(QStringLiteral("fleet_cost_per_hour_usd"), opt(d.fleetCostPerHourUsd));
-    o.insert(QStringLiteral("fleet_cost_per_month_usd"), opt(d.fleetCostPerMonthUsd));
-    o.insert(QStringLiteral("arrival_rate_per_second"), opt(d.arrivalRatePerSecond));
-    o.insert(QStringLiteral("concurrency_from_traffic"), opt(d.concurrencyFromTraffic));
+    o.insert(QStringLiteral("fleet_cost_per_hour_usd"), rounded(d.fleetCostPerHourUsd));
+    o.insert(QStringLiteral("fleet_cost_per_month_usd"), rounded(d.fleetCostPerMonthUsd));
+    o.insert(QStringLiteral("arrival_rate_per_second"), rounded(d.arrivalRatePerSecond));
+    o.insert(QStringLiteral("concurrency_from_traffic"), rounded(d.concurrencyFromTraffic));
+}
+
+} // namespace
+
+QJsonObject CapacityResult::toJson() const
+{
+    QJsonObject o;
+    if (!ok) {
+        o.insert(QStringLiteral("error"), error);
+        o.insert(QStringLiteral("error_field"), errorField);
+        return o;
+    }
+    addKvJson(*this, o);
+    addMemoryJson(*this, o);
+    addSessionsJson(*this, o);
+    addVisionJson(*this, o);
+    warm.addJson(o);
+    addSidePoolsJson(*this, o);
+    addVerdictJson(*this, o);
+    addRiskJson(distribution, o);
+    addSpeedAndFleetJson(distribution, o);
     engineFigures.addTo(o);
     return o;
 }

@@ -103,84 +103,134 @@ QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u
              s.tp > 1 ? Derivation::tr(" per TP group of %1 GPUs").arg(s.tp) : QString());
 }
 
-QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSystem u)
+namespace {
+
+// The KV bytes per token the derivation works with: per GPU under TP, else the model's own.
+qint64 perTokenShown(const Scenario &s, const CapacityResult &r)
+{
+    return s.tp > 1 ? r.kvBytesPerTokenPerGpu : r.kvBytesPerToken;
+}
+
+// A full-attention or sliding-window group `c`: heads x head_dim x bytes per value per layer
+// per token, and under TP how the heads split (or replicate) over the GPUs.
+QString attentionGroupLine(const Scenario &s, const CapacityResult &r, const GroupCost &c)
+{
+    const LayerGroup &g = c.group;
+    QString line = Derivation::tr("%1, %2: %3 × %4 = %5 per layer per token")
+                       .arg(g.kind == LayerKind::SlidingWindow
+                                ? Derivation::tr("Sliding window of %1 tokens").arg(formatCount(g.window))
+                                : Derivation::tr("Full attention"),
+                            plural(g.count, Derivation::tr("layer"), Derivation::tr("layers")), headsTimesDim(g, g.kvHeads),
+                            perValue(r.kvDtype), formatExactBytes(c.bytesPerTokenPerLayer));
+    if (s.tp > 1)
+        line += Derivation::tr("; per GPU at TP %1: %2 → %3")
+                    .arg(s.tp)
+                    .arg(g.kvHeads >= s.tp ? Derivation::tr("%1 / %2 = %3 KV heads").arg(g.kvHeads).arg(s.tp).arg(c.kvHeadsPerGpu)
+                                           : Derivation::tr("1 KV head, replicated on %1 GPUs").arg(s.tp / g.kvHeads),
+                         formatExactBytes(c.bytesPerTokenPerLayerPerGpu));
+    return line;
+}
+
+// An MLA group `c`: its latent record per layer per token (vLLM's fp8_ds_mla record for
+// sparse MLA in fp8), replicated under TP, and a sparse-attention indexer's keys on top.
+QStringList mlaGroupLines(const Scenario &s, const CapacityResult &r, const GroupCost &c)
 {
     QStringList out;
-    if (!r.ok) {
-        out << r.error;
-        return out;
-    }
-    auto fmt = [u](qint64 b) { return Units::formatBytes(b, u); };
+    const LayerGroup &g = c.group;
     const bool tp = s.tp > 1;
+    const QString layers = plural(g.count, Derivation::tr("layer"), Derivation::tr("layers"));
+    if (g.indexerHeadDim > 0 && r.kvDtype == Dtype::FP8)
+        out << Derivation::tr("Sparse MLA, %1, vLLM's fp8_ds_mla record: %2 latent × 1 B fp8 + %3 fp32 scales × 4 B + %4 RoPE × 2 B bf16 "
+                              "= %5 per layer per token (vllm/v1/attention/backends/mla/flashmla_sparse.py)%6")
+                   .arg(layers).arg(g.latentDim).arg((g.latentDim + 127) / 128).arg(g.ropeDim)
+                   .arg(formatExactBytes(c.latentBytesPerTokenPerLayer),
+                        tp ? Derivation::tr("; replicated on each of the %1 GPUs").arg(s.tp) : QString());
+    else
+        out << Derivation::tr("MLA, %1: (%2 latent + %3 RoPE) × %4 = %5 per layer per token (one latent, no K/V factor 2%6)")
+                   .arg(layers).arg(g.latentDim).arg(g.ropeDim).arg(perValue(r.kvDtype), formatExactBytes(c.latentBytesPerTokenPerLayer),
+                        tp ? Derivation::tr("; replicated on each of the %1 GPUs").arg(s.tp) : QString());
+    if (g.indexerHeadDim > 0)
+        out << Derivation::tr("Sparse-attention indexer, %1: %2 key values × 1 B fp8 + %3 fp32 scale × 4 B = %4 per layer per token, "
+                              "whatever the KV dtype, on top of the latent: %5 + %4 = %6 (vllm/model_executor/models/deepseek_v2.py "
+                              "DeepseekV32IndexerCache; SGLang NSATokenToKVPool index_head_dim + index_head_dim / 128 × 4)")
+                   .arg(layers).arg(g.indexerHeadDim).arg((g.indexerHeadDim + 127) / 128)
+                   .arg(formatExactBytes(c.indexerBytesPerTokenPerLayer), formatExactBytes(c.latentBytesPerTokenPerLayer),
+                        formatExactBytes(c.bytesPerTokenPerLayer));
+    return out;
+}
 
-    // 1. Per-token cost of each layer group.
-    QStringList perLayerTerms;
+// A recurrent group `c`: its fixed state per layer per session, split under TP.
+QString recurrentGroupLine(const Scenario &s, const GroupCost &c)
+{
+    const LayerGroup &g = c.group;
+    return Derivation::tr("Recurrent, %1: (%2 conv + %3 state) values × %4 = %5 per layer per session, whatever its length%6")
+        .arg(plural(g.count, Derivation::tr("layer"), Derivation::tr("layers")), formatCount(g.convStateValues), formatCount(g.ssmStateValues),
+             perValue(s.model.recurrentStateDtype), formatExactBytes(c.stateBytesPerLayer),
+             s.tp > 1 ? Derivation::tr("; split over %1 GPUs: %2").arg(s.tp).arg(formatExactBytes(c.stateBytesPerLayerPerGpu)) : QString());
+}
+
+// 1. Per-token cost of each layer group of the target (the draft's have their own line,
+// SidePools::explain), then their sum per token (per GPU under TP).
+QStringList explainPerToken(const Scenario &s, const CapacityResult &r, UnitSystem u)
+{
+    QStringList out, perLayerTerms;
+    const bool tp = s.tp > 1;
     for (const GroupCost &c : r.groups) {
         if (c.draft) // the draft's layers have their own line (SidePools::explain)
             continue;
         const LayerGroup &g = c.group;
-        const QString layers = plural(g.count, Derivation::tr("layer"), Derivation::tr("layers"));
         switch (g.kind) {
         case LayerKind::FullAttention:
-        case LayerKind::SlidingWindow: {
-            QString line = Derivation::tr("%1, %2: %3 × %4 = %5 per layer per token")
-                               .arg(g.kind == LayerKind::SlidingWindow
-                                        ? Derivation::tr("Sliding window of %1 tokens").arg(formatCount(g.window))
-                                        : Derivation::tr("Full attention"),
-                                    layers, headsTimesDim(g, g.kvHeads), perValue(r.kvDtype),
-                                    formatExactBytes(c.bytesPerTokenPerLayer));
-            if (tp)
-                line += Derivation::tr("; per GPU at TP %1: %2 → %3")
-                            .arg(s.tp)
-                            .arg(g.kvHeads >= s.tp ? Derivation::tr("%1 / %2 = %3 KV heads").arg(g.kvHeads).arg(s.tp).arg(c.kvHeadsPerGpu)
-                                                   : Derivation::tr("1 KV head, replicated on %1 GPUs").arg(s.tp / g.kvHeads),
-                                 formatExactBytes(c.bytesPerTokenPerLayerPerGpu));
-            out << line;
+        case LayerKind::SlidingWindow:
+            out << attentionGroupLine(s, r, c);
             perLayerTerms << QStringLiteral("%1 × %2").arg(g.count).arg(formatExactBytes(tp ? c.bytesPerTokenPerLayerPerGpu : c.bytesPerTokenPerLayer));
             break;
-        }
         case LayerKind::Mla:
-            if (g.indexerHeadDim > 0 && r.kvDtype == Dtype::FP8)
-                out << Derivation::tr("Sparse MLA, %1, vLLM's fp8_ds_mla record: %2 latent × 1 B fp8 + %3 fp32 scales × 4 B + %4 RoPE × 2 B bf16 "
-                                      "= %5 per layer per token (vllm/v1/attention/backends/mla/flashmla_sparse.py)%6")
-                           .arg(layers).arg(g.latentDim).arg((g.latentDim + 127) / 128).arg(g.ropeDim)
-                           .arg(formatExactBytes(c.latentBytesPerTokenPerLayer),
-                                tp ? Derivation::tr("; replicated on each of the %1 GPUs").arg(s.tp) : QString());
-            else
-                out << Derivation::tr("MLA, %1: (%2 latent + %3 RoPE) × %4 = %5 per layer per token (one latent, no K/V factor 2%6)")
-                           .arg(layers).arg(g.latentDim).arg(g.ropeDim).arg(perValue(r.kvDtype), formatExactBytes(c.latentBytesPerTokenPerLayer),
-                                tp ? Derivation::tr("; replicated on each of the %1 GPUs").arg(s.tp) : QString());
-            if (g.indexerHeadDim > 0)
-                out << Derivation::tr("Sparse-attention indexer, %1: %2 key values × 1 B fp8 + %3 fp32 scale × 4 B = %4 per layer per token, "
-                                      "whatever the KV dtype, on top of the latent: %5 + %4 = %6 (vllm/model_executor/models/deepseek_v2.py "
-                                      "DeepseekV32IndexerCache; SGLang NSATokenToKVPool index_head_dim + index_head_dim / 128 × 4)")
-                           .arg(layers).arg(g.indexerHeadDim).arg((g.indexerHeadDim + 127) / 128)
-                           .arg(formatExactBytes(c.indexerBytesPerTokenPerLayer), formatExactBytes(c.latentBytesPerTokenPerLayer),
-                                formatExactBytes(c.bytesPerTokenPerLayer));
+            out << mlaGroupLines(s, r, c);
             perLayerTerms << QStringLiteral("%1 × %2").arg(g.count).arg(formatExactBytes(c.bytesPerTokenPerLayer));
             break;
         case LayerKind::Recurrent:
-            out << Derivation::tr("Recurrent, %1: (%2 conv + %3 state) values × %4 = %5 per layer per session, whatever its length%6")
-                       .arg(layers, formatCount(g.convStateValues), formatCount(g.ssmStateValues),
-                            perValue(s.model.recurrentStateDtype), formatExactBytes(c.stateBytesPerLayer),
-                            tp ? Derivation::tr("; split over %1 GPUs: %2").arg(s.tp).arg(formatExactBytes(c.stateBytesPerLayerPerGpu)) : QString());
+            out << recurrentGroupLine(s, c);
             break;
         }
     }
-    const qint64 perToken = tp ? r.kvBytesPerTokenPerGpu : r.kvBytesPerToken;
+    const qint64 perToken = perTokenShown(s, r);
     if (!perLayerTerms.isEmpty())
         out << Derivation::tr("Per token%1: %2 = %3 (%4)")
                    .arg(tp ? Derivation::tr(" per GPU") : QString(), perLayerTerms.join(QStringLiteral(" + ")),
-                        formatExactBytes(perToken), fmt(perToken));
+                        formatExactBytes(perToken), Units::formatBytes(perToken, u));
+    return out;
+}
 
-    // Side pools: the draft's KV and weights, the lookahead, the LoRA slots (each only when on).
-    out << SidePools::explain(s, r, u);
+// One session's terms when it is not one rate times its tokens: each group's layers at the
+// tokens they hold (a window at most, the lookahead on top) or their fixed state.
+QString sessionTerms(const Scenario &s, const CapacityResult &r)
+{
+    const bool tp = s.tp > 1;
+    const qint64 tokens = r.reservedTokensPerSession;
+    QStringList terms;
+    for (const GroupCost &c : r.groups) {
+        if (c.group.kind == LayerKind::Recurrent)
+            terms << Derivation::tr("%1 × %2 state").arg(c.group.count).arg(formatExactBytes(tp ? c.stateBytesPerLayerPerGpu : c.stateBytesPerLayer));
+        else {
+            const qint64 held = (c.group.kind == LayerKind::SlidingWindow ? std::min(tokens, c.group.window) : tokens) + r.lookaheadTokens;
+            terms << Derivation::tr("%1%2 × %3 tokens × %4")
+                         .arg(c.draft ? Derivation::tr("draft ") : QString())
+                         .arg(c.group.count)
+                         .arg(formatCount(Units::ceilDiv(held, r.blockSize) * r.blockSize),
+                              formatExactBytes(tp ? c.bytesPerTokenPerLayerPerGpu : c.bytesPerTokenPerLayer));
+        }
+    }
+    return Derivation::tr("  = %1 (sliding-window layers hold at most their window; recurrent layers a fixed state%2)")
+        .arg(terms.join(QStringLiteral(" + ")),
+             r.lookaheadTokens > 0 ? Derivation::tr("; every layer %1 lookahead tokens more").arg(r.lookaheadTokens) : QString());
+}
 
-    if (s.pp > 1)
-        out << Derivation::tr("Pipeline parallel %1: each GPU holds the KV of ceil(layers / %1) layers; the figures below are one stage's")
-                   .arg(s.pp);
-
-    // 2. One session.
+// 2. One session at its reserved length: the lookahead and the blocks it takes, and its bytes
+// (per GPU under TP), as tokens x rate when one rate covers it, else term by term.
+QStringList explainSession(const Scenario &s, const CapacityResult &r, UnitSystem u)
+{
+    QStringList out;
     const qint64 tokens = r.reservedTokensPerSession;
     QString paging;
     if (r.lookaheadTokens > 0)
@@ -195,31 +245,23 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
         && r.groups.first().group.kind != LayerKind::Recurrent && r.lookaheadTokens == 0;
     out << Derivation::tr("One session at %1%2%3: %4%5")
                .arg(sessionBasis(s, r), paging,
-                    tp ? Derivation::tr(", per GPU") : QString(),
+                    s.tp > 1 ? Derivation::tr(", per GPU") : QString(),
                     simple ? QStringLiteral("%1 × %2 = ").arg(formatCount(Units::ceilDiv(tokens, r.blockSize) * r.blockSize),
-                                                            formatExactBytes(perToken))
+                                                            formatExactBytes(perTokenShown(s, r)))
                            : QString(),
-                    QStringLiteral("%1 (%2)").arg(formatExactBytes(r.reservedSessionBytesPerGpu), fmt(r.reservedSessionBytesPerGpu)));
-    if (!simple) {
-        QStringList terms;
-        for (const GroupCost &c : r.groups) {
-            if (c.group.kind == LayerKind::Recurrent)
-                terms << Derivation::tr("%1 × %2 state").arg(c.group.count).arg(formatExactBytes(tp ? c.stateBytesPerLayerPerGpu : c.stateBytesPerLayer));
-            else {
-                const qint64 held = (c.group.kind == LayerKind::SlidingWindow ? std::min(tokens, c.group.window) : tokens) + r.lookaheadTokens;
-                terms << Derivation::tr("%1%2 × %3 tokens × %4")
-                             .arg(c.draft ? Derivation::tr("draft ") : QString())
-                             .arg(c.group.count)
-                             .arg(formatCount(Units::ceilDiv(held, r.blockSize) * r.blockSize),
-                                  formatExactBytes(tp ? c.bytesPerTokenPerLayerPerGpu : c.bytesPerTokenPerLayer));
-            }
-        }
-        out << Derivation::tr("  = %1 (sliding-window layers hold at most their window; recurrent layers a fixed state%2)")
-                   .arg(terms.join(QStringLiteral(" + ")),
-                        r.lookaheadTokens > 0 ? Derivation::tr("; every layer %1 lookahead tokens more").arg(r.lookaheadTokens) : QString());
-    }
+                    QStringLiteral("%1 (%2)").arg(formatExactBytes(r.reservedSessionBytesPerGpu), Units::formatBytes(r.reservedSessionBytesPerGpu, u)));
+    if (!simple)
+        out << sessionTerms(s, r);
+    return out;
+}
 
-    // 3. Weights and budget.
+// 3. Weights and budget: the weights (per GPU under TP, PP or EP), the vision encoder, and the
+// KV budget per GPU as usable memory less weights, side pools and workspace, exactly when the
+// engine's own rule does not explain it below.
+QStringList explainWeightsAndBudget(const Scenario &s, const CapacityResult &r, UnitSystem u)
+{
+    QStringList out;
+    auto fmt = [u](qint64 b) { return Units::formatBytes(b, u); };
     // Exact bytes beside each rounded figure, so every line checks by eye.
     auto both = [fmt](qint64 b) { return QStringLiteral("%1 (%2)").arg(formatExactBytes(b), fmt(b)); };
     out << Derivation::tr("Weights: %1 = %2%3")
@@ -227,7 +269,7 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
                     s.pp > 1 || s.ep ? Derivation::tr("; per GPU at TP %1 × PP %2%3 = %4")
                                            .arg(s.tp).arg(s.pp)
                                            .arg(s.ep ? Derivation::tr(", routed experts over EP %1").arg(*s.ep) : QString(), both(r.weightsBytesPerGpu))
-                    : tp ? Derivation::tr("; ÷ TP %1 = %2 per GPU").arg(s.tp).arg(both(r.weightsBytesPerGpu)) : QString());
+                    : s.tp > 1 ? Derivation::tr("; ÷ TP %1 = %2 per GPU").arg(s.tp).arg(both(r.weightsBytesPerGpu)) : QString());
     out << explainVisionEncoder(s, r, u);
     const QString usable = Engines::rule(s.engine).usesUtilization() && !s.engineSettings.kvCacheMemory
         ? Derivation::tr("%1 card as torch sees it × %2 gpu_memory_utilization = %3 usable")
@@ -252,7 +294,14 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
                     r.shortfallBytesPerGpu > 0 ? QStringLiteral("−") + formatExactBytes(r.shortfallBytesPerGpu)
                                                : formatExactBytes(r.kvBudgetBytesPerGpu),
                     sideWeights > 0 ? QStringLiteral(" − ") + formatCount(sideWeights) : QString());
+    return out;
+}
 
+// The engine's rule and its own printed figures (EngineRule::derivation), with the range of
+// its token count before hardware and what is not predicted.
+QStringList explainEngine(const Scenario &s, const CapacityResult &r, UnitSystem u)
+{
+    QStringList out;
     if (s.engine != Engine::Plain)
         out << Derivation::tr("Engine rule (%1): %2").arg(Engines::name(s.engine), r.budgetRule);
     const EngineFigures &e = r.engineFigures;
@@ -265,53 +314,60 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
                         Engines::rule(s.engine).version(s).text());
     if (!e.note.isEmpty())
         out << QStringLiteral("  (%1)").arg(e.note);
+    return out;
+}
 
-    // 4. Sessions and cost.
+// Which method settled the risk-based count of `d`, its tails at the count and one past it,
+// and how far they can be off.
+QString explainRiskMethod(const DistributionFigures &d)
+{
+    const QString tails = Derivation::tr("P(overflow) = %1 at %2, %3 at %4")
+                              .arg(Units::formatScientific(d.riskTailAt, 4), formatCount(d.sessionsAtRisk),
+                                   Units::formatScientific(d.riskTailAbove, 4), formatCount(d.sessionsAtRisk + 1));
+    const QString bound = Units::formatScientific(d.riskErrorBound, 2);
+    switch (d.riskMethod) {
+    case RiskCount::Method::ClosedForm:
+        return Derivation::tr("  Settled in closed form: %1 (no sum to compute).").arg(tails);
+    case RiskCount::Method::Convolution:
+        return Derivation::tr("  Settled by exact convolution of the session sizes: %1, each within %2; "
+                              "the count is the exact one, or one below when a tail is within that of the risk.")
+            .arg(tails, bound);
+    case RiskCount::Method::Inversion:
+        return Derivation::tr("  Settled by exact tilted Fourier inversion on the size lattice (the saddlepoint only brackets it): "
+                              "%1, each within %2 (aliasing and round-off bounds); the count is the exact one, "
+                              "or one below when a tail is within that of the risk.")
+            .arg(tails, bound);
+    case RiskCount::Method::RoundedConvolution:
+        return Derivation::tr("  Settled by exact convolution of the session sizes rounded up to multiples of %1 per GPU "
+                              "(too wide for the exact inversion): %2 at most, each within %3; rounding adds under %1 "
+                              "to a session, so the count is never above the exact one, and at least the exact count "
+                              "for a budget smaller by %1 per session.")
+            .arg(formatExactBytes(d.riskRoundingBytes), tails, bound);
+    case RiskCount::Method::ChernoffBound:
+        return Derivation::tr("  Settled by the Chernoff bound (too large for the exact inversion): %1 at most; "
+                              "the count is never above the exact one but may be several below it.")
+            .arg(tails);
+    }
+    return QString();
+}
+
+// 4. Sessions and cost: the sessions that fit at the reserved length, the risk-based count
+// against a distribution and how it was settled, and the cost per session-hour.
+QStringList explainSessionsAndCost(const Scenario &s, const CapacityResult &r)
+{
+    QStringList out;
     // The quotient is shown truncated, not rounded, so floor() of it reads true (4.994 -> 4.99, never 5.00).
     if (r.reservedSessionBytesPerGpu > 0)
         out << Derivation::tr("Sessions%1, each at %2: floor(%3 ÷ %4) = floor(%5) = %6")
-                   .arg(tp ? Derivation::tr(" per TP group") : QString(), sessionBasis(s, r),
+                   .arg(s.tp > 1 ? Derivation::tr(" per TP group") : QString(), sessionBasis(s, r),
                         formatExactBytes(r.kvBudgetBytesPerGpu), formatExactBytes(r.reservedSessionBytesPerGpu),
                         QLocale::c().toString(std::floor(r.sessionsExact * 100.0) / 100.0, 'f', 2), formatCount(r.maxSessions));
     const DistributionFigures &d = r.distribution;
-    if (s.distribution && !s.preallocate)
+    if (s.distribution && !s.preallocate) {
         out << Derivation::tr("Against the length distribution (%1): %2 at a %3 risk of overflowing the pool (%4)")
                    .arg(s.distribution->spec, plural(d.sessionsAtRisk, Derivation::tr("session"), Derivation::tr("sessions")),
                         Units::formatRisk(s.risk), worstAndMean(s, d));
-    if (s.distribution && !s.preallocate) {
-        // Which method settled the count, its tails at the count and one past it, and how far they can be off.
-        const QString tails = Derivation::tr("P(overflow) = %1 at %2, %3 at %4")
-                                  .arg(Units::formatScientific(d.riskTailAt, 4), formatCount(d.sessionsAtRisk),
-                                       Units::formatScientific(d.riskTailAbove, 4), formatCount(d.sessionsAtRisk + 1));
-        const QString bound = Units::formatScientific(d.riskErrorBound, 2);
-        switch (d.riskMethod) {
-        case RiskCount::Method::ClosedForm:
-            out << Derivation::tr("  Settled in closed form: %1 (no sum to compute).").arg(tails);
-            break;
-        case RiskCount::Method::Convolution:
-            out << Derivation::tr("  Settled by exact convolution of the session sizes: %1, each within %2; "
-                                  "the count is the exact one, or one below when a tail is within that of the risk.")
-                       .arg(tails, bound);
-            break;
-        case RiskCount::Method::Inversion:
-            out << Derivation::tr("  Settled by exact tilted Fourier inversion on the size lattice (the saddlepoint only brackets it): "
-                                  "%1, each within %2 (aliasing and round-off bounds); the count is the exact one, "
-                                  "or one below when a tail is within that of the risk.")
-                       .arg(tails, bound);
-            break;
-        case RiskCount::Method::RoundedConvolution:
-            out << Derivation::tr("  Settled by exact convolution of the session sizes rounded up to multiples of %1 per GPU "
-                                  "(too wide for the exact inversion): %2 at most, each within %3; rounding adds under %1 "
-                                  "to a session, so the count is never above the exact one, and at least the exact count "
-                                  "for a budget smaller by %1 per session.")
-                       .arg(formatExactBytes(d.riskRoundingBytes), tails, bound);
-            break;
-        case RiskCount::Method::ChernoffBound:
-            out << Derivation::tr("  Settled by the Chernoff bound (too large for the exact inversion): %1 at most; "
-                                  "the count is never above the exact one but may be several below it.")
-                       .arg(tails);
-            break;
-        }
+        out << explainRiskMethod(d);
     }
     if (r.costPerSessionHourUsd)
         out << Derivation::tr("Cost: %1 per GPU-hour × %2 ÷ %3 = %4")
@@ -320,6 +376,28 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
                         Units::formatUsdPer(*r.costPerSessionHourUsd, Derivation::tr("session-hour"), Derivation::tr("session-hours")));
     else if (!s.effectivePrice())
         out << Derivation::tr("Cost: set a price per GPU-hour (no published figure for %1)").arg(s.gpu.name);
+    return out;
+}
+
+} // namespace
+
+QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSystem u)
+{
+    QStringList out;
+    if (!r.ok) {
+        out << r.error;
+        return out;
+    }
+    out << explainPerToken(s, r, u);
+    // Side pools: the draft's KV and weights, the lookahead, the LoRA slots (each only when on).
+    out << SidePools::explain(s, r, u);
+    if (s.pp > 1)
+        out << Derivation::tr("Pipeline parallel %1: each GPU holds the KV of ceil(layers / %1) layers; the figures below are one stage's")
+                   .arg(s.pp);
+    out << explainSession(s, r, u);
+    out << explainWeightsAndBudget(s, r, u);
+    out << explainEngine(s, r, u);
+    out << explainSessionsAndCost(s, r);
     out << explainWarmSessions(s, r, u);
     return out;
 }

@@ -71,7 +71,8 @@ bool isLargerCard(const GpuSpec &card, qint64 memoryBytes);
 /// evenly, so a TP must divide them, which computeCapacity checks).
 QVector<int> tensorParallelSizes();
 
-/// Prices the four levers against `now` (all through computeCapacity):
+/// Prices the four levers against `now` (all through computeCapacity), each lever's
+/// options from its own LeverEvaluator (plan/leverevaluator.h, LeverEvaluators::all):
 /// - precision: fp8, int8, nvfp4, int4 caches smaller than the current one
 ///   (quality risk to measure);
 /// - attention: fewer KV heads (GQA what-if: retraining or quality) and the
