@@ -2,10 +2,8 @@
 #include "mainwindow.h"
 #include "answerview.h"
 #include "core/outputtarget.h"
-#include "io/sampletraces.h"
 
 #include "plan/capacity.h"
-#include "calibrationdialog.h"
 #include "compareview.h"
 #include "leversview.h"
 #include "reportwriter.h"
@@ -15,7 +13,6 @@
 #include "inputpanel.h"
 #include "memorychartview.h"
 #include "planner.h"
-#include "presetmanager.h"
 #include "presetstore.h"
 #include "io/scenariofile.h"
 #include "chartstyle.h"
@@ -23,10 +20,6 @@
 #include "whyview.h"
 
 #include <QAction>
-#include <QClipboard>
-#include <QLabel>
-#include <QPrintPreviewDialog>
-#include <QPrinter>
 #include <QJsonObject>
 #include <QPainter>
 #include <QSaveFile>
@@ -311,247 +304,6 @@ MainWindow::~MainWindow()
     // (UBSan, -fsanitize=vptr).
     m_planner->undoStack()->disconnect(this);
     m_planner->disconnect(this);
-}
-
-void MainWindow::createActions()
-{
-    QUndoStack *undo = m_planner->undoStack();
-    QAction *undoAction = undo->createUndoAction(this, tr("&Undo"));
-    undoAction->setShortcut(QKeySequence::Undo);
-    QAction *redoAction = undo->createRedoAction(this, tr("&Redo"));
-    redoAction->setShortcut(QKeySequence::Redo);
-    // The Edit menu names the step ("Undo Choose GPU H20 96GB"); the toolbar keeps a short,
-    // steady "Undo" / "Redo" so its buttons never grow and shift the units box along.
-    undoAction->setIconText(tr("Undo"));
-    redoAction->setIconText(tr("Redo"));
-    auto *newScenario = new QAction(tr("&New scenario"), this);
-    newScenario->setShortcut(QKeySequence::New);
-    connect(newScenario, &QAction::triggered, this, [this] {
-        if (!maybeSave())
-            return;
-        m_path.clear();
-        m_planner->reset(defaultScenario());
-        updateTitle();
-    });
-    auto *openScenarioAction = new QAction(tr("&Open scenario…"), this);
-    openScenarioAction->setShortcut(QKeySequence::Open);
-    connect(openScenarioAction, &QAction::triggered, this, [this] {
-        if (!maybeSave())
-            return;
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), QString(), tr("Headroom scenarios (*.headroom *.json)"));
-        if (!path.isEmpty())
-            openScenario(path);
-    });
-    auto *save = new QAction(tr("&Save"), this);
-    save->setShortcut(QKeySequence::Save);
-    auto *saveAs = new QAction(tr("Save &as…"), this);
-    saveAs->setShortcut(QKeySequence::SaveAs);
-    connect(saveAs, &QAction::triggered, this, [this] {
-        QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), m_path, tr("Headroom scenarios (*.headroom)"));
-        if (path.isEmpty())
-            return;
-        if (!path.endsWith(QLatin1String(".headroom")))
-            path += QStringLiteral(".headroom");
-        saveScenario(path);
-    });
-    connect(save, &QAction::triggered, this, [this, saveAs] {
-        if (m_path.isEmpty() || !m_path.endsWith(QLatin1String(".headroom")))
-            saveAs->trigger();
-        else
-            saveScenario(m_path);
-    });
-    auto *open = new QAction(tr("Import &config.json…"), this);
-    open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O)); // Ctrl+O opens a scenario, as everywhere
-    open->setToolTip(tr("Import a HuggingFace config.json as the model (or drop one on the window)"));
-    connect(open, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open config.json"), QString(), tr("JSON files (*.json)"));
-        if (!path.isEmpty())
-            openModelFile(path);
-    });
-    auto *importTrace = new QAction(tr("Import &trace…"), this);
-    importTrace->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
-    importTrace->setToolTip(tr("Session lengths from a request log (Azure trace CSV or one length per line)"));
-    connect(importTrace, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Import trace"), QString(), tr("Request traces (*.csv *.jsonl *.txt);;All files (*)"));
-        if (!path.isEmpty() && m_distribution->importTrace(path))
-            m_centre->setCurrentWidget(m_distribution);
-    });
-    auto *exportPdf = new QAction(tr("&Export report…"), this);
-    exportPdf->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    exportPdf->setToolTip(tr("The PDF capacity report (pinned scenarios become a comparison page)"));
-    connect(exportPdf, &QAction::triggered, this, [this] {
-        // The page size is the file type chosen: A4, or US Letter (the default where the locale measures in inches).
-        const QString a4 = tr("PDF, A4 pages (*.pdf)"), letterPages = tr("PDF, US Letter pages (*.pdf)");
-        QString chosen = ReportWriter::defaultPageSize() == QPageSize::Letter ? letterPages : a4;
-        QString path = QFileDialog::getSaveFileName(this, tr("Export report"), exportStartPath(QStringLiteral(".pdf")), a4 + QStringLiteral(";;") + letterPages, &chosen);
-        if (path.isEmpty())
-            return;
-        if (!path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive))
-            path += QStringLiteral(".pdf");
-        if (exportReport(path, chosen == letterPages ? QPageSize::Letter : QPageSize::A4))
-            statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
-    });
-    auto *preview = new QAction(tr("Print pre&view…"), this);
-    preview->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
-    connect(preview, &QAction::triggered, this, [this] {
-        QPrinter printer(QPrinter::HighResolution);
-        ReportWriter::setUpPrinter(&printer, ReportWriter::defaultPageSize()); // the exported PDF's pages, laid out alike
-        QPrintPreviewDialog dialog(&printer, this);
-        connect(&dialog, &QPrintPreviewDialog::paintRequested, this, [this](QPrinter *p) {
-            QString error;
-            if (!ReportWriter::paint(p, reportInput(), &error))
-                statusBar()->showMessage(error, 10000);
-        });
-        dialog.exec();
-    });
-    auto *copyChart = new QAction(tr("&Copy chart"), this);
-    copyChart->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
-    connect(copyChart, &QAction::triggered, this, [this] {
-        QApplication::clipboard()->setImage(chartView()->grab().toImage());
-        statusBar()->showMessage(tr("Chart copied"), 3000);
-    });
-    auto *exportChartAction = new QAction(tr("Export c&hart…"), this);
-    connect(exportChartAction, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), exportStartPath(QStringLiteral(".svg")), tr("SVG (*.svg);;PNG (*.png)"));
-        if (!path.isEmpty() && exportChart(path))
-            Settings().setExportFolder(QFileInfo(path).absolutePath());
-    });
-    auto *exportCsv = new QAction(tr("Export &figures (CSV)…"), this);
-    connect(exportCsv, &QAction::triggered, this, [this] {
-        QString path = QFileDialog::getSaveFileName(this, tr("Export figures"), exportStartPath(QStringLiteral(".csv")), tr("CSV (*.csv)"));
-        if (path.isEmpty())
-            return;
-        if (!path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive))
-            path += QStringLiteral(".csv");
-        if (exportFiguresCsv(path))
-            Settings().setExportFolder(QFileInfo(path).absolutePath());
-    });
-    auto *pin = new QAction(tr("&Pin for comparison"), this);
-    pin->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
-    pin->setToolTip(tr("Keep the current scenario as a comparison column, then change one input"));
-    connect(pin, &QAction::triggered, this, [this] {
-        if (m_planner->pinCurrent())
-            m_centre->setCurrentWidget(m_compare);
-        else
-            statusBar()->showMessage(tr("Three scenarios are pinned already: remove one first"), 5000);
-    });
-    auto *quit = new QAction(tr("&Quit"), this);
-    quit->setShortcut(QKeySequence::Quit);
-    connect(quit, &QAction::triggered, this, &QWidget::close);
-
-    m_units = new QComboBox;
-    m_units->addItem(tr("GB (10^9 B)"));
-    m_units->addItem(tr("GiB (2^30 B)"));
-    m_units->setToolTip(tr("Units for every figure: GB as spec sheets state memory, GiB as vLLM and nvidia-smi report it"));
-    connect(m_units, &QComboBox::currentIndexChanged, this, [this](int i) {
-        m_planner->setUnits(i == 1 ? UnitSystem::Binary : UnitSystem::Decimal);
-        Settings().setUnits(m_planner->units());
-    });
-    auto *zoomIn = new QAction(tr("Zoom &in"), this);
-    zoomIn->setShortcuts({QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal)});
-    connect(zoomIn, &QAction::triggered, this, [this] { setZoom(m_zoom * 1.15); });
-    auto *zoomOut = new QAction(tr("Zoom &out"), this);
-    zoomOut->setShortcut(QKeySequence::ZoomOut);
-    connect(zoomOut, &QAction::triggered, this, [this] { setZoom(m_zoom / 1.15); });
-    auto *zoomReset = new QAction(tr("&Actual size"), this);
-    zoomReset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
-    connect(zoomReset, &QAction::triggered, this, [this] { setZoom(1.0); });
-    m_presenterAction = new QAction(tr("&Presenter"), this);
-    m_presenterAction->setCheckable(true);
-    m_presenterAction->setShortcut(QKeySequence(Qt::Key_F5));
-    m_presenterAction->setToolTip(tr("Full screen, large type for a projector (F5; Esc leaves)"));
-    connect(m_presenterAction, &QAction::toggled, this, &MainWindow::setPresenterMode);
-    m_leavePresenter = new QAction(tr("Leave presenter"), this);
-    m_leavePresenter->setShortcut(QKeySequence(Qt::Key_Escape));
-    m_leavePresenter->setShortcutContext(Qt::WindowShortcut);
-    m_leavePresenter->setEnabled(false); // Esc is the boxes' own key outside the presenter
-    connect(m_leavePresenter, &QAction::triggered, this, [this] { setPresenterMode(false); });
-    addAction(m_leavePresenter);
-    for (QAction *a : {undoAction, redoAction, zoomIn, zoomOut, zoomReset, m_presenterAction})
-        addAction(a); // whatever has focus, and with the menu bar hidden
-    auto *toggleUnits = new QAction(tr("Toggle &GB / GiB"), this);
-    toggleUnits->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_U)); // Ctrl+U clears a line edit
-    connect(toggleUnits, &QAction::triggered, this, [this] { m_units->setCurrentIndex(1 - m_units->currentIndex()); });
-
-    QMenu *file = menuBar()->addMenu(tr("&File"));
-    file->addAction(newScenario);
-    file->addAction(openScenarioAction);
-    m_recentMenu = file->addMenu(tr("Open &recent"));
-    file->addAction(save);
-    file->addAction(saveAs);
-    file->addSeparator();
-    file->addAction(open);
-    file->addAction(importTrace);
-    QMenu *samples = file->addMenu(tr("Open sa&mple trace"));
-    samples->setToolTipsVisible(true);
-    for (const SampleTrace &t : sampleTraces()) {
-        QAction *a = samples->addAction(t.title);
-        a->setToolTip(t.path);
-        connect(a, &QAction::triggered, this, [this, path = t.path] {
-            if (m_distribution->importTrace(path))
-                m_centre->setCurrentWidget(m_distribution);
-        });
-    }
-    if (samples->isEmpty())
-        samples->addAction(tr("No sample trace installed"))->setEnabled(false);
-    file->addSeparator();
-    file->addAction(exportPdf);
-    file->addAction(preview);
-    file->addAction(exportChartAction);
-    file->addAction(exportCsv);
-    file->addSeparator();
-    file->addAction(quit);
-    QMenu *edit = menuBar()->addMenu(tr("&Edit"));
-    edit->addAction(undoAction);
-    edit->addAction(redoAction);
-    edit->addSeparator();
-    edit->addAction(copyChart);
-    edit->addAction(pin);
-    auto *calibrate = new QAction(tr("&Calibrate from log…"), this);
-    calibrate->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
-    calibrate->setToolTip(tr("Paste a vLLM, SGLang or llama.cpp start-up log: printed against predicted"));
-    connect(calibrate, &QAction::triggered, this, [this] {
-        CalibrationDialog dialog(m_planner, m_models, this);
-        dialog.exec();
-    });
-    QMenu *tools = menuBar()->addMenu(tr("&Tools"));
-    tools->addAction(calibrate);
-    tools->addAction(tr("&Presets…"), this, [this] {
-        PresetManager dialog(m_storePath, this);
-        dialog.exec();
-        if (dialog.changed())
-            refreshPresets();
-    });
-    QMenu *view = menuBar()->addMenu(tr("&View"));
-    view->addAction(toggleUnits);
-    view->addSeparator();
-    view->addAction(zoomIn);
-    view->addAction(zoomOut);
-    view->addAction(zoomReset);
-    view->addAction(m_presenterAction);
-    view->addSeparator();
-    const QString tabNames[] = {tr("&Memory per GPU"), tr("&Lengths and risk"), tr("&Compare"), tr("Le&vers")};
-    for (int i = 0; i < m_centre->count(); ++i) {
-        QAction *a = view->addAction(tabNames[i]);
-        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
-        connect(a, &QAction::triggered, this, [this, i] { m_centre->setCurrentIndex(i); });
-        addAction(a); // with the menu bar hidden too
-    }
-
-    QToolBar *bar = addToolBar(tr("Main"));
-    m_toolBar = bar;
-    bar->setObjectName(QStringLiteral("mainToolBar"));
-    bar->addAction(openScenarioAction);
-    bar->addAction(save);
-    bar->addSeparator();
-    bar->addAction(exportPdf);
-    bar->addAction(pin);
-    bar->addSeparator();
-    bar->addAction(undoAction);
-    bar->addAction(redoAction);
-    bar->addSeparator();
-    bar->addWidget(new QLabel(tr(" Units: ")));
-    bar->addWidget(m_units);
 }
 
 void MainWindow::setZoom(double factor)

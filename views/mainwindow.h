@@ -6,6 +6,7 @@
 #include "kv/modelshape.h"
 
 #include <QMainWindow>
+#include <QHash>
 #include <QPageSize>
 #include <memory>
 
@@ -121,7 +122,24 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
+    // The actions, menus and toolbar, and the actions' handlers: mainwindowactions.cpp.
+    struct ActionRow;
+    /// The window's actions as one table, in menu order (as a KXmlGui rc file declares them):
+    /// each row's text, keys, tooltip, menu and group, toolbar group, flags and handler.
+    static const QVector<ActionRow> &actionTable();
+    /// Builds the actions, the menus and the toolbar from actionTable().
     void createActions();
+    /// Makes the action of `row` (its text, keys, tooltip and flags), connected to its handler.
+    QAction *createAction(const ActionRow &row);
+    /// The menu bar's menus, in order, each filled from actionTable() with a separator between groups.
+    void buildMenus(const QHash<const ActionRow *, QAction *> &actions);
+    /// The toolbar: its actions from actionTable() by group, then the units box.
+    void buildToolBar(const QHash<const ActionRow *, QAction *> &actions);
+    /// File > Open sample trace: one entry per sample trace installed.
+    void fillSampleMenu(QMenu *samples);
+    /// The units box (GB or GiB for every figure), as the toolbar shows it.
+    void buildUnitsBox();
+
     /// Watches the preset store's file: presets written beside the window reach the pickers.
     void watchPresetStore();
     /// The three panes (inputs, the answer's tabs, the why) in the central splitter.
@@ -131,6 +149,24 @@ private:
     /// The autosave every 30 s, and the lock that makes this instance the autosave's owner
     /// (then a crashed run's autosave is offered once the window shows).
     void startAutosave();
+
+    // The actions' handlers (actionTable() names them).
+    void newScenario();
+    void openScenarioDialog();
+    void save();
+    void saveAs();
+    void importConfigDialog();
+    void importTraceDialog();
+    void exportReportDialog();
+    void printPreview();
+    void copyChart();
+    void exportChartDialog();
+    void exportFiguresDialog();
+    void pinCurrent();
+    void calibrate();
+    void managePresets();
+    void toggleUnits();
+    void showTab(int index);
 
     /// Reads the preset store (else the built-ins) into m_models and m_gpus.
     /// atStart: problems go to a message box once the window shows, else to the
