@@ -76,6 +76,24 @@ TokenSpinBox *tokensSpin(qint64 value, const QString &field)
 DistributionView::DistributionView(Planner *planner, QWidget *parent)
     : QWidget(parent), m_planner(planner)
 {
+    buildSourcePages();
+    buildControls();
+    QFormLayout *form = buildForm();
+    m_figures = new QLabel;
+    m_figures->setTextFormat(Qt::RichText);
+    m_figures->setWordWrap(true);
+    m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_useTraffic = new QPushButton(tr("Use the traffic's concurrency"));
+    m_useTraffic->setToolTip(tr("Little's law: arrival rate × time in system, as the sessions to check"));
+    m_useTraffic->setVisible(false);
+    buildLayout(form, buildCharts());
+    connectSignals();
+    showScenario(m_planner->scenario());
+    showResult(m_planner->result());
+}
+
+void DistributionView::buildSourcePages()
+{
     m_source = new QComboBox;
     m_source->addItems({tr("Every session at the context"), tr("Trace (CSV)"), tr("Log-normal"), tr("Quantile table")});
     m_pages = new QStackedWidget;
@@ -88,6 +106,11 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
     traceLayout->addWidget(m_traceLabel, 1);
     traceLayout->addWidget(importButton);
     m_pages->addWidget(tracePage);
+    connect(importButton, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Import trace"), QString(), tr("Request traces (*.csv *.jsonl *.txt);;All files (*)"));
+        if (!path.isEmpty())
+            importTrace(path);
+    });
     auto *lnPage = new QWidget;
     auto *lnForm = new QFormLayout(lnPage);
     m_median = tokensSpin(2000, tr("Median"));
@@ -106,7 +129,10 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
         qForm->addRow(QString::fromLatin1(names[i]), m_quantile[i]);
     }
     m_pages->addWidget(qPage);
+}
 
+void DistributionView::buildControls()
+{
     m_scale = new QDoubleSpinBox;
     m_scale->setRange(0.01, 1000);
     m_scale->setDecimals(2);
@@ -124,7 +150,10 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
         m_risk->addItem(Units::formatRisk(r), r);
     m_risk->setToolTip(tr("Accepted probability that the sessions' KV cache overflows the pool: pick one, or type "
                           "1 in 5,000, 0.2%, 0.0002 or 2e-4"));
+}
 
+QFormLayout *DistributionView::buildForm()
+{
     auto *form = new QFormLayout;
     form->addRow(tr("Session &lengths"), m_source);
     form->addRow(QString(), m_pages);
@@ -134,21 +163,21 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
     capRow->addWidget(m_cap, 1);
     form->addRow(tr("Retention"), capRow);
     form->addRow(tr("&Risk"), m_risk);
+    return form;
+}
 
-    m_figures = new QLabel;
-    m_figures->setTextFormat(Qt::RichText);
-    m_figures->setWordWrap(true);
-    m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_useTraffic = new QPushButton(tr("Use the traffic's concurrency"));
-    m_useTraffic->setToolTip(tr("Little's law: arrival rate × time in system, as the sessions to check"));
-    m_useTraffic->setVisible(false);
-
+QWidget *DistributionView::buildCharts()
+{
     m_chart = new DistributionChartView;
     m_throughput = new ThroughputChartView;
     auto *charts = new QTabWidget;
     charts->addTab(m_chart, tr("Distribution"));
     charts->addTab(m_throughput, tr("Throughput"));
+    return charts;
+}
 
+void DistributionView::buildLayout(QFormLayout *form, QWidget *charts)
+{
     // Inputs and figures side by side on top (one above the other when narrow,
     // see resizeEvent), scrolling when short; the charts take the full width below.
     auto *top = new QWidget;
@@ -176,7 +205,10 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_split);
+}
 
+void DistributionView::connectSignals()
+{
     connect(m_pages, &QStackedWidget::currentChanged, this, [this](int current) {
         // Size the stack to the page shown, not the tallest one.
         for (int i = 0; i < m_pages->count(); ++i)
@@ -187,11 +219,6 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
     connect(m_source, &QComboBox::currentIndexChanged, this, [this](int i) {
         m_pages->setCurrentIndex(i);
         applySource();
-    });
-    connect(importButton, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Import trace"), QString(), tr("Request traces (*.csv *.jsonl *.txt);;All files (*)"));
-        if (!path.isEmpty())
-            importTrace(path);
     });
     for (TokenSpinBox *s : {m_median, m_p99, m_max, m_quantile[0], m_quantile[1], m_quantile[2], m_quantile[3], m_quantile[4]})
         connect(s, &TokenSpinBox::valueChanged, this, [this] { applySource(); });
@@ -229,8 +256,6 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
         else
             m_resultStale = true;
     });
-    showScenario(m_planner->scenario());
-    showResult(m_planner->result());
 }
 
 bool DistributionView::importTrace(const QString &path, QString *error)

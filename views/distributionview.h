@@ -10,6 +10,7 @@ QT_BEGIN_NAMESPACE
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QBoxLayout;
 class QLabel;
 class QPushButton;
@@ -65,6 +66,20 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
+    /// Where the lengths come from (the source picker) and its pages: the context, a trace with
+    /// its import button, a log-normal's three figures, a quantile table's five.
+    void buildSourcePages();
+    /// The length scale, the retention cap with its toggle, and the risk (a list, or typed).
+    void buildControls();
+    /// The inputs' form: lengths with their page, scale, retention and risk.
+    QFormLayout *buildForm();
+    /// The distribution and throughput charts, in two tabs.
+    QWidget *buildCharts();
+    /// Inputs (`form`) and figures side by side on top, scrolling when short, over the `charts`.
+    void buildLayout(QFormLayout *form, QWidget *charts);
+    /// Every input to its Planner setter (a handle drag is one undo step), and the Planner's
+    /// scenario and results back to the view.
+    void connectSignals();
     void showScenario(const Scenario &s);
     void showResult(const CapacityResult &r);
     void applySource(bool dragging = false);

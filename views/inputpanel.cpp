@@ -78,6 +78,17 @@ QLabel *buddyLabel(const QString &text, QWidget *buddy)
 InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<GpuSpec> gpus, QWidget *parent)
     : QWidget(parent), m_planner(planner), m_models(std::move(models)), m_gpus(std::move(gpus))
 {
+    buildPickers();
+    buildSliders();
+    buildForm();
+    connectSignals();
+    showScenario(m_planner->scenario());
+    sizeSliders();
+    scrollPastInputs();
+}
+
+void InputPanel::buildPickers()
+{
     m_model = new QComboBox;
     addPickerItems(m_model, m_models);
     m_gpu = new QComboBox;
@@ -92,7 +103,10 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
         m_engine->addItem(full.section(QStringLiteral(" ("), 0, 0), int(e));
         m_engine->setItemData(m_engine->count() - 1, full, Qt::ToolTipRole);
     }
+}
 
+void InputPanel::buildSliders()
+{
     m_contextSlider = makeSlider(1000, tr("Context length"));
     m_contextSlider->setPageStep(50);
     m_contextSlider->setTickInterval(100);
@@ -125,7 +139,10 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     m_kvHeadsReset->setToolTip(tr("Restore the preset's num_key_value_heads"));
     m_tpSlider = makeSlider(3, tr("Tensor parallelism"));
     m_tpLabel = valueLabel();
+}
 
+void InputPanel::buildForm()
+{
     auto *form = new QFormLayout(this);
     m_form = form;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -143,9 +160,12 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     form->addRow(buddyLabel(tr("KV &heads"), m_kvHeadsSlider), row(m_kvHeadsSlider, m_kvHeadsLabel, m_kvHeadsReset));
     form->addRow(buddyLabel(tr("T&P"), m_tpSlider), row(m_tpSlider, m_tpLabel));
     form->addRow(new SidePoolInputs(m_planner)); // images, decoding share, host KV (issue 14)
-    m_sidePools = new SidePoolsPanel(planner, m_models);
+    m_sidePools = new SidePoolsPanel(m_planner, m_models);
     form->addRow(m_sidePools);
+}
 
+void InputPanel::connectSignals()
+{
     connect(m_model, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (i >= 0 && i < m_models.size())
             m_planner->setModel(m_models.at(i));
@@ -185,8 +205,10 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     connect(m_kvHeadsReset, &QPushButton::clicked, this, [this] { m_planner->setKvHeadsOverride(std::nullopt); });
     connect(m_tpSlider, &QSlider::valueChanged, this, [this](int v) { m_planner->setTp(kTpChoices[std::clamp(v, 0, 3)]); });
     connect(m_planner, &Planner::scenarioChanged, this, &InputPanel::showScenario);
-    showScenario(m_planner->scenario());
-    sizeSliders();
+}
+
+void InputPanel::scrollPastInputs()
+{
     // The panel scrolls: a wheel turned over a box, picker or slider scrolls the panel unless
     // that input has the keyboard focus (a user scrolling past changed the decoding share).
     for (QWidget *w : findChildren<QWidget *>())

@@ -71,6 +71,18 @@ protected:
     void resizeEvent(QResizeEvent *event) override;
 
 private:
+    /// The model, GPU and engine pickers (long names elide instead of widening the panel).
+    void buildPickers();
+    /// The sliders with their boxes and value labels: context (logarithmic), sessions, KV and
+    /// weight precision, KV heads (with its reset) and TP.
+    void buildSliders();
+    /// The form: each input under its label, mnemonics unique in the window; then the side pools.
+    void buildForm();
+    /// Every input to its Planner setter (one undo step each; a drag's steps merge), and the
+    /// Planner's scenario back to the inputs.
+    void connectSignals();
+    /// A wheel over an unfocused box, picker or slider scrolls the panel (see eventFilter).
+    void scrollPastInputs();
     /// Labels beside the fields when the width allows, else above them.
     void reflow();
     void sizeSliders();

@@ -47,6 +47,21 @@ public:
 LeversView::LeversView(Planner *planner, QWidget *parent)
     : QWidget(parent), m_planner(planner)
 {
+    QFormLayout *targets = buildTargets();
+    buildTable();
+    QHBoxLayout *failure = buildDiagnosis();
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(targets);
+    layout->addWidget(m_answer);
+    layout->addWidget(m_table, 1);
+    layout->addWidget(new QLabel(tr("<b>Diagnosis</b>")));
+    layout->addLayout(failure);
+    layout->addWidget(m_diagnosis);
+    connectSignals();
+}
+
+QFormLayout *LeversView::buildTargets()
+{
     m_targetSessions = new QDoubleSpinBox;
     m_targetSessions->setRange(0, 1e6);
     m_targetSessions->setDecimals(2);
@@ -72,7 +87,11 @@ LeversView::LeversView(Planner *planner, QWidget *parent)
     targets->addRow(tr("Target sessions per GPU, at least"), m_targetSessions);
     targets->addRow(tr("Target latency per token, at most"), m_maxItl);
     targets->addRow(tr("Shared system prompt"), m_prefix);
+    return targets;
+}
 
+void LeversView::buildTable()
+{
     // The option with its lever and the price paid on a second line, so a long
     // side effect wraps in the widest column instead of being cut ("a r.").
     m_table = new QTableWidget(0, 5);
@@ -94,7 +113,10 @@ LeversView::LeversView(Planner *planner, QWidget *parent)
     QFont bold = m_answer->font();
     bold.setBold(true);
     m_answer->setFont(bold);
+}
 
+QHBoxLayout *LeversView::buildDiagnosis()
+{
     m_failedSessions = new TokenSpinBox;
     m_failedSessions->setRange(1, 1'000'000'000);
     m_failedSessions->setValue(12);
@@ -116,15 +138,12 @@ LeversView::LeversView(Planner *planner, QWidget *parent)
     failure->addWidget(m_failedTokens);
     failure->addWidget(diagnoseButton);
     failure->addStretch();
+    connect(diagnoseButton, &QPushButton::clicked, this, [this] { diagnose(m_failedSessions->value(), m_failedTokens->value()); });
+    return failure;
+}
 
-    auto *layout = new QVBoxLayout(this);
-    layout->addLayout(targets);
-    layout->addWidget(m_answer);
-    layout->addWidget(m_table, 1);
-    layout->addWidget(new QLabel(tr("<b>Diagnosis</b>")));
-    layout->addLayout(failure);
-    layout->addWidget(m_diagnosis);
-
+void LeversView::connectSignals()
+{
     for (QDoubleSpinBox *b : {m_targetSessions, m_maxItl})
         connect(b, &QDoubleSpinBox::valueChanged, this, &LeversView::refresh);
     connect(m_prefix, &TokenSpinBox::valueChanged, this, &LeversView::refresh);
@@ -135,7 +154,6 @@ LeversView::LeversView(Planner *planner, QWidget *parent)
     connect(m_planner, &Planner::leversChanged, this, &LeversView::showReport);
     // Wrapped rows grow or shrink with the option column, never cut short.
     connect(m_table->horizontalHeader(), &QHeaderView::sectionResized, m_table, &QTableWidget::resizeRowsToContents);
-    connect(diagnoseButton, &QPushButton::clicked, this, [this] { diagnose(m_failedSessions->value(), m_failedTokens->value()); });
 }
 
 void LeversView::showEvent(QShowEvent *event)

@@ -7,6 +7,8 @@
 
 QT_BEGIN_NAMESPACE
 class QDoubleSpinBox;
+class QFormLayout;
+class QHBoxLayout;
 class QLabel;
 class QTableWidget;
 QT_END_NAMESPACE
@@ -42,6 +44,14 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
+    /// The targets (sessions per GPU, latency per token) and the shared system prompt, in a form.
+    QFormLayout *buildTargets();
+    /// The table of options (wrapped, read-only) and the answer in bold above it.
+    void buildTable();
+    /// "It failed at N sessions of about T tokens" with its Diagnose button, wired to diagnose().
+    QHBoxLayout *buildDiagnosis();
+    /// The targets to a new pricing, the Planner's results to refresh() and its reports to showReport().
+    void connectSignals();
     void refresh();
     void showReport(const LeverReport &report);
 

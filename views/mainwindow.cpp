@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
-#include "wrappedlabel.h"
+#include "answerview.h"
 #include "core/outputtarget.h"
-#include "io/sampletraces.h"
 
-#include "calibrationdialog.h"
 #include "plan/capacity.h"
 #include "compareview.h"
 #include "leversview.h"
@@ -15,18 +13,15 @@
 #include "inputpanel.h"
 #include "memorychartview.h"
 #include "planner.h"
-#include "presetmanager.h"
 #include "presetstore.h"
 #include "io/scenariofile.h"
 #include "chartstyle.h"
 #include "settings.h"
+#include "whyview.h"
 
 #include <QAction>
-#include <QClipboard>
 #include <QJsonObject>
 #include <QPainter>
-#include <QPrintPreviewDialog>
-#include <QPrinter>
 #include <QSaveFile>
 #include <QSvgGenerator>
 #include <QApplication>
@@ -41,18 +36,13 @@
 #include <QFileSystemWatcher>
 #include <QMimeData>
 #include <QUrl>
-#include <QCheckBox>
 #include <QComboBox>
-#include <QGridLayout>
-#include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QKeyEvent>
 #include <QLockFile>
-#include <QFocusEvent>
-#include <QMouseEvent>
 #include <QSignalBlocker>
 #include <QScreen>
 #include <QLineEdit>
@@ -61,115 +51,15 @@
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
-#include <QTextBrowser>
-#include <QTextBlock>
-#include <QTextCursor>
-#include <QTextDocument>
 #include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
-#include <QVBoxLayout>
-#include <limits>
 
 namespace Headroom {
 
 namespace {
 const QString kDefaultModel = QStringLiteral("llama-3.1-8b");
 const QString kDefaultGpu = QStringLiteral("h100-sxm-80gb");
-
-QString html(const QString &s)
-{
-    return s.toHtmlEscaped();
-}
-
-/// Sets `text` as the browser's HTML unless it shows it already: set again, QTextBrowser parses
-/// and lays the whole document out anew on every step of a drag (the sources seldom change).
-void setHtmlOnce(QTextBrowser *browser, const QString &text)
-{
-    static const char *const kShown = "headroomShownHtml"; // cleared where plain text is set instead
-    if (browser->property(kShown).toString() == text && !text.isEmpty())
-        return;
-    browser->setHtml(text);
-    browser->setProperty(kShown, text);
-}
-
-/// The text HTML shows for plain `text`: runs of spaces, tabs and line breaks folded into one
-/// space, none at either end (no-break spaces kept, as QString::simplified would not).
-QString asHtmlShows(const QString &text)
-{
-    QString shown;
-    bool space = false;
-    for (const QChar c : text) {
-        if (c == QLatin1Char(' ') || c == QLatin1Char('\t') || c == QLatin1Char('\n') || c == QLatin1Char('\r')) {
-            space = !shown.isEmpty();
-            continue;
-        }
-        if (space)
-            shown += QLatin1Char(' ');
-        space = false;
-        shown += c;
-    }
-    return shown;
-}
-
-/// Shows `lines` (plain text) as the browser's numbered list. A drag changes the numbers within the
-/// same lines: those blocks are rewritten in place (QTextCursor), so the document lays out and
-/// repaints only them, where setHtml would parse, lay out and repaint the whole list on every step.
-/// Any other change (another count of lines, plain text shown since) sets the HTML anew.
-void showList(QTextBrowser *browser, const QStringList &lines)
-{
-    static const char *const kLines = "headroomShownLines"; // cleared where plain text is set instead
-    QString list = QStringLiteral("<ol>");
-    for (const QString &line : lines)
-        list += QStringLiteral("<li>%1</li>").arg(html(line));
-    list += QStringLiteral("</ol>");
-    QStringList texts;
-    for (const QString &line : lines)
-        texts << asHtmlShows(line);
-    const QStringList shown = browser->property(kLines).toStringList();
-    QTextDocument *doc = browser->document();
-    if (texts.isEmpty() || shown.size() != texts.size() || doc->blockCount() != texts.size()) {
-        setHtmlOnce(browser, list);
-        // Edited in place next time only when each block shows its line exactly.
-        bool same = doc->blockCount() == texts.size();
-        QTextBlock block = doc->begin();
-        for (int i = 0; same && i < texts.size(); ++i, block = block.next())
-            same = block.text() == texts.at(i);
-        browser->setProperty(kLines, same ? QVariant(texts) : QVariant());
-        return;
-    }
-    doc->setUndoRedoEnabled(false); // a read-only view: no history grows along a drag
-    QTextCursor cursor(doc);
-    cursor.beginEditBlock();
-    QTextBlock block = doc->begin();
-    for (int i = 0; i < texts.size(); ++i, block = block.next())
-        if (texts.at(i) != shown.at(i)) {
-            cursor.setPosition(block.position());
-            cursor.setPosition(block.position() + block.length() - 1, QTextCursor::KeepAnchor);
-            cursor.insertText(texts.at(i));
-        }
-    cursor.endEditBlock();
-    browser->setProperty(kLines, texts);
-    browser->setProperty("headroomShownHtml", list); // what setHtmlOnce would have set
-}
-
-/// A cell of the figures grid: plain text that asks for its width on one line and wraps only when
-/// given less, as an HTML table cell does (QLabel's own hint for word-wrapped text is a narrower
-/// shape of several lines, which a grid keeps even with room to spare).
-class CellLabel : public SelectableLabel
-{
-public:
-    CellLabel() { setTextFormat(Qt::PlainText); }
-    QSize sizeHint() const override
-    {
-        // The width QLabel's own layout of the text needs on one line (the same QFontMetrics
-        // call, unbounded), and the height it gives that width.
-        const QMargins m = contentsMargins();
-        const int width = fontMetrics().boundingRect(QRect(0, 0, QWIDGETSIZE_MAX, QWIDGETSIZE_MAX), int(alignment()), text()).width()
-            + m.left() + m.right() + 2 * margin();
-        return QSize(width, heightForWidth(width));
-    }
-};
 } // namespace
 
 MainWindow::MainWindow(const QString &storePath, QWidget *parent)
@@ -184,6 +74,21 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
         statusBar()->showMessage(skipped.first());
     m_planner->setPresets(m_models, m_gpus);
     m_planner->reset(defaultScenario());
+    watchPresetStore();
+    buildPanes();
+    createActions();
+    rebuildRecentMenu();
+    connect(m_planner->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
+    startAutosave();
+    qApp->installEventFilter(this);
+
+    restoreLayout();
+    restoreLastScenario();
+    setPalette(ChartStyle::activeWhenInactive(palette()));
+}
+
+void MainWindow::watchPresetStore()
+{
     // Presets written beside the window (the command line, another window) reach the pickers
     // without a restart: the store's file is watched, and reread once its writes settle.
     m_storeWatcher = new QFileSystemWatcher(this);
@@ -194,7 +99,10 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     m_storeSettle->setInterval(300);
     connect(m_storeWatcher, &QFileSystemWatcher::fileChanged, m_storeSettle, qOverload<>(&QTimer::start));
     connect(m_storeSettle, &QTimer::timeout, this, &MainWindow::presetStoreChangedOnDisk);
+}
 
+void MainWindow::buildPanes()
+{
     // Left: inputs.
     m_inputs = new InputPanel(m_planner, m_models, m_gpus);
     auto *scroll = new QScrollArea;
@@ -205,130 +113,41 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     fitInputsWidth(); // never narrower than the inputs: they scroll down, never sideways nor cut
 
     // Centre: the answer.
-    auto *answer = new QWidget;
-    auto *answerLayout = new QVBoxLayout(answer);
-    m_sessions = new SelectableLabel;
-    m_sessions->setObjectName(QStringLiteral("sessionsLabel"));
-    QFont big = m_sessions->font();
-    big.setPointSizeF(big.pointSizeF() * 2.2);
-    big.setBold(true);
-    m_sessions->setFont(big);
-    m_verdict = new SelectableLabel;
-    m_verdict->setTextFormat(Qt::PlainText);
-    m_notes = new SelectableLabel;
-    m_notes->setTextFormat(Qt::PlainText);
-    m_notes->setVisible(false);
-    m_verdictBox = new QWidget;
-    auto *verdictLayout = new QVBoxLayout(m_verdictBox);
-    verdictLayout->setContentsMargins(0, 0, 0, 0);
-    verdictLayout->setSpacing(0); // the notes on the next line, as a line break would put them
-    verdictLayout->addWidget(m_verdict);
-    verdictLayout->addWidget(m_notes);
-    styleVerdict(); // the notes italic from the start
-    m_figures = new QWidget;
-    auto *figures = new QGridLayout(m_figures);
-    figures->setContentsMargins(6, 6, 6, 6); // as the table's cellspacing was
-    figures->setSpacing(6);
-    figures->setColumnStretch(2, 1); // the columns as wide as their text, the rest of the width empty
-    for (int row = 0; row < 4; ++row) {
-        m_figureCaptions[row] = new CellLabel;
-        m_figureValues[row] = new CellLabel;
-        m_figureDetails[row] = new CellLabel;
-        QFont bold = m_figureValues[row]->font();
-        bold.setBold(true);
-        m_figureValues[row]->setFont(bold);
-        auto *cell = new QHBoxLayout;
-        cell->setSpacing(m_figureDetails[row]->fontMetrics().horizontalAdvance(QLatin1Char(' '))); // "value (detail)"
-        cell->addWidget(m_figureValues[row]);
-        cell->addWidget(m_figureDetails[row], 1);
-        figures->addWidget(m_figureCaptions[row], row, 0);
-        figures->addLayout(cell, row, 1);
-    }
-    m_advice = new WrappedLabel;
-    m_advice->setTextFormat(Qt::RichText);
-    m_advice->setAccessibleName(tr("What to do now"));
-    connect(m_advice, &QLabel::linkActivated, this, [this](const QString &link) { applyAdvice(link.section(QLatin1Char(':'), 1).toInt()); });
-    m_adviceTimer = new QTimer(this);
-    m_adviceTimer->setSingleShot(true);
-    m_adviceTimer->setInterval(150); // a drag asks once it pauses
-    connect(m_adviceTimer, &QTimer::timeout, this, &MainWindow::requestAdvice);
-    connect(m_planner, &Planner::adviceChanged, this, &MainWindow::showAdvice);
-    // Presenter's headline: the three figures a customer repeats, each a large
-    // value over its caption (sessions per card, cost per session-hour, what limits it).
-    m_headline = new QWidget;
-    m_headline->setObjectName(QStringLiteral("presenterHeadline"));
-    auto *headlineGrid = new QGridLayout(m_headline);
-    headlineGrid->setContentsMargins(0, 0, 0, 0);
-    for (int i = 0; i < 3; ++i) {
-        m_headlineValues[i] = new QLabel;
-        m_headlineCaptions[i] = new QLabel;
-        for (QLabel *l : {m_headlineValues[i], m_headlineCaptions[i]}) {
-            l->setAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-            l->setWordWrap(true);
-            l->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        }
-        m_headlineCaptions[i]->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
-        headlineGrid->addWidget(m_headlineValues[i], 0, i);
-        headlineGrid->addWidget(m_headlineCaptions[i], 1, i);
-        headlineGrid->setColumnStretch(i, 1);
-    }
-    m_headline->setVisible(false);
-    m_chart = new MemoryChartView;
-    answerLayout->addWidget(m_headline);
-    answerLayout->addWidget(m_chart, 1);
-    answerLayout->addWidget(m_sessions);
-    answerLayout->addWidget(m_verdictBox);
-    answerLayout->addWidget(m_figures);
-    answerLayout->addWidget(m_advice);
+    m_answer = new AnswerView(m_planner);
     auto *answerScroll = new QScrollArea; // a short window scrolls the answer instead of clipping it
-    answerScroll->setWidget(answer);
+    answerScroll->setWidget(m_answer);
     answerScroll->setWidgetResizable(true);
     answerScroll->setFrameShape(QFrame::NoFrame);
 
     // Right: why.
-    auto *tabs = new QTabWidget;
-    m_derivation = new QTextBrowser;
-    m_derivation->setAccessibleName(tr("Derivation"));
-    m_derivationTimer = new QTimer(this);
-    m_derivationTimer->setSingleShot(true);
-    m_derivationTimer->setInterval(150); // as the advice: a drag writes it out once it pauses
-    connect(m_derivationTimer, &QTimer::timeout, this, [this] { showDerivation(false); });
-    m_sources = new QTextBrowser;
-    m_sources->setOpenExternalLinks(true);
-    m_sourceDetails = new QCheckBox(tr("Show how each v&alue was checked"));
-    connect(m_sourceDetails, &QCheckBox::toggled, this, &MainWindow::showSources);
-    auto *sourcesPage = new QWidget;
-    auto *sourcesLayout = new QVBoxLayout(sourcesPage);
-    sourcesLayout->setContentsMargins(0, 0, 0, 0);
-    sourcesLayout->addWidget(m_sources, 1);
-    sourcesLayout->addWidget(m_sourceDetails);
-    tabs->addTab(m_derivation, tr("&Derivation"));
-    tabs->addTab(sourcesPage, tr("S&ources"));
-    tabs->setMinimumWidth(220);
-
-    m_distribution = new DistributionView(m_planner);
-    m_centre = new QTabWidget;
-    // No mnemonics on these tabs (the letters go to the inputs): Ctrl+1 to Ctrl+4, in the View menu.
-    m_centre->addTab(answerScroll, tr("Memory per GPU"));
-    m_centre->addTab(m_distribution, tr("Lengths and risk"));
-    m_compare = new CompareView(m_planner);
-    m_centre->addTab(m_compare, tr("Compare"));
-    m_levers = new LeversView(m_planner);
-    m_centre->addTab(m_levers, tr("Levers"));
+    m_why = new WhyView(m_planner);
+    buildCentre(answerScroll);
 
     m_split = new QSplitter;
     m_split->setObjectName(QStringLiteral("mainSplitter"));
     m_split->addWidget(scroll);
     m_split->addWidget(m_centre);
-    m_split->addWidget(tabs);
-    m_why = tabs;
+    m_split->addWidget(m_why);
     m_split->setStretchFactor(1, 1);
     m_split->setChildrenCollapsible(false);
     setCentralWidget(m_split);
+}
 
-    createActions();
-    rebuildRecentMenu();
-    connect(m_planner->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
+void MainWindow::buildCentre(QWidget *answerPage)
+{
+    m_distribution = new DistributionView(m_planner);
+    m_centre = new QTabWidget;
+    // No mnemonics on these tabs (the letters go to the inputs): Ctrl+1 to Ctrl+4, in the View menu.
+    m_centre->addTab(answerPage, tr("Memory per GPU"));
+    m_centre->addTab(m_distribution, tr("Lengths and risk"));
+    m_compare = new CompareView(m_planner);
+    m_centre->addTab(m_compare, tr("Compare"));
+    m_levers = new LeversView(m_planner);
+    m_centre->addTab(m_levers, tr("Levers"));
+}
+
+void MainWindow::startAutosave()
+{
     auto *autosaveTimer = new QTimer(this);
     connect(autosaveTimer, &QTimer::timeout, this, &MainWindow::autosave);
     autosaveTimer->start(30'000);
@@ -340,13 +159,6 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
         QTimer::singleShot(0, this, &MainWindow::offerRecovery);
     else
         m_lock.reset();
-    qApp->installEventFilter(this);
-    connect(m_planner, &Planner::resultChanged, this, &MainWindow::showResult);
-    showResult(m_planner->result());
-
-    restoreLayout();
-    restoreLastScenario();
-    setPalette(ChartStyle::activeWhenInactive(palette()));
 }
 
 QStringList MainWindow::loadPresets(bool atStart)
@@ -494,402 +306,6 @@ MainWindow::~MainWindow()
     m_planner->disconnect(this);
 }
 
-void MainWindow::createActions()
-{
-    QUndoStack *undo = m_planner->undoStack();
-    QAction *undoAction = undo->createUndoAction(this, tr("&Undo"));
-    undoAction->setShortcut(QKeySequence::Undo);
-    QAction *redoAction = undo->createRedoAction(this, tr("&Redo"));
-    redoAction->setShortcut(QKeySequence::Redo);
-    // The Edit menu names the step ("Undo Choose GPU H20 96GB"); the toolbar keeps a short,
-    // steady "Undo" / "Redo" so its buttons never grow and shift the units box along.
-    undoAction->setIconText(tr("Undo"));
-    redoAction->setIconText(tr("Redo"));
-    auto *newScenario = new QAction(tr("&New scenario"), this);
-    newScenario->setShortcut(QKeySequence::New);
-    connect(newScenario, &QAction::triggered, this, [this] {
-        if (!maybeSave())
-            return;
-        m_path.clear();
-        m_planner->reset(defaultScenario());
-        updateTitle();
-    });
-    auto *openScenarioAction = new QAction(tr("&Open scenario…"), this);
-    openScenarioAction->setShortcut(QKeySequence::Open);
-    connect(openScenarioAction, &QAction::triggered, this, [this] {
-        if (!maybeSave())
-            return;
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), QString(), tr("Headroom scenarios (*.headroom *.json)"));
-        if (!path.isEmpty())
-            openScenario(path);
-    });
-    auto *save = new QAction(tr("&Save"), this);
-    save->setShortcut(QKeySequence::Save);
-    auto *saveAs = new QAction(tr("Save &as…"), this);
-    saveAs->setShortcut(QKeySequence::SaveAs);
-    connect(saveAs, &QAction::triggered, this, [this] {
-        QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), m_path, tr("Headroom scenarios (*.headroom)"));
-        if (path.isEmpty())
-            return;
-        if (!path.endsWith(QLatin1String(".headroom")))
-            path += QStringLiteral(".headroom");
-        saveScenario(path);
-    });
-    connect(save, &QAction::triggered, this, [this, saveAs] {
-        if (m_path.isEmpty() || !m_path.endsWith(QLatin1String(".headroom")))
-            saveAs->trigger();
-        else
-            saveScenario(m_path);
-    });
-    auto *open = new QAction(tr("Import &config.json…"), this);
-    open->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O)); // Ctrl+O opens a scenario, as everywhere
-    open->setToolTip(tr("Import a HuggingFace config.json as the model (or drop one on the window)"));
-    connect(open, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open config.json"), QString(), tr("JSON files (*.json)"));
-        if (!path.isEmpty())
-            openModelFile(path);
-    });
-    auto *importTrace = new QAction(tr("Import &trace…"), this);
-    importTrace->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
-    importTrace->setToolTip(tr("Session lengths from a request log (Azure trace CSV or one length per line)"));
-    connect(importTrace, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Import trace"), QString(), tr("Request traces (*.csv *.jsonl *.txt);;All files (*)"));
-        if (!path.isEmpty() && m_distribution->importTrace(path))
-            m_centre->setCurrentWidget(m_distribution);
-    });
-    auto *exportPdf = new QAction(tr("&Export report…"), this);
-    exportPdf->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    exportPdf->setToolTip(tr("The PDF capacity report (pinned scenarios become a comparison page)"));
-    connect(exportPdf, &QAction::triggered, this, [this] {
-        // The page size is the file type chosen: A4, or US Letter (the default where the locale measures in inches).
-        const QString a4 = tr("PDF, A4 pages (*.pdf)"), letterPages = tr("PDF, US Letter pages (*.pdf)");
-        QString chosen = ReportWriter::defaultPageSize() == QPageSize::Letter ? letterPages : a4;
-        QString path = QFileDialog::getSaveFileName(this, tr("Export report"), exportStartPath(QStringLiteral(".pdf")), a4 + QStringLiteral(";;") + letterPages, &chosen);
-        if (path.isEmpty())
-            return;
-        if (!path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive))
-            path += QStringLiteral(".pdf");
-        if (exportReport(path, chosen == letterPages ? QPageSize::Letter : QPageSize::A4))
-            statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
-    });
-    auto *preview = new QAction(tr("Print pre&view…"), this);
-    preview->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
-    connect(preview, &QAction::triggered, this, [this] {
-        QPrinter printer(QPrinter::HighResolution);
-        ReportWriter::setUpPrinter(&printer, ReportWriter::defaultPageSize()); // the exported PDF's pages, laid out alike
-        QPrintPreviewDialog dialog(&printer, this);
-        connect(&dialog, &QPrintPreviewDialog::paintRequested, this, [this](QPrinter *p) {
-            QString error;
-            if (!ReportWriter::paint(p, reportInput(), &error))
-                statusBar()->showMessage(error, 10000);
-        });
-        dialog.exec();
-    });
-    auto *copyChart = new QAction(tr("&Copy chart"), this);
-    copyChart->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
-    connect(copyChart, &QAction::triggered, this, [this] {
-        QApplication::clipboard()->setImage(m_chart->grab().toImage());
-        statusBar()->showMessage(tr("Chart copied"), 3000);
-    });
-    auto *exportChartAction = new QAction(tr("Export c&hart…"), this);
-    connect(exportChartAction, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), exportStartPath(QStringLiteral(".svg")), tr("SVG (*.svg);;PNG (*.png)"));
-        if (!path.isEmpty() && exportChart(path))
-            Settings().setExportFolder(QFileInfo(path).absolutePath());
-    });
-    auto *exportCsv = new QAction(tr("Export &figures (CSV)…"), this);
-    connect(exportCsv, &QAction::triggered, this, [this] {
-        QString path = QFileDialog::getSaveFileName(this, tr("Export figures"), exportStartPath(QStringLiteral(".csv")), tr("CSV (*.csv)"));
-        if (path.isEmpty())
-            return;
-        if (!path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive))
-            path += QStringLiteral(".csv");
-        if (exportFiguresCsv(path))
-            Settings().setExportFolder(QFileInfo(path).absolutePath());
-    });
-    auto *pin = new QAction(tr("&Pin for comparison"), this);
-    pin->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
-    pin->setToolTip(tr("Keep the current scenario as a comparison column, then change one input"));
-    connect(pin, &QAction::triggered, this, [this] {
-        if (m_planner->pinCurrent())
-            m_centre->setCurrentWidget(m_compare);
-        else
-            statusBar()->showMessage(tr("Three scenarios are pinned already: remove one first"), 5000);
-    });
-    auto *quit = new QAction(tr("&Quit"), this);
-    quit->setShortcut(QKeySequence::Quit);
-    connect(quit, &QAction::triggered, this, &QWidget::close);
-
-    m_units = new QComboBox;
-    m_units->addItem(tr("GB (10^9 B)"));
-    m_units->addItem(tr("GiB (2^30 B)"));
-    m_units->setToolTip(tr("Units for every figure: GB as spec sheets state memory, GiB as vLLM and nvidia-smi report it"));
-    connect(m_units, &QComboBox::currentIndexChanged, this, [this](int i) {
-        m_planner->setUnits(i == 1 ? UnitSystem::Binary : UnitSystem::Decimal);
-        Settings().setUnits(m_planner->units());
-    });
-    auto *zoomIn = new QAction(tr("Zoom &in"), this);
-    zoomIn->setShortcuts({QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal)});
-    connect(zoomIn, &QAction::triggered, this, [this] { setZoom(m_zoom * 1.15); });
-    auto *zoomOut = new QAction(tr("Zoom &out"), this);
-    zoomOut->setShortcut(QKeySequence::ZoomOut);
-    connect(zoomOut, &QAction::triggered, this, [this] { setZoom(m_zoom / 1.15); });
-    auto *zoomReset = new QAction(tr("&Actual size"), this);
-    zoomReset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
-    connect(zoomReset, &QAction::triggered, this, [this] { setZoom(1.0); });
-    m_presenterAction = new QAction(tr("&Presenter"), this);
-    m_presenterAction->setCheckable(true);
-    m_presenterAction->setShortcut(QKeySequence(Qt::Key_F5));
-    m_presenterAction->setToolTip(tr("Full screen, large type for a projector (F5; Esc leaves)"));
-    connect(m_presenterAction, &QAction::toggled, this, &MainWindow::setPresenterMode);
-    m_leavePresenter = new QAction(tr("Leave presenter"), this);
-    m_leavePresenter->setShortcut(QKeySequence(Qt::Key_Escape));
-    m_leavePresenter->setShortcutContext(Qt::WindowShortcut);
-    m_leavePresenter->setEnabled(false); // Esc is the boxes' own key outside the presenter
-    connect(m_leavePresenter, &QAction::triggered, this, [this] { setPresenterMode(false); });
-    addAction(m_leavePresenter);
-    for (QAction *a : {undoAction, redoAction, zoomIn, zoomOut, zoomReset, m_presenterAction})
-        addAction(a); // whatever has focus, and with the menu bar hidden
-    auto *toggleUnits = new QAction(tr("Toggle &GB / GiB"), this);
-    toggleUnits->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_U)); // Ctrl+U clears a line edit
-    connect(toggleUnits, &QAction::triggered, this, [this] { m_units->setCurrentIndex(1 - m_units->currentIndex()); });
-
-    QMenu *file = menuBar()->addMenu(tr("&File"));
-    file->addAction(newScenario);
-    file->addAction(openScenarioAction);
-    m_recentMenu = file->addMenu(tr("Open &recent"));
-    file->addAction(save);
-    file->addAction(saveAs);
-    file->addSeparator();
-    file->addAction(open);
-    file->addAction(importTrace);
-    QMenu *samples = file->addMenu(tr("Open sa&mple trace"));
-    samples->setToolTipsVisible(true);
-    for (const SampleTrace &t : sampleTraces()) {
-        QAction *a = samples->addAction(t.title);
-        a->setToolTip(t.path);
-        connect(a, &QAction::triggered, this, [this, path = t.path] {
-            if (m_distribution->importTrace(path))
-                m_centre->setCurrentWidget(m_distribution);
-        });
-    }
-    if (samples->isEmpty())
-        samples->addAction(tr("No sample trace installed"))->setEnabled(false);
-    file->addSeparator();
-    file->addAction(exportPdf);
-    file->addAction(preview);
-    file->addAction(exportChartAction);
-    file->addAction(exportCsv);
-    file->addSeparator();
-    file->addAction(quit);
-    QMenu *edit = menuBar()->addMenu(tr("&Edit"));
-    edit->addAction(undoAction);
-    edit->addAction(redoAction);
-    edit->addSeparator();
-    edit->addAction(copyChart);
-    edit->addAction(pin);
-    auto *calibrate = new QAction(tr("&Calibrate from log…"), this);
-    calibrate->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
-    calibrate->setToolTip(tr("Paste a vLLM, SGLang or llama.cpp start-up log: printed against predicted"));
-    connect(calibrate, &QAction::triggered, this, [this] {
-        CalibrationDialog dialog(m_planner, m_models, this);
-        dialog.exec();
-    });
-    QMenu *tools = menuBar()->addMenu(tr("&Tools"));
-    tools->addAction(calibrate);
-    tools->addAction(tr("&Presets…"), this, [this] {
-        PresetManager dialog(m_storePath, this);
-        dialog.exec();
-        if (dialog.changed())
-            refreshPresets();
-    });
-    QMenu *view = menuBar()->addMenu(tr("&View"));
-    view->addAction(toggleUnits);
-    view->addSeparator();
-    view->addAction(zoomIn);
-    view->addAction(zoomOut);
-    view->addAction(zoomReset);
-    view->addAction(m_presenterAction);
-    view->addSeparator();
-    const QString tabNames[] = {tr("&Memory per GPU"), tr("&Lengths and risk"), tr("&Compare"), tr("Le&vers")};
-    for (int i = 0; i < m_centre->count(); ++i) {
-        QAction *a = view->addAction(tabNames[i]);
-        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
-        connect(a, &QAction::triggered, this, [this, i] { m_centre->setCurrentIndex(i); });
-        addAction(a); // with the menu bar hidden too
-    }
-
-    QToolBar *bar = addToolBar(tr("Main"));
-    m_toolBar = bar;
-    bar->setObjectName(QStringLiteral("mainToolBar"));
-    bar->addAction(openScenarioAction);
-    bar->addAction(save);
-    bar->addSeparator();
-    bar->addAction(exportPdf);
-    bar->addAction(pin);
-    bar->addSeparator();
-    bar->addAction(undoAction);
-    bar->addAction(redoAction);
-    bar->addSeparator();
-    bar->addWidget(new QLabel(tr(" Units: ")));
-    bar->addWidget(m_units);
-}
-
-void MainWindow::showResult(const CapacityResult &r)
-{
-    const Scenario &s = m_planner->scenario();
-    const UnitSystem u = m_planner->units();
-    auto fmt = [u](qint64 b) { return Units::formatBytes(b, u); };
-    // Against a distribution every session at the context is a worst case no session may reach:
-    // the chart draws the asked sessions at the mean, as the report does.
-    m_chart->setResult(r, s.tp, u, r.ok && answersByRisk(s) ? MemoryChartView::sessionsAtMean(s.sessions, s, r.distribution) : QString());
-    m_chart->setCardNote(r.ok ? MemoryChartView::cardNote(s.gpu, r.gpuMemoryBytes, u) : QString());
-    if (!r.ok) {
-        m_sessions->setText(tr("—"));
-        if (m_verdictBold) {
-            m_verdictBold = false;
-            styleVerdict();
-        }
-        m_verdict->setTextFormat(Qt::RichText);
-        m_verdict->setText(ChartStyle::errorHtml(html(r.error), this));
-        m_notes->clear();
-        m_notes->setVisible(false);
-        for (int i = 0; i < 3; ++i) {
-            m_headlineValues[i]->setText(i == 0 ? tr("—") : QString());
-            m_headlineCaptions[i]->setText(QString());
-        }
-        for (int row = 0; row < 4; ++row)
-            for (QLabel *l : {m_figureCaptions[row], m_figureValues[row], m_figureDetails[row]})
-                l->clear();
-        m_derivationTimer->stop();
-        m_derivationStale = false;
-        m_derivation->setPlainText(r.error);
-        m_derivation->setProperty("headroomShownHtml", QVariant()); // the next answer is set again
-        m_derivation->setProperty("headroomShownLines", QVariant());
-        // No advice for a plan that has no answer (nor one left from the last plan that had).
-        m_adviceTimer->stop();
-        m_adviceOptions.clear();
-        m_advice->clear();
-        return;
-    }
-    const qint64 fit = s.distribution ? r.distribution.sessionsAtRisk : r.maxSessions;
-    // "Keep N" restores what fitted before a change of a lever: never a count under another
-    // model, card, TP, length law or retention cap (a count the cap held, named at the full
-    // context once the cap is off, is no count this plan ever had).
-    const QString fitBasis = QStringList{s.model.id, s.gpu.id, QString::number(s.tp), s.distribution ? s.distribution->spec : QString(),
-                                         s.retainTokens ? QString::number(*s.retainTokens) : QString()}
-                              .join(QLatin1Char('\n'));
-    if (fitBasis != m_fitBasis) {
-        m_fitBasis = fitBasis;
-        m_previousFit = -1;
-        m_fit = fit;
-    } else if (fit != m_fit) {
-        m_previousFit = m_fit;
-        m_fit = fit;
-    }
-    m_adviceTimer->start();
-    const QString perGroup = s.tp > 1 ? tr(" per %1 GPUs").arg(s.tp) : QString();
-    if (s.distribution)
-        m_sessions->setText(Units::plural(r.distribution.sessionsAtRisk, tr("session fits"), tr("sessions fit")) + perGroup
-                            + tr(" at a %1 risk").arg(Units::formatRisk(s.risk)));
-    else
-        m_sessions->setText(Units::plural(r.maxSessions, tr("session fits"), tr("sessions fit")) + perGroup);
-    const double perCard = double(fit) / double(std::max(1, s.tp));
-    const QString perHour = r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours")) : QString();
-    const QString headline[3][2] = {
-        {Units::formatDecimal(perCard), perCard == 1.0 ? tr("session per card") : tr("sessions per card")},
-        {perHour.isEmpty() ? tr("no price") : perHour.section(QLatin1Char(' '), 0, 0),
-         perHour.isEmpty() ? tr("set a price for the cost per session-hour") : perHour.section(QLatin1Char(' '), 1)},
-        {r.shortfallBytesPerGpu > 0 ? tr("Weights") : tr("KV cache"),
-         r.shortfallBytesPerGpu > 0 ? tr("and workspace exceed the card") : tr("budget is what limits it")}};
-    for (int i = 0; i < 3; ++i) {
-        m_headlineValues[i]->setText(headline[i][0]);
-        // A wrapped caption never breaks inside a unit ("session-/hour"): U+2011, the non-breaking hyphen.
-        m_headlineCaptions[i]->setText(QString(headline[i][1]).replace(QLatin1Char('-'), QChar(0x2011)));
-    }
-    // Set in a plain format, font and text only when they change: QLabel lays out only then.
-    if (m_verdictBold == r.askedFit) {
-        m_verdictBold = !r.askedFit;
-        styleVerdict();
-    }
-    m_verdict->setTextFormat(Qt::PlainText);
-    // As the rich text they replace showed them: the sentence, then each warning on a line of its own.
-    m_verdict->setText(asHtmlShows(capacityVerdict(s, r, u)));
-    QStringList notes;
-    for (const QString &w : r.warnings)
-        notes << asHtmlShows(w);
-    m_notes->setText(notes.join(QLatin1Char('\n')));
-    m_notes->setVisible(!m_presenter && !r.warnings.isEmpty()); // the presenter says the answer once, without the notes
-    const QString cost = r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours"))
-        : s.effectivePrice()                      ? tr("— (no session fits)")
-                                                  : tr("set a price");
-    // Every per-session figure names the length it is for, as the derivation does.
-    const QString basis = sessionBasis(s, r);
-    const QString perGpu = s.tp > 1 ? tr(" per GPU") : QString();
-    // With a draft model its own KV shares the pool: the per-token row names both, target
-    // first, so the target's figure is never read as the whole.
-    const bool draft = r.draftKvBytesPerTokenPerGpu > 0;
-    const QString perToken = draft ? tr("KV per token%1, target + draft").arg(perGpu) : tr("KV per token%1").arg(perGpu);
-    const QString perTokenExact = draft ? tr("%1 + %2").arg(Units::formatExactBytes(r.kvBytesPerTokenPerGpu), Units::formatExactBytes(r.draftKvBytesPerTokenPerGpu))
-                                        : Units::formatExactBytes(r.kvBytesPerTokenPerGpu);
-    const QString perTokenRounded = draft ? tr("%1 + %2").arg(fmt(r.kvBytesPerTokenPerGpu), fmt(r.draftKvBytesPerTokenPerGpu)) : fmt(r.kvBytesPerTokenPerGpu);
-    // Caption, value (bold) and its detail, row by row; QLabel::setText lays out only a changed text.
-    const QString figures[4][3] = {
-        {perToken, perTokenExact, tr("(%1)").arg(perTokenRounded)},
-        {tr("Per session at %1%2").arg(basis, perGpu), fmt(r.reservedSessionBytesPerGpu), tr("(%1)").arg(Units::formatExactBytes(r.reservedSessionBytesPerGpu))},
-        {tr("KV for %1 at %2").arg(Units::plural(s.sessions, tr("session"), tr("sessions")), basis), fmt(r.kvBytesForSessionsPerGpu),
-         tr("of the %1 budget%2").arg(fmt(r.kvBudgetBytesPerGpu), perGpu)},
-        {tr("Cost"), cost, QString()}};
-    for (int row = 0; row < 4; ++row) {
-        m_figureCaptions[row]->setText(figures[row][0]);
-        m_figureValues[row]->setText(figures[row][1]);
-        m_figureDetails[row]->setText(figures[row][2]);
-    }
-    // The derivation (tens of lines laid out and painted: more than the chart costs) follows an
-    // isolated change at once and a burst of them (a drag) once it pauses, never holding a step's paint.
-    m_derivationStale = true;
-    const bool burst = m_derivationTimer->isActive();
-    m_derivationTimer->start();
-    if (!burst)
-        showDerivation(false);
-    showSources();
-}
-
-void MainWindow::showDerivation(bool hidden)
-{
-    if (!m_derivationStale || !(hidden || m_derivation->isVisible()))
-        return;
-    m_derivationStale = false;
-    const Scenario &s = m_planner->scenario();
-    QStringList derivation = explainCapacity(s, m_planner->result(), m_planner->units());
-    if (s.distribution) { // a sample trace by its name, not the folder of the build it was found in
-        if (m_describedSpec.first != s.distribution->spec) // looked up once per trace, not on every step of a drag
-            m_describedSpec = {s.distribution->spec, describeSpec(s.distribution->spec)};
-        derivation.replaceInStrings(m_describedSpec.first, m_describedSpec.second);
-    }
-    showList(m_derivation, derivation);
-}
-
-void MainWindow::showSources()
-{
-    const Scenario &s = m_planner->scenario();
-    const CapacityResult &r = m_planner->result();
-    // Each value names its publication and date; how it was checked goes under the toggle.
-    const bool details = m_sourceDetails->isChecked();
-    auto cite = [details](const QString &text) { return html(details ? text : text.section(QStringLiteral("; "), 0, 0)); };
-    setHtmlOnce(m_sources, tr("<h3>%1</h3><p>%2 (%3)</p><p>Parameters: %4 published, %11 counted from the config's shapes; weights: %5.</p>"
-                          "<h3>%6</h3><p>Memory: %7 — %8</p><p>%9</p><p>Price: %10</p>")
-                           .arg(html(s.model.name), cite(s.model.source), html(s.model.sourceDate),
-                                Units::formatCount(s.model.totalParams), html(r.weightsBasis), html(s.gpu.name),
-                                Units::formatExactBytes(s.gpu.memoryBytes), cite(s.gpu.memorySource),
-                                cite(s.gpu.source) + (s.gpu.sourceDate.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(html(s.gpu.sourceDate))),
-                                s.gpu.priceUsdPerHour ? QStringLiteral("%1, %2 (%3)")
-                                                              .arg(Units::formatUsdPer(*s.gpu.priceUsdPerHour, tr("GPU-hour"), tr("GPU-hours")),
-                                                                   cite(s.gpu.priceSource), html(s.gpu.priceDate))
-                                                      : tr("none published: set a price"))
-                           .arg(Units::formatCount(s.model.derivedParams)));
-}
-
 void MainWindow::setZoom(double factor)
 {
     m_zoom = std::clamp(factor, 0.5, 4.0);
@@ -917,35 +333,6 @@ void MainWindow::changeEvent(QEvent *event)
     }
     if ((event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange) && m_inputsScroll)
         fitInputsWidth();
-    if (event->type() == QEvent::FontChange && m_sessions) {
-        QFont big = font();
-        big.setPointSizeF(font().pointSizeF() * (m_presenter ? 2.6 : 2.2));
-        big.setBold(true);
-        m_sessions->setFont(big);
-        QFont value = font();
-        value.setPointSizeF(font().pointSizeF() * 2.6);
-        value.setBold(true);
-        for (int i = 0; i < 3; ++i)
-            m_headlineValues[i]->setFont(value);
-        styleVerdict();
-    }
-}
-
-void MainWindow::styleVerdict()
-{
-    // The presenter's one-sentence answer half as large again as its body text (about
-    // 30 pt on a 1080-line projector), wrapped under the figures, never below the fold.
-    QFont sentence = font();
-    if (m_presenter)
-        sentence.setPointSizeF(font().pointSizeF() * 1.5);
-    sentence.setBold(m_verdictBold);
-    if (!(m_verdict->font() == sentence))
-        m_verdict->setFont(sentence);
-    QFont notes = font();
-    notes.setBold(m_verdictBold);
-    notes.setItalic(true);
-    if (!(m_notes->font() == notes))
-        m_notes->setFont(notes);
 }
 
 void MainWindow::setPresenterMode(bool on)
@@ -964,18 +351,7 @@ void MainWindow::setPresenterMode(bool on)
     statusBar()->setVisible(!on);
     m_centre->tabBar()->setVisible(!on);
     m_centre->setDocumentMode(on); // no frame around the page
-    m_headline->setVisible(on);
-    m_sessions->setVisible(!on);
-    m_figures->setVisible(!on);
-    m_advice->setVisible(!on);
-    m_notes->setVisible(!on && !m_notes->text().isEmpty());
-    // The sentence goes under the three figures (above the chart) in the presenter, back
-    // under the sessions outside it.
-    if (auto *answer = qobject_cast<QBoxLayout *>(m_verdictBox->parentWidget()->layout())) {
-        answer->removeWidget(m_verdictBox);
-        answer->insertWidget(answer->indexOf(on ? m_headline : static_cast<QWidget *>(m_sessions)) + 1, m_verdictBox);
-    }
-    m_verdict->setAlignment(on ? Qt::AlignHCenter : Qt::AlignLeft);
+    m_answer->setPresenter(on);
     if (on) {
         m_zoomBeforePresenter = m_zoom;
         m_geometryBeforePresenter = saveGeometry();
@@ -1010,18 +386,8 @@ void MainWindow::setPresenterMode(bool on)
     changeEvent(&fontChange);
 }
 
-QString MainWindow::headlineText() const
-{
-    QStringList parts;
-    for (int i = 0; i < 3; ++i)
-        parts << m_headlineValues[i]->text() + QLatin1Char(' ') + QString(m_headlineCaptions[i]->text()).replace(QChar(0x2011), QLatin1Char('-'));
-    return parts.join(QStringLiteral(" · "));
-}
-
 bool MainWindow::eventFilter(QObject *watched, QEvent *event)
 {
-    if (watched == m_derivation && event->type() == QEvent::Show)
-        showDerivation(false); // a hidden derivation (the Sources tab, the presenter) is written out when shown
     auto *widget = qobject_cast<QWidget *>(watched);
     if (event->type() == QEvent::ShortcutOverride && widget && widget->window() == this) {
         auto *key = static_cast<QKeyEvent *>(event);
@@ -1045,80 +411,6 @@ bool MainWindow::eventFilter(QObject *watched, QEvent *event)
         }
     }
     return QMainWindow::eventFilter(watched, event);
-}
-
-void MainWindow::requestAdvice()
-{
-    // Restore what was asked for, or what fitted before the last change, whichever is more.
-    m_wanted = std::max({m_planner->scenario().sessions, m_previousFit, qint64(1)});
-    m_planner->requestAdvice(LeverTarget{});
-}
-
-void MainWindow::showAdvice(const LeverReport &report)
-{
-    const Scenario &s = m_planner->scenario();
-    if (!m_planner->result().ok) // asked before the plan went wrong
-        return;
-    m_adviceOptions.clear();
-    QString text = QStringLiteral("<b>%1</b> ").arg(tr("What to do now:"));
-    if (m_fit >= m_wanted) {
-        m_advice->setText(text + tr("nothing: %1 fit (%2 asked).")
-                                     .arg(Units::plural(m_fit, tr("session"), tr("sessions")), Units::formatCount(s.sessions)));
-        return;
-    }
-    // The cheapest options that hold the sessions wanted and keep the requirement.
-    for (const LeverOption &o : report.options) {
-        if (o.sessionsPerGroup >= m_wanted && o.meetsTarget && !o.changesRequirement && m_adviceOptions.size() < 3)
-            m_adviceOptions << o;
-    }
-    text += tr("%1 %2 %3:")
-                .arg(m_wanted == m_previousFit && m_previousFit > s.sessions ? tr("keep") : tr("fit"),
-                     Units::plural(m_wanted, tr("session"), tr("sessions")),
-                     s.distribution ? tr("at a %1 risk").arg(Units::formatRisk(s.risk))
-                                    : tr("at %1").arg(sessionBasis(s, m_planner->result()))); // the length the figures are for: the cap, when one holds them
-    if (m_adviceOptions.isEmpty()) {
-        m_advice->setText(text + QLatin1Char(' ') + tr("no single option does it without changing the requirement; see Levers."));
-        return;
-    }
-    const std::optional<double> price = s.effectivePrice();
-    // One number of session-hours for every line ("$13.90 per 1,000" beside "$7.52 per 1,000",
-    // not "$0.0139 per session-hour").
-    double cheapest = std::numeric_limits<double>::infinity();
-    for (const LeverOption &o : m_adviceOptions)
-        if (o.costPerSessionHourUsd)
-            cheapest = std::min(cheapest, *o.costPerSessionHourUsd);
-    for (int i = 0; i < m_adviceOptions.size(); ++i) {
-        const LeverOption &o = m_adviceOptions.at(i);
-        QString cost = o.costPerSessionHourUsd ? Units::formatUsdPer(*o.costPerSessionHourUsd, tr("session-hour"), tr("session-hours"), cheapest)
-                                               : tr("unpriced");
-        const std::optional<double> optionPrice = o.scenario.effectivePrice();
-        if (price && optionPrice) {
-            const double extra = *optionPrice * o.scenario.tp - *price * s.tp;
-            if (extra > 0.005)
-                cost += tr(", +%1 an hour").arg(Units::formatUsd(extra));
-        }
-        text += QStringLiteral("<br>• %1 — %2 (%3) <a href=\"apply:%4\">%5</a>")
-                    .arg(html(o.option), cost, html(o.sideEffect.section(QLatin1Char(';'), 0, 0)))
-                    .arg(i)
-                    .arg(tr("Apply"));
-    }
-    m_advice->setText(text);
-}
-
-bool MainWindow::applyAdvice(int index)
-{
-    if (index < 0 || index >= m_adviceOptions.size())
-        return false;
-    const LeverOption o = m_adviceOptions.at(index);
-    m_planner->edit(o.scenario, ScenarioCommand::Other, tr("Apply %1").arg(o.option));
-    return true;
-}
-
-QString MainWindow::adviceText() const
-{
-    QTextDocument doc;
-    doc.setHtml(m_advice->text());
-    return doc.toPlainText();
 }
 
 bool MainWindow::openModelFile(const QString &path, QString *error)
@@ -1153,30 +445,44 @@ void MainWindow::dropEvent(QDropEvent *event)
     event->acceptProposedAction();
 }
 
+MemoryChartView *MainWindow::chartView() const
+{
+    return m_answer->chartView();
+}
+
 QString MainWindow::sessionsText() const
 {
-    return m_sessions->text();
+    return m_answer->sessionsText();
 }
 
 QString MainWindow::figuresText() const
 {
-    QStringList rows;
-    for (int row = 0; row < 4; ++row) {
-        const QString detail = m_figureDetails[row]->text();
-        rows << m_figureCaptions[row]->text() + QLatin1Char('\n') + m_figureValues[row]->text() + (detail.isEmpty() ? QString() : QLatin1Char(' ') + detail);
-    }
-    return rows.join(QLatin1Char('\n'));
+    return m_answer->figuresText();
+}
+
+QString MainWindow::adviceText() const
+{
+    return m_answer->adviceText();
+}
+
+bool MainWindow::applyAdvice(int index)
+{
+    return m_answer->applyAdvice(index);
+}
+
+QString MainWindow::headlineText() const
+{
+    return m_answer->headlineText();
 }
 
 QString MainWindow::sourcesText() const
 {
-    return m_sources->toPlainText();
+    return m_why->sourcesText();
 }
 
 QString MainWindow::derivationText() const
 {
-    const_cast<MainWindow *>(this)->showDerivation(true); // what it shows once written out
-    return m_derivation->toPlainText();
+    return m_why->derivationText();
 }
 
 bool MainWindow::fail(const QString &title, const QString &why, QString *error)
@@ -1301,17 +607,17 @@ bool MainWindow::exportChart(const QString &path, QString *error)
     } else if (svgFile) {
         QSvgGenerator svg;
         svg.setOutputDevice(&file);
-        svg.setSize(m_chart->size());
-        svg.setViewBox(QRect(QPoint(0, 0), m_chart->size()));
+        svg.setSize(chartView()->size());
+        svg.setViewBox(QRect(QPoint(0, 0), chartView()->size()));
         svg.setTitle(tr("Memory per GPU"));
         QPainter painter;
         if (painter.begin(&svg)) {
-            m_chart->render(&painter);
+            chartView()->render(&painter);
             painter.end();
         } else {
             why = tr("cannot write %1").arg(path);
         }
-    } else if (!m_chart->grab().save(&file, "PNG")) {
+    } else if (!chartView()->grab().save(&file, "PNG")) {
         why = tr("cannot write %1").arg(path);
     }
     if (why.isEmpty() && !file.commit())

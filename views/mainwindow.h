@@ -2,24 +2,21 @@
 #pragma once
 
 #include "plan/capacityresult.h"
-#include "plan/levers.h"
 #include "inputs/scenario.h"
 #include "kv/modelshape.h"
 
 #include <QMainWindow>
+#include <QHash>
 #include <QPageSize>
 #include <memory>
 
 QT_BEGIN_NAMESPACE
-class QLabel;
 class QScrollArea;
 class QLockFile;
 class QFileSystemWatcher;
-class QTextBrowser;
 class QComboBox;
 class QMenu;
 class QAction;
-class QCheckBox;
 class QSplitter;
 class QTabWidget;
 class QToolBar;
@@ -27,12 +24,14 @@ QT_END_NAMESPACE
 
 namespace Headroom {
 
+class AnswerView;
 class InputPanel;
 class CompareView;
 class DistributionView;
 class MemoryChartView;
 class Planner;
 class PresetStore;
+class WhyView;
 
 /// The one window, read left to right as the question is asked: inputs,
 /// the answer (stacked memory chart and the figures people repeat), and why
@@ -49,7 +48,7 @@ public:
 
     Planner *planner() const { return m_planner; }
     InputPanel *inputPanel() const { return m_inputs; }
-    MemoryChartView *chartView() const { return m_chart; }
+    MemoryChartView *chartView() const;
     DistributionView *distributionView() const { return m_distribution; }
     class LeversView *leversView() const { return m_levers; }
     /// The large "sessions that fit" figure, as shown.
@@ -123,19 +122,52 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
-    void showResult(const CapacityResult &result);
-    /// The sentence's and its notes' fonts: the window's, bold when the plan does not fit, the
-    /// notes italic, the sentence half as large again in the presenter.
-    void styleVerdict();
-    /// Writes the derivation of the current result out when it is stale and shown (or `hidden` is
-    /// true: read while hidden); a hidden one is written out when it shows.
-    void showDerivation(bool hidden);
-    /// The Sources tab: publications and dates; with the toggle, how each value was checked.
-    void showSources();
-    /// Asks for the options that restore the sessions wanted (the asked count,
-    /// or the count before the last change when that fitted more).
-    void requestAdvice();
-    void showAdvice(const LeverReport &report);
+    // The actions, menus and toolbar, and the actions' handlers: mainwindowactions.cpp.
+    struct ActionRow;
+    /// The window's actions as one table, in menu order (as a KXmlGui rc file declares them):
+    /// each row's text, keys, tooltip, menu and group, toolbar group, flags and handler.
+    static const QVector<ActionRow> &actionTable();
+    /// Builds the actions, the menus and the toolbar from actionTable().
+    void createActions();
+    /// Makes the action of `row` (its text, keys, tooltip and flags), connected to its handler.
+    QAction *createAction(const ActionRow &row);
+    /// The menu bar's menus, in order, each filled from actionTable() with a separator between groups.
+    void buildMenus(const QHash<const ActionRow *, QAction *> &actions);
+    /// The toolbar: its actions from actionTable() by group, then the units box.
+    void buildToolBar(const QHash<const ActionRow *, QAction *> &actions);
+    /// File > Open sample trace: one entry per sample trace installed.
+    void fillSampleMenu(QMenu *samples);
+    /// The units box (GB or GiB for every figure), as the toolbar shows it.
+    void buildUnitsBox();
+
+    /// Watches the preset store's file: presets written beside the window reach the pickers.
+    void watchPresetStore();
+    /// The three panes (inputs, the answer's tabs, the why) in the central splitter.
+    void buildPanes();
+    /// The centre's tabs: the answer (in `answerPage`), lengths and risk, compare, levers.
+    void buildCentre(QWidget *answerPage);
+    /// The autosave every 30 s, and the lock that makes this instance the autosave's owner
+    /// (then a crashed run's autosave is offered once the window shows).
+    void startAutosave();
+
+    // The actions' handlers (actionTable() names them).
+    void newScenario();
+    void openScenarioDialog();
+    void save();
+    void saveAs();
+    void importConfigDialog();
+    void importTraceDialog();
+    void exportReportDialog();
+    void printPreview();
+    void copyChart();
+    void exportChartDialog();
+    void exportFiguresDialog();
+    void pinCurrent();
+    void calibrate();
+    void managePresets();
+    void toggleUnits();
+    void showTab(int index);
+
     /// Reads the preset store (else the built-ins) into m_models and m_gpus.
     /// atStart: problems go to a message box once the window shows, else to the
     /// status bar. Returns a note on presets skipped (empty when none).
@@ -146,7 +178,6 @@ private:
     /// Window geometry, toolbar state, splitters and units from the Settings, and back.
     void restoreLayout();
     void saveLayout() const;
-    void createActions();
     /// Keeps the inputs' pane at least as wide as the inputs need (font, style and zoom change it).
     void fitInputsWidth();
     void updateTitle();
@@ -169,47 +200,15 @@ private:
     QMenu *m_recentMenu = nullptr;
     InputPanel *m_inputs = nullptr;
     QScrollArea *m_inputsScroll = nullptr;
-    MemoryChartView *m_chart = nullptr;
-    QLabel *m_sessions = nullptr;
-    /// The one-sentence answer, plain text (bold when the plan does not fit; an error in rich text):
-    /// a rich-text label is laid out in a QTextDocument several times per size asked and again on
-    /// every paint, each step of a drag whose sentence changes.
-    QLabel *m_verdict = nullptr;
-    /// The result's warnings under the sentence, one a line, plain italic text; hidden when there
-    /// are none and in the presenter (which says the answer once).
-    QLabel *m_notes = nullptr;
-    QWidget *m_verdictBox = nullptr; ///< the sentence with its notes under it, line under line
-    /// The figures under the answer, a grid of plain-text labels (a rich-text table was laid out
-    /// whole, several times, on every step of a drag): per row a caption, a bold value and its detail.
-    QWidget *m_figures = nullptr;
-    QLabel *m_figureCaptions[4] = {};
-    QLabel *m_figureValues[4] = {};
-    QLabel *m_figureDetails[4] = {};
-    QLabel *m_advice = nullptr;
-    class QTimer *m_adviceTimer = nullptr;
-    QVector<LeverOption> m_adviceOptions;
-    qint64 m_fit = -1;         ///< sessions per TP group that fit now
-    qint64 m_previousFit = -1; ///< and before the last change (-1: none under this basis)
-    QString m_fitBasis;        ///< the model, card, TP, length law and cap both counts are under
-    QPair<QString, QString> m_describedSpec; ///< a distribution spec and how the derivation names it (describeSpec)
-    qint64 m_wanted = 0;       ///< what the advice restores
-    QTextBrowser *m_derivation = nullptr;
-    class QTimer *m_derivationTimer = nullptr; ///< restarted by each result: a burst's last is written out once it pauses
-    bool m_derivationStale = false;            ///< the derivation shown is not the current result's
-    QTextBrowser *m_sources = nullptr;
-    QCheckBox *m_sourceDetails = nullptr;
+    AnswerView *m_answer = nullptr; ///< the Memory per GPU tab
     QComboBox *m_units = nullptr;
     DistributionView *m_distribution = nullptr;
     CompareView *m_compare = nullptr;
     class LeversView *m_levers = nullptr;
     QTabWidget *m_centre = nullptr;
     QSplitter *m_split = nullptr;
-    QWidget *m_headline = nullptr;           ///< presenter only: the three figures
-    QLabel *m_headlineValues[3] = {};
-    QLabel *m_headlineCaptions[3] = {};
-    bool m_verdictBold = false; ///< the sentence and its notes in bold (the plan does not fit)
     QAction *m_leavePresenter = nullptr;
-    QWidget *m_why = nullptr;
+    WhyView *m_why = nullptr; ///< the derivation and the sources, right of the centre
     QToolBar *m_toolBar = nullptr;
     QAction *m_presenterAction = nullptr;
     bool m_presenter = false;

@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "answerview.h"
+
+#include "chartstyle.h"
+#include "memorychartview.h"
+#include "planner.h"
+#include "shownhtml.h"
+#include "wrappedlabel.h"
+#include "plan/capacity.h"
+
+#include <QBoxLayout>
+#include <QEvent>
+#include <QGridLayout>
+#include <QLabel>
+#include <QTextDocument>
+#include <QTimer>
+#include <limits>
+
+namespace Headroom {
+
+using ShownHtml::asHtmlShows;
+
+namespace {
+/// A cell of the figures grid: plain text that asks for its width on one line and wraps only when
+/// given less, as an HTML table cell does (QLabel's own hint for word-wrapped text is a narrower
+/// shape of several lines, which a grid keeps even with room to spare).
+class CellLabel : public SelectableLabel
+{
+public:
+    CellLabel() { setTextFormat(Qt::PlainText); }
+    QSize sizeHint() const override
+    {
+        // The width QLabel's own layout of the text needs on one line (the same QFontMetrics
+        // call, unbounded), and the height it gives that width.
+        const QMargins m = contentsMargins();
+        const int width = fontMetrics().boundingRect(QRect(0, 0, QWIDGETSIZE_MAX, QWIDGETSIZE_MAX), int(alignment()), text()).width()
+            + m.left() + m.right() + 2 * margin();
+        return QSize(width, heightForWidth(width));
+    }
+};
+} // namespace
+
+AnswerView::AnswerView(Planner *planner, QWidget *parent)
+    : QWidget(parent), m_planner(planner)
+{
+    auto *answerLayout = new QVBoxLayout(this);
+    buildSessionsAndVerdict();
+    buildFigures();
+    buildAdvice();
+    buildHeadline();
+    m_chart = new MemoryChartView;
+    answerLayout->addWidget(m_headline);
+    answerLayout->addWidget(m_chart, 1);
+    answerLayout->addWidget(m_sessions);
+    answerLayout->addWidget(m_verdictBox);
+    answerLayout->addWidget(m_figures);
+    answerLayout->addWidget(m_advice);
+    connect(m_planner, &Planner::resultChanged, this, &AnswerView::showResult);
+    showResult(m_planner->result());
+}
+
+void AnswerView::buildSessionsAndVerdict()
+{
+    m_sessions = new SelectableLabel;
+    m_sessions->setObjectName(QStringLiteral("sessionsLabel"));
+    QFont big = m_sessions->font();
+    big.setPointSizeF(big.pointSizeF() * 2.2);
+    big.setBold(true);
+    m_sessions->setFont(big);
+    m_verdict = new SelectableLabel;
+    m_verdict->setTextFormat(Qt::PlainText);
+    m_notes = new SelectableLabel;
+    m_notes->setTextFormat(Qt::PlainText);
+    m_notes->setVisible(false);
+    m_verdictBox = new QWidget;
+    auto *verdictLayout = new QVBoxLayout(m_verdictBox);
+    verdictLayout->setContentsMargins(0, 0, 0, 0);
+    verdictLayout->setSpacing(0); // the notes on the next line, as a line break would put them
+    verdictLayout->addWidget(m_verdict);
+    verdictLayout->addWidget(m_notes);
+    styleVerdict(); // the notes italic from the start
+}
+
+void AnswerView::buildFigures()
+{
+    m_figures = new QWidget;
+    auto *figures = new QGridLayout(m_figures);
+    figures->setContentsMargins(6, 6, 6, 6); // as the table's cellspacing was
+    figures->setSpacing(6);
+    figures->setColumnStretch(2, 1); // the columns as wide as their text, the rest of the width empty
+    for (int row = 0; row < 4; ++row) {
+        m_figureCaptions[row] = new CellLabel;
+        m_figureValues[row] = new CellLabel;
+        m_figureDetails[row] = new CellLabel;
+        QFont bold = m_figureValues[row]->font();
+        bold.setBold(true);
+        m_figureValues[row]->setFont(bold);
+        auto *cell = new QHBoxLayout;
+        cell->setSpacing(m_figureDetails[row]->fontMetrics().horizontalAdvance(QLatin1Char(' '))); // "value (detail)"
+        cell->addWidget(m_figureValues[row]);
+        cell->addWidget(m_figureDetails[row], 1);
+        figures->addWidget(m_figureCaptions[row], row, 0);
+        figures->addLayout(cell, row, 1);
+    }
+}
+
+void AnswerView::buildAdvice()
+{
+    m_advice = new WrappedLabel;
+    m_advice->setTextFormat(Qt::RichText);
+    m_advice->setAccessibleName(tr("What to do now"));
+    connect(m_advice, &QLabel::linkActivated, this, [this](const QString &link) { applyAdvice(link.section(QLatin1Char(':'), 1).toInt()); });
+    m_adviceTimer = new QTimer(this);
+    m_adviceTimer->setSingleShot(true);
+    m_adviceTimer->setInterval(150); // a drag asks once it pauses
+    connect(m_adviceTimer, &QTimer::timeout, this, &AnswerView::requestAdvice);
+    connect(m_planner, &Planner::adviceChanged, this, &AnswerView::showAdvice);
+}
+
+void AnswerView::buildHeadline()
+{
+    // Presenter's headline: the three figures a customer repeats, each a large
+    // value over its caption (sessions per card, cost per session-hour, what limits it).
+    m_headline = new QWidget;
+    m_headline->setObjectName(QStringLiteral("presenterHeadline"));
+    auto *headlineGrid = new QGridLayout(m_headline);
+    headlineGrid->setContentsMargins(0, 0, 0, 0);
+    for (int i = 0; i < 3; ++i) {
+        m_headlineValues[i] = new QLabel;
+        m_headlineCaptions[i] = new QLabel;
+        for (QLabel *l : {m_headlineValues[i], m_headlineCaptions[i]}) {
+            l->setAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            l->setWordWrap(true);
+            l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        }
+        m_headlineCaptions[i]->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
+        headlineGrid->addWidget(m_headlineValues[i], 0, i);
+        headlineGrid->addWidget(m_headlineCaptions[i], 1, i);
+        headlineGrid->setColumnStretch(i, 1);
+    }
+    m_headline->setVisible(false);
+}
+
+void AnswerView::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange && m_sessions)
+        restyle();
+}
+
+void AnswerView::restyle()
+{
+    QFont big = font();
+    big.setPointSizeF(font().pointSizeF() * (m_presenter ? 2.6 : 2.2));
+    big.setBold(true);
+    m_sessions->setFont(big);
+    QFont value = font();
+    value.setPointSizeF(font().pointSizeF() * 2.6);
+    value.setBold(true);
+    for (int i = 0; i < 3; ++i)
+        m_headlineValues[i]->setFont(value);
+    styleVerdict();
+}
+
+void AnswerView::styleVerdict()
+{
+    // The presenter's one-sentence answer half as large again as its body text (about
+    // 30 pt on a 1080-line projector), wrapped under the figures, never below the fold.
+    QFont sentence = font();
+    if (m_presenter)
+        sentence.setPointSizeF(font().pointSizeF() * 1.5);
+    sentence.setBold(m_verdictBold);
+    if (!(m_verdict->font() == sentence))
+        m_verdict->setFont(sentence);
+    QFont notes = font();
+    notes.setBold(m_verdictBold);
+    notes.setItalic(true);
+    if (!(m_notes->font() == notes))
+        m_notes->setFont(notes);
+}
+
+void AnswerView::setPresenter(bool on)
+{
+    m_presenter = on;
+    m_headline->setVisible(on);
+    m_sessions->setVisible(!on);
+    m_figures->setVisible(!on);
+    m_advice->setVisible(!on);
+    m_notes->setVisible(!on && !m_notes->text().isEmpty());
+    // The sentence goes under the three figures (above the chart) in the presenter, back
+    // under the sessions outside it.
+    if (auto *answer = qobject_cast<QBoxLayout *>(layout())) {
+        answer->removeWidget(m_verdictBox);
+        answer->insertWidget(answer->indexOf(on ? m_headline : static_cast<QWidget *>(m_sessions)) + 1, m_verdictBox);
+    }
+    m_verdict->setAlignment(on ? Qt::AlignHCenter : Qt::AlignLeft);
+    restyle();
+}
+
+void AnswerView::showResult(const CapacityResult &r)
+{
+    const Scenario &s = m_planner->scenario();
+    const UnitSystem u = m_planner->units();
+    // Against a distribution every session at the context is a worst case no session may reach:
+    // the chart draws the asked sessions at the mean, as the report does.
+    m_chart->setResult(r, s.tp, u, r.ok && answersByRisk(s) ? MemoryChartView::sessionsAtMean(s.sessions, s, r.distribution) : QString());
+    m_chart->setCardNote(r.ok ? MemoryChartView::cardNote(s.gpu, r.gpuMemoryBytes, u) : QString());
+    if (!r.ok) {
+        showFailure(r);
+        return;
+    }
+    const qint64 fit = s.distribution ? r.distribution.sessionsAtRisk : r.maxSessions;
+    trackFit(s, fit);
+    m_adviceTimer->start();
+    const QString perGroup = s.tp > 1 ? tr(" per %1 GPUs").arg(s.tp) : QString();
+    if (s.distribution)
+        m_sessions->setText(Units::plural(r.distribution.sessionsAtRisk, tr("session fits"), tr("sessions fit")) + perGroup
+                            + tr(" at a %1 risk").arg(Units::formatRisk(s.risk)));
+    else
+        m_sessions->setText(Units::plural(r.maxSessions, tr("session fits"), tr("sessions fit")) + perGroup);
+    showHeadline(s, r, fit);
+    showVerdict(s, r);
+    showFigures(s, r);
+}
+
+void AnswerView::showFailure(const CapacityResult &r)
+{
+    m_sessions->setText(tr("—"));
+    if (m_verdictBold) {
+        m_verdictBold = false;
+        styleVerdict();
+    }
+    m_verdict->setTextFormat(Qt::RichText);
+    m_verdict->setText(ChartStyle::errorHtml(r.error.toHtmlEscaped(), this));
+    m_notes->clear();
+    m_notes->setVisible(false);
+    for (int i = 0; i < 3; ++i) {
+        m_headlineValues[i]->setText(i == 0 ? tr("—") : QString());
+        m_headlineCaptions[i]->setText(QString());
+    }
+    for (int row = 0; row < 4; ++row)
+        for (QLabel *l : {m_figureCaptions[row], m_figureValues[row], m_figureDetails[row]})
+            l->clear();
+    // No advice for a plan that has no answer (nor one left from the last plan that had).
+    m_adviceTimer->stop();
+    m_adviceOptions.clear();
+    m_advice->clear();
+}
+
+void AnswerView::trackFit(const Scenario &s, qint64 fit)
+{
+    // "Keep N" restores what fitted before a change of a lever: never a count under another
+    // model, card, TP, length law or retention cap (a count the cap held, named at the full
+    // context once the cap is off, is no count this plan ever had).
+    const QString fitBasis = QStringList{s.model.id, s.gpu.id, QString::number(s.tp), s.distribution ? s.distribution->spec : QString(),
+                                         s.retainTokens ? QString::number(*s.retainTokens) : QString()}
+                              .join(QLatin1Char('\n'));
+    if (fitBasis != m_fitBasis) {
+        m_fitBasis = fitBasis;
+        m_previousFit = -1;
+        m_fit = fit;
+    } else if (fit != m_fit) {
+        m_previousFit = m_fit;
+        m_fit = fit;
+    }
+}
+
+void AnswerView::showHeadline(const Scenario &s, const CapacityResult &r, qint64 fit)
+{
+    const double perCard = double(fit) / double(std::max(1, s.tp));
+    const QString perHour = r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours")) : QString();
+    const QString headline[3][2] = {
+        {Units::formatDecimal(perCard), perCard == 1.0 ? tr("session per card") : tr("sessions per card")},
+        {perHour.isEmpty() ? tr("no price") : perHour.section(QLatin1Char(' '), 0, 0),
+         perHour.isEmpty() ? tr("set a price for the cost per session-hour") : perHour.section(QLatin1Char(' '), 1)},
+        {r.shortfallBytesPerGpu > 0 ? tr("Weights") : tr("KV cache"),
+         r.shortfallBytesPerGpu > 0 ? tr("and workspace exceed the card") : tr("budget is what limits it")}};
+    for (int i = 0; i < 3; ++i) {
+        m_headlineValues[i]->setText(headline[i][0]);
+        // A wrapped caption never breaks inside a unit ("session-/hour"): U+2011, the non-breaking hyphen.
+        m_headlineCaptions[i]->setText(QString(headline[i][1]).replace(QLatin1Char('-'), QChar(0x2011)));
+    }
+}
+
+void AnswerView::showVerdict(const Scenario &s, const CapacityResult &r)
+{
+    // Set in a plain format, font and text only when they change: QLabel lays out only then.
+    if (m_verdictBold == r.askedFit) {
+        m_verdictBold = !r.askedFit;
+        styleVerdict();
+    }
+    m_verdict->setTextFormat(Qt::PlainText);
+    // As the rich text they replace showed them: the sentence, then each warning on a line of its own.
+    m_verdict->setText(asHtmlShows(capacityVerdict(s, r, m_planner->units())));
+    QStringList notes;
+    for (const QString &w : r.warnings)
+        notes << asHtmlShows(w);
+    m_notes->setText(notes.join(QLatin1Char('\n')));
+    m_notes->setVisible(!m_presenter && !r.warnings.isEmpty()); // the presenter says the answer once, without the notes
+}
+
+void AnswerView::showFigures(const Scenario &s, const CapacityResult &r)
+{
+    const UnitSystem u = m_planner->units();
+    auto fmt = [u](qint64 b) { return Units::formatBytes(b, u); };
+    const QString cost = r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours"))
+        : s.effectivePrice()                      ? tr("— (no session fits)")
+                                                  : tr("set a price");
+    // Every per-session figure names the length it is for, as the derivation does.
+    const QString basis = sessionBasis(s, r);
+    const QString perGpu = s.tp > 1 ? tr(" per GPU") : QString();
+    // With a draft model its own KV shares the pool: the per-token row names both, target
+    // first, so the target's figure is never read as the whole.
+    const bool draft = r.draftKvBytesPerTokenPerGpu > 0;
+    const QString perToken = draft ? tr("KV per token%1, target + draft").arg(perGpu) : tr("KV per token%1").arg(perGpu);
+    const QString perTokenExact = draft ? tr("%1 + %2").arg(Units::formatExactBytes(r.kvBytesPerTokenPerGpu), Units::formatExactBytes(r.draftKvBytesPerTokenPerGpu))
+                                        : Units::formatExactBytes(r.kvBytesPerTokenPerGpu);
+    const QString perTokenRounded = draft ? tr("%1 + %2").arg(fmt(r.kvBytesPerTokenPerGpu), fmt(r.draftKvBytesPerTokenPerGpu)) : fmt(r.kvBytesPerTokenPerGpu);
+    // Caption, value (bold) and its detail, row by row; QLabel::setText lays out only a changed text.
+    const QString figures[4][3] = {
+        {perToken, perTokenExact, tr("(%1)").arg(perTokenRounded)},
+        {tr("Per session at %1%2").arg(basis, perGpu), fmt(r.reservedSessionBytesPerGpu), tr("(%1)").arg(Units::formatExactBytes(r.reservedSessionBytesPerGpu))},
+        {tr("KV for %1 at %2").arg(Units::plural(s.sessions, tr("session"), tr("sessions")), basis), fmt(r.kvBytesForSessionsPerGpu),
+         tr("of the %1 budget%2").arg(fmt(r.kvBudgetBytesPerGpu), perGpu)},
+        {tr("Cost"), cost, QString()}};
+    for (int row = 0; row < 4; ++row) {
+        m_figureCaptions[row]->setText(figures[row][0]);
+        m_figureValues[row]->setText(figures[row][1]);
+        m_figureDetails[row]->setText(figures[row][2]);
+    }
+}
+
+void AnswerView::requestAdvice()
+{
+    // Restore what was asked for, or what fitted before the last change, whichever is more.
+    m_wanted = std::max({m_planner->scenario().sessions, m_previousFit, qint64(1)});
+    m_planner->requestAdvice(LeverTarget{});
+}
+
+void AnswerView::showAdvice(const LeverReport &report)
+{
+    const Scenario &s = m_planner->scenario();
+    if (!m_planner->result().ok) // asked before the plan went wrong
+        return;
+    m_adviceOptions.clear();
+    QString text = QStringLiteral("<b>%1</b> ").arg(tr("What to do now:"));
+    if (m_fit >= m_wanted) {
+        m_advice->setText(text + tr("nothing: %1 fit (%2 asked).")
+                                     .arg(Units::plural(m_fit, tr("session"), tr("sessions")), Units::formatCount(s.sessions)));
+        return;
+    }
+    // The cheapest options that hold the sessions wanted and keep the requirement.
+    for (const LeverOption &o : report.options) {
+        if (o.sessionsPerGroup >= m_wanted && o.meetsTarget && !o.changesRequirement && m_adviceOptions.size() < 3)
+            m_adviceOptions << o;
+    }
+    text += tr("%1 %2 %3:")
+                .arg(m_wanted == m_previousFit && m_previousFit > s.sessions ? tr("keep") : tr("fit"),
+                     Units::plural(m_wanted, tr("session"), tr("sessions")),
+                     s.distribution ? tr("at a %1 risk").arg(Units::formatRisk(s.risk))
+                                    : tr("at %1").arg(sessionBasis(s, m_planner->result()))); // the length the figures are for: the cap, when one holds them
+    if (m_adviceOptions.isEmpty()) {
+        m_advice->setText(text + QLatin1Char(' ') + tr("no single option does it without changing the requirement; see Levers."));
+        return;
+    }
+    m_advice->setText(text + adviceLines());
+}
+
+QString AnswerView::adviceLines() const
+{
+    const Scenario &s = m_planner->scenario();
+    const std::optional<double> price = s.effectivePrice();
+    // One number of session-hours for every line ("$13.90 per 1,000" beside "$7.52 per 1,000",
+    // not "$0.0139 per session-hour").
+    double cheapest = std::numeric_limits<double>::infinity();
+    for (const LeverOption &o : m_adviceOptions)
+        if (o.costPerSessionHourUsd)
+            cheapest = std::min(cheapest, *o.costPerSessionHourUsd);
+    QString text;
+    for (int i = 0; i < m_adviceOptions.size(); ++i) {
+        const LeverOption &o = m_adviceOptions.at(i);
+        QString cost = o.costPerSessionHourUsd ? Units::formatUsdPer(*o.costPerSessionHourUsd, tr("session-hour"), tr("session-hours"), cheapest)
+                                               : tr("unpriced");
+        const std::optional<double> optionPrice = o.scenario.effectivePrice();
+        if (price && optionPrice) {
+            const double extra = *optionPrice * o.scenario.tp - *price * s.tp;
+            if (extra > 0.005)
+                cost += tr(", +%1 an hour").arg(Units::formatUsd(extra));
+        }
+        text += QStringLiteral("<br>• %1 — %2 (%3) <a href=\"apply:%4\">%5</a>")
+                    .arg(o.option.toHtmlEscaped(), cost, o.sideEffect.section(QLatin1Char(';'), 0, 0).toHtmlEscaped())
+                    .arg(i)
+                    .arg(tr("Apply"));
+    }
+    return text;
+}
+
+bool AnswerView::applyAdvice(int index)
+{
+    if (index < 0 || index >= m_adviceOptions.size())
+        return false;
+    const LeverOption o = m_adviceOptions.at(index);
+    m_planner->edit(o.scenario, ScenarioCommand::Other, tr("Apply %1").arg(o.option));
+    return true;
+}
+
+QString AnswerView::adviceText() const
+{
+    QTextDocument doc;
+    doc.setHtml(m_advice->text());
+    return doc.toPlainText();
+}
+
+QString AnswerView::sessionsText() const
+{
+    return m_sessions->text();
+}
+
+QString AnswerView::figuresText() const
+{
+    QStringList rows;
+    for (int row = 0; row < 4; ++row) {
+        const QString detail = m_figureDetails[row]->text();
+        rows << m_figureCaptions[row]->text() + QLatin1Char('\n') + m_figureValues[row]->text() + (detail.isEmpty() ? QString() : QLatin1Char(' ') + detail);
+    }
+    return rows.join(QLatin1Char('\n'));
+}
+
+QString AnswerView::headlineText() const
+{
+    QStringList parts;
+    for (int i = 0; i < 3; ++i)
+        parts << m_headlineValues[i]->text() + QLatin1Char(' ') + QString(m_headlineCaptions[i]->text()).replace(QChar(0x2011), QLatin1Char('-'));
+    return parts.join(QStringLiteral(" · "));
+}
+
+} // namespace Headroom
