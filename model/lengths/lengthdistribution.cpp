@@ -2,6 +2,7 @@
 #include "lengths/lengthdistribution.h"
 #include "core/inputerror.h"
 #include "lengths/normaldistribution.h"
+#include "lengths/traceheader.h"
 #include "core/units.h"
 #include "core/jsonnumbers.h"
 
@@ -383,53 +384,8 @@ public:
         if (m_firstLine) {
             m_firstLine = false;
             // A header names its columns with words; anything that reads as a number is data.
-            bool numeric = false;
-            (void)m_cells.back().toDouble(&numeric);
-            // A cell that starts as a number does is data too, even when it is malformed
-            // ("100,0000", "1,000.5"): it is refused on its line below, never skipped as a header.
-            QByteArrayView last = m_cells.back();
-            if (last.startsWith('"'))
-                last = last.sliced(1);
-            if (!last.isEmpty() && (std::isdigit(uchar(last.front())) || last.front() == '+' || last.front() == '-' || last.front() == '.'))
-                numeric = true;
-            // A count as the cells read it (8k): data, not a header to skip. Asked only of a
-            // cell with a digit (parseCount reads none without one): the question, refused,
-            // took half a million instructions, a tenth of the reading.
-            const auto digit = [](char c) { return c >= '0' && c <= '9'; };
-            if (!numeric && std::any_of(m_cells.back().begin(), m_cells.back().end(), digit)) {
-                try {
-                    Units::parseCount(QString::fromUtf8(m_cells.back()), QString(), 0);
-                    numeric = true;
-                } catch (const InputError &) {
-                }
-            }
-            if (!numeric) {
-                // The Azure LLM inference traces' TIMESTAMP,ContextTokens,GeneratedTokens
-                // (Azure/AzurePublicDataset) and BurstGPT's Timestamp,Model,Request tokens,
-                // Response tokens,... (HPMLL/BurstGPT README: Timestamp in seconds).
-                for (size_t i = 0; i < m_cells.size(); ++i) {
-                    const QByteArray h = m_cells.at(i).toByteArray().toLower();
-                    if (h == "contexttokens" || h == "request tokens")
-                        m_contextCol = qsizetype(i);
-                    else if (h == "generatedtokens" || h == "response tokens")
-                        m_generatedCol = qsizetype(i);
-                    else if (h == "timestamp")
-                        m_timeCol = qsizetype(i);
-                }
-                m_promptAndOutput = m_contextCol >= 0 && m_generatedCol >= 0;
-                m_lastCol = std::max({m_contextCol, m_generatedCol, m_timeCol});
-                if (m_promptAndOutput) {
-                    m_contextName = QString::fromUtf8(m_cells.at(size_t(m_contextCol)));
-                    m_generatedName = QString::fromUtf8(m_cells.at(size_t(m_generatedCol)));
-                    if (m_timeCol >= 0)
-                        m_timeName = QString::fromUtf8(m_cells.at(size_t(m_timeCol)));
-                }
-                if (!m_promptAndOutput && m_cells.size() != 1)
-                    throw InputError(m_field, QStringLiteral("%1 line %2: expected the Azure trace header "
-                                                             "TIMESTAMP,ContextTokens,GeneratedTokens, BurstGPT's "
-                                                             "Timestamp,...,Request tokens,Response tokens,..., "
-                                                             "one column of lengths, or Mooncake's JSON lines")
-                                                  .arg(m_path).arg(lineNo));
+            if (!isTraceData(m_cells.back())) {
+                header(lineNo);
                 return;
             }
         }
@@ -601,6 +557,38 @@ private:
         if (total > LengthDistribution::maxTokens)
             throw InputError(m_field, QStringLiteral("%1 line %2: %3 + %4 is beyond 2^53 tokens").arg(m_path).arg(lineNo).arg(contextName, generatedName));
         throw InputError(m_field, QStringLiteral("%1 line %2: a request of 0 tokens").arg(m_path).arg(lineNo));
+    }
+
+    // The first line as a header: the columns it names (Azure's, BurstGPT's), or one column of
+    // lengths; refused when it names neither.
+    void header(qint64 lineNo)
+    {
+        // The Azure LLM inference traces' TIMESTAMP,ContextTokens,GeneratedTokens
+        // (Azure/AzurePublicDataset) and BurstGPT's Timestamp,Model,Request tokens,
+        // Response tokens,... (HPMLL/BurstGPT README: Timestamp in seconds).
+        for (size_t i = 0; i < m_cells.size(); ++i) {
+            const QByteArray h = m_cells.at(i).toByteArray().toLower();
+            if (h == "contexttokens" || h == "request tokens")
+                m_contextCol = qsizetype(i);
+            else if (h == "generatedtokens" || h == "response tokens")
+                m_generatedCol = qsizetype(i);
+            else if (h == "timestamp")
+                m_timeCol = qsizetype(i);
+        }
+        m_promptAndOutput = m_contextCol >= 0 && m_generatedCol >= 0;
+        m_lastCol = std::max({m_contextCol, m_generatedCol, m_timeCol});
+        if (m_promptAndOutput) {
+            m_contextName = QString::fromUtf8(m_cells.at(size_t(m_contextCol)));
+            m_generatedName = QString::fromUtf8(m_cells.at(size_t(m_generatedCol)));
+            if (m_timeCol >= 0)
+                m_timeName = QString::fromUtf8(m_cells.at(size_t(m_timeCol)));
+        }
+        if (!m_promptAndOutput && m_cells.size() != 1)
+            throw InputError(m_field, QStringLiteral("%1 line %2: expected the Azure trace header "
+                                                     "TIMESTAMP,ContextTokens,GeneratedTokens, BurstGPT's "
+                                                     "Timestamp,...,Request tokens,Response tokens,..., "
+                                                     "one column of lengths, or Mooncake's JSON lines")
+                                          .arg(m_path).arg(lineNo));
     }
 
     // A Mooncake trace line (kvcache-ai/Mooncake mooncake_trace.jsonl, as NVIDIA Dynamo's

@@ -158,6 +158,8 @@ private:
     // The last 4 transforms made, kept for other counts and budgets, and the lock under
     // which inversions run (shared by copies of this object).
     struct WholeWindows;
+    // The count's search at one budget and risk (sessionsAtRisk).
+    class CountSearch;
     // The answer without computing (0 sessions; even the smallest overflow; even the largest fit).
     std::optional<double> trivial(qint64 sessions, qint64 s) const;
     // P(at least one of `sessions` sizes >= s units): a lower bound on the overflow.
@@ -182,6 +184,10 @@ private:
     // saddlepoint does for `sessions` > 0 when `near` (for a bracket), with the tilt it used and
     // the cumulants there (t = 0 when none was solved for).
     double saddlepointOverflow(qint64 sessions, qint64 budgetBytes, double guess, bool near, Tilt &used) const;
+    // The Chernoff bound exp(N K(t) - t s), at most 1, on P(sum >= s) at `sessions`, with the
+    // saddlepoint t (solved as saddlepoint does for `sessions`, held at 0 or above) for sizes
+    // capped at s: an upper bound on the tail.
+    double chernoffBound(qint64 sessions, qint64 s) const;
     // The exact tail at `sessions` with the method used: convolution when cheap
     // (and allowed), else inversion with `transform`, rebuilt when it does not
     // serve `sessions`; nullopt past `maxPoints`. The truncated powers' result is
@@ -189,11 +195,30 @@ private:
     // or, with 0, 1e-6 of the tail itself (a figure to show).
     std::optional<BoundedTail> tail(qint64 sessions, qint64 budgetBytes, std::shared_ptr<Transform> &transform,
                                     RiskCount::Method &method, qint64 maxPoints, bool convolution, double tolerance = 0) const;
+    // tail's answers that need no transform, at threshold s: the closed forms (nothing to sum,
+    // one session), two sessions summed directly and, when `convolution`, the direct convolution
+    // of tiny cases; nullopt otherwise (`method` then untouched).
+    std::optional<BoundedTail> directTail(qint64 sessions, qint64 budgetBytes, qint64 s, RiskCount::Method &method, bool convolution) const;
+    // tail's inversion at threshold s: `transform` when it serves, else a kept one (keptTail),
+    // else a new one, wider until its aliasing bound passes; nullopt past `maxPoints`.
+    // Call under m_whole's lock.
+    std::optional<BoundedTail> invertedTail(qint64 sessions, qint64 budgetBytes, qint64 s, std::shared_ptr<Transform> &transform,
+                                            qint64 maxPoints) const;
+    // The tail at threshold s from a transform kept for another count or budget of this law
+    // (set into `transform`), or nullopt when none serves. Call under m_whole's lock.
+    std::optional<BoundedTail> keptTail(qint64 sessions, qint64 s, std::shared_ptr<Transform> &transform, qint64 maxPoints) const;
     // The tilt of the transform serving N - 2 .. N + 3 sessions at this budget (its fewest, cap,
     // top, t, K(t) and K''(t); no window yet), or nullopt when the capped law has one size only.
     std::optional<Transform> tiltFor(qint64 sessions, qint64 budgetBytes) const;
     // That transform (from tiltFor's `tilted`), its window h tilted standard deviations wide.
     std::optional<Transform> transformFor(const Transform &tilted, qint64 sessions, qint64 budgetBytes, double h, qint64 maxPoints) const;
+    // Narrows the transform's window (h standard deviations `sd` of the tilted sum wide, at
+    // threshold s) to the least whose wrap-around weight e^{-t M} P(S < lo) is within
+    // e^{-wrapWeight}, P(S < lo) by a Chernoff bound kept in tauLow and kLow; left as it is
+    // when the window holds every sum or none narrower serves.
+    void narrowWindow(Transform &tr, qint64 sessions, qint64 s, double sd, double h, double wrapWeight) const;
+    // Fills the transform's Q_k with |Q_k|^2 > keep by one FFT of M points.
+    void fftTransform(Transform &tr, double keep) const;
     // Fills the transform's Q_k at the frequencies that pass the cut-off `keep` (|Q_k|^2 > keep)
     // without the M-point FFT, when that is cheaper: false (nothing filled) when it is not.
     bool directTransform(Transform &transform, double keep) const;
