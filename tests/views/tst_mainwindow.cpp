@@ -403,9 +403,13 @@ private Q_SLOTS:
         v->sourceCombo()->setCurrentIndex(3); // quantile table
         QTRY_VERIFY(!w.planner()->busy());
         // One handle per quantile the table offers to drag (p50, p90, p99, p99.9; max is the
-        // cut-off, not a handle), at the table's defaults (distributionview.cpp), share up the y axis.
-        QCOMPARE(v->chartView()->handlePoints(),
-                 (QVector<QPointF>{{2000, 0.5}, {8000, 0.9}, {32000, 0.99}, {64000, 0.999}}));
+        // cut-off, not a handle), each at the length its box shows and its share up the y axis.
+        const QVector<QPointF> table{{double(v->quantileSpin(0)->value()), 0.5},
+                                     {double(v->quantileSpin(1)->value()), 0.9},
+                                     {double(v->quantileSpin(2)->value()), 0.99},
+                                     {double(v->quantileSpin(3)->value()), 0.999}};
+        QVERIFY(table[0].x() > 0 && table[0].x() < table[1].x() && table[1].x() < table[2].x() && table[2].x() < table[3].x());
+        QCOMPARE(v->chartView()->handlePoints(), table);
         const int steps = w.planner()->undoStack()->count();
         for (qint64 tokens : {2500, 3000, 3500, 4000})
             Q_EMIT v->chartView()->handleDragged(0, tokens, false);
