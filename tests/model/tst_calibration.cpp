@@ -405,32 +405,34 @@ private Q_SLOTS:
 
     void nonPositiveFiguresRefused_data()
     {
+        // The error names the line that holds the damaged figure, found here in the file itself:
+        // the layouts of E02, E07, E11 and E26 (tests/data/logs/SOURCE.md) are written around the
+        // printed figures, so no line number of theirs is a fact to assert.
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("from");
         QTest::addColumn<QString>("to");
-        QTest::addColumn<int>("line");
-        QTest::newRow("vLLM budget negative") << QStringLiteral("vllm-0.11-llama-3.1-8b-h100.log") << QStringLiteral("memory: 51.38 GiB") << QStringLiteral("memory: -51.38 GiB") << 3;
-        QTest::newRow("vLLM budget zero") << QStringLiteral("vllm-0.11-llama-3.1-8b-h100.log") << QStringLiteral("memory: 51.38 GiB") << QStringLiteral("memory: 0.00 GiB") << 3;
-        QTest::newRow("vLLM weights negative") << QStringLiteral("vllm-0.11-llama-3.1-8b-h100.log") << QStringLiteral("took 14.99 GiB") << QStringLiteral("took -14.99 GiB") << 2;
-        QTest::newRow("vLLM tokens zero") << QStringLiteral("vllm-v1-qwen3-14b.log") << QStringLiteral("42,656 tokens") << QStringLiteral("0 tokens") << 4;
-        QTest::newRow("vLLM tokens negative") << QStringLiteral("vllm-v1-qwen3-14b.log") << QStringLiteral("42,656 tokens") << QStringLiteral("-42,656 tokens") << 4;
-        QTest::newRow("vLLM concurrency negative") << QStringLiteral("vllm-v1-qwen3-14b.log") << QStringLiteral("request: 1.30x") << QStringLiteral("request: -1.30x") << 5;
-        QTest::newRow("vLLM tokens misgrouped") << QStringLiteral("vllm-v1-qwen3-14b.log") << QStringLiteral("42,656 tokens") << QStringLiteral("4,2,,656 tokens") << 4;
-        QTest::newRow("vLLM blocks negative") << QStringLiteral("vllm-0.6-llama-3.1-8b-3090-20k.log") << QStringLiteral("blocks: 1952") << QStringLiteral("blocks: -1952") << 3;
-        QTest::newRow("SGLang tokens zero") << QStringLiteral("sglang-qwq-32b-tp4.log") << QStringLiteral("#tokens: 46611") << QStringLiteral("#tokens: 0") << 4;
-        QTest::newRow("SGLang free memory negative") << QStringLiteral("sglang-qwq-32b-tp4.log") << QStringLiteral("avail mem=6.09 GB") << QStringLiteral("avail mem=-6.09 GB") << 3;
-        QTest::newRow("llama.cpp KV self zero") << QStringLiteral("llamacpp-llama2-7b.log") << QStringLiteral("KV self size  = 1024.00") << QStringLiteral("KV self size  = 0.00") << 8;
-        QTest::newRow("llama.cpp layers negative") << QStringLiteral("llamacpp-llama2-7b.log") << QStringLiteral("n_layer          = 32") << QStringLiteral("n_layer          = -32") << 2;
-        QTest::newRow("TensorRT-LLM tokens zero") << QStringLiteral("trtllm-0.8-a100-smoothquant.log") << QStringLiteral("Using 132608 tokens") << QStringLiteral("Using 0 tokens") << 3;
+        QTest::newRow("vLLM budget negative") << QStringLiteral("vllm-0.11-llama-3.1-8b-h100.log") << QStringLiteral("memory: 51.38 GiB") << QStringLiteral("memory: -51.38 GiB");
+        QTest::newRow("vLLM budget zero") << QStringLiteral("vllm-0.11-llama-3.1-8b-h100.log") << QStringLiteral("memory: 51.38 GiB") << QStringLiteral("memory: 0.00 GiB");
+        QTest::newRow("vLLM weights negative") << QStringLiteral("vllm-0.11-llama-3.1-8b-h100.log") << QStringLiteral("took 14.99 GiB") << QStringLiteral("took -14.99 GiB");
+        QTest::newRow("vLLM tokens zero") << QStringLiteral("vllm-v1-qwen3-14b.log") << QStringLiteral("42,656 tokens") << QStringLiteral("0 tokens");
+        QTest::newRow("vLLM tokens negative") << QStringLiteral("vllm-v1-qwen3-14b.log") << QStringLiteral("42,656 tokens") << QStringLiteral("-42,656 tokens");
+        QTest::newRow("vLLM concurrency negative") << QStringLiteral("vllm-v1-qwen3-14b.log") << QStringLiteral("request: 1.30x") << QStringLiteral("request: -1.30x");
+        QTest::newRow("vLLM tokens misgrouped") << QStringLiteral("vllm-v1-qwen3-14b.log") << QStringLiteral("42,656 tokens") << QStringLiteral("4,2,,656 tokens");
+        QTest::newRow("vLLM blocks negative") << QStringLiteral("vllm-0.6-llama-3.1-8b-3090-20k.log") << QStringLiteral("blocks: 1952") << QStringLiteral("blocks: -1952");
+        QTest::newRow("SGLang tokens zero") << QStringLiteral("sglang-qwq-32b-tp4.log") << QStringLiteral("#tokens: 46611") << QStringLiteral("#tokens: 0");
+        QTest::newRow("SGLang free memory negative") << QStringLiteral("sglang-qwq-32b-tp4.log") << QStringLiteral("avail mem=6.09 GB") << QStringLiteral("avail mem=-6.09 GB");
+        QTest::newRow("llama.cpp KV self zero") << QStringLiteral("llamacpp-llama2-7b.log") << QStringLiteral("KV self size  = 1024.00") << QStringLiteral("KV self size  = 0.00");
+        QTest::newRow("llama.cpp layers negative") << QStringLiteral("llamacpp-llama2-7b.log") << QStringLiteral("n_layer          = 32") << QStringLiteral("n_layer          = -32");
+        QTest::newRow("TensorRT-LLM tokens zero") << QStringLiteral("trtllm-0.8-a100-smoothquant.log") << QStringLiteral("Using 132608 tokens") << QStringLiteral("Using 0 tokens");
     }
     void nonPositiveFiguresRefused()
     {
         QFETCH(QString, file);
         QFETCH(QString, from);
         QFETCH(QString, to);
-        QFETCH(int, line);
         QString text = log(file.toLatin1().constData());
-        QVERIFY2(text.contains(from), qPrintable(from));
+        QVERIFY2(text.count(from) == 1, qPrintable(from));
+        const qsizetype line = text.left(text.indexOf(from)).count(QLatin1Char('\n')) + 1;
         text.replace(from, to);
         try {
             const LogReading r = LogCalibration::read(text, QStringLiteral("LOGFILE"));
