@@ -13,6 +13,7 @@
 #include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 #include "common/clirun.h"
 #include "common/headroomtest.h"
 
@@ -39,6 +40,89 @@ private:
 
 private Q_SLOTS:
     void initTestCase() { QVERIFY(m_home.isValid()); }
+
+    void trafficConcurrencyIsLittlesLaw()
+    {
+        // Little's law on the Azure conversation trace (resources/traces): sessions at once = arrival
+        // rate x time in the system, the time to first token plus the mean output (read here from the
+        // trace's GeneratedTokens column) at the inter-token latency. --traffic-multiplier 3 triples
+        // the rate and the concurrency and leaves every latency alone.
+        QFile trace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"));
+        QVERIFY(trace.open(QIODevice::ReadOnly | QIODevice::Text));
+        QVERIFY(trace.readLine().startsWith("TIMESTAMP,ContextTokens,GeneratedTokens"));
+        double outputSum = 0;
+        qint64 requests = 0;
+        while (!trace.atEnd()) {
+            const QList<QByteArray> cells = trace.readLine().trimmed().split(',');
+            QCOMPARE(cells.size(), 3);
+            outputSum += cells.at(2).toDouble();
+            ++requests;
+        }
+        QCOMPARE(requests, qint64(19366)); // the Azure Public Dataset's conversation trace
+        const double meanOutput = outputSum / double(requests);
+        const char *args = "--model llama-3.1-8b --gpu h100-sxm-80gb --distribution trace:" HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv";
+        const Run one = run(plan(args));
+        const QByteArray tripled = QByteArray(args) + " --traffic-multiplier 3";
+        const Run three = run(plan(tripled.constData()));
+        QVERIFY2(one.code == 0 && three.code == 0, one.err.constData());
+        const QJsonObject a = one.json(), b = three.json();
+        const double rate = a.value(QStringLiteral("arrival_rate_per_second")).toDouble();
+        const double ttft = a.value(QStringLiteral("ttft_ms")).toDouble(), itl = a.value(QStringLiteral("itl_ms_at_risk")).toDouble();
+        QVERIFY(rate > 0 && ttft > 0 && itl > 0);
+        const double little = rate * (ttft + meanOutput * itl) / 1e3;
+        const double concurrency = a.value(QStringLiteral("concurrency_from_traffic")).toDouble();
+        QVERIFY2(std::abs(concurrency / little - 1) < 1e-4, qPrintable(QStringLiteral("%1 against %2").arg(concurrency).arg(little)));
+        QVERIFY(std::abs(b.value(QStringLiteral("arrival_rate_per_second")).toDouble() / rate - 3) < 1e-5);
+        QVERIFY(std::abs(b.value(QStringLiteral("concurrency_from_traffic")).toDouble() / concurrency - 3) < 1e-5);
+        QCOMPARE(b.value(QStringLiteral("itl_ms_at_risk")), a.value(QStringLiteral("itl_ms_at_risk")));
+        QCOMPARE(b.value(QStringLiteral("ttft_ms")), a.value(QStringLiteral("ttft_ms")));
+    }
+
+    void costPerMillionTokensIsThePriceOverTheOutput()
+    {
+        // A GPU-hour at the card's price makes tokens/s per GPU x 3,600 output tokens:
+        // cost per million = price / (tokens/s x 3,600) x 10^6 (seed A: Llama-3.1-8B, H100, $2.95).
+        const Run r = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --context 100000"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject o = r.json();
+        const double price = o.value(QStringLiteral("inputs")).toObject().value(QStringLiteral("price_usd_per_gpu_hour")).toDouble();
+        QCOMPARE(price, 2.95);
+        const double tps = o.value(QStringLiteral("tokens_per_second_per_gpu")).toDouble();
+        QVERIFY(tps > 0);
+        const double perMillion = o.value(QStringLiteral("cost_per_million_tokens_usd")).toDouble();
+        QVERIFY2(std::abs(perMillion / (price / (tps * 3600) * 1e6) - 1) < 1e-4, qPrintable(QString::number(perMillion)));
+    }
+
+    void versionHelpAndGiBText()
+    {
+        // --version prints the project's version (CMakeLists.txt, project(headroom VERSION ...)).
+        QFile cmake(QStringLiteral(HEADROOM_SOURCE "/CMakeLists.txt"));
+        QVERIFY(cmake.open(QIODevice::ReadOnly));
+        const QRegularExpressionMatch v = QRegularExpression(QStringLiteral("project\\(headroom VERSION ([0-9.]+)")).match(QString::fromUtf8(cmake.readAll()));
+        QVERIFY(v.hasMatch());
+        const Run version = run({QStringLiteral("--version")});
+        QCOMPARE(version.code, 0);
+        QCOMPARE(version.outText().trimmed(), QStringLiteral("headroom ") + v.captured(1));
+        // --help names every command (README, "The command line").
+        const Run help = run({QStringLiteral("--help")});
+        QCOMPARE(help.code, 0);
+        for (const char *command : {"plan", "levers", "report", "diagnose", "calibrate", "presets"})
+            QVERIFY2(help.outText().contains(QRegularExpression(QStringLiteral("^\\s+%1\\b").arg(QLatin1String(command)), QRegularExpression::MultilineOption)),
+                     command);
+        // --units GiB: seed A's session, 13,107,200,000 B = 12.2 GiB (/ 2^30), and its weights,
+        // 16,060,522,496 B = 15.0 GiB; no figure in GB is left.
+        const Run gib = run({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("llama-3.1-8b"), QStringLiteral("--gpu"),
+                             QStringLiteral("h100-sxm-80gb"), QStringLiteral("--context"), QStringLiteral("100000"), QStringLiteral("--units"), QStringLiteral("GiB")});
+        QVERIFY2(gib.code == 0, gib.err.constData());
+        const QString text = gib.outText();
+        QVERIFY2(text.contains(QStringLiteral("13,107,200,000 B (%1 GiB)").arg(13107200000.0 / 1073741824.0, 0, 'f', 1)), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("16,060,522,496 B (%1 GiB)").arg(16060522496.0 / 1073741824.0, 0, 'f', 1)), qPrintable(text));
+        QVERIFY2(!text.contains(QRegularExpression(QStringLiteral("[0-9] GB\\b"))), qPrintable(text));
+        // The default is GB (10^9): the same session is 13.1 GB.
+        const Run gb = run({QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("llama-3.1-8b"), QStringLiteral("--gpu"),
+                            QStringLiteral("h100-sxm-80gb"), QStringLiteral("--context"), QStringLiteral("100000")});
+        QVERIFY2(gb.outText().contains(QStringLiteral("13,107,200,000 B (13.1 GB)")), qPrintable(gb.outText()));
+    }
 
     void planOutputReopensWithItsSidePools()
     {
