@@ -16,6 +16,7 @@ QVector<SampleTrace> sampleTraces()
     static const Known known[] = {
         {"azure-llm-inference-2023-conv.csv", QT_TRANSLATE_NOOP("SampleTraces", "Azure LLM inference 2023: conversation (19,366 requests)")},
         {"azure-llm-inference-2023-code.csv", QT_TRANSLATE_NOOP("SampleTraces", "Azure LLM inference 2023: code completion (8,819 requests)")},
+        {"mooncake-fast25-conversation.jsonl", QT_TRANSLATE_NOOP("SampleTraces", "Mooncake FAST'25: one hour of chat (12,031 requests, prefix blocks)")},
     };
 
     QStringList folders;
@@ -27,7 +28,7 @@ QVector<SampleTrace> sampleTraces()
     QMap<QString, QString> paths;
     for (const QString &folder : qAsConst(folders)) {
         const QDir dir(folder);
-        for (const QString &name : dir.entryList({QStringLiteral("*.csv")}, QDir::Files | QDir::Readable, QDir::Name))
+        for (const QString &name : dir.entryList({QStringLiteral("*.csv"), QStringLiteral("*.jsonl")}, QDir::Files | QDir::Readable, QDir::Name))
             if (!paths.contains(name))
                 paths.insert(name, dir.absoluteFilePath(name));
     }

@@ -3,6 +3,8 @@
 #include "core/inputerror.h"
 #include "lengths/normaldistribution.h"
 #include "lengths/traceheader.h"
+#include "lengths/tracereading.h"
+#include "lengths/traffictrace.h"
 #include "core/units.h"
 #include "core/jsonnumbers.h"
 
@@ -12,6 +14,7 @@
 #include <QtEndian>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMap>
@@ -361,9 +364,13 @@ void assignCounts(const LengthCounts &counts, QVector<qint64> &lengths, QVector<
 class TraceReader
 {
 public:
-    TraceReader(const QString &path, const QString &field)
+    // `collect`, when given, receives every request (JSON lines only unless `everyFormat`),
+    // with its arrival, prefix blocks and conversation id as the line gives them.
+    TraceReader(const QString &path, const QString &field, TrafficTrace *collect = nullptr, bool everyFormat = false)
         : m_path(path)
         , m_field(field)
+        , m_collect(collect)
+        , m_collectCsv(everyFormat)
     {
     }
 
@@ -455,6 +462,17 @@ private:
             refuseRequest(total, lineNo, contextName, generatedName);
         m_totals.add(total);
         m_prompts.add(std::max<qint64>(1, context));
+        if (m_collect && (m_jsonl || m_collectCsv)) {
+            TrafficRequest r;
+            r.arrivalSeconds = arrival;
+            r.promptTokens = context;
+            r.outputTokens = generated;
+            r.line = lineNo;
+            r.firstBlock = m_blocksFrom;
+            r.blockCount = qint32(qint64(m_collect->blocks.size()) - m_blocksFrom);
+            r.conversation = m_conversation;
+            m_collect->requests.append(r);
+        }
         m_outputs += double(generated);
         if (std::isfinite(arrival)) {
             // The span from the earliest arrival to the latest, whatever the rows' order.
@@ -609,6 +627,8 @@ private:
         try {
             const qint64 input = JsonNumbers::whole(o, "input_length", -1, 0, LengthDistribution::maxTokens);
             const qint64 output = JsonNumbers::whole(o, "output_length", -1, 0, LengthDistribution::maxTokens); // required: 0 would be optimistic
+            if (m_collect)
+                prefixAndConversation(o, input);
             const QJsonValue stamp = o.value(QStringLiteral("timestamp"));
             const double arrival = stamp.isUndefined() || stamp.isNull()
                 ? std::numeric_limits<double>::quiet_NaN()
@@ -620,6 +640,51 @@ private:
             throw InputError(m_field, QStringLiteral("%1 line %2, %3").arg(m_path).arg(lineNo).arg(e.text()));
         }
         ++m_rows;
+    }
+
+    // A JSON line's prefix blocks ("hash_ids": whole ids from 0 to 2^53, at most one per
+    // block of the prompt) and conversation ("conversation_id" or "session_id": a string or a
+    // number), appended to the collecting trace. Throws InputError naming the key.
+    void prefixAndConversation(const QJsonObject &o, qint64 prompt)
+    {
+        m_blocksFrom = qint64(m_collect->blocks.size());
+        m_conversation = -1;
+        const QJsonValue ids = o.value(QStringLiteral("hash_ids"));
+        if (!ids.isUndefined() && !ids.isNull()) {
+            if (!ids.isArray())
+                throw InputError(QStringLiteral("hash_ids"), QStringLiteral("must be a list of prefix-block ids"));
+            const QJsonArray list = ids.toArray();
+            const qint64 most = (prompt + m_collect->blockTokens - 1) / m_collect->blockTokens;
+            if (list.size() > most)
+                throw InputError(QStringLiteral("hash_ids"), QStringLiteral("%1 blocks for a prompt of %2 tokens: at most %3 of %4 tokens")
+                                                                 .arg(list.size()).arg(prompt).arg(most).arg(m_collect->blockTokens));
+            constexpr double exact = double(qint64(1) << 53);
+            for (qsizetype k = 0; k < list.size(); ++k) {
+                const QJsonValue v = list.at(k);
+                const double x = v.toDouble(-1);
+                if (!v.isDouble() || !(x >= 0 && x <= exact) || x != std::floor(x))
+                    throw InputError(QStringLiteral("hash_ids[%1]").arg(k),
+                                     QStringLiteral("a block id is a whole number from 0 to 2^53 (beyond, a JSON number is not exact), got %1")
+                                         .arg(QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1).left(40)));
+                m_collect->blocks.push_back(qint64(x));
+            }
+            m_collect->hasBlocks = m_collect->hasBlocks || !list.isEmpty();
+        }
+        for (const char *key : {"conversation_id", "session_id"}) {
+            const QJsonValue id = o.value(QLatin1String(key));
+            if (id.isUndefined() || id.isNull())
+                continue;
+            if (!id.isString() && !id.isDouble())
+                throw InputError(QLatin1String(key), QStringLiteral("must be a string or a number"));
+            const QString name = id.isString() ? id.toString() : QString::number(id.toDouble(), 'g', 17);
+            m_conversation = qint32(m_conversationIds.size());
+            if (const auto it = m_conversationIds.constFind(name); it != m_conversationIds.cend())
+                m_conversation = it.value();
+            else
+                m_conversationIds.insert(name, m_conversation);
+            m_collect->hasConversationIds = true;
+            break;
+        }
     }
 
     qint64 cell(qsizetype col, const QString &name, qint64 lineNo) const
@@ -658,24 +723,29 @@ private:
     qsizetype m_contextCol = -1, m_generatedCol = -1, m_timeCol = -1, m_lastCol = -1;
     QString m_contextName, m_generatedName, m_timeName;
     bool m_promptAndOutput = false, m_jsonl = false, m_firstLine = true;
+    TrafficTrace *const m_collect;
+    const bool m_collectCsv;
+    qint64 m_blocksFrom = 0;    // the current line's first block in m_collect->blocks
+    qint32 m_conversation = -1; // the current line's named conversation
+    QHash<QString, qint32> m_conversationIds;
 };
 
 } // namespace
 
-LengthDistribution LengthDistribution::fromTrace(const QString &path, const QString &field)
+LengthDistribution readTraceFile(const QString &path, const QString &field, qint64 maxBytes, TrafficTrace *collect, bool everyFormat)
 {
     const QFileInfo info(path);
     if (!info.isFile())
         throw InputError(field, QStringLiteral("%1 is not a readable file").arg(path));
-    if (info.size() > 256 * Units::MiB)
-        throw InputError(field, QStringLiteral("%1 is larger than 256 MiB; sample it first").arg(path));
+    if (info.size() > maxBytes)
+        throw InputError(field, QStringLiteral("%1 is larger than %2 MiB; sample it first").arg(path).arg(maxBytes / Units::MiB));
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))
         throw InputError(field, QStringLiteral("cannot read %1: %2").arg(path, f.errorString()));
     // Read 1 MiB at a time and parsed as bytes in place (memory stays at a block and a
     // count per distinct length, whatever the file's size). Any line ending: \n, \r\n or a
     // lone \r (spreadsheets' "CSV (Macintosh)"); a UTF-8 byte-order mark is skipped.
-    TraceReader reader(path, field);
+    TraceReader reader(path, field, collect, everyFormat);
     constexpr qsizetype block = qsizetype(1) << 20;
     QByteArray buffer;
     qint64 lineNo = 0, read = 0; // lines parsed, bytes read
@@ -735,6 +805,11 @@ LengthDistribution LengthDistribution::fromTrace(const QString &path, const QStr
         buffer.remove(0, from);
     }
     return reader.result();
+}
+
+LengthDistribution LengthDistribution::fromTrace(const QString &path, const QString &field)
+{
+    return readTraceFile(path, field, 256 * Units::MiB, nullptr, false);
 }
 
 LengthDistribution LengthDistribution::parse(const QString &spec, const QString &field)

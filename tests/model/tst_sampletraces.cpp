@@ -19,7 +19,7 @@ private slots:
     void foundBesideTheProgram()
     {
         const QVector<SampleTrace> traces = sampleTraces();
-        QCOMPARE(traces.size(), 2);
+        QCOMPARE(traces.size(), 3);
         QVERIFY2(traces.at(0).title.contains(QLatin1String("conversation")), qPrintable(traces.at(0).title));
         QVERIFY2(traces.at(1).title.contains(QLatin1String("code")), qPrintable(traces.at(1).title));
         QVERIFY(traces.at(0).path.endsWith(QLatin1String("share/headroom/traces/azure-llm-inference-2023-conv.csv")));
@@ -31,6 +31,8 @@ private slots:
         QTest::addColumn<int>("requests");
         QTest::newRow("Azure 2023 conversation: 19,366 requests") << 0 << 19366;
         QTest::newRow("Azure 2023 code: 8,819 requests") << 1 << 8819;
+        // resources/traces/README.md, after the Mooncake FAST'25 release: 12,031 requests.
+        QTest::newRow("Mooncake FAST'25 conversation hour: 12,031 requests") << 2 << 12031;
     }
     void readsAsItsDatasetStates()
     {
