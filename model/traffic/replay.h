@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "lengths/traffictrace.h"
+
+#include <QString>
+#include <QVector>
+#include <functional>
+#include <optional>
+
+namespace Headroom {
+
+struct Scenario;
+struct CapacityResult;
+
+/// One replica of the plan as the replay runs it: its KV pool in the engine's blocks, the
+/// cost of a token, and the plan's own timing (plan/servingestimate.h).
+struct ReplayShape
+{
+    qint64 poolBlocks = 0;          ///< engine blocks the KV budget holds, per replica (each GPU holds its share of every block)
+    qint64 engineBlockTokens = 16;  ///< tokens per engine block (vLLM --block-size)
+    qint64 kvBytesPerTokenPerGpu = 0;
+    int gpusPerReplica = 1;         ///< TP x PP
+    qint64 hostBlocks = 0;          ///< engine blocks host memory holds for this replica (0: no host tier)
+    double hostLinkBytesPerSecond = 0; ///< per GPU, one direction (the GPU preset's host link)
+    std::optional<double> gpuHourUsd; ///< price per GPU-hour; empty when unknown
+    /// One decode step of `batch` running requests holding `meanTokens` each on average, seconds.
+    std::function<double(qint64 batch, double meanTokens)> stepSeconds;
+    /// The prefill of `tokens` prompt tokens, seconds.
+    std::function<double(qint64 tokens)> prefillSeconds;
+};
+
+/// The shape of one replica of `s` as `r` (its capacity) sizes it: the pool is
+/// r.kvCapacityTokens / r.blockSize blocks; timing is decodeStep and timeToFirstToken at the
+/// plan's weights; host memory is --host-kv-memory per node shared by --gpus-per-node cards.
+/// Throws InputError("--gpu") when the card has no bandwidth or compute figure (the replay
+/// needs the plan's time), and InputError naming the budget when no block fits.
+ReplayShape replayShape(const Scenario &s, const CapacityResult &r);
+
+/// What the replay varies beyond the shape.
+struct ReplayOptions
+{
+    int replicas = 1;                      ///< data-parallel replicas; conversation c runs on replica c mod replicas
+    std::optional<double> keepIdleSeconds; ///< how long an idle conversation's blocks stay; empty: until evicted
+    qint64 maxRunningPerReplica = 0;       ///< the engine's running-request cap (--max-num-seqs); 0: none
+    double sampleSeconds = 10;             ///< the timeline's step
+};
+
+/// One point of the replay's timeline (the fleet at `tSeconds`).
+struct ReplayPoint
+{
+    double tSeconds = 0;
+    qint64 running = 0;           ///< requests decoding, all replicas
+    qint64 waiting = 0;           ///< requests queued, all replicas
+    double kvBytesPerGpu = 0;     ///< KV held by admitted requests, mean over replicas
+    qint64 kvBytesPerGpuMax = 0;  ///< the fullest replica
+    qint64 prefixHitTokens = 0;   ///< GPU prefix hits since the previous point
+    qint64 preemptions = 0;       ///< since the previous point
+};
+
+/// The hour on the fleet.
+struct ReplayResult
+{
+    qint64 requests = 0, conversations = 0;
+    double durationSeconds = 0;        ///< the trace's span (first to last arrival)
+    double endSeconds = 0;             ///< when the last request finished
+    qint64 promptTokens = 0;
+    qint64 prefixHitTokens = 0;        ///< served from GPU prefix blocks at first admission
+    qint64 hostHitTokens = 0;          ///< resumed from host memory
+    qint64 ceilingTokens = 0;          ///< TrafficTrace::prefixHitCeilingTokens
+    qint64 preemptions = 0;
+    qint64 recomputedTokens = 0;       ///< prompt + output recomputed after preemptions
+    qint64 rejected = 0;               ///< requests larger than a whole replica's pool (never admitted)
+    double queueMsP50 = 0, queueMsP99 = 0, ttftMsP50 = 0, ttftMsP99 = 0;
+    qint64 peakKvBytesPerGpu = 0;
+    double meanKvBytesPerGpu = 0;      ///< time average over [0, end], mean over replicas
+    qint64 peakRunningPerReplica = 0;
+    double meanRunning = 0;            ///< requests running, time average over [0, end], whole fleet
+    double meanAliveConversations = 0; ///< sum of (last finish - first arrival [+ keep-idle]) / duration
+    int replicas = 1;
+    qint64 gpus = 0;
+    std::optional<double> fleetCostPerMonthUsd; ///< gpus x price x 730 hours
+    QVector<ReplayPoint> timeline;
+
+    double prefixHitShare() const { return promptTokens > 0 ? double(prefixHitTokens + hostHitTokens) / double(promptTokens) : 0; }
+    double ceilingShare() const { return promptTokens > 0 ? double(ceilingTokens) / double(promptTokens) : 0; }
+};
+
+/// Replays `trace` on `o.replicas` replicas of `shape`. Per replica: requests are admitted
+/// first come, first served when the blocks their prompt misses fit (free blocks, then the
+/// least recently used idle prefix blocks evicted, to host memory when it has room); the
+/// prompt's leading blocks still resident are hits (GPU, then host, resumed over the host
+/// link); the prefill of the rest stalls the replica's decode for prefillSeconds; each
+/// decode step adds a token to every running request at stepSeconds(batch, mean length), a
+/// new engine block each engineBlockTokens; when a step finds no free block, the newest
+/// running request is preempted and recomputed later (vLLM's recompute preemption,
+/// vllm/v1/core/sched/scheduler.py). A finished request's prompt blocks stay as prefix
+/// cache; its output blocks are freed (the next turn's prompt carries them as new blocks).
+/// Deterministic; no I/O. A request whose prompt alone exceeds the pool is rejected.
+ReplayResult replay(const TrafficTrace &trace, const ReplayShape &shape, const ReplayOptions &o);
+
+/// `trace` at `k` times its conversation arrivals, each conversation's own timing kept: k
+/// copies of the span laid end to end (a fractional last copy holds the conversations that
+/// start in its first share) and compressed back into the span. Prefix blocks shared by
+/// several conversations (the system prompt) stay shared; a conversation's own blocks are
+/// renamed per copy. Throws InputError(field) when k is not a positive finite number, the
+/// trace spans no time, or the copies would hold more than 2^31 requests.
+TrafficTrace scaledTraffic(const TrafficTrace &trace, double k, const QString &field);
+
+/// The multiplier, and the replay at it, at which on average `users` conversations are alive
+/// (ReplayResult::meanAliveConversations within 0.5%, or the closest of 8 rounds): starts at
+/// users / alive at 1 and corrects by the ratio measured. Throws InputError(field) when the
+/// trace has no conversation alive (a span of 0) or users < 1.
+std::pair<double, ReplayResult> replayForUsers(const TrafficTrace &trace, const ReplayShape &shape, const ReplayOptions &o,
+                                               double users, const QString &field);
+
+/// The fewest replicas (1 to `most`) whose replay has at most `maxPreemptionsPerHour`
+/// preemptions per hour of the trace and, when given, a p99 queue wait of at most
+/// `maxQueueMs`; with the replay at that count. Doubling then bisection (both measures fall
+/// as replicas grow). Empty when even `most` replicas miss.
+std::optional<ReplayResult> solveMinReplicas(const TrafficTrace &trace, const ReplayShape &shape, ReplayOptions o,
+                                             double maxPreemptionsPerHour, std::optional<double> maxQueueMs, int most);
+
+} // namespace Headroom
