@@ -36,6 +36,7 @@ const Command commands[] = {
     {"calibrate", "calibrate LOG", "  calibrate LOG   read a vLLM, SGLang or llama.cpp start-up log; printed vs predicted (--json)\n", &runCalibrate},
     {"report", "report", "  report          the PDF capacity report: the plan flags or --scenario FILE, and -o report.pdf\n", &runReport},
     {"levers", "levers", "  levers          the four levers priced: precision, attention, retention, memory (--json)\n", &runLevers},
+    {"replay", "replay --trace FILE", "  replay          a trace's arrivals on R replicas: prefix hits, preemptions, queue, fleet (--json)\n", &runReplay},
     {"diagnose", "diagnose", "  diagnose        explain a failure: --failed-at-sessions N --context TOKENS (--json)\n", &runDiagnose},
 };
 

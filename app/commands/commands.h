@@ -26,6 +26,8 @@ int runCalibrate(const QCommandLineParser &p, QTextStream &out, QTextStream &err
 int runReport(const QCommandLineParser &p, QTextStream &out, QTextStream &err, const CommandLine::ReportWriterHook &writeReport);
 /// `levers`: the four levers priced against the scenario.
 int runLevers(const QCommandLineParser &p, QTextStream &out, QTextStream &err, const CommandLine::ReportWriterHook &);
+/// `replay --trace FILE`: the trace's arrivals on a fleet of replicas of the plan's shape.
+int runReplay(const QCommandLineParser &p, QTextStream &out, QTextStream &err, const CommandLine::ReportWriterHook &);
 /// `diagnose`: why a service failed at --failed-at-sessions N.
 int runDiagnose(const QCommandLineParser &p, QTextStream &out, QTextStream &err, const CommandLine::ReportWriterHook &);
 

@@ -69,7 +69,7 @@ void addCommandOptions(QCommandLineParser &p)
         opt("target-sessions", "Concurrent sessions the fleet must hold (sizes gpus_needed).", "N"),
         opt("bandwidth-efficiency", "Achieved / peak memory bandwidth in decode (default 0.8).", "F"),
         opt("compute-utilization", "Achieved / peak dense TFLOPS (default 0.5).", "F"),
-        opt("traffic-multiplier", "Scale a trace's arrival rate for Little's law (default 1).", "K"),
+        opt("traffic-multiplier", "Scale a trace's arrival rate (plan: for Little's law; replay: K times the conversations, each keeping its own timing; default 1).", "K"),
         opt("images-per-request", "Images per request on a vision model (default 1): their tokens count against the context; "
                                   "0 = text only (no encoder cache; under vLLM the encoder is not loaded either).", "N"),
         opt("decoding-share", "Share of retained sessions decoding at once (default 1: all of them); the rest wait in host memory.", "F"),
@@ -88,7 +88,13 @@ void addCommandOptions(QCommandLineParser &p)
         opt("json", "Print one JSON object (bytes as integers)."),
         opt("scenario", "Start from a .headroom scenario file (or a saved plan --json); flags override it.", "FILE"),
         opt("save", "plan: also save the resolved scenario to FILE (.headroom); - writes it to standard output in place of the plan.", "FILE"),
-        opt("solve", "plan: max-context (for --sessions), min-gpus (for --target-sessions) or max-model-len.", "WHAT"),
+        opt("solve", "plan: max-context (for --sessions), min-gpus (for --target-sessions) or max-model-len; replay: min-replicas.", "WHAT"),
+        opt("trace", "replay: a trace with arrivals (Mooncake JSON lines with hash_ids, or an Azure / BurstGPT CSV).", "FILE"),
+        opt("replicas", "replay: data-parallel replicas of the plan's shape (default --dp, else 1).", "R"),
+        opt("keep-idle", "replay: seconds an idle conversation's KV blocks are kept (default: until evicted).", "SECONDS"),
+        opt("users", "replay: scale the trace's conversation arrivals so that N conversations are alive on average.", "N"),
+        opt("max-preemptions-per-hour", "replay --solve min-replicas: preemptions allowed per hour (default 0).", "N"),
+        opt("max-queue-ms", "replay --solve min-replicas: the p99 queue wait allowed.", "MS"),
         opt("target-sessions-per-gpu", "levers: the sessions per GPU an option must reach.", "F"),
         opt("max-itl-ms", "levers: the inter-token latency an option must keep under.", "MS"),
         opt("shared-prefix", "levers: a system prompt of TOKENS shared by every session (prefix caching).", "TOKENS"),
@@ -150,7 +156,13 @@ bool refuseOtherCommandsOptions(const QCommandLineParser &p, const QString &comm
         {"output", "report", " (plan, levers and diagnose print to standard output: redirect it, > FILE; plan --save FILE keeps the scenario)"},
         {"page-size", "report", ""},
         {"save", "plan", ""},
-        {"solve", "plan", ""},
+        {"solve", "plan replay", ""},
+        {"trace", "replay", " (plan and levers read a trace as --distribution trace:PATH)"},
+        {"replicas", "replay", " (plan sizes a fleet with --target-sessions or --dp)"},
+        {"keep-idle", "replay", ""},
+        {"users", "replay", ""},
+        {"max-preemptions-per-hour", "replay", ""},
+        {"max-queue-ms", "replay", ""},
         {"failed-at-sessions", "diagnose", ""},
         {"target-sessions-per-gpu", "levers", ""},
         {"max-itl-ms", "levers", ""},
@@ -163,8 +175,9 @@ bool refuseOtherCommandsOptions(const QCommandLineParser &p, const QString &comm
         {"replace", "presets", ""},
     };
     for (const auto &c : commandOptions)
-        if (p.isSet(QString::fromLatin1(c.option)) && command != QLatin1String(c.commands)) {
-            err << "error: --" << c.option << ": only `headroom " << c.commands << "` reads it, not " << command << c.hint << '\n';
+        if (p.isSet(QString::fromLatin1(c.option)) && !QString::fromLatin1(c.commands).split(QLatin1Char(' ')).contains(command)) {
+            err << "error: --" << c.option << ": only `headroom " << QString::fromLatin1(c.commands).split(QLatin1Char(' ')).join(QStringLiteral("` and `headroom "))
+                << (QString::fromLatin1(c.commands).contains(QLatin1Char(' ')) ? "` read it, not " : "` reads it, not ") << command << c.hint << '\n';
             return false;
         }
     return true;

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `headroom replay --trace FILE`: a trace's arrivals on a fleet of replicas of the plan's shape.
+#include "commands/commands.h"
+
+#include "cli.h"
+#include "commands/options.h"
+#include "commands/planflags.h"
+#include "core/inputerror.h"
+#include "core/jsonnumbers.h"
+#include "plan/capacity.h"
+#include "traffic/replay.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <cmath>
+
+namespace Headroom {
+
+namespace {
+
+/// The replay's options from its flags: --replicas (default --dp), --keep-idle, --max-num-seqs.
+/// Throws InputError naming the flag.
+ReplayOptions replayOptionsFrom(const QCommandLineParser &p, const Scenario &s)
+{
+    ReplayOptions o;
+    o.replicas = isSet(p, "replicas") ? smallOpt(p, "replicas") : std::max(1, s.dp);
+    if (o.replicas < 1)
+        throw InputError(QStringLiteral("--replicas"), QStringLiteral("must be at least 1"));
+    if (isSet(p, "keep-idle"))
+        o.keepIdleSeconds = Units::parseFraction(value(p, "keep-idle"), QStringLiteral("--keep-idle"), 0, 31.0 * 86400.0);
+    if (s.engineSettings.maxNumSeqs)
+        o.maxRunningPerReplica = *s.engineSettings.maxNumSeqs;
+    return o;
+}
+
+/// The replay as plan --json's sibling: the contract's keys (issue 29), then added ones.
+QJsonObject replayJson(const ReplayResult &r, const TrafficTrace &t, double multiplier, std::optional<double> users)
+{
+    QJsonObject o;
+    o.insert(QStringLiteral("requests"), r.requests);
+    o.insert(QStringLiteral("conversations"), r.conversations);
+    o.insert(QStringLiteral("duration_seconds"), r.durationSeconds);
+    o.insert(QStringLiteral("prompt_tokens"), r.promptTokens);
+    o.insert(QStringLiteral("prefix_hit_tokens"), r.prefixHitTokens);
+    o.insert(QStringLiteral("prefix_hit_share"), r.prefixHitShare());
+    o.insert(QStringLiteral("prefix_hit_share_ceiling"), r.ceilingShare());
+    o.insert(QStringLiteral("host_hit_tokens"), r.hostHitTokens);
+    o.insert(QStringLiteral("preemptions"), r.preemptions);
+    o.insert(QStringLiteral("queue_ms_p50"), r.queueMsP50);
+    o.insert(QStringLiteral("queue_ms_p99"), r.queueMsP99);
+    o.insert(QStringLiteral("ttft_ms_p50"), r.ttftMsP50);
+    o.insert(QStringLiteral("ttft_ms_p99"), r.ttftMsP99);
+    o.insert(QStringLiteral("peak_kv_bytes_per_gpu"), r.peakKvBytesPerGpu);
+    o.insert(QStringLiteral("mean_kv_bytes_per_gpu"), JsonNumbers::wholeValue(r.meanKvBytesPerGpu));
+    o.insert(QStringLiteral("peak_running_per_replica"), r.peakRunningPerReplica);
+    o.insert(QStringLiteral("replicas"), r.replicas);
+    o.insert(QStringLiteral("gpus"), r.gpus);
+    o.insert(QStringLiteral("fleet_cost_per_month_usd"), r.fleetCostPerMonthUsd ? QJsonValue(*r.fleetCostPerMonthUsd) : QJsonValue());
+    QJsonArray timeline;
+    for (const ReplayPoint &p : r.timeline)
+        timeline.append(QJsonObject{{QStringLiteral("t_seconds"), p.tSeconds},
+                                    {QStringLiteral("running"), p.running},
+                                    {QStringLiteral("waiting"), p.waiting},
+                                    {QStringLiteral("kv_bytes_per_gpu"), JsonNumbers::wholeValue(p.kvBytesPerGpu)},
+                                    {QStringLiteral("kv_bytes_per_gpu_max"), p.kvBytesPerGpuMax},
+                                    {QStringLiteral("prefix_hit_tokens"), p.prefixHitTokens},
+                                    {QStringLiteral("preemptions"), p.preemptions}});
+    o.insert(QStringLiteral("timeline"), timeline);
+    // Added beyond the contract.
+    o.insert(QStringLiteral("conversation_rule"), t.conversationRule());
+    o.insert(QStringLiteral("shared_prefix_tokens"), t.commonPrefixTokens());
+    o.insert(QStringLiteral("prefix_hit_ceiling_tokens"), r.ceilingTokens);
+    o.insert(QStringLiteral("recomputed_tokens"), r.recomputedTokens);
+    o.insert(QStringLiteral("rejected_requests"), r.rejected);
+    o.insert(QStringLiteral("end_seconds"), r.endSeconds);
+    o.insert(QStringLiteral("mean_running"), r.meanRunning);
+    o.insert(QStringLiteral("mean_alive_conversations"), r.meanAliveConversations);
+    o.insert(QStringLiteral("traffic_multiplier"), multiplier);
+    o.insert(QStringLiteral("users"), users ? QJsonValue(*users) : QJsonValue());
+    return o;
+}
+
+/// The replay as aligned text rows.
+void printText(QTextStream &out, const Scenario &s, const ReplayResult &r, const TrafficTrace &t, double multiplier,
+               std::optional<double> users, UnitSystem units)
+{
+    QVector<QPair<QString, QString>> rows;
+    auto row = [&rows](const QString &label, const QString &value) { rows << qMakePair(label, value); };
+    auto pct = [](double share) -> QString { return Units::formatDecimal(100.0 * share, 1) + QStringLiteral("%"); };
+    auto ms = [](double v) -> QString { return Units::formatDecimal(v, 1) + QStringLiteral(" ms"); };
+    const QString rule = t.conversationRule() == QLatin1String("none")
+        ? Cli::tr("each request is its own conversation (the trace has no hash_ids or conversation ids)")
+        : t.conversationRule() == QLatin1String("hash_ids")
+        ? Cli::tr("rebuilt from hash_ids: a request continues the conversation whose first block beyond the shared prefix it shares")
+        : Cli::tr("from the trace's conversation ids");
+    row(Cli::tr("Trace"), Cli::tr("%1 requests over %2 s; %3 conversations, %4")
+                              .arg(Units::formatCount(r.requests), Units::formatDecimal(r.durationSeconds, 0), Units::formatCount(r.conversations), rule));
+    if (users)
+        row(Cli::tr("Users"), Cli::tr("%1 alive on average (asked %2): the trace's conversations at %3 times their arrival rate")
+                                  .arg(Units::formatDecimal(r.meanAliveConversations, 0), Units::formatDecimal(*users, 0), Units::formatDecimal(multiplier, 3)));
+    else if (multiplier != 1.0)
+        row(Cli::tr("Traffic"), Cli::tr("%1 times the trace's conversation arrivals").arg(Units::formatDecimal(multiplier, 3)));
+    if (t.commonPrefixBlocks > 0)
+        row(Cli::tr("Shared prefix"), Cli::tr("%1 (%2) that at least half of the requests share: held once per replica")
+                                          .arg(Units::plural(t.commonPrefixTokens(), Cli::tr("token"), Cli::tr("tokens")),
+                                               Units::plural(t.commonPrefixBlocks, Cli::tr("block"), Cli::tr("blocks"))));
+    row(Cli::tr("Fleet"), Cli::tr("%1 of %2 (TP %3) on %4 = %5%6")
+                              .arg(Units::plural(r.replicas, Cli::tr("replica"), Cli::tr("replicas")),
+                                   Units::plural(s.tp * s.pp, Cli::tr("GPU"), Cli::tr("GPUs")), Units::formatCount(s.tp), s.gpu.name,
+                                   Units::plural(r.gpus, Cli::tr("GPU"), Cli::tr("GPUs")),
+                                   r.fleetCostPerMonthUsd ? Cli::tr(", %1 a month (730 h)").arg(Units::formatUsd(*r.fleetCostPerMonthUsd)) : QString()));
+    row(Cli::tr("Prefix hits"), Cli::tr("%1 of %2 prompt tokens (%3; GPU %4, host %5); an unbounded cache: %6")
+                                    .arg(Units::formatCount(r.prefixHitTokens + r.hostHitTokens), Units::formatCount(r.promptTokens),
+                                         pct(r.prefixHitShare()), Units::formatCount(r.prefixHitTokens), Units::formatCount(r.hostHitTokens),
+                                         pct(r.ceilingShare())));
+    row(Cli::tr("Preemptions"), Cli::tr("%1 (%2 tokens recomputed)").arg(Units::formatCount(r.preemptions), Units::formatCount(r.recomputedTokens)));
+    if (r.rejected > 0)
+        row(Cli::tr("Rejected"), Cli::tr("%1 requests larger than a replica's whole KV pool").arg(Units::formatCount(r.rejected)));
+    row(Cli::tr("Queue wait"), Cli::tr("p50 %1, p99 %2").arg(ms(r.queueMsP50), ms(r.queueMsP99)));
+    row(Cli::tr("Time to first token"), Cli::tr("p50 %1, p99 %2 (queue + prefill of the missed tokens)").arg(ms(r.ttftMsP50), ms(r.ttftMsP99)));
+    row(Cli::tr("KV per GPU"), Cli::tr("peak %1, mean %2").arg(Units::formatBytes(r.peakKvBytesPerGpu, units),
+                                                              Units::formatBytes(qint64(std::llround(r.meanKvBytesPerGpu)), units)));
+    row(Cli::tr("Running per replica"), Cli::tr("peak %1; %2 on average over the fleet")
+                                            .arg(Units::formatCount(r.peakRunningPerReplica), Units::formatDecimal(r.meanRunning, 1)));
+    qsizetype width = 0;
+    for (const auto &x : rows)
+        width = std::max(width, x.first.size());
+    for (const auto &x : rows)
+        out << x.first.leftJustified(width + 2) << x.second << '\n';
+}
+
+} // namespace
+
+int runReplay(const QCommandLineParser &p, QTextStream &out, QTextStream &err, const CommandLine::ReportWriterHook &)
+{
+    if (!isSet(p, "trace"))
+        throw InputError(QStringLiteral("--trace"), QStringLiteral("is required: a trace with arrivals, e.g. --trace mooncake-fast25-conversation.jsonl"));
+    const UnitSystem units = unitsFrom(p);
+    const bool lengthGiven = isSet(p, "context") || isSet(p, "distribution") || isSet(p, "scenario");
+    Scenario s = scenarioFrom(p, err, lengthGiven);
+    if (s.model.name.isEmpty())
+        throw InputError(QStringLiteral("--model"), QStringLiteral("give a preset id or config.json path, or a custom shape with --layers, --kv-heads and --head-dim"));
+    if (s.gpu.memoryBytes <= 0)
+        throw InputError(QStringLiteral("--gpu"), QStringLiteral("give a GPU preset id, e.g. h100-sxm-80gb, or --gpu-memory"));
+    const TrafficTrace trace = TrafficTrace::read(value(p, "trace"), QStringLiteral("--trace"));
+    if (!lengthGiven) {
+        qint64 longest = 1;
+        for (const TrafficRequest &r : trace.requests)
+            longest = std::max(longest, r.promptTokens + r.outputTokens);
+        s.contextTokens = longest;
+    }
+    const CapacityResult capacity = computeCapacity(s);
+    const ReplayShape shape = replayShape(s, capacity);
+    ReplayOptions o = replayOptionsFrom(p, s);
+
+    std::optional<double> users;
+    if (isSet(p, "users"))
+        users = double(countOpt(p, "users", 1));
+    if (users && isSet(p, "traffic-multiplier"))
+        throw InputError(QStringLiteral("--users"), QStringLiteral("sets the traffic multiplier itself; give --users or --traffic-multiplier, not both"));
+    double multiplier = s.trafficMultiplier;
+    TrafficTrace traffic = scaledTraffic(trace, multiplier, QStringLiteral("--traffic-multiplier"));
+    ReplayResult result;
+    const bool solving = isSet(p, "solve");
+    if (solving && value(p, "solve") != QLatin1String("min-replicas"))
+        throw InputError(QStringLiteral("--solve"), QStringLiteral("replay solves min-replicas, got \"%1\"").arg(value(p, "solve")));
+    if (!solving && (isSet(p, "max-preemptions-per-hour") || isSet(p, "max-queue-ms")))
+        throw InputError(isSet(p, "max-queue-ms") ? QStringLiteral("--max-queue-ms") : QStringLiteral("--max-preemptions-per-hour"),
+                         QStringLiteral("is a target of --solve min-replicas; give --solve min-replicas with it"));
+    if (users) {
+        auto [k, at] = replayForUsers(trace, shape, o, *users, QStringLiteral("--users"));
+        multiplier = k;
+        traffic = scaledTraffic(trace, k, QStringLiteral("--users"));
+        result = std::move(at);
+    }
+    if (solving) {
+        const double preemptions = isSet(p, "max-preemptions-per-hour")
+            ? Units::parseFraction(value(p, "max-preemptions-per-hour"), QStringLiteral("--max-preemptions-per-hour"), 0, 1e12)
+            : 0.0;
+        std::optional<double> queueMs;
+        if (isSet(p, "max-queue-ms"))
+            queueMs = Units::parseFraction(value(p, "max-queue-ms"), QStringLiteral("--max-queue-ms"), 0, 1e12);
+        const int most = int(std::min<qint64>(65536, std::max<qint64>(1, traffic.conversations)));
+        const std::optional<ReplayResult> solved = solveMinReplicas(traffic, shape, o, preemptions, queueMs, most);
+        if (!solved) {
+            err << "error: --solve: even " << most << " replicas miss the target (preemptions per hour at most " << preemptions
+                << (queueMs ? QStringLiteral(", p99 queue wait at most %1 ms").arg(*queueMs) : QString()) << ")\n";
+            return 1;
+        }
+        result = *solved;
+    } else if (!users) {
+        result = replay(traffic, shape, o);
+    }
+    if (isSet(p, "json"))
+        out << QString::fromUtf8(JsonNumbers::toJson(replayJson(result, trace, multiplier, users)));
+    else
+        printText(out, s, result, trace, multiplier, users, units);
+    return 0;
+}
+
+} // namespace Headroom
