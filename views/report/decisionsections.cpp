@@ -165,12 +165,14 @@ QString riskAccepted(const ReportFigures &f)
     const Scenario &s = f.s;
     const DistributionFigures &d = f.d;
     QString out;
-    if (s.distribution)
+    // Which risk the answer holds, each replica's or the fleet's, and what the other comes to
+    // (in place of what an overflow does, so that page 1 keeps its length).
+    const QString fleet = FleetRisk::words(s, f.r);
+    if (s.distribution && !fleet.isEmpty())
+        out += tr("At a peak of concurrent sessions, %1.").arg(esc(fleet));
+    else if (s.distribution)
         out += tr("A risk of %1 that a peak of concurrent sessions overflows the KV cache; then the engine queues or preempts sessions until some finish.")
                    .arg(Units::formatRisk(d.replicaRisk));
-    // Which risk that is, each replica's or the fleet's, and what the other comes to.
-    if (const QString fleet = FleetRisk::words(s, f.r); !fleet.isEmpty())
-        out += QLatin1Char(' ') + tr("Across the fleet: %1.").arg(esc(fleet));
     else
         out += tr("None from lengths: every session is reserved at its full %1 tokens, so the cache cannot overflow at this count.")
                    .arg(Units::formatCount(f.r.reservedTokensPerSession));
