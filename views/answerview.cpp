@@ -6,6 +6,7 @@
 #include "planner.h"
 #include "shownhtml.h"
 #include "wrappedlabel.h"
+#include "plan/fleetrisk.h"
 #include "plan/capacity.h"
 
 #include <QBoxLayout>
@@ -215,7 +216,7 @@ void AnswerView::showResult(const CapacityResult &r)
     const QString perGroup = s.tp > 1 ? tr(" per %1 GPUs").arg(s.tp) : QString();
     if (s.distribution)
         m_sessions->setText(Units::plural(r.distribution.sessionsAtRisk, tr("session fits"), tr("sessions fit")) + perGroup
-                            + tr(" at a %1 risk").arg(Units::formatRisk(s.risk)));
+                            + tr(" at a %1 risk").arg(Units::formatRisk(r.distribution.replicaRisk)));
     else
         m_sessions->setText(Units::plural(r.maxSessions, tr("session fits"), tr("sessions fit")) + perGroup);
     showHeadline(s, r, fit);
@@ -291,7 +292,10 @@ void AnswerView::showVerdict(const Scenario &s, const CapacityResult &r)
     }
     m_verdict->setTextFormat(Qt::PlainText);
     // As the rich text they replace showed them: the sentence, then each warning on a line of its own.
-    m_verdict->setText(asHtmlShows(capacityVerdict(s, r, m_planner->units())));
+    // Which risk the answer holds, each replica's or the whole fleet's, after the sentence.
+    const QString fleet = FleetRisk::words(s, r);
+    m_verdict->setText(asHtmlShows(capacityVerdict(s, r, m_planner->units())
+                                   + (fleet.isEmpty() ? QString() : QLatin1Char(' ') + tr("Overflow risk: %1.").arg(fleet))));
     QStringList notes;
     for (const QString &w : r.warnings)
         notes << asHtmlShows(w);
@@ -357,7 +361,7 @@ void AnswerView::showAdvice(const LeverReport &report)
     text += tr("%1 %2 %3:")
                 .arg(m_wanted == m_previousFit && m_previousFit > s.sessions ? tr("keep") : tr("fit"),
                      Units::plural(m_wanted, tr("session"), tr("sessions")),
-                     s.distribution ? tr("at a %1 risk").arg(Units::formatRisk(s.risk))
+                     s.distribution ? tr("at a %1 risk").arg(Units::formatRisk(m_planner->result().distribution.replicaRisk))
                                     : tr("at %1").arg(sessionBasis(s, m_planner->result()))); // the length the figures are for: the cap, when one holds them
     if (m_adviceOptions.isEmpty()) {
         m_advice->setText(text + QLatin1Char(' ') + tr("no single option does it without changing the requirement; see Levers."));

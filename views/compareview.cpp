@@ -119,7 +119,7 @@ QVector<CompareView::Row> CompareView::inputRows(UnitSystem u)
              return QString();
          }},
         {tr("Length scale"), [](const Scenario &s, const CapacityResult &) -> QString { return QStringLiteral("× %1").arg(Units::formatDecimal(s.lengthScale)); }},
-        {tr("Risk"), [](const Scenario &s, const CapacityResult &) -> QString { return s.distribution ? Units::formatRisk(s.risk) : tr("— (no distribution)"); }},
+        {tr("Risk"), [](const Scenario &s, const CapacityResult &) -> QString { return !s.distribution ? tr("— (no distribution)") : s.fleetRisk ? tr("%1 for the fleet").arg(Units::formatRisk(*s.fleetRisk)) : Units::formatRisk(s.risk); }},
         {tr("KV / weight precision"),
          [](const Scenario &, const CapacityResult &r) -> QString { return Dtypes::name(r.kvDtype) + QStringLiteral(" / ") + Dtypes::name(r.weightsDtype); }},
         {tr("Session lengths"),

@@ -5,6 +5,7 @@
 #include "distributionchartview.h"
 #include "core/inputerror.h"
 #include "core/inputranges.h"
+#include "plan/fleetrisk.h"
 #include "planner.h"
 #include "settings.h"
 #include "throughputchartview.h"
@@ -150,6 +151,13 @@ void DistributionView::buildControls()
         m_risk->addItem(Units::formatRisk(r), r);
     m_risk->setToolTip(tr("Accepted probability that the sessions' KV cache overflows the pool: pick one, or type "
                           "1 in 5,000, 0.2%, 0.0002 or 2e-4"));
+    // Whose risk it is: each replica's (--risk) or the whole fleet's (--fleet-risk).
+    m_riskScope = new QComboBox;
+    m_riskScope->setAccessibleName(tr("Risk of"));
+    m_riskScope->addItem(tr("each replica"));
+    m_riskScope->addItem(tr("the whole fleet"));
+    m_riskScope->setToolTip(tr("Each replica (TP group) at this risk, or the whole fleet: the chance that some replica "
+                               "overflows, each replica's risk solved from it"));
 }
 
 QFormLayout *DistributionView::buildForm()
@@ -162,7 +170,13 @@ QFormLayout *DistributionView::buildForm()
     capRow->addWidget(m_capOn);
     capRow->addWidget(m_cap, 1);
     form->addRow(tr("Retention"), capRow);
-    form->addRow(tr("&Risk"), m_risk);
+    auto *riskRow = new QHBoxLayout;
+    riskRow->addWidget(m_risk, 1);
+    riskRow->addWidget(m_riskScope);
+    // A row of two: the label names its buddy itself (Alt+R), as addRow does for one widget.
+    auto *riskLabel = new QLabel(tr("&Risk"));
+    riskLabel->setBuddy(m_risk);
+    form->addRow(riskLabel, riskRow);
     return form;
 }
 
@@ -230,7 +244,12 @@ void DistributionView::connectSignals()
         if (m_capOn->isChecked())
             m_planner->setRetainTokens(v);
     });
-    connect(m_risk, &QComboBox::activated, this, [this](int i) { m_planner->setRisk(m_risk->itemData(i).toDouble()); });
+    connect(m_risk, &QComboBox::activated, this, [this](int i) { m_planner->setRisk(m_risk->itemData(i).toDouble(), m_riskScope->currentIndex() == 1); });
+    // The risk shown moves to the other scope as it stands (one undo step).
+    connect(m_riskScope, &QComboBox::activated, this, [this](int i) {
+        const Scenario &s = m_planner->scenario();
+        m_planner->setRisk(s.fleetRisk.value_or(s.risk), i == 1);
+    });
     connect(m_risk->lineEdit(), &QLineEdit::editingFinished, this, &DistributionView::commitRisk);
     connect(m_chart, &DistributionChartView::handleDragged, this, [this](int i, qint64 tokens, bool finished) {
         if (i < 0 || i > 3)
@@ -329,15 +348,18 @@ void DistributionView::commitRisk()
     // The box shows the risk it holds rounded ("1 in 96 (1.04e-2)" for 0.0104): that text is never
     // read back, or each Enter or focus change would move the risk to its rounding (up, as often
     // as not: an optimistic count).
-    if (m_risk->currentText() == Units::formatRisk(m_planner->scenario().risk)) {
+    const Scenario &now = m_planner->scenario();
+    const bool ofFleet = m_riskScope->currentIndex() == 1;
+    if (m_risk->currentText() == Units::formatRisk(now.fleetRisk.value_or(now.risk))) {
         setRiskProblem(m_risk, QString());
         return;
     }
     QString why;
     if (const std::optional<double> p = riskFromText(m_risk->currentText(), &why)) {
         setRiskProblem(m_risk, QString());
-        m_planner->setRisk(*p);
-        m_risk->setEditText(Units::formatRisk(m_planner->scenario().risk)); // "1 in 5,000" reads "1 in 5,000 (2e-4)"
+        m_planner->setRisk(*p, ofFleet);
+        const Scenario &s = m_planner->scenario();
+        m_risk->setEditText(Units::formatRisk(s.fleetRisk.value_or(s.risk))); // "1 in 5,000" reads "1 in 5,000 (2e-4)"
         return;
     }
     setRiskProblem(m_risk, why);
@@ -347,7 +369,7 @@ void DistributionView::commitRisk()
 
 void DistributionView::showScenario(const Scenario &s)
 {
-    const QSignalBlocker b1(m_scale), b2(m_capOn), b3(m_cap), b4(m_risk), b5(m_source), b6(m_median), b7(m_p99), b8(m_max),
+    const QSignalBlocker b0(m_riskScope), b1(m_scale), b2(m_capOn), b3(m_cap), b4(m_risk), b5(m_source), b6(m_median), b7(m_p99), b8(m_max),
         b9(m_quantile[0]), b10(m_quantile[1]), b11(m_quantile[2]), b12(m_quantile[3]), b13(m_quantile[4]);
     // Mirror where the lengths come from (after undo, or a scenario opened from a file).
     int source = Context;
@@ -388,12 +410,15 @@ void DistributionView::showScenario(const Scenario &s)
     if (s.retainTokens)
         m_cap->setValue(*s.retainTokens);
     // The risk as it is, an entry of the list when it is one (a file's 0.002 is not snapped to 1e-3).
+    // (The fleet's when one is set: each replica's is then solved from it.)
+    const double risk = s.fleetRisk.value_or(s.risk);
+    m_riskScope->setCurrentIndex(s.fleetRisk ? 1 : 0);
     int entry = -1;
     for (int i = 0; i < m_risk->count(); ++i)
-        if (std::abs(m_risk->itemData(i).toDouble() / s.risk - 1.0) < 1e-9)
+        if (std::abs(m_risk->itemData(i).toDouble() / risk - 1.0) < 1e-9)
             entry = i;
     m_risk->setCurrentIndex(entry);
-    m_risk->setEditText(Units::formatRisk(s.risk));
+    m_risk->setEditText(Units::formatRisk(risk));
     setRiskProblem(m_risk, QString());
     ChartInputs in{s.distribution, s.lengthScale, s.distribution ? 0 : s.contextTokens, s.retainTokens.value_or(0), {}};
     if (s.distribution && s.distribution->kind == LengthDistribution::Kind::Quantiles)
@@ -424,11 +449,14 @@ void DistributionView::showResult(const CapacityResult &r)
                       "<tr><td>Admission limit (%8 margin)</td><td><b>%9</b></td></tr>")
                        .arg(Units::formatCount(longest), longest < d.maxTokens ? tr(", at the cap") : QString(),
                             Units::formatCount(d.sessionsWorstCase), Units::formatCount(d.meanHeldTokens(s.retainTokens.has_value())),
-                            Units::formatCount(d.sessionsAtMean), Units::formatRisk(s.risk), Units::formatCount(d.sessionsAtRisk),
+                            Units::formatCount(d.sessionsAtMean), Units::formatRisk(d.replicaRisk), Units::formatCount(d.sessionsAtRisk),
                             QStringLiteral("%1%").arg(s.marginFraction * 100, 0, 'g', 3), Units::formatCount(d.admissionLimit))
                        .arg(s.retainTokens ? tr(", the mean of the lengths as capped") : QString());
     text += tr("<tr><td>Overflow at %1</td><td><b>%2</b></td></tr>")
                 .arg(Units::plural(s.sessions, tr("session"), tr("sessions")), Units::formatRisk(d.overflowProbability));
+    // Which risk the answer holds, each replica's or the fleet's, and what the other comes to.
+    if (const QString fleet = FleetRisk::words(s, r); !fleet.isEmpty())
+        text += tr("<tr><td>Overflow risk</td><td>%1</td></tr>").arg(fleet.toHtmlEscaped());
     // Under a cap the lengths' own mean is not the one above: each says which it is.
     text += (s.retainTokens ? tr("<tr><td>Lengths before the cap</td><td>mean %1, p50 %2, p99 %3, max %4 tokens</td></tr>")
                             : tr("<tr><td>Lengths</td><td>mean %1, p50 %2, p99 %3, max %4 tokens</td></tr>"))

@@ -52,6 +52,8 @@ public:
     /// The accepted risk: a list in the form every figure is written ("1 in 100 (1e-2)") that
     /// also takes a typed risk (see riskFromText).
     QComboBox *riskCombo() const { return m_risk; }
+    /// What the risk is of: entry 0 each replica (--risk), entry 1 the whole fleet (--fleet-risk).
+    QComboBox *riskScopeCombo() const { return m_riskScope; }
     /// The risk a typed `text` says, or nothing with the reason in *why: one of the list's
     /// entries, "1 in N" (N a count as every token box reads it, what follows in parentheses
     /// ignored), a percentage ("2%") or a decimal ("0.002", "1e-5"), held to the risk's range
@@ -98,6 +100,7 @@ private:
     QCheckBox *m_capOn;
     TokenSpinBox *m_cap;
     QComboBox *m_risk;
+    QComboBox *m_riskScope;
     QLabel *m_figures;
     QPushButton *m_useTraffic;
     DistributionChartView *m_chart;

@@ -182,10 +182,15 @@ void Planner::setRetainTokens(std::optional<qint64> tokens)
     edit(s, ScenarioCommand::Retain, tr("Change retention cap"), true);
 }
 
-void Planner::setRisk(double risk)
+void Planner::setRisk(double risk, bool ofFleet)
 {
     Scenario s = m_scenario;
-    s.risk = risk;
+    if (ofFleet) {
+        s.fleetRisk = risk;
+    } else {
+        s.risk = risk;
+        s.fleetRisk.reset();
+    }
     edit(s, ScenarioCommand::Risk, tr("Change risk"));
 }
 

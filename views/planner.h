@@ -50,7 +50,9 @@ public:
     /// The session-length distribution (std::nullopt: every session at the context).
     void setDistribution(std::optional<LengthDistribution> distribution, bool dragging = false);
     void setRetainTokens(std::optional<qint64> tokens);
-    void setRisk(double risk);
+    /// The accepted risk, one undo step: each replica's (`ofFleet` false; the fleet risk is
+    /// cleared) or the whole fleet's (Scenario::fleetRisk; each replica's is then solved from it).
+    void setRisk(double risk, bool ofFleet = false);
     void setLengthScale(double scale);
     /// True while a result is being computed off the GUI thread (for the
     /// latest scenario, or for an older one that a newer request waits on).

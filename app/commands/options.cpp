@@ -46,7 +46,8 @@ void addCommandOptions(QCommandLineParser &p)
         opt("max-num-tokens", "TensorRT-LLM build setting max_num_tokens (default 8192).", "N"),
         opt("max-seq-len", "TensorRT-LLM build setting max_seq_len (default: max_model_len).", "N"),
         opt("pp", "Pipeline-parallel stages per replica: each GPU holds ceil(layers / N) layers (default 1).", "N"),
-        opt("dp", "Data-parallel replicas (fleet size; default 1).", "N"),
+        opt("dp", "Data-parallel replicas: the fleet when no --target-sessions is given (its GPUs N x TP x PP, its cost per "
+                  "month and its overflow probability); refused beside --target-sessions, which sizes the fleet itself (default 1).", "N"),
         opt("ep", "Expert-parallel GPUs the routed experts are split over (e.g. TP x DP with vLLM's --enable-expert-parallel).", "N"),
         opt("max-num-batched-tokens", "vLLM's max_num_batched_tokens (sets the activation estimate).", "N"),
         opt("mem-fraction-static", "SGLang's mem_fraction_static (default: SGLang 0.5's rule by card memory and TP; 0.4: 0.88, 0.87, 0.85, 0.81 by TP).", "F"),
@@ -64,7 +65,9 @@ void addCommandOptions(QCommandLineParser &p)
                             "quantiles:p50=N,p90=N,p99=N[,p99.9=N],max=N, fixed:N.", "SPEC"),
         opt("length-scale", "Multiply every length of the distribution (a short trace standing in for long contexts).", "K"),
         opt("retain", "Retained-context cap: each session keeps min(L, TOKENS).", "TOKENS"),
-        opt("risk", "Accepted probability that the KV pool overflows: 0.01, 2e-4, 0.02% or \"1 in 5,000\" (default 0.01; down to 1e-6).", "P"),
+        opt("risk", "Accepted probability that one replica's KV pool overflows: 0.01, 2e-4, 0.02% or \"1 in 5,000\" (default 0.01; down to 1e-6).", "P"),
+        opt("fleet-risk", "Accepted probability that some replica of the whole fleet overflows (the same forms as --risk): "
+                          "each replica's risk is solved from it over the fleet's replicas. Not with --risk.", "P"),
         opt("margin", "Headroom kept free when setting the admission limit (default 0.05).", "F"),
         opt("target-sessions", "Concurrent sessions the fleet must hold (sizes gpus_needed).", "N"),
         opt("bandwidth-efficiency", "Achieved / peak memory bandwidth in decode (default 0.8).", "F"),

@@ -11,6 +11,7 @@
 #include "io/scenarioecho.h"
 #include "io/scenariofile.h"
 #include "plan/capacity.h"
+#include "plan/fleetrisk.h"
 #include "plan/levers.h"
 #include "plan/visionpool.h"
 
@@ -155,8 +156,10 @@ Rows lengthRows(const Scenario &s, const CapacityResult &r)
         return rows;
     auto row = [&rows](const QString &label, const QString &value) { rows << qMakePair(label, value); };
     const DistributionFigures &d = r.distribution;
-    row(Cli::tr("Sessions at risk"), Cli::tr("%1 (at a %2 risk of overflowing the KV pool)")
-                                         .arg(Units::formatCount(d.sessionsAtRisk), Units::formatRisk(s.risk)));
+    row(Cli::tr("Sessions at risk"), Cli::tr("%1 (at a %2 risk of overflowing the KV pool%3)")
+                                         .arg(Units::formatCount(d.sessionsAtRisk), Units::formatRisk(d.replicaRisk),
+                                              s.fleetRisk ? Cli::tr(", each replica's for the fleet's %1").arg(Units::formatRisk(*s.fleetRisk))
+                                                          : QString()));
     // The worst case is its own row only when it is not the count above at the same length.
     const qint64 longest = s.retainTokens ? std::min(d.maxTokens, *s.retainTokens) : d.maxTokens;
     if (longest != r.reservedTokensPerSession || s.preallocate)
@@ -202,6 +205,14 @@ Rows serviceRows(const Scenario &s, const CapacityResult &r)
             Units::plural(*d.gpusNeeded, Cli::tr("GPU"), Cli::tr("GPUs"))
                 + (d.fleetCostPerHourUsd ? Cli::tr(", %1 per hour, %2 per month").arg(Units::formatUsd(*d.fleetCostPerHourUsd), Units::formatUsd(*d.fleetCostPerMonthUsd))
                                          : QString()));
+    else if (!s.targetSessions && s.dp > 1 && d.fleetGpus)
+        row(Cli::tr("Fleet of %1").arg(Units::plural(s.dp, Cli::tr("replica"), Cli::tr("replicas"))),
+            Units::plural(*d.fleetGpus, Cli::tr("GPU"), Cli::tr("GPUs"))
+                + (d.fleetCostPerHourUsd ? Cli::tr(", %1 per hour, %2 per month").arg(Units::formatUsd(*d.fleetCostPerHourUsd), Units::formatUsd(*d.fleetCostPerMonthUsd))
+                                         : QString()));
+    // Which risk the answer holds, each replica's or the fleet's, and what the other comes to.
+    if (const QString risk = FleetRisk::words(s, r); !risk.isEmpty())
+        row(Cli::tr("Overflow risk"), risk);
     // Engines admitting the count to deploy (the admission limit) on that fleet may hold fewer
     // than the target: the fleet that holds it with the margin too.
     if (d.gpusNeeded && d.gpusNeededAtAdmissionLimit && *d.gpusNeededAtAdmissionLimit > *d.gpusNeeded)

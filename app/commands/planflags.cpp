@@ -283,11 +283,22 @@ void readWorkload(const QCommandLineParser &p, Scenario &s)
     readReal(p, RealInput::LengthScale, s.lengthScale);
     if (isSet(p, "retain"))
         s.retainTokens = countOpt(p, "retain");
-    if (isSet(p, "risk")) // "1 in 5,000", "0.2%", "2e-4": the window's forms, one reader
+    // Each replica's risk or the whole fleet's: one of the two (a flag overrides a file's either).
+    if (isSet(p, "risk") && isSet(p, "fleet-risk"))
+        throw InputError(QStringLiteral("--fleet-risk"), QStringLiteral("give --risk (each replica's) or --fleet-risk (the whole fleet's), not both"));
+    if (isSet(p, "risk")) { // "1 in 5,000", "0.2%", "2e-4": the window's forms, one reader
         s.risk = InputRanges::parseRisk(value(p, "risk"), QStringLiteral("--risk"));
+        s.fleetRisk.reset();
+    }
+    if (isSet(p, "fleet-risk"))
+        s.fleetRisk = InputRanges::parseRisk(value(p, "fleet-risk"), QStringLiteral("--fleet-risk"), nullptr, RealInput::FleetRisk);
     readReal(p, RealInput::Margin, s.marginFraction);
     if (isSet(p, "target-sessions"))
         s.targetSessions = countOpt(p, "target-sessions");
+    // Both size the fleet: the target from the sessions each replica holds, --dp as given.
+    if (isSet(p, "dp") && isSet(p, "target-sessions"))
+        throw InputError(QStringLiteral("--dp"), QStringLiteral("conflicts with --target-sessions: both size the fleet; give --target-sessions "
+                                                                "(the replicas it needs are worked out) or --dp N (N replicas), not both"));
     readReal(p, RealInput::BandwidthEfficiency, s.bandwidthEfficiency);
     readReal(p, RealInput::ComputeUtilization, s.computeUtilization);
     readReal(p, RealInput::TrafficMultiplier, s.trafficMultiplier);

@@ -21,6 +21,7 @@ const RealRange ranges[] = {
     {RealInput::BandwidthEfficiency, "--bandwidth-efficiency", "bandwidth_efficiency", 1e-6, 1},
     {RealInput::ComputeUtilization, "--compute-utilization", "compute_utilization", 1e-6, 1},
     {RealInput::Risk, "--risk", "risk", 1e-6, 0.5},
+    {RealInput::FleetRisk, "--fleet-risk", "fleet_risk", 1e-6, 0.5},
     {RealInput::Margin, "--margin", "margin", 0, 0.9},
     {RealInput::DecodingShare, "--decoding-share", "decoding_share", 1e-6, 1},
     {RealInput::ArrivalRate, "", "arrival_rate_per_second", 0, InputLimits::maxArrivalRatePerSecond},
@@ -75,6 +76,7 @@ const InputSpelling spellings[] = {
     {Input::FreeGpuMemoryFraction, "--free-gpu-memory-fraction", "engine.free_gpu_memory_fraction", "inputs.free_gpu_memory_fraction", nullptr},
     {Input::LengthScale, "--length-scale", "inputs.length_scale", "inputs.length_scale", nullptr},
     {Input::Risk, "--risk", "inputs.risk", "inputs.risk", nullptr},
+    {Input::FleetRisk, "--fleet-risk", "inputs.fleet_risk", "inputs.fleet_risk", nullptr},
     {Input::Margin, "--margin", "inputs.margin", "inputs.margin", nullptr},
     {Input::DecodingShare, "--decoding-share", "inputs.decoding_share", "inputs.decoding_share", nullptr},
     {Input::HostKvMemory, "--host-kv-memory", "inputs.host_kv_memory_bytes", "inputs.host_kv_memory_bytes", nullptr},
@@ -157,9 +159,9 @@ double parse(RealInput input, const QString &text, const QString &field)
     return v == 0 ? 0.0 : v;
 }
 
-double parseRisk(const QString &input, const QString &field, const QLocale *locale)
+double parseRisk(const QString &typed, const QString &field, const QLocale *locale, RealInput input)
 {
-    const QString text = input.trimmed();
+    const QString text = typed.trimmed();
     double p = 0;
     static const QRegularExpression oneIn(QStringLiteral("^1\\s+in\\s+([^()]+?)\\s*(\\(.*\\))?$"), QRegularExpression::CaseInsensitiveOption);
     if (const QRegularExpressionMatch m = oneIn.match(text); m.hasMatch()) {
@@ -174,9 +176,9 @@ double parseRisk(const QString &input, const QString &field, const QLocale *loca
         if (!ok || !std::isfinite(p))
             throw InputError(field, QStringLiteral("\"%1\" is not a percentage").arg(text));
     } else {
-        p = parse(RealInput::Risk, text, field);
+        p = parse(input, text, field);
     }
-    return check(RealInput::Risk, p, field);
+    return check(input, p, field);
 }
 
 } // namespace Headroom::InputRanges

@@ -34,7 +34,8 @@ enum class RealInput {
     Price,                 ///< dollars per GPU-hour
     BandwidthEfficiency,   ///< achieved / peak memory bandwidth
     ComputeUtilization,    ///< achieved / peak dense TFLOPS
-    Risk,                  ///< accepted P(KV pool overflows)
+    Risk,                  ///< accepted P(KV pool overflows), per replica (TP group)
+    FleetRisk,             ///< accepted P(some replica of the fleet overflows)
     Margin,                ///< share of the budget kept free at admission
     DecodingShare,         ///< share of retained sessions decoding at once (host tier)
     // File fields only (no flag) follow: loops over the flags end at DecodingShare.
@@ -93,7 +94,7 @@ enum class Input {
     CudaGraph, MaxNumSeqs, MaxBatchSize, MaxNumTokens, MaxSeqLen, Params, Model, Distribution,
     // The real-valued inputs the plan checks (their range rules are RealInput's) and the
     // side pools (issue 14): named as their source spells them like every other input.
-    GpuMemoryUtilization, MemFractionStatic, FreeGpuMemoryFraction, LengthScale, Risk, Margin, DecodingShare,
+    GpuMemoryUtilization, MemFractionStatic, FreeGpuMemoryFraction, LengthScale, Risk, FleetRisk, Margin, DecodingShare,
     HostKvMemory, GpusPerNode, ImagesPerRequest, DraftModel, DraftLayers, SpeculativeTokens, MaxLoras, MaxLoraRank,
     LoraModules,
 };
@@ -150,7 +151,8 @@ QString name(Input input, InputSource source);
 /// from 1e-6 to 1 (a share of 0 leaves no memory and divides by zero in the
 /// serving estimate; engines refuse values above 1); scale and traffic
 /// multiplier from 1e-6 to 1e6; a price from $1e-9 to $1e6 per GPU-hour;
-/// risk from 1e-6 (the overflow solver's floor, lengths/overflowrisk) to 0.5;
+/// risk from 1e-6 (the overflow solver's floor, lengths/overflowrisk) to 0.5, and
+/// the fleet's risk in the same range (each replica's is at most the fleet's);
 /// margin from 0 to 0.9; a trace's arrival rate from 0 (not known) to 10^9
 /// requests per second (LengthDistribution::maxArrivalRatePerSecond) and its
 /// mean output from 0 to 2^53 tokens, so that rate x multiplier x latency
@@ -168,9 +170,10 @@ double parse(RealInput input, const QString &text, const QString &field);
 /// window's risk box: "1 in 5,000" (the count as Units::parseCount reads it, in `locale`
 /// first when one is given), the shown form "1 in 5,000 (2e-4)" (the figure in brackets is
 /// the same risk rounded, not read), a percentage "0.2%" (C locale, then `locale`), or a
-/// probability "0.0002" / "2e-4". Checked against RealInput::Risk's range; throws
-/// InputError(field) naming the form it failed to read.
-double parseRisk(const QString &text, const QString &field, const QLocale *locale = nullptr);
+/// probability "0.0002" / "2e-4". Checked against the range of `input` (RealInput::Risk,
+/// or RealInput::FleetRisk for --fleet-risk: the same forms); throws InputError(field)
+/// naming the form it failed to read.
+double parseRisk(const QString &text, const QString &field, const QLocale *locale = nullptr, RealInput input = RealInput::Risk);
 
 } // namespace InputRanges
 } // namespace Headroom

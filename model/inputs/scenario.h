@@ -26,7 +26,10 @@ struct Scenario
     int tp = 1;                          ///< tensor-parallel GPUs per model replica
     // Where weights, experts and KV live beyond TP (engine flags --pp, --dp, --ep).
     int pp = 1;                          ///< pipeline stages: each GPU holds ceil(layers / pp) layers' weights and KV
-    int dp = 1;                          ///< data-parallel replicas (fleet size; with --ep the experts spread over them)
+    /// Data-parallel replicas of this shape: the fleet when no target sessions are given (its
+    /// GPUs dp x gpusPerReplica(), its cost and its overflow probability over dp replicas);
+    /// with a target the target sizes the fleet and a dp above 1 is refused (computeCapacity).
+    int dp = 1;
     std::optional<int> ep;               ///< expert-parallel GPUs the routed experts are split over (empty: TP, as engines do without EP)
     qint64 contextTokens = 100'000;      ///< resident tokens per session (prompt + output)
     qint64 sessions = 1;                 ///< concurrent sessions asked about, per TP group
@@ -51,7 +54,10 @@ struct Scenario
     std::optional<LengthDistribution> distribution; ///< resident tokens per session; empty: every session at contextTokens
     double lengthScale = 1.0;            ///< every length x this factor (--length-scale)
     std::optional<qint64> retainTokens;  ///< retained-context cap: a session keeps min(L, cap) tokens (--retain)
-    double risk = 0.01;                  ///< accepted P(KV pool overflows) (--risk), 1e-6 .. 0.5
+    double risk = 0.01;                  ///< accepted P(KV pool overflows) per replica (--risk), 1e-6 .. 0.5; not read when fleetRisk is set
+    /// Accepted P(some replica of the fleet overflows) (--fleet-risk), 1e-6 .. 0.5: when set,
+    /// each replica's risk is solved from it (plan/fleetrisk.h) and `risk` is not read.
+    std::optional<double> fleetRisk;
     double marginFraction = 0.05;        ///< headroom kept free for admission (engines degrade near a full pool)
     std::optional<qint64> targetSessions; ///< concurrent sessions the fleet must hold (--target-sessions)
     double bandwidthEfficiency = 0.8;    ///< achieved / peak memory bandwidth in decode (--bandwidth-efficiency)

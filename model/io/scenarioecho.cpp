@@ -93,6 +93,7 @@ void echoLengthsAndPools(const Scenario &s, QJsonObject &o)
     o.insert(QStringLiteral("length_scale"), s.lengthScale);
     o.insert(QStringLiteral("retain_tokens"), orNull(s.retainTokens));
     o.insert(QStringLiteral("risk"), s.risk);
+    o.insert(QStringLiteral("fleet_risk"), s.fleetRisk ? QJsonValue(*s.fleetRisk) : QJsonValue());
     o.insert(QStringLiteral("margin"), s.marginFraction);
     o.insert(QStringLiteral("target_sessions"), orNull(s.targetSessions));
     o.insert(QStringLiteral("bandwidth_efficiency"), s.bandwidthEfficiency);

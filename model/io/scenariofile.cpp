@@ -454,6 +454,7 @@ void readLengthsAndServing(const QJsonObject &in, Scenario &s, const QString &ip
     s.lengthScale = readReal(in, RealInput::LengthScale, 1.0, ip);
     s.retainTokens = readOptionalBig(in, "retain_tokens", ip);
     s.risk = readReal(in, RealInput::Risk, s.risk, ip);
+    s.fleetRisk = readOptionalReal(in, RealInput::FleetRisk, ip);
     s.marginFraction = readReal(in, RealInput::Margin, s.marginFraction, ip);
     s.targetSessions = readOptionalBig(in, "target_sessions", ip);
     s.bandwidthEfficiency = readReal(in, RealInput::BandwidthEfficiency, s.bandwidthEfficiency, ip);
@@ -747,6 +748,7 @@ QJsonObject ScenarioFile::toJson(const Scenario &s, const QString &name)
                        {QStringLiteral("length_scale"), s.lengthScale},
                        {QStringLiteral("retain_tokens"), optional(s.retainTokens)},
                        {QStringLiteral("risk"), s.risk},
+                       {QStringLiteral("fleet_risk"), optional(s.fleetRisk)},
                        {QStringLiteral("margin"), s.marginFraction},
                        {QStringLiteral("target_sessions"), optional(s.targetSessions)},
                        {QStringLiteral("bandwidth_efficiency"), s.bandwidthEfficiency},

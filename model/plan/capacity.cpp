@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/capacity.h"
+#include "plan/fleetrisk.h"
 #include "plan/riskwork.h"
 #include "engines/enginerule.h"
 #include "lengths/overflowrisk.h"
@@ -433,16 +434,55 @@ void addSpeedFigures(DistributionFigures &d, const Scenario &s, const LengthDist
 // Throws InputError naming --target-sessions when the GPU count passes 2^63 - 1.
 void addFleetFigures(DistributionFigures &d, const Scenario &s)
 {
+    // Each replica's overflow probability at the sessions it holds, and the fleet's over its
+    // replicas (independent: plan/fleetrisk.h): the target's fleet, else --dp replicas.
+    d.replicaRisk = s.risk;
+    d.riskOfFleet = s.fleetRisk.has_value();
+    d.replicaOverflowProbability = d.sessionsAtRisk > 0 ? d.riskTailAt : 0.0;
+    if (s.targetSessions && d.sessionsAtRisk > 0)
+        d.fleetReplicas = Units::ceilDiv(*s.targetSessions, d.sessionsAtRisk);
+    else if (!s.targetSessions)
+        d.fleetReplicas = s.dp;
+    if (d.fleetReplicas) {
+        d.fleetGpus = Units::mul(*d.fleetReplicas, s.gpusPerReplica(), s.targetSessions ? s.field(Input::TargetSessions) : s.field(Input::Dp), "GPU count");
+        d.fleetOverflowProbability = FleetRisk::fleetOverflowProbability(d.replicaOverflowProbability, *d.fleetReplicas);
+        if (const auto price = s.effectivePrice()) {
+            d.fleetCostPerHourUsd = *price * double(*d.fleetGpus);
+            d.fleetCostPerMonthUsd = *d.fleetCostPerHourUsd * 730.0;
+        }
+    }
     if (!s.targetSessions || d.sessionsAtRisk <= 0)
         return;
-    d.gpusNeeded = Units::mul(Units::ceilDiv(*s.targetSessions, d.sessionsAtRisk), s.gpusPerReplica(), s.field(Input::TargetSessions), "GPU count");
+    d.gpusNeeded = d.fleetGpus;
     if (d.admissionLimit > 0)
         d.gpusNeededAtAdmissionLimit = Units::mul(Units::ceilDiv(*s.targetSessions, d.admissionLimit), s.gpusPerReplica(),
                                                   s.field(Input::TargetSessions), "GPU count");
-    if (const auto price = s.effectivePrice()) {
-        d.fleetCostPerHourUsd = *price * double(*d.gpusNeeded);
-        d.fleetCostPerMonthUsd = *d.fleetCostPerHourUsd * 730.0;
-    }
+}
+
+// `s` with each replica's risk in force: its own, or the one FleetRisk::solve settles for its
+// fleet risk on the risk-based count at the plan `r`'s budget. --dp with a target is refused
+// here (both would size the fleet). Throws InputError naming --fleet-risk (out of range, or a
+// fleet too large for the solver's 1e-6 floor) or --dp.
+Scenario withReplicaRisk(const Scenario &s, const KvCost &cost, const CapacityResult &r, RiskWork &work)
+{
+    if (s.targetSessions && s.dp > 1)
+        throw InputError(s.field(Input::Dp), QStringLiteral("%1 replicas and %2 %3 both size the fleet: give one (the target sizes it "
+                                                             "from the sessions each replica holds; %4 is the fleet without a target)")
+                                                 .arg(Units::formatCount(s.dp), s.field(Input::TargetSessions), Units::formatCount(*s.targetSessions),
+                                                      s.field(Input::Dp)));
+    if (!s.fleetRisk)
+        return s;
+    Scenario v = s;
+    const double fleet = InputRanges::check(RealInput::FleetRisk, *s.fleetRisk, s.field(Input::FleetRisk));
+    const LengthDistribution lengths = lengthsOf(s, r.reservedTokensPerSession);
+    const qint64 cap = s.preallocate ? 0 : s.retainTokens.value_or(0);
+    RiskWork::Law &law = work.law(lengths, cost, cap);
+    const qint64 budget = r.kvBudgetBytesPerGpu;
+    const FleetRisk::Solution solved = FleetRisk::solve(
+        fleet, s.targetSessions, s.dp, [&](double p) { return law.sessionsAtRisk(budget, p).sessions; },
+        InputRanges::of(RealInput::Risk).low, s.field(Input::FleetRisk));
+    v.risk = solved.replicaRisk;
+    return v;
 }
 
 // Little's law on a trace with arrival times, into `d`: sessions at once = rate (x the traffic
@@ -793,12 +833,14 @@ CapacityResult computeCapacity(const Scenario &s, RiskWork &work)
         addMemoryFigures(r, s, cost, b);
         addSessionFigures(r, s, cost, b);
         addWarnings(r, s, b);
-        r.distribution = distributionFigures(s, cost, b, r, work);
-        lengthWarnings(s, r);
-        const auto price = s.effectivePrice();
+        // Each replica's risk in force (solved from a fleet risk): every risk-based figure below uses it.
+        const Scenario v = withReplicaRisk(s, cost, r, work);
+        r.distribution = distributionFigures(v, cost, b, r, work);
+        lengthWarnings(v, r);
+        const auto price = v.effectivePrice();
         if (price && r.distribution.sessionsAtRisk > 0)
-            r.costPerSessionHourUsd = *price * s.gpusPerReplica() / double(r.distribution.sessionsAtRisk);
-        addVerdict(r, s, work);
+            r.costPerSessionHourUsd = *price * v.gpusPerReplica() / double(r.distribution.sessionsAtRisk);
+        addVerdict(r, v, work);
         return r;
     } catch (const InputError &e) {
         return errorResult(s, e);

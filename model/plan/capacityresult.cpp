@@ -136,6 +136,13 @@ void addSpeedAndFleetJson(const DistributionFigures &d, QJsonObject &o)
     o.insert(QStringLiteral("gpus_needed_at_admission_limit"), d.gpusNeededAtAdmissionLimit ? QJsonValue(*d.gpusNeededAtAdmissionLimit) : QJsonValue());
     o.insert(QStringLiteral("fleet_cost_per_hour_usd"), rounded(d.fleetCostPerHourUsd));
     o.insert(QStringLiteral("fleet_cost_per_month_usd"), rounded(d.fleetCostPerMonthUsd));
+    // The fleet's risk (issue 29): which risk the plan holds and what the other comes to.
+    o.insert(QStringLiteral("risk_applies_to"), d.riskOfFleet ? QStringLiteral("fleet") : QStringLiteral("replica"));
+    o.insert(QStringLiteral("replica_risk"), d.replicaRisk);
+    o.insert(QStringLiteral("replica_overflow_probability"), d.replicaOverflowProbability);
+    o.insert(QStringLiteral("fleet_replicas"), d.fleetReplicas ? QJsonValue(*d.fleetReplicas) : QJsonValue());
+    o.insert(QStringLiteral("fleet_gpus"), d.fleetGpus ? QJsonValue(*d.fleetGpus) : QJsonValue());
+    o.insert(QStringLiteral("fleet_overflow_probability"), d.fleetOverflowProbability ? QJsonValue(*d.fleetOverflowProbability) : QJsonValue());
     o.insert(QStringLiteral("arrival_rate_per_second"), rounded(d.arrivalRatePerSecond));
     o.insert(QStringLiteral("concurrency_from_traffic"), rounded(d.concurrencyFromTraffic));
 }

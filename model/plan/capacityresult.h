@@ -76,8 +76,23 @@ struct DistributionFigures
     /// against the budget less the margin), so the sessions the engines admit reach the target;
     /// set with gpusNeeded when the admission limit is computed and at least 1.
     std::optional<qint64> gpusNeededAtAdmissionLimit;
-    std::optional<double> fleetCostPerHourUsd;
+    std::optional<double> fleetCostPerHourUsd;  ///< price x fleetGpus
     std::optional<double> fleetCostPerMonthUsd; ///< 730 hours
+    // The fleet's risk (issue 29; plan/fleetrisk.h). Replicas are independent (FleetRisk).
+    /// The risk each replica (TP x PP group) is admitted at, the one sessionsAtRisk is for:
+    /// the scenario's risk, or the one solved from its fleetRisk.
+    double replicaRisk = 0.01;
+    bool riskOfFleet = false; ///< the risk the plan holds is the fleet's (Scenario::fleetRisk), replicaRisk solved from it
+    /// P(one replica overflows) at the sessions it holds, sessionsAtRisk (riskTailAt; at most
+    /// replicaRisk). 0 at fixed lengths that fit.
+    double replicaOverflowProbability = 0;
+    /// Replicas of the fleet: ceil(target / sessionsAtRisk) with target sessions, else the
+    /// scenario's dp. Empty when a target is given and no replica holds a session.
+    std::optional<qint64> fleetReplicas;
+    std::optional<qint64> fleetGpus; ///< fleetReplicas x GPUs per replica (TP x PP)
+    /// P(at least one replica of the fleet overflows): 1 - (1 - replicaOverflowProbability)^fleetReplicas
+    /// (FleetRisk::fleetOverflowProbability). Empty with fleetReplicas.
+    std::optional<double> fleetOverflowProbability;
     std::optional<double> arrivalRatePerSecond;  ///< trace: requests per second x traffic multiplier
     std::optional<double> concurrencyFromTraffic; ///< Little's law: rate x time in system
     QVector<ThroughputPoint> throughputCurve;     ///< latency and throughput against concurrency, up to past the risk-based count

@@ -87,7 +87,7 @@ QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u
         return asked + Derivation::tr("%1 %2%3 at a %4 risk of overflowing the KV pool (%5); the KV cache budget is the limit.")
             .arg(plural(d.sessionsAtRisk, Derivation::tr("session"), Derivation::tr("sessions")),
                  d.sessionsAtRisk == 1 ? Derivation::tr("fits") : Derivation::tr("fit"),
-                 s.tp > 1 ? Derivation::tr(" per TP group of %1 GPUs").arg(s.tp) : QString(), Units::formatRisk(s.risk),
+                 s.tp > 1 ? Derivation::tr(" per TP group of %1 GPUs").arg(s.tp) : QString(), Units::formatRisk(d.replicaRisk),
                  worstAndMean(s, d));
     }
     if (r.maxSessions == 0)
@@ -351,8 +351,31 @@ QString explainRiskMethod(const DistributionFigures &d)
     return QString();
 }
 
+// The fleet's risk (plan/fleetrisk.h), replicas independent: each replica's risk solved from
+// the fleet's, or the fleet's chance that some replica overflows; empty for one replica
+// holding the risk it was given.
+QStringList explainFleetRisk(const Scenario &s, const DistributionFigures &d)
+{
+    QStringList out;
+    if (!d.fleetReplicas || !d.fleetOverflowProbability)
+        return out;
+    const QString replicas = plural(*d.fleetReplicas, Derivation::tr("replica"), Derivation::tr("replicas"));
+    if (s.fleetRisk)
+        out << Derivation::tr("Fleet risk %1 over %2: each replica at 1 − (1 − %3)^(1/%4) = %5, solved with the replicas "
+                              "that count takes (replicas overflow independently)")
+                   .arg(Units::formatRisk(*s.fleetRisk), replicas, QString::number(*s.fleetRisk, 'g', 6), formatCount(*d.fleetReplicas),
+                        Units::formatRisk(d.replicaRisk));
+    if (*d.fleetReplicas > 1 || s.fleetRisk)
+        out << Derivation::tr("The fleet of %1: 1 − (1 − %2)^%3 = %4 that some replica overflows (each replica's overflow "
+                              "probability at %5, replicas independent)")
+                   .arg(replicas, QString::number(d.replicaOverflowProbability, 'g', 6), formatCount(*d.fleetReplicas),
+                        Units::formatRisk(*d.fleetOverflowProbability),
+                        plural(d.sessionsAtRisk, Derivation::tr("session"), Derivation::tr("sessions")));
+    return out;
+}
+
 // 4. Sessions and cost: the sessions that fit at the reserved length, the risk-based count
-// against a distribution and how it was settled, and the cost per session-hour.
+// against a distribution and how it was settled, the fleet's risk, and the cost per session-hour.
 QStringList explainSessionsAndCost(const Scenario &s, const CapacityResult &r)
 {
     QStringList out;
@@ -366,8 +389,9 @@ QStringList explainSessionsAndCost(const Scenario &s, const CapacityResult &r)
     if (s.distribution && !s.preallocate) {
         out << Derivation::tr("Against the length distribution (%1): %2 at a %3 risk of overflowing the pool (%4)")
                    .arg(s.distribution->spec, plural(d.sessionsAtRisk, Derivation::tr("session"), Derivation::tr("sessions")),
-                        Units::formatRisk(s.risk), worstAndMean(s, d));
+                        Units::formatRisk(d.replicaRisk), worstAndMean(s, d));
         out << explainRiskMethod(d);
+        out << explainFleetRisk(s, d);
     }
     if (r.costPerSessionHourUsd)
         out << Derivation::tr("Cost: %1 per GPU-hour × %2 ÷ %3 = %4")

@@ -1192,6 +1192,138 @@ private Q_SLOTS:
         const QString err = QString::fromUtf8(r.err);
         QVERIFY2(err.contains(QStringLiteral("--model")) && err.contains(QStringLiteral("line 3")), qPrintable(err));
     }
+
+    // Issue 29: the fleet's overflow risk. Each replica admitted at 1 in 100 and a fleet of many
+    // replicas: the chance that some replica overflows is 1 - (1 - p)^R, worked out here from the
+    // JSON's own per-replica probability and replica count.
+    void fleetOverflowProbability()
+    {
+        const char *args = "--model llama-3.1-8b --gpu h100-sxm-80gb --distribution lognormal:median=2000,p99=30000,max=131072 "
+                           "--target-sessions 3000 --risk 0.01";
+        const Run r = run(plan(args));
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject o = r.json();
+        const qint64 n = o.value(QStringLiteral("sessions_at_risk")).toInteger();
+        const qint64 replicas = o.value(QStringLiteral("fleet_replicas")).toInteger();
+        const double p = o.value(QStringLiteral("replica_overflow_probability")).toDouble();
+        QVERIFY(n > 0);
+        QCOMPARE(replicas, (3000 + n - 1) / n);
+        QVERIFY(replicas > 1);
+        QCOMPARE(o.value(QStringLiteral("fleet_gpus")).toInteger(), replicas); // TP 1: a card a replica
+        QCOMPARE(o.value(QStringLiteral("gpus_needed")).toInteger(), replicas);
+        QVERIFY(p > 0 && p <= 0.01);
+        const double fleet = o.value(QStringLiteral("fleet_overflow_probability")).toDouble();
+        QVERIFY2(std::abs(fleet - (1 - std::pow(1 - p, double(replicas)))) < 1e-12, qPrintable(QString::number(fleet)));
+        QVERIFY(fleet > p); // many replicas: the fleet's is larger than any one's
+        QCOMPARE(o.value(QStringLiteral("risk_applies_to")).toString(), QStringLiteral("replica"));
+        QCOMPARE(o.value(QStringLiteral("replica_risk")).toDouble(), 0.01);
+        // The per-replica figure is the overflow probability at the count each replica holds:
+        // the same as plan's own overflow_probability asked at --sessions n.
+        const Run at = run(plan(QByteArray(args).append(" --sessions ").append(QByteArray::number(n)).constData()));
+        QVERIFY2(at.code == 0, at.err.constData());
+        QVERIFY(std::abs(at.json().value(QStringLiteral("overflow_probability")).toDouble() / p - 1) < 1e-9);
+        // The text says which risk the answer holds and what the fleet's comes to.
+        QStringList text = plan(args);
+        text.removeLast(); // --json
+        const Run t = run(text);
+        QVERIFY2(t.code == 0, t.err.constData());
+        QVERIFY2(t.outText().contains(QStringLiteral("each card at a risk of 1 in 100 (1e-2); the fleet of %1 cards: ").arg(replicas)),
+                 t.out.constData());
+        QVERIFY(t.outText().contains(QStringLiteral("that some card overflows")));
+    }
+
+    // --fleet-risk P: each replica's risk is solved so that the fleet meets P, at the most sessions
+    // per replica that allows (one more per replica, over the fewer replicas it needs, breaks P).
+    void fleetRiskSetsEachReplicasRisk()
+    {
+        const QByteArray base = "--model llama-3.1-8b --gpu h100-sxm-80gb --distribution lognormal:median=2000,p99=30000,max=131072 --target-sessions 3000";
+        const Run r = run(plan(QByteArray(base + " --fleet-risk 0.01").constData()));
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject o = r.json();
+        const qint64 n = o.value(QStringLiteral("sessions_at_risk")).toInteger();
+        const qint64 replicas = o.value(QStringLiteral("fleet_replicas")).toInteger();
+        QCOMPARE(replicas, (3000 + n - 1) / n);
+        QCOMPARE(o.value(QStringLiteral("risk_applies_to")).toString(), QStringLiteral("fleet"));
+        QCOMPARE(o.value(QStringLiteral("inputs")).toObject().value(QStringLiteral("fleet_risk")).toDouble(), 0.01);
+        const double each = o.value(QStringLiteral("replica_risk")).toDouble();
+        QVERIFY(std::abs(each / (1 - std::pow(0.99, 1.0 / double(replicas))) - 1) < 1e-12);
+        const double p = o.value(QStringLiteral("replica_overflow_probability")).toDouble();
+        QVERIFY(p <= each);
+        QVERIFY(1 - std::pow(1 - p, double(replicas)) <= 0.01);
+        QVERIFY(o.value(QStringLiteral("fleet_overflow_probability")).toDouble() <= 0.01);
+        // One more session per replica: its overflow probability (plan's own, at --sessions n + 1)
+        // over the replicas n + 1 sessions each need is past 1 in 100.
+        const Run above = run(plan(QByteArray(base + " --sessions " + QByteArray::number(n + 1)).constData()));
+        QVERIFY2(above.code == 0, above.err.constData());
+        const double q = above.json().value(QStringLiteral("overflow_probability")).toDouble();
+        const qint64 fewer = (3000 + n) / (n + 1);
+        QVERIFY2(1 - std::pow(1 - q, double(fewer)) > 0.01, qPrintable(QStringLiteral("%1 at %2 replicas").arg(q).arg(fewer)));
+        // The text names the fleet's risk and each replica's.
+        QStringList text = plan(QByteArray(base + " --fleet-risk 0.01").constData());
+        text.removeLast();
+        const Run t = run(text);
+        QVERIFY2(t.outText().contains(QStringLiteral("the fleet of %1 cards at 1 in 100 (1e-2); each card at ").arg(replicas)), t.out.constData());
+        // Saved and reopened, the fleet risk stays the fleet's; --risk over it makes it each replica's.
+        const QString saved = m_home.filePath(QStringLiteral("fleet.headroom"));
+        QCOMPARE(run(plan(QByteArray(base + " --fleet-risk 0.01 --save " + saved.toUtf8()).constData())).code, 0);
+        const Run reopened = run(plan(QByteArray("--scenario " + saved.toUtf8()).constData()));
+        QVERIFY2(reopened.code == 0, reopened.err.constData());
+        QCOMPARE(reopened.json().value(QStringLiteral("sessions_at_risk")).toInteger(), n);
+        QCOMPARE(reopened.json().value(QStringLiteral("risk_applies_to")).toString(), QStringLiteral("fleet"));
+        const Run overridden = run(plan(QByteArray("--risk 0.01 --scenario " + saved.toUtf8()).constData()));
+        QVERIFY2(overridden.code == 0, overridden.err.constData());
+        QCOMPARE(overridden.json().value(QStringLiteral("risk_applies_to")).toString(), QStringLiteral("replica"));
+        QVERIFY(overridden.json().value(QStringLiteral("inputs")).toObject().value(QStringLiteral("fleet_risk")).isNull());
+    }
+
+    void fleetRiskRefused_data()
+    {
+        QTest::addColumn<QString>("flags");
+        QTest::addColumn<QStringList>("named");
+        QTest::newRow("0") << QStringLiteral("--fleet-risk=0") << QStringList{QStringLiteral("--fleet-risk")};
+        QTest::newRow("1") << QStringLiteral("--fleet-risk=1") << QStringList{QStringLiteral("--fleet-risk")};
+        QTest::newRow("-1") << QStringLiteral("--fleet-risk=-1") << QStringList{QStringLiteral("--fleet-risk")};
+        QTest::newRow("nan") << QStringLiteral("--fleet-risk=nan") << QStringList{QStringLiteral("--fleet-risk")};
+        QTest::newRow("both risks") << QStringLiteral("--risk=0.01 --fleet-risk=0.01")
+                                    << QStringList{QStringLiteral("--risk"), QStringLiteral("--fleet-risk")};
+        QTest::newRow("--dp with a target") << QStringLiteral("--dp=4 --target-sessions=1000")
+                                            << QStringList{QStringLiteral("--dp"), QStringLiteral("--target-sessions")};
+    }
+    void fleetRiskRefused()
+    {
+        QFETCH(QString, flags);
+        QFETCH(QStringList, named);
+        QStringList args = plan("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution lognormal:median=2000,p99=30000,max=131072");
+        args << flags.split(QLatin1Char(' '));
+        const Run r = run(args);
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.out.isEmpty());
+        QCOMPARE(r.errText().count(QLatin1Char('\n')), 1); // one line
+        for (const QString &n : named)
+            QVERIFY2(r.errText().contains(n), r.err.constData());
+    }
+
+    // --dp N without a target: N replicas of the plan's shape, N x TP GPUs, their cost a month and
+    // the chance that one of the N overflows.
+    void dpSizesTheFleetWithoutTarget()
+    {
+        const Run r = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution lognormal:median=2000,p99=30000,max=131072 "
+                               "--tp 2 --dp 3 --price 2.5"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject o = r.json();
+        QCOMPARE(o.value(QStringLiteral("fleet_replicas")).toInteger(), qint64(3));
+        QCOMPARE(o.value(QStringLiteral("fleet_gpus")).toInteger(), qint64(3 * 2));
+        QVERIFY(o.value(QStringLiteral("gpus_needed")).isNull());
+        QVERIFY(std::abs(o.value(QStringLiteral("fleet_cost_per_month_usd")).toDouble() - 3 * 2 * 2.5 * 730) < 1e-6);
+        const double p = o.value(QStringLiteral("replica_overflow_probability")).toDouble();
+        QVERIFY(std::abs(o.value(QStringLiteral("fleet_overflow_probability")).toDouble() - (1 - std::pow(1 - p, 3.0))) < 1e-12);
+        // One replica, the default: the fleet's risk is the replica's.
+        const Run one = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution lognormal:median=2000,p99=30000,max=131072 --tp 2"));
+        QVERIFY2(one.code == 0, one.err.constData());
+        QCOMPARE(one.json().value(QStringLiteral("fleet_replicas")).toInteger(), qint64(1));
+        QCOMPARE(one.json().value(QStringLiteral("fleet_overflow_probability")).toDouble(),
+                 one.json().value(QStringLiteral("replica_overflow_probability")).toDouble());
+    }
 };
 
 HEADROOM_TEST_MAIN(TestCli, QCoreApplication)

@@ -184,7 +184,12 @@ private Q_SLOTS:
                                               Units::formatUsdPer(perSessionHour, QStringLiteral("session-hour"), QStringLiteral("session-hours")), s.gpu.name);
             QVERIFY2(page1.contains(sentence), qPrintable(sentence + QStringLiteral("\n---\n") + page1));
             QVERIFY(page1.contains(QStringLiteral("70B on 4 x H100 (unsaved changes)")));
-            QVERIFY(page1.contains(QStringLiteral("A risk of 1 in 100 (1e-2) that a peak of concurrent sessions overflows the KV cache")));
+            // The risk accepted says which risk it is (issue 29): 1 in 100 on each of the groups, and
+            // the chance that one of them overflows, 1 - (1 - p)^groups with p the tail at the count.
+            const QString fleetRisk = Units::formatRisk(1 - std::pow(1 - d.riskTailAt, double(groups)));
+            QVERIFY2(page1.contains(QStringLiteral("At a peak of concurrent sessions, each replica at a risk of 1 in 100 (1e-2); the fleet of %1 "
+                                                   "replicas: %2 that some replica overflows.").arg(groups).arg(fleetRisk)),
+                     qPrintable(page1));
             QVERIFY(page1.contains(QStringLiteral("The three assumptions that move the answer most")));
             QVERIFY(page1.contains(QStringLiteral("%1 TP groups of 4 GPUs").arg(Units::formatCount(groups))));
             // Engines admitting the count to deploy (the admission limit, with the 5% margin) on those

@@ -236,6 +236,24 @@ private Q_SLOTS:
         QCOMPARE(w.planner()->scenario().risk, 1e-3);
         QCOMPARE(box->currentText(), QStringLiteral("1 in 1,000 (1e-3)"));
         QVERIFY(box->accessibleDescription().isEmpty());
+        // Whose risk it is (issue 29), in the box beside: "the whole fleet" takes the risk shown
+        // as the fleet's (one undo step), and what is typed then is the fleet's; each replica's
+        // is kept, unread, and comes back with "each replica".
+        QComboBox *scope = v->riskScopeCombo();
+        QCOMPARE(scope->currentIndex(), 0);
+        scope->setCurrentIndex(1);
+        Q_EMIT scope->activated(1);
+        QCOMPARE(w.planner()->scenario().fleetRisk, std::optional<double>(1e-3));
+        type(QStringLiteral("1 in 200"));
+        QCOMPARE(w.planner()->scenario().fleetRisk, std::optional<double>(1.0 / 200.0));
+        QCOMPARE(w.planner()->scenario().risk, 1e-3);
+        QCOMPARE(box->currentText(), QStringLiteral("1 in 200 (5e-3)"));
+        w.planner()->undoStack()->undo();
+        QCOMPARE(w.planner()->scenario().fleetRisk, std::optional<double>(1e-3));
+        w.planner()->undoStack()->undo();
+        QVERIFY(!w.planner()->scenario().fleetRisk);
+        QCOMPARE(scope->currentIndex(), 0);
+        QCOMPARE(box->currentText(), QStringLiteral("1 in 1,000 (1e-3)"));
     }
 
     void theCompareLegendNamesWhatIsDrawn()

@@ -26,7 +26,7 @@ QString scriptFigure(const QJsonObject &json, const char *key, const ReportFigur
     const QJsonValue v = json.value(QString::fromLatin1(key));
     const QString k = QString::fromLatin1(key);
     const QString why = k.contains(QLatin1String("cost")) && !f.price ? tr("null (no price per GPU-hour)")
-                        : (k == QLatin1String("gpus_needed") || k.startsWith(QLatin1String("fleet"))) && !f.s.targetSessions ? tr("null (no target sessions)")
+                        : k == QLatin1String("gpus_needed") && !f.s.targetSessions ? tr("null (no target sessions)")
                                                                                                                            : tr("null");
     return v.isDouble() ? QString::number(v.toDouble(), 'f', 12).remove(QRegularExpression(QStringLiteral("\\.?0+$"))) : why;
 }
@@ -100,7 +100,8 @@ void figuresForScripts(PageCursor &page, const ReportFigures &f)
     const QJsonObject json = f.r.toJson();
     for (const char *key : {"kv_bytes_per_token", "kv_bytes_per_token_per_gpu", "session_bytes", "weights_bytes_per_gpu", "kv_budget_bytes_per_gpu",
                             "max_sessions", "sessions_at_risk", "sessions_worst_case", "sessions_at_mean", "admission_limit",
-                            "cost_per_session_hour_usd", "cost_per_million_tokens_usd", "gpus_needed", "fleet_cost_per_month_usd"})
+                            "cost_per_session_hour_usd", "cost_per_million_tokens_usd", "gpus_needed", "fleet_cost_per_month_usd",
+                            "fleet_replicas", "replica_overflow_probability", "fleet_overflow_probability"})
         a3 += QStringLiteral("<tr><td><tt>%1</tt></td><td>%2</td></tr>").arg(QString::fromLatin1(key), scriptFigure(json, key, f));
     a3 += QStringLiteral("</table>");
     page.text(a3);

@@ -95,7 +95,7 @@ void inputsThatDiffer(ComparisonTable &t, const ReportFigures &f)
     t.line(tr("Context"), [](const Scenario &x, const CapacityResult &) { return tr("%1 tokens").arg(Units::formatCount(x.contextTokens)); }, true);
     t.line(tr("Sessions asked (the charts)"), [](const Scenario &x, const CapacityResult &) { return Units::formatCount(x.sessions); }, true);
     t.line(tr("Retention cap"), [](const Scenario &x, const CapacityResult &) { return x.retainTokens ? tr("%1 tokens").arg(Units::formatCount(*x.retainTokens)) : tr("none"); }, true);
-    t.line(tr("Risk"), [](const Scenario &x, const CapacityResult &) { return x.distribution ? Units::formatRisk(x.risk) : tr("none (fixed lengths)"); }, true);
+    t.line(tr("Risk"), [](const Scenario &x, const CapacityResult &) { return !x.distribution ? tr("none (fixed lengths)") : x.fleetRisk ? tr("%1 for the fleet").arg(Units::formatRisk(*x.fleetRisk)) : Units::formatRisk(x.risk); }, true);
     t.line(tr("Target sessions"), [](const Scenario &x, const CapacityResult &) { return x.targetSessions ? Units::formatCount(*x.targetSessions) : tr("none"); }, true);
     t.line(tr("Price per GPU-hour"), [](const Scenario &x, const CapacityResult &) { return money(x.effectivePrice()); }, true);
 }

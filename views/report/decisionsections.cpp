@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Page 1 of the report: the decision, the fleet and money, the assumptions and the risk.
+#include "plan/fleetrisk.h"
 #include "report/pagecursor.h"
 #include "report/reportcharts.h"
 #include "report/reportfigures.h"
@@ -80,6 +81,8 @@ QString fleetRows(const ReportFigures &f)
                                              Units::plural(s.tp, tr("GPU"), tr("GPUs"))));
     fleet += row(tr("Sessions"), s.targetSessions ? tr("%1 asked; %2 per TP group, %3 per GPU")
                                                         .arg(Units::formatCount(*s.targetSessions), Units::formatCount(dep.perGroup), Units::formatDecimal(f.perGpu, 1))
+                                                  : s.dp > 1 ? tr("%1 per TP group (no target given: %2 from --dp), %3 per GPU")
+                                                                  .arg(Units::formatCount(dep.perGroup), Units::plural(dep.groups, tr("group"), tr("groups")), Units::formatDecimal(f.perGpu, 1))
                                                   : tr("%1 per TP group (no target given: one group), %2 per GPU").arg(Units::formatCount(dep.perGroup), Units::formatDecimal(f.perGpu, 1)));
     // The fleet is sized at the risk-based count; engines admitting the count to deploy (the
     // admission limit, with the margin) on it may hold fewer than the target, and that is said.
@@ -162,9 +165,14 @@ QString riskAccepted(const ReportFigures &f)
     const Scenario &s = f.s;
     const DistributionFigures &d = f.d;
     QString out;
-    if (s.distribution)
+    // Which risk the answer holds, each replica's or the fleet's, and what the other comes to
+    // (in place of what an overflow does, so that page 1 keeps its length).
+    const QString fleet = FleetRisk::words(s, f.r);
+    if (s.distribution && !fleet.isEmpty())
+        out += tr("At a peak of concurrent sessions, %1.").arg(esc(fleet));
+    else if (s.distribution)
         out += tr("A risk of %1 that a peak of concurrent sessions overflows the KV cache; then the engine queues or preempts sessions until some finish.")
-                   .arg(Units::formatRisk(s.risk));
+                   .arg(Units::formatRisk(d.replicaRisk));
     else
         out += tr("None from lengths: every session is reserved at its full %1 tokens, so the cache cannot overflow at this count.")
                    .arg(Units::formatCount(f.r.reservedTokensPerSession));

@@ -16,10 +16,12 @@ Deployment Deployment::of(const Scenario &s, const CapacityResult &r)
         d.sessions = *s.targetSessions;
         d.gpus = *r.distribution.gpusNeeded;
     } else {
-        d.sessions = d.perGroup;
-        d.gpus = s.tp;
+        // No target: the fleet is --dp replicas (one by default).
+        const qint64 replicas = r.distribution.fleetReplicas.value_or(1);
+        d.sessions = d.perGroup * replicas;
+        d.gpus = r.distribution.fleetGpus.value_or(s.gpusPerReplica());
     }
-    d.groups = d.gpus / std::max(1, s.tp);
+    d.groups = d.gpus / std::max<qint64>(1, s.gpusPerReplica());
     if (const auto price = s.effectivePrice()) {
         d.perHour = *price * double(d.gpus);
         d.perMonth = *d.perHour * 730.0;

@@ -10,8 +10,9 @@ struct CapacityResult;
 struct Scenario;
 
 /// The deployment the report recommends: the target sessions on whole TP
-/// groups (the model's gpusNeeded), else one TP group; money at the price in
-/// force for 730 hours a month.
+/// groups (the model's gpusNeeded), else the scenario's --dp replicas (the
+/// model's fleetGpus; one TP group by default); money at the price in force
+/// for 730 hours a month.
 struct Deployment
 {
     qint64 perGroup = 0;   ///< sessions per TP group on the scenario's basis

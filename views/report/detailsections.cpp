@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The report's details after page 1: per session and per card, the sensitivity, the inputs,
 // the lengths and risk, the throughput.
+#include "plan/fleetrisk.h"
 #include "report/pagecursor.h"
 #include "report/reportcharts.h"
 #include "report/reportfigures.h"
@@ -58,7 +59,7 @@ QString otherBases(const ReportFigures &f)
     t1 += row(tr("Worst case: every session at the longest, %1 tokens").arg(Units::formatCount(s.retainTokens ? std::min(*s.retainTokens, d.maxTokens) : d.maxTokens)),
               tr("%1 sessions per TP group").arg(Units::formatCount(d.sessionsWorstCase)));
     t1 += row(tr("At the mean length, %1 (overflows about half the time)").arg(meanHeldText), tr("%1 sessions per TP group").arg(Units::formatCount(d.sessionsAtMean)));
-    t1 += row(tr("Admission limit: at a %1 risk against the budget less %2%").arg(Units::formatRisk(s.risk), Units::formatDecimal(s.marginFraction * 100, 1)),
+    t1 += row(tr("Admission limit: at a %1 risk against the budget less %2%").arg(Units::formatRisk(d.replicaRisk), Units::formatDecimal(s.marginFraction * 100, 1)),
               tr("%1 sessions per TP group").arg(Units::formatCount(d.admissionLimit)));
     t1 += QStringLiteral("</table>");
     return t1;
@@ -149,7 +150,7 @@ QString trafficAndPriceRows(const ReportFigures &f)
     if (s.retainTokens)
         in1 += row(tr("Retention cap"), tr("%1 tokens").arg(Units::formatCount(*s.retainTokens)));
     if (s.distribution)
-        in1 += row(tr("Risk accepted"), Units::formatRisk(s.risk));
+        in1 += row(tr("Risk accepted"), s.fleetRisk ? esc(FleetRisk::words(s, r)) : Units::formatRisk(s.risk));
     in1 += row(tr("Price"), !price ? tr("none published: set a price")
                             : s.priceUsdPerGpuHour && s.gpu.priceUsdPerHour && *s.priceUsdPerGpuHour != *s.gpu.priceUsdPerHour
                                 ? tr("<b>%1 per GPU-hour (set; the preset's is %2)</b>").arg(Units::formatUsd(*price), Units::formatUsd(*s.gpu.priceUsdPerHour))

@@ -30,10 +30,11 @@ QString money(const std::optional<double> &v)
 
 QString basisOf(const Scenario &s)
 {
-    const QString risk = Units::formatRisk(s.risk);
+    // The risk as given: each replica's, or the whole fleet's (--fleet-risk).
+    const QString risk = s.fleetRisk ? tr("a fleet-wide %1 risk").arg(Units::formatRisk(*s.fleetRisk)) : tr("a %1 risk").arg(Units::formatRisk(s.risk));
     if (s.distribution)
-        return s.retainTokens ? tr("against the trace capped at %1 tokens, at a %2 risk").arg(Units::formatCount(*s.retainTokens), risk)
-                              : tr("against the trace at a %1 risk").arg(risk);
+        return s.retainTokens ? tr("against the trace capped at %1 tokens, at %2").arg(Units::formatCount(*s.retainTokens), risk)
+                              : tr("against the trace at %1").arg(risk);
     if (s.retainTokens && *s.retainTokens < s.contextTokens)
         return tr("at the cap of %1 tokens").arg(Units::formatCount(*s.retainTokens));
     return tr("at the context of %1 tokens").arg(Units::formatCount(s.contextTokens));

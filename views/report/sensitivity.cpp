@@ -73,8 +73,11 @@ QVector<Variant> variantsOf(const Scenario &s, const CapacityResult &r)
     with(tr("the KV precision"), tr("KV cache %1 (now %2)").arg(Dtypes::name(other), Dtypes::name(r.kvDtype)), [other](Scenario &v) { v.kvDtype = other; });
     if (s.distribution)
         for (const double p : {1e-2, 1e-4, 1e-6})
-            if (std::abs(p - s.risk) > 1e-12)
-                with(tr("the risk"), tr("risk %1").arg(Units::formatRisk(p)), [p](Scenario &v) { v.risk = p; });
+            if (s.fleetRisk || std::abs(p - s.risk) > 1e-12) // each replica's risk (a fleet risk is dropped)
+                with(tr("the risk"), tr("risk %1").arg(Units::formatRisk(p)), [p](Scenario &v) {
+                    v.risk = p;
+                    v.fleetRisk.reset();
+                });
     // Tensor parallelism as the levers and `plan --solve min-gpus` try it: a larger TP can hold the
     // target on fewer GPUs (README's example: TP 8 holds the 1,000 sessions on 8 GPUs, TP 4 needs 12).
     for (const int tp : tensorParallelSizes())
