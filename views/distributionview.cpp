@@ -5,6 +5,7 @@
 #include "distributionchartview.h"
 #include "core/inputerror.h"
 #include "core/inputranges.h"
+#include "plan/capacity.h"
 #include "plan/fleetrisk.h"
 #include "planner.h"
 #include "settings.h"
@@ -469,14 +470,11 @@ void DistributionView::showResult(const CapacityResult &r)
         const QString share = open > 0 ? QStringLiteral(" (%1%2%)").arg(gained >= 0 ? QStringLiteral("+") : QString())
                                               .arg(Units::formatDecimal((double(d.sessionsAtRisk) / double(open) - 1.0) * 100.0, 0))
                                         : QString();
-        text += tr("<tr><td colspan=2><b>The cap: %1%2 sessions per card%3 against no cap; %4% of sessions lose history (%5 tokens on average)</b></td></tr>")
-                    .arg(gained >= 0 ? QStringLiteral("+") : QString(), Units::formatDecimal(gained), share,
-                         Units::formatDecimal(d.truncatedShare * 100, 2), Units::formatCount(qint64(std::llround(d.meanTokensDropped))));
+        text += tr("<tr><td colspan=2><b>The cap: %1%2 sessions per card%3 against no cap (what it costs: the next line)</b></td></tr>")
+                    .arg(gained >= 0 ? QStringLiteral("+") : QString(), Units::formatDecimal(gained), share);
     }
     if (s.retainTokens)
-        text += tr("<tr><td>Lost to the cap</td><td>%1% of sessions; %2 tokens on average, p99 %3</td></tr>")
-                    .arg(d.truncatedShare * 100, 0, 'f', 2)
-                    .arg(Units::formatCount(qint64(std::llround(d.meanTokensDropped))), Units::formatCount(d.p99TokensDropped));
+        text += tr("<tr><td>Lost to the cap</td><td>%1</td></tr>").arg(d.truncatedShare > 0 ? historyLost(m_planner->result()).toHtmlEscaped() : tr("nothing"));
     if (d.hasPrompts)
         text += tr("<tr><td>Admitting by prompt</td><td>%1 sessions, risk %2 once grown</td></tr>")
                     .arg(Units::formatCount(d.admissionByPrompt), Units::formatRisk(d.riskAtGrownSize));

@@ -176,10 +176,7 @@ Rows lengthRows(const Scenario &s, const CapacityResult &r)
                                          .arg(Units::formatCount(qint64(std::llround(d.meanTokens))), Units::formatCount(d.p50),
                                               Units::formatCount(d.p90), Units::formatCount(d.p99), Units::formatCount(d.maxTokens)));
     if (s.retainTokens)
-        row(Cli::tr("Retention cap"), Cli::tr("%1% of sessions lose history; %2 tokens dropped on average, p99 %3")
-                                          .arg(Units::formatDecimal(d.truncatedShare * 100, 2),
-                                               Units::formatCount(qint64(std::llround(d.meanTokensDropped))),
-                                               Units::formatCount(d.p99TokensDropped)));
+        row(Cli::tr("Retention cap"), d.truncatedShare > 0 ? historyLost(r) : Cli::tr("no session loses history"));
     if (d.hasPrompts)
         row(Cli::tr("Admitting by prompt"), Cli::tr("%1, a %2 overflow risk once they have grown")
                                                 .arg(Units::plural(d.admissionByPrompt, Cli::tr("session"), Cli::tr("sessions")),
@@ -201,11 +198,12 @@ Rows serviceRows(const Scenario &s, const CapacityResult &r)
     if (d.costPerMillionTokensUsd)
         row(Cli::tr("Cost per million output tokens"), Units::formatUsd(*d.costPerMillionTokensUsd));
     if (d.gpusNeeded)
-        row(Cli::tr("Fleet for %1").arg(Units::plural(*s.targetSessions, Cli::tr("session"), Cli::tr("sessions"))),
+        row(Cli::tr("Fleet for %1").arg(Units::plural(*d.fleetTargetSessions, Cli::tr("session"), Cli::tr("sessions"))
+                                        + (d.fleetTargetFromSessions ? Cli::tr(" asked") : QString())),
             Units::plural(*d.gpusNeeded, Cli::tr("GPU"), Cli::tr("GPUs"))
                 + (d.fleetCostPerHourUsd ? Cli::tr(", %1 per hour, %2 per month").arg(Units::formatUsd(*d.fleetCostPerHourUsd), Units::formatUsd(*d.fleetCostPerMonthUsd))
                                          : QString()));
-    else if (!s.targetSessions && s.dp > 1 && d.fleetGpus)
+    else if (!d.fleetTargetSessions && s.dp > 1 && d.fleetGpus)
         row(Cli::tr("Fleet of %1").arg(Units::plural(s.dp, Cli::tr("replica"), Cli::tr("replicas"))),
             Units::plural(*d.fleetGpus, Cli::tr("GPU"), Cli::tr("GPUs"))
                 + (d.fleetCostPerHourUsd ? Cli::tr(", %1 per hour, %2 per month").arg(Units::formatUsd(*d.fleetCostPerHourUsd), Units::formatUsd(*d.fleetCostPerMonthUsd))

@@ -809,7 +809,35 @@ LengthDistribution readTraceFile(const QString &path, const QString &field, qint
 
 LengthDistribution LengthDistribution::fromTrace(const QString &path, const QString &field)
 {
-    return readTraceFile(path, field, 256 * Units::MiB, nullptr, false);
+    TrafficTrace traffic;
+    traffic.path = path;
+    LengthDistribution d = readTraceFile(path, field, 256 * Units::MiB, &traffic, false);
+    if (!traffic.hasBlocks && !traffic.hasConversationIds)
+        return d;
+    // Per conversation: its longest request (its history at the last turn), the shared prefix
+    // left out (held once per card); each conversation weighs the same.
+    traffic.buildConversations();
+    const qint64 prefix = traffic.commonPrefixTokens();
+    std::vector<qint64> longest(size_t(traffic.conversations), 0), prompt(size_t(traffic.conversations), 0);
+    for (const TrafficRequest &r : std::as_const(traffic.requests)) {
+        const auto c = size_t(r.conversation);
+        if (r.promptTokens + r.outputTokens > longest[c]) {
+            longest[c] = r.promptTokens + r.outputTokens;
+            prompt[c] = r.promptTokens;
+        }
+    }
+    LengthCounts totals, prompts;
+    for (size_t c = 0; c < longest.size(); ++c) {
+        // A conversation within the prefix keeps its own length: the prefix is not its to drop.
+        const qint64 leftOut = longest[c] > prefix ? prefix : 0;
+        totals.add(std::max<qint64>(1, longest[c] - leftOut));
+        prompts.add(std::max<qint64>(1, prompt[c] - leftOut));
+    }
+    assignCounts(totals, d.lengths, d.probabilities);
+    assignCounts(prompts, d.promptLengths, d.promptProbabilities);
+    d.conversations = traffic.conversations;
+    d.sharedPrefixTokens = prefix;
+    return d;
 }
 
 LengthDistribution LengthDistribution::parse(const QString &spec, const QString &field)
@@ -949,7 +977,8 @@ bool LengthDistribution::operator==(const LengthDistribution &o) const
 {
     return kind == o.kind && spec == o.spec && lengths == o.lengths && probabilities == o.probabilities
         && promptLengths == o.promptLengths && promptProbabilities == o.promptProbabilities
-        && arrivalRatePerSecond == o.arrivalRatePerSecond && meanOutputTokens == o.meanOutputTokens && requests == o.requests;
+        && arrivalRatePerSecond == o.arrivalRatePerSecond && meanOutputTokens == o.meanOutputTokens && requests == o.requests
+        && conversations == o.conversations && sharedPrefixTokens == o.sharedPrefixTokens;
 }
 
 QDebug operator<<(QDebug dbg, const LengthDistribution &d)

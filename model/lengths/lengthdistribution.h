@@ -39,6 +39,13 @@ struct LengthDistribution
     double arrivalRatePerSecond = 0; ///< trace only: (requests - 1) / (last - first arrival), 0 when unknown
     double meanOutputTokens = 0;  ///< trace only: mean generated tokens per request
     qint64 requests = 0;          ///< trace only: rows read
+    /// Trace with prefix blocks or conversation ids only: the conversations the lengths are
+    /// of (TrafficTrace's rule), each weighing once at its longest request (prompt + output,
+    /// less the shared prefix); 0 when each request is a session of its own.
+    qint64 conversations = 0;
+    /// The shared prefix (system prompt) the conversations' lengths leave out, tokens: held
+    /// once per card, not once per session (TrafficTrace::commonPrefixTokens).
+    qint64 sharedPrefixTokens = 0;
 
     /// Every session at `tokens`.
     static LengthDistribution fixed(qint64 tokens);
@@ -60,6 +67,9 @@ struct LengthDistribution
     /// without a header.
     /// Throws InputError(field) with the line number for a non-numeric or
     /// negative cell or a length above maxTokens, and for an empty file.
+    /// A JSON-lines trace with hash_ids or conversation ids is read per conversation:
+    /// `conversations` and `sharedPrefixTokens` say so (TrafficTrace's rule); the prompts
+    /// and the mean output stay per request, the arrival rate is of requests.
     static LengthDistribution fromTrace(const QString &path, const QString &field);
     /// Parses a --distribution spec: trace:PATH, lognormal:median=N,p99=N[,max=N]
     /// (or p90=N), quantiles:p50=N,p90=N,p99=N[,p99.9=N],max=N, fixed:N.

@@ -231,6 +231,25 @@ LengthDistribution lengthsOf(const Scenario &s, qint64 reserved)
     return s.distribution->scaled(s.lengthScale, s.field(Input::LengthScale));
 }
 
+// The shared prefix (system prompt) of a conversation trace, held once per card and not once
+// per session (LengthDistribution::sharedPrefixTokens): its bytes on one GPU in whole blocks at
+// the full per-token rate (no window binds a 512-token prefix), 0 without one or under
+// preallocation. Throws InputError naming the distribution when the bytes pass 2^63.
+qint64 sharedPrefixBytes(const Scenario &s, const KvCost &cost)
+{
+    if (!s.distribution || s.preallocate || s.distribution->sharedPrefixTokens <= 0)
+        return 0;
+    const qint64 block = std::max(1, s.blockSize);
+    return Units::mul(Units::ceilDiv(s.distribution->sharedPrefixTokens, block) * block, cost.bytesPerTokenPerGpu(),
+                      s.field(Input::Distribution), "shared prefix bytes");
+}
+
+// The KV budget the sessions share: the budget less the shared prefix held once (at least 0).
+qint64 sessionsBudget(const Scenario &s, const KvCost &cost, qint64 budget)
+{
+    return std::max<qint64>(0, budget - sharedPrefixBytes(s, cost));
+}
+
 // Sessions that fit a variant of the scenario by its answer (answersByRisk: the risk-based
 // count, on `work`'s laws; else every session at its reserved length), or -1 when the
 // variant is invalid.
@@ -244,7 +263,7 @@ qint64 sessionsOf(const Scenario &s, RiskWork &work)
         if (b.budget <= 0 || per <= 0)
             return 0;
         if (answersByRisk(s))
-            return work.law(lengthsOf(s, reserved), cost, s.retainTokens.value_or(0)).sessionsAtRisk(b.budget, s.risk).sessions;
+            return work.law(lengthsOf(s, reserved), cost, s.retainTokens.value_or(0)).sessionsAtRisk(sessionsBudget(s, cost, b.budget), s.risk).sessions;
         return b.budget / per;
     } catch (const InputError &) {
         return -1;
@@ -429,6 +448,18 @@ void addSpeedFigures(DistributionFigures &d, const Scenario &s, const LengthDist
         d.ttftMs = *ttft * 1e3;
 }
 
+// The sessions the fleet is sized for (DistributionFigures::fleetTargetSessions): the target,
+// else the sessions asked when one replica holds fewer than them (`perReplica` at the risk)
+// and no --dp fleet is given.
+std::optional<qint64> fleetTarget(const Scenario &s, qint64 perReplica)
+{
+    if (s.targetSessions)
+        return s.targetSessions;
+    if (s.dp <= 1 && s.sessions > perReplica && perReplica > 0)
+        return s.sessions;
+    return std::nullopt;
+}
+
 // The fleet for the scenario's target sessions into `d`: whole replicas at the risk-based count
 // and at the admission limit, and its cost per hour and per month (730 hours) at the price.
 // Throws InputError naming --target-sessions when the GPU count passes 2^63 - 1.
@@ -439,24 +470,28 @@ void addFleetFigures(DistributionFigures &d, const Scenario &s)
     d.replicaRisk = s.risk;
     d.riskOfFleet = s.fleetRisk.has_value();
     d.replicaOverflowProbability = d.sessionsAtRisk > 0 ? d.riskTailAt : 0.0;
-    if (s.targetSessions && d.sessionsAtRisk > 0)
-        d.fleetReplicas = Units::ceilDiv(*s.targetSessions, d.sessionsAtRisk);
-    else if (!s.targetSessions)
+    d.fleetTargetSessions = fleetTarget(s, d.sessionsAtRisk);
+    d.fleetTargetFromSessions = d.fleetTargetSessions && !s.targetSessions;
+    const std::optional<qint64> target = d.fleetTargetSessions;
+    if (target && d.sessionsAtRisk > 0)
+        d.fleetReplicas = Units::ceilDiv(*target, d.sessionsAtRisk);
+    else if (!target)
         d.fleetReplicas = s.dp;
     if (d.fleetReplicas) {
-        d.fleetGpus = Units::mul(*d.fleetReplicas, s.gpusPerReplica(), s.targetSessions ? s.field(Input::TargetSessions) : s.field(Input::Dp), "GPU count");
+        d.fleetGpus = Units::mul(*d.fleetReplicas, s.gpusPerReplica(),
+                                 s.field(s.targetSessions ? Input::TargetSessions : target ? Input::Sessions : Input::Dp), "GPU count");
         d.fleetOverflowProbability = FleetRisk::fleetOverflowProbability(d.replicaOverflowProbability, *d.fleetReplicas);
         if (const auto price = s.effectivePrice()) {
             d.fleetCostPerHourUsd = *price * double(*d.fleetGpus);
             d.fleetCostPerMonthUsd = *d.fleetCostPerHourUsd * 730.0;
         }
     }
-    if (!s.targetSessions || d.sessionsAtRisk <= 0)
+    if (!target || d.sessionsAtRisk <= 0)
         return;
     d.gpusNeeded = d.fleetGpus;
     if (d.admissionLimit > 0)
-        d.gpusNeededAtAdmissionLimit = Units::mul(Units::ceilDiv(*s.targetSessions, d.admissionLimit), s.gpusPerReplica(),
-                                                  s.field(Input::TargetSessions), "GPU count");
+        d.gpusNeededAtAdmissionLimit = Units::mul(Units::ceilDiv(*target, d.admissionLimit), s.gpusPerReplica(),
+                                                  s.field(s.targetSessions ? Input::TargetSessions : Input::Sessions), "GPU count");
 }
 
 // `s` with each replica's risk in force: its own, or the one FleetRisk::solve settles for its
@@ -477,24 +512,47 @@ Scenario withReplicaRisk(const Scenario &s, const KvCost &cost, const CapacityRe
     const LengthDistribution lengths = lengthsOf(s, r.reservedTokensPerSession);
     const qint64 cap = s.preallocate ? 0 : s.retainTokens.value_or(0);
     RiskWork::Law &law = work.law(lengths, cost, cap);
-    const qint64 budget = r.kvBudgetBytesPerGpu;
+    const qint64 budget = sessionsBudget(s, cost, r.kvBudgetBytesPerGpu);
     const FleetRisk::Solution solved = FleetRisk::solve(
-        fleet, s.targetSessions, s.dp, [&](double p) { return law.sessionsAtRisk(budget, p).sessions; },
+        fleet, s.targetSessions ? s.targetSessions : s.dp <= 1 && s.sessions > 1 ? std::optional<qint64>(s.sessions) : std::nullopt, s.dp,
+        [&](double p) { return law.sessionsAtRisk(budget, p).sessions; },
         InputRanges::of(RealInput::Risk).low, s.field(Input::FleetRisk));
     v.risk = solved.replicaRisk;
     return v;
 }
 
-// Little's law on a trace with arrival times, into `d`: sessions at once = rate (x the traffic
+// Little's law on a trace with arrival times, into `d`: requests at once = rate (x the traffic
 // multiplier) x time in system (the time to first token, then every output token at the
-// risk-based count's latency).
-void addTrafficFigures(DistributionFigures &d, const Scenario &s, const LengthDistribution &lengths)
+// latency of that very concurrency: the fixed point c = rate x (TTFT + output x ITL(c)), found
+// by iteration from ITL at one request; ITL grows with the batch, so the sequence rises to the
+// fixed point, or passes the risk-based count x 1,000 when decode cannot keep up, and is then
+// left empty). It depends on the KV precision only through ITL(c), stated as
+// concurrencyItlMs. `weightsPerGpu`: the plan's weights per GPU.
+void addTrafficFigures(DistributionFigures &d, const Scenario &s, const LengthDistribution &lengths, qint64 weightsPerGpu)
 {
     if (lengths.arrivalRatePerSecond <= 0)
         return;
     d.arrivalRatePerSecond = lengths.arrivalRatePerSecond * s.trafficMultiplier;
-    if (d.ttftMs && d.itlMsAtRisk)
-        d.concurrencyFromTraffic = *d.arrivalRatePerSecond * (*d.ttftMs + lengths.meanOutputTokens * *d.itlMsAtRisk) / 1e3;
+    if (!d.ttftMs)
+        return;
+    const double ceiling = 1000.0 * double(std::max<qint64>(1, d.sessionsAtRisk));
+    double c = 1;
+    for (int round = 0; round < 200; ++round) {
+        const auto step = decodeStep(s, weightsPerGpu, d.meanSessionBytesPerGpu, std::max<qint64>(1, qint64(std::ceil(c))));
+        if (!step)
+            return;
+        const double next = *d.arrivalRatePerSecond * (*d.ttftMs + lengths.meanOutputTokens * step->seconds * 1e3) / 1e3;
+        if (!(next <= ceiling))
+            return; // decode cannot keep up with the arrivals: no steady state
+        const bool settled = std::abs(next - c) <= 1e-6 * std::max(1.0, next);
+        c = next;
+        d.concurrencyItlMs = step->seconds * 1e3;
+        if (settled) {
+            d.concurrencyFromTraffic = c;
+            return;
+        }
+    }
+    d.concurrencyFromTraffic = c;
 }
 
 // The figures against the scenario's lengths (a distribution, else every session at the
@@ -507,11 +565,14 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
     const LengthDistribution lengths = lengthsOf(s, r.reservedTokensPerSession);
     const qint64 cap = s.preallocate ? 0 : s.retainTokens.value_or(0);
     addLengthFigures(d, s, lengths, cap);
-    addRiskFigures(d, s, lengths, cost, cap, r.kvBudgetBytesPerGpu, work);
+    d.conversations = lengths.conversations;
+    d.sharedPrefixTokens = s.preallocate ? 0 : lengths.sharedPrefixTokens;
+    d.sharedPrefixBytesPerGpu = sharedPrefixBytes(s, cost);
+    addRiskFigures(d, s, lengths, cost, cap, sessionsBudget(s, cost, r.kvBudgetBytesPerGpu), work);
     // Throughput and cost at the risk-based count.
     addSpeedFigures(d, s, lengths, b.weightsPerGpu);
     addFleetFigures(d, s);
-    addTrafficFigures(d, s, lengths);
+    addTrafficFigures(d, s, lengths, b.weightsPerGpu);
     return d;
 }
 
@@ -815,6 +876,18 @@ QVector<QPair<qint64, qint64>> sessionsAcrossContexts(const Scenario &s, int poi
         out.clear();
     }
     return out;
+}
+
+QString historyLost(const CapacityResult &r)
+{
+    const DistributionFigures &d = r.distribution;
+    if (!(d.truncatedShare > 0))
+        return QString();
+    const bool conversations = d.conversations > 0;
+    return Capacity::tr("%1% of %2 lose history: %3 tokens on average among them (%4 over all), p99 %5")
+        .arg(Units::formatDecimal(d.truncatedShare * 100, 2), conversations ? Capacity::tr("conversations") : Capacity::tr("sessions"),
+             Units::formatCount(qint64(std::llround(d.meanTokensDropped / d.truncatedShare))),
+             Units::formatCount(qint64(std::llround(d.meanTokensDropped))), Units::formatCount(d.p99TokensDropped));
 }
 
 CapacityResult computeCapacity(const Scenario &s)

@@ -45,6 +45,12 @@ bool answersByRisk(const Scenario &scenario);
 /// one at its reserved length (CapacityResult::fits). False for a plan without an answer.
 bool askedSessionsFit(const Scenario &scenario, const CapacityResult &result);
 
+/// What a retention cap costs the users, in one phrase for every surface: "7.31% of
+/// conversations lose history: 25,262 tokens on average among them (1,847 over all), p99
+/// 59,804" ("sessions" when the lengths are per request), from the distribution's figures
+/// of `r` (truncatedShare, meanTokensDropped over all, its p99). Empty when nothing is lost.
+QString historyLost(const CapacityResult &r);
+
 /// The length every per-session figure (session bytes, the sessions that fit
 /// at it, KV for the asked sessions) is for, said outright: "131,072 tokens
 /// (the preallocated maximum)" under preallocation, "8,192 tokens (the

@@ -133,6 +133,8 @@ void addSpeedAndFleetJson(const DistributionFigures &d, QJsonObject &o)
     o.insert(QStringLiteral("ttft_ms"), rounded(d.ttftMs, 1e4));
     o.insert(QStringLiteral("cost_per_million_tokens_usd"), rounded(d.costPerMillionTokensUsd));
     o.insert(QStringLiteral("gpus_needed"), d.gpusNeeded ? QJsonValue(*d.gpusNeeded) : QJsonValue());
+    o.insert(QStringLiteral("fleet_target_sessions"), d.fleetTargetSessions ? QJsonValue(*d.fleetTargetSessions) : QJsonValue());
+    o.insert(QStringLiteral("fleet_target_from_sessions"), d.fleetTargetFromSessions);
     o.insert(QStringLiteral("gpus_needed_at_admission_limit"), d.gpusNeededAtAdmissionLimit ? QJsonValue(*d.gpusNeededAtAdmissionLimit) : QJsonValue());
     o.insert(QStringLiteral("fleet_cost_per_hour_usd"), rounded(d.fleetCostPerHourUsd));
     o.insert(QStringLiteral("fleet_cost_per_month_usd"), rounded(d.fleetCostPerMonthUsd));
@@ -145,6 +147,11 @@ void addSpeedAndFleetJson(const DistributionFigures &d, QJsonObject &o)
     o.insert(QStringLiteral("fleet_overflow_probability"), d.fleetOverflowProbability ? QJsonValue(*d.fleetOverflowProbability) : QJsonValue());
     o.insert(QStringLiteral("arrival_rate_per_second"), rounded(d.arrivalRatePerSecond));
     o.insert(QStringLiteral("concurrency_from_traffic"), rounded(d.concurrencyFromTraffic));
+    o.insert(QStringLiteral("concurrency_itl_ms"), rounded(d.concurrencyItlMs, 1e4));
+    // A conversation trace (issue 29): conversations, and the shared prefix held once per card.
+    o.insert(QStringLiteral("conversations"), d.conversations > 0 ? QJsonValue(d.conversations) : QJsonValue());
+    o.insert(QStringLiteral("shared_prefix_tokens"), d.sharedPrefixTokens);
+    o.insert(QStringLiteral("shared_prefix_bytes_per_gpu"), d.sharedPrefixBytesPerGpu);
 }
 
 } // namespace

@@ -71,7 +71,12 @@ struct DistributionFigures
     std::optional<double> tokensPerSecondPerGpu; ///< at the risk-based count
     std::optional<double> ttftMs;  ///< time to first token for the mean prompt (or half the mean length)
     std::optional<double> costPerMillionTokensUsd;
-    std::optional<qint64> gpusNeeded; ///< for the target sessions, whole TP groups
+    /// The sessions the fleet is sized for: the target (--target-sessions), else the sessions
+    /// asked (--sessions) when one replica holds fewer at the risk and no --dp fleet is given
+    /// (issue 29: a number asked beyond one replica sizes the fleet everywhere). Empty otherwise.
+    std::optional<qint64> fleetTargetSessions;
+    bool fleetTargetFromSessions = false; ///< fleetTargetSessions is the sessions asked, not a target
+    std::optional<qint64> gpusNeeded; ///< for fleetTargetSessions, whole TP groups
     /// The same fleet sized at the admission limit (the count to deploy: the risk-based count
     /// against the budget less the margin), so the sessions the engines admit reach the target;
     /// set with gpusNeeded when the admission limit is computed and at least 1.
@@ -94,7 +99,11 @@ struct DistributionFigures
     /// (FleetRisk::fleetOverflowProbability). Empty with fleetReplicas.
     std::optional<double> fleetOverflowProbability;
     std::optional<double> arrivalRatePerSecond;  ///< trace: requests per second x traffic multiplier
-    std::optional<double> concurrencyFromTraffic; ///< Little's law: rate x time in system
+    std::optional<double> concurrencyFromTraffic; ///< Little's law: rate x time in system, at the latency of that concurrency
+    std::optional<double> concurrencyItlMs;       ///< the inter-token latency concurrencyFromTraffic holds at (its fixed point)
+    qint64 conversations = 0;          ///< a conversation trace: the conversations the lengths are of (0: per request)
+    qint64 sharedPrefixTokens = 0;     ///< the conversations' shared prefix (system prompt), held once per card
+    qint64 sharedPrefixBytesPerGpu = 0; ///< its KV on one GPU, in whole blocks at the full per-token rate, off the sessions' budget
     QVector<ThroughputPoint> throughputCurve;     ///< latency and throughput against concurrency, up to past the risk-based count
 };
 

@@ -390,6 +390,16 @@ QStringList explainSessionsAndCost(const Scenario &s, const CapacityResult &r)
         out << Derivation::tr("Against the length distribution (%1): %2 at a %3 risk of overflowing the pool (%4)")
                    .arg(s.distribution->spec, plural(d.sessionsAtRisk, Derivation::tr("session"), Derivation::tr("sessions")),
                         Units::formatRisk(d.replicaRisk), worstAndMean(s, d));
+        if (d.conversations > 0)
+            out << Derivation::tr("Sessions are the trace's %1 conversations, not its %2 requests (each at its longest turn; a later turn "
+                                  "repeats the earlier ones), rebuilt from their prefix blocks or conversation ids%3")
+                       .arg(formatCount(d.conversations), formatCount(s.distribution->requests),
+                            d.sharedPrefixTokens > 0
+                                ? Derivation::tr("; the %1-token prefix they share (the system prompt) is held once per card, not once per "
+                                                 "session: %2 off the budget, %3 left for the sessions")
+                                      .arg(formatCount(d.sharedPrefixTokens), formatExactBytes(d.sharedPrefixBytesPerGpu),
+                                           formatExactBytes(std::max<qint64>(0, r.kvBudgetBytesPerGpu - d.sharedPrefixBytesPerGpu)))
+                                : QString());
         out << explainRiskMethod(d);
         out << explainFleetRisk(s, d);
     }

@@ -7,6 +7,7 @@
 // Replays run on shapes made here (fixed step and prefill times), never on the program's
 // figures, so that every expected value follows from the trace and the rule alone.
 #include "core/inputerror.h"
+#include "lengths/lengthdistribution.h"
 #include "lengths/traffictrace.h"
 #include "traffic/replay.h"
 
@@ -92,6 +93,28 @@ private slots:
             // By hand: B1 finds 100 (512), A2 finds 100, 1 (1,024), C1 nothing, B2 finds 100, 10 (1,024).
             QCOMPARE(t.prefixHitCeilingTokens(), qint64(512 + 1024 + 1024));
         }
+    }
+
+    // The length distribution of a trace with prefix blocks is one of conversations: A (1,100
+    // then 1,700 + 30 tokens, its second turn repeating its first's full blocks 0 and 1), B
+    // (700 + 10), C (600 + 5) and D (800 + 0), each at its longest turn less the 512-token
+    // block 0 that all five requests share and a card holds once: 1,730 - 512 = 1,218,
+    // 198, 93 and 288, each weighing 1/4. (Block 1 opens 2 of 5 requests: not shared.)
+    void lengthsAreOfConversations()
+    {
+        QTemporaryDir dir;
+        const QString path = writeTrace(dir, "{\"timestamp\": 0, \"input_length\": 1100, \"output_length\": 40, \"hash_ids\": [0, 1, 2]}\n"
+                                             "{\"timestamp\": 500, \"input_length\": 700, \"output_length\": 10, \"hash_ids\": [0, 5]}\n"
+                                             "{\"timestamp\": 700, \"input_length\": 600, \"output_length\": 5, \"hash_ids\": [0, 6]}\n"
+                                             "{\"timestamp\": 800, \"input_length\": 800, \"output_length\": 0, \"hash_ids\": [0, 7]}\n"
+                                             "{\"timestamp\": 9000, \"input_length\": 1700, \"output_length\": 30, \"hash_ids\": [0, 1, 3, 4]}\n");
+        const LengthDistribution d = LengthDistribution::fromTrace(path, QStringLiteral("--distribution"));
+        QCOMPARE(d.requests, qint64(5));
+        QCOMPARE(d.conversations, qint64(4));
+        QCOMPARE(d.sharedPrefixTokens, qint64(512));
+        QCOMPARE(d.lengths, (QVector<qint64>{93, 198, 288, 1218}));
+        QCOMPARE(d.probabilities, (QVector<double>{0.25, 0.25, 0.25, 0.25}));
+        QCOMPARE(d.promptLengths, (QVector<qint64>{88, 188, 288, 1188}));
     }
 
     // With a pool that holds everything and no idle limit, the replay hits what the ceiling

@@ -79,19 +79,19 @@ QString fleetRows(const ReportFigures &f)
     QString fleet = row(tr("GPUs"), tr("%1 × %2 = %3 of %4 (one model replica each)")
                                         .arg(Units::formatCount(dep.gpus), esc(s.gpu.name), Units::plural(dep.groups, tr("TP group"), tr("TP groups")),
                                              Units::plural(s.tp, tr("GPU"), tr("GPUs"))));
-    fleet += row(tr("Sessions"), s.targetSessions ? tr("%1 asked; %2 per TP group, %3 per GPU")
-                                                        .arg(Units::formatCount(*s.targetSessions), Units::formatCount(dep.perGroup), Units::formatDecimal(f.perGpu, 1))
+    fleet += row(tr("Sessions"), d.fleetTargetSessions ? tr("%1 asked; %2 per TP group, %3 per GPU")
+                                                        .arg(Units::formatCount(*d.fleetTargetSessions), Units::formatCount(dep.perGroup), Units::formatDecimal(f.perGpu, 1))
                                                   : s.dp > 1 ? tr("%1 per TP group (no target given: %2 from --dp), %3 per GPU")
                                                                   .arg(Units::formatCount(dep.perGroup), Units::plural(dep.groups, tr("group"), tr("groups")), Units::formatDecimal(f.perGpu, 1))
                                                   : tr("%1 per TP group (no target given: one group), %2 per GPU").arg(Units::formatCount(dep.perGroup), Units::formatDecimal(f.perGpu, 1)));
     // The fleet is sized at the risk-based count; engines admitting the count to deploy (the
     // admission limit, with the margin) on it may hold fewer than the target, and that is said.
-    if (s.targetSessions && d.gpusNeeded && d.gpusNeededAtAdmissionLimit && *d.gpusNeededAtAdmissionLimit > *d.gpusNeeded)
+    if (d.fleetTargetSessions && d.gpusNeeded && d.gpusNeededAtAdmissionLimit && *d.gpusNeededAtAdmissionLimit > *d.gpusNeeded)
         fleet += row(tr("With the margin"), tr("admitting the count to deploy, %1 per TP group (the budget less a %2% margin), these GPUs hold %3; "
                                                "%4 hold %5 with the margin too")
                                                 .arg(Units::formatCount(d.admissionLimit), Units::formatDecimal(s.marginFraction * 100, 1),
                                                      Units::formatCount(d.admissionLimit * dep.groups),
-                                                     Units::plural(*d.gpusNeededAtAdmissionLimit, tr("GPU"), tr("GPUs")), Units::formatCount(*s.targetSessions)));
+                                                     Units::plural(*d.gpusNeededAtAdmissionLimit, tr("GPU"), tr("GPUs")), Units::formatCount(*d.fleetTargetSessions)));
     return fleet;
 }
 

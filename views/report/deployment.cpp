@@ -12,8 +12,8 @@ Deployment Deployment::of(const Scenario &s, const CapacityResult &r)
 {
     Deployment d;
     d.perGroup = r.distribution.sessionsAtRisk;
-    if (s.targetSessions && r.distribution.gpusNeeded) {
-        d.sessions = *s.targetSessions;
+    if (r.distribution.fleetTargetSessions && r.distribution.gpusNeeded) {
+        d.sessions = *r.distribution.fleetTargetSessions;
         d.gpus = *r.distribution.gpusNeeded;
     } else {
         // No target: the fleet is --dp replicas (one by default).

@@ -227,9 +227,7 @@ void lengthsAndRisk(PageCursor &page, const ReportFigures &f, const ReportCharts
     p3 += row(tr("Overflow probability at %1").arg(Units::plural(s.sessions, tr("session"), tr("sessions"))),
               d.overflowProbability <= 0 ? tr("none") : Units::formatRisk(d.overflowProbability));
     if (s.retainTokens && s.distribution)
-        p3 += row(tr("Cost of the cap"), tr("%1% of sessions lose history; %2 tokens dropped on average, p99 %3")
-                                             .arg(Units::formatDecimal(d.truncatedShare * 100, 2), Units::formatCount(qint64(std::llround(d.meanTokensDropped))),
-                                                  Units::formatCount(d.p99TokensDropped)));
+        p3 += row(tr("Cost of the cap"), d.truncatedShare > 0 ? historyLost(f.r) : tr("no session loses history"));
     if (d.hasPrompts)
         p3 += row(tr("Admission by prompt only"), tr("%1 sessions, overflow risk %2 once grown")
                                                       .arg(Units::formatCount(d.admissionByPrompt), Units::formatRisk(d.riskAtGrownSize)));
