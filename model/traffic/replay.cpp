@@ -77,15 +77,15 @@ public:
     {
     }
 
-    /// Runs every request to its end. `finish[i]` receives request i's finish time.
-    void run(std::vector<double> &finish)
+    /// Runs every request to its end.
+    void run()
     {
         const qint64 B = m_shape.engineBlockTokens;
         size_t next = 0;
         for (;;) {
             while (next < m_requests.size() && m_t.requests.at(m_requests[next]).arrivalSeconds <= m_now)
                 m_waiting.push_back({m_requests[next++], 0, false});
-            admit(finish);
+            admit();
             if (m_running.empty()) {
                 Q_ASSERT(m_waiting.empty()); // with nothing running, every head that fits a pool is admitted
                 if (next == m_requests.size())
@@ -103,7 +103,6 @@ public:
                 const Running alone = m_running.back();
                 m_running.pop_back();
                 release(alone);
-                finish[size_t(alone.request)] = m_now;
                 ++rejected;
                 continue;
             }
@@ -128,7 +127,7 @@ public:
             m_resident += batch * k;
             for (Running &r : m_running)
                 r.generated += k;
-            retireFinished(finish);
+            retireFinished();
         }
         record(m_now);
         record(m_nextSample); // one point past the end: what happened after the last one is counted
@@ -274,11 +273,10 @@ private:
         ++preemptions;
         return r.generated % m_shape.engineBlockTokens == 0 ? 1 : 0;
     }
-    void retireFinished(std::vector<double> &finish)
+    void retireFinished()
     {
         for (size_t i = 0; i < m_running.size();) {
             if (m_running[i].generated >= m_t.requests.at(m_running[i].request).outputTokens) {
-                finish[size_t(m_running[i].request)] = m_now;
                 release(m_running[i]);
                 m_running.erase(m_running.begin() + qsizetype(i));
             } else {
@@ -288,7 +286,7 @@ private:
     }
 
     // Admits the waiting requests, first come first served, while the head's missing blocks fit.
-    void admit(std::vector<double> &finish)
+    void admit()
     {
         expire();
         const qint64 B = m_shape.engineBlockTokens;
@@ -315,7 +313,6 @@ private:
                 need += (q.promptTokens + B - 1) / B;
             if (need + hitBlocks > m_shape.poolBlocks) { // larger than the whole pool: it can never run here
                 ++rejected;
-                finish[size_t(w.request)] = m_now;
                 m_waiting.pop_front();
                 continue;
             }
@@ -324,18 +321,22 @@ private:
             m_waiting.pop_front();
             for (qint32 k = 0; k < gpuHit; ++k)
                 pin(ids[k]);
-            makeRoom(need);
+            // The host's blocks leave the host before room is made on the GPU (whose evictions
+            // go to the host and could push them out).
             qint64 hostBytes = 0;
+            for (qint32 k = gpuHit; k < gpuHit + hostHit; ++k) {
+                if (!m_host.contains(ids[k])) // an id repeated within the prompt, already taken
+                    continue;
+                const Entry h = m_host.take(ids[k]);
+                hostBytes += m_t.blockTokensOf(w.request, k) * m_shape.kvBytesPerTokenPerGpu;
+                m_hostUsed -= h.cost;
+                m_hostLru.erase(h.lru);
+            }
+            makeRoom(need);
             for (qint32 k = gpuHit; k < q.blockCount; ++k) {
                 if (m_gpu.contains(ids[k])) { // an id repeated within the prompt
                     pin(ids[k]);
                     continue;
-                }
-                if (k < gpuHit + hostHit) {
-                    hostBytes += m_t.blockTokensOf(w.request, k) * m_shape.kvBytesPerTokenPerGpu;
-                    m_hostUsed -= m_host.value(ids[k]).cost;
-                    m_hostLru.erase(m_host.value(ids[k]).lru);
-                    m_host.remove(ids[k]);
                 }
                 Entry e;
                 e.refs = 1;
@@ -363,7 +364,7 @@ private:
             advance(m_shape.prefillSeconds(computed) + resume);
             if (!w.admittedBefore)
                 ttftSeconds.push_back(m_now - q.arrivalSeconds);
-            retireFinished(finish); // a request of no output ends with its prefill
+            retireFinished(); // a request of no output ends with its prefill
             expire();
         }
     }
@@ -398,13 +399,12 @@ ReplayResult replay(const TrafficTrace &trace, const ReplayShape &shape, const R
     std::vector<std::vector<qsizetype>> routed(size_t(out.replicas));
     for (qsizetype i = 0; i < trace.requests.size(); ++i)
         routed[size_t(trace.requests.at(i).conversation % out.replicas)].push_back(i);
-    std::vector<double> finish(size_t(trace.requests.size()), 0.0);
     std::vector<double> queue, ttft;
     std::vector<std::vector<Sample>> samples;
     double held = 0, running = 0;
     for (auto &requests : routed) {
         Replica r(trace, shape, o, std::move(requests));
-        r.run(finish);
+        r.run();
         out.prefixHitTokens += r.hits;
         out.hostHitTokens += r.hostHits;
         out.preemptions += r.preemptions;
@@ -428,18 +428,7 @@ ReplayResult replay(const TrafficTrace &trace, const ReplayShape &shape, const R
     out.ttftMsP50 = quantileOf(ttft, 0.50) * 1000;
     out.ttftMsP99 = quantileOf(ttft, 0.99) * 1000;
 
-    // Alive conversations: from the first arrival to the last finish (+ keep-idle), over the span.
-    std::vector<double> first(size_t(trace.conversations), -1), last(size_t(trace.conversations), 0);
-    for (qsizetype i = 0; i < trace.requests.size(); ++i) {
-        const auto c = size_t(trace.requests.at(i).conversation);
-        if (first[c] < 0)
-            first[c] = trace.requests.at(i).arrivalSeconds;
-        last[c] = std::max(last[c], finish[size_t(i)]);
-    }
-    double alive = 0;
-    for (size_t c = 0; c < first.size(); ++c)
-        alive += last[c] - first[c] + o.keepIdleSeconds.value_or(0.0);
-    out.meanAliveConversations = trace.durationSeconds > 0 ? alive / trace.durationSeconds : 0;
+    out.meanAliveConversations = meanAliveConversations(trace, shape, o.keepIdleSeconds);
 
     // The fleet's timeline: the replicas' points summed (running, waiting), averaged (KV).
     size_t points = 0;
@@ -470,6 +459,25 @@ ReplayResult replay(const TrafficTrace &trace, const ReplayShape &shape, const R
         out.timeline << p;
     }
     return out;
+}
+
+double meanAliveConversations(const TrafficTrace &trace, const ReplayShape &shape, std::optional<double> keepIdleSeconds)
+{
+    if (!(trace.durationSeconds > 0))
+        return 0;
+    std::vector<double> first(size_t(trace.conversations), -1), last(size_t(trace.conversations), 0);
+    for (const TrafficRequest &r : trace.requests) {
+        const auto c = size_t(r.conversation);
+        if (first[c] < 0)
+            first[c] = r.arrivalSeconds;
+        // The request's own time on an idle replica: its prefill, then its output one step at a time.
+        const double alone = shape.prefillSeconds(r.promptTokens) + double(r.outputTokens) * shape.stepSeconds(1, double(r.promptTokens));
+        last[c] = std::max(last[c], r.arrivalSeconds + alone);
+    }
+    double alive = 0;
+    for (size_t c = 0; c < first.size(); ++c)
+        alive += last[c] - first[c] + keepIdleSeconds.value_or(0.0);
+    return alive / trace.durationSeconds;
 }
 
 TrafficTrace scaledTraffic(const TrafficTrace &trace, double k, const QString &field)
@@ -552,23 +560,20 @@ std::pair<double, ReplayResult> replayForUsers(const TrafficTrace &trace, const 
 {
     if (!(users >= 1) || !std::isfinite(users))
         throw InputError(field, QStringLiteral("must be at least 1 user, got %1").arg(users));
-    ReplayResult at = replay(trace, shape, o);
-    double k = 1;
-    std::pair<double, ReplayResult> best{k, at};
+    const double once = meanAliveConversations(trace, shape, o.keepIdleSeconds);
+    if (!(once > 0))
+        throw InputError(field, QStringLiteral("%1 has no conversation that lasts (the trace spans no time): users cannot be counted in it")
+                                    .arg(trace.path));
+    // Alive conversations grow with k as the copies do (a fractional last copy adds the
+    // conversations that start in its share): correct k by the ratio measured until within 0.5%.
+    double k = users / once;
     for (int round = 0; round < 8; ++round) {
-        if (!(at.meanAliveConversations > 0))
-            throw InputError(field, QStringLiteral("%1 has no conversation that lasts: users cannot be counted in it").arg(trace.path));
-        const double miss = std::abs(at.meanAliveConversations - users) / users;
-        if (miss < std::abs(best.second.meanAliveConversations - users) / users || round == 0)
-            best = {k, at};
-        if (miss <= 0.005)
+        const double alive = meanAliveConversations(scaledTraffic(trace, k, field), shape, o.keepIdleSeconds);
+        if (std::abs(alive - users) <= 0.005 * users || !(alive > 0))
             break;
-        k *= users / at.meanAliveConversations;
-        at = replay(scaledTraffic(trace, k, field), shape, o);
+        k *= users / alive;
     }
-    if (std::abs(at.meanAliveConversations - users) < std::abs(best.second.meanAliveConversations - users))
-        best = {k, at};
-    return best;
+    return {k, replay(scaledTraffic(trace, k, field), shape, o)};
 }
 
 std::optional<ReplayResult> solveMinReplicas(const TrafficTrace &trace, const ReplayShape &shape, ReplayOptions o,

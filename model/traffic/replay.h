@@ -76,7 +76,7 @@ struct ReplayResult
     double meanKvBytesPerGpu = 0;      ///< time average over [0, end], mean over replicas
     qint64 peakRunningPerReplica = 0;
     double meanRunning = 0;            ///< requests running, time average over [0, end], whole fleet
-    double meanAliveConversations = 0; ///< sum of (last finish - first arrival [+ keep-idle]) / duration
+    double meanAliveConversations = 0; ///< meanAliveConversations(): conversations alive on average over the span
     int replicas = 1;
     qint64 gpus = 0;
     std::optional<double> fleetCostPerMonthUsd; ///< gpus x price x 730 hours
@@ -107,10 +107,17 @@ ReplayResult replay(const TrafficTrace &trace, const ReplayShape &shape, const R
 /// trace spans no time, or the copies would hold more than 2^31 requests.
 TrafficTrace scaledTraffic(const TrafficTrace &trace, double k, const QString &field);
 
+/// Conversations alive on average over the trace's span: each from its first arrival to its
+/// last request's end on an idle replica (arrival + prefillSeconds(prompt) + output x
+/// stepSeconds(1, prompt)), plus `keepIdleSeconds` when given, summed over conversations and
+/// divided by the span (Little's law). The fleet's own queueing is left out, so that users
+/// name traffic, not a fleet's backlog. 0 when the span is 0.
+double meanAliveConversations(const TrafficTrace &trace, const ReplayShape &shape, std::optional<double> keepIdleSeconds);
+
 /// The multiplier, and the replay at it, at which on average `users` conversations are alive
-/// (ReplayResult::meanAliveConversations within 0.5%, or the closest of 8 rounds): starts at
-/// users / alive at 1 and corrects by the ratio measured. Throws InputError(field) when the
-/// trace has no conversation alive (a span of 0) or users < 1.
+/// (meanAliveConversations within 0.5%, or the last of 8 corrections): starts at users / alive
+/// at 1 and corrects by the ratio measured on the scaled trace. Throws InputError(field) when
+/// the trace has no conversation alive (a span of 0) or users < 1.
 std::pair<double, ReplayResult> replayForUsers(const TrafficTrace &trace, const ReplayShape &shape, const ReplayOptions &o,
                                                double users, const QString &field);
 

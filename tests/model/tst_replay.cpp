@@ -168,6 +168,19 @@ private slots:
         const ReplayResult r = replay(t, shape, {});
         QCOMPARE(r.prefixHitTokens + r.hostHitTokens, qint64(2560));
         QVERIFY2(r.hostHitTokens >= 1024, qPrintable(QString::number(r.hostHitTokens)));
+        // On the real hour, a small pool and a small host tier both evicting: the host serves
+        // some of what the GPU lost, and the two never pass the ceiling.
+        const TrafficTrace hour = TrafficTrace::read(mooncake, QStringLiteral("--trace"));
+        ReplayShape small = shapeOf(20'000);
+        small.hostBlocks = 40'000;
+        small.hostLinkBytesPerSecond = 1e9;
+        ReplayOptions four;
+        four.replicas = 4;
+        const ReplayResult tiered = replay(hour, small, four);
+        const ReplayResult gpuOnly = replay(hour, shapeOf(20'000), four);
+        QVERIFY(tiered.hostHitTokens > 0);
+        QVERIFY(tiered.prefixHitTokens + tiered.hostHitTokens <= hour.prefixHitCeilingTokens());
+        QVERIFY(tiered.prefixHitTokens + tiered.hostHitTokens > gpuOnly.prefixHitTokens);
     }
 
     // Growth beyond the pool preempts the newest request and recomputes it later; a pool
