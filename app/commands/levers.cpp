@@ -37,6 +37,10 @@ LeverTarget targetFrom(const QCommandLineParser &p)
 qint64 sharedPrefixFrom(const QCommandLineParser &p, const Scenario &s)
 {
     const qint64 prefix = isSet(p, "shared-prefix") ? countOpt(p, "shared-prefix") : 0;
+    if (prefix > 0 && s.distribution && s.distribution->sharedPrefixTokens > 0)
+        throw InputError(QStringLiteral("--shared-prefix"),
+                         QStringLiteral("the trace's conversations already share a %1-token prefix, held once per card; a second would count it twice")
+                             .arg(Units::formatCount(s.distribution->sharedPrefixTokens)));
     const LengthDistribution lengths = s.distribution ? s.distribution->scaled(s.lengthScale, s.field(Input::LengthScale)) : LengthDistribution::fixed(s.contextTokens);
     if (prefix >= lengths.lengths.first())
         throw InputError(QStringLiteral("--shared-prefix"), QStringLiteral("%1 tokens is not below the shortest session (%2 tokens): a shared prefix is part of every session")

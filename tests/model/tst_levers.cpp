@@ -462,6 +462,57 @@ private Q_SLOTS:
         QCOMPARE(gpus, qint64(2));
         QCOMPARE(tp, 2);
     }
+
+    // --max-itl-ms placed 0.1% under and over an option's own latency (derived by the levers,
+    // whatever it is): over, the option meets the target and keeps the requirement; under, it
+    // does not meet it and is marked as changing the requirement, its latency named.
+    void latencyTargetJustUnderAndOverAnOptionsLatency()
+    {
+        // Seed B's card with the H100 SXM's datasheet figures (NVIDIA H100 Tensor Core GPU
+        // datasheet: 3.35 TB/s, 989 dense BF16 TFLOPS), so that every option has a latency.
+        Scenario s = seedB(32000);
+        s.gpu.bandwidthBytesPerSecond = 3'350'000'000'000;
+        s.gpu.bf16DenseTflops = 989;
+        const LeverReport free = evaluateLevers(s, {}, {}, LeverTarget{std::nullopt, 1e9});
+        const LeverOption *picked = nullptr;
+        for (const LeverOption &o : free.options)
+            if (o.itlMs && o.sessionsPerGroup > 0 && !o.changesRequirement) {
+                picked = &o;
+                break;
+            }
+        QVERIFY(picked);
+        const double itl = *picked->itlMs;
+        const LeverReport over = evaluateLevers(s, {}, {}, LeverTarget{std::nullopt, itl * 1.001});
+        const LeverReport under = evaluateLevers(s, {}, {}, LeverTarget{std::nullopt, itl * 0.999});
+        const LeverOption *a = find(over, picked->option), *b = find(under, picked->option);
+        QVERIFY(a && b);
+        QCOMPARE(*a->itlMs, itl);
+        QVERIFY(a->meetsTarget);
+        QVERIFY(!a->changesRequirement);
+        QVERIFY(!b->meetsTarget);
+        QVERIFY(b->changesRequirement);
+        QVERIFY2(b->changesRequirementReason.contains(QStringLiteral("past the")), qPrintable(b->changesRequirementReason));
+        QVERIFY(!b->cheapest);
+    }
+
+    // The shared-prefix option's arithmetic: a 2,000-token system prompt held once per GPU and
+    // 40,000 tokens per session beside it, each in whole 16-token blocks at the plan's bytes
+    // per token b: floor((budget - 2,000 b) / (40,000 b)) sessions, where every session at
+    // 42,000 tokens holds floor(budget / (42,000 b)), one fewer on seed B's 66 GB budget.
+    void sharedPrefixOptionHoldsThePrefixOnce()
+    {
+        const Scenario s = seedB(42000);
+        const CapacityResult now = computeCapacity(s);
+        QVERIFY(now.ok);
+        const qint64 b = now.kvBytesPerTokenPerGpu, budget = now.kvBudgetBytesPerGpu;
+        const qint64 expected = (budget - 2000 * b) / (40000 * b);
+        QCOMPARE(now.maxSessions, budget / (42000 * b));
+        QVERIFY(expected > now.maxSessions);
+        const LeverReport r = evaluateLevers(s, {}, {}, LeverTarget{}, 2000);
+        const LeverOption *o = find(r, QStringLiteral("shared 2,000-token system prompt, prefix-cached"));
+        QVERIFY(o);
+        QCOMPARE(o->sessionsPerGroup, expected);
+    }
 };
 
 HEADROOM_TEST_MAIN(TestLevers, QCoreApplication)
