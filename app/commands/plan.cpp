@@ -124,10 +124,12 @@ Rows memoryRows(const Scenario &s, const CapacityResult &r, UnitSystem units)
     // Under a distribution this count is one of several: its label names its length.
     row(s.distribution ? Cli::tr("Sessions at %1 tokens").arg(Units::formatCount(r.reservedTokensPerSession)) : Cli::tr("Sessions that fit"),
         Units::formatCount(r.maxSessions) + (s.tp > 1 ? Cli::tr(" per TP group") : QString()));
-    row(s.distribution ? Cli::tr("KV for %1 at %2 tokens").arg(Units::plural(s.sessions, Cli::tr("session"), Cli::tr("sessions")),
-                                                              Units::formatCount(r.reservedTokensPerSession))
-                       : Cli::tr("KV for %1").arg(Units::plural(s.sessions, Cli::tr("session"), Cli::tr("sessions"))),
-        fmt(r.kvBytesForSessionsPerGpu) + perGpu + (r.fits ? Cli::tr(" (fits)") : Cli::tr(" (does not fit)")));
+    // Sessions asked beyond one replica size a fleet (the rows below): one GPU's share of them is no question asked.
+    if (!r.distribution.fleetTargetFromSessions)
+        row(s.distribution ? Cli::tr("KV for %1 at %2 tokens").arg(Units::plural(s.sessions, Cli::tr("session"), Cli::tr("sessions")),
+                                                                  Units::formatCount(r.reservedTokensPerSession))
+                           : Cli::tr("KV for %1").arg(Units::plural(s.sessions, Cli::tr("session"), Cli::tr("sessions"))),
+            fmt(r.kvBytesForSessionsPerGpu) + perGpu + (r.fits ? Cli::tr(" (fits)") : Cli::tr(" (does not fit)")));
     auto perSessionHour = [](double usd) { return Units::formatUsdPer(usd, Cli::tr("session-hour"), Cli::tr("session-hours")); };
     if (r.costPerSessionHourUsd)
         row(Cli::tr("Cost"), perSessionHour(*r.costPerSessionHourUsd)
@@ -170,8 +172,9 @@ Rows lengthRows(const Scenario &s, const CapacityResult &r)
                                     .arg(Units::formatCount(d.sessionsAtMean), Units::formatCount(d.meanHeldTokens(s.retainTokens.has_value()))));
     row(Cli::tr("Admission limit"), Cli::tr("%1 (the budget less a %2% margin)")
                                         .arg(Units::formatCount(d.admissionLimit), Units::formatDecimal(s.marginFraction * 100, 2)));
-    row(Cli::tr("Overflow probability"), Cli::tr("%1 at %2").arg(Units::formatRisk(d.overflowProbability),
-                                                                 Units::plural(s.sessions, Cli::tr("session"), Cli::tr("sessions"))));
+    if (!d.fleetTargetFromSessions)
+        row(Cli::tr("Overflow probability"), Cli::tr("%1 at %2").arg(Units::formatRisk(d.overflowProbability),
+                                                                     Units::plural(s.sessions, Cli::tr("session"), Cli::tr("sessions"))));
     row(Cli::tr("Lengths (tokens)"), Cli::tr("mean %1, p50 %2, p90 %3, p99 %4, max %5")
                                          .arg(Units::formatCount(qint64(std::llround(d.meanTokens))), Units::formatCount(d.p50),
                                               Units::formatCount(d.p90), Units::formatCount(d.p99), Units::formatCount(d.maxTokens)));

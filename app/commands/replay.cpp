@@ -55,7 +55,7 @@ QJsonObject replayJson(const ReplayResult &r, const TrafficTrace &t, double mult
     o.insert(QStringLiteral("peak_running_per_replica"), r.peakRunningPerReplica);
     o.insert(QStringLiteral("replicas"), r.replicas);
     o.insert(QStringLiteral("gpus"), r.gpus);
-    o.insert(QStringLiteral("fleet_cost_per_month_usd"), r.fleetCostPerMonthUsd ? QJsonValue(*r.fleetCostPerMonthUsd) : QJsonValue());
+    o.insert(QStringLiteral("fleet_cost_per_month_usd"), r.fleetCostPerMonthUsd ? QJsonValue(std::round(*r.fleetCostPerMonthUsd * 100) / 100) : QJsonValue());
     QJsonArray timeline;
     for (const ReplayPoint &p : r.timeline)
         timeline.append(QJsonObject{{QStringLiteral("t_seconds"), p.tSeconds},
@@ -80,14 +80,21 @@ QJsonObject replayJson(const ReplayResult &r, const TrafficTrace &t, double mult
     return o;
 }
 
-/// The replay as aligned text rows.
+/// The replay as aligned text rows; `solvedFor` names the --solve target met, when solved.
 void printText(QTextStream &out, const Scenario &s, const ReplayResult &r, const TrafficTrace &t, double multiplier,
-               std::optional<double> users, UnitSystem units)
+               std::optional<double> users, const std::optional<QString> &solvedFor, UnitSystem units)
 {
     QVector<QPair<QString, QString>> rows;
     auto row = [&rows](const QString &label, const QString &value) { rows << qMakePair(label, value); };
     auto pct = [](double share) -> QString { return Units::formatDecimal(100.0 * share, 1) + QStringLiteral("%"); };
-    auto ms = [](double v) -> QString { return Units::formatDecimal(v, 1) + QStringLiteral(" ms"); };
+    // A wait in the unit that reads: ms below 10 s, then seconds, then minutes.
+    auto ms = [](double v) -> QString {
+        if (v < 10'000)
+            return Units::formatDecimal(v, 1) + QStringLiteral(" ms");
+        if (v < 600'000)
+            return Units::formatDecimal(v / 1000, 1) + QStringLiteral(" s");
+        return Units::formatDecimal(v / 60'000, 1) + QStringLiteral(" min");
+    };
     const QString rule = t.conversationRule() == QLatin1String("none")
         ? Cli::tr("each request is its own conversation (the trace has no hash_ids or conversation ids)")
         : t.conversationRule() == QLatin1String("hash_ids")
@@ -120,8 +127,15 @@ void printText(QTextStream &out, const Scenario &s, const ReplayResult &r, const
     row(Cli::tr("Time to first token"), Cli::tr("p50 %1, p99 %2 (queue + prefill of the missed tokens)").arg(ms(r.ttftMsP50), ms(r.ttftMsP99)));
     row(Cli::tr("KV per GPU"), Cli::tr("peak %1, mean %2").arg(Units::formatBytes(r.peakKvBytesPerGpu, units),
                                                               Units::formatBytes(qint64(std::llround(r.meanKvBytesPerGpu)), units)));
-    row(Cli::tr("Running per replica"), Cli::tr("peak %1; %2 on average over the fleet")
-                                            .arg(Units::formatCount(r.peakRunningPerReplica), Units::formatDecimal(r.meanRunning, 1)));
+    row(Cli::tr("Requests running"), Cli::tr("%1 at once on average over the hour's span (%2 per replica); peak %3 on one replica")
+                                         .arg(Units::formatDecimal(r.meanRunning, 1), Units::formatDecimal(r.meanRunning / std::max(1, r.replicas), 1),
+                                              Units::formatCount(r.peakRunningPerReplica)));
+    if (users)
+        row(Cli::tr("Users and sessions"), Cli::tr("of the %1 users alive, %2 are running on average; the rest are between turns, their KV kept "
+                                                   "only as prefix cache (plan --sessions counts every session resident at its longest)")
+                                               .arg(Units::formatDecimal(r.meanAliveConversations, 0), Units::formatDecimal(r.meanRunning, 0)));
+    if (solvedFor)
+        row(Cli::tr("Solved for"), *solvedFor);
     qsizetype width = 0;
     for (const auto &x : rows)
         width = std::max(width, x.first.size());
@@ -161,6 +175,7 @@ int runReplay(const QCommandLineParser &p, QTextStream &out, QTextStream &err, c
     double multiplier = s.trafficMultiplier;
     TrafficTrace traffic = scaledTraffic(trace, multiplier, QStringLiteral("--traffic-multiplier"));
     ReplayResult result;
+    std::optional<QString> solvedFor;
     const bool solving = isSet(p, "solve");
     if (solving && value(p, "solve") != QLatin1String("min-replicas"))
         throw InputError(QStringLiteral("--solve"), QStringLiteral("replay solves min-replicas, got \"%1\"").arg(value(p, "solve")));
@@ -188,13 +203,19 @@ int runReplay(const QCommandLineParser &p, QTextStream &out, QTextStream &err, c
             return 1;
         }
         result = *solved;
+        solvedFor = Cli::tr("the fewest replicas with at most %1 preemptions per hour%2")
+                        .arg(Units::formatDecimal(preemptions, 1),
+                             queueMs ? Cli::tr(" and a p99 queue wait of at most %1 ms").arg(Units::formatDecimal(*queueMs, 0)) : QString());
     } else if (!users) {
         result = replay(traffic, shape, o);
     }
-    if (isSet(p, "json"))
-        out << QString::fromUtf8(JsonNumbers::toJson(replayJson(result, trace, multiplier, users)));
-    else
-        printText(out, s, result, trace, multiplier, users, units);
+    if (isSet(p, "json")) {
+        QJsonObject o = replayJson(result, trace, multiplier, users);
+        o.insert(QStringLiteral("solved_for"), solvedFor ? QJsonValue(*solvedFor) : QJsonValue());
+        out << QString::fromUtf8(JsonNumbers::toJson(o));
+    } else {
+        printText(out, s, result, trace, multiplier, users, solvedFor, units);
+    }
     return 0;
 }
 

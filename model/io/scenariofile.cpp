@@ -309,7 +309,9 @@ QJsonObject distributionToJson(const LengthDistribution &d)
                        {QStringLiteral("prompt_probabilities"), doubleArray(d.promptProbabilities)},
                        {QStringLiteral("arrival_rate_per_second"), d.arrivalRatePerSecond},
                        {QStringLiteral("mean_output_tokens"), d.meanOutputTokens},
-                       {QStringLiteral("requests"), big(d.requests)}};
+                       {QStringLiteral("requests"), big(d.requests)},
+                       {QStringLiteral("conversations"), big(d.conversations)},
+                       {QStringLiteral("shared_prefix_tokens"), big(d.sharedPrefixTokens)}};
 }
 
 LengthDistribution distributionFromJson(const QJsonObject &o)
@@ -328,6 +330,11 @@ LengthDistribution distributionFromJson(const QJsonObject &o)
     d.arrivalRatePerSecond = readReal(o, RealInput::ArrivalRate, 0, dp);
     d.meanOutputTokens = readReal(o, RealInput::MeanOutputTokens, 0, dp);
     d.requests = readBig(o, "requests", 0, dp);
+    // A conversation trace's grouping and shared prefix (absent from files before them: 0).
+    d.conversations = readBig(o, "conversations", 0, dp, 0);
+    d.sharedPrefixTokens = readBig(o, "shared_prefix_tokens", 0, dp, 0);
+    if (d.sharedPrefixTokens > LengthDistribution::maxTokens)
+        throw InputError(dp + QStringLiteral("shared_prefix_tokens"), QStringLiteral("must be at most 2^53 tokens"));
     double sum = 0;
     for (double p : d.probabilities)
         sum += p;
@@ -351,7 +358,8 @@ LengthDistribution distributionFromJson(const QJsonObject &o)
                              QStringLiteral("prompts must form a distribution no longer than the sessions"));
     }
     for (const auto &[value, key] : {std::pair{d.arrivalRatePerSecond, "arrival_rate_per_second"}, {d.meanOutputTokens, "mean_output_tokens"},
-                                     {double(d.requests), "requests"}})
+                                     {double(d.requests), "requests"}, {double(d.conversations), "conversations"},
+                                     {double(d.sharedPrefixTokens), "shared_prefix_tokens"}})
         if (!(value >= 0))
             throw InputError(QStringLiteral("distribution.") + QString::fromLatin1(key), QStringLiteral("must not be negative"));
     return d;

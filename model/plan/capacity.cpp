@@ -305,7 +305,10 @@ QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r, Ri
     }
     if (!s.preallocate) {
         const qint64 cap = maxContextFor(s, want);
-        if (cap > 0 && cap < s.contextTokens)
+        // Against a distribution, a cap that takes history from more than half of the sessions
+        // answers another question (a 128-token cap on a chat trace): not offered as a fix.
+        const bool sensible = !s.distribution || lengthsOf(s, r.reservedTokensPerSession).shareAbove(cap) <= 0.5;
+        if (cap > 0 && cap < s.contextTokens && sensible)
             out << Capacity::tr("retention cap at %1 tokens: %2")
                        .arg(formatCount(cap), Units::plural(want, Capacity::tr("session"), Capacity::tr("sessions")));
     } else {
@@ -884,7 +887,7 @@ QString historyLost(const CapacityResult &r)
     if (!(d.truncatedShare > 0))
         return QString();
     const bool conversations = d.conversations > 0;
-    return Capacity::tr("%1% of %2 lose history: %3 tokens on average among them (%4 over all), p99 %5")
+    return Capacity::tr("%1% of %2 lose history: %3 tokens on average among them (over all: %4 on average, p99 %5)")
         .arg(Units::formatDecimal(d.truncatedShare * 100, 2), conversations ? Capacity::tr("conversations") : Capacity::tr("sessions"),
              Units::formatCount(qint64(std::llround(d.meanTokensDropped / d.truncatedShare))),
              Units::formatCount(qint64(std::llround(d.meanTokensDropped))), Units::formatCount(d.p99TokensDropped));

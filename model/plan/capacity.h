@@ -46,8 +46,8 @@ bool answersByRisk(const Scenario &scenario);
 bool askedSessionsFit(const Scenario &scenario, const CapacityResult &result);
 
 /// What a retention cap costs the users, in one phrase for every surface: "7.31% of
-/// conversations lose history: 25,262 tokens on average among them (1,847 over all), p99
-/// 59,804" ("sessions" when the lengths are per request), from the distribution's figures
+/// conversations lose history: 25,262 tokens on average among them (over all: 1,847 on
+/// average, p99 59,804)" ("sessions" when the lengths are per request), from the distribution's figures
 /// of `r` (truncatedShare, meanTokensDropped over all, its p99). Empty when nothing is lost.
 QString historyLost(const CapacityResult &r);
 

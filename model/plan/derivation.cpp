@@ -81,7 +81,14 @@ QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u
     // for a trace whose longest is 14,089 tokens: no session reaches a context set apart).
     if (answersByRisk(s)) {
         const DistributionFigures &d = r.distribution;
-        const QString asked = s.sessions > d.sessionsAtRisk
+        // Sessions asked beyond one replica size a fleet (fleetTargetSessions): the answer says its size.
+        const QString asked = d.fleetTargetFromSessions && d.fleetGpus
+            ? Derivation::tr("%1 asked need %2 (%3 of %4); ")
+                  .arg(plural(s.sessions, Derivation::tr("session"), Derivation::tr("sessions")),
+                       plural(*d.fleetGpus, Derivation::tr("GPU"), Derivation::tr("GPUs")),
+                       plural(d.fleetReplicas.value_or(0), Derivation::tr("replica"), Derivation::tr("replicas")),
+                       plural(s.gpusPerReplica(), Derivation::tr("GPU"), Derivation::tr("GPUs")))
+            : s.sessions > d.sessionsAtRisk
             ? Derivation::tr("%1 asked; ").arg(plural(s.sessions, Derivation::tr("session"), Derivation::tr("sessions")))
             : QString();
         return asked + Derivation::tr("%1 %2%3 at a %4 risk of overflowing the KV pool (%5); the KV cache budget is the limit.")
@@ -391,8 +398,9 @@ QStringList explainSessionsAndCost(const Scenario &s, const CapacityResult &r)
                    .arg(s.distribution->spec, plural(d.sessionsAtRisk, Derivation::tr("session"), Derivation::tr("sessions")),
                         Units::formatRisk(d.replicaRisk), worstAndMean(s, d));
         if (d.conversations > 0)
-            out << Derivation::tr("Sessions are the trace's %1 conversations, not its %2 requests (each at its longest turn; a later turn "
-                                  "repeats the earlier ones), rebuilt from their prefix blocks or conversation ids%3")
+            out << Derivation::tr("Sessions are the trace's %1 conversations, not its %2 requests (each at its longest turn, resident "
+                                  "at once; a later turn repeats the earlier ones; users who pause between turns hold less: headroom replay "
+                                  "--users N sizes by traffic), rebuilt from their prefix blocks or conversation ids%3")
                        .arg(formatCount(d.conversations), formatCount(s.distribution->requests),
                             d.sharedPrefixTokens > 0
                                 ? Derivation::tr("; the %1-token prefix they share (the system prompt) is held once per card, not once per "

@@ -184,10 +184,13 @@ private:
         if (to > m_now)
             advance(to - m_now);
     }
+    // The time-weighted sums behind the means, within the trace's span only (the drain after
+    // the last arrival would dilute them).
     void integrate(double dt)
     {
-        heldBlockSeconds += double(m_used - m_lruBlocks) * dt;
-        runningSeconds += double(m_running.size()) * dt;
+        const double within = std::max(0.0, std::min(m_now + dt, m_span) - m_now);
+        heldBlockSeconds += double(m_used - m_lruBlocks) * within;
+        runningSeconds += double(m_running.size()) * within;
     }
     void record(double t)
     {
@@ -373,6 +376,7 @@ private:
     const ReplayShape &m_shape;
     const ReplayOptions &m_o;
     const std::vector<qsizetype> m_requests;
+    const double m_span = m_t.durationSeconds > 0 ? m_t.durationSeconds : std::numeric_limits<double>::infinity();
     double m_now = 0, m_nextSample = 0;
     qint64 m_used = 0, m_lruBlocks = 0, m_hostUsed = 0, m_resident = 0;
     QHash<qint64, Entry> m_gpu, m_host;
@@ -419,9 +423,10 @@ ReplayResult replay(const TrafficTrace &trace, const ReplayShape &shape, const R
         ttft.insert(ttft.end(), r.ttftSeconds.begin(), r.ttftSeconds.end());
         samples.push_back(std::move(r.samples));
     }
-    if (out.endSeconds > 0) {
-        out.meanKvBytesPerGpu = held * double(shape.engineBlockTokens * shape.kvBytesPerTokenPerGpu) / out.endSeconds / double(out.replicas);
-        out.meanRunning = running / out.endSeconds;
+    // Means over the trace's span (its last arrival), or over the run when the span is 0.
+    if (const double span = trace.durationSeconds > 0 ? trace.durationSeconds : out.endSeconds; span > 0) {
+        out.meanKvBytesPerGpu = held * double(shape.engineBlockTokens * shape.kvBytesPerTokenPerGpu) / span / double(out.replicas);
+        out.meanRunning = running / span;
     }
     out.queueMsP50 = quantileOf(queue, 0.50) * 1000;
     out.queueMsP99 = quantileOf(queue, 0.99) * 1000;

@@ -73,9 +73,9 @@ struct ReplayResult
     qint64 rejected = 0;               ///< requests larger than a whole replica's pool (never admitted)
     double queueMsP50 = 0, queueMsP99 = 0, ttftMsP50 = 0, ttftMsP99 = 0;
     qint64 peakKvBytesPerGpu = 0;
-    double meanKvBytesPerGpu = 0;      ///< time average over [0, end], mean over replicas
+    double meanKvBytesPerGpu = 0;      ///< time average over the trace's span (0 to its last arrival), mean over replicas
     qint64 peakRunningPerReplica = 0;
-    double meanRunning = 0;            ///< requests running, time average over [0, end], whole fleet
+    double meanRunning = 0;            ///< requests running, time average over the trace's span, whole fleet
     double meanAliveConversations = 0; ///< meanAliveConversations(): conversations alive on average over the span
     int replicas = 1;
     qint64 gpus = 0;

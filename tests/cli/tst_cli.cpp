@@ -756,7 +756,10 @@ private Q_SLOTS:
         QVERIFY2(r.code == 0, r.err.constData());
         o = r.json();
         verdict = o.value(QStringLiteral("verdict")).toString();
-        QVERIFY2(verdict.startsWith(QStringLiteral("%1 sessions asked; %2 sessions fit").arg(atRisk + 1).arg(atRisk)), qPrintable(verdict));
+        // More than one TP group holds: the asked sessions size a fleet of ceil(asked / per group) groups.
+        QVERIFY2(verdict.startsWith(QStringLiteral("%1 sessions asked need %2 GPUs (2 replicas of 4 GPUs); %3 sessions fit")
+                                        .arg(atRisk + 1).arg(2 * 4).arg(atRisk)),
+                 qPrintable(verdict));
         QVERIFY(!o.value(QStringLiteral("asked_sessions_fit")).toBool());
         const QJsonArray fixes = o.value(QStringLiteral("fixes")).toArray();
         QVERIFY(!fixes.isEmpty());
@@ -783,7 +786,8 @@ private Q_SLOTS:
         QCOMPARE(text.count(QStringLiteral("4,096 tokens (the retention cap)")), 3); // the heading, both derivation lines
         // The verdict is the risk-based count (200,000 of 4,096 tokens are 107 TB, far past any
         // pool), with every session at the cap as its worst case.
-        QVERIFY2(text.contains(QStringLiteral("\n200,000 sessions asked; ")), qPrintable(text));
+        // More than one TP group holds, so the asked sessions size a fleet, said first.
+        QVERIFY2(text.contains(QStringLiteral("\n200,000 sessions asked need ")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("(worst case, every session at 4,096 tokens (the cap): ")), qPrintable(text));
         // Each block's values start in one column, after the longest label and a space.
         int column = -1;
@@ -797,7 +801,9 @@ private Q_SLOTS:
             QVERIFY2(column < 0 || value == column, qPrintable(line));
             column = value;
         }
-        QVERIFY2(text.contains(QStringLiteral("KV for 200,000 sessions at 4,096 tokens: ")), qPrintable(text));
+        // One GPU's share of a fleet's sessions is no question asked: the fleet's row stands for them.
+        QVERIFY2(!text.contains(QStringLiteral("KV for 200,000 sessions")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("Fleet for 200,000 sessions asked: ")), qPrintable(text));
         // The count at the basis says its length beside the count at the risk:
         // 65,460,287,488 B / (256 blocks x 16 x 131,072 B) = 121.9.
         QVERIFY2(lines.filter(QRegularExpression(QStringLiteral("^Sessions at 4,096 tokens: +121$"))).size() == 1, qPrintable(text));

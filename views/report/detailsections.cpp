@@ -137,8 +137,10 @@ QString trafficAndPriceRows(const ReportFigures &f)
     const Scenario &s = f.s;
     const CapacityResult &r = f.r;
     const auto &price = f.price;
-    QString in1 = row(tr("Sessions asked"), tr("%1 per TP group%2").arg(Units::formatCount(s.sessions),
-                                                                          s.targetSessions ? tr("; the fleet must hold %1").arg(Units::formatCount(*s.targetSessions)) : QString()));
+    QString in1 = row(tr("Sessions asked"), r.distribution.fleetTargetFromSessions
+                                                ? tr("%1 in all: more than one TP group holds, so they size the fleet").arg(Units::formatCount(s.sessions))
+                                                : tr("%1 per TP group%2").arg(Units::formatCount(s.sessions),
+                                                                             s.targetSessions ? tr("; the fleet must hold %1").arg(Units::formatCount(*s.targetSessions)) : QString()));
     in1 += row(tr("Session lengths"), s.distribution ? esc(QFileInfo(s.distribution->spec).fileName().isEmpty() ? s.distribution->spec : QFileInfo(s.distribution->spec).fileName())
                                                          + (s.lengthScale != 1 ? tr(", <b>× %1 (what-if; the trace as recorded is × 1)</b>").arg(Units::formatDecimal(s.lengthScale, 3)) : QString())
                                                    : tr("every session at %1 tokens").arg(Units::formatCount(s.contextTokens)));
@@ -224,8 +226,9 @@ void lengthsAndRisk(PageCursor &page, const ReportFigures &f, const ReportCharts
         p3 += row(s.retainTokens ? tr("Lengths before the cap") : tr("Lengths"), tr("mean %1, p50 %2, p90 %3, p99 %4, max %5 tokens")
                                      .arg(Units::formatCount(qint64(std::llround(d.meanTokens))), Units::formatCount(d.p50), Units::formatCount(d.p90),
                                           Units::formatCount(d.p99), Units::formatCount(d.maxTokens)));
-    p3 += row(tr("Overflow probability at %1").arg(Units::plural(s.sessions, tr("session"), tr("sessions"))),
-              d.overflowProbability <= 0 ? tr("none") : Units::formatRisk(d.overflowProbability));
+    if (!d.fleetTargetFromSessions) // sessions asked beyond one group size the fleet: no one group holds them
+        p3 += row(tr("Overflow probability at %1").arg(Units::plural(s.sessions, tr("session"), tr("sessions"))),
+                  d.overflowProbability <= 0 ? tr("none") : Units::formatRisk(d.overflowProbability));
     if (s.retainTokens && s.distribution)
         p3 += row(tr("Cost of the cap"), d.truncatedShare > 0 ? historyLost(f.r) : tr("no session loses history"));
     if (d.hasPrompts)
