@@ -579,6 +579,9 @@ ReportInput MainWindow::reportInput() const
         input.result = computeCapacity(input.scenario);
     for (const Planner::Pinned &p : m_planner->pinned())
         input.comparisons << qMakePair(tr("Pinned %1").arg(p.name), p.scenario);
+    // The traffic's fleet, when the Traffic tab has replayed a trace on this very plan.
+    if (m_trafficReplay->answersThePlan())
+        input.traffic = m_trafficReplay->answer();
     return input;
 }
 

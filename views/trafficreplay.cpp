@@ -55,6 +55,11 @@ bool TrafficReplay::busy() const
     return m_running || m_timer->isActive();
 }
 
+bool TrafficReplay::answersThePlan() const
+{
+    return m_answer.ok && !busy() && m_asked == m_planner->scenario();
+}
+
 void TrafficReplay::setInputs(const TrafficInputs &inputs)
 {
     if (inputs == m_inputs && (m_answer.ok || !m_answer.error.isEmpty()))

@@ -86,6 +86,8 @@ public:
     const TrafficAnswer &answer() const { return m_answer; }
     /// True while a replay (or the read of a trace) runs off the GUI thread or waits to.
     bool busy() const;
+    /// True when answer() is a replay of the planner's scenario now (none runs or waits since).
+    bool answersThePlan() const;
     /// The path of the trace read and held (empty: none yet).
     QString loadedPath() const { return m_trace ? m_trace->path : QString(); }
 

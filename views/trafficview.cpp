@@ -65,7 +65,8 @@ QWidget *TrafficView::buildInputs()
     m_path = new QLineEdit;
     m_path->setPlaceholderText(tr("a trace with arrivals: Mooncake .jsonl, Azure or BurstGPT .csv"));
     m_path->setClearButtonEnabled(true);
-    auto *open = new QPushButton(tr("&Open…"));
+    // No mnemonic: Alt+O is Sources' (beside this tab), and every other letter of "Open" is taken.
+    auto *open = new QPushButton(tr("Open…"));
     open->setToolTip(tr("Choose a trace file (.jsonl or .csv)"));
     auto *samples = new QPushButton(tr("Samples"));
     samples->setToolTip(tr("The sample traces shipped with Headroom"));

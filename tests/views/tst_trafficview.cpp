@@ -21,6 +21,7 @@
 #include <QDir>
 #include <QFile>
 #include <QLineEdit>
+#include <QProcess>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -246,6 +247,29 @@ private Q_SLOTS:
         if (r.fleetCostPerMonthUsd)
             QVERIFY2(w.headlineText().contains(Units::formatUsd(*r.fleetCostPerMonthUsd) + QStringLiteral(" a month")), qPrintable(w.headlineText()));
         w.setPresenterMode(false);
+    }
+
+    // Page 1 of the report says the traffic's fleet under the decision, in the tab's words.
+    void reportPageOneSaysTheTraffic()
+    {
+        MainWindow w(store());
+        w.show();
+        w.trafficView()->openTrace(mooncake());
+        QTRY_VERIFY_WITH_TIMEOUT(settled(w), kDeadline);
+        const QString pdf = m_dir.filePath(QStringLiteral("traffic.pdf"));
+        QString error;
+        QVERIFY2(w.exportReport(pdf, QPageSize::A4, &error), qPrintable(error));
+        QProcess p;
+        p.start(QStringLiteral("pdftotext"), {QStringLiteral("-raw"), QStringLiteral("-l"), QStringLiteral("1"), pdf, QStringLiteral("-")});
+        if (!p.waitForStarted(10000))
+            QSKIP("pdftotext is not installed");
+        QVERIFY(p.waitForFinished(60000));
+        const QString page1 = QString::fromUtf8(p.readAllStandardOutput()).normalized(QString::NormalizationForm_KC).simplified(); // "ﬃ" as "ffi"
+        const ReplayResult &r = w.trafficReplay()->answer().result;
+        QVERIFY2(page1.contains(QStringLiteral("Traffic replayed:")), qPrintable(page1));
+        QVERIFY2(page1.contains(QStringLiteral("This trace on %1 of 1 GPU").arg(Units::plural(r.replicas, QStringLiteral("replica"), QStringLiteral("replicas")))),
+                 qPrintable(page1));
+        QVERIFY2(page1.contains(Units::formatCount(r.conversations) + QStringLiteral(" conversations")), qPrintable(page1));
     }
 
     // Every field of the tab is reached with Tab, in reading order.
