@@ -177,7 +177,9 @@ void AnswerView::showTraffic(const TrafficAnswer &a)
         const QString whose = a.users ? tr("for %1 users like the trace").arg(Units::formatDecimal(*a.users, 0))
                                       : tr("for the trace on %1").arg(Units::plural(r.replicas, tr("replica"), tr("replicas")));
         // A wrapped caption never breaks inside a unit: U+2011, the non-breaking hyphen.
-        m_trafficCaption->setText(tr("%1, %2").arg(money, whose).replace(QLatin1Char('-'), QChar(0x2011)));
+        // A fleet that preempts is said to, so that the figure is never read as enough.
+        const QString preempts = r.preemptions > 0 ? tr("; %1").arg(Units::plural(r.preemptions, tr("preemption"), tr("preemptions"))) : QString();
+        m_trafficCaption->setText(tr("%1, %2%3").arg(money, whose, preempts).replace(QLatin1Char('-'), QChar(0x2011)));
     }
     m_trafficValue->setVisible(shown);
     m_trafficCaption->setVisible(shown);

@@ -49,9 +49,11 @@ TrafficView::TrafficView(Planner *planner, TrafficReplay *replay, QWidget *paren
     m_summary->setTextFormat(Qt::RichText);
     m_summary->setAccessibleName(tr("Replay summary"));
     auto *layout = new QVBoxLayout(this);
+    // The answer first, where a 720-line screen shows it without scrolling; the chart and the
+    // summary that back it under it.
     layout->addWidget(inputs);
-    layout->addWidget(m_chart, 1);
     layout->addWidget(m_answer);
+    layout->addWidget(m_chart, 1);
     layout->addWidget(m_summary);
     connect(m_replay, &TrafficReplay::answerChanged, this, &TrafficView::showAnswer);
     connect(m_replay, &TrafficReplay::traceFailed, this, &TrafficView::showTraceError);

@@ -321,6 +321,10 @@ private Q_SLOTS:
                 QTRY_VERIFY_WITH_TIMEOUT(settled(w), kDeadline);
                 QApplication::processEvents(); // the chart lays out its last series
                 shoot(w, dark ? "traffic-tab-dark.png" : "traffic-tab-light.png");
+                shoot(*w.trafficView(), dark ? "traffic-page-dark.png" : "traffic-page-light.png"); // the whole page, summary included
+                w.setPresenterMode(true);
+                shoot(w, dark ? "traffic-presenter-dark.png" : "traffic-presenter-light.png");
+                w.setPresenterMode(false);
                 centre(w)->setCurrentIndex(0);
                 shoot(w, dark ? "traffic-memory-dark.png" : "traffic-memory-light.png");
             }
