@@ -5,6 +5,7 @@
 #include "memorychartview.h"
 #include "planner.h"
 #include "shownhtml.h"
+#include "trafficreplay.h"
 #include "wrappedlabel.h"
 #include "plan/fleetrisk.h"
 #include "plan/capacity.h"
@@ -54,6 +55,7 @@ AnswerView::AnswerView(Planner *planner, QWidget *parent)
     answerLayout->addWidget(m_chart, 1);
     answerLayout->addWidget(m_sessions);
     answerLayout->addWidget(m_verdictBox);
+    answerLayout->addWidget(m_traffic);
     answerLayout->addWidget(m_figures);
     answerLayout->addWidget(m_advice);
     connect(m_planner, &Planner::resultChanged, this, &AnswerView::showResult);
@@ -139,7 +141,55 @@ void AnswerView::buildHeadline()
         headlineGrid->addWidget(m_headlineCaptions[i], 1, i);
         headlineGrid->setColumnStretch(i, 1);
     }
+    // The traffic's GPUs and money, a fourth figure once a trace is replayed (setTrafficReplay).
+    m_trafficValue = new QLabel;
+    m_trafficCaption = new QLabel;
+    for (QLabel *l : {m_trafficValue, m_trafficCaption}) {
+        l->setAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        l->setWordWrap(true);
+        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        l->setVisible(false);
+    }
+    m_trafficCaption->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
+    headlineGrid->addWidget(m_trafficValue, 0, 3);
+    headlineGrid->addWidget(m_trafficCaption, 1, 3);
     m_headline->setVisible(false);
+    m_traffic = new SelectableLabel;
+    m_traffic->setTextFormat(Qt::PlainText);
+    m_traffic->setVisible(false);
+}
+
+void AnswerView::setTrafficReplay(TrafficReplay *replay)
+{
+    connect(replay, &TrafficReplay::answerChanged, this, &AnswerView::showTraffic);
+    showTraffic(replay->answer());
+}
+
+void AnswerView::showTraffic(const TrafficAnswer &a)
+{
+    const bool shown = a.ok;
+    m_traffic->setText(shown ? tr("Traffic: %1.").arg(trafficSentence(a)) : QString());
+    m_traffic->setVisible(shown && !m_presenter);
+    if (shown) {
+        const ReplayResult &r = a.result;
+        m_trafficValue->setText(Units::plural(r.gpus, tr("GPU"), tr("GPUs")));
+        const QString money = r.fleetCostPerMonthUsd ? tr("%1 a month").arg(Units::formatUsd(*r.fleetCostPerMonthUsd)) : tr("set a price");
+        const QString whose = a.users ? tr("for %1 users like the trace").arg(Units::formatDecimal(*a.users, 0))
+                                      : tr("for the trace on %1").arg(Units::plural(r.replicas, tr("replica"), tr("replicas")));
+        // A wrapped caption never breaks inside a unit: U+2011, the non-breaking hyphen.
+        // A fleet that preempts is said to, so that the figure is never read as enough.
+        const QString preempts = r.preemptions > 0 ? tr("; %1").arg(Units::plural(r.preemptions, tr("preemption"), tr("preemptions"))) : QString();
+        m_trafficCaption->setText(tr("%1, %2%3").arg(money, whose, preempts).replace(QLatin1Char('-'), QChar(0x2011)));
+    }
+    m_trafficValue->setVisible(shown);
+    m_trafficCaption->setVisible(shown);
+    if (auto *grid = qobject_cast<QGridLayout *>(m_headline->layout()))
+        grid->setColumnStretch(3, shown ? 1 : 0);
+}
+
+QString AnswerView::trafficText() const
+{
+    return m_traffic->text();
 }
 
 void AnswerView::changeEvent(QEvent *event)
@@ -160,6 +210,8 @@ void AnswerView::restyle()
     value.setBold(true);
     for (int i = 0; i < 3; ++i)
         m_headlineValues[i]->setFont(value);
+    if (m_trafficValue)
+        m_trafficValue->setFont(value);
     styleVerdict();
 }
 
@@ -188,6 +240,7 @@ void AnswerView::setPresenter(bool on)
     m_figures->setVisible(!on);
     m_advice->setVisible(!on);
     m_notes->setVisible(!on && !m_notes->text().isEmpty());
+    m_traffic->setVisible(!on && !m_traffic->text().isEmpty());
     // The sentence goes under the three figures (above the chart) in the presenter, back
     // under the sessions outside it.
     if (auto *answer = qobject_cast<QBoxLayout *>(layout())) {
@@ -435,6 +488,8 @@ QString AnswerView::headlineText() const
     QStringList parts;
     for (int i = 0; i < 3; ++i)
         parts << m_headlineValues[i]->text() + QLatin1Char(' ') + QString(m_headlineCaptions[i]->text()).replace(QChar(0x2011), QLatin1Char('-'));
+    if (!m_trafficValue->isHidden())
+        parts << m_trafficValue->text() + QLatin1Char(' ') + QString(m_trafficCaption->text()).replace(QChar(0x2011), QLatin1Char('-'));
     return parts.join(QStringLiteral(" · "));
 }
 

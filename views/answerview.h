@@ -15,6 +15,8 @@ namespace Headroom {
 
 class MemoryChartView;
 class Planner;
+class TrafficReplay;
+struct TrafficAnswer;
 
 /// The "Memory per GPU" tab: the answer. The stacked memory chart, the large "sessions that
 /// fit", the one-sentence verdict with its notes, the figures people repeat, and "what to do
@@ -38,6 +40,11 @@ public:
     bool applyAdvice(int index);
     /// The presenter's headline as shown, its captions' non-breaking hyphens (U+2011) as "-".
     QString headlineText() const;
+    /// Shows the replays of `replay` (the Traffic tab's): once one has run, the traffic's GPUs and
+    /// money a month as a line under the sentence and, in the presenter, a fourth headline figure.
+    void setTrafficReplay(TrafficReplay *replay);
+    /// The traffic's line as shown (empty when no replay has run).
+    QString trafficText() const;
     /// The presenter's layout (on) or the window's (off): the headline over the chart with the
     /// sentence under it, no sessions figure, figures, notes nor advice; the type restyled.
     void setPresenter(bool on);
@@ -62,6 +69,8 @@ private:
     void styleVerdict();
 
     void showResult(const CapacityResult &result);
+    /// The traffic's line and headline figure from a replay's answer (hidden when it has none).
+    void showTraffic(const TrafficAnswer &answer);
     /// A plan with no answer: its error as the sentence, every figure and the advice cleared.
     void showFailure(const CapacityResult &result);
     /// Records the sessions that fit now (`fit`) and before the last change, under one basis.
@@ -107,6 +116,9 @@ private:
     QWidget *m_headline = nullptr; ///< presenter only: the three figures
     QLabel *m_headlineValues[3] = {};
     QLabel *m_headlineCaptions[3] = {};
+    QLabel *m_traffic = nullptr;          ///< the traffic's answer, under the sentence (window)
+    QLabel *m_trafficValue = nullptr;     ///< presenter: the traffic's GPUs, a fourth headline figure
+    QLabel *m_trafficCaption = nullptr;   ///< and its money a month
     bool m_verdictBold = false; ///< the sentence and its notes in bold (the plan does not fit)
     bool m_presenter = false;
 };

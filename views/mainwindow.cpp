@@ -6,6 +6,8 @@
 #include "plan/capacity.h"
 #include "compareview.h"
 #include "leversview.h"
+#include "trafficreplay.h"
+#include "trafficview.h"
 #include "reportwriter.h"
 #include "distributionview.h"
 #include "io/configimporter.h"
@@ -112,8 +114,10 @@ void MainWindow::buildPanes()
     m_inputsScroll = scroll;
     fitInputsWidth(); // never narrower than the inputs: they scroll down, never sideways nor cut
 
-    // Centre: the answer.
+    // Centre: the answer (its headline says the traffic's GPUs once a trace is replayed).
+    m_trafficReplay = new TrafficReplay(m_planner, this);
     m_answer = new AnswerView(m_planner);
+    m_answer->setTrafficReplay(m_trafficReplay);
     auto *answerScroll = new QScrollArea; // a short window scrolls the answer instead of clipping it
     answerScroll->setWidget(m_answer);
     answerScroll->setWidgetResizable(true);
@@ -137,13 +141,19 @@ void MainWindow::buildCentre(QWidget *answerPage)
 {
     m_distribution = new DistributionView(m_planner);
     m_centre = new QTabWidget;
-    // No mnemonics on these tabs (the letters go to the inputs): Ctrl+1 to Ctrl+4, in the View menu.
+    // No mnemonics on these tabs (the letters go to the inputs): Ctrl+1 to Ctrl+5, in the View menu.
     m_centre->addTab(answerPage, tr("Memory per GPU"));
     m_centre->addTab(m_distribution, tr("Lengths and risk"));
     m_compare = new CompareView(m_planner);
     m_centre->addTab(m_compare, tr("Compare"));
     m_levers = new LeversView(m_planner);
     m_centre->addTab(m_levers, tr("Levers"));
+    m_traffic = new TrafficView(m_planner, m_trafficReplay);
+    auto *trafficScroll = new QScrollArea; // a short window scrolls the summary instead of clipping it
+    trafficScroll->setWidget(m_traffic);
+    trafficScroll->setWidgetResizable(true);
+    trafficScroll->setFrameShape(QFrame::NoFrame);
+    m_centre->addTab(trafficScroll, tr("Traffic"));
 }
 
 void MainWindow::startAutosave()
@@ -569,6 +579,9 @@ ReportInput MainWindow::reportInput() const
         input.result = computeCapacity(input.scenario);
     for (const Planner::Pinned &p : m_planner->pinned())
         input.comparisons << qMakePair(tr("Pinned %1").arg(p.name), p.scenario);
+    // The traffic's fleet, when the Traffic tab has replayed a trace on this very plan.
+    if (m_trafficReplay->answersThePlan())
+        input.traffic = m_trafficReplay->answer();
     return input;
 }
 

@@ -51,6 +51,9 @@ public:
     MemoryChartView *chartView() const;
     DistributionView *distributionView() const { return m_distribution; }
     class LeversView *leversView() const { return m_levers; }
+    /// The Traffic tab, and the replay it drives (shared with the answer's headline and the report).
+    class TrafficView *trafficView() const { return m_traffic; }
+    class TrafficReplay *trafficReplay() const { return m_trafficReplay; }
     /// The large "sessions that fit" figure, as shown.
     QString sessionsText() const;
     /// The figures under the chart as shown (plain text).
@@ -144,7 +147,7 @@ private:
     void watchPresetStore();
     /// The three panes (inputs, the answer's tabs, the why) in the central splitter.
     void buildPanes();
-    /// The centre's tabs: the answer (in `answerPage`), lengths and risk, compare, levers.
+    /// The centre's tabs: the answer (in `answerPage`), lengths and risk, compare, levers, traffic.
     void buildCentre(QWidget *answerPage);
     /// The autosave every 30 s, and the lock that makes this instance the autosave's owner
     /// (then a crashed run's autosave is offered once the window shows).
@@ -205,6 +208,8 @@ private:
     DistributionView *m_distribution = nullptr;
     CompareView *m_compare = nullptr;
     class LeversView *m_levers = nullptr;
+    class TrafficReplay *m_trafficReplay = nullptr; ///< the Traffic tab's replays, off the GUI thread
+    class TrafficView *m_traffic = nullptr;
     QTabWidget *m_centre = nullptr;
     QSplitter *m_split = nullptr;
     QAction *m_leavePresenter = nullptr;

@@ -129,6 +129,8 @@ const QVector<MainWindow::ActionRow> &MainWindow::actionTable()
          [](MainWindow &w, bool) { w.showTab(2); }},
         {K::Command, QT_TR_NOOP("Le&vers"), noStd, Qt::CTRL | Qt::Key_4, nullptr, M::View, 2, 0, F::WindowWide, nullptr,
          [](MainWindow &w, bool) { w.showTab(3); }},
+        {K::Command, QT_TR_NOOP("&Traffic"), noStd, Qt::CTRL | Qt::Key_5, QT_TR_NOOP("Replay a trace's arrivals on replicas of the plan"), M::View, 2, 0,
+         F::WindowWide, nullptr, [](MainWindow &w, bool) { w.showTab(4); }},
     };
     // clang-format on
     return rows;

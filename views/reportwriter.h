@@ -5,6 +5,7 @@
 #include "inputs/scenario.h"
 #include "core/units.h"
 #include "core/outputtarget.h"
+#include "trafficreplay.h"
 
 #include <QPageSize>
 #include <QString>
@@ -26,13 +27,16 @@ struct ReportInput
     UnitSystem units = UnitSystem::Decimal;
     QVector<QPair<QString, Scenario>> comparisons; ///< up to 3 more scenarios for a comparison page
     bool unsavedChanges = false;  ///< the title says "(unsaved changes)": the scenario differs from its file
+    /// The window's Traffic tab's replay of a trace on this plan (empty when none ran): page 1
+    /// says its GPUs and money a month under the decision.
+    std::optional<TrafficAnswer> traffic = std::nullopt;
 };
 
 /// The PDF capacity report a planner hands to finance. Page 1 is the decision:
 /// one sentence (sessions, GPUs, money a month and per session-hour, the
 /// limit), the fleet (GPUs, TP groups), money per month (GPUs x price x 730 h
 /// for the recommended deployment: the target sessions, or one TP group) and
-/// per million tokens, the stacked memory chart, the three assumptions that
+/// per million tokens, the traffic's fleet when a trace was replayed (ReportInput::traffic), the stacked memory chart, the three assumptions that
 /// move the answer most and the risk accepted in words. Then one table per
 /// basis (at the context / at the cap / against the trace at risk p), the
 /// inputs with every value that differs from its preset marked (what-ifs said

@@ -727,7 +727,7 @@ private Q_SLOTS:
             QVERIFY(QTest::qWaitForWindowExposed(&w));
             QList<QLabel *> figures = w.findChild<QWidget *>(QStringLiteral("presenterHeadline"))->findChildren<QLabel *>();
             figures << w.findChild<QLabel *>(QStringLiteral("sessionsLabel"));
-            QCOMPARE(figures.size(), 7); // three values, three captions, "4 sessions fit"
+            QCOMPARE(figures.size(), 9); // three values, three captions, the traffic's value and caption, "4 sessions fit"
             for (QLabel *l : figures) {
                 QVERIFY(l);
                 QCOMPARE(l->palette().color(QPalette::Inactive, QPalette::WindowText), QColor(0xe8, 0xe8, 0xe8));

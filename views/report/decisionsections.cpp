@@ -10,6 +10,7 @@
 #include "plan/capacity.h"
 
 #include <QDateTime>
+#include <QFileInfo>
 #include <algorithm>
 #include <cmath>
 
@@ -182,6 +183,24 @@ QString riskAccepted(const ReportFigures &f)
     return out;
 }
 
+// The traffic replayed in the window, in the Traffic tab's words: its sentence, then the trace,
+// the prefix hits, preemptions and time to first token that sized it. Empty without a replay.
+QString trafficParagraph(const ReportFigures &f)
+{
+    if (!f.in.traffic || !f.in.traffic->ok)
+        return {};
+    const TrafficAnswer &a = *f.in.traffic;
+    const ReplayResult &r = a.result;
+    const QString detail = tr("The trace %1: %2 requests, %3 conversations over %4 s; prefix hits %5% (an unbounded cache: %6%); "
+                              "%7; time to first token p50 %8 ms, p99 %9 ms; peak KV per GPU %10 of the %11 budget.")
+                               .arg(esc(QFileInfo(a.path).fileName()), Units::formatCount(r.requests), Units::formatCount(r.conversations),
+                                    Units::formatDecimal(r.durationSeconds, 0), Units::formatDecimal(100.0 * r.prefixHitShare(), 1),
+                                    Units::formatDecimal(100.0 * r.ceilingShare(), 1),
+                                    Units::plural(r.preemptions, tr("preemption"), tr("preemptions")), Units::formatDecimal(r.ttftMsP50, 1),
+                                    Units::formatDecimal(r.ttftMsP99, 1), f.bytes(r.peakKvBytesPerGpu), f.bytes(a.kvBudgetBytesPerGpu));
+    return QStringLiteral("<p><b>%1</b> %2. %3</p>").arg(tr("Traffic replayed:"), esc(trafficSentence(a)), detail);
+}
+
 } // namespace
 
 void decision(PageCursor &page, const ReportFigures &f)
@@ -191,6 +210,7 @@ void decision(PageCursor &page, const ReportFigures &f)
                      .arg(esc(f.title), tr("Headroom capacity report"), esc(s.model.name) + tr(" on ") + esc(s.gpu.name),
                           QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
     p1 += QStringLiteral("<h2>%1</h2><p style='font-size:13pt'><b>%2</b></p>").arg(tr("The decision"), decisionSentence(f));
+    p1 += trafficParagraph(f);
     const QStringList ifs = whatIfs(s, f.u);
     if (!ifs.isEmpty())
         p1 += QStringLiteral("<p><b>%1</b> %2.</p>").arg(tr("What-ifs in force:"), esc(ifs.join(QStringLiteral("; "))));
