@@ -20,6 +20,7 @@
 
 #include <QApplication>
 #include <QTimer>
+#include <QTranslator>
 #include <QPushButton>
 #include <QMessageBox>
 #include <QChart>
@@ -839,6 +840,54 @@ private Q_SLOTS:
                     offered = offered || (a->toolTip() == files.at(9) && a->isEnabled() && !a->text().contains(QStringLiteral("missing")));
         QEXPECT_FAIL("", "a deleted recent file stays in File > Open recent as it was (rebuildRecentMenu never checks); choosing it gives 'Cannot open the scenario'", Continue);
         QVERIFY(!offered);
+    }
+
+    void translationForTheLocaleIsLoaded()
+    {
+#ifndef HEADROOM_TS_TEMPLATE
+        QSKIP("Qt6 LinguistTools not found: no translation is compiled (apt-get install qt6-tools-dev qt6-l10n-tools)");
+#else
+        // main.cpp loads the translation for the user's locale with QTranslator::load(QLocale(),
+        // "headroom", "_", ":/i18n") (translations/README.md: headroom_<language>.qm, compiled in).
+        // The test's headroom_de.ts translates two strings the build extracted: they must still be
+        // in the template, under the context the window's tr() gives them.
+        QFile templ(QStringLiteral(HEADROOM_TS_TEMPLATE));
+        QVERIFY2(templ.open(QIODevice::ReadOnly), HEADROOM_TS_TEMPLATE);
+        const QString ts = QString::fromUtf8(templ.readAll());
+        const qsizetype context = ts.indexOf(QStringLiteral("<name>Headroom::MainWindow</name>"));
+        QVERIFY(context >= 0);
+        const qsizetype end = ts.indexOf(QStringLiteral("</context>"), context);
+        for (const QString &source : {QStringLiteral("<source>Memory per GPU</source>"), QStringLiteral("<source>Open &amp;recent</source>")}) {
+            const qsizetype at = ts.indexOf(source, context);
+            QVERIFY2(at > context && at < end, qPrintable(source));
+        }
+        // The lookup main.cpp makes: de_DE finds headroom_de.qm; a locale with none finds nothing (English stays).
+        QTranslator german;
+        QVERIFY(german.load(QLocale(QLocale::German, QLocale::Germany), QStringLiteral("headroom"), QStringLiteral("_"), QStringLiteral(":/i18n")));
+        QCOMPARE(QFileInfo(german.filePath()).fileName(), QStringLiteral("headroom_de.qm"));
+        QVERIFY(!QTranslator().load(QLocale(QLocale::French, QLocale::France), QStringLiteral("headroom"), QStringLiteral("_"), QStringLiteral(":/i18n")));
+        // Installed before the window is built (as main.cpp does), the window shows the German strings.
+        QVERIFY(QCoreApplication::installTranslator(&german));
+        {
+            MainWindow w(store());
+            QTRY_VERIFY(QApplication::activeModalWidget() == nullptr);
+            QStringList tabs, menus;
+            for (QTabWidget *t : w.findChildren<QTabWidget *>())
+                for (int i = 0; i < t->count(); ++i)
+                    tabs << t->tabText(i);
+            for (QMenu *m : w.findChildren<QMenu *>())
+                menus << m->title();
+            QCoreApplication::removeTranslator(&german);
+            QVERIFY2(tabs.contains(QStringLiteral("Speicher pro GPU")) && !tabs.contains(QStringLiteral("Memory per GPU")), qPrintable(tabs.join(QLatin1Char('|'))));
+            QVERIFY2(menus.contains(QStringLiteral("&Zuletzt geöffnet")), qPrintable(menus.join(QLatin1Char('|'))));
+        }
+        MainWindow english(store());
+        QStringList tabs;
+        for (QTabWidget *t : english.findChildren<QTabWidget *>())
+            for (int i = 0; i < t->count(); ++i)
+                tabs << t->tabText(i);
+        QVERIFY(tabs.contains(QStringLiteral("Memory per GPU")));
+#endif
     }
 
 };
