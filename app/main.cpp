@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QLocale>
 #include <QTextStream>
 #include <QTranslator>
@@ -85,8 +86,9 @@ int main(int argc, char *argv[])
     QGuiApplication::setDesktopFileName(QStringLiteral("io.github.headroom.Headroom"));
     Headroom::MainWindow window;
     window.show();
-    // `headroom plan.headroom` opens that scenario.
+    // `headroom plan.headroom` opens that scenario, by its absolute path: the recent files and
+    // the scenario reopened at the next start must name it from any folder.
     if (arguments.size() > 1 && !arguments.at(1).startsWith(QLatin1Char('-')))
-        window.openScenario(arguments.at(1));
+        window.openScenario(QFileInfo(arguments.at(1)).absoluteFilePath());
     return app.exec();
 }

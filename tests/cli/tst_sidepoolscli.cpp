@@ -7,6 +7,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
+#include <cmath>
 #include "common/clirun.h"
 #include "common/headroomtest.h"
 
@@ -74,6 +76,40 @@ private Q_SLOTS:
         r = run(base + QStringLiteral(" --gpus-per-node 0"));
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("--gpus-per-node"), r.err.constData());
+    }
+
+    void warmFieldsAcrossTensorParallelReplicas_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("gpusPerNode");
+        QTest::newRow("--tp 2, 8 per node: 4 replicas") << 2 << 8;
+        QTest::newRow("--tp 4, 8 per node: 2 replicas") << 4 << 8;
+        QTest::newRow("--tp 4, 6 per node: 1 replica, 4 cards in use") << 4 << 6;
+    }
+
+    void warmFieldsAcrossTensorParallelReplicas()
+    {
+        // Llama-3.1-8B (config.json: 32 layers, 8 KV heads, head_dim 128, bf16): 131,072 B per token,
+        // 131,072 / tp on each GPU of a replica. warmsessions.h: the node's host memory holds whole
+        // sessions of a replica (every GPU's shard), the cards hold max_sessions per replica.
+        QFETCH(int, tp);
+        QFETCH(int, gpusPerNode);
+        const Run r = run(QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 100000 --host-kv-memory 1TB --decoding-share 0.1 --tp %1 --gpus-per-node %2")
+                              .arg(tp).arg(gpusPerNode));
+        QCOMPARE(r.code, 0);
+        const qint64 replicas = gpusPerNode / tp;
+        const qint64 card = r.json.value(QStringLiteral("max_sessions")).toInteger() * replicas;
+        QVERIFY(card > 0);
+        const qint64 host = qint64(1'000'000'000'000) / (qint64(100000) * 131072); // 76, whatever the TP
+        const qint64 retained = std::min(card + host, qint64(std::floor(double(card) / 0.1)));
+        QCOMPARE(r.json.value(QStringLiteral("sessions_on_card_per_node")).toInteger(), card);
+        QCOMPARE(r.json.value(QStringLiteral("sessions_retained_per_node")).toInteger(), retained);
+        QCOMPARE(r.json.value(QStringLiteral("sessions_in_host_per_node")).toInteger(), std::min(host, retained - card));
+        QVERIFY(qFuzzyCompare(r.json.value(QStringLiteral("sessions_decoding_per_gpu")).toDouble(),
+                              std::min(double(card), 0.1 * double(retained)) / double(replicas * tp)));
+        // Each GPU pulls its own shard over its own 64 GB/s link (the H100 preset's host_link_bytes_per_s):
+        // 100,000 x 131,072 / tp B / 64e9 B/s = 102.4 ms at TP 2, 51.2 ms at TP 4.
+        QVERIFY(qFuzzyCompare(r.json.value(QStringLiteral("resume_ms")).toDouble(), 1e5 * (131072.0 / tp) / 64e9 * 1e3));
     }
 };
 

@@ -207,6 +207,66 @@ private slots:
         QVERIFY(!computeCapacity(s).warm.atContext.resumeFaster());
     }
 
+    void replicasWiderThanOneGpu_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("gpusPerNode");
+        QTest::addColumn<double>("share");
+        // Seed A (seed-figures.md) split over TP cards: 131,072 / tp B per token per GPU (8 KV heads
+        // split), 16 GB / tp of weights and 4 GB of workspace on each 80 GB card. The node's
+        // host memory is shared by its replicas, each session counted on every GPU of its replica.
+        QTest::newRow("TP 2, 8 per node, share 0.1") << 2 << 8 << 0.1;
+        QTest::newRow("TP 2, 8 per node, share 0.5") << 2 << 8 << 0.5;
+        QTest::newRow("TP 4, 8 per node, share 0.1") << 4 << 8 << 0.1;
+        QTest::newRow("TP 4, 6 per node (one replica, 2 cards idle), share 0.25") << 4 << 6 << 0.25;
+    }
+
+    void replicasWiderThanOneGpu()
+    {
+        // warmsessions.h: replicas = gpusPerNode / (TP x PP); card = max_sessions x replicas;
+        // host = floor(host KV memory / one session over its replica's GPUs); retained =
+        // min(card + host, floor(card / F)); decoding = min(card, F x retained) per GPU in use;
+        // resume = one GPU's shard of the session / that GPU's host link (each pulls its own).
+        QFETCH(int, tp);
+        QFETCH(int, gpusPerNode);
+        QFETCH(double, share);
+        Scenario s = Test::seedA(100000);
+        s.tp = tp;
+        s.gpusPerNode = gpusPerNode;
+        s.decodingShare = share;
+        s.hostKvMemoryBytes = 1'000'000'000'000;
+        s.gpu.bandwidthBytesPerSecond = 3'350'000'000'000;
+        s.gpu.bf16DenseTflops = 989;
+        s.gpu.hostLinkBytesPerSecond = 64'000'000'000;
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY2(r.ok, qPrintable(r.error));
+
+        const qint64 sessionPerGpu = qint64(100000) * (131072 / tp);               // 6,553,600,000 B at TP 2
+        const qint64 budgetPerGpu = 80'000'000'000 - 16'000'000'000 / tp - 4'000'000'000; // 68 GB at TP 2
+        const qint64 perReplica = budgetPerGpu / sessionPerGpu;                    // 10 at TP 2, 21 at TP 4
+        QCOMPARE(r.maxSessions, perReplica);
+        const qint64 replicas = gpusPerNode / tp;
+        const qint64 card = perReplica * replicas;
+        const qint64 host = 1'000'000'000'000 / (sessionPerGpu * tp);              // 76: 13.1072 GB a session, whatever the TP
+        const qint64 retained = std::min<qint64>(card + host, qint64(std::floor(double(card) / share)));
+        const double decoding = std::min(double(card), share * double(retained)) / double(replicas * tp);
+        QCOMPARE(r.warm.replicasPerNode, replicas);
+        QCOMPARE(r.warm.gpusPerNode, int(replicas * tp));
+        QCOMPARE(r.warm.sessionBytesPerReplica, sessionPerGpu * tp);
+        QCOMPARE(r.warm.cardSessionsPerNode, card);
+        QCOMPARE(r.warm.hostSessionsPerNode, host);
+        QCOMPARE(r.warm.retainedPerNode, retained);
+        QVERIFY2(qFuzzyCompare(r.warm.decodingPerGpu, decoding), qPrintable(QString::number(r.warm.decodingPerGpu)));
+        // Resume over each GPU's own link: 6,553,600,000 B / 64e9 B/s = 102.4 ms at TP 2, 51.2 ms at TP 4.
+        QVERIFY(r.warm.atContext.resumeMs);
+        QVERIFY2(qFuzzyCompare(*r.warm.atContext.resumeMs, double(sessionPerGpu) / 64e9 * 1e3), qPrintable(QString::number(*r.warm.atContext.resumeMs)));
+        // Recompute (servingestimate.h, timeToFirstToken): the prefill's 2 x 8e9 x 100,000 FLOPs split over TP.
+        QVERIFY(r.warm.atContext.recomputeMs);
+        QVERIFY(qFuzzyCompare(*r.warm.atContext.recomputeMs, 2.0 * 8e9 * 1e5 / tp / (989e12 * 0.5) * 1e3));
+        QCOMPARE(r.warm.byLength.first().tokens, qint64(1024));
+        QVERIFY(qFuzzyCompare(*r.warm.byLength.first().resumeMs, 1024.0 * (131072 / tp) / 64e9 * 1e3));
+    }
+
     void badHostInputsNameTheirField()
     {
         Scenario s = Test::seedA(100000);

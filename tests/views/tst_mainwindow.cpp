@@ -20,7 +20,9 @@
 #include <QComboBox>
 #include <QLineEdit>
 #include <QFile>
+#include <QDir>
 #include <QFileInfo>
+#include <QSettings>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTabWidget>
@@ -34,6 +36,7 @@
 #include <algorithm>
 #include <QTimer>
 #include <functional>
+#include "common/clirun.h"
 #include "common/headroomtest.h"
 #include <QUndoStack>
 
@@ -578,6 +581,42 @@ private Q_SLOTS:
         w.planner()->setKvHeadsOverride(std::nullopt);
         QCOMPARE(w.planner()->result().kvBytesPerToken, qint64(131072));
     }
+    void opensTheScenarioGivenOnTheCommandLine()
+    {
+        // main.cpp: `headroom plan.headroom` opens that scenario in the window (MainWindow::openScenario),
+        // which makes it a recent file and the scenario reopened at the next start (README: "The
+        // scenario open when Headroom closed is reopened at the next start"). Run as a user does,
+        // from the file's folder with a relative name: the settings must hold a path that still
+        // names the file from another folder. The window runs until it is killed here.
+        QTemporaryDir dir;
+        const QString home = dir.path();
+        const HeadroomTest::CliRun saved = HeadroomTest::runHeadroom(
+            {QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("llama-3.1-8b"), QStringLiteral("--gpu"), QStringLiteral("h100-sxm-80gb"),
+             QStringLiteral("--context"), QStringLiteral("50000"), QStringLiteral("--save"), QStringLiteral("plan.headroom")},
+            home, home);
+        QCOMPARE(saved.code, 0);
+        const QString file = QDir(home).absoluteFilePath(QStringLiteral("plan.headroom"));
+        QVERIFY(QFileInfo::exists(file));
+        QProcess gui;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("HOME"), home);
+        env.insert(QStringLiteral("XDG_DATA_HOME"), home + QStringLiteral("/data"));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), home + QStringLiteral("/config"));
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        gui.setProcessEnvironment(env);
+        gui.setWorkingDirectory(home);
+        gui.start(QStringLiteral(HEADROOM_BINARY), {QStringLiteral("plan.headroom")});
+        QVERIFY(gui.waitForStarted());
+        // QSettings' native format on Linux: $XDG_CONFIG_HOME/<organization>/<application>.conf (main.cpp: Headroom, headroom).
+        const QString conf = home + QStringLiteral("/config/Headroom/headroom.conf");
+        auto recent = [&] { return QSettings(conf, QSettings::IniFormat).value(QStringLiteral("recentFiles")).toStringList(); };
+        QTRY_VERIFY_WITH_TIMEOUT(!recent().isEmpty() || gui.state() == QProcess::NotRunning, 60000);
+        gui.kill();
+        gui.waitForFinished();
+        QCOMPARE(recent(), QStringList{file});
+        QCOMPARE(QSettings(conf, QSettings::IniFormat).value(QStringLiteral("plan/lastScenario")).toString(), file);
+    }
+
 };
 
 HEADROOM_TEST_MAIN(TestMainWindow, QApplication)

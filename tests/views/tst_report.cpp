@@ -10,6 +10,7 @@
 #include "reportwriter.h"
 #include "io/scenariofile.h"
 #include "mainwindow.h"
+#include "report/sensitivity.h"
 
 #include <QApplication>
 #include <QImage>
@@ -17,6 +18,8 @@
 #include <QPrinter>
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <tuple>
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
@@ -342,6 +345,137 @@ private Q_SLOTS:
         QVERIFY2(page1.contains(cheaper), qPrintable(cheaper + QStringLiteral("\n---\n") + page1));
         // TP 1 cannot hold the weights (141 GB on an 85.5 GB card): no row for it.
         QVERIFY(!text.contains(QStringLiteral("TP 1 (now 4)")));
+    }
+
+    void assumptionsRankedByTheirOwnPlans()
+    {
+        // README's report example. The sensitivity (sensitivity.h) varies each assumption once per
+        // row, one computeCapacity() each: the 4,096-token cap at -50% and +50%, the KV cache at fp8
+        // (now bf16), the risk at 1e-2 and 1e-4 (1e-6 now); and the choices: every other TP and the
+        // next card up, the smallest priced preset at least 10% larger (levers.h isLargerCard): of
+        // presets/gpus/*.json only H200 SXM 141GB ($3.50) and B200 ($4.50) are priced and larger
+        // than the H100's 85.5 GB, so the H200. Each plan is made here from the scenario edited by
+        // hand, and the report's rows and its page-1 ranking must be those plans'.
+        const Scenario s = readmeExample();
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY(r.ok && r.kvDtype == Dtype::BF16);
+        const QString minus = QStringLiteral("\u2212");
+        struct Mine { QString kind, change; Scenario v; };
+        QVector<Mine> mine;
+        auto add = [&](const QString &kind, const QString &change, const std::function<void(Scenario &)> &edit) {
+            Scenario v = s;
+            edit(v);
+            mine << Mine{kind, change, v};
+        };
+        add(QStringLiteral("the retention cap"), minus + QStringLiteral("50%"), [](Scenario &v) { v.retainTokens = 2048; });
+        add(QStringLiteral("the retention cap"), QStringLiteral("+50%"), [](Scenario &v) { v.retainTokens = 6144; });
+        add(QStringLiteral("the KV precision"), QStringLiteral("KV cache fp8 (now bf16)"), [](Scenario &v) { v.kvDtype = Dtype::FP8; });
+        add(QStringLiteral("the risk"), QStringLiteral("risk 1 in 100 (1e-2)"), [](Scenario &v) { v.risk = 1e-2; });
+        add(QStringLiteral("the risk"), QStringLiteral("risk 1 in 10,000 (1e-4)"), [](Scenario &v) { v.risk = 1e-4; });
+        mine[0].change = QStringLiteral("cap %1 (2,048 tokens)").arg(mine[0].change);
+        mine[1].change = QStringLiteral("cap %1 (6,144 tokens)").arg(mine[1].change);
+        const Scenario h200 = preset(QStringLiteral("llama-3.1-70b"), QStringLiteral("h200-sxm-141gb"));
+        add(QStringLiteral("the card"), QStringLiteral("next card up: H200 SXM 141GB"), [&](Scenario &v) { v.gpu = h200.gpu; });
+
+        // The rows: one per variation above (and the TPs), each the plan computed here; the fleet
+        // for the 1,000 sessions is ceil(1,000 / sessions per group) groups of 4.
+        const QVector<SensitivityRow> rows = sensitivityRows(s, r);
+        int assumptionRows = 0;
+        for (const SensitivityRow &x : rows)
+            assumptionRows += x.isChoice() ? 0 : 1;
+        QCOMPARE(assumptionRows, 5);
+        for (const Mine &m : mine) {
+            const auto it = std::find_if(rows.begin(), rows.end(), [&](const SensitivityRow &x) { return x.v.change == m.change; });
+            QVERIFY2(it != rows.end(), qPrintable(m.change));
+            QCOMPARE(it->v.kind, m.kind);
+            const CapacityResult vr = computeCapacity(m.v);
+            QVERIFY2(vr.ok && it->r.ok, qPrintable(m.change));
+            const qint64 perGroup = vr.distribution.sessionsAtRisk;
+            QVERIFY(perGroup > 0);
+            QCOMPARE(it->r.distribution.sessionsAtRisk, perGroup);
+            QCOMPARE(it->dep.perGroup, perGroup);
+            QCOMPARE(it->perGpu(), double(perGroup) / 4);
+            QCOMPARE(it->dep.gpus, (1000 + perGroup - 1) / perGroup * 4);
+        }
+
+        // The ranking: per input, its variation farthest from now in sessions per GPU; largest
+        // first. The plain engine has no uncertainty band to rank beside them.
+        QVERIFY(!(r.engineFigures.kvCacheTokensHigh > r.engineFigures.kvCacheTokensLow && r.engineFigures.kvCacheTokens > 0));
+        const double now = double(r.distribution.sessionsAtRisk) / 4;
+        struct Move { double by; QString line; };
+        QVector<Move> moves;
+        for (const Mine &m : mine) {
+            if (m.kind == QLatin1String("the card"))
+                continue;
+            const double perGpu = double(computeCapacity(m.v).distribution.sessionsAtRisk) / 4;
+            const double change = (perGpu / now - 1) * 100;
+            const QString line = QStringLiteral("%1: with %2, %3 sessions per GPU (%4%5%)")
+                                     .arg(m.kind, m.change, Units::formatDecimal(perGpu, 1), change >= 0 ? QStringLiteral("+") : minus,
+                                          Units::formatDecimal(std::abs(change), 0));
+            auto same = std::find_if(moves.begin(), moves.end(), [&](const Move &x) { return x.line.startsWith(m.kind + QLatin1Char(':')); });
+            if (same == moves.end())
+                moves << Move{std::abs(perGpu - now), line};
+            else if (std::abs(perGpu - now) > same->by)
+                *same = Move{std::abs(perGpu - now), line};
+        }
+        std::sort(moves.begin(), moves.end(), [](const Move &a, const Move &b) { return a.by > b.by; });
+        QCOMPARE(moves.size(), 3);
+        QVERIFY2(moves[0].by > moves[1].by && moves[1].by > moves[2].by, "a tie: the order would not be decided by the change");
+        const QString pdf = m_dir.filePath(QStringLiteral("ranking.pdf"));
+        QString error;
+        QVERIFY2(ReportWriter::writePdf(pdf, ReportInput{QStringLiteral("70B capped"), s, r, UnitSystem::Decimal, {}}, QPageSize::A4, &error), qPrintable(error));
+        // The decision's section flows onto page 2 after the memory chart (PageCursor).
+        const QString text = textOf(pdf);
+        qsizetype at = text.indexOf(QStringLiteral("The three assumptions that move the answer most"));
+        QVERIFY2(at >= 0, qPrintable(text.left(3000)));
+        for (const Move &m : moves) {
+            const qsizetype next = text.indexOf(m.line, at);
+            QVERIFY2(next > at, qPrintable(m.line + QStringLiteral("\n---\n") + text.mid(at, 900)));
+            at = next;
+        }
+        QVERIFY(at < text.indexOf(QStringLiteral("The risk accepted")));
+    }
+
+    void contextAndLengthRowsAreTheirOwnPlans()
+    {
+        // sensitivity.h: without a cap, the context (a fixed length) or every length of the trace
+        // (no cap) at -50% and +50%, each one computeCapacity() of the scenario so edited.
+        // Llama-3.1-8B on one H100 at 100,000 tokens: two inputs vary (the context, the KV
+        // precision), so page 1's list has two.
+        Scenario fixed = preset(QStringLiteral("llama-3.1-8b"), QStringLiteral("h100-sxm-80gb"));
+        fixed.contextTokens = 100000;
+        Scenario traced = fixed;
+        traced.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"), QStringLiteral("t"));
+        traced.contextTokens = traced.distribution->maximum();
+        const QString minus = QStringLiteral("\u2212");
+        const QVector<std::tuple<const Scenario *, QString, QString, std::function<void(Scenario &)>>> cases{
+            {&fixed, QStringLiteral("the context"), QStringLiteral("context %1 (50,000 tokens)").arg(minus + QStringLiteral("50%")), [](Scenario &v) { v.contextTokens = 50000; }},
+            {&fixed, QStringLiteral("the context"), QStringLiteral("context +50% (150,000 tokens)"), [](Scenario &v) { v.contextTokens = 150000; }},
+            {&traced, QStringLiteral("the session lengths"), QStringLiteral("every length %1").arg(minus + QStringLiteral("50%")), [](Scenario &v) { v.lengthScale = 0.5; }},
+            {&traced, QStringLiteral("the session lengths"), QStringLiteral("every length +50%"), [](Scenario &v) { v.lengthScale = 1.5; }},
+        };
+        for (const auto &[base, kind, change, edit] : cases) {
+            const CapacityResult r = computeCapacity(*base);
+            QVERIFY(r.ok);
+            const QVector<SensitivityRow> rows = sensitivityRows(*base, r);
+            const auto it = std::find_if(rows.begin(), rows.end(), [&](const SensitivityRow &x) { return x.v.change == change; });
+            QVERIFY2(it != rows.end(), qPrintable(change));
+            QCOMPARE(it->v.kind, kind);
+            Scenario v = *base;
+            edit(v);
+            const CapacityResult vr = computeCapacity(v);
+            QVERIFY2(vr.ok && it->r.ok, qPrintable(change));
+            QVERIFY(vr.distribution.sessionsAtRisk > 0);
+            QVERIFY(vr.distribution.sessionsAtRisk != r.distribution.sessionsAtRisk); // the row moves the answer
+            QCOMPARE(it->r.distribution.sessionsAtRisk, vr.distribution.sessionsAtRisk);
+            QCOMPARE(it->perGpu(), double(vr.distribution.sessionsAtRisk));
+        }
+        const QString pdf = m_dir.filePath(QStringLiteral("two.pdf"));
+        QString error;
+        QVERIFY2(ReportWriter::writePdf(pdf, ReportInput{QStringLiteral("8B at 100k"), fixed, computeCapacity(fixed), UnitSystem::Decimal, {}}, QPageSize::A4, &error), qPrintable(error));
+        const QString text = textOf(pdf);
+        QVERIFY2(text.contains(QStringLiteral("The two assumptions that move the answer most")), qPrintable(text.left(3000)));
+        QVERIFY(!text.contains(QStringLiteral("The three assumptions")));
     }
 
     void previewPagesAreThePdfs()
