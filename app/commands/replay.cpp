@@ -22,6 +22,10 @@ namespace {
 /// Throws InputError naming the flag.
 ReplayOptions replayOptionsFrom(const QCommandLineParser &p, const Scenario &s)
 {
+    if (isSet(p, "replicas") && isSet(p, "dp"))
+        throw InputError(QStringLiteral("--replicas"), QStringLiteral("and --dp both give the replicas: give one"));
+    if (isSet(p, "replicas") && isSet(p, "solve"))
+        throw InputError(QStringLiteral("--replicas"), QStringLiteral("is what --solve min-replicas finds: give one or the other"));
     ReplayOptions o;
     o.replicas = isSet(p, "replicas") ? smallOpt(p, "replicas") : std::max(1, s.dp);
     if (o.replicas < 1)
@@ -100,20 +104,22 @@ void printText(QTextStream &out, const Scenario &s, const ReplayResult &r, const
         : t.conversationRule() == QLatin1String("hash_ids")
         ? Cli::tr("rebuilt from hash_ids: a request continues the conversation whose first block beyond the shared prefix it shares")
         : Cli::tr("from the trace's conversation ids");
-    row(Cli::tr("Trace"), Cli::tr("%1 requests over %2 s; %3 conversations, %4")
-                              .arg(Units::formatCount(r.requests), Units::formatDecimal(r.durationSeconds, 0), Units::formatCount(r.conversations), rule));
+    row(Cli::tr("Trace"), Cli::tr("%1 over %2 s; %3, %4")
+                              .arg(Units::plural(r.requests, Cli::tr("request"), Cli::tr("requests")), Units::formatDecimal(r.durationSeconds, 0),
+                                   Units::plural(r.conversations, Cli::tr("conversation"), Cli::tr("conversations")), rule));
     if (users)
         row(Cli::tr("Users"), Cli::tr("%1 alive on average (asked %2): the trace's conversations at %3 times their arrival rate")
                                   .arg(Units::formatDecimal(r.meanAliveConversations, 0), Units::formatDecimal(*users, 0), Units::formatDecimal(multiplier, 3)));
     else if (multiplier != 1.0)
         row(Cli::tr("Traffic"), Cli::tr("%1 times the trace's conversation arrivals").arg(Units::formatDecimal(multiplier, 3)));
     if (t.commonPrefixBlocks > 0)
-        row(Cli::tr("Shared prefix"), Cli::tr("%1 (%2) that at least half of the requests share: held once per replica")
+        row(Cli::tr("Shared prefix"), Cli::tr("%1 (%2) that more than half of the requests share: held once per replica")
                                           .arg(Units::plural(t.commonPrefixTokens(), Cli::tr("token"), Cli::tr("tokens")),
                                                Units::plural(t.commonPrefixBlocks, Cli::tr("block"), Cli::tr("blocks"))));
-    row(Cli::tr("Fleet"), Cli::tr("%1 of %2 (TP %3) on %4 = %5%6")
+    row(Cli::tr("Fleet"), Cli::tr("%1 of %2 (%3) on %4 = %5%6")
                               .arg(Units::plural(r.replicas, Cli::tr("replica"), Cli::tr("replicas")),
-                                   Units::plural(s.tp * s.pp, Cli::tr("GPU"), Cli::tr("GPUs")), Units::formatCount(s.tp), s.gpu.name,
+                                   Units::plural(s.tp * s.pp, Cli::tr("GPU"), Cli::tr("GPUs")),
+                                   s.pp > 1 ? Cli::tr("TP %1 x PP %2").arg(s.tp).arg(s.pp) : Cli::tr("TP %1").arg(s.tp), s.gpu.name,
                                    Units::plural(r.gpus, Cli::tr("GPU"), Cli::tr("GPUs")),
                                    r.fleetCostPerMonthUsd ? Cli::tr(", %1 a month (730 h)").arg(Units::formatUsd(*r.fleetCostPerMonthUsd)) : QString()));
     row(Cli::tr("Prefix hits"), Cli::tr("%1 of %2 prompt tokens (%3; GPU %4, host %5); an unbounded cache: %6")
@@ -122,7 +128,22 @@ void printText(QTextStream &out, const Scenario &s, const ReplayResult &r, const
                                          pct(r.ceilingShare())));
     row(Cli::tr("Preemptions"), Cli::tr("%1 (%2 tokens recomputed)").arg(Units::formatCount(r.preemptions), Units::formatCount(r.recomputedTokens)));
     if (r.rejected > 0)
-        row(Cli::tr("Rejected"), Cli::tr("%1 requests larger than a replica's whole KV pool").arg(Units::formatCount(r.rejected)));
+        row(Cli::tr("Rejected"), Cli::tr("%1 larger than a replica's whole KV pool, or with a prompt past max_model_len")
+                                     .arg(Units::plural(r.rejected, Cli::tr("request"), Cli::tr("requests"))));
+    if (r.replicas > r.conversations)
+        row(Cli::tr("Idle replicas"), Cli::tr("%1 of the %2 get no conversation (a conversation stays on one replica)")
+                                          .arg(Units::formatCount(r.replicas - r.conversations), Units::formatCount(r.replicas)));
+    // Still queueing at the end of the span: the arrivals outrun the fleet.
+    const bool behind = !r.timeline.isEmpty() && [&r] {
+        for (const ReplayPoint &p : r.timeline)
+            if (p.tSeconds >= r.durationSeconds)
+                return p.waiting > 0 && r.endSeconds > 1.5 * std::max(1.0, r.durationSeconds);
+        return false;
+    }();
+    if (behind)
+        row(Cli::tr("Cannot keep up"), Cli::tr("requests still wait at the end of the trace and the last one ends at %1 s, %2 times its span: "
+                                               "more replicas, or --solve min-replicas")
+                                           .arg(Units::formatDecimal(r.endSeconds, 0), Units::formatDecimal(r.endSeconds / std::max(1.0, r.durationSeconds), 1)));
     row(Cli::tr("Queue wait"), Cli::tr("p50 %1, p99 %2").arg(ms(r.queueMsP50), ms(r.queueMsP99)));
     row(Cli::tr("Time to first token"), Cli::tr("p50 %1, p99 %2 (queue + prefill of the missed tokens)").arg(ms(r.ttftMsP50), ms(r.ttftMsP99)));
     row(Cli::tr("KV per GPU"), Cli::tr("peak %1, mean %2").arg(Units::formatBytes(r.peakKvBytesPerGpu, units),
@@ -145,25 +166,38 @@ void printText(QTextStream &out, const Scenario &s, const ReplayResult &r, const
 
 } // namespace
 
+/// The plan flags the replay does not read (its lengths, arrivals and sessions are the
+/// trace's), refused by name rather than ignored. Throws InputError naming the first given.
+void refusePlanOnlyFlags(const QCommandLineParser &p)
+{
+    for (const char *flag : {"context", "sessions", "target-sessions", "distribution", "length-scale", "retain", "risk", "fleet-risk",
+                             "margin", "decoding-share", "turn-seconds", "think-seconds"})
+        if (isSet(p, flag))
+            throw InputError(QStringLiteral("--") + QLatin1String(flag),
+                             QStringLiteral("is a plan input; replay takes the lengths, arrivals and sessions from --trace"));
+}
+
 int runReplay(const QCommandLineParser &p, QTextStream &out, QTextStream &err, const CommandLine::ReportWriterHook &)
 {
+    refusePlanOnlyFlags(p);
     if (!isSet(p, "trace"))
         throw InputError(QStringLiteral("--trace"), QStringLiteral("is required: a trace with arrivals, e.g. --trace mooncake-fast25-conversation.jsonl"));
     const UnitSystem units = unitsFrom(p);
-    const bool lengthGiven = isSet(p, "context") || isSet(p, "distribution") || isSet(p, "scenario");
-    Scenario s = scenarioFrom(p, err, lengthGiven);
+    Scenario s = scenarioFrom(p, err, false);
     if (s.model.name.isEmpty())
         throw InputError(QStringLiteral("--model"), QStringLiteral("give a preset id or config.json path, or a custom shape with --layers, --kv-heads and --head-dim"));
     if (s.gpu.memoryBytes <= 0)
         throw InputError(QStringLiteral("--gpu"), QStringLiteral("give a GPU preset id, e.g. h100-sxm-80gb, or --gpu-memory"));
     const TrafficTrace trace = TrafficTrace::read(value(p, "trace"), QStringLiteral("--trace"));
-    if (!lengthGiven) {
-        qint64 longest = 1;
-        for (const TrafficRequest &r : trace.requests)
-            longest = std::max(longest, r.promptTokens + r.outputTokens);
-        s.contextTokens = longest;
-    }
+    qint64 longest = 1;
+    for (const TrafficRequest &r : trace.requests)
+        longest = std::max(longest, r.promptTokens + r.outputTokens);
+    s.contextTokens = longest;
     const CapacityResult capacity = computeCapacity(s);
+    if (!capacity.ok)
+        throw InputError(capacity.errorField, capacity.error);
+    if (capacity.kvBudgetBytesPerGpu <= 0)
+        throw InputError(isSet(p, "gpu-memory") ? QStringLiteral("--gpu-memory") : QStringLiteral("--gpu"), capacity.verdict);
     const ReplayShape shape = replayShape(s, capacity);
     ReplayOptions o = replayOptionsFrom(p, s);
 
@@ -189,9 +223,14 @@ int runReplay(const QCommandLineParser &p, QTextStream &out, QTextStream &err, c
         result = std::move(at);
     }
     if (solving) {
-        const double preemptions = isSet(p, "max-preemptions-per-hour")
-            ? Units::parseFraction(value(p, "max-preemptions-per-hour"), QStringLiteral("--max-preemptions-per-hour"), 0, 1e12)
-            : 0.0;
+        double preemptions = 0; // 0 (the default) allowed: parseFraction wants a positive number
+        if (isSet(p, "max-preemptions-per-hour")) {
+            bool ok = false;
+            preemptions = value(p, "max-preemptions-per-hour").trimmed().toDouble(&ok);
+            if (!ok || !(preemptions >= 0 && preemptions <= 1e12))
+                throw InputError(QStringLiteral("--max-preemptions-per-hour"),
+                                 QStringLiteral("must be a number from 0 to 10^12, got \"%1\"").arg(value(p, "max-preemptions-per-hour")));
+        }
         std::optional<double> queueMs;
         if (isSet(p, "max-queue-ms"))
             queueMs = Units::parseFraction(value(p, "max-queue-ms"), QStringLiteral("--max-queue-ms"), 0, 1e12);

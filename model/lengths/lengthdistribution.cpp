@@ -654,18 +654,20 @@ private:
             if (!ids.isArray())
                 throw InputError(QStringLiteral("hash_ids"), QStringLiteral("must be a list of prefix-block ids"));
             const QJsonArray list = ids.toArray();
-            const qint64 most = (prompt + m_collect->blockTokens - 1) / m_collect->blockTokens;
-            if (list.size() > most)
-                throw InputError(QStringLiteral("hash_ids"), QStringLiteral("%1 blocks for a prompt of %2 tokens: at most %3 of %4 tokens")
-                                                                 .arg(list.size()).arg(prompt).arg(most).arg(m_collect->blockTokens));
+            // One id per block of the prompt, the last one partial (Mooncake's traces: every line).
+            const qint64 blocks = (prompt + m_collect->blockTokens - 1) / m_collect->blockTokens;
+            if (!list.isEmpty() && list.size() != blocks)
+                throw InputError(QStringLiteral("hash_ids"), QStringLiteral("%1 blocks for a prompt of %2 tokens, which has %3 of %4 tokens")
+                                                                 .arg(list.size()).arg(prompt).arg(blocks).arg(m_collect->blockTokens));
             constexpr double exact = double(qint64(1) << 53);
             for (qsizetype k = 0; k < list.size(); ++k) {
                 const QJsonValue v = list.at(k);
                 const double x = v.toDouble(-1);
-                if (!v.isDouble() || !(x >= 0 && x <= exact) || x != std::floor(x))
+                // Below 2^53: at and past it a JSON number read as a double is no longer exact
+                // (2^53 + 1 reads as 2^53), so two ids could silently become one.
+                if (!v.isDouble() || !(x >= 0 && x < exact) || x != std::floor(x))
                     throw InputError(QStringLiteral("hash_ids[%1]").arg(k),
-                                     QStringLiteral("a block id is a whole number from 0 to 2^53 (beyond, a JSON number is not exact), got %1")
-                                         .arg(QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1).left(40)));
+                                     QStringLiteral("a block id is a whole number from 0 to below 2^53 (at and past it a JSON number is not exact)"));
                 m_collect->blocks.push_back(qint64(x));
             }
             m_collect->hasBlocks = m_collect->hasBlocks || !list.isEmpty();

@@ -16,8 +16,13 @@ TrafficTrace TrafficTrace::read(const QString &path, const QString &field)
     TrafficTrace t;
     t.path = path;
     readTraceFile(path, field, maxFileBytes, &t, true);
-    if (t.requests.size() > qsizetype(std::numeric_limits<qint32>::max()))
-        throw InputError(field, QStringLiteral("%1 holds more than 2^31 requests; sample it first").arg(path));
+    // A column of lengths alone has no requests to replay (readTraceFile refuses an empty file).
+    if (t.requests.isEmpty())
+        throw InputError(field, QStringLiteral("%1 holds lengths but no requests with arrivals: a replay needs each request's timestamp, "
+                                               "prompt and output (Mooncake's JSON lines, or an Azure or BurstGPT CSV)")
+                                    .arg(path));
+    if (t.requests.size() > maxRequests)
+        throw InputError(field, QStringLiteral("%1 holds more than %2 requests; sample it first").arg(path, Units::formatCount(maxRequests)));
     const double first = t.requests.constFirst().arrivalSeconds; // readTraceFile refuses an empty trace
     double previous = first;
     qint64 prompts = 0;
@@ -45,15 +50,15 @@ TrafficTrace TrafficTrace::read(const QString &path, const QString &field)
 
 namespace {
 
-/// The longest run of leading blocks that at least half of the trace's requests share.
-int commonPrefix(const TrafficTrace &t)
+/// The longest run of leading blocks that more than half of the trace's requests share: its ids.
+std::vector<qint64> commonPrefix(const TrafficTrace &t)
 {
-    const qsizetype half = (t.requests.size() + 1) / 2;
+    const qsizetype half = t.requests.size() / 2 + 1;
     QVector<qsizetype> sharing(t.requests.size());
     for (qsizetype i = 0; i < sharing.size(); ++i)
         sharing[i] = i;
-    int depth = 0;
-    for (;; ++depth) {
+    std::vector<qint64> prefix;
+    for (int depth = 0;; ++depth) {
         QHash<qint64, qsizetype> counts;
         for (qsizetype i : std::as_const(sharing))
             if (t.requests.at(i).blockCount > depth)
@@ -63,8 +68,9 @@ int commonPrefix(const TrafficTrace &t)
         for (auto it = counts.cbegin(); it != counts.cend(); ++it)
             if (it.value() > most || (it.value() == most && it.key() < best))
                 best = it.key(), most = it.value();
-        if (most < half || most == 0)
-            return depth;
+        if (most < half)
+            return prefix;
+        prefix.push_back(best);
         QVector<qsizetype> next;
         next.reserve(most);
         for (qsizetype i : std::as_const(sharing))
@@ -78,19 +84,15 @@ int commonPrefix(const TrafficTrace &t)
 
 void TrafficTrace::buildConversations()
 {
-    commonPrefixBlocks = hasBlocks && !hasConversationIds ? commonPrefix(*this) : 0;
+    const std::vector<qint64> prefix = hasBlocks && !hasConversationIds ? commonPrefix(*this) : std::vector<qint64>();
+    commonPrefixBlocks = int(prefix.size());
+    commonPrefixTokenCount = 0;
     QHash<qint64, qint32> byFirstOwnBlock;
     qint32 named = 0;
     if (hasConversationIds)
         for (const TrafficRequest &r : std::as_const(requests))
             named = std::max(named, r.conversation + 1);
     qint32 next = named;
-    const qint64 *prefix = nullptr;
-    for (qsizetype i = 0; i < requests.size(); ++i)
-        if (requests.at(i).blockCount >= commonPrefixBlocks && commonPrefixBlocks > 0) {
-            prefix = blocksOf(i);
-            break;
-        }
     for (qsizetype i = 0; i < requests.size(); ++i) {
         TrafficRequest &r = requests[i];
         if (hasConversationIds && r.conversation >= 0)
@@ -98,8 +100,13 @@ void TrafficTrace::buildConversations()
         // The first block that departs from the common prefix: the conversation's own.
         const qint64 *ids = blocksOf(i);
         qint32 k = 0;
-        while (k < r.blockCount && k < commonPrefixBlocks && ids[k] == prefix[k])
+        while (k < r.blockCount && k < commonPrefixBlocks && ids[k] == prefix[size_t(k)])
             ++k;
+        // The prefix's tokens, from the first request that holds it whole (its last block may
+        // be partial: an id names one content, so it is as long in every request holding it).
+        if (k == commonPrefixBlocks && commonPrefixBlocks > 0 && commonPrefixTokenCount == 0)
+            for (qint32 b = 0; b < commonPrefixBlocks; ++b)
+                commonPrefixTokenCount += blockTokensOf(i, b);
         if (hasConversationIds || k >= r.blockCount) {
             r.conversation = next++;
             continue;
@@ -125,7 +132,7 @@ QString TrafficTrace::conversationRule() const
 qint64 TrafficTrace::blockTokensOf(qsizetype i, qint32 k) const
 {
     const TrafficRequest &r = requests.at(i);
-    return k + 1 < r.blockCount ? blockTokens : std::min(blockTokens, r.promptTokens - qint64(k) * blockTokens);
+    return std::max<qint64>(0, std::min(blockTokens, r.promptTokens - qint64(k) * blockTokens));
 }
 
 qint64 TrafficTrace::prefixHitCeilingTokens() const

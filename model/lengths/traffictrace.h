@@ -32,7 +32,7 @@ struct TrafficRequest
 ///
 /// Conversations (`conversationRule()` names the one used):
 /// - an id column: requests with the same conversation_id (or session_id) are one;
-/// - prefix blocks: the common prefix is the longest run of leading blocks that at least half
+/// - prefix blocks: the common prefix is the longest run of leading blocks that more than half
 ///   of all requests share (Mooncake's conversation hour: block 0, the system prompt, in all
 ///   12,031). A request continues the conversation of the earlier requests whose first block
 ///   beyond that common prefix it shares: a later turn's prompt repeats the earlier turns, so
@@ -56,14 +56,16 @@ struct TrafficTrace
     bool hasBlocks = false;          ///< some request carries hash_ids
     bool hasConversationIds = false; ///< the trace names each request's conversation
     qint64 conversations = 0;
-    int commonPrefixBlocks = 0;      ///< blocks shared by at least half of all requests, from the first
+    int commonPrefixBlocks = 0;      ///< blocks shared by more than half of all requests, from the first
+    qint64 commonPrefixTokenCount = 0; ///< their tokens (the last block may be partial)
     double durationSeconds = 0;      ///< last arrival - first arrival
 
     /// Reads a trace with arrivals. Throws InputError(field) naming the file, the line and the
     /// field of the first fault: a missing or malformed timestamp, a decreasing arrival, a
     /// span beyond 31 days, a negative or absurd length (beyond 2^53 tokens), hash_ids that
-    /// are not whole numbers from 0 to 2^53 (beyond, JSON readers lose exactness) or that
-    /// outnumber the prompt's blocks, a line cut off, a file beyond 1 GiB, or no request.
+    /// are not whole numbers from 0 to below 2^53 (beyond, JSON readers lose exactness) or
+    /// that are not one per 512-token block of the prompt, a line cut off, a file beyond 1 GiB,
+    /// more than maxRequests requests, or no request with an arrival.
     static TrafficTrace read(const QString &path, const QString &field);
 
     /// Builds the conversations (see the struct's rule) from the requests as read; called by
@@ -71,8 +73,11 @@ struct TrafficTrace
     void buildConversations();
     /// "conversation_id", "hash_ids" or "none": which rule made the conversations.
     QString conversationRule() const;
-    /// The tokens of the common prefix (system prompt), held once per card: blocks x block tokens.
-    qint64 commonPrefixTokens() const { return qint64(commonPrefixBlocks) * blockTokens; }
+    /// The tokens of the common prefix (system prompt), held once per card.
+    qint64 commonPrefixTokens() const { return commonPrefixTokenCount; }
+    /// The most requests a trace (or a scaled copy of one) may hold: 10^7, about 2.5 GB of
+    /// requests and prefix blocks in memory.
+    static constexpr qsizetype maxRequests = 10'000'000;
     /// The prefix-block ids of request `i`.
     const qint64 *blocksOf(qsizetype i) const { return blocks.data() + requests.at(i).firstBlock; }
     /// Tokens of block `k` of request `i`: blockTokens, less for the prompt's last, partial block.

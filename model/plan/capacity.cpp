@@ -549,13 +549,12 @@ void addTrafficFigures(DistributionFigures &d, const Scenario &s, const LengthDi
             return; // decode cannot keep up with the arrivals: no steady state
         const bool settled = std::abs(next - c) <= 1e-6 * std::max(1.0, next);
         c = next;
-        d.concurrencyItlMs = step->seconds * 1e3;
         if (settled) {
             d.concurrencyFromTraffic = c;
+            d.concurrencyItlMs = step->seconds * 1e3;
             return;
         }
     }
-    d.concurrencyFromTraffic = c;
 }
 
 // The figures against the scenario's lengths (a distribution, else every session at the
@@ -674,9 +673,10 @@ void addSessionFigures(CapacityResult &r, const Scenario &s, const KvCost &cost,
         const qint64 blockBytes = Units::mul(cost.bytesPerTokenPerGpu(), s.blockSize, s.field(Input::BlockSize));
         r.kvCapacityTokens = r.kvBudgetBytesPerGpu / blockBytes * s.blockSize;
     }
-    r.maxSessions = r.reservedSessionBytesPerGpu > 0 ? r.kvBudgetBytesPerGpu / r.reservedSessionBytesPerGpu : 0;
-    r.sessionsExact = r.reservedSessionBytesPerGpu > 0
-        ? double(r.kvBudgetBytesPerGpu) / double(r.reservedSessionBytesPerGpu) : 0.0;
+    // A conversation trace's shared prefix is held once, beside the sessions (sessionsBudget).
+    const qint64 forSessions = sessionsBudget(s, cost, r.kvBudgetBytesPerGpu);
+    r.maxSessions = r.reservedSessionBytesPerGpu > 0 ? forSessions / r.reservedSessionBytesPerGpu : 0;
+    r.sessionsExact = r.reservedSessionBytesPerGpu > 0 ? double(forSessions) / double(r.reservedSessionBytesPerGpu) : 0.0;
     r.sessions = s.sessions;
     r.kvBytesForSessionsPerGpu = Units::mul(s.sessions, r.reservedSessionBytesPerGpu, s.field(Input::Sessions));
     // Side pool: the sparse-attention indexer's part of that KV (its own band on the chart).

@@ -390,7 +390,8 @@ QStringList explainSessionsAndCost(const Scenario &s, const CapacityResult &r)
     if (r.reservedSessionBytesPerGpu > 0)
         out << Derivation::tr("Sessions%1, each at %2: floor(%3 ÷ %4) = floor(%5) = %6")
                    .arg(s.tp > 1 ? Derivation::tr(" per TP group") : QString(), sessionBasis(s, r),
-                        formatExactBytes(r.kvBudgetBytesPerGpu), formatExactBytes(r.reservedSessionBytesPerGpu),
+                        formatExactBytes(std::max<qint64>(0, r.kvBudgetBytesPerGpu - r.distribution.sharedPrefixBytesPerGpu)),
+                        formatExactBytes(r.reservedSessionBytesPerGpu),
                         QLocale::c().toString(std::floor(r.sessionsExact * 100.0) / 100.0, 'f', 2), formatCount(r.maxSessions));
     const DistributionFigures &d = r.distribution;
     if (s.distribution && !s.preallocate) {

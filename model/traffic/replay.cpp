@@ -26,6 +26,7 @@ ReplayShape replayShape(const Scenario &s, const CapacityResult &r)
                              .arg(Units::formatBytes(r.kvBudgetBytesPerGpu, UnitSystem::Decimal))
                              .arg(shape.engineBlockTokens));
     shape.kvBytesPerTokenPerGpu = r.kvBytesPerTokenPerGpu;
+    shape.maxPromptTokens = s.effectiveMaxModelLen();
     shape.gpusPerReplica = s.tp * s.pp;
     shape.gpuHourUsd = s.effectivePrice();
     shape.hostLinkBytesPerSecond = double(s.gpu.hostLinkBytesPerSecond);
@@ -112,6 +113,7 @@ public:
                     ++r.privateBlocks;
                     ++m_used;
                 }
+            peakHeld = std::max(peakHeld, m_used - m_lruBlocks);
             const qint64 batch = qint64(m_running.size());
             const double dt = m_shape.stepSeconds(batch, double(m_resident) / double(batch));
             qint64 k = std::numeric_limits<qint64>::max();
@@ -314,7 +316,8 @@ private:
                 need += costOf(w.request, k);
             if (q.blockCount == 0)
                 need += (q.promptTokens + B - 1) / B;
-            if (need + hitBlocks > m_shape.poolBlocks) { // larger than the whole pool: it can never run here
+            // Larger than the whole pool, or a prompt past max_model_len (vLLM refuses it): it never runs here.
+            if (need + hitBlocks > m_shape.poolBlocks || (m_shape.maxPromptTokens > 0 && q.promptTokens > m_shape.maxPromptTokens)) {
                 ++rejected;
                 m_waiting.pop_front();
                 continue;
@@ -494,8 +497,9 @@ TrafficTrace scaledTraffic(const TrafficTrace &trace, double k, const QString &f
     const double span = trace.durationSeconds;
     if (!(span > 0))
         throw InputError(field, QStringLiteral("%1 spans no time (every request arrives at once): there are no arrivals to scale").arg(trace.path));
-    if (k * double(trace.requests.size()) > double(std::numeric_limits<qint32>::max()))
-        throw InputError(field, QStringLiteral("%1 times %2 requests is more than 2^31").arg(k).arg(trace.requests.size()));
+    if (k * double(trace.requests.size()) > double(TrafficTrace::maxRequests))
+        throw InputError(field, QStringLiteral("%1 times %2 requests is more than %3 requests, the most a replay holds")
+                                    .arg(Units::formatDecimal(k, 3), Units::formatCount(trace.requests.size()), Units::formatCount(TrafficTrace::maxRequests)));
 
     // The conversations' first arrivals, and the blocks more than one conversation holds.
     std::vector<double> start(size_t(trace.conversations), -1);
@@ -527,6 +531,15 @@ TrafficTrace scaledTraffic(const TrafficTrace &trace, double k, const QString &f
         for (qsizetype i = 0; i < trace.requests.size(); ++i) {
             const TrafficRequest &r = trace.requests.at(i);
             const double s = start[size_t(r.conversation)];
+            if (k < 1) {
+                // Fewer: every conversation c with floor((c + 1) k) > floor(c k), evenly spread
+                // over the trace's order, at its own times (the first share stretched over the
+                // span kept the bursts of the trace's first seconds).
+                const double c = double(r.conversation);
+                if (std::floor((c + 1) * k) > std::floor(c * k))
+                    placed.push_back({r.arrivalSeconds, 0, i});
+                continue;
+            }
             if (double(j) * span + s > k * span) // past the last (fractional) copy
                 continue;
             placed.push_back({(double(j) * span + s) / k + (r.arrivalSeconds - s), j, i});
@@ -594,23 +607,19 @@ std::optional<ReplayResult> solveMinReplicas(const TrafficTrace &trace, const Re
             found = std::move(r);
         return ok;
     };
-    int low = 0, high = 1; // low misses (0 replicas always does), high is tried next
+    // Doubling finds a count that meets the target; the measures need not fall steadily as
+    // replicas grow (which conversations share a replica changes with the count), so the
+    // fewest is then found by trying every count below it, from 1 up.
+    int high = 1;
     while (!meets(high)) {
-        low = high;
         if (high >= most)
             return std::nullopt;
         high = std::min(most, high * 2);
     }
-    ReplayResult atHigh = *found;
-    while (high - low > 1) {
-        const int mid = low + (high - low) / 2;
-        if (meets(mid)) {
-            high = mid;
-            atHigh = *found;
-        } else {
-            low = mid;
-        }
-    }
+    const ReplayResult atHigh = *found;
+    for (int r = 3; r < high; ++r) // 1, 2, 4, ... below `high` were tried by the doubling
+        if ((r & (r - 1)) != 0 && meets(r))
+            return found;
     return atHigh;
 }
 

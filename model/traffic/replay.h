@@ -20,6 +20,7 @@ struct ReplayShape
     qint64 poolBlocks = 0;          ///< engine blocks the KV budget holds, per replica (each GPU holds its share of every block)
     qint64 engineBlockTokens = 16;  ///< tokens per engine block (vLLM --block-size)
     qint64 kvBytesPerTokenPerGpu = 0;
+    qint64 maxPromptTokens = 0;     ///< max_model_len: a longer prompt is refused (0: none)
     int gpusPerReplica = 1;         ///< TP x PP
     qint64 hostBlocks = 0;          ///< engine blocks host memory holds for this replica (0: no host tier)
     double hostLinkBytesPerSecond = 0; ///< per GPU, one direction (the GPU preset's host link)
@@ -99,12 +100,14 @@ struct ReplayResult
 /// Deterministic; no I/O. A request whose prompt alone exceeds the pool is rejected.
 ReplayResult replay(const TrafficTrace &trace, const ReplayShape &shape, const ReplayOptions &o);
 
-/// `trace` at `k` times its conversation arrivals, each conversation's own timing kept: k
-/// copies of the span laid end to end (a fractional last copy holds the conversations that
-/// start in its first share) and compressed back into the span. Prefix blocks shared by
-/// several conversations (the system prompt) stay shared; a conversation's own blocks are
-/// renamed per copy. Throws InputError(field) when k is not a positive finite number, the
-/// trace spans no time, or the copies would hold more than 2^31 requests.
+/// `trace` at `k` times its conversation arrivals, each conversation's own timing kept. From
+/// k = 1 up: k copies of the span laid end to end (a fractional last copy holds the
+/// conversations that start in its first share) and compressed back into the span, so the
+/// later turns of the last conversations may run past it. Below 1: every conversation c with
+/// floor((c + 1) k) > floor(c k), at its own times. Prefix blocks shared by several
+/// conversations (the system prompt) stay shared; a conversation's own blocks are renamed per
+/// copy. Throws InputError(field) when k is not a positive finite number, the trace spans no
+/// time, or the copies would hold more than TrafficTrace::maxRequests requests.
 TrafficTrace scaledTraffic(const TrafficTrace &trace, double k, const QString &field);
 
 /// Conversations alive on average over the trace's span: each from its first arrival to its
@@ -123,8 +126,10 @@ std::pair<double, ReplayResult> replayForUsers(const TrafficTrace &trace, const 
 
 /// The fewest replicas (1 to `most`) whose replay has at most `maxPreemptionsPerHour`
 /// preemptions per hour of the trace and, when given, a p99 queue wait of at most
-/// `maxQueueMs`; with the replay at that count. Doubling then bisection (both measures fall
-/// as replicas grow). Empty when even `most` replicas miss.
+/// `maxQueueMs`; with the replay at that count. Doubling finds a count that meets it, then
+/// every count below is tried from 1 up (the measures need not fall steadily with replicas:
+/// which conversations share a replica changes with the count). Empty when doubling up to
+/// `most` replicas finds none.
 std::optional<ReplayResult> solveMinReplicas(const TrafficTrace &trace, const ReplayShape &shape, ReplayOptions o,
                                              double maxPreemptionsPerHour, std::optional<double> maxQueueMs, int most);
 

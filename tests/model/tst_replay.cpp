@@ -305,6 +305,31 @@ private slots:
         }
     }
 
+    // Below 1, every conversation c with floor((c + 1) k) > floor(c k) at its own times: a
+    // tenth of the conversations, every tenth one; beyond 10^7 requests, refused.
+    void fewerAndTooManyConversations()
+    {
+        const TrafficTrace t = TrafficTrace::read(mooncake, QStringLiteral("--trace"));
+        const TrafficTrace tenth = scaledTraffic(t, 0.1, QStringLiteral("--traffic-multiplier"));
+        qint64 expected = 0;
+        for (qint64 c = 0; c < t.conversations; ++c)
+            expected += std::floor(double(c + 1) * 0.1) > std::floor(double(c) * 0.1) ? 1 : 0;
+        QCOMPARE(tenth.conversations, expected);
+        QCOMPARE(tenth.requests.constFirst().arrivalSeconds, t.requests.at([&t] {
+            qsizetype i = 0;
+            while (t.requests.at(i).conversation != 9) // the first conversation kept: c = 9
+                ++i;
+            return i;
+        }()).arrivalSeconds);
+        try {
+            scaledTraffic(t, 1000, QStringLiteral("--traffic-multiplier"));
+            QFAIL("12,031,000 requests accepted");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), QStringLiteral("--traffic-multiplier"));
+            QVERIFY2(e.message().contains(QStringLiteral("10,000,000")), qPrintable(e.message()));
+        }
+    }
+
     // The fewest replicas meeting no preemption: one fewer preempts.
     void solveMinReplicasIsTheFewest()
     {
@@ -331,7 +356,7 @@ private slots:
                                                            << QStringLiteral("line 1, hash_ids: 2 blocks for a prompt of 512 tokens");
         QTest::newRow("a block id past 2^63") << QByteArray("{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 2, \"hash_ids\": [1, 18446744073709551616]}\n")
                                               << QStringLiteral("line 1, hash_ids[1]");
-        QTest::newRow("a negative block id") << QByteArray("{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 2, \"hash_ids\": [-1]}\n")
+        QTest::newRow("a negative block id") << QByteArray("{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 2, \"hash_ids\": [-1, 2]}\n")
                                              << QStringLiteral("line 1, hash_ids[0]");
         QTest::newRow("a gap of a year") << ok + "{\"timestamp\": 31536000005, \"input_length\": 10, \"output_length\": 2}\n"
                                          << QStringLiteral("line 2, timestamp: 365");
@@ -340,6 +365,12 @@ private slots:
         QTest::newRow("a mistyped length") << ok + "{\"timestamp\": 6, \"input_length\": \"ten\", \"output_length\": 2}\n" << QStringLiteral("line 2, input_length");
         QTest::newRow("no output length") << ok + "{\"timestamp\": 6, \"input_length\": 10}\n" << QStringLiteral("line 2, output_length");
         QTest::newRow("cut off mid-line") << ok + "{\"timestamp\": 6, \"input_length\": 10, \"outp" << QStringLiteral("line 2");
+        QTest::newRow("hash_ids fewer than the prompt's blocks") << QByteArray("{\"timestamp\": 0, \"input_length\": 1000000, \"output_length\": 2, \"hash_ids\": [0]}\n")
+                                                                 << QStringLiteral("line 1, hash_ids: 1 blocks for a prompt of 1000000 tokens, which has 1954");
+        QTest::newRow("a block id of 2^53 + 1, which a double cannot hold")
+            << QByteArray("{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 2, \"hash_ids\": [0, 9007199254740993]}\n")
+            << QStringLiteral("line 1, hash_ids[1]");
+        QTest::newRow("lengths without arrivals") << QByteArray("100\n200\n") << QStringLiteral("no requests with arrivals");
         QTest::newRow("hash_ids not a list") << QByteArray("{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 2, \"hash_ids\": 7}\n")
                                              << QStringLiteral("line 1, hash_ids");
     }
