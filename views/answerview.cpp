@@ -257,7 +257,13 @@ void AnswerView::showResult(const CapacityResult &r)
     const UnitSystem u = m_planner->units();
     // Against a distribution every session at the context is a worst case no session may reach:
     // the chart draws the asked sessions at the mean, as the report does.
-    m_chart->setResult(r, s.tp, u, r.ok && answersByRisk(s) ? MemoryChartView::sessionsAtMean(s.sessions, s, r.distribution) : QString());
+    // Sessions asked beyond one replica: the chart is one card of the fleet, its replica's share.
+    const bool fleet = r.ok && r.distribution.fleetTargetFromSessions;
+    m_chart->setResult(r, s.tp, u,
+                       r.ok && answersByRisk(s)
+                           ? MemoryChartView::sessionsAtMean(fleet ? r.distribution.sessionsPerReplica : s.sessions, s, r.distribution)
+                                 + (fleet ? tr(", one replica of %1").arg(Units::formatCount(r.distribution.fleetReplicas.value_or(0))) : QString())
+                           : QString());
     m_chart->setCardNote(r.ok ? MemoryChartView::cardNote(s.gpu, r.gpuMemoryBytes, u) : QString());
     if (!r.ok) {
         showFailure(r);
@@ -374,11 +380,17 @@ void AnswerView::showFigures(const Scenario &s, const CapacityResult &r)
                                         : Units::formatExactBytes(r.kvBytesPerTokenPerGpu);
     const QString perTokenRounded = draft ? tr("%1 + %2").arg(fmt(r.kvBytesPerTokenPerGpu), fmt(r.draftKvBytesPerTokenPerGpu)) : fmt(r.kvBytesPerTokenPerGpu);
     // Caption, value (bold) and its detail, row by row; QLabel::setText lays out only a changed text.
-    const QString figures[4][3] = {
+    const QStringList figures[4] = {
         {perToken, perTokenExact, tr("(%1)").arg(perTokenRounded)},
         {tr("Per session at %1%2").arg(basis, perGpu), fmt(r.reservedSessionBytesPerGpu), tr("(%1)").arg(Units::formatExactBytes(r.reservedSessionBytesPerGpu))},
-        {tr("KV for %1 at %2").arg(Units::plural(s.sessions, tr("session"), tr("sessions")), basis), fmt(r.kvBytesForSessionsPerGpu),
-         tr("of the %1 budget%2").arg(fmt(r.kvBudgetBytesPerGpu), perGpu)},
+        r.distribution.fleetTargetFromSessions
+            ? QStringList{tr("KV for one replica's %1 at the mean").arg(Units::plural(r.distribution.sessionsPerReplica, tr("session"), tr("sessions"))),
+                          fmt(r.distribution.kvBytesForReplicaSessionsAtMeanPerGpu),
+                          tr("of the %1 budget%2; %3 replicas hold the %4 asked")
+                              .arg(fmt(r.kvBudgetBytesPerGpu), perGpu, Units::formatCount(r.distribution.fleetReplicas.value_or(0)),
+                                   Units::formatCount(s.sessions))}
+            : QStringList{tr("KV for %1 at %2").arg(Units::plural(s.sessions, tr("session"), tr("sessions")), basis), fmt(r.kvBytesForSessionsPerGpu),
+                          tr("of the %1 budget%2").arg(fmt(r.kvBudgetBytesPerGpu), perGpu)},
         {tr("Cost"), cost, QString()}};
     for (int row = 0; row < 4; ++row) {
         m_figureCaptions[row]->setText(figures[row][0]);
@@ -401,6 +413,13 @@ void AnswerView::showAdvice(const LeverReport &report)
         return;
     m_adviceOptions.clear();
     QString text = QStringLiteral("<b>%1</b> ").arg(tr("What to do now:"));
+    const DistributionFigures &d = m_planner->result().distribution;
+    if (d.fleetTargetFromSessions && d.fleetGpus) { // the fleet answers the sessions asked
+        m_advice->setText(text + tr("deploy the fleet: %1 on %2 (%3 replicas); Levers prices a cheaper replica.")
+                                     .arg(Units::plural(s.sessions, tr("session"), tr("sessions")),
+                                          Units::plural(*d.fleetGpus, tr("GPU"), tr("GPUs")), Units::formatCount(d.fleetReplicas.value_or(0))));
+        return;
+    }
     if (m_fit >= m_wanted) {
         m_advice->setText(text + tr("nothing: %1 fit (%2 asked).")
                                      .arg(Units::plural(m_fit, tr("session"), tr("sessions")), Units::formatCount(s.sessions)));

@@ -69,7 +69,10 @@ MemoryChartView::Segments segmentsOf(const CapacityResult &r, bool mean)
     s.encoderCache = take(r.encoderCacheBytesPerGpu);
     s.heldBack = take(card - r.usableMemoryBytes);
     // At the mean, one KV band: the mean session's bytes are not split by pool.
-    const qint64 kv = mean ? r.distribution.kvBytesForSessionsAtMeanPerGpu : r.kvBytesForSessionsPerGpu;
+    // Sessions asked beyond one replica size a fleet: a card of it draws its replica's share.
+    const qint64 kv = !mean ? r.kvBytesForSessionsPerGpu
+        : r.distribution.fleetTargetFromSessions ? r.distribution.kvBytesForReplicaSessionsAtMeanPerGpu
+                                                 : r.distribution.kvBytesForSessionsAtMeanPerGpu;
     s.kvCache = take(mean ? kv : kv - r.indexerBytesForSessionsPerGpu - r.draftKvBytesForSessionsPerGpu);
     s.indexer = take(mean ? 0 : r.indexerBytesForSessionsPerGpu);
     s.draftKv = take(mean ? 0 : r.draftKvBytesForSessionsPerGpu);

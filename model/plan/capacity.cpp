@@ -492,6 +492,10 @@ void addFleetFigures(DistributionFigures &d, const Scenario &s)
     if (!target || d.sessionsAtRisk <= 0)
         return;
     d.gpusNeeded = d.fleetGpus;
+    if (d.fleetTargetFromSessions && d.fleetReplicas && *d.fleetReplicas > 0) {
+        d.sessionsPerReplica = Units::ceilDiv(*target, *d.fleetReplicas);
+        d.kvBytesForReplicaSessionsAtMeanPerGpu = qint64(std::llround(double(d.sessionsPerReplica) * d.meanSessionBytesPerGpu));
+    }
     if (d.admissionLimit > 0)
         d.gpusNeededAtAdmissionLimit = Units::mul(Units::ceilDiv(*target, d.admissionLimit), s.gpusPerReplica(),
                                                   s.field(s.targetSessions ? Input::TargetSessions : Input::Sessions), "GPU count");

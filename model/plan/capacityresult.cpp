@@ -135,6 +135,7 @@ void addSpeedAndFleetJson(const DistributionFigures &d, QJsonObject &o)
     o.insert(QStringLiteral("gpus_needed"), d.gpusNeeded ? QJsonValue(*d.gpusNeeded) : QJsonValue());
     o.insert(QStringLiteral("fleet_target_sessions"), d.fleetTargetSessions ? QJsonValue(*d.fleetTargetSessions) : QJsonValue());
     o.insert(QStringLiteral("fleet_target_from_sessions"), d.fleetTargetFromSessions);
+    o.insert(QStringLiteral("sessions_per_replica"), d.sessionsPerReplica > 0 ? QJsonValue(d.sessionsPerReplica) : QJsonValue());
     o.insert(QStringLiteral("gpus_needed_at_admission_limit"), d.gpusNeededAtAdmissionLimit ? QJsonValue(*d.gpusNeededAtAdmissionLimit) : QJsonValue());
     o.insert(QStringLiteral("fleet_cost_per_hour_usd"), rounded(d.fleetCostPerHourUsd));
     o.insert(QStringLiteral("fleet_cost_per_month_usd"), rounded(d.fleetCostPerMonthUsd));

@@ -76,6 +76,11 @@ struct DistributionFigures
     /// (issue 29: a number asked beyond one replica sizes the fleet everywhere). Empty otherwise.
     std::optional<qint64> fleetTargetSessions;
     bool fleetTargetFromSessions = false; ///< fleetTargetSessions is the sessions asked, not a target
+    /// With fleetTargetFromSessions: the sessions one replica holds of them, ceil(asked /
+    /// fleetReplicas), and their KV per GPU at the mean session's bytes (what one card of the
+    /// fleet draws). 0 otherwise.
+    qint64 sessionsPerReplica = 0;
+    qint64 kvBytesForReplicaSessionsAtMeanPerGpu = 0;
     std::optional<qint64> gpusNeeded; ///< for fleetTargetSessions, whole TP groups
     /// The same fleet sized at the admission limit (the count to deploy: the risk-based count
     /// against the budget less the margin), so the sessions the engines admit reach the target;

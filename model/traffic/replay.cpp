@@ -607,20 +607,32 @@ std::optional<ReplayResult> solveMinReplicas(const TrafficTrace &trace, const Re
             found = std::move(r);
         return ok;
     };
-    // Doubling finds a count that meets the target; the measures need not fall steadily as
-    // replicas grow (which conversations share a replica changes with the count), so the
-    // fewest is then found by trying every count below it, from 1 up.
-    int high = 1;
+    // Doubling finds a count that meets the target, bisection the smallest that meets it
+    // between the last miss and that count, then counts below are tried while they still
+    // meet it. The measures need not fall steadily with replicas (which conversations share
+    // a replica changes with the count): a much smaller count may meet it too.
+    int low = 0, high = 1; // low misses (0 replicas always does)
     while (!meets(high)) {
+        low = high;
         if (high >= most)
             return std::nullopt;
         high = std::min(most, high * 2);
     }
-    const ReplayResult atHigh = *found;
-    for (int r = 3; r < high; ++r) // 1, 2, 4, ... below `high` were tried by the doubling
-        if ((r & (r - 1)) != 0 && meets(r))
-            return found;
-    return atHigh;
+    ReplayResult best = *found;
+    while (high - low > 1) {
+        const int mid = low + (high - low) / 2;
+        if (meets(mid)) {
+            high = mid;
+            best = *found;
+        } else {
+            low = mid;
+        }
+    }
+    while (high > 1 && meets(high - 1)) {
+        --high;
+        best = *found;
+    }
+    return best;
 }
 
 } // namespace Headroom

@@ -124,12 +124,13 @@ double meanAliveConversations(const TrafficTrace &trace, const ReplayShape &shap
 std::pair<double, ReplayResult> replayForUsers(const TrafficTrace &trace, const ReplayShape &shape, const ReplayOptions &o,
                                                double users, const QString &field);
 
-/// The fewest replicas (1 to `most`) whose replay has at most `maxPreemptionsPerHour`
+/// A fewest count of replicas (1 to `most`) whose replay has at most `maxPreemptionsPerHour`
 /// preemptions per hour of the trace and, when given, a p99 queue wait of at most
-/// `maxQueueMs`; with the replay at that count. Doubling finds a count that meets it, then
-/// every count below is tried from 1 up (the measures need not fall steadily with replicas:
-/// which conversations share a replica changes with the count). Empty when doubling up to
-/// `most` replicas finds none.
+/// `maxQueueMs`; with the replay at that count. Doubling finds a count that meets it,
+/// bisection the smallest between the last miss and it, then counts below are tried while
+/// they still meet it: the one below the answer misses. The measures need not fall steadily
+/// with replicas (which conversations share a replica changes with the count), so a much
+/// smaller count may meet it too. Empty when doubling up to `most` replicas finds none.
 std::optional<ReplayResult> solveMinReplicas(const TrafficTrace &trace, const ReplayShape &shape, ReplayOptions o,
                                              double maxPreemptionsPerHour, std::optional<double> maxQueueMs, int most);
 
