@@ -398,6 +398,10 @@ QStringList explainSessionsAndCost(const Scenario &s, const CapacityResult &r)
         out << Derivation::tr("Against the length distribution (%1): %2 at a %3 risk of overflowing the pool (%4)")
                    .arg(s.distribution->spec, plural(d.sessionsAtRisk, Derivation::tr("session"), Derivation::tr("sessions")),
                         Units::formatRisk(d.replicaRisk), worstAndMean(s, d));
+        if (d.conversations == 0 && s.distribution->kind == LengthDistribution::Kind::Trace && s.distribution->requests > 0)
+            out << Derivation::tr("Sessions are the trace's %1 requests, each its own session: the trace names no conversations and no "
+                                  "prefix blocks (hash_ids), so a conversation's turns and a shared prompt are counted in every request")
+                       .arg(formatCount(s.distribution->requests));
         if (d.conversations > 0)
             out << Derivation::tr("Sessions are the trace's %1 conversations, not its %2 requests (each at its longest turn, resident "
                                   "at once; a later turn repeats the earlier ones; users who pause between turns hold less: headroom replay "
