@@ -132,6 +132,7 @@ void TrafficReplay::request(bool solve, std::optional<double> maxQueueMs)
         a.traceConversations = t.conversations;
         a.conversationRule = t.conversationRule();
         a.sharedPrefixTokens = t.commonPrefixTokens();
+        a.sharedPrefixBlocks = t.commonPrefixBlocks;
         if (!planError.isEmpty()) {
             a.error = planError;
             out.answer = a;

@@ -43,6 +43,7 @@ struct TrafficAnswer
     qint64 traceConversations = 0;
     QString conversationRule;      ///< TrafficTrace::conversationRule(): "conversation_id", "hash_ids" or "none"
     qint64 sharedPrefixTokens = 0; ///< TrafficTrace::commonPrefixTokens()
+    int sharedPrefixBlocks = 0;    ///< TrafficTrace::commonPrefixBlocks
     double multiplier = 1;         ///< the trace's conversation arrivals were multiplied by this
     std::optional<double> users;   ///< the users asked for (the multiplier was found for them)
     bool solved = false;           ///< `result` is solveMinReplicas' (the fewest replicas meeting the target)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "trafficview.h"
+#include "traffic/replaysummary.h"
 
 #include "chartstyle.h"
 #include "planner.h"
@@ -227,47 +228,11 @@ void TrafficView::showAnswer(const TrafficAnswer &a)
     const ReplayResult &r = a.result;
     const UnitSystem u = m_planner->units();
     m_chart->show(r, a.kvBudgetBytesPerGpu, u);
-    auto pct = [](double share) -> QString { return Units::formatDecimal(100.0 * share, 1) + QStringLiteral("%"); };
-    auto ms = [](double v) -> QString { return Units::formatDecimal(v, 1) + QStringLiteral(" ms"); };
-    // The rows in `headroom replay`'s words.
-    const QString rule = a.conversationRule == QLatin1String("none")
-        ? tr("each request is its own conversation (the trace has no hash_ids or conversation ids)")
-        : a.conversationRule == QLatin1String("hash_ids")
-        ? tr("rebuilt from hash_ids: a request continues the conversation whose first block beyond the shared prefix it shares")
-        : tr("from the trace's conversation ids");
-    QVector<QPair<QString, QString>> rows;
-    rows << qMakePair(tr("Trace"), tr("%1 requests over %2 s; %3 conversations, %4")
-                                       .arg(Units::formatCount(r.requests), Units::formatDecimal(r.durationSeconds, 0), Units::formatCount(r.conversations), rule));
-    if (a.users)
-        rows << qMakePair(tr("Users"), tr("%1 alive on average (asked %2): the trace's %3 conversations at %4 times their arrival rate")
-                                           .arg(Units::formatDecimal(r.meanAliveConversations, 0), Units::formatDecimal(*a.users, 0),
-                                                Units::formatCount(a.traceConversations), Units::formatDecimal(a.multiplier, 3)));
-    else if (a.multiplier != 1.0)
-        rows << qMakePair(tr("Traffic"), tr("%1 times the trace's conversation arrivals (%2 conversations as recorded)")
-                                             .arg(Units::formatDecimal(a.multiplier, 3), Units::formatCount(a.traceConversations)));
-    if (a.sharedPrefixTokens > 0)
-        rows << qMakePair(tr("Shared prefix"), tr("%1 that at least half of the requests share: held once per replica")
-                                                   .arg(Units::plural(a.sharedPrefixTokens, tr("token"), tr("tokens"))));
-    rows << qMakePair(tr("Fleet"), tr("%1 of %2 on %3 = %4%5%6")
-                                       .arg(Units::plural(r.replicas, tr("replica"), tr("replicas")), Units::plural(a.tp, tr("GPU"), tr("GPUs")), a.gpuName,
-                                            Units::plural(r.gpus, tr("GPU"), tr("GPUs")),
-                                            r.fleetCostPerMonthUsd ? tr(", %1 a month (730 h)").arg(Units::formatUsd(*r.fleetCostPerMonthUsd)) : tr(", set a price for the money"),
-                                            a.solved ? (a.maxQueueMs ? tr("; the fewest with no preemption and a p99 queue wait of at most %1 ms").arg(Units::formatDecimal(*a.maxQueueMs, 0))
-                                                                     : tr("; the fewest with no preemption"))
-                                                     : QString()));
-    rows << qMakePair(tr("Prefix hits"), tr("%1 of %2 prompt tokens (%3; GPU %4, host %5); an unbounded cache: %6")
-                                             .arg(Units::formatCount(r.prefixHitTokens + r.hostHitTokens), Units::formatCount(r.promptTokens), pct(r.prefixHitShare()),
-                                                  Units::formatCount(r.prefixHitTokens), Units::formatCount(r.hostHitTokens), pct(r.ceilingShare())));
-    rows << qMakePair(tr("Preemptions"), tr("%1 (%2 tokens recomputed)").arg(Units::formatCount(r.preemptions), Units::formatCount(r.recomputedTokens)));
-    if (r.rejected > 0)
-        rows << qMakePair(tr("Rejected"), tr("%1 requests larger than a replica's whole KV pool").arg(Units::formatCount(r.rejected)));
-    rows << qMakePair(tr("Queue wait"), tr("p50 %1, p99 %2").arg(ms(r.queueMsP50), ms(r.queueMsP99)));
-    rows << qMakePair(tr("Time to first token"), tr("p50 %1, p99 %2 (queue + prefill of the missed tokens)").arg(ms(r.ttftMsP50), ms(r.ttftMsP99)));
-    rows << qMakePair(tr("KV per GPU"), tr("peak %1, mean %2, of a %3 budget")
-                                            .arg(Units::formatBytes(r.peakKvBytesPerGpu, u), Units::formatBytes(qint64(std::llround(r.meanKvBytesPerGpu)), u),
-                                                 Units::formatBytes(a.kvBudgetBytesPerGpu, u)));
-    rows << qMakePair(tr("Running per replica"), tr("peak %1; %2 on average over the fleet")
-                                                     .arg(Units::formatCount(r.peakRunningPerReplica), Units::formatDecimal(r.meanRunning, 1)));
+    // The rows in `headroom replay`'s words: one wording for both (model/traffic/replaysummary.h).
+    const QVector<QPair<QString, QString>> rows = replaySummary(
+        r, ReplaySummaryInput{a.conversationRule, a.traceConversations, a.sharedPrefixTokens, a.sharedPrefixBlocks, a.multiplier, a.users, a.tp, 1,
+                              a.gpuName, a.kvBudgetBytesPerGpu,
+                              a.solved ? std::optional<QString>(solvedForText(0, a.maxQueueMs)) : std::nullopt, u});
     QString html = QStringLiteral("<table cellspacing=2>");
     for (const auto &row : rows) {
         html += QStringLiteral("<tr><td style='padding-right:8px' valign=top><b>%1</b></td><td>%2</td></tr>").arg(row.first.toHtmlEscaped(), row.second.toHtmlEscaped());

@@ -9,6 +9,7 @@
 #include "core/jsonnumbers.h"
 #include "plan/capacity.h"
 #include "traffic/replay.h"
+#include "traffic/replaysummary.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -84,79 +85,10 @@ QJsonObject replayJson(const ReplayResult &r, const TrafficTrace &t, double mult
     return o;
 }
 
-/// The replay as aligned text rows; `solvedFor` names the --solve target met, when solved.
-void printText(QTextStream &out, const Scenario &s, const ReplayResult &r, const TrafficTrace &t, double multiplier,
-               std::optional<double> users, const std::optional<QString> &solvedFor, UnitSystem units)
+/// The replay as aligned text rows (replaySummary's).
+void printText(QTextStream &out, const ReplayResult &r, const ReplaySummaryInput &in)
 {
-    QVector<QPair<QString, QString>> rows;
-    auto row = [&rows](const QString &label, const QString &value) { rows << qMakePair(label, value); };
-    auto pct = [](double share) -> QString { return Units::formatDecimal(100.0 * share, 1) + QStringLiteral("%"); };
-    // A wait in the unit that reads: ms below 10 s, then seconds, then minutes.
-    auto ms = [](double v) -> QString {
-        if (v < 10'000)
-            return Units::formatDecimal(v, 1) + QStringLiteral(" ms");
-        if (v < 600'000)
-            return Units::formatDecimal(v / 1000, 1) + QStringLiteral(" s");
-        return Units::formatDecimal(v / 60'000, 1) + QStringLiteral(" min");
-    };
-    const QString rule = t.conversationRule() == QLatin1String("none")
-        ? Cli::tr("each request is its own conversation (the trace has no hash_ids or conversation ids)")
-        : t.conversationRule() == QLatin1String("hash_ids")
-        ? Cli::tr("rebuilt from hash_ids: a request continues the conversation whose first block beyond the shared prefix it shares")
-        : Cli::tr("from the trace's conversation ids");
-    row(Cli::tr("Trace"), Cli::tr("%1 over %2 s; %3, %4")
-                              .arg(Units::plural(r.requests, Cli::tr("request"), Cli::tr("requests")), Units::formatDecimal(r.durationSeconds, 0),
-                                   Units::plural(r.conversations, Cli::tr("conversation"), Cli::tr("conversations")), rule));
-    if (users)
-        row(Cli::tr("Users"), Cli::tr("%1 alive on average (asked %2): the trace's conversations at %3 times their arrival rate")
-                                  .arg(Units::formatDecimal(r.meanAliveConversations, 0), Units::formatDecimal(*users, 0), Units::formatDecimal(multiplier, 3)));
-    else if (multiplier != 1.0)
-        row(Cli::tr("Traffic"), Cli::tr("%1 times the trace's conversation arrivals").arg(Units::formatDecimal(multiplier, 3)));
-    if (t.commonPrefixBlocks > 0)
-        row(Cli::tr("Shared prefix"), Cli::tr("%1 (%2) that more than half of the requests share: held once per replica")
-                                          .arg(Units::plural(t.commonPrefixTokens(), Cli::tr("token"), Cli::tr("tokens")),
-                                               Units::plural(t.commonPrefixBlocks, Cli::tr("block"), Cli::tr("blocks"))));
-    row(Cli::tr("Fleet"), Cli::tr("%1 of %2 (%3) on %4 = %5%6")
-                              .arg(Units::plural(r.replicas, Cli::tr("replica"), Cli::tr("replicas")),
-                                   Units::plural(s.tp * s.pp, Cli::tr("GPU"), Cli::tr("GPUs")),
-                                   s.pp > 1 ? Cli::tr("TP %1 x PP %2").arg(s.tp).arg(s.pp) : Cli::tr("TP %1").arg(s.tp), s.gpu.name,
-                                   Units::plural(r.gpus, Cli::tr("GPU"), Cli::tr("GPUs")),
-                                   r.fleetCostPerMonthUsd ? Cli::tr(", %1 a month (730 h)").arg(Units::formatUsd(*r.fleetCostPerMonthUsd)) : QString()));
-    row(Cli::tr("Prefix hits"), Cli::tr("%1 of %2 prompt tokens (%3; GPU %4, host %5); an unbounded cache: %6")
-                                    .arg(Units::formatCount(r.prefixHitTokens + r.hostHitTokens), Units::formatCount(r.promptTokens),
-                                         pct(r.prefixHitShare()), Units::formatCount(r.prefixHitTokens), Units::formatCount(r.hostHitTokens),
-                                         pct(r.ceilingShare())));
-    row(Cli::tr("Preemptions"), Cli::tr("%1 (%2 tokens recomputed)").arg(Units::formatCount(r.preemptions), Units::formatCount(r.recomputedTokens)));
-    if (r.rejected > 0)
-        row(Cli::tr("Rejected"), Cli::tr("%1 larger than a replica's whole KV pool, or with a prompt past max_model_len")
-                                     .arg(Units::plural(r.rejected, Cli::tr("request"), Cli::tr("requests"))));
-    if (r.replicas > r.conversations)
-        row(Cli::tr("Idle replicas"), Cli::tr("%1 of the %2 get no conversation (a conversation stays on one replica)")
-                                          .arg(Units::formatCount(r.replicas - r.conversations), Units::formatCount(r.replicas)));
-    // Still queueing at the end of the span: the arrivals outrun the fleet.
-    const bool behind = !r.timeline.isEmpty() && [&r] {
-        for (const ReplayPoint &p : r.timeline)
-            if (p.tSeconds >= r.durationSeconds)
-                return p.waiting > 0 && r.endSeconds > 1.5 * std::max(1.0, r.durationSeconds);
-        return false;
-    }();
-    if (behind)
-        row(Cli::tr("Cannot keep up"), Cli::tr("requests still wait at the end of the trace and the last one ends at %1 s, %2 times its span: "
-                                               "more replicas, or --solve min-replicas")
-                                           .arg(Units::formatDecimal(r.endSeconds, 0), Units::formatDecimal(r.endSeconds / std::max(1.0, r.durationSeconds), 1)));
-    row(Cli::tr("Queue wait"), Cli::tr("p50 %1, p99 %2").arg(ms(r.queueMsP50), ms(r.queueMsP99)));
-    row(Cli::tr("Time to first token"), Cli::tr("p50 %1, p99 %2 (queue + prefill of the missed tokens)").arg(ms(r.ttftMsP50), ms(r.ttftMsP99)));
-    row(Cli::tr("KV per GPU"), Cli::tr("peak %1, mean %2").arg(Units::formatBytes(r.peakKvBytesPerGpu, units),
-                                                              Units::formatBytes(qint64(std::llround(r.meanKvBytesPerGpu)), units)));
-    row(Cli::tr("Requests running"), Cli::tr("%1 at once on average over the hour's span (%2 per replica); peak %3 on one replica")
-                                         .arg(Units::formatDecimal(r.meanRunning, 1), Units::formatDecimal(r.meanRunning / std::max(1, r.replicas), 1),
-                                              Units::formatCount(r.peakRunningPerReplica)));
-    if (users)
-        row(Cli::tr("Users and sessions"), Cli::tr("of the %1 users alive, %2 are running on average; the rest are between turns, their KV kept "
-                                                   "only as prefix cache (plan --sessions counts every session resident at its longest)")
-                                               .arg(Units::formatDecimal(r.meanAliveConversations, 0), Units::formatDecimal(r.meanRunning, 0)));
-    if (solvedFor)
-        row(Cli::tr("Solved for"), *solvedFor);
+    const QVector<QPair<QString, QString>> rows = replaySummary(r, in);
     qsizetype width = 0;
     for (const auto &x : rows)
         width = std::max(width, x.first.size());
@@ -242,9 +174,7 @@ int runReplay(const QCommandLineParser &p, QTextStream &out, QTextStream &err, c
             return 1;
         }
         result = *solved;
-        solvedFor = Cli::tr("the fewest replicas with at most %1 preemptions per hour%2")
-                        .arg(Units::formatDecimal(preemptions, 1),
-                             queueMs ? Cli::tr(" and a p99 queue wait of at most %1 ms").arg(Units::formatDecimal(*queueMs, 0)) : QString());
+        solvedFor = solvedForText(preemptions, queueMs);
     } else if (!users) {
         result = replay(traffic, shape, o);
     }
@@ -253,7 +183,9 @@ int runReplay(const QCommandLineParser &p, QTextStream &out, QTextStream &err, c
         o.insert(QStringLiteral("solved_for"), solvedFor ? QJsonValue(*solvedFor) : QJsonValue());
         out << QString::fromUtf8(JsonNumbers::toJson(o));
     } else {
-        printText(out, s, result, trace, multiplier, users, solvedFor, units);
+        printText(out, result,
+                  ReplaySummaryInput{trace.conversationRule(), trace.conversations, trace.commonPrefixTokens(), trace.commonPrefixBlocks, multiplier,
+                                     users, s.tp, s.pp, s.gpu.name, capacity.kvBudgetBytesPerGpu, solvedFor, units});
     }
     return 0;
 }
