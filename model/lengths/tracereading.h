@@ -15,4 +15,10 @@ struct TrafficTrace;
 /// Throws InputError(field) naming the file, line and field of the first fault.
 LengthDistribution readTraceFile(const QString &path, const QString &field, qint64 maxBytes, TrafficTrace *collect, bool everyFormat);
 
+/// `d`'s lengths made per conversation of `traffic` (as read by readTraceFile): each
+/// conversation weighs once at its longest request (prompt + output), less the shared prefix,
+/// which `d.sharedPrefixTokens` then holds (held once per card); `d.conversations` is set.
+/// Builds the conversations (TrafficTrace::buildConversations).
+void lengthsPerConversation(TrafficTrace &traffic, LengthDistribution &d);
+
 } // namespace Headroom

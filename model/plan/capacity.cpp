@@ -528,13 +528,7 @@ Scenario withReplicaRisk(const Scenario &s, const KvCost &cost, const CapacityRe
     return v;
 }
 
-// Little's law on a trace with arrival times, into `d`: requests at once = rate (x the traffic
-// multiplier) x time in system (the time to first token, then every output token at the
-// latency of that very concurrency: the fixed point c = rate x (TTFT + output x ITL(c)), found
-// by iteration from ITL at one request; ITL grows with the batch, so the sequence rises to the
-// fixed point, or passes the risk-based count x 1,000 when decode cannot keep up, and is then
-// left empty). It depends on the KV precision only through ITL(c), stated as
-// concurrencyItlMs. `weightsPerGpu`: the plan's weights per GPU.
+// Little's law on a trace with arrival times, into `d` (trafficConcurrency, plan/servingestimate.h).
 void addTrafficFigures(DistributionFigures &d, const Scenario &s, const LengthDistribution &lengths, qint64 weightsPerGpu)
 {
     if (lengths.arrivalRatePerSecond <= 0)
@@ -542,22 +536,10 @@ void addTrafficFigures(DistributionFigures &d, const Scenario &s, const LengthDi
     d.arrivalRatePerSecond = lengths.arrivalRatePerSecond * s.trafficMultiplier;
     if (!d.ttftMs)
         return;
-    const double ceiling = 1000.0 * double(std::max<qint64>(1, d.sessionsAtRisk));
-    double c = 1;
-    for (int round = 0; round < 200; ++round) {
-        const auto step = decodeStep(s, weightsPerGpu, d.meanSessionBytesPerGpu, std::max<qint64>(1, qint64(std::ceil(c))));
-        if (!step)
-            return;
-        const double next = *d.arrivalRatePerSecond * (*d.ttftMs + lengths.meanOutputTokens * step->seconds * 1e3) / 1e3;
-        if (!(next <= ceiling))
-            return; // decode cannot keep up with the arrivals: no steady state
-        const bool settled = std::abs(next - c) <= 1e-6 * std::max(1.0, next);
-        c = next;
-        if (settled) {
-            d.concurrencyFromTraffic = c;
-            d.concurrencyItlMs = step->seconds * 1e3;
-            return;
-        }
+    if (const auto c = trafficConcurrency(s, weightsPerGpu, d.meanSessionBytesPerGpu, *d.arrivalRatePerSecond, *d.ttftMs, lengths.meanOutputTokens,
+                                          1000.0 * double(std::max<qint64>(1, d.sessionsAtRisk)))) {
+        d.concurrencyFromTraffic = c->requests;
+        d.concurrencyItlMs = c->itlMs;
     }
 }
 
@@ -883,18 +865,6 @@ QVector<QPair<qint64, qint64>> sessionsAcrossContexts(const Scenario &s, int poi
         out.clear();
     }
     return out;
-}
-
-QString historyLost(const CapacityResult &r)
-{
-    const DistributionFigures &d = r.distribution;
-    if (!(d.truncatedShare > 0))
-        return QString();
-    const bool conversations = d.conversations > 0;
-    return Capacity::tr("%1% of %2 lose history: %3 tokens on average among them (over all: %4 on average, p99 %5)")
-        .arg(Units::formatDecimal(d.truncatedShare * 100, 2), conversations ? Capacity::tr("conversations") : Capacity::tr("sessions"),
-             Units::formatCount(qint64(std::llround(d.meanTokensDropped / d.truncatedShare))),
-             Units::formatCount(qint64(std::llround(d.meanTokensDropped))), Units::formatCount(d.p99TokensDropped));
 }
 
 CapacityResult computeCapacity(const Scenario &s)

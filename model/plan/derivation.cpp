@@ -65,6 +65,18 @@ QString worstAndMean(const Scenario &s, const DistributionFigures &d)
 }
 } // namespace
 
+QString historyLost(const CapacityResult &r)
+{
+    const DistributionFigures &d = r.distribution;
+    if (!(d.truncatedShare > 0))
+        return QString();
+    const bool conversations = d.conversations > 0;
+    return Derivation::tr("%1% of %2 lose history: %3 tokens on average among them (over all: %4 on average, p99 %5)")
+        .arg(Units::formatDecimal(d.truncatedShare * 100, 2), conversations ? Derivation::tr("conversations") : Derivation::tr("sessions"),
+             Units::formatCount(qint64(std::llround(d.meanTokensDropped / d.truncatedShare))),
+             Units::formatCount(qint64(std::llround(d.meanTokensDropped))), Units::formatCount(d.p99TokensDropped));
+}
+
 QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u)
 {
     if (!r.ok)

@@ -45,4 +45,23 @@ std::optional<double> timeToFirstToken(const Scenario &s, qint64 weightsBytesPer
     return std::max(compute, read);
 }
 
+std::optional<TrafficConcurrency> trafficConcurrency(const Scenario &s, qint64 weightsBytesPerGpu, double kvBytesPerSessionPerGpu, double ratePerSecond,
+                                                     double ttftMs, double meanOutputTokens, double ceiling)
+{
+    double c = 1;
+    for (int round = 0; round < 200; ++round) {
+        const auto step = decodeStep(s, weightsBytesPerGpu, kvBytesPerSessionPerGpu, std::max<qint64>(1, qint64(std::ceil(c))));
+        if (!step)
+            return std::nullopt;
+        const double next = ratePerSecond * (ttftMs + meanOutputTokens * step->seconds * 1e3) / 1e3;
+        if (!(next <= ceiling))
+            return std::nullopt;
+        const bool settled = std::abs(next - c) <= 1e-6 * std::max(1.0, next);
+        c = next;
+        if (settled)
+            return TrafficConcurrency{c, step->seconds * 1e3};
+    }
+    return std::nullopt;
+}
+
 } // namespace Headroom

@@ -37,4 +37,19 @@ std::optional<DecodeStep> decodeStep(const Scenario &s, qint64 weightsBytesPerGp
 /// utilisation, or one read of the weights, whichever is longer.
 std::optional<double> timeToFirstToken(const Scenario &s, qint64 weightsBytesPerGpu, double tokens);
 
+/// Requests in flight at once by Little's law at their own latency: the fixed point
+/// c = rate x (TTFT + mean output x ITL(c)), with ITL(c) the decode step at ceil(c) requests
+/// of `kvBytesPerSessionPerGpu` each, found by iteration from c = 1 (ITL grows with the batch,
+/// so the sequence rises to it). It depends on the KV precision only through ITL(c), returned
+/// beside it (ms). Empty when the card has no bandwidth figure, when c passes `ceiling` (decode
+/// cannot keep up with the arrivals: no steady state) or does not settle in 200 rounds.
+/// `ratePerSecond`: arrivals; `ttftMs`: time to first token; `meanOutputTokens`: per request.
+struct TrafficConcurrency
+{
+    double requests = 0;
+    double itlMs = 0;
+};
+std::optional<TrafficConcurrency> trafficConcurrency(const Scenario &s, qint64 weightsBytesPerGpu, double kvBytesPerSessionPerGpu, double ratePerSecond,
+                                                     double ttftMs, double meanOutputTokens, double ceiling);
+
 } // namespace Headroom
