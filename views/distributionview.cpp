@@ -479,9 +479,11 @@ void DistributionView::showResult(const CapacityResult &r)
         text += tr("<tr><td>Admitting by prompt</td><td>%1 sessions, risk %2 once grown</td></tr>")
                     .arg(Units::formatCount(d.admissionByPrompt), Units::formatRisk(d.riskAtGrownSize));
     if (d.itlMsAtRisk)
-        text += tr("<tr><td>Decode at %1</td><td>%2 ms/token, %3 tokens/s per GPU</td></tr>")
-                    .arg(Units::formatCount(d.sessionsAtRisk), QString::number(*d.itlMsAtRisk, 'f', 1),
-                         Units::formatCount(qint64(std::llround(*d.tokensPerSecondPerGpu))));
+        text += tr("<tr><td>Decode at %1</td><td>%2 ms/token (measured engines: %3 to %4), %5 tokens/s per GPU (%6 to %7)</td></tr>")
+                    .arg(Units::formatCount(d.sessionsAtRisk), QString::number(*d.itlMsAtRisk, 'f', 1), QString::number(d.itlAtRiskBand->low, 'f', 1),
+                         QString::number(d.itlAtRiskBand->high, 'f', 1), Units::formatCount(qint64(std::llround(*d.tokensPerSecondPerGpu))),
+                         Units::formatCount(qint64(std::llround(d.tokensPerSecondBand->low))),
+                         Units::formatCount(qint64(std::llround(d.tokensPerSecondBand->high))));
     if (d.costPerMillionTokensUsd)
         text += tr("<tr><td>Cost</td><td>%1, %2</td></tr>")
                     .arg(r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours")) : tr("—"),

@@ -56,6 +56,8 @@ const Field gpuFields[] = {
     {"bf16_dense_tflops", QT_TRANSLATE_NOOP("PresetManager", "BF16 dense &TFLOPS"), Field::Number},
     {"host_link", QT_TRANSLATE_NOOP("PresetManager", "Host link"), Field::Text},
     {"host_link_bytes_per_s", QT_TRANSLATE_NOOP("PresetManager", "Host link bandwidth"), Field::Rate},
+    {"peer_link", QT_TRANSLATE_NOOP("PresetManager", "GPU-to-GPU link"), Field::Text},
+    {"peer_link_bytes_per_s", QT_TRANSLATE_NOOP("PresetManager", "GPU-to-GPU link bandwidth"), Field::Rate},
     {"price_usd_per_hour", QT_TRANSLATE_NOOP("PresetManager", "Price, $ per GPU-&hour"), Field::Price},
     {"price_source", QT_TRANSLATE_NOOP("PresetManager", "Price source"), Field::Text},
     {"price_date", QT_TRANSLATE_NOOP("PresetManager", "Price d&ate"), Field::Text},

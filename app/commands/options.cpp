@@ -65,6 +65,8 @@ void addCommandOptions(QCommandLineParser &p)
                             "quantiles:p50=N,p90=N,p99=N[,p99.9=N],max=N, fixed:N.", "SPEC"),
         opt("length-scale", "Multiply every length of the distribution (a short trace standing in for long contexts).", "K"),
         opt("retain", "Retained-context cap: each session keeps min(L, TOKENS).", "TOKENS"),
+        opt("output-tokens", "Output tokens per session, the rest being its prompt (default: a trace's own split, else half the context); "
+                             "times the prefill of the sessions replacing those that end.", "TOKENS"),
         opt("risk", "Accepted probability that one replica's KV pool overflows: 0.01, 2e-4, 0.02% or \"1 in 5,000\" (default 0.01; down to 1e-6).", "P"),
         opt("fleet-risk", "Accepted probability that some replica of the whole fleet overflows (the same forms as --risk): "
                           "each replica's risk is solved from it over the fleet's replicas. Not with --risk.", "P"),

@@ -196,8 +196,13 @@ Rows serviceRows(const Scenario &s, const CapacityResult &r)
     const DistributionFigures &d = r.distribution;
     if (d.itlMsAtRisk)
         row(Cli::tr("Decode at %1").arg(Units::plural(d.sessionsAtRisk, Cli::tr("session"), Cli::tr("sessions"))),
-            Cli::tr("%1 ms per token, %2 tokens/s per GPU")
-                .arg(Units::formatDecimal(*d.itlMsAtRisk, 1), Units::formatCount(qint64(std::llround(d.tokensPerSecondPerGpu.value_or(0))))));
+            Cli::tr("%1 ms per token (measured engines: %2 to %3), %4 tokens/s per GPU")
+                .arg(Units::formatDecimal(*d.itlMsAtRisk, 1), Units::formatDecimal(d.itlAtRiskBand->low, 1), Units::formatDecimal(d.itlAtRiskBand->high, 1),
+                     Units::formatCount(qint64(std::llround(d.tokensPerSecondPerGpu.value_or(0))))));
+    if (d.ttftMs)
+        row(Cli::tr("Time to first token (mean prompt, unloaded)"),
+            Cli::tr("%1 ms (measured engines: %2 to %3)").arg(Units::formatDecimal(*d.ttftMs, 1), Units::formatDecimal(d.ttftBand->low, 1),
+                                                              Units::formatDecimal(d.ttftBand->high, 1)));
     if (d.costPerMillionTokensUsd)
         row(Cli::tr("Cost per million output tokens"), Units::formatUsd(*d.costPerMillionTokensUsd));
     if (d.gpusNeeded)

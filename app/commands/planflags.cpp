@@ -283,6 +283,8 @@ void readWorkload(const QCommandLineParser &p, Scenario &s)
     readReal(p, RealInput::LengthScale, s.lengthScale);
     if (isSet(p, "retain"))
         s.retainTokens = countOpt(p, "retain");
+    if (isSet(p, "output-tokens"))
+        s.outputTokens = countOpt(p, "output-tokens");
     // Each replica's risk or the whole fleet's: one of the two (a flag overrides a file's either).
     if (isSet(p, "risk") && isSet(p, "fleet-risk"))
         throw InputError(QStringLiteral("--fleet-risk"), QStringLiteral("give --risk (each replica's) or --fleet-risk (the whole fleet's), not both"));

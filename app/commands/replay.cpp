@@ -102,7 +102,7 @@ void printText(QTextStream &out, const ReplayResult &r, const ReplaySummaryInput
 /// trace's), refused by name rather than ignored. Throws InputError naming the first given.
 void refusePlanOnlyFlags(const QCommandLineParser &p)
 {
-    for (const char *flag : {"context", "sessions", "target-sessions", "distribution", "length-scale", "retain", "risk", "fleet-risk",
+    for (const char *flag : {"context", "sessions", "target-sessions", "distribution", "length-scale", "retain", "output-tokens", "risk", "fleet-risk",
                              "margin", "decoding-share", "turn-seconds", "think-seconds"})
         if (isSet(p, flag))
             throw InputError(QStringLiteral("--") + QLatin1String(flag),

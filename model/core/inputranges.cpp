@@ -50,6 +50,7 @@ const InputSpelling spellings[] = {
     {Input::Activation, "--workspace", "inputs.activation_bytes", "inputs.workspace_bytes_per_gpu", nullptr},
     {Input::MaxModelLen, "--max-model-len", "inputs.max_model_len", "inputs.max_model_len", "max_position_embeddings"},
     {Input::Retain, "--retain", "inputs.retain_tokens", "inputs.retain_tokens", nullptr},
+    {Input::OutputTokens, "--output-tokens", "inputs.output_tokens", "inputs.output_tokens", nullptr},
     {Input::TargetSessions, "--target-sessions", "inputs.target_sessions", "inputs.target_sessions", nullptr},
     {Input::KvHeads, "--kv-heads", "inputs.kv_heads_override", "inputs.kv_heads_override", "num_key_value_heads"},
     {Input::BlockSize, "--block-size", "engine.block_size", "inputs.block_size", nullptr},

@@ -89,7 +89,7 @@ enum class InputSource {
 /// and the side pools, each named in errors as its source spells it.
 enum class Input {
     Context, Sessions, Tp, Pp, Dp, Ep, GpuMemory, Weights, Workspace, RuntimeReserve, Activation,
-    MaxModelLen, Retain, TargetSessions, KvHeads, BlockSize, NCtx, NSeq, NBatch, TokensPerBlock,
+    MaxModelLen, Retain, OutputTokens, TargetSessions, KvHeads, BlockSize, NCtx, NSeq, NBatch, TokensPerBlock,
     MaxNumBatchedTokens, KvCacheMemory, FreeMemoryBefore, FreeMemoryAfter, ActivationPeak, NonTorch,
     CudaGraph, MaxNumSeqs, MaxBatchSize, MaxNumTokens, MaxSeqLen, Params, Model, Distribution,
     // The real-valued inputs the plan checks (their range rules are RealInput's) and the

@@ -51,7 +51,7 @@ bool Scenario::operator==(const Scenario &o) const
         && engine == o.engine && engineSettings == o.engineSettings && gpuMemoryUtilization == o.gpuMemoryUtilization && gpuMemoryUtilizationGiven == o.gpuMemoryUtilizationGiven && blockSize == o.blockSize
         && maxModelLen == o.maxModelLen && preallocate == o.preallocate
         && priceUsdPerGpuHour == o.priceUsdPerGpuHour && distribution == o.distribution && lengthScale == o.lengthScale
-        && retainTokens == o.retainTokens && risk == o.risk && fleetRisk == o.fleetRisk && marginFraction == o.marginFraction
+        && retainTokens == o.retainTokens && outputTokens == o.outputTokens && risk == o.risk && fleetRisk == o.fleetRisk && marginFraction == o.marginFraction
         && targetSessions == o.targetSessions && bandwidthEfficiency == o.bandwidthEfficiency
         && computeUtilization == o.computeUtilization && trafficMultiplier == o.trafficMultiplier
         && imagesPerRequest == o.imagesPerRequest && decodingShare == o.decodingShare

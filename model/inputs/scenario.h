@@ -54,14 +54,22 @@ struct Scenario
     std::optional<LengthDistribution> distribution; ///< resident tokens per session; empty: every session at contextTokens
     double lengthScale = 1.0;            ///< every length x this factor (--length-scale)
     std::optional<qint64> retainTokens;  ///< retained-context cap: a session keeps min(L, cap) tokens (--retain)
+    /// Output tokens per session (--output-tokens); the rest of its length is the prompt. Empty:
+    /// the trace's own split, else half the length. Times the decode step's turnover (a session
+    /// ends every output-tokens steps and a new prompt is prefilled in the running batch) and the
+    /// time to first token (plan/servingestimate.h).
+    std::optional<qint64> outputTokens;
     double risk = 0.01;                  ///< accepted P(KV pool overflows) per replica (--risk), 1e-6 .. 0.5; not read when fleetRisk is set
     /// Accepted P(some replica of the fleet overflows) (--fleet-risk), 1e-6 .. 0.5: when set,
     /// each replica's risk is solved from it (plan/fleetrisk.h) and `risk` is not read.
     std::optional<double> fleetRisk;
     double marginFraction = 0.05;        ///< headroom kept free for admission (engines degrade near a full pool)
     std::optional<qint64> targetSessions; ///< concurrent sessions the fleet must hold (--target-sessions)
-    double bandwidthEfficiency = 0.8;    ///< achieved / peak memory bandwidth in decode (--bandwidth-efficiency)
-    double computeUtilization = 0.5;     ///< achieved / peak dense TFLOPS (--compute-utilization)
+    /// Achieved / peak memory bandwidth in decode (--bandwidth-efficiency); empty: the fitted
+    /// fraction of the engine (plan/timeconstants.h).
+    std::optional<double> bandwidthEfficiency;
+    /// Achieved / peak dense tensor FLOPS (--compute-utilization); empty: the engine's fitted fraction.
+    std::optional<double> computeUtilization;
     double trafficMultiplier = 1.0;      ///< scales a trace's arrival rate for Little's law (--traffic-multiplier)
     /// How each input is named in errors: as the place its value came from spells it
     /// (set by the readers; the flags by default). Not compared by ==.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "io/scenarioecho.h"
 #include "engines/enginerule.h"
+#include "plan/timeconstants.h"
 
 #include <QFileInfo>
 
@@ -92,12 +93,15 @@ void echoLengthsAndPools(const Scenario &s, QJsonObject &o)
         o.insert(QStringLiteral("distribution_file"), QFileInfo(s.distribution->spec.mid(6)).absoluteFilePath());
     o.insert(QStringLiteral("length_scale"), s.lengthScale);
     o.insert(QStringLiteral("retain_tokens"), orNull(s.retainTokens));
+    o.insert(QStringLiteral("output_tokens"), orNull(s.outputTokens));
     o.insert(QStringLiteral("risk"), s.risk);
     o.insert(QStringLiteral("fleet_risk"), s.fleetRisk ? QJsonValue(*s.fleetRisk) : QJsonValue());
     o.insert(QStringLiteral("margin"), s.marginFraction);
     o.insert(QStringLiteral("target_sessions"), orNull(s.targetSessions));
-    o.insert(QStringLiteral("bandwidth_efficiency"), s.bandwidthEfficiency);
-    o.insert(QStringLiteral("compute_utilization"), s.computeUtilization);
+    // The fractions in force: the scenario's own, else the engine's fitted ones.
+    const TimeConstants time = timeConstants(s);
+    o.insert(QStringLiteral("bandwidth_efficiency"), time.bandwidthFraction);
+    o.insert(QStringLiteral("compute_utilization"), time.computeFraction);
     o.insert(QStringLiteral("traffic_multiplier"), s.trafficMultiplier);
     o.insert(QStringLiteral("images_per_request"), s.imagesPerRequest);
     o.insert(QStringLiteral("decoding_share"), orNull(s.decodingShare));

@@ -292,6 +292,7 @@ QJsonObject gpuToJson(const GpuSpec &g)
                        {QStringLiteral("bandwidth_bytes_per_s"), g.bandwidthBytesPerSecond > 0 ? big(g.bandwidthBytesPerSecond) : QJsonValue()},
                        {QStringLiteral("bf16_dense_tflops"), g.bf16DenseTflops},
                        {QStringLiteral("host_link_bytes_per_s"), g.hostLinkBytesPerSecond > 0 ? big(g.hostLinkBytesPerSecond) : QJsonValue()},
+                       {QStringLiteral("peer_link_bytes_per_s"), g.peerLinkBytesPerSecond > 0 ? big(g.peerLinkBytesPerSecond) : QJsonValue()},
                        {QStringLiteral("source"), g.source},
                        {QStringLiteral("source_date"), g.sourceDate},
                        {QStringLiteral("price_usd_per_hour"), optional(g.priceUsdPerHour)},
@@ -432,7 +433,7 @@ void checkCounts(const Scenario &s)
         throw InputError(ip + QStringLiteral("sessions"), QStringLiteral("must not be negative"));
     if (s.gpu.memoryBytes < 1)
         throw InputError(ip + QStringLiteral("gpu_memory_bytes"), QStringLiteral("must be at least 1 byte"));
-    for (const auto &[value, key] : {std::pair{s.maxModelLen, "max_model_len"}, {s.retainTokens, "retain_tokens"}, {s.targetSessions, "target_sessions"}})
+    for (const auto &[value, key] : {std::pair{s.maxModelLen, "max_model_len"}, {s.retainTokens, "retain_tokens"}, {s.outputTokens, "output_tokens"}, {s.targetSessions, "target_sessions"}})
         if (value && *value < 1)
             throw InputError(ip + QString::fromLatin1(key), QStringLiteral("must be at least 1"));
     if (s.gpuMemoryBytes && *s.gpuMemoryBytes < 1)
@@ -461,12 +462,13 @@ void readLengthsAndServing(const QJsonObject &in, Scenario &s, const QString &ip
 {
     s.lengthScale = readReal(in, RealInput::LengthScale, 1.0, ip);
     s.retainTokens = readOptionalBig(in, "retain_tokens", ip);
+    s.outputTokens = readOptionalBig(in, "output_tokens", ip);
     s.risk = readReal(in, RealInput::Risk, s.risk, ip);
     s.fleetRisk = readOptionalReal(in, RealInput::FleetRisk, ip);
     s.marginFraction = readReal(in, RealInput::Margin, s.marginFraction, ip);
     s.targetSessions = readOptionalBig(in, "target_sessions", ip);
-    s.bandwidthEfficiency = readReal(in, RealInput::BandwidthEfficiency, s.bandwidthEfficiency, ip);
-    s.computeUtilization = readReal(in, RealInput::ComputeUtilization, s.computeUtilization, ip);
+    s.bandwidthEfficiency = readOptionalReal(in, RealInput::BandwidthEfficiency, ip);
+    s.computeUtilization = readOptionalReal(in, RealInput::ComputeUtilization, ip);
     s.trafficMultiplier = readReal(in, RealInput::TrafficMultiplier, s.trafficMultiplier, ip);
     readSidePools(in, s, ip);
     checkCounts(s);
@@ -755,12 +757,13 @@ QJsonObject ScenarioFile::toJson(const Scenario &s, const QString &name)
                        {QStringLiteral("price_usd_per_gpu_hour"), optional(s.priceUsdPerGpuHour)},
                        {QStringLiteral("length_scale"), s.lengthScale},
                        {QStringLiteral("retain_tokens"), optional(s.retainTokens)},
+                       {QStringLiteral("output_tokens"), optional(s.outputTokens)},
                        {QStringLiteral("risk"), s.risk},
                        {QStringLiteral("fleet_risk"), optional(s.fleetRisk)},
                        {QStringLiteral("margin"), s.marginFraction},
                        {QStringLiteral("target_sessions"), optional(s.targetSessions)},
-                       {QStringLiteral("bandwidth_efficiency"), s.bandwidthEfficiency},
-                       {QStringLiteral("compute_utilization"), s.computeUtilization},
+                       {QStringLiteral("bandwidth_efficiency"), optional(s.bandwidthEfficiency)},
+                       {QStringLiteral("compute_utilization"), optional(s.computeUtilization)},
                        {QStringLiteral("traffic_multiplier"), s.trafficMultiplier},
                        {QStringLiteral("images_per_request"), s.imagesPerRequest},
                        {QStringLiteral("decoding_share"), optional(s.decodingShare)},

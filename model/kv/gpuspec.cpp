@@ -49,6 +49,7 @@ GpuSpec GpuSpec::fromPreset(const QJsonObject &p, bool decimalStrings)
     if (!tflops.isUndefined() && !tflops.isNull())
         g.bf16DenseTflops = JsonNumbers::real(tflops, QStringLiteral("bf16_dense_tflops"), 0, 1e9);
     g.hostLinkBytesPerSecond = wholeBytes(p, "host_link_bytes_per_s", false, decimalStrings);
+    g.peerLinkBytesPerSecond = wholeBytes(p, "peer_link_bytes_per_s", false, decimalStrings);
     g.source = p.value(QStringLiteral("source")).toString();
     g.sourceDate = p.value(QStringLiteral("source_date")).toString();
     const QJsonValue price = p.value(QStringLiteral("price_usd_per_hour"));
@@ -99,7 +100,7 @@ bool GpuSpec::operator==(const GpuSpec &o) const
         && memorySource == o.memorySource && torchMemoryBytes == o.torchMemoryBytes
         && torchMemorySource == o.torchMemorySource && marketedMemory == o.marketedMemory
         && bandwidthBytesPerSecond == o.bandwidthBytesPerSecond && bf16DenseTflops == o.bf16DenseTflops
-        && hostLinkBytesPerSecond == o.hostLinkBytesPerSecond && source == o.source && sourceDate == o.sourceDate
+        && hostLinkBytesPerSecond == o.hostLinkBytesPerSecond && peerLinkBytesPerSecond == o.peerLinkBytesPerSecond && source == o.source && sourceDate == o.sourceDate
         && priceUsdPerHour == o.priceUsdPerHour && priceSource == o.priceSource && priceDate == o.priceDate;
 }
 

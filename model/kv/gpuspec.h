@@ -26,6 +26,12 @@ struct GpuSpec
     qint64 bandwidthBytesPerSecond = 0; ///< HBM/GDDR bandwidth, bytes/s
     double bf16DenseTflops = 0;       ///< dense BF16 tensor TFLOPS (no sparsity)
     qint64 hostLinkBytesPerSecond = 0; ///< host link, one direction, bytes/s
+    /// GPU-to-GPU link (NVLink, Infinity Fabric), one direction, bytes/s; 0: the cards talk
+    /// over the host link (PCIe), as a card without a peer link does. The TP and EP collectives
+    /// of the decode step cross it (plan/servingestimate.h).
+    qint64 peerLinkBytesPerSecond = 0;
+    /// The link the TP group's collectives cross: the peer link, else the host link (0: unknown).
+    qint64 collectiveLinkBytesPerSecond() const { return peerLinkBytesPerSecond > 0 ? peerLinkBytesPerSecond : hostLinkBytesPerSecond; }
     QString source;                   ///< datasheet for bandwidth and TFLOPS
     QString sourceDate;
     std::optional<double> priceUsdPerHour; ///< on-demand $/GPU-hour, if published

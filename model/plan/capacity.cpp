@@ -353,6 +353,8 @@ void checkRiskInputs(const Scenario &s)
         throw InputError(s.field(Input::Margin), QStringLiteral("must be at least 0 and below 1"));
     if (s.retainTokens && *s.retainTokens < 1)
         throw InputError(s.field(Input::Retain), QStringLiteral("must be at least 1 token"));
+    if (s.outputTokens && *s.outputTokens < 1)
+        throw InputError(s.field(Input::OutputTokens), QStringLiteral("must be at least 1 token"));
 }
 
 // The lengths' own figures into `d` (tokens): mean, quantiles and maximum, what the retention
@@ -415,19 +417,41 @@ void addRiskFigures(DistributionFigures &d, const Scenario &s, const LengthDistr
     }
 }
 
+// The sessions' prompt and output (tokens): --output-tokens of the mean length, else a trace's
+// own mean prompt and output, else half the mean length each.
+Turnover turnoverOf(const Scenario &s, const DistributionFigures &d, const LengthDistribution &lengths)
+{
+    if (s.outputTokens)
+        return Turnover{std::max(0.0, d.meanTokens - double(*s.outputTokens)), double(std::min<qint64>(*s.outputTokens, std::max<qint64>(1, qint64(d.meanTokens))))};
+    if (!lengths.promptLengths.isEmpty() && lengths.meanOutputTokens > 0) {
+        double prompt = 0;
+        for (int i = 0; i < lengths.promptLengths.size(); ++i)
+            prompt += double(lengths.promptLengths.at(i)) * lengths.promptProbabilities.at(i);
+        return Turnover{prompt, lengths.meanOutputTokens};
+    }
+    return Turnover{d.meanTokens / 2.0, d.meanTokens / 2.0};
+}
+
 // Decode speed and cost into `d` (plan/servingestimate.h, with `weightsPerGpu` bytes of weights
 // per GPU): the inter-token latency at the asked sessions and at the risk-based count, tokens
 // per second and cost per million tokens there, the batch-versus-latency curve, and the time
-// to first token of the mean prompt (half the mean length when the lengths have no prompts).
+// to first token of the mean prompt (turnoverOf), each time with its band.
 void addSpeedFigures(DistributionFigures &d, const Scenario &s, const LengthDistribution &lengths, qint64 weightsPerGpu)
 {
-    if (const auto step = decodeStep(s, weightsPerGpu, d.meanSessionBytesPerGpu, s.sessions))
-        d.itlMs = step->seconds * 1e3;
-    const auto atRisk = decodeStep(s, weightsPerGpu, d.meanSessionBytesPerGpu, d.sessionsAtRisk);
+    const Turnover turnover = turnoverOf(s, d, lengths);
+    d.step = decodeStep(s, weightsPerGpu, d.meanSessionBytesPerGpu, s.sessions, turnover);
+    if (d.step) {
+        d.itlMs = d.step->seconds * 1e3;
+        d.itlBand = timeBand(s, *d.itlMs);
+    }
+    const auto atRisk = decodeStep(s, weightsPerGpu, d.meanSessionBytesPerGpu, d.sessionsAtRisk, turnover);
     const auto price = s.effectivePrice();
     if (atRisk) {
         d.itlMsAtRisk = atRisk->seconds * 1e3;
+        d.itlAtRiskBand = timeBand(s, *d.itlMsAtRisk);
         d.tokensPerSecondPerGpu = atRisk->tokensPerSecondPerGpu;
+        const TimeBand step = timeBand(s, 1.0);
+        d.tokensPerSecondBand = TimeBand{atRisk->tokensPerSecondPerGpu / step.high, atRisk->tokensPerSecondPerGpu / step.low};
         if (price)
             d.costPerMillionTokensUsd = *price / (atRisk->tokensPerSecondPerGpu * 3600.0) * 1e6;
     }
@@ -438,17 +462,13 @@ void addSpeedFigures(DistributionFigures &d, const Scenario &s, const LengthDist
         const qint64 batch = std::max<qint64>(1, qint64(std::llround(std::pow(double(top), i / 23.0))));
         if (!d.throughputCurve.isEmpty() && d.throughputCurve.last().sessions == batch)
             continue;
-        if (const auto step = decodeStep(s, weightsPerGpu, d.meanSessionBytesPerGpu, batch))
+        if (const auto step = decodeStep(s, weightsPerGpu, d.meanSessionBytesPerGpu, batch, turnover))
             d.throughputCurve << ThroughputPoint{batch, step->seconds * 1e3, step->tokensPerSecondPerGpu};
     }
-    const double prompt = lengths.promptLengths.isEmpty() ? d.meanTokens / 2.0 : [&] {
-        double m = 0;
-        for (int i = 0; i < lengths.promptLengths.size(); ++i)
-            m += double(lengths.promptLengths.at(i)) * lengths.promptProbabilities.at(i);
-        return m;
-    }();
-    if (const auto ttft = timeToFirstToken(s, weightsPerGpu, prompt))
+    if (const auto ttft = timeToFirstToken(s, weightsPerGpu, std::max(1.0, turnover.promptTokens))) {
         d.ttftMs = *ttft * 1e3;
+        d.ttftBand = timeBand(s, *d.ttftMs, true);
+    }
 }
 
 // The sessions the fleet is sized for (DistributionFigures::fleetTargetSessions): the target,

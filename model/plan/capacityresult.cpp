@@ -131,6 +131,29 @@ void addSpeedAndFleetJson(const DistributionFigures &d, QJsonObject &o)
     o.insert(QStringLiteral("itl_ms_at_risk"), rounded(d.itlMsAtRisk, 1e4));
     o.insert(QStringLiteral("tokens_per_second_per_gpu"), rounded(d.tokensPerSecondPerGpu, 1e3));
     o.insert(QStringLiteral("ttft_ms"), rounded(d.ttftMs, 1e4));
+    // Issue 30: each time figure's band, and the decode step term by term.
+    const auto band = [&o](const char *key, const std::optional<TimeBand> &b, double scale) {
+        o.insert(QLatin1String(key) + QLatin1String("_low"), b ? rounded(b->low, scale) : QJsonValue());
+        o.insert(QLatin1String(key) + QLatin1String("_high"), b ? rounded(b->high, scale) : QJsonValue());
+    };
+    band("itl_ms", d.itlBand, 1e4);
+    band("ttft_ms", d.ttftBand, 1e4);
+    band("tokens_per_second_per_gpu", d.tokensPerSecondBand, 1e3);
+    if (d.step)
+        o.insert(QStringLiteral("itl_terms"), QJsonObject{{QStringLiteral("memory_ms"), rounded(d.step->memorySeconds * 1e3, 1e4)},
+                                                          {QStringLiteral("compute_ms"), rounded(d.step->computeSeconds * 1e3, 1e4)},
+                                                          {QStringLiteral("fixed_ms"), rounded(d.step->fixedSeconds * 1e3, 1e4)},
+                                                          {QStringLiteral("collective_ms"), rounded(d.step->collectiveSeconds * 1e3, 1e4)},
+                                                          {QStringLiteral("weights_read_bytes"), JsonNumbers::wholeValue(d.step->weightsReadBytes)},
+                                                          {QStringLiteral("kv_read_bytes"), JsonNumbers::wholeValue(d.step->kvReadBytes)},
+                                                          {QStringLiteral("flops"), d.step->flops},
+                                                          {QStringLiteral("turnover_flops"), d.step->turnoverFlops},
+                                                          {QStringLiteral("collectives"), d.step->collectives},
+                                                          {QStringLiteral("collective_bytes"), JsonNumbers::wholeValue(d.step->collectiveBytes)},
+                                                          {QStringLiteral("layers_per_stage"), d.step->layers},
+                                                          {QStringLiteral("moe"), d.step->moe},
+                                                          {QStringLiteral("stages"), d.step->stages},
+                                                          {QStringLiteral("link_bytes_per_s"), JsonNumbers::wholeValue(d.step->linkBytesPerSecond)}});
     o.insert(QStringLiteral("cost_per_million_tokens_usd"), rounded(d.costPerMillionTokensUsd));
     o.insert(QStringLiteral("gpus_needed"), d.gpusNeeded ? QJsonValue(*d.gpusNeeded) : QJsonValue());
     o.insert(QStringLiteral("fleet_target_sessions"), d.fleetTargetSessions ? QJsonValue(*d.fleetTargetSessions) : QJsonValue());

@@ -5,6 +5,7 @@
 #include "engines/enginerule.h"
 #include "kv/kvcost.h"
 #include "lengths/overflowrisk.h"
+#include "plan/servingestimate.h"
 #include "plan/warmsessions.h"
 
 #include <QDebug>
@@ -70,6 +71,11 @@ struct DistributionFigures
     std::optional<double> itlMsAtRisk;          ///< at the risk-based count
     std::optional<double> tokensPerSecondPerGpu; ///< at the risk-based count
     std::optional<double> ttftMs;  ///< time to first token for the mean prompt (or half the mean length)
+    /// The bands of the three time figures (timeBand: where the measured figure fell on the rows
+    /// held out of the fit); tokens per second is the inverse of the step, so its band is too.
+    std::optional<TimeBand> itlBand, ttftBand, tokensPerSecondBand;
+    std::optional<TimeBand> itlAtRiskBand; ///< the band of itlMsAtRisk
+    std::optional<DecodeStep> step; ///< the decode step at the scenario's sessions, term by term
     std::optional<double> costPerMillionTokensUsd;
     /// The sessions the fleet is sized for: the target (--target-sessions), else the sessions
     /// asked (--sessions) when one replica holds fewer at the risk and no --dp fleet is given

@@ -7,6 +7,7 @@
 
 #include "io/sampletraces.h"
 #include "plan/capacity.h"
+#include "plan/timeconstants.h"
 
 #include <QJsonObject>
 #include <QRegularExpression>
@@ -80,8 +81,14 @@ void assumptionsAndUnits(PageCursor &page, const ReportFigures &f)
     a2 += QStringLiteral("<li>%1</li>").arg(tr("GB = 10^9 bytes, GiB = 2^30 bytes; figures here in %1. A month is 730 hours.").arg(Units::gigaLabel(f.u)));
     a2 += QStringLiteral("<li>%1</li>").arg(tr("Workspace per GPU %1 (runtime reserve and activations).").arg(f.bytes(f.r.workspaceBytesPerGpu)));
     a2 += QStringLiteral("<li>%1</li>").arg(tr("Paged KV cache in blocks of %1 tokens%2.").arg(s.blockSize).arg(s.preallocate ? tr("; every session preallocates its maximum") : QString()));
-    a2 += QStringLiteral("<li>%1</li>").arg(tr("A decode step takes the longer of reading the weights and the sessions' KV at %1 of peak bandwidth and its compute at %2 of dense BF16 TFLOPS.")
-                                                .arg(Units::formatDecimal(s.bandwidthEfficiency, 2), Units::formatDecimal(s.computeUtilization, 2)));
+    const TimeConstants time = timeConstants(s);
+    a2 += QStringLiteral("<li>%1</li>").arg(tr("A decode step takes the longer of reading the weights and the sessions' KV at %1 of peak bandwidth and its "
+                                               "compute at %2 of the dense tensor peak, plus %3 µs per layer, %4 µs per step and, across GPUs, "
+                                               "%5 µs per collective; times carry the band the measured figures fell in (%6 to %7 of the prediction).")
+                                                .arg(Units::formatDecimal(time.bandwidthFraction, 2), Units::formatDecimal(time.computeFraction, 2),
+                                                     Units::formatDecimal(time.layerMicroseconds, 1), Units::formatDecimal(time.stepMicroseconds, 0),
+                                                     Units::formatDecimal(time.collectiveMicroseconds, 1), Units::formatDecimal(time.bandLow, 2),
+                                                     Units::formatDecimal(time.bandHigh, 2)));
     a2 += QStringLiteral("<li>%1</li>").arg(tr("Sessions are independent draws of the length distribution; the tail P(the sessions' KV exceeds the pool) is "
                                                    "computed with a bound on its error: directly for a few sessions, by tilted Fourier inversion on the "
                                                    "size lattice otherwise (the saddlepoint only brackets the count), and past the largest transform by the "
