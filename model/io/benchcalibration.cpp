@@ -138,29 +138,29 @@ QString fitNote(const FractionFit &fit, const char *name, const char *peak, cons
     const BenchFigure &f = r.figures.at(fit.figure);
     const QString what = QStringLiteral("%1 (%2 %3, line %4)").arg(f.figure, Units::formatDecimal(f.printed, 2), f.unit).arg(f.line);
     const QString at = f.kind == Kind::Decode
-                           ? QStringLiteral("the decode step of %1 concurrent sessions (%2) at %3 tokens of context (%4)")
+                           ? QStringLiteral("decode step of %1 concurrent sessions (%2) at %3 tokens of context (%4)")
                                  .arg(Units::formatDecimal(f.batch, 2), f.batchBasis, Units::formatDecimal(f.tokens, 1),
                                       r.tool == BenchReading::Tool::LlamaBench ? QStringLiteral("the depth + half the test's tokens")
                                                                                 : QStringLiteral("mean prompt + half the mean output"))
-                           : QStringLiteral("the time to first token of a %1-token prompt").arg(Units::formatDecimal(f.tokens, 1));
+                           : QStringLiteral("time to first token of a %1-token prompt").arg(Units::formatDecimal(f.tokens, 1));
     switch (fit.status) {
     case Status::Fitted:
         return QStringLiteral("%1 %2 -> %3: the fraction of the card's %4 at which the predicted %5 equals %6.")
             .arg(fraction, Units::formatDecimal(fit.before, 4), Units::formatDecimal(fit.value, 4), QLatin1String(peak), at, what);
     case Status::AboveOne:
-        return QStringLiteral("%1: %2 needs %3 of the card's %4 for %5, above 1: the time model cannot reach the measured figure even at the "
+        return QStringLiteral("%1: %2 needs %3 of the card's %4 for the %5, above 1: the time model cannot reach the measured figure even at the "
                               "card's peak (a model smaller or more quantized than the scenario's, a wider TP, speculative decoding, or "
                               "costs the model holds fixed).")
             .arg(kept, what, Units::formatDecimal(fit.value, 3), QLatin1String(peak), at);
     case Status::Unreachable:
-        return QStringLiteral("%1: no fraction reaches %2 for %3: even at 1000 x the card's %4 the model predicts %5 ms (a term the fraction "
+        return QStringLiteral("%1: no fraction reaches %2 for the %3: even at 1000 x the card's %4 the model predicts %5 ms (a term the fraction "
                               "does not move: the compute roof, or costs the model holds fixed).")
             .arg(kept, what, at, QLatin1String(peak), Units::formatDecimal(fit.floorMs, 3));
     case Status::BelowRange:
     case Status::NoFigure:
         break;
     }
-    return QStringLiteral("%1: %2 is slower than %3 at a millionth of the card's %4: check the figure's unit and the scenario.")
+    return QStringLiteral("%1: %2 is slower than the %3 at a millionth of the card's %4: check the figure's unit and the scenario.")
         .arg(kept, what, at, QLatin1String(peak));
 }
 
