@@ -3,6 +3,7 @@
 #include "calibrationdialog.h"
 
 #include "core/inputerror.h"
+#include "io/benchcalibration.h"
 #include "io/logcalibration.h"
 #include "planner.h"
 
@@ -19,9 +20,11 @@ namespace Headroom {
 CalibrationDialog::CalibrationDialog(Planner *planner, QVector<ModelShape> models, QWidget *parent)
     : QDialog(parent), m_planner(planner), m_models(std::move(models))
 {
-    setWindowTitle(tr("Calibrate from a start-up log"));
+    setWindowTitle(tr("Calibrate from a start-up log or a benchmark"));
     m_log = new QPlainTextEdit;
-    m_log->setPlaceholderText(tr("Paste a vLLM, SGLang or llama.cpp start-up log here: from the model config to the KV cache size."));
+    m_log->setPlaceholderText(tr("Paste a vLLM, SGLang or llama.cpp start-up log here, from the model config to the KV cache size; or a "
+                                 "benchmark's result: the block under \"Serving Benchmark Result\" of vllm bench serve or "
+                                 "sglang.bench_serving, or llama-bench's table."));
     m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_table = new QTableWidget(0, 4);
     m_table->setHorizontalHeaderLabels({tr("Figure"), tr("Printed"), tr("Predicted"), tr("Difference")});
@@ -30,7 +33,7 @@ CalibrationDialog::CalibrationDialog(Planner *planner, QVector<ModelShape> model
     m_table->setTabKeyNavigation(false); // read-only: Tab leaves the table, the arrows walk its cells
     m_status = new QLabel;
     m_status->setWordWrap(true);
-    auto *read = new QPushButton(tr("&Read log"));
+    auto *read = new QPushButton(tr("&Read"));
     m_apply = new QPushButton(tr("&Apply to scenario"));
     m_apply->setEnabled(false);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close);
@@ -55,31 +58,7 @@ bool CalibrationDialog::readLog(const QString &log)
     m_apply->setEnabled(false);
     m_table->setRowCount(0);
     try {
-        const LogReading reading = LogCalibration::read(log, tr("log"));
-        Scenario base = m_planner->scenario();
-        for (const ModelShape &m : m_models)
-            if (!m.hfId.isEmpty() && LogCalibration::namesModel(reading.model, m.hfId))
-                base.model = m;
-        m_calibrated = LogCalibration::apply(reading, base);
-        const QVector<CalibrationRow> rows = LogCalibration::compare(reading, base);
-        for (const CalibrationRow &row : rows) {
-            const int i = m_table->rowCount();
-            m_table->insertRow(i);
-            m_table->setItem(i, 0, new QTableWidgetItem(row.figure));
-            m_table->setItem(i, 1, new QTableWidgetItem(row.format(row.printed)));
-            m_table->setItem(i, 2, new QTableWidgetItem(row.format(row.predicted)));
-            m_table->setItem(i, 3, new QTableWidgetItem(std::isfinite(row.difference()) ? QStringLiteral("%1%").arg(row.difference() * 100, 0, 'f', 2)
-                                                                                        : tr("n/a")));
-        }
-        QString status = tr("%1 log%2, model %3 (using %4): %5 of %6 lines read.")
-                              .arg(Engines::name(reading.engine),
-                                   reading.version.isEmpty() ? QString() : QStringLiteral(" v") + reading.version,
-                                   reading.model.isEmpty() ? tr("not named") : reading.model, m_calibrated.model.name)
-                              .arg(reading.linesUsed)
-                              .arg(reading.linesRead);
-        for (const QString &w : LogCalibration::warnings(reading, m_calibrated, rows))
-            status += QStringLiteral("<br>") + ChartStyle::errorHtml(w.toHtmlEscaped(), this);
-        m_status->setText(status);
+        m_status->setText(BenchReading::recognises(log) ? readBenchmark(log) : readStartupLog(log));
         m_apply->setEnabled(true);
         return true;
     } catch (const InputError &e) {
@@ -88,9 +67,71 @@ bool CalibrationDialog::readLog(const QString &log)
     }
 }
 
+Scenario CalibrationDialog::withNamedModel(Scenario base, const QString &printed) const
+{
+    for (const ModelShape &m : m_models)
+        if (!m.hfId.isEmpty() && LogCalibration::namesModel(printed, m.hfId))
+            base.model = m;
+    return base;
+}
+
+void CalibrationDialog::resetTable(const QStringList &headers)
+{
+    m_table->setRowCount(0);
+    m_table->setColumnCount(int(headers.size()));
+    m_table->setHorizontalHeaderLabels(headers);
+}
+
+void CalibrationDialog::addRow(const QStringList &cells)
+{
+    const int i = m_table->rowCount();
+    m_table->insertRow(i);
+    for (int c = 0; c < cells.size(); ++c)
+        m_table->setItem(i, c, new QTableWidgetItem(cells.at(c)));
+}
+
+QString CalibrationDialog::readStartupLog(const QString &log)
+{
+    const LogReading reading = LogCalibration::read(log, tr("log"));
+    const Scenario base = withNamedModel(m_planner->scenario(), reading.model);
+    m_calibrated = LogCalibration::apply(reading, base);
+    m_applyText = tr("Calibrate from log");
+    const QVector<CalibrationRow> rows = LogCalibration::compare(reading, base);
+    resetTable({tr("Figure"), tr("Printed"), tr("Predicted"), tr("Difference")});
+    for (const CalibrationRow &row : rows)
+        addRow({row.figure, row.format(row.printed), row.format(row.predicted), CalibrationRow::formatDifference(row.difference())});
+    QString status = tr("%1 log%2, model %3 (using %4): %5 of %6 lines read.")
+                         .arg(Engines::name(reading.engine), reading.version.isEmpty() ? QString() : QStringLiteral(" v") + reading.version,
+                              reading.model.isEmpty() ? tr("not named") : reading.model, m_calibrated.model.name)
+                         .arg(reading.linesUsed)
+                         .arg(reading.linesRead);
+    for (const QString &w : LogCalibration::warnings(reading, m_calibrated, rows))
+        status += QStringLiteral("<br>") + ChartStyle::errorHtml(w.toHtmlEscaped(), this);
+    return status;
+}
+
+QString CalibrationDialog::readBenchmark(const QString &text)
+{
+    const BenchReading reading = BenchReading::read(text, tr("log"));
+    const BenchCalibration c = BenchCalibration::fit(reading, withNamedModel(m_planner->scenario(), reading.model));
+    m_calibrated = c.after;
+    m_applyText = tr("Calibrate from benchmark");
+    resetTable({tr("Figure"), tr("Measured"), tr("Predicted before"), tr("Predicted after"), tr("Difference after")});
+    for (const CalibrationRow &row : c.rows)
+        addRow({row.figure, row.format(row.printed), row.format(row.predicted), row.format(row.measured),
+                CalibrationRow::formatDifference(row.measuredDifference())});
+    QString status = tr("%1 result, model %2 (using %3): %4 of %5 lines read.")
+                         .arg(reading.toolName(), reading.model.isEmpty() ? tr("not named") : reading.model, c.before.model.name)
+                         .arg(reading.linesUsed)
+                         .arg(reading.linesRead);
+    for (const QString &note : c.notes)
+        status += QStringLiteral("<br>") + note.toHtmlEscaped();
+    return status;
+}
+
 void CalibrationDialog::applyReading()
 {
-    m_planner->edit(m_calibrated, ScenarioCommand::Other, tr("Calibrate from log"));
+    m_planner->edit(m_calibrated, ScenarioCommand::Other, m_applyText);
 }
 
 QString CalibrationDialog::status() const

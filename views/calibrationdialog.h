@@ -20,7 +20,11 @@ class Planner;
 /// Calibration from a pasted start-up log (vLLM, SGLang, llama.cpp): reads
 /// the printed figures (LogCalibration), shows them beside Headroom's
 /// prediction with the difference, and on Apply makes the measured machine
-/// the scenario (one undo step), so later what-ifs start from it.
+/// the scenario (one undo step), so later what-ifs start from it. A pasted
+/// benchmark result (vllm bench serve, sglang.bench_serving, llama-bench;
+/// BenchReading) instead shows its times measured, predicted before and after
+/// the card's achieved fractions are fitted (BenchCalibration), and Apply sets
+/// those fractions.
 class CalibrationDialog : public QDialog
 {
     Q_OBJECT
@@ -29,15 +33,28 @@ public:
     /// log's model name against (by HuggingFace id).
     CalibrationDialog(Planner *planner, QVector<ModelShape> models, QWidget *parent = nullptr);
 
-    /// Reads `log` and fills the comparison; returns false (reason shown) when it cannot.
+    /// Reads `log` (a start-up log or a benchmark's result) and fills the comparison; returns
+    /// false (reason shown) when it cannot.
     bool readLog(const QString &log);
     /// Applies the last reading to the planner.
     void applyReading();
-    /// The comparison as shown, for tests: rows of figure, printed, predicted, difference.
+    /// The comparison as shown, for tests: rows of figure, printed, predicted, difference (a
+    /// benchmark: figure, measured, predicted before, predicted after, difference after).
     QTableWidget *table() const { return m_table; }
     QString status() const;
 
 private:
+    /// Fills the table and returns the status line of a start-up log (LogCalibration).
+    QString readStartupLog(const QString &log);
+    /// Fills the table and returns the status line of a benchmark's result (BenchCalibration).
+    QString readBenchmark(const QString &text);
+    /// `base` with the preset model among m_models that `printed` names, if any.
+    Scenario withNamedModel(Scenario base, const QString &printed) const;
+    /// Starts the table with these column headers and no rows.
+    void resetTable(const QStringList &headers);
+    /// Appends a row of these cells to the table.
+    void addRow(const QStringList &cells);
+
     Planner *m_planner;
     QVector<ModelShape> m_models;
     QPlainTextEdit *m_log;
@@ -45,6 +62,7 @@ private:
     QLabel *m_status;
     QPushButton *m_apply;
     Scenario m_calibrated;
+    QString m_applyText; ///< the undo step's name of the last reading
 };
 
 } // namespace Headroom

@@ -104,8 +104,10 @@ const QVector<MainWindow::ActionRow> &MainWindow::actionTable()
         {K::Command, QT_TR_NOOP("&Pin for comparison"), noStd, Qt::CTRL | Qt::Key_D,
          QT_TR_NOOP("Keep the current scenario as a comparison column, then change one input"), M::Edit, 1, 2, 0, nullptr,
          [](MainWindow &w, bool) { w.pinCurrent(); }},
-        {K::Command, QT_TR_NOOP("&Calibrate from log…"), noStd, Qt::CTRL | Qt::Key_L,
-         QT_TR_NOOP("Paste a vLLM, SGLang or llama.cpp start-up log: printed against predicted"), M::Tools, 0, 0, 0, nullptr,
+        {K::Command, QT_TR_NOOP("&Calibrate from log or benchmark…"), noStd, Qt::CTRL | Qt::Key_L,
+         QT_TR_NOOP("Paste a vLLM, SGLang or llama.cpp start-up log (printed against predicted), or a benchmark's result "
+                    "(vllm bench serve, sglang.bench_serving, llama-bench: the card's achieved fractions fitted)"),
+         M::Tools, 0, 0, 0, nullptr,
          [](MainWindow &w, bool) { w.calibrate(); }},
         {K::Command, QT_TR_NOOP("&Presets…"), noStd, noKey, nullptr, M::Tools, 0, 0, 0, nullptr,
          [](MainWindow &w, bool) { w.managePresets(); }},

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `headroom calibrate LOG`: an engine's start-up log, its printed figures against the predicted ones.
+// `headroom calibrate LOG`: an engine's start-up log, its printed figures against the predicted ones;
+// or a benchmark's printed result, the card's achieved fractions fitted to its times.
 #include "commands/commands.h"
 
 #include "cli.h"
@@ -8,6 +9,7 @@
 #include "commands/presetlookup.h"
 #include "core/inputerror.h"
 #include "core/jsonnumbers.h"
+#include "io/benchcalibration.h"
 #include "io/configimporter.h"
 #include "io/logcalibration.h"
 #include "io/scenarioecho.h"
@@ -43,15 +45,15 @@ std::optional<ModelShape> modelForLog(const QString &printed, QTextStream &err)
     return std::nullopt;
 }
 
-/// The log LOGFILE names, read (LogCalibration::read). Throws InputError naming LOGFILE when
-/// it is not a readable file of at most 64 MiB, or a line of it is refused.
-LogReading readLog(const QString &path)
+/// The text of the file LOGFILE names. Throws InputError naming LOGFILE when it is not a
+/// readable file of at most 64 MiB.
+QString readText(const QString &path)
 {
     QFile file(path);
     const QFileInfo info(path);
     if (!info.isFile() || info.size() > 64 * Units::MiB || !file.open(QIODevice::ReadOnly))
         throw InputError(QStringLiteral("LOGFILE"), QStringLiteral("cannot read %1 (a text log of at most 64 MiB)").arg(path));
-    return LogCalibration::read(QString::fromUtf8(file.readAll()), QStringLiteral("LOGFILE"));
+    return QString::fromUtf8(file.readAll());
 }
 
 /// Fills what the flags left unset in `base` from the log: the model it names, the card's
@@ -94,10 +96,56 @@ void printCalibration(QTextStream &out, const LogReading &reading, const Scenari
     for (const CalibrationRow &row : rows)
         out << QStringLiteral("%1 %2 %3 %4 %5\n")
                    .arg(row.figure.leftJustified(46), row.format(row.printed).rightJustified(15), row.format(row.predicted).rightJustified(15),
-                        (std::isfinite(row.difference()) ? QStringLiteral("%1%").arg(row.difference() * 100, 0, 'f', 2) : QStringLiteral("n/a")).rightJustified(10),
+                        CalibrationRow::formatDifference(row.difference()).rightJustified(10),
                         row.format(row.measured).rightJustified(15));
     for (const QString &note : notes)
         out << Cli::tr("note: %1").arg(note) << '\n';
+}
+
+/// A benchmark's calibration as text: the tool, its model and lines, one row per time it
+/// printed (measured, predicted before and after the fit, the differences), then the notes.
+void printBenchCalibration(QTextStream &out, const BenchReading &reading, const BenchCalibration &c)
+{
+    out << reading.toolName() << " result" << (reading.model.isEmpty() ? QString() : QStringLiteral(", model %1").arg(reading.model)) << ": "
+        << reading.linesUsed << " of " << reading.linesRead << " lines read\n\n";
+    out << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
+               .arg(Cli::tr("figure").leftJustified(40), Cli::tr("measured").rightJustified(13), Cli::tr("predicted before").rightJustified(17),
+                    Cli::tr("predicted after").rightJustified(16), Cli::tr("difference").rightJustified(11), Cli::tr("after").rightJustified(9));
+    for (const CalibrationRow &row : c.rows)
+        out << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
+                   .arg(row.figure.leftJustified(40), row.format(row.printed).rightJustified(13), row.format(row.predicted).rightJustified(17),
+                        row.format(row.measured).rightJustified(16), CalibrationRow::formatDifference(row.difference()).rightJustified(11),
+                        CalibrationRow::formatDifference(row.measuredDifference()).rightJustified(9));
+    for (const QString &note : c.notes)
+        out << Cli::tr("note: %1").arg(note) << '\n';
+}
+
+/// `calibrate` on a benchmark's printed result (BenchReading): the scenario from the flags (the
+/// model a vLLM or SGLang argument echo names when --model is not given), its fractions fitted.
+/// Throws InputError naming --model when no model is given or known, and the fit's errors.
+int calibrateFromBenchmark(const QCommandLineParser &p, const QString &text, QTextStream &out, QTextStream &err)
+{
+    const BenchReading reading = BenchReading::read(text, QStringLiteral("LOGFILE"));
+    Scenario base = scenarioFrom(p, err, false, false);
+    if (base.model.groups.isEmpty()) {
+        const auto known = reading.tool == BenchReading::Tool::LlamaBench ? std::nullopt : modelForLog(reading.model, err);
+        if (!known)
+            throw InputError(QStringLiteral("--model"), QStringLiteral("a benchmark prints no model shape%1: give --model with a preset id "
+                                                                       "(`headroom presets list`) or the model's config.json path")
+                                                            .arg(reading.model.isEmpty() ? QString() : QStringLiteral(" (it names \"%1\")").arg(reading.model)));
+        base.model = *known;
+    }
+    refuseForeignFlags(p, base.engine);
+    const BenchCalibration c = BenchCalibration::fit(reading, base);
+    if (isSet(p, "json")) {
+        QJsonObject o = c.toJson(reading);
+        o.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(c.notes));
+        o.insert(QStringLiteral("inputs"), scenarioEcho(c.after));
+        out << QString::fromUtf8(JsonNumbers::toJson(o));
+        return 0;
+    }
+    printBenchCalibration(out, reading, c);
+    return 0;
 }
 
 } // namespace
@@ -106,10 +154,15 @@ int runCalibrate(const QCommandLineParser &p, QTextStream &out, QTextStream &err
 {
     const QStringList pos = p.positionalArguments();
     if (pos.size() != 2) {
-        err << "usage: headroom calibrate LOGFILE [--model ID|PATH] [--gpu ID] [--json]\n";
+        err << "usage: headroom calibrate LOGFILE [--model ID|PATH] [--gpu ID] [--json]\n"
+               "  LOGFILE: an engine's start-up log, or a benchmark's printed result (vllm bench serve, sglang.bench_serving,\n"
+               "  a llama-bench table), whose times fit --bandwidth-efficiency and --compute-utilization on --gpu\n";
         return 2;
     }
-    const LogReading reading = readLog(pos.at(1));
+    const QString text = readText(pos.at(1));
+    if (BenchReading::recognises(text))
+        return calibrateFromBenchmark(p, text, out, err);
+    const LogReading reading = LogCalibration::read(text, QStringLiteral("LOGFILE"));
     Scenario base = scenarioFrom(p, err, false, false);
     completeFromLog(base, reading, err);
     const Scenario calibrated = LogCalibration::apply(reading, base);

@@ -20,7 +20,8 @@ using CommandRunner = int (*)(const QCommandLineParser &p, QTextStream &out, QTe
 int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err, const CommandLine::ReportWriterHook &);
 /// `presets list|add|edit|remove|export|import`: the preset store's commands.
 int runPresets(const QCommandLineParser &p, QTextStream &out, QTextStream &err, const CommandLine::ReportWriterHook &);
-/// `calibrate LOG`: an engine's start-up log's printed figures against the predicted ones.
+/// `calibrate LOG`: an engine's start-up log's printed figures against the predicted ones, or a
+/// benchmark's times with the card's achieved fractions fitted to them.
 int runCalibrate(const QCommandLineParser &p, QTextStream &out, QTextStream &err, const CommandLine::ReportWriterHook &);
 /// `report -o FILE`: the PDF capacity report, drawn through `writeReport`.
 int runReport(const QCommandLineParser &p, QTextStream &out, QTextStream &err, const CommandLine::ReportWriterHook &writeReport);

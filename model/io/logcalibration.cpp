@@ -17,12 +17,6 @@
 namespace Headroom {
 
 namespace {
-// The refusal of a plan that failed, naming its field (CapacityResult::error is "field: message").
-InputError planError(const CapacityResult &r)
-{
-    const QString prefix = r.errorField + QStringLiteral(": ");
-    return InputError(r.errorField, !r.errorField.isEmpty() && r.error.startsWith(prefix) ? r.error.mid(prefix.size()) : r.error);
-}
 // The figures of a reading that a scenario takes, by the input they set.
 QVector<std::pair<Input, std::optional<qint64>>> figuresOf(const LogReading &r)
 {
@@ -395,6 +389,19 @@ QString CalibrationRow::format(double value) const
     return QString::number(value, 'f', 2) + QLatin1Char(' ') + unit;
 }
 
+QString CalibrationRow::formatDifference(double difference)
+{
+    return std::isfinite(difference) ? QStringLiteral("%1%").arg(difference * 100, 0, 'f', 2) : QStringLiteral("n/a");
+}
+
+QJsonObject CalibrationRow::toJson() const
+{
+    const auto orNull = [](double v) { return std::isfinite(v) ? QJsonValue(v) : QJsonValue(); };
+    return QJsonObject{{QStringLiteral("figure"), figure},           {QStringLiteral("printed"), printed},
+                       {QStringLiteral("predicted"), predicted},     {QStringLiteral("from_measured"), orNull(measured)},
+                       {QStringLiteral("unit"), unit},               {QStringLiteral("difference"), orNull(difference())}};
+}
+
 QVector<CalibrationRow> LogCalibration::compare(const LogReading &r, const Scenario &base)
 {
     QVector<CalibrationRow> rows;
@@ -415,7 +422,7 @@ QVector<CalibrationRow> LogCalibration::compare(const LogReading &r, const Scena
     }
     const CapacityResult predicted = computeCapacity(before);
     if (!predicted.ok)
-        throw planError(predicted);
+        throw predicted.refusal();
     // Beside it, the figures from the log's measured terms: the budget from the measured
     // weights and workspace, the counts from the printed budget (or, for SGLang, the measured
     // free memory), which check the per-token rule alone.
@@ -423,13 +430,13 @@ QVector<CalibrationRow> LogCalibration::compare(const LogReading &r, const Scena
     unpinned.engineSettings.kvCacheMemory.reset();
     const CapacityResult fromTerms = computeCapacity(unpinned);
     if (!fromTerms.ok)
-        throw planError(fromTerms);
+        throw fromTerms.refusal();
     Scenario pinned = calibrated;
     if (r.kvBudget)
         pinned.engineSettings.kvCacheMemory = *r.kvBudget;
     const CapacityResult counted = computeCapacity(pinned);
     if (!counted.ok)
-        throw planError(counted);
+        throw counted.refusal();
     const double gib = double(Units::GiB), mib = double(Units::MiB);
     const EngineFigures &p = predicted.engineFigures, &f = counted.engineFigures;
     if (r.kvBudget)
@@ -491,7 +498,7 @@ QStringList LogCalibration::warnings(const LogReading &r, const Scenario &calibr
     if (!r.totalMemory && !r.freeBefore && r.engine != Engine::LlamaCpp && r.engine != Engine::Ollama)
         out << QStringLiteral("The log prints no card memory: %1 kept from the scenario.").arg(calibrated.gpu.name);
     for (const CalibrationRow &row : rows) {
-        const double measured = row.printed != 0 ? (row.measured - row.printed) / row.printed : std::numeric_limits<double>::quiet_NaN();
+        const double measured = row.measuredDifference();
         if (std::isfinite(measured) && std::abs(measured) > 0.05)
             out << QStringLiteral("%1 from the log's own measured terms differs by %2%: the scenario does not match the machine the log came from.")
                        .arg(row.figure).arg(measured * 100, 0, 'f', 1);
@@ -549,6 +556,7 @@ QString LogCalibration::sidePoolNote(const LogReading &r, const Scenario &calibr
 QJsonObject LogCalibration::toJson(const LogReading &r, const QVector<CalibrationRow> &rows)
 {
     QJsonObject o;
+    o.insert(QStringLiteral("kind"), QStringLiteral("startup_log"));
     o.insert(QStringLiteral("engine"), Engines::name(r.engine));
     o.insert(QStringLiteral("model"), r.model);
     o.insert(QStringLiteral("version"), r.version);
@@ -556,12 +564,7 @@ QJsonObject LogCalibration::toJson(const LogReading &r, const QVector<Calibratio
     o.insert(QStringLiteral("lines_used"), r.linesUsed);
     QJsonArray a;
     for (const CalibrationRow &row : rows)
-        a.append(QJsonObject{{QStringLiteral("figure"), row.figure},
-                             {QStringLiteral("printed"), row.printed},
-                             {QStringLiteral("predicted"), row.predicted},
-                             {QStringLiteral("from_measured"), std::isfinite(row.measured) ? QJsonValue(row.measured) : QJsonValue()},
-                             {QStringLiteral("unit"), row.unit},
-                             {QStringLiteral("difference"), std::isfinite(row.difference()) ? QJsonValue(row.difference()) : QJsonValue()}});
+        a.append(row.toJson());
     o.insert(QStringLiteral("comparison"), a);
     o.insert(QStringLiteral("failures"), QJsonArray::fromStringList(r.failures));
     o.insert(QStringLiteral("notes"), QJsonArray::fromStringList(r.notes));

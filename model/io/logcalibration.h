@@ -21,12 +21,23 @@ struct CalibrationRow
     double predicted = 0; ///< before hardware: the log's settings, none of its measured figures
     QString unit;        ///< "tokens", "GiB", "MiB", "x", "blocks"
     /// The same figure from the log's measured terms (the budget from the measured weights and
-    /// workspace; a count from the printed budget): NaN when the log measured too little.
+    /// workspace; a count from the printed budget): NaN when the log measured too little. For a
+    /// benchmark (BenchCalibration), the figure predicted at the fitted fractions.
     double measured = std::numeric_limits<double>::quiet_NaN();
     /// A value of this row with its unit: counts whole with separators, sizes to 2 decimals.
     QString format(double value) const;
     /// predicted - printed, relative to printed (NaN when printed is 0: no ratio).
-    double difference() const { return printed != 0 ? (predicted - printed) / printed : std::numeric_limits<double>::quiet_NaN(); }
+    double difference() const { return relative(predicted); }
+    /// measured - printed, relative to printed (NaN when either is missing or printed is 0).
+    double measuredDifference() const { return relative(measured); }
+    /// A relative difference as shown: "-3.25%", or "n/a" when not finite.
+    static QString formatDifference(double difference);
+    /// The row as JSON: figure, printed, predicted, from_measured and difference (null when not
+    /// finite), unit.
+    QJsonObject toJson() const;
+
+private:
+    double relative(double value) const { return printed != 0 ? (value - printed) / printed : std::numeric_limits<double>::quiet_NaN(); }
 };
 
 /// Reads vLLM (V0 and V1), SGLang and llama.cpp start-up logs. Each figure

@@ -7,6 +7,12 @@
 
 namespace Headroom {
 
+InputError CapacityResult::refusal() const
+{
+    const QString prefix = errorField + QStringLiteral(": ");
+    return InputError(errorField, !errorField.isEmpty() && error.startsWith(prefix) ? error.mid(prefix.size()) : error);
+}
+
 namespace {
 
 // A figure rounded to 1 / `scale` (millionths by default), or null when there is none.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/dtype.h"
+#include "core/inputerror.h"
 #include "engines/enginerule.h"
 #include "kv/kvcost.h"
 #include "lengths/overflowrisk.h"
@@ -126,6 +127,9 @@ struct CapacityResult
     bool ok = false;
     QString error;       ///< one line for the user, naming the field
     QString errorField;  ///< the offending input, e.g. "--tp"
+    /// The refusal of a plan that failed as the InputError it was: errorField, and error
+    /// without its leading "field: ".
+    InputError refusal() const;
     QStringList warnings; ///< computed anyway, but worth saying (context beyond the model's maximum, ...)
 
     Dtype weightsDtype = Dtype::BF16;

@@ -506,6 +506,43 @@ private Q_SLOTS:
         QVERIFY2(QString::fromUtf8(bad.err).contains(QStringLiteral("stopped at line")), bad.err.constData());
     }
 
+    // calibrate on a benchmark's printed result (tests/data/benchmarks/SOURCE.md): the card's
+    // fractions fitted to its times, on the card and model the flags give.
+    void calibrateFromABenchmark()
+    {
+        // sgl-project/sglang#8552: 8.47 ms median ITL at one request in flight.
+        const QString sglang = QStringLiteral(HEADROOM_TEST_DATA "/benchmarks/sglang-bench-serving-concurrency1.txt");
+        const QStringList card{QStringLiteral("--model"), QStringLiteral("llama-3.1-8b"), QStringLiteral("--gpu"), QStringLiteral("h100-sxm-80gb")};
+        const Run r = run(QStringList{QStringLiteral("calibrate"), sglang, QStringLiteral("--json")} + card);
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject json = r.json();
+        QCOMPARE(json.value(QStringLiteral("kind")).toString(), QStringLiteral("benchmark"));
+        QCOMPARE(json.value(QStringLiteral("tool")).toString(), QStringLiteral("sglang.bench_serving"));
+        const QJsonObject bandwidth = json.value(QStringLiteral("fit")).toObject().value(QStringLiteral("bandwidth_efficiency")).toObject();
+        QCOMPARE(bandwidth.value(QStringLiteral("status")).toString(), QStringLiteral("fitted"));
+        QCOMPARE(bandwidth.value(QStringLiteral("figure")).toString(), QStringLiteral("Median ITL (ms)"));
+        // The fitted fraction is the scenario's now.
+        QCOMPARE(json.value(QStringLiteral("inputs")).toObject().value(QStringLiteral("bandwidth_efficiency")).toDouble(),
+                 bandwidth.value(QStringLiteral("value")).toDouble());
+        const QJsonObject itl = json.value(QStringLiteral("comparison")).toArray().first().toObject();
+        QCOMPARE(itl.value(QStringLiteral("printed")).toDouble(), 8.47);
+        QVERIFY(std::abs(itl.value(QStringLiteral("predicted_after")).toDouble() - 8.47) < 1e-6);
+        QVERIFY(json.value(QStringLiteral("taken_from_scenario")).toArray().contains(QStringLiteral("gpu")));
+        // The text: measured against predicted before and after, and what came from the scenario.
+        const Run text = run(QStringList{QStringLiteral("calibrate"), sglang} + card);
+        QVERIFY2(text.code == 0, text.err.constData());
+        QVERIFY2(text.outText().contains(QStringLiteral("predicted before")) && text.outText().contains(QStringLiteral("Median ITL (ms)"))
+                     && text.outText().contains(QStringLiteral("taken from the scenario: H100")),
+                 qPrintable(text.outText()));
+        // No model: the refusal names --model; no card: --gpu.
+        const Run noModel = run({QStringLiteral("calibrate"), sglang, QStringLiteral("--gpu"), QStringLiteral("h100-sxm-80gb")});
+        QCOMPARE(noModel.code, 1);
+        QVERIFY2(noModel.errText().startsWith(QStringLiteral("error: --model: a benchmark prints no model shape")), noModel.err.constData());
+        const Run noCard = run({QStringLiteral("calibrate"), sglang, QStringLiteral("--model"), QStringLiteral("llama-3.1-8b")});
+        QCOMPARE(noCard.code, 1);
+        QVERIFY2(noCard.errText().startsWith(QStringLiteral("error: --gpu: ")), noCard.err.constData());
+    }
+
     // calibrate takes the model a log names when the presets know it (a fine-tune of a preset
     // included) or the log names a config.json folder; otherwise the refusal says what to pass.
     void calibrateFindsTheLogsModel()

@@ -378,6 +378,32 @@ private Q_SLOTS:
         QVERIFY2(dialog.status().contains(QStringLiteral("log: the log is empty: paste the engine")), qPrintable(dialog.status()));
     }
 
+    void calibratesFromAPastedBenchmark()
+    {
+        // sgl-project/sglang#8552 (tests/data/benchmarks/): its times fit the window's card.
+        MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
+        QFile f(QStringLiteral(HEADROOM_TEST_DATA "/benchmarks/sglang-bench-serving-concurrency1.txt"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        CalibrationDialog dialog(w.planner(), {}, &w);
+        const double before = w.planner()->scenario().bandwidthEfficiency;
+        QVERIFY2(dialog.readLog(QString::fromUtf8(f.readAll())), qPrintable(dialog.status()));
+        QCOMPARE(dialog.table()->columnCount(), 5);
+        QCOMPARE(dialog.table()->rowCount(), 4);
+        QCOMPARE(dialog.table()->item(0, 0)->text(), QStringLiteral("Median ITL (ms)"));
+        QCOMPARE(dialog.table()->item(0, 1)->text(), QStringLiteral("8.47 ms"));
+        QCOMPARE(dialog.table()->item(0, 3)->text(), QStringLiteral("8.47 ms"));
+        QVERIFY2(dialog.status().contains(QStringLiteral("Bandwidth efficiency")), qPrintable(dialog.status()));
+        dialog.applyReading();
+        const double after = w.planner()->scenario().bandwidthEfficiency;
+        QVERIFY(after != before && after > 0 && after <= 1);
+        QCOMPARE(w.planner()->undoStack()->undoText(), QStringLiteral("Calibrate from benchmark"));
+        w.planner()->undoStack()->undo();
+        QCOMPARE(w.planner()->scenario().bandwidthEfficiency, before);
+        // A result line holding no number is refused naming its line.
+        QVERIFY(!dialog.readLog(QStringLiteral("============ Serving Benchmark Result ============\nSuccessful requests: many\n")));
+        QVERIFY2(dialog.status().contains(QStringLiteral("line 2")), qPrintable(dialog.status()));
+    }
+
     void distributionFromATrace()
     {
         // The Azure conversation trace (shared/traces): the risk figures arrive off the GUI thread.
