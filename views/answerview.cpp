@@ -427,7 +427,7 @@ void AnswerView::showAdvice(const LeverReport &report)
     }
     // The cheapest options that hold the sessions wanted and keep the requirement.
     for (const LeverOption &o : report.options) {
-        if (o.sessionsPerGroup >= m_wanted && o.meetsTarget && !o.changesRequirement && m_adviceOptions.size() < 3)
+        if (o.sessionsPerGroup >= m_wanted && o.offerable() && m_adviceOptions.size() < 3)
             m_adviceOptions << o;
     }
     text += tr("%1 %2 %3:")

@@ -199,22 +199,28 @@ void LeversView::showReport(const LeverReport &report)
         const QString effect = !o.changesRequirement ? o.sideEffect
             : o.lever == QLatin1String("attention")  ? tr("changes the requirement: %1").arg(o.changesRequirementReason)
                                                      : tr("changes the requirement: %1; %2").arg(o.changesRequirementReason, o.sideEffect);
-        const QString option = tr("%1 (%2)\n%3").arg(o.option, o.lever, effect);
+        // One the engine or card cannot run says so first: a what-if for another engine or card.
+        const QString option = o.runnable ? tr("%1 (%2)\n%3").arg(o.option, o.lever, effect)
+                                          : tr("%1 (%2)\nnot runnable on this engine or card (a what-if; the tooltip says why); %3")
+                                                .arg(o.option, o.lever, effect);
+        const QString tip = !o.runnable ? tr("Not runnable, a what-if for another engine or card: %1").arg(o.runnableReason)
+                          : o.changesRequirement ? tr("Changes the requirement: %1").arg(o.changesRequirementReason)
+                                                 : effect;
         const QStringList cells = {option, Units::formatDecimal(o.sessionsPerGpu), change,
                                    o.costPerSessionHourUsd && o.sessionsPerGroup > 0 ? Units::formatUsd(*o.costPerSessionHourUsd * double(per)) : QStringLiteral("—"),
                                    o.costPerMillionTokensUsd ? Units::formatUsd(*o.costPerMillionTokensUsd) : QStringLiteral("—")};
         for (int c = 0; c < cells.size(); ++c) {
             auto *item = new QTableWidgetItem(cells.at(c));
-            item->setToolTip(o.changesRequirement ? tr("Changes the requirement: %1").arg(o.changesRequirementReason) : effect);
+            item->setToolTip(tip);
             if (o.cheapest) {
                 QFont f = item->font();
                 f.setBold(true);
                 item->setFont(f);
                 item->setBackground(cheapestBack);
                 item->setForeground(pal.color(QPalette::Text));
-            } else if (o.changesRequirement || !o.meetsTarget) {
+            } else if (!o.offerable()) {
                 QFont f = item->font();
-                f.setItalic(o.changesRequirement);
+                f.setItalic(o.changesRequirement || !o.runnable);
                 item->setFont(f);
                 item->setForeground(dim);
             }

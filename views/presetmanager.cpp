@@ -4,6 +4,7 @@
 #include "core/inputerror.h"
 #include "core/units.h"
 #include "io/configimporter.h"
+#include "kv/gpuspec.h"
 #include "presetbundle.h"
 
 #include <QAction>
@@ -39,7 +40,7 @@ namespace {
 /// One field of the form: the preset's JSON key, its label and how its text reads.
 struct Field
 {
-    enum Type { Text, LongText, Size, Rate, Count, Number, Price, Json };
+    enum Type { Text, LongText, Size, Rate, Count, Number, Price, Json, Formats };
     const char *key;
     const char *label;
     Type type;
@@ -54,6 +55,8 @@ const Field gpuFields[] = {
     {"marketed_memory", QT_TRANSLATE_NOOP("PresetManager", "Marketed memory"), Field::Text},
     {"bandwidth_bytes_per_s", QT_TRANSLATE_NOOP("PresetManager", "Band&width"), Field::Rate},
     {"bf16_dense_tflops", QT_TRANSLATE_NOOP("PresetManager", "BF16 dense &TFLOPS"), Field::Number},
+    {"native_formats", QT_TRANSLATE_NOOP("PresetManager", "Native formats"), Field::Formats},
+    {"native_formats_source", QT_TRANSLATE_NOOP("PresetManager", "Native formats source"), Field::Text},
     {"host_link", QT_TRANSLATE_NOOP("PresetManager", "Host link"), Field::Text},
     {"host_link_bytes_per_s", QT_TRANSLATE_NOOP("PresetManager", "Host link bandwidth"), Field::Rate},
     {"peer_link", QT_TRANSLATE_NOOP("PresetManager", "GPU-to-GPU link"), Field::Text},
@@ -113,6 +116,8 @@ QWidget *makeEditor(const Field &f)
             line->setPlaceholderText(PresetManager::tr("per second: 3.35TB/s"));
         else if (f.type == Field::Price)
             line->setPlaceholderText(PresetManager::tr("empty: no published price"));
+        else if (f.type == Field::Formats)
+            line->setPlaceholderText(PresetManager::tr("bf16, fp16, fp8, int8 (empty: not stated)"));
         else if (QByteArray(f.key).endsWith("_date"))
             line->setPlaceholderText(PresetManager::tr("YYYY-MM-DD"));
         editor = line;
@@ -529,6 +534,8 @@ void PresetManager::showPreset(const QJsonObject &preset, bool builtIn, bool isN
             QString text;
             if (f.type == Field::Json)
                 text = QString::fromUtf8(QJsonDocument(v.toObject()).toJson(QJsonDocument::Indented));
+            else if (f.type == Field::Formats)
+                text = GpuSpec::formatsText(v);
             else if (v.isString())
                 text = v.toString();
             else if (v.isDouble() && (f.type == Field::Size || f.type == Field::Rate))
@@ -604,6 +611,7 @@ QJsonObject PresetManager::formPreset() const
             case Field::Count: p.insert(key, QJsonValue(Units::parseCount(text, key))); break;
             case Field::Number:
             case Field::Price: p.insert(key, Units::parseFraction(text, key, 0, 1e6)); break;
+            case Field::Formats: p.insert(key, GpuSpec::formatsFromText(text, key)); break;
             case Field::Json: {
                 QJsonParseError error{};
                 const QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8(), &error);

@@ -83,7 +83,8 @@ void printLevers(QTextStream &out, const LeverReport &report, bool targetSet)
                       o.sideEffect
                           + (o.cheapest ? (targetSet ? Cli::tr("  <- cheapest meeting the target") : Cli::tr("  <- cheapest"))
                              : o.changesRequirement ? Cli::tr("  [changes the requirement: %1]").arg(o.changesRequirementReason)
-                                                    : QString())};
+                                                    : QString())
+                          + (o.runnable ? QString() : Cli::tr("  [not runnable, a what-if for another engine or card: %1]").arg(o.runnableReason))};
     qsizetype w[4] = {0, 0, 0, 0};
     for (const Line &l : lines) {
         w[0] = std::max(w[0], l.lever.size());

@@ -4,6 +4,7 @@
 #include "commands/options.h"
 #include "core/inputerror.h"
 #include "core/units.h"
+#include "kv/gpuspec.h"
 #include "presetstore.h"
 
 namespace Headroom {
@@ -12,7 +13,7 @@ namespace {
 
 /// The presets subcommands' field flags: flag, preset JSON field, kind it
 /// applies to (empty: both) and how its value is read.
-enum class PresetValue { Text, Size, Rate, Count, Number };
+enum class PresetValue { Text, Size, Rate, Count, Number, Formats };
 struct PresetFlag
 {
     const char *flag;
@@ -34,6 +35,9 @@ const PresetFlag presetFlags[] = {
     {"marketed-memory", "marketed_memory", "gpu", PresetValue::Text, "presets add/edit (GPU): memory as marketed, e.g. \"80 GB HBM3\".", "TEXT"},
     {"bandwidth", "bandwidth_bytes_per_s", "gpu", PresetValue::Rate, "presets add/edit (GPU): memory bandwidth per second: 3.35TB/s.", "SIZE/s"},
     {"tflops", "bf16_dense_tflops", "gpu", PresetValue::Number, "presets add/edit (GPU): dense BF16 TFLOPS (no sparsity).", "F"},
+    {"native-formats", "native_formats", "gpu", PresetValue::Formats, "presets add/edit (GPU): the formats the tensor cores run natively, "
+                                                                      "e.g. \"bf16,fp16,fp8,int8\" (left out: not stated, restricts no lever).", "LIST"},
+    {"native-formats-source", "native_formats_source", "gpu", PresetValue::Text, "presets add/edit (GPU): the whitepaper or datasheet listing them.", "TEXT"},
     {"host-link", "host_link", "gpu", PresetValue::Text, "presets add/edit (GPU): the host link, e.g. \"PCIe 5.0 x16\".", "TEXT"},
     {"host-link-bandwidth", "host_link_bytes_per_s", "gpu", PresetValue::Rate, "presets add/edit (GPU): host link bandwidth, one direction: 64GB/s.", "SIZE/s"},
     {"peer-link", "peer_link", "gpu", PresetValue::Text, "presets add/edit (GPU): the GPU-to-GPU link, e.g. \"NVLink 4\".", "TEXT"},
@@ -86,6 +90,7 @@ bool applyPresetFlags(const QCommandLineParser &p, const QString &kind, QJsonObj
         }
         case PresetValue::Count: j = QJsonValue(Units::parseCount(v, flag)); break;
         case PresetValue::Number: j = Units::parseFraction(v, flag, 0, 1e6); break; // TFLOPS or dollars, in (0, 10^6]
+        case PresetValue::Formats: j = GpuSpec::formatsFromText(v, flag); break;
         }
         // torch's total (torch_memory_bytes) was measured on the card as it was: a new memory
         // figure makes it stale, and above the new figure a preset the store refuses.

@@ -48,6 +48,15 @@ struct EngineBudget
     QString rule;          ///< the rule with the numbers, for the derivation (units filled in later)
 };
 
+/// One KV-cache format an engine's own argument list accepts (EngineRule::kvDtypes).
+struct KvDtypeSupport
+{
+    Dtype dtype;
+    const char *spelling;         ///< the engine's own word for it ("fp8", "q8_0", "NVFP4")
+    EngineVersion since;          ///< the first release that takes it ({}: every release checked)
+    bool needsNativeCard = false; ///< the engine runs it only on a card whose tensor cores run it (GpuSpec::nativeFormats)
+};
+
 /// One engine's whole rule, one class per engine (model/engines/<name>.cpp),
 /// the way vLLM keeps one spec class per cache kind: how it carves the card
 /// (budget), what it prints (figures), how its start-up log reads (log
@@ -65,11 +74,33 @@ public:
     virtual QStringList aliases() const { return {}; }
     /// One line with the rule and its source, for the UI.
     virtual QString describe() const = 0;
+    /// The engine as its project spells it in prose ("vLLM", "TensorRT-LLM").
+    virtual QString title() const = 0;
 
     /// The newest release family this rule was checked against (the default version).
     virtual EngineVersion checkedVersion() const = 0;
     /// The version in force for `s`: --engine-version, else checkedVersion().
     virtual EngineVersion version(const Scenario &s) const { return s.engineSettings.engineVersion.value_or(checkedVersion()); }
+
+    /// The KV-cache formats the engine's own argument list accepts (--kv-cache-dtype,
+    /// --cache-type-k, ...), each with the first release that takes it and whether it runs
+    /// only on a card that runs the format natively; kvDtypeSource() cites the list. The
+    /// 16-bit formats stand for the engine's "auto" (the model's own dtype).
+    virtual QVector<KvDtypeSupport> kvDtypes() const = 0;
+    /// Where kvDtypes() is read: the engine's flag and the file (or page) at a release.
+    virtual QString kvDtypeSource() const = 0;
+    /// The card vendors the engine runs on (GpuSpec::vendor), with its source, or nothing
+    /// when it runs on any (vLLM, SGLang, llama.cpp and Ollama build for CUDA and ROCm).
+    virtual QPair<QStringList, QString> cardVendors() const { return {}; }
+    /// The newest release whose KV-cache formats were read (kvDtypeSource), by default
+    /// checkedVersion().
+    virtual EngineVersion kvDtypesCheckedVersion() const { return checkedVersion(); }
+    /// The release whose KV-cache formats apply to `s`: --engine-version, else
+    /// kvDtypesCheckedVersion() (vLLM: version(s), always set).
+    virtual EngineVersion kvDtypeVersion(const Scenario &s) const
+    {
+        return s.engineSettings.engineVersion.value_or(kvDtypesCheckedVersion());
+    }
 
     /// The KV budget per GPU for `s` with weights per GPU `weightsPerGpu`.
     /// Throws InputError naming the flag for out-of-range settings.

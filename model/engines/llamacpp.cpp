@@ -5,6 +5,19 @@
 
 namespace Headroom {
 
+QVector<KvDtypeSupport> LlamaCppRule::kvDtypes() const
+{
+    // ggml dequantizes its blocks in its own kernels: no format needs the card's support.
+    return {{Dtype::FP32, "f32", {}, false},   {Dtype::BF16, "bf16", {}, false}, {Dtype::FP16, "f16", {}, false},
+            {Dtype::Q8_0, "q8_0", {}, false}, {Dtype::Q4_0, "q4_0", {}, false}};
+}
+
+QString LlamaCppRule::kvDtypeSource() const
+{
+    return QStringLiteral("--cache-type-k / --cache-type-v: common/arg.cpp kv_cache_types (f32, f16, bf16, q8_0, q4_0, q4_1, "
+                          "iq4_nl, q5_0, q5_1; ggml-org/llama.cpp#10806, December 2024)");
+}
+
 QString LlamaCppRule::describe() const
 {
     return QStringLiteral("llama.cpp: n_ctx cells up front, padded to 256; q8_0/q4_0 as ggml blocks "

@@ -15,6 +15,10 @@ public:
     QString name() const override { return QStringLiteral("llamacpp"); }
     QStringList aliases() const override { return {QStringLiteral("llama.cpp"), QStringLiteral("llama-cpp")}; }
     QString describe() const override;
+    QString title() const override { return QStringLiteral("llama.cpp"); }
+    /// Its KV-cache formats by release (EngineRule::kvDtypes), cited in kvDtypeSource().
+    QVector<KvDtypeSupport> kvDtypes() const override;
+    QString kvDtypeSource() const override;
     /// Its own settings (EngineRule::settings).
     QList<Input> settings() const override { return {Input::NCtx, Input::NSeq, Input::NBatch}; }
     /// llama.cpp numbers builds (b4462), not releases: its cache rule has not changed across the checked builds.

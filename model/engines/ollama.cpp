@@ -5,6 +5,19 @@
 
 namespace Headroom {
 
+QVector<KvDtypeSupport> OllamaRule::kvDtypes() const
+{
+    // A bf16 model's cache is kept in f16: the same two bytes a value.
+    return {{Dtype::FP16, "f16", {}, false}, {Dtype::BF16, "f16", {}, false}, {Dtype::Q8_0, "q8_0", {0, 5}, false},
+            {Dtype::Q4_0, "q4_0", {0, 5}, false}};
+}
+
+QString OllamaRule::kvDtypeSource() const
+{
+    return QStringLiteral("OLLAMA_KV_CACHE_TYPE: fs/ggml/ggml.go SupportsKVCacheType (f16, q8_0, q4_0; ollama/ollama commit fb30760, "
+                          "2026); the quantized types from 0.5.0");
+}
+
 QString OllamaRule::describe() const
 {
     return QStringLiteral("Ollama: memory.required.kv = num_ctx × num_parallel per global layer, "

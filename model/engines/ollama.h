@@ -14,6 +14,10 @@ public:
     Engine id() const override { return Engine::Ollama; }
     QString name() const override { return QStringLiteral("ollama"); }
     QString describe() const override;
+    QString title() const override { return QStringLiteral("Ollama"); }
+    /// Its KV-cache formats by release (EngineRule::kvDtypes), cited in kvDtypeSource().
+    QVector<KvDtypeSupport> kvDtypes() const override;
+    QString kvDtypeSource() const override;
     /// Its own settings (EngineRule::settings).
     QList<Input> settings() const override { return {Input::NCtx, Input::NSeq, Input::NBatch}; }
     /// Ollama 0.11 (E19); 0.6.0 (E20) and 0.6.5 (E14) checked as older families.

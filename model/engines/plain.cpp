@@ -3,6 +3,19 @@
 
 namespace Headroom {
 
+QVector<KvDtypeSupport> PlainRule::kvDtypes() const
+{
+    QVector<KvDtypeSupport> out;
+    for (Dtype d : Dtypes::offered())
+        out << KvDtypeSupport{d, Dtypes::info(d).name, {}, false};
+    return out;
+}
+
+QString PlainRule::kvDtypeSource() const
+{
+    return QStringLiteral("no engine named: every format is taken as runnable");
+}
+
 QString PlainRule::describe() const
 {
     return QStringLiteral("Plain: card − weights − workspace");

@@ -13,6 +13,10 @@ public:
     Engine id() const override { return Engine::Plain; }
     QString name() const override { return QStringLiteral("plain"); }
     QString describe() const override;
+    QString title() const override { return QStringLiteral("the plain rule"); }
+    /// Its KV-cache formats by release (EngineRule::kvDtypes), cited in kvDtypeSource().
+    QVector<KvDtypeSupport> kvDtypes() const override;
+    QString kvDtypeSource() const override;
     EngineVersion checkedVersion() const override { return {}; }
     EngineBudget budget(const Scenario &s, qint64 weightsPerGpu) const override;
     EngineFigures figures(const Scenario &s, const KvCost &cost, qint64 budgetPerGpu) const override;

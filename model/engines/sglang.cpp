@@ -9,6 +9,20 @@ namespace Headroom {
 using EngineMath::checkFraction;
 using EngineMath::fractionOf;
 
+QVector<KvDtypeSupport> SglangRule::kvDtypes() const
+{
+    return {{Dtype::FP32, "auto", {}, false},          {Dtype::BF16, "bf16", {}, false},
+            {Dtype::FP16, "auto", {}, false},          {Dtype::FP8, "fp8_e4m3", {}, false},
+            {Dtype::MXFP4, "fp4_e2m1", {0, 5}, false}};
+}
+
+QString SglangRule::kvDtypeSource() const
+{
+    return QStringLiteral("--kv-cache-dtype: python/sglang/srt/server_args.py (0.5: auto, fp8_e5m2, fp8_e4m3, bf16, bfloat16, "
+                          "fp4_e2m1; \"fp8_e5m2 and fp8_e4m3 are supported for CUDA 11.8+\", \"fp4_e2m1 (only mxfp4) is supported "
+                          "for CUDA 12.8+ and PyTorch 2.8.0+\")");
+}
+
 QString SglangRule::describe() const
 {
     return QStringLiteral("SGLang: free after load − free before load × (1 − mem_fraction_static), page size 1 "

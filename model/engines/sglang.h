@@ -15,6 +15,10 @@ public:
     Engine id() const override { return Engine::Sglang; }
     QString name() const override { return QStringLiteral("sglang"); }
     QString describe() const override;
+    QString title() const override { return QStringLiteral("SGLang"); }
+    /// Its KV-cache formats by release (EngineRule::kvDtypes), cited in kvDtypeSource().
+    QVector<KvDtypeSupport> kvDtypes() const override;
+    QString kvDtypeSource() const override;
     /// Its own settings (EngineRule::settings).
     QList<Input> settings() const override { return {Input::MemFractionStatic, Input::KvCacheMemory, Input::FreeMemoryBefore, Input::FreeMemoryAfter}; }
     /// SGLang 0.5 (2026, hybrid linear-attention backend, E18); E07 ran 0.4 (Mar 2025): same budget rule.

@@ -6,6 +6,22 @@ namespace Headroom {
 using EngineMath::checkFraction;
 using EngineMath::fractionOf;
 
+QVector<KvDtypeSupport> TrtllmRule::kvDtypes() const
+{
+    // FP8 runs on Ada Lovelace and Hopper and later, NVFP4 on Blackwell: both only on a
+    // card that runs the format; INT8 on any card.
+    return {{Dtype::FP32, "auto", {}, false}, {Dtype::BF16, "auto", {}, false}, {Dtype::FP16, "auto", {}, false},
+            {Dtype::INT8, "INT8", {}, false}, {Dtype::FP8, "FP8", {}, true},     {Dtype::NVFP4, "NVFP4", {1, 3}, true}};
+}
+
+QString TrtllmRule::kvDtypeSource() const
+{
+    return QStringLiteral("KvCacheConfig(dtype=...) and the checkpoint's kv_cache_quant_algo: tensorrt_llm/quantization/mode.py "
+                          "QuantMode (INT8_KV_CACHE, FP8_KV_CACHE, NVFP4_KV_CACHE); FP8 on Ada Lovelace and Hopper; \"NVFP4 KV "
+                          "Cache\" on the 1.3 quantization page (nvidia.github.io/TensorRT-LLM/1.3.0rc27/features/quantization.html; "
+                          "absent from 1.0's, 1.1 and 1.2 not read), Blackwell only");
+}
+
 QString TrtllmRule::describe() const
 {
     return QStringLiteral("TensorRT-LLM: free_gpu_memory_fraction × free memory after load, 32-token blocks "

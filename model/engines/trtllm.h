@@ -15,10 +15,21 @@ public:
     QString name() const override { return QStringLiteral("trtllm"); }
     QStringList aliases() const override { return {QStringLiteral("tensorrt-llm"), QStringLiteral("trt-llm")}; }
     QString describe() const override;
+    QString title() const override { return QStringLiteral("TensorRT-LLM"); }
+    /// Its KV-cache formats by release (EngineRule::kvDtypes), cited in kvDtypeSource().
+    QVector<KvDtypeSupport> kvDtypes() const override;
+    QString kvDtypeSource() const override;
+    /// NVIDIA cards only (CUDA and TensorRT: the installation guide's requirements).
+    QPair<QStringList, QString> cardVendors() const override
+    {
+        return {{QStringLiteral("NVIDIA")}, QStringLiteral("TensorRT-LLM builds on CUDA and TensorRT: NVIDIA GPUs only (docs, installation)")};
+    }
     /// Its own settings (EngineRule::settings).
     QList<Input> settings() const override { return {Input::FreeGpuMemoryFraction, Input::KvCacheMemory, Input::FreeMemoryAfter, Input::TokensPerBlock, Input::MaxBatchSize, Input::MaxNumTokens, Input::MaxSeqLen}; }
     /// TensorRT-LLM 0.8 (E08).
     EngineVersion checkedVersion() const override { return {0, 8}; }
+    /// Its KV-cache formats were read at 1.3 (kvDtypeSource), the budget rule at 0.8.
+    EngineVersion kvDtypesCheckedVersion() const override { return {1, 3}; }
     EngineBudget budget(const Scenario &s, qint64 weightsPerGpu) const override;
     EngineFigures figures(const Scenario &s, const KvCost &cost, qint64 budgetPerGpu) const override;
     QStringList derivation(const Scenario &s, const EngineFigures &f, UnitSystem u) const override;

@@ -11,6 +11,22 @@ namespace Headroom {
 using EngineMath::checkFraction;
 using EngineMath::fractionOf;
 
+QVector<KvDtypeSupport> VllmRule::kvDtypes() const
+{
+    // "auto" keeps the model's dtype; fp8 (= fp8_e4m3) and fp8_e5m2 run on any CUDA 11.8+
+    // card, converted to the model's dtype for attention; nvfp4 only through FlashInfer's
+    // trtllm-gen kernels on SM100 (vllm-project/vllm#40177), so on a card running nvfp4.
+    return {{Dtype::FP32, "auto", {}, false},     {Dtype::BF16, "auto", {}, false}, {Dtype::FP16, "auto", {}, false},
+            {Dtype::FP8, "fp8", {0, 4}, false}, {Dtype::NVFP4, "nvfp4", {0, 21}, true}};
+}
+
+QString VllmRule::kvDtypeSource() const
+{
+    return QStringLiteral("--kv-cache-dtype: vllm/config/cache.py CacheDType (0.11, commit c1d8642: auto, bfloat16, fp8, fp8_e4m3, "
+                          "fp8_e5m2, fp8_inc, fp8_ds_mla); nvfp4 from 0.21 on SM100 cards (vllm-project/vllm#40177); the later "
+                          "int8_per_token_head and int4_per_token_head keep an fp32 scale per token and head, not Headroom's int8 and int4");
+}
+
 QString VllmRule::describe() const
 {
     return QStringLiteral("vLLM: card × gpu_memory_utilization − weights − activation peak − non-torch − CUDA graphs "

@@ -16,12 +16,18 @@ public:
     Engine id() const override { return Engine::Vllm; }
     QString name() const override { return QStringLiteral("vllm"); }
     QString describe() const override;
+    QString title() const override { return QStringLiteral("vLLM"); }
+    /// Its KV-cache formats by release (EngineRule::kvDtypes), cited in kvDtypeSource().
+    QVector<KvDtypeSupport> kvDtypes() const override;
+    QString kvDtypeSource() const override;
     /// Its own settings (EngineRule::settings).
     QList<Input> settings() const override { return {Input::GpuMemoryUtilization, Input::KvCacheMemory, Input::MaxNumSeqs, Input::MaxNumBatchedTokens, Input::ActivationPeak, Input::NonTorch, Input::CudaGraph}; }
     /// vLLM 0.11 (E03, E24, E26, E27: the llm-d study ran vllm/vllm-openai:v0.11.0).
     EngineVersion checkedVersion() const override { return {0, 11}; }
     /// --vllm-version / --engine-version, kept as vllmMajor.vllmMinor.
     EngineVersion version(const Scenario &s) const override { return {s.engineSettings.vllmMajor, s.engineSettings.vllmMinor}; }
+    /// vLLM's version is always set (0.11 unless given): its formats are that release's.
+    EngineVersion kvDtypeVersion(const Scenario &s) const override { return version(s); }
     double budgetUncertainty(const Scenario &s) const override;
     EngineBudget budget(const Scenario &s, qint64 weightsPerGpu) const override;
     EngineFigures figures(const Scenario &s, const KvCost &cost, qint64 budgetPerGpu) const override;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "io/benchcalibration.h"
+#include "plan/timeconstants.h"
 
 #include "core/inputerror.h"
 #include "core/units.h"
@@ -101,22 +102,26 @@ int chosen(const BenchReading &r, Kind kind)
 // A fraction found outside (0, 1] is reported and the scenario's kept.
 void fitFractions(BenchCalibration &c, const BenchReading &r, const QVector<PlanTerms> &terms, int decode, int prefill)
 {
-    c.bandwidth = FractionFit{Status::NoFigure, c.before.bandwidthEfficiency, 0, std::numeric_limits<double>::quiet_NaN(), -1};
-    c.compute = FractionFit{Status::NoFigure, c.before.computeUtilization, 0, std::numeric_limits<double>::quiet_NaN(), -1};
+    // The fractions in force before: the scenario's own, else the engine's fitted ones.
+    const TimeConstants before = timeConstants(c.before);
+    c.bandwidth = FractionFit{Status::NoFigure, before.bandwidthFraction, 0, std::numeric_limits<double>::quiet_NaN(), -1};
+    c.compute = FractionFit{Status::NoFigure, before.computeFraction, 0, std::numeric_limits<double>::quiet_NaN(), -1};
     Scenario &s = c.after;
-    const auto fitOne = [&](FractionFit &fit, double Scenario::*fraction, int figure) {
+    const auto fitOne = [&](FractionFit &fit, std::optional<double> Scenario::*fraction, int figure) {
         if (figure < 0)
             return;
         const BenchFigure &f = r.figures.at(figure);
-        const double held = s.*fraction;
+        const std::optional<double> held = s.*fraction;
         fit = solve([&](double value) { s.*fraction = value; return timeModelMs(s, terms.at(figure), f); }, f.ms(), fit.before, figure);
         s.*fraction = fit.status == Status::Fitted ? fit.value : held;
     };
     for (int round = 0; round < 50; ++round) {
-        const double bandwidth = s.bandwidthEfficiency, compute = s.computeUtilization;
+        const TimeConstants was = timeConstants(s);
         fitOne(c.bandwidth, &Scenario::bandwidthEfficiency, decode);
         fitOne(c.compute, &Scenario::computeUtilization, prefill);
-        if (std::abs(s.bandwidthEfficiency - bandwidth) <= 1e-10 * bandwidth && std::abs(s.computeUtilization - compute) <= 1e-10 * compute)
+        const TimeConstants now = timeConstants(s);
+        if (std::abs(now.bandwidthFraction - was.bandwidthFraction) <= 1e-10 * was.bandwidthFraction
+            && std::abs(now.computeFraction - was.computeFraction) <= 1e-10 * was.computeFraction)
             break;
     }
 }

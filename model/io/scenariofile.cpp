@@ -291,6 +291,8 @@ QJsonObject gpuToJson(const GpuSpec &g)
                        {QStringLiteral("marketed_memory"), g.marketedMemory},
                        {QStringLiteral("bandwidth_bytes_per_s"), g.bandwidthBytesPerSecond > 0 ? big(g.bandwidthBytesPerSecond) : QJsonValue()},
                        {QStringLiteral("bf16_dense_tflops"), g.bf16DenseTflops},
+                       {QStringLiteral("native_formats"), g.nativeFormats ? QJsonValue(GpuSpec::formatsToJson(*g.nativeFormats)) : QJsonValue()},
+                       {QStringLiteral("native_formats_source"), g.nativeFormatsSource},
                        {QStringLiteral("host_link_bytes_per_s"), g.hostLinkBytesPerSecond > 0 ? big(g.hostLinkBytesPerSecond) : QJsonValue()},
                        {QStringLiteral("peer_link_bytes_per_s"), g.peerLinkBytesPerSecond > 0 ? big(g.peerLinkBytesPerSecond) : QJsonValue()},
                        {QStringLiteral("source"), g.source},

@@ -27,6 +27,24 @@ qint64 wholeBytes(const QJsonObject &o, const char *key, bool required, bool dec
         throw InputError(QString::fromLatin1(key), QStringLiteral("must be a positive whole number of bytes"));
     }
 }
+// native_formats: a list of format names, or null / absent (not stated).
+std::optional<QList<Dtype>> nativeFormatsOf(const QJsonObject &o)
+{
+    const QJsonValue v = o.value(QStringLiteral("native_formats"));
+    if (v.isUndefined() || v.isNull())
+        return std::nullopt;
+    if (!v.isArray())
+        throw InputError(QStringLiteral("native_formats"), QStringLiteral("must be a list of format names, e.g. [\"fp8\", \"int8\"], or null"));
+    QList<Dtype> out;
+    for (const QJsonValue &name : v.toArray()) {
+        if (!name.isString())
+            throw InputError(QStringLiteral("native_formats"), QStringLiteral("must hold format names (text), e.g. \"fp8\""));
+        const Dtype d = Dtypes::parse(name.toString(), QStringLiteral("native_formats"));
+        if (!out.contains(d))
+            out << d;
+    }
+    return out;
+}
 } // namespace
 
 GpuSpec GpuSpec::fromPreset(const QJsonObject &p, bool decimalStrings)
@@ -48,6 +66,8 @@ GpuSpec GpuSpec::fromPreset(const QJsonObject &p, bool decimalStrings)
     const QJsonValue tflops = p.value(QStringLiteral("bf16_dense_tflops"));
     if (!tflops.isUndefined() && !tflops.isNull())
         g.bf16DenseTflops = JsonNumbers::real(tflops, QStringLiteral("bf16_dense_tflops"), 0, 1e9);
+    g.nativeFormats = nativeFormatsOf(p);
+    g.nativeFormatsSource = p.value(QStringLiteral("native_formats_source")).toString();
     g.hostLinkBytesPerSecond = wholeBytes(p, "host_link_bytes_per_s", false, decimalStrings);
     g.peerLinkBytesPerSecond = wholeBytes(p, "peer_link_bytes_per_s", false, decimalStrings);
     g.source = p.value(QStringLiteral("source")).toString();
@@ -60,6 +80,41 @@ GpuSpec GpuSpec::fromPreset(const QJsonObject &p, bool decimalStrings)
     g.priceSource = p.value(QStringLiteral("price_source")).toString();
     g.priceDate = p.value(QStringLiteral("price_date")).toString();
     return g;
+}
+
+std::optional<bool> GpuSpec::runsNatively(Dtype d) const
+{
+    if (!nativeFormats)
+        return std::nullopt;
+    return nativeFormats->contains(d);
+}
+
+QJsonArray GpuSpec::formatsToJson(const QList<Dtype> &formats)
+{
+    QJsonArray out;
+    for (Dtype d : formats)
+        out.append(Dtypes::name(d));
+    return out;
+}
+
+QJsonArray GpuSpec::formatsFromText(const QString &text, const QString &field)
+{
+    static const QRegularExpression separators(QStringLiteral("[,\\s]+"));
+    QList<Dtype> formats;
+    for (const QString &name : text.split(separators, Qt::SkipEmptyParts)) {
+        const Dtype d = Dtypes::parse(name, field);
+        if (!formats.contains(d))
+            formats << d;
+    }
+    return formatsToJson(formats);
+}
+
+QString GpuSpec::formatsText(const QJsonValue &formats)
+{
+    QStringList names;
+    for (const QJsonValue &name : formats.toArray())
+        names << name.toString();
+    return names.join(QStringLiteral(", "));
 }
 
 qint64 GpuSpec::engineVisibleBytes() const
@@ -100,6 +155,7 @@ bool GpuSpec::operator==(const GpuSpec &o) const
         && memorySource == o.memorySource && torchMemoryBytes == o.torchMemoryBytes
         && torchMemorySource == o.torchMemorySource && marketedMemory == o.marketedMemory
         && bandwidthBytesPerSecond == o.bandwidthBytesPerSecond && bf16DenseTflops == o.bf16DenseTflops
+        && nativeFormats == o.nativeFormats && nativeFormatsSource == o.nativeFormatsSource
         && hostLinkBytesPerSecond == o.hostLinkBytesPerSecond && peerLinkBytesPerSecond == o.peerLinkBytesPerSecond && source == o.source && sourceDate == o.sourceDate
         && priceUsdPerHour == o.priceUsdPerHour && priceSource == o.priceSource && priceDate == o.priceDate;
 }

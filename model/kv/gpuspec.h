@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/dtype.h"
+
 #include <QDebug>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QString>
 #include <optional>
@@ -25,6 +28,12 @@ struct GpuSpec
     QString marketedMemory;           ///< e.g. "80 GB HBM3"
     qint64 bandwidthBytesPerSecond = 0; ///< HBM/GDDR bandwidth, bytes/s
     double bf16DenseTflops = 0;       ///< dense BF16 tensor TFLOPS (no sparsity)
+    /// The formats the card's tensor (matrix) cores run natively, as the architecture's
+    /// whitepaper or datasheet lists them (fp8 from Ada/Hopper and CDNA3, nvfp4 and mxfp4
+    /// from Blackwell, mxfp4 from CDNA4). Empty: not stated (a custom card, or a preset
+    /// written before the field), which restricts nothing (Runnability::of).
+    std::optional<QList<Dtype>> nativeFormats;
+    QString nativeFormatsSource;      ///< the whitepaper or datasheet that lists them
     qint64 hostLinkBytesPerSecond = 0; ///< host link, one direction, bytes/s
     /// GPU-to-GPU link (NVLink, Infinity Fabric), one direction, bytes/s; 0: the cards talk
     /// over the host link (PCIe), as a card without a peer link does. The TP and EP collectives
@@ -44,8 +53,20 @@ struct GpuSpec
     /// memory_bytes is missing or not a positive whole number, torch_memory_bytes
     /// is above memory_bytes, a bandwidth is not a positive whole number of bytes/s, bf16_dense_tflops
     /// is not in [0, 10^6] (0: not known), or price_usd_per_hour is not in (0, 10^6] dollars
-    /// (null or absent: no published price).
+    /// (null or absent: no published price), or native_formats is not a list of format
+    /// names (Dtypes::parse; null or absent: not stated).
     static GpuSpec fromPreset(const QJsonObject &preset, bool decimalStrings = false);
+    /// Whether the card's tensor cores run `d` natively: nothing when the card does not say
+    /// (nativeFormats empty), else whether nativeFormats lists it.
+    std::optional<bool> runsNatively(Dtype d) const;
+    /// native_formats as a preset holds it: the format names, in the order given.
+    static QJsonArray formatsToJson(const QList<Dtype> &formats);
+    /// Reads native_formats typed as text ("fp8, int8, nvfp4": commas or spaces between
+    /// names, as `presets add --native-formats` and the preset manager take them) into
+    /// the preset's JSON list; throws InputError(field) naming an unknown format.
+    static QJsonArray formatsFromText(const QString &text, const QString &field);
+    /// A preset's native_formats list as text ("fp8, int8"), for the preset manager's field.
+    static QString formatsText(const QJsonValue &formats);
     /// The card's memory as the engines see it (torch's total, what vLLM prints as
     /// total_gpu_memory), bytes: the cited torch figure, else for an NVIDIA preset
     /// the driver total less 0.5 GiB (the driver and ECC reservation; the cited

@@ -3,6 +3,7 @@
 #include "plan/fleetrisk.h"
 #include "plan/riskwork.h"
 #include "engines/enginerule.h"
+#include "engines/runnability.h"
 #include "lengths/overflowrisk.h"
 #include "plan/servingestimate.h"
 #include "plan/visionpool.h"
@@ -738,10 +739,16 @@ void addEngineSettingWarnings(CapacityResult &r, const Scenario &s, qint64 card)
 
 // What the plan `r` computed anyway but is worth saying, into its warnings: a context past the
 // model's maximum, the importer's sizing notes, engine settings (addEngineSettingWarnings), a
-// KV-head what-if, heads replicated past TP, and flags the scenario cannot honour.
+// KV-head what-if, heads replicated past TP, a KV-cache format the engine or card cannot run
+// (Runnability::of), and flags the scenario cannot honour.
 // Throws InputError as addEngineSettingWarnings does.
 void addWarnings(CapacityResult &r, const Scenario &s, const Budget &b)
 {
+    const Runnability runs = Runnability::of(s);
+    r.runnable = runs.runnable;
+    r.runnableReason = runs.reason;
+    if (!runs.runnable)
+        r.warnings << Capacity::tr("KV cache %1 is a what-if for another engine or card: %2.").arg(Dtypes::name(s.effectiveKvDtype()), runs.reason);
     const qint64 maxPos = s.effectiveMaxModelLen();
     r.contextBeyondMax = maxPos > 0 && s.contextTokens > maxPos;
     if (r.contextBeyondMax)

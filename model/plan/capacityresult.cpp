@@ -92,6 +92,8 @@ void addVerdictJson(const CapacityResult &r, QJsonObject &o)
     o.insert(QStringLiteral("context_beyond_max"), r.contextBeyondMax);
     o.insert(QStringLiteral("weights_dtype"), Dtypes::name(r.weightsDtype));
     o.insert(QStringLiteral("kv_dtype"), Dtypes::name(r.kvDtype));
+    o.insert(QStringLiteral("runnable"), r.runnable);
+    o.insert(QStringLiteral("runnable_reason"), r.runnableReason);
     o.insert(QStringLiteral("cost_per_session_hour_usd"), rounded(r.costPerSessionHourUsd));
     o.insert(QStringLiteral("verdict"), r.verdict);
     o.insert(QStringLiteral("fixes"), QJsonArray::fromStringList(r.fixes));

@@ -131,6 +131,10 @@ struct CapacityResult
     /// without its leading "field: ".
     InputError refusal() const;
     QStringList warnings; ///< computed anyway, but worth saying (context beyond the model's maximum, ...)
+    /// Whether the engine (at its release) and the card run the plan's KV-cache format
+    /// (Runnability::of); a plan that does not is a what-if for another engine or card.
+    bool runnable = true;
+    QString runnableReason; ///< why it runs or not, cited
 
     Dtype weightsDtype = Dtype::BF16;
     Dtype kvDtype = Dtype::BF16;

@@ -456,6 +456,8 @@ QStringList explainCapacity(const Scenario &s, const CapacityResult &r, UnitSyst
     out << explainSession(s, r, u);
     out << explainWeightsAndBudget(s, r, u);
     out << explainEngine(s, r, u);
+    if (!r.runnable) // said where the engine's figures are: the plan is a what-if
+        out << Derivation::tr("Not runnable as planned, a what-if for another engine or card: %1").arg(r.runnableReason);
     out << explainSessionsAndCost(s, r);
     out << explainWarmSessions(s, r, u);
     return out;

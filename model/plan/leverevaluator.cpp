@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/leverevaluator.h"
+#include "engines/runnability.h"
 #include "plan/attentionlever.h"
 #include "plan/capacity.h"
 #include "plan/memorylever.h"
@@ -18,6 +19,9 @@ LeverOption LeverEvaluator::priced(const QString &lever, const QString &option, 
     o.option = option;
     o.scenario = s;
     o.sideEffect = sideEffect;
+    const Runnability runs = Runnability::of(s);
+    o.runnable = runs.runnable;
+    o.runnableReason = runs.reason;
     if (!r.ok) {
         o.sideEffect = r.error;
         return o;

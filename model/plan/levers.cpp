@@ -46,11 +46,12 @@ void sortByCost(QVector<LeverOption> &options)
     });
 }
 
-// Flags the first (so, sorted, the cheapest) priced option that meets the target and keeps the requirement.
+// Flags the first (so, sorted, the cheapest) priced option that meets the target, keeps the
+// requirement and runs on the engine and card.
 void flagCheapest(QVector<LeverOption> &options)
 {
     for (LeverOption &o : options) {
-        if (o.meetsTarget && !o.changesRequirement && o.costPerSessionHourUsd) {
+        if (o.offerable() && o.costPerSessionHourUsd) {
             o.cheapest = true;
             break;
         }
@@ -115,7 +116,7 @@ QString answerOf(const LeverReport &report, const Scenario &now, const LeverTarg
     if (cheapest != out.cend())
         kinds << kindOf(*cheapest, now);
     for (const LeverOption &o : out) {
-        if (o.sessionsPerGroup <= 0 || !o.costPerSessionHourUsd || !o.meetsTarget || o.changesRequirement || kinds.contains(kindOf(o, now)))
+        if (o.sessionsPerGroup <= 0 || !o.costPerSessionHourUsd || !o.offerable() || kinds.contains(kindOf(o, now)))
             continue;
         kinds << kindOf(o, now);
         parts << Levers::tr("%1 (%2) %3").arg(kindOf(o, now), named(o, now), perSessionHour(*o.costPerSessionHourUsd, per));
@@ -194,10 +195,14 @@ QJsonObject LeverReport::toJson() const
                              {QStringLiteral("meets_target"), o.meetsTarget},
                              {QStringLiteral("changes_requirement"), o.changesRequirement},
                              {QStringLiteral("changes_requirement_reason"), o.changesRequirementReason},
+                             {QStringLiteral("runnable"), o.runnable},
+                             {QStringLiteral("runnable_reason"), o.runnableReason},
                              {QStringLiteral("cheapest"), o.cheapest}});
     return QJsonObject{{QStringLiteral("options"), a},
                        {QStringLiteral("sessions_per_gpu_now"), current.sessionsPerGpu},
                        {QStringLiteral("cost_per_session_hour_usd_now"), opt(current.costPerSessionHourUsd)},
+                       {QStringLiteral("runnable_now"), current.runnable},
+                       {QStringLiteral("runnable_reason_now"), current.runnableReason},
                        {QStringLiteral("answer"), answer}};
 }
 

@@ -32,7 +32,17 @@ struct LeverOption
     /// target. Shown, never the cheapest meeting the target.
     bool changesRequirement = false;
     QString changesRequirementReason; ///< why, in words (empty when it does not)
-    bool cheapest = false;       ///< cheapest option that meets the target and keeps the requirement
+    /// Whether the chosen engine (at its release) and the option's card run its KV-cache
+    /// format (Runnability::of): an option that does not is a what-if for another engine
+    /// or card, shown greyed, never the cheapest and never advised.
+    bool runnable = true;
+    QString runnableReason;      ///< why it runs or not, naming the engine and release or the card, cited
+    bool cheapest = false;       ///< cheapest runnable option that meets the target and keeps the requirement
+
+    /// Whether the option answers the question as asked: it meets the target, keeps the
+    /// requirement and runs on the engine and card (the cheapest and the advice are drawn
+    /// from these alone).
+    bool offerable() const { return meetsTarget && !changesRequirement && runnable; }
 };
 
 /// What the user needs: sessions per GPU, and/or a ceiling on inter-token latency.
@@ -99,7 +109,9 @@ QVector<int> tensorParallelSizes();
 ///   and LoRA on attention only (both need retrained adapters).
 /// A target marks which options meet it (without a latency target, options
 /// slower than 200 ms per token do not); the cheapest of those that keeps the
-/// requirement (LeverOption::changesRequirement false) is flagged.
+/// requirement and runs (LeverOption::offerable) is flagged. Every option says
+/// whether its KV-cache format runs under the scenario's engine and on its card
+/// (LeverOption::runnable, Runnability::of).
 LeverReport evaluateLevers(const Scenario &now, const QVector<ModelShape> &models, const QVector<GpuSpec> &gpus,
                            const LeverTarget &target, qint64 sharedPrefixTokens = 0,
                            qint64 hostMemoryPerGpu = 256'000'000'000);

@@ -1,16 +1,33 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/precisionlever.h"
+#include "engines/enginerule.h"
 
 namespace Headroom {
 
 namespace {
 
-// The KV cache in each of fp8, int8, nvfp4 and int4 smaller than the plan's KV dtype.
+// The KV-cache formats the lever tries: fp8, int8, nvfp4 and int4 (the serving engines'
+// common ones, offered under every engine so that one it cannot run says so), then, under a
+// named engine, the other formats below 16 bits it takes in some release (llama.cpp's and
+// Ollama's q8_0 and q4_0, SGLang's mxfp4; a later release's says which), each once. The
+// plain rule names no engine and takes every format: it offers the common four.
+QVector<Dtype> candidates(const Scenario &s)
+{
+    QVector<Dtype> out{Dtype::FP8, Dtype::INT8, Dtype::NVFP4, Dtype::INT4};
+    if (s.engine == Engine::Plain)
+        return out;
+    for (const KvDtypeSupport &k : Engines::rule(s.engine).kvDtypes())
+        if (!out.contains(k.dtype) && Dtypes::bytesFor(k.dtype, 1024, {}) < 2048)
+            out << k.dtype;
+    return out;
+}
+
+// The KV cache in each candidate format smaller than the plan's KV dtype.
 QVector<LeverOption> smallerKvDtypes(const LeverEvaluator &lever, const LeverContext &c)
 {
     QVector<LeverOption> out;
     const Dtype kv = c.base.kvDtype;
-    for (Dtype d : {Dtype::FP8, Dtype::INT8, Dtype::NVFP4, Dtype::INT4}) {
+    for (Dtype d : candidates(c.now)) {
         if (Dtypes::bytesFor(d, 1024, {}) >= Dtypes::bytesFor(kv, 1024, {}))
             continue;
         Scenario v = c.now;

@@ -101,7 +101,7 @@ double prefillFlops(const Scenario &s, double tokens)
 
 } // namespace
 
-double tensorPeakFlops(const GpuSpec &gpu, Dtype)
+double tensorPeakFlops(const GpuSpec &gpu)
 {
     return gpu.bf16DenseTflops * 1e12;
 }
@@ -122,7 +122,7 @@ std::optional<DecodeStep> decodeStep(const Scenario &s, qint64 weightsBytesPerGp
     if (turnover.outputTokens > 0 && turnover.promptTokens > 0)
         d.turnoverFlops = double(batch) / turnover.outputTokens * prefillFlops(s, turnover.promptTokens);
     d.flops = 2.0 * double(m.activeParams) * double(batch) / double(tp * pp) + cachedValues * attentionFlopsPerCachedValue(s) + d.turnoverFlops;
-    const double peak = tensorPeakFlops(g, s.effectiveWeightsDtype());
+    const double peak = tensorPeakFlops(g);
     if (peak > 0 && c.computeFraction > 0)
         d.computeSeconds = d.flops / (peak * c.computeFraction);
     d.fixedSeconds = fixedSeconds(s, c);
@@ -145,7 +145,7 @@ std::optional<double> timeToFirstToken(const Scenario &s, qint64 weightsBytesPer
 {
     const GpuSpec &g = s.gpu;
     const TimeConstants c = timeConstants(s);
-    const double peak = tensorPeakFlops(g, s.effectiveWeightsDtype());
+    const double peak = tensorPeakFlops(g);
     if (g.bandwidthBytesPerSecond <= 0 || peak <= 0 || s.model.activeParams <= 0 || !(c.computeFraction > 0) || !(c.bandwidthFraction > 0))
         return std::nullopt;
     const int pp = std::max(1, s.pp);

@@ -74,9 +74,12 @@ std::optional<DecodeStep> decodeStep(const Scenario &s, qint64 weightsBytesPerGp
 /// PP stages in turn. Empty when the card has no bandwidth or compute figure.
 std::optional<double> timeToFirstToken(const Scenario &s, qint64 weightsBytesPerGpu, double tokens);
 
-/// The card's dense tensor peak for matrix products in `weights`, FLOPS: the datasheet's
-/// dense BF16 figure.
-double tensorPeakFlops(const GpuSpec &gpu, Dtype weights);
+/// The card's dense tensor peak the step's compute is timed against, FLOPS: the datasheet's
+/// dense BF16 figure, whatever the weights' format. Tried and left: 2 x for fp8 and 4 x for
+/// nvfp4/mxfp4 on cards that run them natively (GpuSpec::runsNatively) fitted the measured rows
+/// worse (held-out median |error| 18.0% against 15.7%, tools/fit_time.py): at decode's batch
+/// sizes the low-precision GEMMs do not reach their doubled peak.
+double tensorPeakFlops(const GpuSpec &gpu);
 
 /// A time figure with its band: the prediction and the range the measured figure fell in
 /// on the rows held out of the fit (TimeConstants::bandLow/High). ms.

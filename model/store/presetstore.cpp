@@ -637,7 +637,7 @@ void PresetStore::validate(const QJsonObject &preset)
     if (!name.isString() || name.toString().trimmed().isEmpty())
         throw InputError(QStringLiteral("name"), QStringLiteral("give the name shown in the pickers, e.g. \"ACME H100 (contract)\""));
     // Text fields as the built-ins use them (presets/*.json): a string or null.
-    static const char *const text[] = {"vendor", "memory_source", "marketed_memory", "host_link", "peer_link", "source", "price_source",
+    static const char *const text[] = {"vendor", "memory_source", "marketed_memory", "native_formats_source", "host_link", "peer_link", "source", "price_source",
                                        "hf_id", "params_source", "checkpoint_source", "notes", "source_date", "price_date"};
     for (const char *key : text) {
         const QJsonValue v = preset.value(QLatin1String(key));
@@ -662,7 +662,8 @@ QStringList PresetStore::unknownKeys(const QJsonObject &preset)
                                       QStringLiteral("source_date"), QStringLiteral("notes")};
     static const QSet<QString> gpu{QStringLiteral("vendor"), QStringLiteral("memory_bytes"), QStringLiteral("memory_source"),
                                    QStringLiteral("marketed_memory"), QStringLiteral("torch_memory_bytes"), QStringLiteral("torch_memory_source"),
-                                   QStringLiteral("bandwidth_bytes_per_s"), QStringLiteral("bf16_dense_tflops"), QStringLiteral("host_link"),
+                                   QStringLiteral("bandwidth_bytes_per_s"), QStringLiteral("bf16_dense_tflops"), QStringLiteral("native_formats"),
+                                   QStringLiteral("native_formats_source"), QStringLiteral("host_link"),
                                    QStringLiteral("host_link_bytes_per_s"), QStringLiteral("peer_link"), QStringLiteral("peer_link_bytes_per_s"), QStringLiteral("price_usd_per_hour"), QStringLiteral("price_source"),
                                    QStringLiteral("price_date")};
     static const QSet<QString> model{QStringLiteral("hf_id"), QStringLiteral("config"), QStringLiteral("total_params"),

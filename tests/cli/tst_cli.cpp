@@ -963,6 +963,40 @@ private Q_SLOTS:
         QVERIFY(r.code != 0 && r.err.contains("--shared-prefix"));
     }
 
+    // Issue #30 item 5, the reported case: Llama-3.1-8B at 128K under --engine vllm on an H100
+    // named "KV cache int4" its cheapest. vLLM 0.11's --kv-cache-dtype (vllm/config/cache.py)
+    // has no int4, int8 or nvfp4, and the H100 runs no nvfp4: each is marked, none the cheapest.
+    void leversOfferWhatTheEngineAndCardRun()
+    {
+        Run r = run({QStringLiteral("levers"), QStringLiteral("--model"), QStringLiteral("llama-3.1-8b"), QStringLiteral("--gpu"),
+                     QStringLiteral("h100-sxm-80gb"), QStringLiteral("--engine"), QStringLiteral("vllm"), QStringLiteral("--context"),
+                     QStringLiteral("128K"), QStringLiteral("--json")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QSet<QString> notRunnable;
+        for (const QJsonValue &v : r.json().value(QStringLiteral("options")).toArray()) {
+            const QJsonObject o = v.toObject();
+            QVERIFY(o.contains(QStringLiteral("runnable")) && o.contains(QStringLiteral("runnable_reason")));
+            if (!o.value(QStringLiteral("runnable")).toBool()) {
+                notRunnable << o.value(QStringLiteral("option")).toString();
+                QVERIFY(!o.value(QStringLiteral("cheapest")).toBool());
+                QVERIFY(o.value(QStringLiteral("runnable_reason")).toString().startsWith(QStringLiteral("vLLM 0.11 has no KV cache in")));
+            }
+        }
+        for (const char *option : {"KV cache int4", "KV cache int8", "KV cache nvfp4"})
+            QVERIFY2(notRunnable.contains(QLatin1String(option)), option);
+        QVERIFY(!notRunnable.contains(QStringLiteral("KV cache fp8")));
+        // Under TensorRT-LLM on a B200 an nvfp4 cache runs (QuantMode NVFP4_KV_CACHE, Blackwell),
+        // and the plan says so; on an H100 it is a what-if for another card.
+        r = run(plan("--model llama-3.1-8b --gpu b200 --engine trtllm --context 128K --kv-dtype nvfp4"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(r.json().value(QStringLiteral("runnable")).toBool(false), true);
+        QVERIFY(r.json().value(QStringLiteral("runnable_reason")).toString().contains(QStringLiteral("NVFP4_KV_CACHE")));
+        r = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --engine trtllm --context 128K --kv-dtype nvfp4"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(r.json().value(QStringLiteral("runnable")).toBool(true), false);
+        QVERIFY(r.json().value(QStringLiteral("runnable_reason")).toString().contains(QStringLiteral("H100 SXM5 80GB does not run nvfp4 natively")));
+    }
+
     // An older scenario, a plan --json output (format version 0), names presets; the preset
     // store's lookup refuses ids it does not hold, naming the output's field (scenariofile.cpp).
     void olderPlanOutputNamingAnUnknownPreset_data()

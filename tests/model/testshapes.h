@@ -5,6 +5,10 @@
 #include "kv/modelshape.h"
 #include "inputs/scenario.h"
 
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+
 namespace Headroom::Test {
 
 /// A dense full-attention model, as a custom --layers/--heads/--kv-heads/--head-dim shape.
@@ -50,6 +54,36 @@ inline Scenario seedB(qint64 context, int kvHeads = 32, qint64 card = 80'000'000
     s.kvDtype = Dtype::FP16;
     s.contextTokens = context;
     return s;
+}
+
+// A GPU preset as shipped (presets/gpus/<id>.json).
+inline GpuSpec gpuPreset(const char *id)
+{
+    QFile f(QStringLiteral(HEADROOM_SOURCE "/presets/gpus/") + QString::fromLatin1(id) + QStringLiteral(".json"));
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("no GPU preset %s", id);
+    return GpuSpec::fromPreset(QJsonDocument::fromJson(f.readAll()).object());
+}
+
+// A dense or MoE shape with the fields the activation estimate reads (config.json names).
+inline ModelShape shaped(ModelShape m, qint64 hidden, qint64 intermediate, qint64 vocab, qint64 params, int experts = 0, int perToken = 0,
+                  qint64 expertSize = 0)
+{
+    m.hiddenSize = hidden;
+    m.intermediateSize = intermediate;
+    m.vocabSize = vocab;
+    m.totalParams = m.activeParams = params;
+    m.numExperts = experts;
+    m.expertsPerToken = perToken;
+    m.moeIntermediateSize = expertSize;
+    return m;
+}
+
+// Llama-3.1-8B config.json: 32 layers, 32 heads, 8 KV heads, head_dim 128, hidden 4096,
+// intermediate 14336, vocab 128256; 8,030,261,248 parameters (bf16).
+inline ModelShape llama31_8b()
+{
+    return shaped(dense(32, 32, 8, 128), 4096, 14336, 128256, 8'030'261'248);
 }
 
 } // namespace Headroom::Test

@@ -10,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
+#include "plan/timeconstants.h"
 #include <QTest>
 #include "common/headroomtest.h"
 
@@ -179,7 +180,7 @@ private Q_SLOTS:
     void fitRecoversKnownFractions()
     {
         // Figures made by the model itself at 0.6 of the bandwidth and 0.35 of the TFLOPS: the fit
-        // from the defaults (0.8, 0.5) finds both again, alternating (each prediction reads both).
+        // from the engine's fitted fractions finds both again, alternating (each prediction reads both).
         Scenario truth = on("llama-3.1-8b", "h100-sxm-80gb");
         truth.bandwidthEfficiency = 0.6;
         truth.computeUtilization = 0.35;
@@ -193,9 +194,10 @@ private Q_SLOTS:
         const BenchCalibration c = BenchCalibration::fit(r, base);
         QCOMPARE(c.bandwidth.status, FractionFit::Status::Fitted);
         QCOMPARE(c.compute.status, FractionFit::Status::Fitted);
-        QVERIFY2(std::abs(c.after.bandwidthEfficiency - 0.6) < 1e-3, qPrintable(QString::number(c.after.bandwidthEfficiency)));
-        QVERIFY2(std::abs(c.after.computeUtilization - 0.35) < 1e-3, qPrintable(QString::number(c.after.computeUtilization)));
-        QCOMPARE(c.bandwidth.before, 0.8);
+        QVERIFY(c.after.bandwidthEfficiency && c.after.computeUtilization);
+        QVERIFY2(std::abs(*c.after.bandwidthEfficiency - 0.6) < 1e-3, qPrintable(QString::number(*c.after.bandwidthEfficiency)));
+        QVERIFY2(std::abs(*c.after.computeUtilization - 0.35) < 1e-3, qPrintable(QString::number(*c.after.computeUtilization)));
+        QCOMPARE(c.bandwidth.before, timeConstants(base).bandwidthFraction); // the engine's fitted fraction, none given
         QCOMPARE(c.rows.size(), 2);
         QVERIFY(std::abs(c.rows.at(0).measuredDifference()) < 1e-6);
         QVERIFY(c.rows.at(0).predicted < c.rows.at(0).printed); // 0.8 predicts a faster step than 0.6 gives
@@ -205,13 +207,16 @@ private Q_SLOTS:
     void llamaBenchCalibratesTheCard()
     {
         // ggml-org/llama.cpp#4766's F16 rows alone: llama 7B F16 (12.55 GiB) on an RTX 4090 at 61.03 t/s
-        // is 16.39 ms a token, about 0.82 of 1,008 GB/s spent reading the weights once a token.
+        // is 16.39 ms a token, about 0.82 of 1,008 GB/s if reading the weights once a token took it all;
+        // less the step's fixed costs (llama.cpp's fitted 60 us a layer and 0.72 ms a step, 2.64 ms)
+        // the reading takes 13.75 ms, 0.97 of the peak.
         const QString table = fixture("llamabench-llama-7b-f16-q8_0-4090.txt").section(QLatin1Char('\n'), 0, 4);
         const BenchReading r = BenchReading::read(table, QStringLiteral("LOGFILE"));
         const BenchCalibration c = BenchCalibration::fit(r, on("llama-2-7b", "rtx-4090"));
         QCOMPARE(*c.before.weightsBytes, qint64(std::llround(12.55 * double(Units::GiB))));
         QCOMPARE(c.bandwidth.status, FractionFit::Status::Fitted);
-        QVERIFY2(c.after.bandwidthEfficiency > 0.78 && c.after.bandwidthEfficiency < 0.85, qPrintable(QString::number(c.after.bandwidthEfficiency)));
+        const double fitted = c.after.bandwidthEfficiency.value_or(0);
+        QVERIFY2(fitted > 0.85 && fitted <= 1, qPrintable(QString::number(fitted)));
         QCOMPARE(c.compute.status, FractionFit::Status::Fitted);
         QCOMPARE(c.rows.at(1).unit, QStringLiteral("t/s"));
         QVERIFY(std::abs(c.rows.at(1).measured - 61.03) < 0.01);
@@ -239,9 +244,9 @@ private Q_SLOTS:
         QCOMPARE(c.compute.status, FractionFit::Status::Unreachable);
         QVERIFY2(c.compute.floorMs > 60, qPrintable(QString::number(c.compute.floorMs)));
         QVERIFY2(c.bandwidth.value > 5, qPrintable(QString::number(c.bandwidth.value)));
-        QCOMPARE(c.after.bandwidthEfficiency, 0.8);
+        QVERIFY(!c.after.bandwidthEfficiency); // kept: the engine's fitted fraction stays in force
         QVERIFY2(c.notes.first().contains(QStringLiteral("above 1: the time model cannot reach the measured figure")), qPrintable(c.notes.first()));
-        QCOMPARE(c.toJson(r).value(QStringLiteral("fit")).toObject().value(QStringLiteral("bandwidth_efficiency")).toObject().value(QStringLiteral("applied")).toDouble(), 0.8);
+        QCOMPARE(c.toJson(r).value(QStringLiteral("fit")).toObject().value(QStringLiteral("bandwidth_efficiency")).toObject().value(QStringLiteral("applied")).toDouble(), timeConstants(c.after).bandwidthFraction);
     }
 
     void aFigureNoFractionReachesIsSaid()

@@ -1251,6 +1251,15 @@ void TestConfigImport::gpuPresetRefusals_data()
                                               << price + QStringLiteral("-2.95");
     QTest::newRow("price_usd_per_hour 1,000,001") << gpuPreset({{QStringLiteral("price_usd_per_hour"), 1'000'001}})
                                                   << QStringLiteral("price_usd_per_hour") << price + QStringLiteral("1000001");
+    // native_formats: a list of format names (core/dtype.h), null or absent when not stated.
+    QTest::newRow("native_formats \"fp8\" (a list)") << gpuPreset({{QStringLiteral("native_formats"), QStringLiteral("fp8")}})
+                                                    << QStringLiteral("native_formats")
+                                                    << QStringLiteral("must be a list of format names, e.g. [\"fp8\", \"int8\"], or null");
+    QTest::newRow("native_formats [8]") << gpuPreset({{QStringLiteral("native_formats"), QJsonArray{8}}}) << QStringLiteral("native_formats")
+                                        << QStringLiteral("must hold format names (text), e.g. \"fp8\"");
+    QTest::newRow("native_formats [\"fp6\"]") << gpuPreset({{QStringLiteral("native_formats"), QJsonArray{QStringLiteral("fp6")}}})
+                                              << QStringLiteral("native_formats")
+                                              << QStringLiteral("unknown precision \"fp6\"; use one of ") + Dtypes::names().join(QStringLiteral(", "));
 }
 
 void TestConfigImport::gpuPresetRefusals()
@@ -1262,6 +1271,10 @@ void TestConfigImport::gpuPresetRefusals()
     QCOMPARE(GpuSpec::fromPreset(gpuPreset({})).memoryBytes, qint64(85'520'809'984));
     QCOMPARE(*GpuSpec::fromPreset(gpuPreset({{QStringLiteral("price_usd_per_hour"), 1e6}})).priceUsdPerHour, 1e6);
     QCOMPARE(GpuSpec::fromPreset(gpuPreset({{QStringLiteral("memory_bytes"), 1}})).memoryBytes, qint64(1));
+    QVERIFY(!GpuSpec::fromPreset(gpuPreset({{QStringLiteral("native_formats"), QJsonValue()}})).nativeFormats); // not stated
+    QCOMPARE(GpuSpec::fromPreset(gpuPreset({{QStringLiteral("native_formats"), GpuSpec::formatsFromText(QStringLiteral("fp8, nvfp4 fp8"), {})}}))
+                 .nativeFormats,
+             (QList<Dtype>{Dtype::FP8, Dtype::NVFP4}));
     try {
         GpuSpec::fromPreset(preset);
         QFAIL("accepted");

@@ -9,12 +9,14 @@
 #include "plan/capacity.h"
 #include "io/configimporter.h"
 #include "engines/enginerule.h"
+#include "engines/runnability.h"
 #include "engines/sglang.h"
 #include "engines/vllm.h"
 #include "kv/kvcost.h"
 #include "core/units.h"
 
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include "testshapes.h"
@@ -25,6 +27,9 @@
 
 using namespace Headroom;
 using Headroom::Test::dense;
+using Headroom::Test::gpuPreset;
+using Headroom::Test::llama31_8b;
+using Headroom::Test::shaped;
 
 namespace {
 
@@ -74,36 +79,6 @@ std::pair<qint64, qint64> interval(double printed, int decimals, qint64 unit)
     return {qint64(std::ceil((printed - half) * double(unit))), qint64(std::floor((printed + half) * double(unit)))};
 }
 
-
-// A GPU preset as shipped (presets/gpus/<id>.json).
-GpuSpec gpuPreset(const char *id)
-{
-    QFile f(QStringLiteral(HEADROOM_SOURCE "/presets/gpus/") + QString::fromLatin1(id) + QStringLiteral(".json"));
-    if (!f.open(QIODevice::ReadOnly))
-        qFatal("no GPU preset %s", id);
-    return GpuSpec::fromPreset(QJsonDocument::fromJson(f.readAll()).object());
-}
-
-// A dense or MoE shape with the fields the activation estimate reads (config.json names).
-ModelShape shaped(ModelShape m, qint64 hidden, qint64 intermediate, qint64 vocab, qint64 params, int experts = 0, int perToken = 0,
-                  qint64 expertSize = 0)
-{
-    m.hiddenSize = hidden;
-    m.intermediateSize = intermediate;
-    m.vocabSize = vocab;
-    m.totalParams = m.activeParams = params;
-    m.numExperts = experts;
-    m.expertsPerToken = perToken;
-    m.moeIntermediateSize = expertSize;
-    return m;
-}
-
-// Llama-3.1-8B config.json: 32 layers, 32 heads, 8 KV heads, head_dim 128, hidden 4096,
-// intermediate 14336, vocab 128256; 8,030,261,248 parameters (bf16).
-ModelShape llama31_8b()
-{
-    return shaped(dense(32, 32, 8, 128), 4096, 14336, 128256, 8'030'261'248);
-}
 
 // Qwen3-32B config.json: 64 layers, 64 heads, 8 KV heads, head_dim 128, hidden 5120,
 // intermediate 25600, vocab 151936; 32,762,123,264 parameters.
@@ -743,6 +718,64 @@ private Q_SLOTS:
         QVERIFY2(r.ok, qPrintable(r.error));
         const auto [lo, hi] = interval(608.0, 1, MiB);
         QVERIFY2(lo <= r.engineFigures.kvSelfBytes && r.engineFigures.kvSelfBytes <= hi, qPrintable(QString::number(r.engineFigures.kvSelfBytes)));
+    }
+
+    // Issue #30 item 5: a plan whose KV cache the engine or card cannot run says it is a
+    // what-if, in its warnings, its derivation and its JSON; one that runs says nothing.
+    void aPlanTheEngineCannotRunIsAWhatIf()
+    {
+        Scenario s;
+        s.model = llama31_8b();
+        s.gpu = gpuPreset("h100-sxm-80gb");
+        s.engine = Engine::Vllm;
+        s.contextTokens = 128000;
+        s.kvDtype = Dtype::INT4; // vllm/config/cache.py CacheDType (0.11): no int4
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY(r.ok);
+        QVERIFY(!r.runnable);
+        QVERIFY2(r.runnableReason.startsWith(QStringLiteral("vLLM 0.11 has no KV cache in int4")), qPrintable(r.runnableReason));
+        QVERIFY2(r.runnableReason.contains(QStringLiteral("vllm/config/cache.py")), qPrintable(r.runnableReason));
+        QVERIFY(std::any_of(r.warnings.cbegin(), r.warnings.cend(), [](const QString &w) {
+            return w.startsWith(QStringLiteral("KV cache int4 is a what-if for another engine or card: vLLM 0.11"));
+        }));
+        const QStringList derivation = explainCapacity(s, r, UnitSystem::Decimal);
+        QVERIFY(std::any_of(derivation.cbegin(), derivation.cend(), [](const QString &l) {
+            return l.startsWith(QStringLiteral("Not runnable as planned, a what-if for another engine or card: vLLM 0.11 has no KV cache in int4"));
+        }));
+        const QJsonObject o = r.toJson();
+        QCOMPARE(o.value(QStringLiteral("runnable")).toBool(true), false);
+        QCOMPARE(o.value(QStringLiteral("runnable_reason")).toString(), r.runnableReason);
+
+        s.kvDtype = Dtype::FP8; // --kv-cache-dtype fp8, in every release from 0.4
+        const CapacityResult fp8 = computeCapacity(s);
+        QVERIFY(fp8.runnable);
+        QVERIFY(std::none_of(fp8.warnings.cbegin(), fp8.warnings.cend(), [](const QString &w) { return w.contains(QStringLiteral("what-if for another")); }));
+        QCOMPARE(fp8.toJson().value(QStringLiteral("runnable")).toBool(false), true);
+    }
+
+    // A card that states no native formats (a custom card, a preset file written before
+    // native_formats) restricts nothing: TensorRT-LLM's nvfp4 cache runs only on a card
+    // that runs nvfp4, and a custom card is not said not to.
+    void aCardStatingNoFormatsRestrictsNothing()
+    {
+        Scenario s;
+        s.model = llama31_8b();
+        s.gpu = GpuSpec::custom(192'000'000'000);
+        s.engine = Engine::Trtllm;
+        s.contextTokens = 32000;
+        s.kvDtype = Dtype::NVFP4;
+        QVERIFY(!s.gpu.nativeFormats);
+        const Runnability runs = Runnability::of(s);
+        QVERIFY2(runs.runnable, qPrintable(runs.reason));
+        QVERIFY2(runs.reason.contains(QStringLiteral("Custom card states no native formats")), qPrintable(runs.reason));
+        // The same card from a preset that lists its formats without nvfp4 (the H100's) does not.
+        QJsonObject preset{{QStringLiteral("id"), QStringLiteral("old-card")},
+                           {QStringLiteral("memory_bytes"), 85'520'809'984.0},
+                           {QStringLiteral("vendor"), QStringLiteral("NVIDIA")}};
+        QVERIFY(!GpuSpec::fromPreset(preset).nativeFormats); // an older preset file loads
+        preset.insert(QStringLiteral("native_formats"), QJsonArray{QStringLiteral("fp16"), QStringLiteral("bf16"), QStringLiteral("fp8")});
+        s.gpu = GpuSpec::fromPreset(preset);
+        QVERIFY(!Runnability::of(s).runnable);
     }
 
     void ollamaE15()

@@ -495,6 +495,130 @@ private Q_SLOTS:
         QVERIFY(!b->cheapest);
     }
 
+    // Issue #30 item 5: the levers under an engine and a card offer only what they run.
+    // Llama-3.1-8B at 128,000 tokens on an H100 SXM under vLLM (0.11 unless given), the
+    // presets as shipped (presets/gpus/h100-sxm-80gb.json: native fp16, bf16, fp8, int8).
+    void runnableUnderTheEngineAndCard_data()
+    {
+        QTest::addColumn<int>("engine");
+        QTest::addColumn<QString>("gpu");
+        QTest::addColumn<QString>("version");
+        QTest::addColumn<QString>("option");
+        QTest::addColumn<bool>("runnable");
+        QTest::addColumn<QString>("because");
+        // vllm/config/cache.py CacheDType at 0.11 (commit c1d8642): auto, bfloat16, fp8,
+        // fp8_e4m3, fp8_e5m2, fp8_inc, fp8_ds_mla: no int4, no int8, no nvfp4.
+        QTest::newRow("vLLM 0.11, H100: int4 (not in CacheDType)") << int(Engine::Vllm) << QStringLiteral("h100-sxm-80gb") << QStringLiteral("") << QStringLiteral("KV cache int4") << false
+                                                                  << QStringLiteral("vLLM 0.11 has no KV cache in int4: it takes auto, fp8");
+        QTest::newRow("vLLM 0.11, H100: int8 (not in CacheDType)") << int(Engine::Vllm) << QStringLiteral("h100-sxm-80gb") << QStringLiteral("") << QStringLiteral("KV cache int8") << false
+                                                                  << QStringLiteral("vLLM 0.11 has no KV cache in int8");
+        QTest::newRow("vLLM 0.11, H100: nvfp4 (from 0.21, vllm#40177)") << int(Engine::Vllm) << QStringLiteral("h100-sxm-80gb") << QStringLiteral("") << QStringLiteral("KV cache nvfp4") << false
+                                                                       << QStringLiteral("vLLM 0.11 has no KV cache in nvfp4: \"nvfp4\" from 0.21");
+        QTest::newRow("vLLM 0.11, H100: fp8 (--kv-cache-dtype fp8)") << int(Engine::Vllm) << QStringLiteral("h100-sxm-80gb") << QStringLiteral("") << QStringLiteral("KV cache fp8") << true
+                                                                    << QStringLiteral("vLLM 0.11 takes a KV cache in fp8 as \"fp8\"");
+        // vLLM 0.21 takes nvfp4 through trtllm-gen on SM100 only (vllm#40177): the H100 (Hopper)
+        // does not run nvfp4 (H100 datasheet: FP8, FP16, BF16, TF32, INT8), the B200 does.
+        QTest::newRow("vLLM 0.21, H100: nvfp4 (the card)") << int(Engine::Vllm) << QStringLiteral("h100-sxm-80gb") << QStringLiteral("0.21") << QStringLiteral("KV cache nvfp4") << false
+                                                          << QStringLiteral("H100 SXM5 80GB does not run nvfp4 natively");
+        QTest::newRow("vLLM 0.21, B200: nvfp4") << int(Engine::Vllm) << QStringLiteral("b200") << QStringLiteral("0.21") << QStringLiteral("KV cache nvfp4") << true
+                                               << QStringLiteral("B200 (HGX/DGX) 192GB runs nvfp4 natively");
+        // TensorRT-LLM: QuantMode NVFP4_KV_CACHE, "NVFP4 KV Cache" on the 1.3 quantization page,
+        // Blackwell only; with no --engine-version the list read at 1.3 applies.
+        QTest::newRow("TensorRT-LLM, B200: nvfp4 (1.3 quantization page)") << int(Engine::Trtllm) << QStringLiteral("b200") << QStringLiteral("") << QStringLiteral("KV cache nvfp4") << true
+                                                                          << QStringLiteral("TensorRT-LLM 1.3 takes a KV cache in nvfp4 as \"NVFP4\"");
+        QTest::newRow("TensorRT-LLM, H100: nvfp4 (the card)") << int(Engine::Trtllm) << QStringLiteral("h100-sxm-80gb") << QStringLiteral("") << QStringLiteral("KV cache nvfp4") << false
+                                                             << QStringLiteral("H100 SXM5 80GB does not run nvfp4 natively");
+        QTest::newRow("TensorRT-LLM 1.0, B200: nvfp4 (not on 1.0's page)") << int(Engine::Trtllm) << QStringLiteral("b200") << QStringLiteral("1.0") << QStringLiteral("KV cache nvfp4") << false
+                                                                          << QStringLiteral("TensorRT-LLM 1.0 has no KV cache in nvfp4");
+        // TensorRT-LLM's FP8 KV cache needs Ada Lovelace or Hopper: an A100 has no FP8 (A100 datasheet).
+        QTest::newRow("TensorRT-LLM, A100: fp8 (the card)") << int(Engine::Trtllm) << QStringLiteral("a100-sxm4-80gb") << QStringLiteral("") << QStringLiteral("KV cache fp8") << false
+                                                           << QStringLiteral("A100 SXM4 80GB does not run fp8 natively");
+        QTest::newRow("TensorRT-LLM, A100: int8 (INT8_KV_CACHE)") << int(Engine::Trtllm) << QStringLiteral("a100-sxm4-80gb") << QStringLiteral("") << QStringLiteral("KV cache int8") << true
+                                                                 << QStringLiteral("takes a KV cache in int8 as \"INT8\"");
+        // TensorRT-LLM builds on CUDA: no AMD card.
+        QTest::newRow("TensorRT-LLM, MI300X: fp8 (NVIDIA only)") << int(Engine::Trtllm) << QStringLiteral("mi300x") << QStringLiteral("") << QStringLiteral("KV cache fp8") << false
+                                                                << QStringLiteral("TensorRT-LLM does not run on Instinct MI300X");
+        // llama.cpp common/arg.cpp kv_cache_types: f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1.
+        QTest::newRow("llama.cpp, H100: q8_0") << int(Engine::LlamaCpp) << QStringLiteral("h100-sxm-80gb") << QStringLiteral("") << QStringLiteral("KV cache q8_0") << true
+                                              << QStringLiteral("llama.cpp takes a KV cache in q8_0 as \"q8_0\"");
+        QTest::newRow("llama.cpp, H100: q4_0") << int(Engine::LlamaCpp) << QStringLiteral("h100-sxm-80gb") << QStringLiteral("") << QStringLiteral("KV cache q4_0") << true
+                                              << QStringLiteral("llama.cpp takes a KV cache in q4_0 as \"q4_0\"");
+        QTest::newRow("llama.cpp, H100: fp8 (not a ggml cache type)") << int(Engine::LlamaCpp) << QStringLiteral("h100-sxm-80gb") << QStringLiteral("") << QStringLiteral("KV cache fp8") << false
+                                                                     << QStringLiteral("llama.cpp has no KV cache in fp8");
+        // Ollama fs/ggml/ggml.go SupportsKVCacheType: f16, q8_0, q4_0 (quantized from 0.5.0).
+        QTest::newRow("Ollama 0.4, H100: q8_0 (from 0.5)") << int(Engine::Ollama) << QStringLiteral("h100-sxm-80gb") << QStringLiteral("0.4") << QStringLiteral("KV cache q8_0") << false
+                                                          << QStringLiteral("Ollama 0.4 has no KV cache in q8_0: \"q8_0\" from 0.5");
+        // SGLang server_args.py (0.5): fp4_e2m1 is mxfp4, CUDA 12.8+, no card named.
+        QTest::newRow("SGLang, H100: mxfp4 (fp4_e2m1)") << int(Engine::Sglang) << QStringLiteral("h100-sxm-80gb") << QStringLiteral("") << QStringLiteral("KV cache mxfp4") << true
+                                                       << QStringLiteral("SGLang 0.5 takes a KV cache in mxfp4 as \"fp4_e2m1\"");
+    }
+    void runnableUnderTheEngineAndCard()
+    {
+        QFETCH(int, engine);
+        QFETCH(QString, gpu);
+        QFETCH(QString, version);
+        QFETCH(QString, option);
+        QFETCH(bool, runnable);
+        QFETCH(QString, because);
+        Scenario s;
+        s.model = Headroom::Test::llama31_8b();
+        s.gpu = Headroom::Test::gpuPreset(qPrintable(gpu));
+        s.engine = Engine(engine);
+        s.contextTokens = 128000;
+        if (!version.isEmpty()) {
+            const EngineVersion v = EngineVersion::parse(version, QStringLiteral("--engine-version"));
+            if (s.engine == Engine::Vllm) {
+                s.engineSettings.vllmMajor = v.major;
+                s.engineSettings.vllmMinor = v.minor;
+            } else {
+                s.engineSettings.engineVersion = v;
+            }
+        }
+        const LeverReport r = evaluateLevers(s, {}, {}, LeverTarget{});
+        const LeverOption *o = find(r, option);
+        QVERIFY2(o, qPrintable(option));
+        QVERIFY2(o->runnable == runnable, qPrintable(o->runnableReason));
+        QVERIFY2(o->runnableReason.contains(because), qPrintable(o->runnableReason));
+        // Never the cheapest, never in the answer, when it does not run.
+        if (!runnable) {
+            QVERIFY(!o->cheapest && !o->offerable());
+            QVERIFY2(!r.answer.contains(option), qPrintable(r.answer));
+        }
+        const QJsonObject json = r.toJson();
+        bool seen = false;
+        for (const QJsonValue &v : json.value(QStringLiteral("options")).toArray()) {
+            const QJsonObject row = v.toObject();
+            if (row.value(QStringLiteral("option")).toString() != option)
+                continue;
+            seen = true;
+            QCOMPARE(row.value(QStringLiteral("runnable")).toBool(), runnable);
+            QCOMPARE(row.value(QStringLiteral("runnable_reason")).toString(), o->runnableReason);
+        }
+        QVERIFY(seen);
+    }
+
+    // The reported case (issue #30): Llama-3.1-8B at 128K under vLLM on an H100 named "KV cache
+    // int4" the cheapest. vLLM 0.11 has no int4 cache (vllm/config/cache.py CacheDType), so the
+    // cheapest that runs is the fp8 cache, and no option vLLM or the card cannot run is named.
+    void vllmOnH100CheapestRuns()
+    {
+        Scenario s;
+        s.model = Headroom::Test::llama31_8b();
+        s.gpu = Headroom::Test::gpuPreset("h100-sxm-80gb");
+        s.engine = Engine::Vllm;
+        s.contextTokens = 128000;
+        const LeverReport r = evaluateLevers(s, {}, {}, LeverTarget{});
+        const auto cheapest = std::find_if(r.options.cbegin(), r.options.cend(), [](const LeverOption &o) { return o.cheapest; });
+        QVERIFY(cheapest != r.options.cend());
+        QCOMPARE(cheapest->option, QStringLiteral("KV cache fp8"));
+        QVERIFY(cheapest->runnable);
+        for (const QString &never : {QStringLiteral("int4"), QStringLiteral("int8"), QStringLiteral("nvfp4")})
+            QVERIFY2(!r.answer.contains(never), qPrintable(r.answer));
+        for (const LeverOption &o : r.options)
+            if (!o.runnable)
+                QVERIFY(!o.cheapest);
+    }
+
     // The shared-prefix option's arithmetic: a 2,000-token system prompt held once per GPU and
     // 40,000 tokens per session beside it, each in whole 16-token blocks at the plan's bytes
     // per token b: floor((budget - 2,000 b) / (40,000 b)) sessions, where every session at

@@ -385,7 +385,7 @@ private Q_SLOTS:
         QFile f(QStringLiteral(HEADROOM_TEST_DATA "/benchmarks/sglang-bench-serving-concurrency1.txt"));
         QVERIFY(f.open(QIODevice::ReadOnly));
         CalibrationDialog dialog(w.planner(), {}, &w);
-        const double before = w.planner()->scenario().bandwidthEfficiency;
+        const std::optional<double> before = w.planner()->scenario().bandwidthEfficiency;
         QVERIFY2(dialog.readLog(QString::fromUtf8(f.readAll())), qPrintable(dialog.status()));
         QCOMPARE(dialog.table()->columnCount(), 5);
         QCOMPARE(dialog.table()->rowCount(), 4);
@@ -394,8 +394,8 @@ private Q_SLOTS:
         QCOMPARE(dialog.table()->item(0, 3)->text(), QStringLiteral("8.47 ms"));
         QVERIFY2(dialog.status().contains(QStringLiteral("Bandwidth efficiency")), qPrintable(dialog.status()));
         dialog.applyReading();
-        const double after = w.planner()->scenario().bandwidthEfficiency;
-        QVERIFY(after != before && after > 0 && after <= 1);
+        const std::optional<double> after = w.planner()->scenario().bandwidthEfficiency;
+        QVERIFY(after && after != before && *after > 0 && *after <= 1);
         QCOMPARE(w.planner()->undoStack()->undoText(), QStringLiteral("Calibrate from benchmark"));
         w.planner()->undoStack()->undo();
         QCOMPARE(w.planner()->scenario().bandwidthEfficiency, before);
@@ -599,6 +599,19 @@ private Q_SLOTS:
         QVERIFY2(levers->answer().startsWith(QStringLiteral("The cheapest here is")), qPrintable(levers->answer()));
         // Llama-3.1-8B on the H100: 12 sessions of 100,000 tokens cannot fit (4 do).
         QVERIFY(levers->diagnose(12, 100000).startsWith(QStringLiteral("KV exhaustion explains it")));
+        // Under vLLM (0.11: --kv-cache-dtype has no int4, vllm/config/cache.py) the int4 row is
+        // greyed and its tooltip says why; it is not the cheapest (issue 30 item 5).
+        w.planner()->setEngine(Engine::Vllm);
+        auto int4Row = [&] {
+            for (int row = 0; row < levers->table()->rowCount(); ++row)
+                if (levers->table()->item(row, 0) && levers->table()->item(row, 0)->text().startsWith(QStringLiteral("KV cache int4")))
+                    return levers->table()->item(row, 0);
+            return static_cast<QTableWidgetItem *>(nullptr);
+        };
+        QTRY_VERIFY(int4Row() && int4Row()->toolTip().startsWith(QStringLiteral("Not runnable")));
+        QVERIFY2(int4Row()->toolTip().contains(QStringLiteral("vLLM 0.11 has no KV cache in int4")), qPrintable(int4Row()->toolTip()));
+        QCOMPARE(int4Row()->foreground().color(), levers->palette().color(QPalette::Disabled, QPalette::Text));
+        QVERIFY2(!levers->answer().contains(QStringLiteral("int4")), qPrintable(levers->answer()));
     }
 
     void kvHeadsWhatIfAndReset()
