@@ -72,8 +72,8 @@ void addCommandOptions(QCommandLineParser &p)
                           "each replica's risk is solved from it over the fleet's replicas. Not with --risk.", "P"),
         opt("margin", "Headroom kept free when setting the admission limit (default 0.05).", "F"),
         opt("target-sessions", "Concurrent sessions the fleet must hold (sizes gpus_needed).", "N"),
-        opt("bandwidth-efficiency", "Achieved / peak memory bandwidth in decode (default 0.8).", "F"),
-        opt("compute-utilization", "Achieved / peak dense TFLOPS (default 0.5).", "F"),
+        opt("bandwidth-efficiency", "Achieved / peak memory bandwidth in decode (default: the engine's fitted fraction, 0.634 to 0.95).", "F"),
+        opt("compute-utilization", "Achieved / peak dense TFLOPS (default: the engines' fitted 0.523).", "F"),
         opt("traffic-multiplier", "Scale a trace's arrival rate (plan: for Little's law; replay: K times the conversations, each keeping its own timing; default 1).", "K"),
         opt("images-per-request", "Images per request on a vision model (default 1): their tokens count against the context; "
                                   "0 = text only (no encoder cache; under vLLM the encoder is not loaded either).", "N"),

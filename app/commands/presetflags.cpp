@@ -41,7 +41,7 @@ const PresetFlag presetFlags[] = {
     {"host-link", "host_link", "gpu", PresetValue::Text, "presets add/edit (GPU): the host link, e.g. \"PCIe 5.0 x16\".", "TEXT"},
     {"host-link-bandwidth", "host_link_bytes_per_s", "gpu", PresetValue::Rate, "presets add/edit (GPU): host link bandwidth, one direction: 64GB/s.", "SIZE/s"},
     {"peer-link", "peer_link", "gpu", PresetValue::Text, "presets add/edit (GPU): the GPU-to-GPU link, e.g. \"NVLink 4\".", "TEXT"},
-    {"peer-link-bandwidth", "peer_link_bytes_per_s", "gpu", PresetValue::Rate, "presets add/edit (GPU): GPU-to-GPU link bandwidth, one direction: 450GB/s (none: the host link).", "SIZE/s"},
+    {"peer-link-bandwidth", "peer_link_bytes_per_s", "gpu", PresetValue::Rate, "presets add/edit (GPU): GPU-to-GPU link bandwidth, one direction: 450GB/s (left out: the collectives cross the host link).", "SIZE/s"},
     {"price", "price_usd_per_hour", "gpu", PresetValue::Number, nullptr, nullptr}, // the plan flag, read the same way
     {"price-source", "price_source", "gpu", PresetValue::Text, "presets add/edit (GPU): where the price comes from (a contract, a quote).", "TEXT"},
     {"price-date", "price_date", "gpu", PresetValue::Text, "presets add/edit (GPU): date of the price, YYYY-MM-DD.", "DATE"},

@@ -98,10 +98,13 @@ void echoLengthsAndPools(const Scenario &s, QJsonObject &o)
     o.insert(QStringLiteral("fleet_risk"), s.fleetRisk ? QJsonValue(*s.fleetRisk) : QJsonValue());
     o.insert(QStringLiteral("margin"), s.marginFraction);
     o.insert(QStringLiteral("target_sessions"), orNull(s.targetSessions));
-    // The fractions in force: the scenario's own, else the engine's fitted ones.
+    // The fractions as given (null: the engine's fitted ones, so a saved plan reopened under
+    // another engine takes that engine's), and the fractions in force.
     const TimeConstants time = timeConstants(s);
-    o.insert(QStringLiteral("bandwidth_efficiency"), time.bandwidthFraction);
-    o.insert(QStringLiteral("compute_utilization"), time.computeFraction);
+    o.insert(QStringLiteral("bandwidth_efficiency"), s.bandwidthEfficiency ? QJsonValue(*s.bandwidthEfficiency) : QJsonValue());
+    o.insert(QStringLiteral("compute_utilization"), s.computeUtilization ? QJsonValue(*s.computeUtilization) : QJsonValue());
+    o.insert(QStringLiteral("bandwidth_efficiency_in_force"), time.bandwidthFraction);
+    o.insert(QStringLiteral("compute_utilization_in_force"), time.computeFraction);
     o.insert(QStringLiteral("traffic_multiplier"), s.trafficMultiplier);
     o.insert(QStringLiteral("images_per_request"), s.imagesPerRequest);
     o.insert(QStringLiteral("decoding_share"), orNull(s.decodingShare));

@@ -27,7 +27,8 @@ qint64 wholeBytes(const QJsonObject &o, const char *key, bool required, bool dec
         throw InputError(QString::fromLatin1(key), QStringLiteral("must be a positive whole number of bytes"));
     }
 }
-// native_formats: a list of format names, or null / absent (not stated).
+// native_formats: a list of format names, or null / absent / empty (not stated: every card runs
+// some format natively, so an empty list says nothing).
 std::optional<QList<Dtype>> nativeFormatsOf(const QJsonObject &o)
 {
     const QJsonValue v = o.value(QStringLiteral("native_formats"));
@@ -43,6 +44,8 @@ std::optional<QList<Dtype>> nativeFormatsOf(const QJsonObject &o)
         if (!out.contains(d))
             out << d;
     }
+    if (out.isEmpty())
+        return std::nullopt;
     return out;
 }
 } // namespace

@@ -356,6 +356,10 @@ void checkRiskInputs(const Scenario &s)
         throw InputError(s.field(Input::Retain), QStringLiteral("must be at least 1 token"));
     if (s.outputTokens && *s.outputTokens < 1)
         throw InputError(s.field(Input::OutputTokens), QStringLiteral("must be at least 1 token"));
+    if (s.outputTokens && !s.distribution && *s.outputTokens > s.contextTokens)
+        throw InputError(s.field(Input::OutputTokens), QStringLiteral("%1 tokens is more than the context, %2 tokens: the output is part of "
+                                                                      "each session's length (prompt + output)")
+                                                           .arg(Units::formatCount(*s.outputTokens), Units::formatCount(s.contextTokens)));
 }
 
 // The lengths' own figures into `d` (tokens): mean, quantiles and maximum, what the retention
@@ -422,15 +426,16 @@ void addRiskFigures(DistributionFigures &d, const Scenario &s, const LengthDistr
 // own mean prompt and output, else half the mean length each.
 Turnover turnoverOf(const Scenario &s, const DistributionFigures &d, const LengthDistribution &lengths)
 {
+    // A session outputs at least one token (a length scale can take a trace's mean below one).
     if (s.outputTokens)
-        return Turnover{std::max(0.0, d.meanTokens - double(*s.outputTokens)), double(std::min<qint64>(*s.outputTokens, std::max<qint64>(1, qint64(d.meanTokens))))};
+        return Turnover{std::max(0.0, d.meanTokens - double(*s.outputTokens)), std::max(1.0, std::min(double(*s.outputTokens), d.meanTokens))};
     if (!lengths.promptLengths.isEmpty() && lengths.meanOutputTokens > 0) {
         double prompt = 0;
         for (int i = 0; i < lengths.promptLengths.size(); ++i)
             prompt += double(lengths.promptLengths.at(i)) * lengths.promptProbabilities.at(i);
-        return Turnover{prompt, lengths.meanOutputTokens};
+        return Turnover{prompt, std::max(1.0, lengths.meanOutputTokens)};
     }
-    return Turnover{d.meanTokens / 2.0, d.meanTokens / 2.0};
+    return Turnover{d.meanTokens / 2.0, std::max(1.0, d.meanTokens / 2.0)};
 }
 
 // Decode speed and cost into `d` (plan/servingestimate.h, with `weightsPerGpu` bytes of weights
@@ -440,7 +445,9 @@ Turnover turnoverOf(const Scenario &s, const DistributionFigures &d, const Lengt
 void addSpeedFigures(DistributionFigures &d, const Scenario &s, const LengthDistribution &lengths, qint64 weightsPerGpu)
 {
     const Turnover turnover = turnoverOf(s, d, lengths);
-    d.step = decodeStep(s, weightsPerGpu, d.meanSessionBytesPerGpu, s.sessions, turnover);
+    // The sessions asked, or their replica's share when they are beyond one replica (the fleet
+    // splits them: addFleetFigures runs first).
+    d.step = decodeStep(s, weightsPerGpu, d.meanSessionBytesPerGpu, d.sessionsPerReplica > 0 ? d.sessionsPerReplica : s.sessions, turnover);
     if (d.step) {
         d.itlMs = d.step->seconds * 1e3;
         d.itlBand = timeBand(s, *d.itlMs);
@@ -579,8 +586,8 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
     d.sharedPrefixBytesPerGpu = sharedPrefixBytes(s, cost);
     addRiskFigures(d, s, lengths, cost, cap, sessionsBudget(s, cost, r.kvBudgetBytesPerGpu), work);
     // Throughput and cost at the risk-based count.
-    addSpeedFigures(d, s, lengths, b.weightsPerGpu);
     addFleetFigures(d, s);
+    addSpeedFigures(d, s, lengths, b.weightsPerGpu);
     addTrafficFigures(d, s, lengths, b.weightsPerGpu);
     return d;
 }

@@ -68,7 +68,7 @@ struct DistributionFigures
     bool hasPrompts = false;       ///< the trace gives prompts apart from outputs
     qint64 admissionByPrompt = 0;  ///< sessions admitted at the risk if only prompts are counted
     double riskAtGrownSize = 0;    ///< overflow probability once those sessions have grown to prompt + output
-    std::optional<double> itlMs;   ///< inter-token latency at the scenario's sessions
+    std::optional<double> itlMs;   ///< inter-token latency at the scenario's sessions (their replica's share, sessionsPerReplica, when beyond one)
     std::optional<double> itlMsAtRisk;          ///< at the risk-based count
     std::optional<double> tokensPerSecondPerGpu; ///< at the risk-based count
     std::optional<double> ttftMs;  ///< time to first token for the mean prompt (or half the mean length)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/levers.h"
+#include "engines/runnability.h"
 #include "plan/capacity.h"
 #include "plan/leverevaluator.h"
 #include "plan/riskwork.h"
@@ -122,6 +123,14 @@ QString answerOf(const LeverReport &report, const Scenario &now, const LeverTarg
         parts << Levers::tr("%1 (%2) %3").arg(kindOf(o, now), named(o, now), perSessionHour(*o.costPerSessionHourUsd, per));
     }
     const bool targetSet = target.sessionsPerGpu || target.maxItlMs;
+    // Why none is the answer, the first cause first: the plan itself cannot run, or no price.
+    if (cheapest == out.cend()) {
+        if (const Runnability run = Runnability::of(now); !run.runnable)
+            return Levers::tr("Nothing here is advised: the plan itself is a what-if (%1). Take an option marked runnable, or another "
+                              "engine or card.").arg(run.reason);
+        if (std::none_of(out.cbegin(), out.cend(), [](const LeverOption &o) { return o.costPerSessionHourUsd.has_value(); }))
+            return Levers::tr("No option here has a price: set one (--price, or the GPU preset's price) to compare them.");
+    }
     if (cheapest == out.cend())
         return targetSet ? Levers::tr("No option here meets the target without changing the requirement: relax it, or combine levers.")
                          : Levers::tr("No option here holds a session within 200 ms per token without changing the requirement: combine levers.");

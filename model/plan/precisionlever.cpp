@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/precisionlever.h"
 #include "engines/enginerule.h"
+#include "engines/runnability.h"
 
 namespace Headroom {
 
@@ -22,19 +23,27 @@ QVector<Dtype> candidates(const Scenario &s)
     return out;
 }
 
-// The KV cache in each candidate format smaller than the plan's KV dtype.
+// The KV cache in each candidate format smaller than the plan's KV dtype; when the plan's own
+// format does not run (Runnability), every candidate and the model's 16-bit type, whatever
+// their size: a format that runs is the fix.
 QVector<LeverOption> smallerKvDtypes(const LeverEvaluator &lever, const LeverContext &c)
 {
     QVector<LeverOption> out;
     const Dtype kv = c.base.kvDtype;
-    for (Dtype d : candidates(c.now)) {
-        if (Dtypes::bytesFor(d, 1024, {}) >= Dtypes::bytesFor(kv, 1024, {}))
+    const bool runs = Runnability::of(c.now).runnable;
+    QVector<Dtype> formats = candidates(c.now);
+    if (!runs)
+        formats.prepend(c.now.effectiveWeightsDtype() == Dtype::FP16 ? Dtype::FP16 : Dtype::BF16);
+    for (Dtype d : formats) {
+        if (d == kv || (runs && Dtypes::bytesFor(d, 1024, {}) >= Dtypes::bytesFor(kv, 1024, {})))
             continue;
         Scenario v = c.now;
         v.kvDtype = d;
         // Phrased so no article depends on the dtype's name ("an int4", "a bf16").
+        const bool sixteenBit = d == Dtype::BF16 || d == Dtype::FP16;
         out << lever.price(c, Levers::tr("KV cache %1").arg(Dtypes::name(d)), v,
-                           Levers::tr("quality risk of the KV cache in %1, to measure on your evaluations").arg(Dtypes::name(d)));
+                           sixteenBit ? Levers::tr("none: the model's own 16-bit precision, more memory per session")
+                                      : Levers::tr("quality risk of the KV cache in %1, to measure on your evaluations").arg(Dtypes::name(d)));
     }
     return out;
 }

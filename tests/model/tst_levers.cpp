@@ -597,6 +597,33 @@ private Q_SLOTS:
         QVERIFY(seen);
     }
 
+    // A plan whose own KV format the engine cannot run (nvfp4 under vLLM 0.11 on an H100:
+    // vllm/config/cache.py CacheDType has no nvfp4) is offered the formats that run, larger ones
+    // too: fp8 is the cheapest, bf16 costs no quality; and with the engine unable to run on the
+    // card at all (TensorRT-LLM on an MI300X), the answer says the plan is a what-if.
+    void planThatCannotRunIsOfferedTheFix()
+    {
+        Scenario s;
+        s.model = Headroom::Test::llama31_8b();
+        s.gpu = Headroom::Test::gpuPreset("h100-sxm-80gb");
+        s.engine = Engine::Vllm;
+        s.contextTokens = 32768;
+        s.kvDtype = Dtype::NVFP4;
+        const LeverReport r = evaluateLevers(s, {}, {}, LeverTarget{});
+        const LeverOption *fp8 = find(r, QStringLiteral("KV cache fp8"));
+        const LeverOption *bf16 = find(r, QStringLiteral("KV cache bf16"));
+        QVERIFY(fp8 && bf16);
+        QVERIFY(fp8->runnable && fp8->cheapest);
+        QVERIFY(bf16->runnable && bf16->sideEffect.startsWith(QStringLiteral("none")));
+        QVERIFY2(r.answer.contains(QStringLiteral("KV cache fp8")), qPrintable(r.answer));
+        s.engine = Engine::Trtllm;
+        s.gpu = Headroom::Test::gpuPreset("mi300x");
+        s.kvDtype.reset();
+        s.priceUsdPerGpuHour = 3;
+        const LeverReport amd = evaluateLevers(s, {}, {}, LeverTarget{});
+        QVERIFY2(amd.answer.startsWith(QStringLiteral("Nothing here is advised: the plan itself is a what-if")), qPrintable(amd.answer));
+    }
+
     // The reported case (issue #30): Llama-3.1-8B at 128K under vLLM on an H100 named "KV cache
     // int4" the cheapest. vLLM 0.11 has no int4 cache (vllm/config/cache.py CacheDType), so the
     // cheapest that runs is the fp8 cache, and no option vLLM or the card cannot run is named.

@@ -5,6 +5,7 @@
 // silicon_sample.csv (ai-dynamo/aiconfigurator@095f58a5). The constants were fitted on the other
 // rows (set "fit"), never on these (tools/fit_time.py).
 #include "core/dtype.h"
+#include "lengths/lengthdistribution.h"
 #include "io/configimporter.h"
 #include "plan/capacity.h"
 #include "plan/timeconstants.h"
@@ -154,6 +155,52 @@ private slots:
         const double median = errors.at(errors.size() / 2);
         QEXPECT_FAIL("", "the held-out median |error| is 15.7%, above the issue's 15% target", Continue);
         QVERIFY2(median <= 0.15, qPrintable(QStringLiteral("median %1").arg(median)));
+    }
+
+    // --output-tokens is part of the session: more than the context is refused naming it.
+    void outputBeyondTheContextRefused()
+    {
+        Scenario s = rows().constFirst().s;
+        s.outputTokens = s.contextTokens + 1;
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY(!r.ok);
+        QCOMPARE(r.errorField, QStringLiteral("--output-tokens"));
+    }
+
+    // Sessions beyond one replica are timed at their replica's share (the fleet splits them),
+    // not as one batch on one card: 1,000,000 sessions of Llama-3.1-8B at 8,192 tokens on H100s.
+    void sessionsBeyondOneReplicaTimedPerReplica()
+    {
+        Scenario s = rows().constFirst().s;
+        s.model = ConfigImporter::fromPreset(presetJson(QStringLiteral("models"), QStringLiteral("llama-3.1-8b")));
+        s.gpu = card(QStringLiteral("h100-sxm-80gb"));
+        s.tp = 1;
+        s.ep.reset();
+        s.contextTokens = 8192;
+        s.outputTokens.reset();
+        s.sessions = 1'000'000;
+        const DistributionFigures many = computeCapacity(s).distribution;
+        QVERIFY(many.sessionsPerReplica > 0 && many.sessionsPerReplica < 1000);
+        s.sessions = many.sessionsPerReplica;
+        QCOMPARE(*many.itlMs, *computeCapacity(s).distribution.itlMs);
+    }
+
+    // A length scale that takes a trace's mean output below one token leaves one token: the
+    // turnover's prefill is never divided by less (the Azure conversation trace at x 1e-6).
+    void outputBelowOneTokenFloored()
+    {
+        Scenario s = rows().constFirst().s;
+        s.model = ConfigImporter::fromPreset(presetJson(QStringLiteral("models"), QStringLiteral("llama-3.1-8b")));
+        s.gpu = card(QStringLiteral("h100-sxm-80gb"));
+        s.tp = 1;
+        s.ep.reset();
+        s.outputTokens.reset();
+        s.sessions = 1;
+        s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"), QStringLiteral("t"));
+        s.lengthScale = 1e-6;
+        const DistributionFigures d = computeCapacity(s).distribution;
+        QVERIFY(d.step);
+        QVERIFY2(d.step->turnoverFlops <= 2.0 * 8.1e9, qPrintable(QString::number(d.step->turnoverFlops))); // one 1-token prompt per step at most
     }
 
     // --bandwidth-efficiency replaces the fitted fraction (and nothing else): the step's memory
