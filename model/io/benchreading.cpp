@@ -84,9 +84,12 @@ std::pair<double, QString> batchOf(const Block &b, qint64 completed, const QStri
     if (const auto &c = b.values[Concurrency])
         if (const double v = timeOn(*c, field); v > 0)
             return {v, QStringLiteral("\"%1: %2\" on line %3, the measured mean in flight").arg(c->label, c->value).arg(c->line)};
-    if (const auto &m = b.values[MaxConcurrency]; m && !unset(*m))
-        if (const qint64 n = LogParse::count(m->value, m->line, field); n > 0)
-            return {double(std::min(n, completed)), QStringLiteral("\"%1: %2\" on line %3").arg(m->label, m->value).arg(m->line)};
+    if (const auto &m = b.values[MaxConcurrency]; m && !unset(*m)) {
+        const qint64 n = LogParse::count(m->value, m->line, field);
+        if (n <= 0)
+            throw InputError(field, QStringLiteral("line %1: \"%2: %3\": a run holds at least one request at a time").arg(m->line).arg(m->label, m->value));
+        return {double(std::min(n, completed)), QStringLiteral("\"%1: %2\" on line %3").arg(m->label, m->value).arg(m->line)};
+    }
     const auto &rate = b.values[OutputThroughput];
     const auto &step = b.values[MeanTpot] ? b.values[MeanTpot] : b.values[MeanItl];
     if (rate && step)
@@ -137,6 +140,13 @@ void addServingFigures(const Block &b, bool several, BenchReading &r, const QStr
         if (!(v > 0)) {
             r.notes << QStringLiteral("line %1: %2 is %3 (the run streamed no token times, or no request generated two tokens): left out.")
                            .arg(p->line).arg(p->label, p->value);
+            continue;
+        }
+        // A microsecond to 10,000 s: beyond either no engine has printed a token time.
+        if (v < 1e-3 || v > 1e7)
+            throw InputError(field, QStringLiteral("line %1: %2 %3 is outside 0.001 ms to 10,000,000 ms: not a time a run prints").arg(p->line).arg(p->label, p->value));
+        if (w.kind == K::Prefill && prompt < 1) {
+            r.notes << QStringLiteral("line %1: %2 times a prompt of %3 tokens on average: left out.").arg(p->line).arg(p->label).arg(prompt, 0, 'g', 3);
             continue;
         }
         r.figures << BenchFigure{w.kind, p->label, load, v, QStringLiteral("ms"), batch, basis,
@@ -214,8 +224,12 @@ void readRow(const QStringList &cells, const QStringList &header, int headerLine
         r.model = cell("model");
     else if (cell("model") != r.model)
         throw InputError(field, QStringLiteral("line %1: a second model (\"%2\" after \"%3\"): paste one model's rows at a time").arg(line).arg(cell("model"), r.model));
-    if (const auto s = size.match(cell("size")); s.hasMatch() && !r.weights)
+    if (const QString sizeCell = cell("size"); !sizeCell.isEmpty() && !r.weights) {
+        const auto s = size.match(sizeCell);
+        if (!s.hasMatch() || !(s.captured(1).toDouble() > 0))
+            throw InputError(field, QStringLiteral("line %1: size \"%2\" is not a positive size in GiB or MiB, as llama-bench prints the weights").arg(line).arg(sizeCell));
         r.weights = LogParse::bytes(s.captured(1), s.captured(2), line, field);
+    }
     if (mixed.match(cell("test")).hasMatch()) {
         r.notes << QStringLiteral("line %1: %2 times a prompt and a generation together: left out (the pp and tg rows time each alone).").arg(line).arg(cell("test"));
         return;

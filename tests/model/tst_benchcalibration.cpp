@@ -157,6 +157,14 @@ private Q_SLOTS:
         QTest::newRow("an unknown test") << QString(table).replace(QStringLiteral("   tg128 |"), QStringLiteral("   xx128 |"))
                                          << QStringLiteral("line 4: test \"xx128\" is not a llama-bench pp or tg test");
         // ggml-org/llama.cpp#4766: F16 and Q8_0 rows in one table.
+        QTest::newRow("a concurrency of 0") << QString(vllm).replace(QStringLiteral("concurrency:             8"), QStringLiteral("concurrency:             0"))
+                                            << QStringLiteral("line 5: \"Maximum request concurrency: 0\": a run holds at least one request at a time");
+        QTest::newRow("a size of nothing") << QString(table).replace(QStringLiteral("4.36 GiB"), QStringLiteral("0 GiB"))
+                                           << QStringLiteral("line 3: size \"0 GiB\" is not a positive size");
+        QTest::newRow("a size in TiB") << QString(table).replace(QStringLiteral("4.36 GiB"), QStringLiteral("9 TiB"))
+                                       << QStringLiteral("line 3: size \"9 TiB\" is not a positive size");
+        QTest::newRow("a time past 10,000 s") << QString(vllm).replace(QStringLiteral("6.35\nMedian TPOT"), QStringLiteral("1e308\nMedian TPOT"))
+                                              << QStringLiteral("line 19: Mean TPOT (ms) 1e308 is outside 0.001 ms to 10,000,000 ms");
         QTest::newRow("two models") << fixture("llamabench-llama-7b-f16-q8_0-4090.txt") << QStringLiteral("line 6: a second model (\"llama 7B Q8_0\"");
         QTest::newRow("both kinds") << vllm + table << QStringLiteral("paste one benchmark at a time");
         QTest::newRow("neither") << QStringLiteral("Serving Benchmark Result\nnothing here\n") << QStringLiteral("line 1: the result block has no \"Successful requests:\" line");
