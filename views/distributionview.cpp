@@ -479,8 +479,8 @@ void DistributionView::showResult(const CapacityResult &r)
         text += tr("<tr><td>Admitting by prompt</td><td>%1 sessions, risk %2 once grown</td></tr>")
                     .arg(Units::formatCount(d.admissionByPrompt), Units::formatRisk(d.riskAtGrownSize));
     if (d.itlMsAtRisk)
-        text += tr("<tr><td>Decode at %1</td><td>%2 ms/token (measured engines: %3 to %4), %5 tokens/s per GPU (%6 to %7)</td></tr>")
-                    .arg(Units::formatCount(d.sessionsAtRisk), QString::number(*d.itlMsAtRisk, 'f', 1), QString::number(d.itlAtRiskBand->low, 'f', 1),
+        text += tr("<tr><td>Decode at %1</td><td>%2 ms/token (90% of measured engines: %3 to %4 ms), %5 tokens/s per GPU (%6 to %7)</td></tr>")
+                    .arg(Units::plural(d.sessionsAtRisk, tr("session"), tr("sessions")), QString::number(*d.itlMsAtRisk, 'f', 1), QString::number(d.itlAtRiskBand->low, 'f', 1),
                          QString::number(d.itlAtRiskBand->high, 'f', 1), Units::formatCount(qint64(std::llround(*d.tokensPerSecondPerGpu))),
                          Units::formatCount(qint64(std::llround(d.tokensPerSecondBand->low))),
                          Units::formatCount(qint64(std::llround(d.tokensPerSecondBand->high))));

@@ -196,12 +196,13 @@ Rows serviceRows(const Scenario &s, const CapacityResult &r)
     const DistributionFigures &d = r.distribution;
     if (d.itlMsAtRisk)
         row(Cli::tr("Decode at %1").arg(Units::plural(d.sessionsAtRisk, Cli::tr("session"), Cli::tr("sessions"))),
-            Cli::tr("%1 ms per token (measured engines: %2 to %3), %4 tokens/s per GPU")
+            Cli::tr("%1 ms per token (90% of measured engines: %2 to %3 ms), %4 tokens/s per GPU (%5 to %6)")
                 .arg(Units::formatDecimal(*d.itlMsAtRisk, 1), Units::formatDecimal(d.itlAtRiskBand->low, 1), Units::formatDecimal(d.itlAtRiskBand->high, 1),
-                     Units::formatCount(qint64(std::llround(d.tokensPerSecondPerGpu.value_or(0))))));
+                     Units::formatCount(qint64(std::llround(d.tokensPerSecondPerGpu.value_or(0)))),
+                     Units::formatCount(qint64(std::llround(d.tokensPerSecondBand->low))), Units::formatCount(qint64(std::llround(d.tokensPerSecondBand->high)))));
     if (d.ttftMs)
         row(Cli::tr("Time to first token (mean prompt, unloaded)"),
-            Cli::tr("%1 ms (measured engines: %2 to %3)").arg(Units::formatDecimal(*d.ttftMs, 1), Units::formatDecimal(d.ttftBand->low, 1),
+            Cli::tr("%1 ms (90% of measured engines at 8 sessions or fewer: %2 to %3 ms)").arg(Units::formatDecimal(*d.ttftMs, 1), Units::formatDecimal(d.ttftBand->low, 1),
                                                               Units::formatDecimal(d.ttftBand->high, 1)));
     if (d.costPerMillionTokensUsd)
         row(Cli::tr("Cost per million output tokens"), Units::formatUsd(*d.costPerMillionTokensUsd));

@@ -145,6 +145,7 @@ void addSpeedAndFleetJson(const DistributionFigures &d, QJsonObject &o)
         o.insert(QLatin1String(key) + QLatin1String("_high"), b ? rounded(b->high, scale) : QJsonValue());
     };
     band("itl_ms", d.itlBand, 1e4);
+    band("itl_ms_at_risk", d.itlAtRiskBand, 1e4);
     band("ttft_ms", d.ttftBand, 1e4);
     band("tokens_per_second_per_gpu", d.tokensPerSecondBand, 1e3);
     if (d.step)

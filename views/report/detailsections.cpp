@@ -247,7 +247,7 @@ void throughput(PageCursor &page, const ReportFigures &f, const ReportCharts &ch
     QString p4 = QStringLiteral("<h2>%1</h2><table cellspacing=3>").arg(tr("Throughput and latency, at %1 sessions per TP group").arg(Units::formatCount(f.dep.perGroup)));
     // Each time with the range measured engines fell in around the prediction (issue 30).
     if (d.itlMsAtRisk)
-        p4 += row(tr("Inter-token latency"), tr("%1 ms (measured engines: %2 to %3 ms)")
+        p4 += row(tr("Inter-token latency"), tr("%1 ms (90% of measured engines: %2 to %3 ms)")
                                                  .arg(Units::formatDecimal(*d.itlMsAtRisk, 1), Units::formatDecimal(d.itlAtRiskBand->low, 1),
                                                       Units::formatDecimal(d.itlAtRiskBand->high, 1)));
     if (d.tokensPerSecondPerGpu)
@@ -255,7 +255,7 @@ void throughput(PageCursor &page, const ReportFigures &f, const ReportCharts &ch
                                                                          Units::formatCount(qint64(std::llround(d.tokensPerSecondBand->low))),
                                                                          Units::formatCount(qint64(std::llround(d.tokensPerSecondBand->high)))));
     if (d.ttftMs)
-        p4 += row(tr("Time to first token (mean prompt, unloaded)"), tr("%1 ms (measured engines: %2 to %3 ms)")
+        p4 += row(tr("Time to first token (mean prompt, unloaded)"), tr("%1 ms (90% of measured engines at 8 sessions or fewer: %2 to %3 ms)")
                                                                       .arg(Units::formatDecimal(*d.ttftMs, 1), Units::formatDecimal(d.ttftBand->low, 1),
                                                                            Units::formatDecimal(d.ttftBand->high, 1)));
     p4 += QStringLiteral("</table>");
