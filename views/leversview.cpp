@@ -94,8 +94,8 @@ void LeversView::buildTable()
 {
     // The option with its lever and the price paid on a second line, so a long
     // side effect wraps in the widest column instead of being cut ("a r.").
-    m_table = new QTableWidget(0, 5);
-    m_table->setHorizontalHeaderLabels({tr("Option and price paid"), tr("Sessions/GPU"), tr("Change"), tr("$/session-hour"), tr("$/M tokens")});
+    m_table = new QTableWidget(0, 6);
+    m_table->setHorizontalHeaderLabels({tr("Option and price paid"), tr("Sessions/GPU"), tr("Change"), tr("$/session-hour"), tr("$/M tokens"), tr("ms/token")});
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_table->setWordWrap(true);
@@ -205,10 +205,12 @@ void LeversView::showReport(const LeverReport &report)
                                                 .arg(o.option, o.lever, effect);
         const QString tip = !o.runnable ? tr("Not runnable, a what-if for another engine or card: %1").arg(o.runnableReason)
                           : o.changesRequirement ? tr("Changes the requirement: %1").arg(o.changesRequirementReason)
-                                                 : effect;
+                          : !o.missesTargetReason.isEmpty() ? tr("Misses the target: %1; %2").arg(o.missesTargetReason, effect)
+                                                           : effect;
         const QStringList cells = {option, Units::formatDecimal(o.sessionsPerGpu), change,
                                    o.costPerSessionHourUsd && o.sessionsPerGroup > 0 ? Units::formatUsd(*o.costPerSessionHourUsd * double(per)) : QStringLiteral("—"),
-                                   o.costPerMillionTokensUsd ? Units::formatUsd(*o.costPerMillionTokensUsd) : QStringLiteral("—")};
+                                   o.costPerMillionTokensUsd ? Units::formatUsd(*o.costPerMillionTokensUsd) : QStringLiteral("—"),
+                                   o.itlMs ? Units::formatDecimal(*o.itlMs, 1) : QStringLiteral("—")};
         for (int c = 0; c < cells.size(); ++c) {
             auto *item = new QTableWidgetItem(cells.at(c));
             item->setToolTip(tip);

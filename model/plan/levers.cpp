@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/levers.h"
+#include "plan/servingestimate.h"
 #include "engines/runnability.h"
 #include "plan/capacity.h"
 #include "plan/leverevaluator.h"
@@ -27,7 +28,14 @@ void judge(QVector<LeverOption> &options, const LeverOption &current, const Leve
         // ceiling; an explicit target needs a known latency (a card with a bandwidth figure).
         const double maxItl = target.maxItlMs.value_or(200.0);
         const bool latencyOk = o.itlMs ? *o.itlMs <= maxItl : !target.maxItlMs;
-        o.meetsTarget = o.sessionsPerGroup > 0 && (!target.sessionsPerGpu || o.sessionsPerGpu >= *target.sessionsPerGpu) && latencyOk;
+        const bool sessionsOk = !target.sessionsPerGpu || o.sessionsPerGpu >= *target.sessionsPerGpu;
+        o.meetsTarget = o.sessionsPerGroup > 0 && sessionsOk && latencyOk;
+        o.missesTargetReason = o.sessionsPerGroup <= 0 ? Levers::tr("holds no session")
+            : !latencyOk && o.itlMs ? Levers::tr("%1 ms per token, past the %2 ms %3").arg(QString::number(*o.itlMs, 'f', 1), QString::number(maxItl, 'f', 1),
+                                                                                        target.maxItlMs ? Levers::tr("target") : Levers::tr("ceiling (5 tokens/s)"))
+            : !latencyOk ? Levers::tr("no latency figure for the card, and a latency target is set")
+            : !sessionsOk ? Levers::tr("%1 sessions per GPU, below the target %2").arg(Units::formatDecimal(o.sessionsPerGpu), Units::formatDecimal(*target.sessionsPerGpu))
+                          : QString();
         if (target.maxItlMs && o.itlMs && *o.itlMs > *target.maxItlMs && !o.changesRequirement) {
             o.changesRequirement = true;
             o.changesRequirementReason = Levers::tr("%1 ms per token, past the %2 ms target")
@@ -200,6 +208,9 @@ QJsonObject LeverReport::toJson() const
                              {QStringLiteral("cost_per_session_hour_usd"), opt(o.costPerSessionHourUsd)},
                              {QStringLiteral("cost_per_million_tokens_usd"), opt(o.costPerMillionTokensUsd)},
                              {QStringLiteral("itl_ms"), opt(o.itlMs)},
+                             {QStringLiteral("itl_ms_low"), o.itlMs ? QJsonValue(timeBand(o.scenario, *o.itlMs).low) : QJsonValue()},
+                             {QStringLiteral("itl_ms_high"), o.itlMs ? QJsonValue(timeBand(o.scenario, *o.itlMs).high) : QJsonValue()},
+                             {QStringLiteral("misses_target_reason"), o.missesTargetReason},
                              {QStringLiteral("side_effect"), o.sideEffect},
                              {QStringLiteral("meets_target"), o.meetsTarget},
                              {QStringLiteral("changes_requirement"), o.changesRequirement},

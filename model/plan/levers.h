@@ -26,6 +26,7 @@ struct LeverOption
     std::optional<double> itlMs; ///< at its risk-based count
     QString sideEffect;          ///< the price paid in another currency
     bool meetsTarget = false;
+    QString missesTargetReason;  ///< why it does not meet the target, in words (empty when it does)
     /// The option changes what the user said they need, so it answers another
     /// question: a retention cap below the context asked for, a head count or
     /// model that needs retraining or another model, a latency past the

@@ -616,6 +616,16 @@ private Q_SLOTS:
         QVERIFY(fp8->runnable && fp8->cheapest);
         QVERIFY(bf16->runnable && bf16->sideEffect.startsWith(QStringLiteral("none")));
         QVERIFY2(r.answer.contains(QStringLiteral("KV cache fp8")), qPrintable(r.answer));
+        // Each option's latency with its band in the JSON; one past a target says so.
+        const LeverReport strict = evaluateLevers(s, {}, {}, LeverTarget{std::nullopt, 1.0});
+        const LeverOption *slow = find(strict, QStringLiteral("KV cache fp8"));
+        QVERIFY(slow && !slow->meetsTarget && slow->itlMs && *slow->itlMs > 1.0);
+        QVERIFY2(slow->missesTargetReason.contains(QStringLiteral("past the 1.0 ms target")), qPrintable(slow->missesTargetReason));
+        for (const QJsonValue &v : strict.toJson().value(QStringLiteral("options")).toArray()) {
+            const QJsonObject row = v.toObject();
+            if (row.value(QStringLiteral("option")).toString() == QLatin1String("KV cache fp8"))
+                QVERIFY(row.value(QStringLiteral("itl_ms_low")).toDouble() < *slow->itlMs && row.value(QStringLiteral("itl_ms_high")).toDouble() > *slow->itlMs);
+        }
         s.engine = Engine::Trtllm;
         s.gpu = Headroom::Test::gpuPreset("mi300x");
         s.kvDtype.reset();
