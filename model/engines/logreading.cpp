@@ -118,6 +118,16 @@ qint64 count(QString number, int line, const QString &field)
     return v;
 }
 
+qint64 poolTokens(const QString &number, int line, const QString &field, const char *name)
+{
+    const qint64 v = count(number, line, field);
+    if (v < 1)
+        throw InputError(field, QStringLiteral("line %1: %2 = %3: a KV-cache pool of no tokens is no figure to compare (the engine refuses to "
+                                               "start rather than print one); paste a start-up whose engine sized its cache")
+                                    .arg(line).arg(QString::fromLatin1(name), number));
+    return v;
+}
+
 int shape(const QString &number, int line, const QString &field, const char *name)
 {
     const qint64 v = count(number, line, field);

@@ -122,6 +122,11 @@ qint64 bytes(const QString &number, const QString &unit, int line, const QString
 /// A whole count, separators allowed where Python's f"{n:,}" puts them ("42,656"); throws
 /// InputError(field) naming the line when negative, misgrouped ("1,2,,3") or not a count.
 qint64 count(QString number, int line, const QString &field);
+/// A pool's token count printed only once the engine sized its pool (SGLang's "#tokens",
+/// "max_total_num_tokens", each TP rank printing its own): `count` that is also at least 1,
+/// so a damaged rank's 0 is refused at its line rather than hidden by the next rank's figure.
+/// Throws InputError(field) naming the line and `name`.
+qint64 poolTokens(const QString &number, int line, const QString &field, const char *name);
 /// A shape figure (layers, heads, head_dim, TP, n_ctx): a whole number from 1 to 10^8.
 int shape(const QString &number, int line, const QString &field, const char *name);
 /// A printed decimal ("0.9", "1.30"); throws InputError(field) naming the line unless finite and at least 0.

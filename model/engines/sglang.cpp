@@ -160,11 +160,11 @@ void SglangRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QSt
                         }
                     }}
       << LogPattern{rx(QStringLiteral("KV Cache is allocated\\. #tokens: (-?[0-9,]+)")),
-                    [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.kvTokens = count(m.captured(1), l, field); }}
+                    [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.kvTokens = poolTokens(m.captured(1), l, field, "#tokens"); }}
       // The scheduler's summary (scheduler.py): "max_total_num_tokens=2086558, chunked_prefill_size=8192,
       // max_prefill_tokens=16384, max_running_requests=33, context_len=256000, available_gpu_mem=17.22 GB".
       << LogPattern{rx(QStringLiteral("max_total_num_tokens=(-?[0-9,]+)")),
-                    [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.kvTokens = count(m.captured(1), l, field); }}
+                    [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.kvTokens = poolTokens(m.captured(1), l, field, "max_total_num_tokens"); }}
       << LogPattern{rx(QStringLiteral("\\bcontext_len=(-?\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.maxModelLen = shape(m.captured(1), l, field, "context_len"); }}
       // Refusals (model_runner.py): "RuntimeError: Not enough memory. Please try to increase
       // --mem-fraction-static." and, later, "Loaded weights leave no GPU memory for the KV cache

@@ -111,10 +111,10 @@ void TrtllmRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QSt
                     [&r, field](const QRegularExpressionMatch &m, int l) {
                         r.engine = Engine::Trtllm;
                         r.kvBudget = bytes(m.captured(1), m.captured(2), l, field);
-                        r.kvTokens = count(m.captured(3), l, field);
+                        r.kvTokens = poolTokens(m.captured(3), l, field, "max tokens in paged KV cache");
                     }}
       << LogPattern{rx(QStringLiteral("Using (-?[0-9,]+) tokens in paged KV cache")),
-                    [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Trtllm; r.kvTokens = count(m.captured(1), l, field); }}
+                    [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Trtllm; r.kvTokens = poolTokens(m.captured(1), l, field, "tokens in paged KV cache"); }}
       << LogPattern{rx(QStringLiteral("tokens per block(?:=|: )(-?\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Trtllm; r.tokensPerBlock = shape(m.captured(1), l, field, "tokens per block"); }}
       << LogPattern{rx(QStringLiteral("primary blocks=(-?[0-9,]+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Trtllm; r.numBlocks = count(m.captured(1), l, field); }};
 }

@@ -370,7 +370,7 @@ void addPoolPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field
                     }}
       // "num_gpu_blocks=26615", "num_gpu_blocks is 26615", "num_gpu_blocks is: 26615".
       << LogPattern{rx(QStringLiteral("num_gpu_blocks(?:\\s+is)?\\s*[=:]?\\s*(-?[0-9,]+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.numBlocks = countAt(m, 1, l, field); }}
-      << LogPattern{rx(QStringLiteral("GPU KV cache size: (-?[0-9,]+) tokens")), [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.kvTokens = countAt(m, 1, l, field); }};
+      << LogPattern{rx(QStringLiteral("GPU KV cache size: (-?[0-9,]+) tokens")), [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.kvTokens = LogParse::poolTokens(m.captured(1), l, field, "GPU KV cache size"); }};
 }
 
 // The memory profile from 0.10 on (gpu_worker.py's free-memory and usage lines) and the

@@ -561,10 +561,11 @@ private Q_SLOTS:
             QVERIFY(std::abs(kv.value(QStringLiteral("difference")).toDouble()) > 1e-4);
             QVERIFY(std::abs(kv.value(QStringLiteral("from_measured")).toDouble() - 51.38) <= 0.025);
         }
-        // QwQ-32B is no preset: the refusal names --model and the config.json to give.
+        // QwQ-32B is no preset, and the run's folder (/home/model/Qwen/QwQ-32B, as its ServerArgs
+        // print it) is not on this machine: the refusal names --model and the config.json to give.
         const Run sglang = run({QStringLiteral("calibrate"), QStringLiteral(HEADROOM_TEST_DATA "/logs/sglang-qwq-32b-tp4.log")});
         QCOMPARE(sglang.code, 1);
-        QVERIFY2(sglang.errText().startsWith(QStringLiteral("error: --model: the log names model \"Qwen/QwQ-32B\""))
+        QVERIFY2(sglang.errText().startsWith(QStringLiteral("error: --model: the log names model \"/home/model/Qwen/QwQ-32B\""))
                      && sglang.errText().contains(QStringLiteral("--model QwQ-32B/config.json")),
                  sglang.err.constData());
         // A log naming a local model folder: its config.json (Llama-2-7B's here) is read.
