@@ -80,6 +80,8 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     buildPanes();
     createActions();
     rebuildRecentMenu();
+    // A recent file moved or deleted since the menu was built is marked when the menu opens.
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     connect(m_planner->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
     startAutosave();
     qApp->installEventFilter(this);
@@ -742,8 +744,13 @@ void MainWindow::rebuildRecentMenu()
     m_recentMenu->clear();
     const QStringList recent = Settings().recentFiles();
     for (int i = 0; i < recent.size(); ++i) {
-        QAction *a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(recent.at(i)).fileName()));
+        // A file no longer there stays listed (a drive may come back) but greyed and said so,
+        // rather than offered and refused with "Cannot open the scenario".
+        const bool missing = !QFileInfo(recent.at(i)).isFile();
+        QAction *a = m_recentMenu->addAction(missing ? tr("&%1 %2 (missing)").arg(i + 1).arg(QFileInfo(recent.at(i)).fileName())
+                                                     : QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(recent.at(i)).fileName()));
         a->setToolTip(recent.at(i));
+        a->setEnabled(!missing);
         connect(a, &QAction::triggered, this, [this, path = recent.at(i)] {
             if (maybeSave())
                 openScenario(path);

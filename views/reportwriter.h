@@ -44,8 +44,10 @@ struct ReportInput
 /// the engine's uncertainty band, lengths and risk, throughput; a comparison
 /// page listing every input that differs; and an appendix with the
 /// derivation, the sources with their dates and the `plan --json` figures for
-/// scripts. Blocks flow onto pages; page 1, the comparison and the appendix
-/// start pages. Headers and footers carry the title, "Page x of y" and the
+/// scripts. Blocks flow onto pages in that order: the first page opens with the
+/// sentence and the fleet, and whatever does not fit (at the default A4, the
+/// three assumptions after the memory chart) continues on the next; the
+/// comparison and the appendix start pages. Headers and footers carry the title, "Page x of y" and the
 /// Headroom version. Each section (ReportSections, views/report/) writes its
 /// blocks onto one PageCursor from one ReportFigures; paint() orders them.
 ///
