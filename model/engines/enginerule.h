@@ -138,6 +138,13 @@ public:
     /// (tests/model/tst_engines.cpp), 0 when the scenario pins every term that
     /// was measured (a calibrated scenario) or the figures do not depend on a budget.
     virtual double budgetUncertainty(const Scenario &) const { return 0; }
+    /// The engine's own share-of-memory setting (vLLM's gpu_memory_utilization, SGLang's
+    /// mem_fraction_static, TensorRT-LLM's free_gpu_memory_fraction) and its value in force for
+    /// `s`, the engine's default when unset; empty for an engine without one (plain, llama.cpp,
+    /// Ollama: their caches are sized in cells, not as a share).
+    virtual std::optional<std::pair<RealInput, double>> memoryFraction(const Scenario &) const { return std::nullopt; }
+    /// Sets that setting of `s` to `fraction` (0 to 1); nothing for an engine without one.
+    virtual void setMemoryFraction(Scenario &, double) const {}
     /// The name of its printed token count in a calibration table.
     virtual QString tokensFigure() const { return QStringLiteral("GPU KV cache size"); }
 };

@@ -123,6 +123,11 @@ double SglangRule::budgetUncertainty(const Scenario &s) const
     return e.kvCacheMemory || (e.freeMemoryBefore && e.freeMemoryAfter) ? 0 : 0.01;
 }
 
+std::optional<std::pair<RealInput, double>> SglangRule::memoryFraction(const Scenario &s) const
+{
+    return std::make_pair(RealInput::MemFractionStatic, s.engineSettings.memFractionStatic.value_or(Sglang::defaultMemFractionStatic(s)));
+}
+
 QStringList SglangRule::derivation(const Scenario &, const EngineFigures &e, UnitSystem) const
 {
     return {QStringLiteral("SGLang would print: #tokens %1 (page size 1)").arg(Units::formatCount(e.kvCacheTokens))};

@@ -40,6 +40,12 @@ public:
     {
         return s.engineSettings.kvCacheMemory || s.engineSettings.freeMemoryAfter ? 0 : 0.05;
     }
+    /// free_gpu_memory_fraction (EngineRule::memoryFraction).
+    std::optional<std::pair<RealInput, double>> memoryFraction(const Scenario &s) const override
+    {
+        return std::make_pair(RealInput::FreeGpuMemoryFraction, s.engineSettings.freeGpuMemoryFraction);
+    }
+    void setMemoryFraction(Scenario &s, double fraction) const override { s.engineSettings.freeGpuMemoryFraction = fraction; }
 };
 
 namespace Trtllm {

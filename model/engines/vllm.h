@@ -29,6 +29,16 @@ public:
     /// vLLM's version is always set (0.11 unless given): its formats are that release's.
     EngineVersion kvDtypeVersion(const Scenario &s) const override { return version(s); }
     double budgetUncertainty(const Scenario &s) const override;
+    /// gpu_memory_utilization (EngineRule::memoryFraction).
+    std::optional<std::pair<RealInput, double>> memoryFraction(const Scenario &s) const override
+    {
+        return std::make_pair(RealInput::GpuMemoryUtilization, s.gpuMemoryUtilization);
+    }
+    void setMemoryFraction(Scenario &s, double fraction) const override
+    {
+        s.gpuMemoryUtilization = fraction;
+        s.gpuMemoryUtilizationGiven = true;
+    }
     EngineBudget budget(const Scenario &s, qint64 weightsPerGpu) const override;
     EngineFigures figures(const Scenario &s, const KvCost &cost, qint64 budgetPerGpu) const override;
     void addJson(const EngineFigures &f, QJsonObject &o) const override;

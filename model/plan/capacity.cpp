@@ -272,6 +272,38 @@ qint64 sessionsOf(const Scenario &s, RiskWork &work)
     }
 }
 
+// The engine's own share of memory (EngineRule::memoryFraction) raised to the least hundredth
+// that holds `want` sessions, as a fix ("gpu_memory_utilization 0.95: 12 sessions"); empty when
+// the engine has none, or when even 0.95 does not hold them. 0.95 is Headroom's ceiling: the
+// part the engine leaves out of its accounting (the driver, other processes, allocator slack)
+// keeps at least 5% of the card. The count rises with the share, so the least is bisected.
+QString memoryFractionFix(const Scenario &s, qint64 want, RiskWork &work)
+{
+    const EngineRule &rule = Engines::rule(s.engine);
+    const auto now = rule.memoryFraction(s);
+    if (!now)
+        return QString();
+    const int from = int(std::floor(now->second * 100 + 1e-9)) + 1, ceiling = 95;
+    auto sessionsAt = [&](int hundredths) {
+        Scenario v = s;
+        rule.setMemoryFraction(v, hundredths / 100.0);
+        return sessionsOf(v, work);
+    };
+    if (from > ceiling || sessionsAt(ceiling) < want)
+        return QString();
+    int low = from, high = ceiling;
+    while (low < high) {
+        const int mid = (low + high) / 2;
+        if (sessionsAt(mid) >= want)
+            high = mid;
+        else
+            low = mid + 1;
+    }
+    return Capacity::tr("%1 %2: %3")
+        .arg(QString::fromLatin1(InputRanges::of(now->first).key), Units::formatDecimal(low / 100.0),
+             Units::plural(sessionsAt(low), Capacity::tr("session"), Capacity::tr("sessions")));
+}
+
 // The single changes that hold `want` sessions, each with its count: at the risk when the plan
 // answers by it (answersByRisk), a retention cap by its worst case (every session at the cap).
 QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r, RiskWork &work)
@@ -329,6 +361,8 @@ QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r, Ri
         v.speculative = SpeculativeDecoding{};
         offer(QStringLiteral("no speculative decoding (frees the draft's weights and KV)"), v);
     }
+    if (const QString more = memoryFractionFix(s, want, work); !more.isEmpty())
+        out << more;
     for (int tp = s.tp * 2; tp <= 16; tp *= 2) {
         Scenario v = s;
         v.tp = tp;

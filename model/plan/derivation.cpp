@@ -2,6 +2,8 @@
 #include "plan/capacity.h"
 #include "plan/sidepoolderivation.h"
 #include "plan/sidepools.h"
+#include "core/inputranges.h"
+#include "engines/enginerule.h"
 
 #include <QCoreApplication>
 #include <QLocale>
@@ -83,9 +85,23 @@ QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u
         return r.error;
     auto fmt = [u](qint64 b) { return Units::formatBytes(b, u); };
     const QString tokens = formatCount(r.reservedTokensPerSession);
-    if (r.shortfallBytesPerGpu > 0 || r.kvBudgetBytesPerGpu == 0)
+    if (r.shortfallBytesPerGpu > 0 || r.kvBudgetBytesPerGpu == 0) {
+        // An engine with no room for its KV cache does not start (vLLM: "No available memory for
+        // the cache blocks", or out of memory loading the weights; SGLang: "Not enough memory";
+        // llama.cpp and TensorRT-LLM fail to allocate): said as such, with the share it ran at.
+        if (s.engine != Engine::Plain) {
+            // The share is named where it bounds the weights too (vLLM's utilization of the card,
+            // SGLang's static fraction); TensorRT-LLM's takes a share of what the weights leave.
+            const auto fraction = s.engine == Engine::Trtllm ? std::nullopt : Engines::rule(s.engine).memoryFraction(s);
+            return Derivation::tr("%1 will not start: weights and workspace need %2 more than the %3 usable per GPU%4.")
+                .arg(Engines::rule(s.engine).title(), fmt(r.shortfallBytesPerGpu), fmt(r.usableMemoryBytes),
+                     fraction ? Derivation::tr(" at %1 %2").arg(QString::fromLatin1(InputRanges::of(fraction->first).key),
+                                                                   Units::formatDecimal(fraction->second))
+                              : QString());
+        }
         return Derivation::tr("Nothing fits: weights and workspace need %1 more than the %2 usable per GPU.")
             .arg(fmt(r.shortfallBytesPerGpu), fmt(r.usableMemoryBytes));
+    }
     // Against a distribution the risk-based count is the answer (answersByRisk): every session at
     // the context or at the longest length is its worst case, one of the tail's rarest (a
     // log-normal without a max runs to 135 M tokens where the count at 1e-4 is 271: "Not one

@@ -333,6 +333,51 @@ private Q_SLOTS:
                                 .arg(r.engineFigures.kvCacheTokensHigh)));
     }
 
+    // An engine left no room for its KV cache does not start (vLLM V1's "No available memory for
+    // the cache blocks", tests/data/logs/vllm-v1-gpt-oss-120b-h100-no-memory-fail.log): the
+    // verdict says so, naming the share it ran at, and the fixes offer the least share that
+    // starts it. Llama-3.1-8B's bf16 weights (8,030,261,248 x 2 B = 16.1 GB) are more than
+    // half an L4 (24.2 GB as torch sees it, the preset).
+    void engineThatCannotStartSaysWhy()
+    {
+        Scenario s = scenario(llama31_8b(), Engine::Vllm);
+        s.model = llama31_8b(); // scenario() sets 1e9 parameters
+        s.gpu = gpuPreset("l4");
+        s.gpuMemoryUtilization = 0.5;
+        s.gpuMemoryUtilizationGiven = true;
+        s.contextTokens = 8192;
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(r.maxSessions, 0);
+        QVERIFY2(r.verdict.startsWith(QStringLiteral("vLLM will not start: ")) && r.verdict.contains(QStringLiteral("at gpu_memory_utilization 0.5")),
+                 qPrintable(r.verdict));
+        const QStringList share = r.fixes.filter(QStringLiteral("gpu_memory_utilization "));
+        QCOMPARE(share.size(), 1);
+        const double u = share.first().section(QLatin1Char(' '), 1, 1).chopped(1).toDouble();
+        QVERIFY2(u > 0.5 && u <= 0.95, qPrintable(share.first()));
+        // The least hundredth: one session fits at u, none a hundredth below.
+        auto sessionsAt = [&](double utilization) {
+            Scenario v = s;
+            v.gpuMemoryUtilization = utilization;
+            return computeCapacity(v).maxSessions;
+        };
+        QVERIFY(sessionsAt(u) >= 1);
+        QCOMPARE(sessionsAt(u - 0.01), 0);
+
+        // TensorRT-LLM takes its share of what the weights leave: none is named, and none offered.
+        Scenario t = scenario(llama31_8b(), Engine::Trtllm);
+        t.model = llama31_8b();
+        t.gpu = GpuSpec::custom(12 * GiB);
+        t.contextTokens = 8192;
+        const CapacityResult tr = computeCapacity(t);
+        QVERIFY2(tr.verdict.startsWith(QStringLiteral("TensorRT-LLM will not start: ")) && !tr.verdict.contains(QStringLiteral("fraction")),
+                 qPrintable(tr.verdict));
+        QVERIFY(tr.fixes.filter(QStringLiteral("free_gpu_memory_fraction")).isEmpty());
+        // The plain rule is no engine: nothing to start.
+        t.engine = Engine::Plain;
+        QVERIFY2(computeCapacity(t).verdict.startsWith(QStringLiteral("Nothing fits: ")), qPrintable(computeCapacity(t).verdict));
+    }
+
     void rangeNarrowsOnceMeasured()
     {
         // A pinned (calibrated) budget has no spread; the same scenario before hardware does.
