@@ -117,21 +117,16 @@ private:
     {
         QString all;
         const int rows = model->rowCount(), columns = model->columnCount();
-        for (int r = 0; r < rows; ++r) {
-            QString row = model->headerData(r, Qt::Vertical).toString();
-            for (int c = 0; c < columns; ++c)
-                row += QLatin1Char('\n') + model->index(r, c).data().toString();
-            if (!oneMoneyForm(QStringLiteral("%1, row %2").arg(name).arg(r), row))
-                return QString();
-            all += row + QLatin1Char('\n');
-        }
-        for (int c = 0; c < columns; ++c) {
-            QString column = model->headerData(c, Qt::Horizontal).toString();
-            for (int r = 0; r < rows; ++r)
-                column += QLatin1Char('\n') + model->index(r, c).data().toString();
-            if (!oneMoneyForm(QStringLiteral("%1, column %2").arg(name).arg(c), column))
-                return QString();
-            all += column + QLatin1Char('\n');
+        for (const Qt::Orientation o : {Qt::Vertical, Qt::Horizontal}) {
+            const bool row = o == Qt::Vertical;
+            for (int i = 0; i < (row ? rows : columns); ++i) {
+                QString line = model->headerData(i, o).toString();
+                for (int j = 0; j < (row ? columns : rows); ++j)
+                    line += QLatin1Char('\n') + (row ? model->index(i, j) : model->index(j, i)).data().toString();
+                if (!oneMoneyForm(QStringLiteral("%1, %2 %3").arg(name, row ? QStringLiteral("row") : QStringLiteral("column")).arg(i), line))
+                    return QString();
+                all += line + QLatin1Char('\n');
+            }
         }
         return all;
     }
