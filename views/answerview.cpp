@@ -9,6 +9,7 @@
 #include "wrappedlabel.h"
 #include "plan/fleetrisk.h"
 #include "plan/capacity.h"
+#include "report/deployment.h"
 
 #include <QBoxLayout>
 #include <QEvent>
@@ -16,7 +17,6 @@
 #include <QLabel>
 #include <QTextDocument>
 #include <QTimer>
-#include <limits>
 
 namespace Headroom {
 
@@ -52,6 +52,7 @@ AnswerView::AnswerView(Planner *planner, QWidget *parent)
     buildHeadline();
     m_chart = new MemoryChartView;
     answerLayout->addWidget(m_headline);
+    answerLayout->addWidget(m_presenterLines);
     answerLayout->addWidget(m_chart, 1);
     answerLayout->addWidget(m_sessions);
     answerLayout->addWidget(m_verdictBox);
@@ -154,6 +155,23 @@ void AnswerView::buildHeadline()
     headlineGrid->addWidget(m_trafficValue, 0, 3);
     headlineGrid->addWidget(m_trafficCaption, 1, 3);
     m_headline->setVisible(false);
+    // Under the figures: the fleet for the sessions asked, when more are asked than one TP group
+    // holds (its GPUs and money a month), and the what-ifs in force, so that no figure is read
+    // as the model's or the card's own (showHeadline). Presenter only, hidden when empty.
+    m_presenterLines = new QWidget;
+    m_presenterLines->setObjectName(QStringLiteral("presenterFleetAndWhatIfs"));
+    auto *lines = new QVBoxLayout(m_presenterLines);
+    lines->setContentsMargins(0, 0, 0, 0);
+    for (QLabel **l : {&m_fleet, &m_whatIfs}) {
+        *l = new QLabel;
+        (*l)->setAlignment(Qt::AlignHCenter);
+        (*l)->setWordWrap(true);
+        (*l)->setTextFormat(Qt::PlainText);
+        (*l)->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        (*l)->setVisible(false);
+        lines->addWidget(*l);
+    }
+    m_presenterLines->setVisible(false);
     m_traffic = new SelectableLabel;
     m_traffic->setTextFormat(Qt::PlainText);
     m_traffic->setVisible(false);
@@ -212,6 +230,13 @@ void AnswerView::restyle()
         m_headlineValues[i]->setFont(value);
     if (m_trafficValue)
         m_trafficValue->setFont(value);
+    // The fleet and the what-ifs as large as the presenter's sentence, in bold.
+    QFont line = font();
+    line.setPointSizeF(font().pointSizeF() * 1.5);
+    line.setBold(true);
+    for (QLabel *l : {m_fleet, m_whatIfs})
+        if (l)
+            l->setFont(line);
     styleVerdict();
 }
 
@@ -236,6 +261,7 @@ void AnswerView::setPresenter(bool on)
 {
     m_presenter = on;
     m_headline->setVisible(on);
+    m_presenterLines->setVisible(on);
     m_sessions->setVisible(!on);
     m_figures->setVisible(!on);
     m_advice->setVisible(!on);
@@ -245,7 +271,7 @@ void AnswerView::setPresenter(bool on)
     // under the sessions outside it.
     if (auto *answer = qobject_cast<QBoxLayout *>(layout())) {
         answer->removeWidget(m_verdictBox);
-        answer->insertWidget(answer->indexOf(on ? m_headline : static_cast<QWidget *>(m_sessions)) + 1, m_verdictBox);
+        answer->insertWidget(answer->indexOf(on ? m_presenterLines : static_cast<QWidget *>(m_sessions)) + 1, m_verdictBox);
     }
     m_verdict->setAlignment(on ? Qt::AlignHCenter : Qt::AlignLeft);
     restyle();
@@ -327,19 +353,34 @@ void AnswerView::trackFit(const Scenario &s, qint64 fit)
 
 void AnswerView::showHeadline(const Scenario &s, const CapacityResult &r, qint64 fit)
 {
-    const double perCard = double(fit) / double(std::max(1, s.tp));
-    const QString perHour = r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours")) : QString();
+    // Whole sessions only (a session under TP spans its group: "15 sessions per 4 GPUs", never
+    // "3.75 per card"), and the money with its unit at the figure's size: "$8.81" in large type
+    // over a small "per 1,000 session-hours" was read as $8.81 a session-hour.
+    const QString perHour = r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour")) : QString();
     const QString headline[3][2] = {
-        {Units::formatDecimal(perCard), perCard == 1.0 ? tr("session per card") : tr("sessions per card")},
-        {perHour.isEmpty() ? tr("no price") : perHour.section(QLatin1Char(' '), 0, 0),
-         perHour.isEmpty() ? tr("set a price for the cost per session-hour") : perHour.section(QLatin1Char(' '), 1)},
+        {Units::formatCount(fit), s.tp > 1 ? tr("sessions per %1 GPUs (one TP group)").arg(s.tp) : fit == 1 ? tr("session per card") : tr("sessions per card")},
+        {perHour.isEmpty() ? tr("no price") : perHour,
+         perHour.isEmpty() ? tr("set a price for the cost per session-hour") : tr("each session's cost, every card full")},
         {r.shortfallBytesPerGpu > 0 ? tr("Weights") : tr("KV cache"),
          r.shortfallBytesPerGpu > 0 ? tr("and workspace exceed the card") : tr("budget is what limits it")}};
     for (int i = 0; i < 3; ++i) {
-        m_headlineValues[i]->setText(headline[i][0]);
-        // A wrapped caption never breaks inside a unit ("session-/hour"): U+2011, the non-breaking hyphen.
+        // A wrapped figure or caption never breaks inside a unit ("session-/hour"): U+2011, the non-breaking hyphen.
+        m_headlineValues[i]->setText(QString(headline[i][0]).replace(QLatin1Char('-'), QChar(0x2011)));
         m_headlineCaptions[i]->setText(QString(headline[i][1]).replace(QLatin1Char('-'), QChar(0x2011)));
     }
+    // The fleet, where more sessions are asked than one TP group holds (a target, or sessions
+    // past one group): its GPUs, and its money a month (the report's deployment).
+    const bool fleetAsked = s.targetSessions || r.distribution.fleetTargetFromSessions;
+    const Deployment dep = fleetAsked ? Deployment::of(s, r) : Deployment{};
+    m_fleet->setText(fleetAsked && dep.perGroup > 0
+                         ? tr("Fleet for the %1 asked: %2, %3")
+                               .arg(Units::plural(dep.sessions, tr("session"), tr("sessions")), Units::plural(dep.gpus, tr("GPU"), tr("GPUs")),
+                                    dep.perMonth ? tr("%1 a month").arg(Units::formatUsd(*dep.perMonth)) : tr("set a price for its money a month"))
+                         : QString());
+    const QStringList ifs = whatIfsInForce(s, m_planner->units());
+    m_whatIfs->setText(ifs.isEmpty() ? QString() : tr("What-ifs in force: %1").arg(ifs.join(QStringLiteral("; "))));
+    for (QLabel *l : {m_fleet, m_whatIfs})
+        l->setVisible(!l->text().isEmpty());
 }
 
 void AnswerView::showVerdict(const Scenario &s, const CapacityResult &r)
@@ -366,7 +407,7 @@ void AnswerView::showFigures(const Scenario &s, const CapacityResult &r)
 {
     const UnitSystem u = m_planner->units();
     auto fmt = [u](qint64 b) { return Units::formatBytes(b, u); };
-    const QString cost = r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours"))
+    const QString cost = r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"))
         : s.effectivePrice()                      ? tr("— (no session fits)")
                                                   : tr("set a price");
     // Every per-session figure names the length it is for, as the derivation does.
@@ -446,16 +487,10 @@ QString AnswerView::adviceLines() const
 {
     const Scenario &s = m_planner->scenario();
     const std::optional<double> price = s.effectivePrice();
-    // One number of session-hours for every line ("$13.90 per 1,000" beside "$7.52 per 1,000",
-    // not "$0.0139 per session-hour").
-    double cheapest = std::numeric_limits<double>::infinity();
-    for (const LeverOption &o : m_adviceOptions)
-        if (o.costPerSessionHourUsd)
-            cheapest = std::min(cheapest, *o.costPerSessionHourUsd);
     QString text;
     for (int i = 0; i < m_adviceOptions.size(); ++i) {
         const LeverOption &o = m_adviceOptions.at(i);
-        QString cost = o.costPerSessionHourUsd ? Units::formatUsdPer(*o.costPerSessionHourUsd, tr("session-hour"), tr("session-hours"), cheapest)
+        QString cost = o.costPerSessionHourUsd ? Units::formatUsdPer(*o.costPerSessionHourUsd, tr("session-hour"))
                                                : tr("unpriced");
         const std::optional<double> optionPrice = o.scenario.effectivePrice();
         if (price && optionPrice) {
@@ -506,10 +541,13 @@ QString AnswerView::headlineText() const
 {
     QStringList parts;
     for (int i = 0; i < 3; ++i)
-        parts << m_headlineValues[i]->text() + QLatin1Char(' ') + QString(m_headlineCaptions[i]->text()).replace(QChar(0x2011), QLatin1Char('-'));
+        parts << m_headlineValues[i]->text() + QLatin1Char(' ') + m_headlineCaptions[i]->text();
     if (!m_trafficValue->isHidden())
-        parts << m_trafficValue->text() + QLatin1Char(' ') + QString(m_trafficCaption->text()).replace(QChar(0x2011), QLatin1Char('-'));
-    return parts.join(QStringLiteral(" · "));
+        parts << m_trafficValue->text() + QLatin1Char(' ') + m_trafficCaption->text();
+    for (QLabel *l : {m_fleet, m_whatIfs})
+        if (!l->isHidden())
+            parts << l->text();
+    return parts.join(QStringLiteral(" · ")).replace(QChar(0x2011), QLatin1Char('-'));
 }
 
 } // namespace Headroom

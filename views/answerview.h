@@ -38,7 +38,8 @@ public:
     QString adviceText() const;
     /// Applies the advice's option `index` (as the link under it does): one undo step.
     bool applyAdvice(int index);
-    /// The presenter's headline as shown, its captions' non-breaking hyphens (U+2011) as "-".
+    /// The presenter's headline as shown, its non-breaking hyphens (U+2011) as "-": each figure
+    /// with its caption, the traffic's and the fleet's when shown, then the what-ifs in force.
     QString headlineText() const;
     /// Shows the replays of `replay` (the Traffic tab's): once one has run, the traffic's GPUs and
     /// money a month as a line under the sentence and, in the presenter, a fourth headline figure.
@@ -75,7 +76,9 @@ private:
     void showFailure(const CapacityResult &result);
     /// Records the sessions that fit now (`fit`) and before the last change, under one basis.
     void trackFit(const Scenario &s, qint64 fit);
-    /// The presenter's three figures: sessions per card, cost per session-hour, what limits it.
+    /// The presenter's figures: the sessions a TP group holds, the cost per session-hour with its
+    /// unit at the figure's size, what limits it, the fleet's GPUs and month when a fleet is
+    /// asked, and the what-ifs in force.
     void showHeadline(const Scenario &s, const CapacityResult &r, qint64 fit);
     /// The one-sentence verdict (bold when the sessions asked do not fit) and its warnings.
     void showVerdict(const Scenario &s, const CapacityResult &r);
@@ -119,6 +122,9 @@ private:
     QLabel *m_traffic = nullptr;          ///< the traffic's answer, under the sentence (window)
     QLabel *m_trafficValue = nullptr;     ///< presenter: the traffic's GPUs, a fourth headline figure
     QLabel *m_trafficCaption = nullptr;   ///< and its money a month
+    QWidget *m_presenterLines = nullptr;  ///< presenter only: the fleet and the what-ifs under the figures
+    QLabel *m_fleet = nullptr;            ///< the fleet's GPUs and money a month when a fleet is asked (hidden otherwise)
+    QLabel *m_whatIfs = nullptr;          ///< the what-ifs in force (whatIfsInForce), hidden when none
     bool m_verdictBold = false; ///< the sentence and its notes in bold (the plan does not fit)
     bool m_presenter = false;
 };

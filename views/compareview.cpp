@@ -130,7 +130,7 @@ QVector<CompareView::Row> CompareView::inputRows(UnitSystem u)
          [](const Scenario &s, const CapacityResult &r) -> QString { return sessionBasis(s, r); }},
         {tr("GPU price"),
          [](const Scenario &s, const CapacityResult &) -> QString {
-             return s.effectivePrice() ? Units::formatUsdPer(*s.effectivePrice(), tr("GPU-hour"), tr("GPU-hours")) : tr("none");
+             return s.effectivePrice() ? Units::formatUsdPer(*s.effectivePrice(), tr("GPU-hour")) : tr("none");
          }},
         {tr("Retention cap"),
          [](const Scenario &s, const CapacityResult &) -> QString { return s.retainTokens ? tr("%1 tokens").arg(Units::formatCount(*s.retainTokens)) : tr("none"); }},
@@ -140,7 +140,7 @@ QVector<CompareView::Row> CompareView::inputRows(UnitSystem u)
         {tr("GPU memory utilization"),
          [](const Scenario &s, const CapacityResult &) -> QString { return s.engine == Engine::Vllm ? Units::formatDecimal(s.gpuMemoryUtilization) : tr("— (vLLM rule only)"); }},
         {tr("Admission margin"),
-         [](const Scenario &s, const CapacityResult &) -> QString { return QStringLiteral("%1%").arg(Units::formatDecimal(s.marginFraction * 100)); }},
+         [](const Scenario &s, const CapacityResult &) -> QString { return tr("%1% of the KV budget").arg(Units::formatDecimal(s.marginFraction * 100)); }},
     };
 }
 
@@ -149,12 +149,12 @@ QVector<CompareView::Row> CompareView::answerRows(UnitSystem u)
     return {
         {tr("KV bytes per token"), [](const Scenario &, const CapacityResult &r) -> QString { return Units::formatExactBytes(r.kvBytesPerToken); }},
         {tr("KV budget per GPU"), [u](const Scenario &, const CapacityResult &r) -> QString { return Units::formatBytes(r.kvBudgetBytesPerGpu, u); }},
-        {tr("Sessions per TP group"), [](const Scenario &, const CapacityResult &r) -> QString { return Units::formatCount(r.distribution.sessionsAtRisk); }},
-        {tr("Sessions per GPU"),
-         [](const Scenario &s, const CapacityResult &r) -> QString { return Units::formatDecimal(double(r.distribution.sessionsAtRisk) / s.tp); }},
+        // The whole count a TP group holds with its GPUs ("15 per 4 GPUs"): never a quotient per GPU.
+        {tr("Sessions per TP group"),
+         [](const Scenario &s, const CapacityResult &r) -> QString { return sessionsPerGpus(r.distribution.sessionsAtRisk, s.tp, false); }},
         {tr("Cost per session-hour"),
          [](const Scenario &, const CapacityResult &r) -> QString {
-             return r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours")) : QStringLiteral("—");
+             return r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour")) : QStringLiteral("—");
          }},
         {tr("Cost per million tokens"),
          [](const Scenario &, const CapacityResult &r) -> QString {

@@ -447,7 +447,7 @@ void DistributionView::showResult(const CapacityResult &r)
                       "<tr><td>Sessions, worst case (each at %1 tokens, the longest%2)</td><td><b>%3</b></td></tr>"
                       "<tr><td>Sessions at the mean (%4 tokens%10)</td><td><b>%5</b></td></tr>"
                       "<tr><td>Sessions at %6 risk (lengths as distributed)</td><td><b>%7</b></td></tr>"
-                      "<tr><td>Admission limit (%8 margin)</td><td><b>%9</b></td></tr>")
+                      "<tr><td>Admission limit (a margin of %8 of the KV budget)</td><td><b>%9</b></td></tr>")
                        .arg(Units::formatCount(longest), longest < d.maxTokens ? tr(", at the cap") : QString(),
                             Units::formatCount(d.sessionsWorstCase), Units::formatCount(d.meanHeldTokens(s.retainTokens.has_value())),
                             Units::formatCount(d.sessionsAtMean), Units::formatRisk(d.replicaRisk), Units::formatCount(d.sessionsAtRisk),
@@ -466,12 +466,13 @@ void DistributionView::showResult(const CapacityResult &r)
     if (s.retainTokens && m_planner->uncappedSessionsAtRisk()) {
         // The cap's effect said outright: what it buys per card, and what it costs the users.
         const qint64 open = *m_planner->uncappedSessionsAtRisk();
-        const double gained = double(d.sessionsAtRisk - open) / double(std::max(1, s.tp));
-        const QString share = open > 0 ? QStringLiteral(" (%1%2%)").arg(gained >= 0 ? QStringLiteral("+") : QString())
+        // Whole sessions, as a TP group holds them ("+15 sessions per 4 GPUs"), never a quotient per card.
+        const qint64 gained = d.sessionsAtRisk - open;
+        const QString share = open > 0 ? tr(" (%1%2% of the sessions without it)").arg(gained >= 0 ? QStringLiteral("+") : QString())
                                               .arg(Units::formatDecimal((double(d.sessionsAtRisk) / double(open) - 1.0) * 100.0, 0))
                                         : QString();
-        text += tr("<tr><td colspan=2><b>The cap: %1%2 sessions per card%3 against no cap (what it costs: the next line)</b></td></tr>")
-                    .arg(gained >= 0 ? QStringLiteral("+") : QString(), Units::formatDecimal(gained), share);
+        text += tr("<tr><td colspan=2><b>The cap: %1%2%3 against no cap (what it costs: the next line)</b></td></tr>")
+                    .arg(gained >= 0 ? QStringLiteral("+") : QStringLiteral("−"), sessionsPerGpus(std::abs(gained), s.tp).toHtmlEscaped(), share);
     }
     if (s.retainTokens)
         text += tr("<tr><td>Lost to the cap</td><td>%1</td></tr>").arg(d.truncatedShare > 0 ? historyLost(m_planner->result()).toHtmlEscaped() : tr("nothing"));
@@ -486,8 +487,8 @@ void DistributionView::showResult(const CapacityResult &r)
                          Units::formatCount(qint64(std::llround(d.tokensPerSecondBand->high))));
     if (d.costPerMillionTokensUsd)
         text += tr("<tr><td>Cost</td><td>%1, %2</td></tr>")
-                    .arg(r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours")) : tr("—"),
-                         Units::formatUsdPer(*d.costPerMillionTokensUsd, tr("million tokens"), tr("million tokens")));
+                    .arg(r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour")) : tr("—"),
+                         Units::formatUsdPer(*d.costPerMillionTokensUsd, tr("million tokens")));
     if (d.concurrencyFromTraffic)
         text += tr("<tr><td>Traffic (Little's law)</td><td>%1 req/s × time in system = %2 sessions at once</td></tr>")
                     .arg(QString::number(*d.arrivalRatePerSecond, 'f', 2), QString::number(*d.concurrencyFromTraffic, 'f', 1));

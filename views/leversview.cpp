@@ -3,6 +3,7 @@
 #include "chartstyle.h"
 
 #include "core/inputerror.h"
+#include "plan/capacity.h"
 #include "planner.h"
 #include "tokenspinbox.h"
 
@@ -95,7 +96,9 @@ void LeversView::buildTable()
     // The option with its lever and the price paid on a second line, so a long
     // side effect wraps in the widest column instead of being cut ("a r.").
     m_table = new QTableWidget(0, 6);
-    m_table->setHorizontalHeaderLabels({tr("Option and price paid"), tr("Sessions/GPU"), tr("Change"), tr("$/session-hour"), tr("$/M tokens"), tr("ms/token")});
+    m_table->setHorizontalHeaderLabels({tr("Option and price paid"), tr("Sessions"), tr("Change vs now"), tr("$/session-hour"), tr("$/M tokens"), tr("ms/token")});
+    // The change is in sessions per GPU against the plan now: the header names its base, the tooltip says which.
+    m_table->horizontalHeaderItem(2)->setToolTip(tr("Sessions per GPU against the plan now"));
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_table->setWordWrap(true);
@@ -187,9 +190,6 @@ void LeversView::showReport(const LeverReport &report)
     const QColor cheapestBack = ChartStyle::blend(pal.color(QPalette::Base), pal.color(QPalette::Highlight), 0.35);
     const QColor dim = pal.color(QPalette::Disabled, QPalette::Text);
     m_table->setRowCount(int(report.options.size()));
-    // One money unit for the column and the answer beside it (LeverReport::moneyPerSessionHours).
-    const qint64 per = report.moneyPerSessionHours;
-    m_table->setHorizontalHeaderItem(3, new QTableWidgetItem(per == 1 ? tr("$/session-hour") : tr("$/%1 session-hours").arg(Units::formatCount(per))));
     for (int i = 0; i < report.options.size(); ++i) {
         const LeverOption &o = report.options.at(i);
         const QString change = std::isfinite(o.change) ? QStringLiteral("%1%2%").arg(o.change >= 0 ? QStringLiteral("+") : QString())
@@ -207,8 +207,9 @@ void LeversView::showReport(const LeverReport &report)
                           : o.changesRequirement ? tr("Changes the requirement: %1").arg(o.changesRequirementReason)
                           : !o.missesTargetReason.isEmpty() ? tr("Misses the target: %1; %2").arg(o.missesTargetReason, effect)
                                                            : effect;
-        const QStringList cells = {option, Units::formatDecimal(o.sessionsPerGpu), change,
-                                   o.costPerSessionHourUsd && o.sessionsPerGroup > 0 ? Units::formatUsd(*o.costPerSessionHourUsd * double(per)) : QStringLiteral("—"),
+        // Sessions as the whole count a TP group holds ("15 per 4 GPUs"), never a quotient per GPU.
+        const QStringList cells = {option, sessionsPerGpus(o.sessionsPerGroup, o.scenario.tp, false), change,
+                                   o.costPerSessionHourUsd && o.sessionsPerGroup > 0 ? Units::formatUsd(*o.costPerSessionHourUsd) : QStringLiteral("—"),
                                    o.costPerMillionTokensUsd ? Units::formatUsd(*o.costPerMillionTokensUsd) : QStringLiteral("—"),
                                    o.itlMs ? Units::formatDecimal(*o.itlMs, 1) : QStringLiteral("—")};
         for (int c = 0; c < cells.size(); ++c) {

@@ -574,7 +574,7 @@ ReportInput MainWindow::reportInput() const
 {
     ReportInput input{m_path.isEmpty() ? m_planner->scenario().model.name + tr(" on ") + m_planner->scenario().gpu.name
                                        : QFileInfo(m_path).completeBaseName(),
-                      m_planner->scenario(), m_planner->result(), m_planner->units(), {}, isWindowModified()};
+                      m_planner->scenario(), m_planner->result(), m_planner->units(), {}, !m_path.isEmpty() && isWindowModified()};
     // The window's answer against a distribution leaves the fixes out (RiskWork::Figures::Window):
     // the report lists them, so its plan is the whole one.
     if (input.scenario.distribution && input.result.ok)

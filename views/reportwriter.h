@@ -26,7 +26,9 @@ struct ReportInput
     CapacityResult result;
     UnitSystem units = UnitSystem::Decimal;
     QVector<QPair<QString, Scenario>> comparisons; ///< up to 3 more scenarios for a comparison page
-    bool unsavedChanges = false;  ///< the title says "(unsaved changes)": the scenario differs from its file
+    /// The scenario was saved and has been edited since: the inputs say so once (never the
+    /// title or the headers; a scenario never saved has no file to differ from).
+    bool unsavedChanges = false;
     /// The window's Traffic tab's replay of a trace on this plan (empty when none ran): page 1
     /// says its GPUs and money a month under the decision.
     std::optional<TrafficAnswer> traffic = std::nullopt;

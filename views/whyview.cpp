@@ -3,6 +3,7 @@
 
 #include "planner.h"
 #include "shownhtml.h"
+#include "core/citation.h"
 #include "io/sampletraces.h"
 #include "plan/capacity.h"
 
@@ -94,7 +95,7 @@ void WhyView::showSources()
     const CapacityResult &r = m_planner->result();
     // Each value names its publication and date; how it was checked goes under the toggle.
     const bool details = m_sourceDetails->isChecked();
-    auto cite = [details](const QString &text) { return html(details ? text : text.section(QStringLiteral("; "), 0, 0)); };
+    auto cite = [details](const QString &text) { return html(details ? text : Citation::publication(text)); };
     ShownHtml::setHtmlOnce(m_sources, tr("<h3>%1</h3><p>%2 (%3)</p><p>Parameters: %4 published, %11 counted from the config's shapes; weights: %5.</p>"
                           "<h3>%6</h3><p>Memory: %7 — %8</p><p>%9</p><p>Price: %10</p>")
                            .arg(html(s.model.name), cite(s.model.source), html(s.model.sourceDate),
@@ -102,7 +103,7 @@ void WhyView::showSources()
                                 Units::formatExactBytes(s.gpu.memoryBytes), cite(s.gpu.memorySource),
                                 cite(s.gpu.source) + (s.gpu.sourceDate.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(html(s.gpu.sourceDate))),
                                 s.gpu.priceUsdPerHour ? QStringLiteral("%1, %2 (%3)")
-                                                              .arg(Units::formatUsdPer(*s.gpu.priceUsdPerHour, tr("GPU-hour"), tr("GPU-hours")),
+                                                              .arg(Units::formatUsdPer(*s.gpu.priceUsdPerHour, tr("GPU-hour")),
                                                                    cite(s.gpu.priceSource), html(s.gpu.priceDate))
                                                       : tr("none published: set a price"))
                            .arg(Units::formatCount(s.model.derivedParams)));

@@ -48,38 +48,21 @@ qint64 sharedPrefixFrom(const QCommandLineParser &p, const Scenario &s)
     return prefix;
 }
 
-/// The session-hours the money column prices: 1, or 1,000 (1,000,000, ...) when an option's
-/// figure is below a cent, every row in the same unit (Units::formatUsdPer's rule).
-qint64 sessionHoursPriced(const LeverReport &report)
-{
-    double smallest = report.current.costPerSessionHourUsd.value_or(INFINITY);
-    for (const LeverOption &o : report.options)
-        if (o.costPerSessionHourUsd && o.sessionsPerGroup > 0 && *o.costPerSessionHourUsd > 0)
-            smallest = std::min(smallest, *o.costPerSessionHourUsd);
-    qint64 per = 1;
-    while (std::isfinite(smallest) && smallest * double(per) < 0.01 && per < 1'000'000'000)
-        per *= 1000;
-    return per;
-}
-
 /// The levers as text: the current sessions per GPU and cost, one aligned row per option
 /// (the cheapest marked, `targetSet`: the cheapest meeting the target), then the answer.
 void printLevers(QTextStream &out, const LeverReport &report, bool targetSet)
 {
-    const qint64 per = sessionHoursPriced(report);
-    out << Cli::tr("Now: %1 %2 per GPU%3")
-               .arg(Units::formatDecimal(report.current.sessionsPerGpu),
-                    report.current.sessionsPerGpu == 1.0 ? Cli::tr("session") : Cli::tr("sessions"),
+    out << Cli::tr("Now: %1%2")
+               .arg(sessionsPerGpus(report.current.sessionsPerGroup, report.current.scenario.tp),
                     report.current.costPerSessionHourUsd
-                        ? Cli::tr(", %1").arg(Units::formatUsdPer(*report.current.costPerSessionHourUsd, Cli::tr("session-hour"), Cli::tr("session-hours")))
+                        ? Cli::tr(", %1").arg(Units::formatUsdPer(*report.current.costPerSessionHourUsd, Cli::tr("session-hour")))
                         : QString())
         << "\n\n";
-    const QString money = per == 1 ? Cli::tr("$/session-h") : Cli::tr("$/%1 session-h").arg(Units::formatCount(per));
     struct Line { QString lever, option, perGpu, cost, effect; };
-    QVector<Line> lines{{Cli::tr("lever"), Cli::tr("option"), Cli::tr("per GPU"), money, Cli::tr("price paid")}};
+    QVector<Line> lines{{Cli::tr("lever"), Cli::tr("option"), Cli::tr("sessions"), Cli::tr("$/session-hour"), Cli::tr("price paid")}};
     for (const LeverOption &o : report.options)
-        lines << Line{o.lever, o.option, QLocale(QLocale::English, QLocale::UnitedStates).toString(o.sessionsPerGpu, 'f', 2), // decimals aligned
-                      o.costPerSessionHourUsd && o.sessionsPerGroup > 0 ? Units::formatUsd(*o.costPerSessionHourUsd * double(per)) : QStringLiteral("—"),
+        lines << Line{o.lever, o.option, sessionsPerGpus(o.sessionsPerGroup, o.scenario.tp, false),
+                      o.costPerSessionHourUsd && o.sessionsPerGroup > 0 ? Units::formatUsd(*o.costPerSessionHourUsd) : QStringLiteral("—"),
                       o.sideEffect
                           + (o.cheapest ? (targetSet ? Cli::tr("  <- cheapest meeting the target") : Cli::tr("  <- cheapest"))
                              : o.changesRequirement ? Cli::tr("  [changes the requirement: %1]").arg(o.changesRequirementReason)

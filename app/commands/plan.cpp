@@ -130,7 +130,7 @@ Rows memoryRows(const Scenario &s, const CapacityResult &r, UnitSystem units)
                                                                   Units::formatCount(r.reservedTokensPerSession))
                            : Cli::tr("KV for %1").arg(Units::plural(s.sessions, Cli::tr("session"), Cli::tr("sessions"))),
             fmt(r.kvBytesForSessionsPerGpu) + perGpu + (r.fits ? Cli::tr(" (fits)") : Cli::tr(" (does not fit)")));
-    auto perSessionHour = [](double usd) { return Units::formatUsdPer(usd, Cli::tr("session-hour"), Cli::tr("session-hours")); };
+    auto perSessionHour = [](double usd) { return Units::formatUsdPer(usd, Cli::tr("session-hour")); };
     if (r.costPerSessionHourUsd)
         row(Cli::tr("Cost"), perSessionHour(*r.costPerSessionHourUsd)
             + (s.distribution ? Cli::tr(" (at the risk-based count)") : QString()));
@@ -141,7 +141,7 @@ Rows memoryRows(const Scenario &s, const CapacityResult &r, UnitSystem units)
     if (s.decodingShare || s.hostKvMemoryBytes) {
         const WarmSessions &w = r.warm;
         auto ms = [](const std::optional<double> &v) { return v ? Units::formatDecimal(*v, 1) + QStringLiteral(" ms") : Cli::tr("unknown"); };
-        row(Cli::tr("Sessions warm per node"), Cli::tr("%1 retained (%2 decoding per GPU); resume %3 against recompute %4")
+        row(Cli::tr("Sessions warm per node"), Cli::tr("%1 retained (%2 decoding per GPU on average); resume %3 against recompute %4")
                                                    .arg(Units::formatCount(w.retainedPerNode), Units::formatDecimal(w.decodingPerGpu, 2),
                                                         ms(w.atContext.resumeMs), ms(w.atContext.recomputeMs)));
     }

@@ -349,20 +349,9 @@ QString formatUsd(double dollars)
     return QLatin1Char('$') + QLocale::c().toString(dollars, 'f', decimals);
 }
 
-QString formatUsdPer(double dollars, const QString &unit, const QString &units)
+QString formatUsdPer(double dollars, const QString &unit)
 {
-    return formatUsdPer(dollars, unit, units, dollars);
-}
-
-QString formatUsdPer(double dollars, const QString &unit, const QString &units, double smallest)
-{
-    qint64 per = 1;
-    if (std::isfinite(smallest) && smallest > 0)
-        while (smallest * double(per) < 0.01 && per < 1'000'000'000)
-            per *= 1000;
-    if (per == 1 || !std::isfinite(dollars) || dollars <= 0)
-        return formatUsd(dollars) + QStringLiteral(" per ") + unit;
-    return formatUsd(dollars * double(per)) + QStringLiteral(" per ") + formatCount(per) + QLatin1Char(' ') + units;
+    return formatUsd(dollars) + QStringLiteral(" per ") + unit;
 }
 
 QString formatScientific(double value, int digits)

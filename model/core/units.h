@@ -83,14 +83,13 @@ QString plural(qint64 n, const QString &one, const QString &many);
 /// where whole dollars would show a double's noise digits, three significant digits in
 /// formatScientific's form: "$1.23e18". The one money format of every output.
 QString formatUsd(double dollars);
-/// A price per unit that reads at a glance: "$0.738 per session-hour", and
-/// below a cent per 1,000 (or 1,000,000) units: formatUsdPer(4.73e-5,
-/// "session-hour", "session-hours") = "$0.0473 per 1,000 session-hours".
-QString formatUsdPer(double dollars, const QString &unit, const QString &units);
-/// The same, with the number of units chosen for `smallest` (the list's least price), so
-/// that prices read side by side share one: formatUsdPer(0.0139, ..., 0.00752) =
-/// "$13.90 per 1,000 session-hours" beside "$7.52 per 1,000 session-hours".
-QString formatUsdPer(double dollars, const QString &unit, const QString &units, double smallest);
+/// A price per one unit, the one money form of every rate on every surface:
+/// formatUsd(dollars) + " per " + unit, never scaled to 1,000 units (a row or
+/// column that said "$0.0183 per session-hour" beside "$8.81 per 1,000
+/// session-hours" read as two units, and "$8.81" in large type as the price of
+/// one): formatUsdPer(4.73e-5, "session-hour") = "$0.0000473 per session-hour",
+/// formatUsdPer(0.7375, "session-hour") = "$0.738 per session-hour".
+QString formatUsdPer(double dollars, const QString &unit);
 /// A probability in short scientific notation, `digits` significant digits,
 /// trailing zeros and the exponent's padding dropped: 1e-6 -> "1e-6",
 /// 8.1214e-7 (3) -> "8.12e-7", 0.0501 -> "5.01e-2", 0 -> "0".

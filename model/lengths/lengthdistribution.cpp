@@ -306,6 +306,12 @@ double LengthDistribution::meanDropped(qint64 cap) const
     return s;
 }
 
+double LengthDistribution::meanDroppedByThoseLosing(qint64 cap) const
+{
+    const double share = shareAbove(cap);
+    return share > 0 ? meanDropped(cap) / share : 0.0;
+}
+
 qint64 LengthDistribution::droppedQuantile(qint64 cap, double p) const
 {
     const qint64 l = quantile(p);

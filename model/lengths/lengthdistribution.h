@@ -90,6 +90,9 @@ struct LengthDistribution
     double shareAbove(qint64 cap) const;
     /// Mean of max(L - cap, 0): tokens dropped per session, all sessions counted.
     double meanDropped(qint64 cap) const;
+    /// E[L - cap | L > cap]: tokens dropped on average by the sessions that lose history,
+    /// only those counted (meanDropped / shareAbove); 0 when no session is longer than `cap`.
+    double meanDroppedByThoseLosing(qint64 cap) const;
     /// The p-quantile of max(L - cap, 0).
     qint64 droppedQuantile(qint64 cap, double p) const;
 

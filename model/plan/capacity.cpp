@@ -339,12 +339,20 @@ QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r, Ri
     }
     if (!s.preallocate) {
         const qint64 cap = maxContextFor(s, want);
-        // Against a distribution, a cap that takes history from more than half of the sessions
-        // answers another question (a 128-token cap on a chat trace): not offered as a fix.
-        const bool sensible = !s.distribution || lengthsOf(s, r.reservedTokensPerSession).shareAbove(cap) <= 0.5;
+        // A cap is a lever a reader can act on only while the typical session keeps its history:
+        // against a distribution at most half of the sessions lose any (a 128-token cap on a chat
+        // trace answers another question), at one length (every session at the context) each
+        // keeps at least half of it (a 656-token cap on 8,192-token chats was offered). Said with
+        // what it does and whom it costs.
+        const LengthDistribution lengths = lengthsOf(s, r.reservedTokensPerSession);
+        const bool oneLength = lengths.lengths.size() == 1;
+        const bool sensible = oneLength ? 2 * cap >= lengths.maximum() : lengths.shareAbove(cap) <= 0.5;
         if (cap > 0 && cap < s.contextTokens && sensible)
-            out << Capacity::tr("retention cap at %1 tokens: %2")
-                       .arg(formatCount(cap), Units::plural(want, Capacity::tr("session"), Capacity::tr("sessions")));
+            out << Capacity::tr("retention cap at %1 tokens (each session keeps only its latest %1 tokens; %2): %3")
+                       .arg(formatCount(cap),
+                            oneLength ? Capacity::tr("every session drops %1 of its %2").arg(formatCount(lengths.maximum() - cap), formatCount(lengths.maximum()))
+                                      : Capacity::tr("%1% of sessions lose history").arg(Units::formatDecimal(lengths.shareAbove(cap) * 100, 2)),
+                            Units::plural(want, Capacity::tr("session"), Capacity::tr("sessions")));
     } else {
         Scenario v = s;
         v.preallocate = false;
@@ -409,6 +417,7 @@ void addLengthFigures(DistributionFigures &d, const Scenario &s, const LengthDis
     if (cap > 0) {
         d.truncatedShare = lengths.shareAbove(cap);
         d.meanTokensDropped = lengths.meanDropped(cap);
+        d.meanTokensDroppedByThoseLosing = lengths.meanDroppedByThoseLosing(cap);
         d.p99TokensDropped = lengths.droppedQuantile(cap, 0.99);
     }
     // Lengths past the context or past what an engine holds are counted all the same,

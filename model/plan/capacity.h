@@ -45,10 +45,28 @@ bool answersByRisk(const Scenario &scenario);
 /// one at its reserved length (CapacityResult::fits). False for a plan without an answer.
 bool askedSessionsFit(const Scenario &scenario, const CapacityResult &result);
 
-/// What a retention cap costs the users, in one phrase for every surface: "7.31% of
-/// conversations lose history: 25,262 tokens on average among them (over all: 1,847 on
-/// average, p99 59,804)" ("sessions" when the lengths are per request), from the distribution's figures
-/// of `r` (truncatedShare, meanTokensDropped over all, its p99). Empty when nothing is lost.
+/// Sessions held by `gpus` GPUs as the whole count it is: "15 sessions per GPU", "15 sessions
+/// per 4 GPUs" ("15 per 4 GPUs" without the noun). Under tensor parallelism a session spans
+/// every GPU of its group, so no GPU holds a count of its own: a quotient per GPU ("3.75") is
+/// no number of sessions anything holds, and is never shown as one.
+QString sessionsPerGpus(qint64 sessions, int gpus, bool noun = true);
+
+/// Every value of `scenario` that overrides its model or card, in words, one a line, each said
+/// as a what-if with the value it replaces: "KV heads 4 (what-if; the model has 8)", card
+/// memory, weights, workspace, the length scale (bytes in `units`). Empty when none is in
+/// force. The report's page 1 and the presenter list them.
+QStringList whatIfsInForce(const Scenario &scenario, UnitSystem units);
+
+/// What a retention cap costs the users, in one phrase for every surface (the plan, the
+/// levers, the window, the report), each average named by the sessions it is over:
+/// "47.05% of sessions lose history: 14,375 tokens on average over those who lose history;
+/// 6,764 on average over all sessions (p99 over all: 20,000)". `share` (0 to 1) of the
+/// sessions ("conversations" when `conversations`) lose history, `meanByThoseLosing`
+/// tokens each on average (E[L - cap | L > cap]), `meanOverAll` over every session
+/// (E[max(L - cap, 0)]), `p99OverAll` the p99 of max(L - cap, 0).
+QString historyLostWords(double share, bool conversations, double meanByThoseLosing, double meanOverAll, qint64 p99OverAll);
+/// historyLostWords from the distribution's figures of `r` (truncatedShare,
+/// meanTokensDroppedByThoseLosing, meanTokensDropped, p99TokensDropped). Empty when nothing is lost.
 QString historyLost(const CapacityResult &r);
 
 /// The length every per-session figure (session bytes, the sessions that fit

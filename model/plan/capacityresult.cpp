@@ -115,6 +115,7 @@ void addRiskJson(const DistributionFigures &d, QJsonObject &o)
     o.insert(QStringLiteral("overflow_probability"), d.overflowProbability);
     o.insert(QStringLiteral("truncated_share"), d.truncatedShare);
     o.insert(QStringLiteral("mean_tokens_dropped"), d.meanTokensDropped);
+    o.insert(QStringLiteral("mean_tokens_dropped_by_those_losing"), d.meanTokensDroppedByThoseLosing);
     o.insert(QStringLiteral("share_longer_than_context"), d.shareLongerThanContext);
     o.insert(QStringLiteral("share_longer_than_max_model_len"), d.shareLongerThanMaxModelLen);
     o.insert(QStringLiteral("p99_tokens_dropped"), d.p99TokensDropped);

@@ -54,7 +54,10 @@ struct DistributionFigures
     /// a prompt past it and ends generation at it (vllm/v1/engine/processor.py,
     /// vllm/v1/core/sched/utils.py check_stop). Counted at full length all the same.
     double shareLongerThanMaxModelLen = 0;
-    double meanTokensDropped = 0;
+    double meanTokensDropped = 0;  ///< tokens dropped on average over all sessions (LengthDistribution::meanDropped)
+    /// Tokens dropped on average over the sessions that lose history only
+    /// (LengthDistribution::meanDroppedByThoseLosing): E[L - cap | L > cap].
+    double meanTokensDroppedByThoseLosing = 0;
     /// The mean session's length as held, tokens: meanTokens less meanTokensDropped when a
     /// retention cap is set (`capped`), rounded, at least 1. The one "at the mean" length the
     /// derivation, the window, its chart and the report name.
@@ -62,7 +65,7 @@ struct DistributionFigures
     {
         return std::max<qint64>(1, qint64(std::llround(meanTokens - (capped ? meanTokensDropped : 0.0))));
     }
-    qint64 p99TokensDropped = 0;
+    qint64 p99TokensDropped = 0;   ///< p99 over all sessions of the tokens dropped (0 for those kept whole)
     double meanTokens = 0;         ///< distribution after the length scale, before the cap
     qint64 p50 = 0, p90 = 0, p99 = 0, maxTokens = 0;
     bool hasPrompts = false;       ///< the trace gives prompts apart from outputs

@@ -67,16 +67,42 @@ QString worstAndMean(const Scenario &s, const DistributionFigures &d)
 }
 } // namespace
 
+QString sessionsPerGpus(qint64 sessions, int gpus, bool noun)
+{
+    const QString count = noun ? plural(sessions, Derivation::tr("session"), Derivation::tr("sessions")) : formatCount(sessions);
+    return gpus <= 1 ? Derivation::tr("%1 per GPU").arg(count) : Derivation::tr("%1 per %2 GPUs").arg(count).arg(gpus);
+}
+
+QStringList whatIfsInForce(const Scenario &s, UnitSystem u)
+{
+    QStringList out;
+    if (s.kvHeadsOverride && *s.kvHeadsOverride != s.model.kvHeads)
+        out << Derivation::tr("KV heads %1 (what-if; the model has %2)").arg(*s.kvHeadsOverride).arg(s.model.kvHeads);
+    if (s.gpuMemoryBytes && *s.gpuMemoryBytes != s.gpu.memoryBytes)
+        out << Derivation::tr("card memory %1 (what-if; the %2 has %3)").arg(Units::formatBytes(*s.gpuMemoryBytes, u), s.gpu.name, Units::formatBytes(s.gpu.memoryBytes, u));
+    if (s.weightsBytes)
+        out << Derivation::tr("weights %1 (what-if; not the checkpoint's size)").arg(Units::formatBytes(*s.weightsBytes, u));
+    if (s.workspaceBytes)
+        out << Derivation::tr("workspace %1 per card (what-if; not the engine's rule)").arg(Units::formatBytes(*s.workspaceBytes, u));
+    if (s.lengthScale != 1.0)
+        out << Derivation::tr("every session length × %1 (what-if; the trace as recorded is × 1)").arg(Units::formatDecimal(s.lengthScale, 3));
+    return out;
+}
+
+QString historyLostWords(double share, bool conversations, double meanByThoseLosing, double meanOverAll, qint64 p99OverAll)
+{
+    return Derivation::tr("%1% of %2 lose history: %3 tokens on average over those who lose history; %4 on average over all %2 (p99 over all: %5)")
+        .arg(Units::formatDecimal(share * 100, 2), conversations ? Derivation::tr("conversations") : Derivation::tr("sessions"),
+             Units::formatCount(qint64(std::llround(meanByThoseLosing))), Units::formatCount(qint64(std::llround(meanOverAll))),
+             Units::formatCount(p99OverAll));
+}
+
 QString historyLost(const CapacityResult &r)
 {
     const DistributionFigures &d = r.distribution;
     if (!(d.truncatedShare > 0))
         return QString();
-    const bool conversations = d.conversations > 0;
-    return Derivation::tr("%1% of %2 lose history: %3 tokens on average among them (over all: %4 on average, p99 %5)")
-        .arg(Units::formatDecimal(d.truncatedShare * 100, 2), conversations ? Derivation::tr("conversations") : Derivation::tr("sessions"),
-             Units::formatCount(qint64(std::llround(d.meanTokensDropped / d.truncatedShare))),
-             Units::formatCount(qint64(std::llround(d.meanTokensDropped))), Units::formatCount(d.p99TokensDropped));
+    return historyLostWords(d.truncatedShare, d.conversations > 0, d.meanTokensDroppedByThoseLosing, d.meanTokensDropped, d.p99TokensDropped);
 }
 
 QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u)
@@ -448,7 +474,7 @@ QStringList explainSessionsAndCost(const Scenario &s, const CapacityResult &r)
         out << Derivation::tr("Cost: %1 per GPU-hour × %2 ÷ %3 = %4")
                    .arg(Units::formatUsd(*s.effectivePrice()), plural(s.gpusPerReplica(), Derivation::tr("GPU"), Derivation::tr("GPUs")),
                         plural(d.sessionsAtRisk, Derivation::tr("session"), Derivation::tr("sessions")),
-                        Units::formatUsdPer(*r.costPerSessionHourUsd, Derivation::tr("session-hour"), Derivation::tr("session-hours")));
+                        Units::formatUsdPer(*r.costPerSessionHourUsd, Derivation::tr("session-hour")));
     else if (!s.effectivePrice())
         out << Derivation::tr("Cost: set a price per GPU-hour (no published figure for %1)").arg(s.gpu.name);
     return out;

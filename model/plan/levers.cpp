@@ -34,7 +34,7 @@ void judge(QVector<LeverOption> &options, const LeverOption &current, const Leve
             : !latencyOk && o.itlMs ? Levers::tr("%1 ms per token, past the %2 ms %3").arg(QString::number(*o.itlMs, 'f', 1), QString::number(maxItl, 'f', 1),
                                                                                         target.maxItlMs ? Levers::tr("target") : Levers::tr("ceiling (5 tokens/s)"))
             : !latencyOk ? Levers::tr("no latency figure for the card, and a latency target is set")
-            : !sessionsOk ? Levers::tr("%1 sessions per GPU, below the target %2").arg(Units::formatDecimal(o.sessionsPerGpu), Units::formatDecimal(*target.sessionsPerGpu))
+            : !sessionsOk ? Levers::tr("%1, below the target of %2 sessions per GPU").arg(sessionsPerGpus(o.sessionsPerGroup, o.scenario.tp), Units::formatDecimal(*target.sessionsPerGpu))
                           : QString();
         if (target.maxItlMs && o.itlMs && *o.itlMs > *target.maxItlMs && !o.changesRequirement) {
             o.changesRequirement = true;
@@ -67,21 +67,6 @@ void flagCheapest(QVector<LeverOption> &options)
     }
 }
 
-// One unit for every price of `report`: the smallest figure below a cent quotes them all per
-// 1,000 (or 1,000,000) session-hours, as the window's and the command line's money columns.
-// Returns LeverReport::moneyPerSessionHours: 1, or a power of 1,000 up to 10^9.
-qint64 moneyUnit(const LeverReport &report)
-{
-    qint64 per = 1;
-    double smallest = report.current.costPerSessionHourUsd.value_or(INFINITY);
-    for (const LeverOption &o : report.options)
-        if (o.costPerSessionHourUsd && o.sessionsPerGroup > 0 && *o.costPerSessionHourUsd > 0)
-            smallest = std::min(smallest, *o.costPerSessionHourUsd);
-    while (std::isfinite(smallest) && smallest > 0 && smallest * double(per) < 0.01 && per < 1'000'000'000)
-        per *= 1000;
-    return per;
-}
-
 // The kind of option `o` is, in the answer's words ("a larger card", "shorter memory", ...),
 // a memory option told apart by what it changes against `now`.
 QString kindOf(const LeverOption &o, const Scenario &now)
@@ -107,11 +92,10 @@ QString named(const LeverOption &o, const Scenario &now)
     return cardPrice ? Levers::tr("%1 at %2 per GPU-hour").arg(o.option, Units::formatUsd(*cardPrice)) : o.option;
 }
 
-// A price of `usd` per session-hour said per `per` session-hours (moneyUnit).
-QString perSessionHour(double usd, qint64 per)
+// A price of `usd` per session-hour, in the one money form (Units::formatUsdPer).
+QString perSessionHour(double usd)
 {
-    return per == 1 ? Levers::tr("%1 per session-hour").arg(Units::formatUsd(usd))
-                    : Levers::tr("%1 per %2 session-hours").arg(Units::formatUsd(usd * double(per)), formatCount(per));
+    return Units::formatUsdPer(usd, Levers::tr("session-hour"));
 }
 
 // The answer in one sentence: the cheapest, then the best of each other kind of option,
@@ -119,7 +103,6 @@ QString perSessionHour(double usd, qint64 per)
 QString answerOf(const LeverReport &report, const Scenario &now, const LeverTarget &target)
 {
     const QVector<LeverOption> &out = report.options;
-    const qint64 per = report.moneyPerSessionHours;
     const auto cheapest = std::find_if(out.cbegin(), out.cend(), [](const LeverOption &o) { return o.cheapest; });
     QStringList kinds, parts;
     if (cheapest != out.cend())
@@ -128,7 +111,7 @@ QString answerOf(const LeverReport &report, const Scenario &now, const LeverTarg
         if (o.sessionsPerGroup <= 0 || !o.costPerSessionHourUsd || !o.offerable() || kinds.contains(kindOf(o, now)))
             continue;
         kinds << kindOf(o, now);
-        parts << Levers::tr("%1 (%2) %3").arg(kindOf(o, now), named(o, now), perSessionHour(*o.costPerSessionHourUsd, per));
+        parts << Levers::tr("%1 (%2) %3").arg(kindOf(o, now), named(o, now), perSessionHour(*o.costPerSessionHourUsd));
     }
     const bool targetSet = target.sessionsPerGpu || target.maxItlMs;
     // Why none is the answer, the first cause first: the plan itself cannot run, or no price.
@@ -142,10 +125,9 @@ QString answerOf(const LeverReport &report, const Scenario &now, const LeverTarg
     if (cheapest == out.cend())
         return targetSet ? Levers::tr("No option here meets the target without changing the requirement: relax it, or combine levers.")
                          : Levers::tr("No option here holds a session within 200 ms per token without changing the requirement: combine levers.");
-    return Levers::tr("The cheapest here is %1 (%2)%3, at %4 and %5 %6 per GPU%7")
+    return Levers::tr("The cheapest here is %1 (%2)%3, at %4 and %5%6")
         .arg(named(*cheapest, now), cheapest->lever, targetSet ? Levers::tr(" meeting the target") : QString(),
-             perSessionHour(*cheapest->costPerSessionHourUsd, per), Units::formatDecimal(cheapest->sessionsPerGpu),
-             cheapest->sessionsPerGpu == 1.0 ? Levers::tr("session") : Levers::tr("sessions"),
+             perSessionHour(*cheapest->costPerSessionHourUsd), sessionsPerGpus(cheapest->sessionsPerGroup, cheapest->scenario.tp),
              parts.isEmpty() ? Levers::tr(".") : Levers::tr("; next by kind of option: %1.").arg(parts.join(Levers::tr(", "))));
 }
 
@@ -189,7 +171,6 @@ LeverReport evaluateLevers(RiskWork &work, const Scenario &now, const QVector<Mo
     judge(report.options, report.current, target);
     sortByCost(report.options);
     flagCheapest(report.options);
-    report.moneyPerSessionHours = moneyUnit(report);
     report.answer = answerOf(report, now, target);
     return report;
 }
@@ -264,7 +245,7 @@ Diagnosis diagnoseFailure(const Scenario &s, qint64 failedAt, qint64 context, co
     if (fix != levers.options.cend())
         d.cheapestFix = Levers::tr("%1 (%2): %3 sessions per TP group, %4; price paid: %5")
                             .arg(fix->option, fix->lever, formatCount(fix->sessionsPerGroup),
-                                 Units::formatUsdPer(*fix->costPerSessionHourUsd, Levers::tr("session-hour"), Levers::tr("session-hours")),
+                                 Units::formatUsdPer(*fix->costPerSessionHourUsd, Levers::tr("session-hour")),
                                  fix->sideEffect);
     else
         d.cheapestFix = Levers::tr("no single lever holds %1 sessions of %2 tokens: combine them").arg(formatCount(failedAt), formatCount(context));

@@ -61,11 +61,6 @@ struct LeverReport
 {
     LeverOption current;
     QVector<LeverOption> options;
-    /// The session-hours every price of the report is quoted per, its money column's and
-    /// the answer's alike: 1, or 1,000 (1,000,000, ...) when the current figure or an
-    /// option's is below a cent (Units::formatUsdPer's rule, applied to the smallest, so
-    /// the column switches as a whole and the sentence says its figures the same way).
-    qint64 moneyPerSessionHours = 1;
     QString answer;
     QJsonObject toJson() const;
 };

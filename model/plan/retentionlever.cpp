@@ -2,6 +2,7 @@
 #include "plan/retentionlever.h"
 #include "core/inputerror.h"
 #include "kv/kvcost.h"
+#include "plan/capacity.h"
 
 #include <cmath>
 
@@ -25,9 +26,8 @@ QVector<LeverOption> caps(const LeverEvaluator &lever, const LeverContext &c, co
         Scenario v = now;
         v.retainTokens = cap;
         LeverOption o = lever.price(c, Levers::tr("cap at %1 tokens").arg(formatCount(cap)), v,
-                              Levers::tr("%1 of sessions lose history; %2 tokens dropped on average, p99 %3")
-                                  .arg(LeverEvaluator::percent(lengths.shareAbove(cap)), formatCount(qint64(std::llround(lengths.meanDropped(cap)))),
-                                       formatCount(lengths.droppedQuantile(cap, 0.99))));
+                              historyLostWords(lengths.shareAbove(cap), lengths.conversations > 0, lengths.meanDroppedByThoseLosing(cap),
+                                               lengths.meanDropped(cap), lengths.droppedQuantile(cap, 0.99)));
         if (cap < now.contextTokens) {
             o.changesRequirement = true;
             o.changesRequirementReason = Levers::tr("keeps %1 of the %2 tokens of context asked for").arg(formatCount(cap), formatCount(now.contextTokens));

@@ -313,6 +313,18 @@ private Q_SLOTS:
         QCOMPARE(d.shareAbove(2500), 0.75);
         QCOMPARE(d.meanDropped(2500), 1875.0);
         QCOMPARE(d.droppedQuantile(2500, 0.99), qint64(6500));
+        // Over those who lose history only (issue 31: the all-sessions mean was read as theirs):
+        // (500 + 500 + 6,500) / 3 = 2,500 tokens each; no session is longer than 9,000.
+        QCOMPARE(d.meanDroppedByThoseLosing(2500), 2500.0);
+        QCOMPARE(d.meanDroppedByThoseLosing(9000), 0.0);
+        // The plan says both, each average named with the sessions it is over.
+        Scenario s = Headroom::Test::seedA(9000);
+        s.distribution = d;
+        s.retainTokens = 2500;
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(historyLost(r), QStringLiteral("75% of sessions lose history: 2,500 tokens on average over those who lose history; "
+                                                "1,875 on average over all sessions (p99 over all: 6,500)"));
         // Capped sessions cost their cap: the largest is ceil(2,500/16) x 16 = 2,512 tokens x 131,072 B.
         const OverflowRisk capped(d, KvCost(llama8b(), Dtype::BF16, 1, 16), 2500);
         QCOMPARE(capped.maxBytes(), qint64(2512) * 131072);

@@ -2,6 +2,7 @@
 // Units: exact size parsing (SI vs IEC prefixes, IEC 80000-13) and formatting.
 #include "core/inputerror.h"
 #include "core/units.h"
+#include "core/citation.h"
 
 #include <QTest>
 #include "common/headroomtest.h"
@@ -292,27 +293,50 @@ private Q_SLOTS:
         QCOMPARE(Units::formatUsd(999'999'999'999'999.0), QStringLiteral("$999,999,999,999,999"));
         QCOMPARE(Units::formatUsd(1.2345678901234568e18), QStringLiteral("$1.23e18"));
         QCOMPARE(Units::formatUsd(1e15), QStringLiteral("$1e15"));
-        QCOMPARE(Units::formatUsdPer(4.2e20, QStringLiteral("session-hour"), QStringLiteral("session-hours")), QStringLiteral("$4.2e20 per session-hour"));
-        // Below a cent, per 1,000 units: $4.73e-5 x 1,000 = $0.0473.
-        QCOMPARE(Units::formatUsdPer(4.73e-5, QStringLiteral("session-hour"), QStringLiteral("session-hours")),
-                 QStringLiteral("$0.0473 per 1,000 session-hours"));
-        QCOMPARE(Units::formatUsdPer(0.7375, QStringLiteral("session-hour"), QStringLiteral("session-hours")),
-                 QStringLiteral("$0.738 per session-hour"));
-        // 2e-9 x 1,000,000 = $0.002, still below a cent: x 10^9 = $2.00.
-        QCOMPARE(Units::formatUsdPer(2e-9, QStringLiteral("token"), QStringLiteral("tokens")), QStringLiteral("$2.00 per 1,000,000,000 tokens"));
-        // Prices side by side share the scale of the least: $0.0139 beside $0.00752 (below a
-        // cent: per 1,000) is $13.90 per 1,000, not "$0.0139 per session-hour" (new user's report).
-        QCOMPARE(Units::formatUsdPer(0.0139, QStringLiteral("session-hour"), QStringLiteral("session-hours"), 0.00752),
-                 QStringLiteral("$13.90 per 1,000 session-hours"));
-        QCOMPARE(Units::formatUsdPer(0.00752, QStringLiteral("session-hour"), QStringLiteral("session-hours"), 0.00752),
-                 QStringLiteral("$7.52 per 1,000 session-hours"));
-        QCOMPARE(Units::formatUsdPer(0.0139, QStringLiteral("session-hour"), QStringLiteral("session-hours"), 0.05),
-                 QStringLiteral("$0.0139 per session-hour"));
+        QCOMPARE(Units::formatUsdPer(4.2e20, QStringLiteral("session-hour")), QStringLiteral("$4.2e20 per session-hour"));
+        // One form for every rate (issue 31): always per one unit, three significant digits below
+        // $1, so that no row, column or screen says "per session-hour" beside "per 1,000
+        // session-hours": $4.73e-5 is $0.0000473 (4.73 x 10^-5 written out), never "$0.0473 per 1,000".
+        QCOMPARE(Units::formatUsdPer(4.73e-5, QStringLiteral("session-hour")), QStringLiteral("$0.0000473 per session-hour"));
+        QCOMPARE(Units::formatUsdPer(0.7375, QStringLiteral("session-hour")), QStringLiteral("$0.738 per session-hour"));
+        QCOMPARE(Units::formatUsdPer(0.00881, QStringLiteral("session-hour")), QStringLiteral("$0.00881 per session-hour"));
+        QCOMPARE(Units::formatUsdPer(2e-9, QStringLiteral("token")), QStringLiteral("< $0.000001 per token"));
         // Counts whole with separators; fractions only where there is one (issue 12: "5678.00").
         QCOMPARE(Units::formatDecimal(5678.0), QStringLiteral("5,678"));
         QCOMPARE(Units::formatDecimal(1.5), QStringLiteral("1.5"));
         QCOMPARE(Units::formatDecimal(1234.567), QStringLiteral("1,234.57"));
         QCOMPARE(Units::formatDecimal(-0.001), QStringLiteral("0"));
+    }
+
+    void citationsSplitThePublicationFromTheChecks_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("publication");
+        QTest::addColumn<QString>("checks");
+        // presets/models/qwen3-8b.json: the URL, then how it was checked (issue 31: a customer
+        // read "checked against a stored verbatim copy in ..." in the report's sources).
+        QTest::newRow("config URL; checks") << QStringLiteral("https://huggingface.co/Qwen/Qwen3-8B/blob/main/config.json; checked against a stored verbatim copy")
+                                            << QStringLiteral("https://huggingface.co/Qwen/Qwen3-8B/blob/main/config.json")
+                                            << QStringLiteral("checked against a stored verbatim copy");
+        // presets/models/llama-3.1-405b.json: a sentence ends the URL.
+        QTest::newRow("config URL. sentence") << QStringLiteral("https://huggingface.co/meta-llama/Llama-3.1-405B/blob/main/config.json. No verbatim stored copy was found")
+                                              << QStringLiteral("https://huggingface.co/meta-llama/Llama-3.1-405B/blob/main/config.json")
+                                              << QStringLiteral("No verbatim stored copy was found");
+        // presets/gpus/a10.json: a "; " inside the datasheet's parenthesis is part of the publication.
+        QTest::newRow("parenthesis kept whole") << QStringLiteral("NVIDIA A10 datasheet (600 GB/s; BF16 Tensor 125 TFLOPS dense); stored hardware_spec.md")
+                                                << QStringLiteral("NVIDIA A10 datasheet (600 GB/s; BF16 Tensor 125 TFLOPS dense)")
+                                                << QStringLiteral("stored hardware_spec.md");
+        // A publication alone (4.8 TB/s: a point inside a number is no sentence's end).
+        QTest::newRow("publication only") << QStringLiteral("NVIDIA H200 datasheet (4.8 TB/s)") << QStringLiteral("NVIDIA H200 datasheet (4.8 TB/s)") << QString();
+    }
+
+    void citationsSplitThePublicationFromTheChecks()
+    {
+        QFETCH(QString, source);
+        QFETCH(QString, publication);
+        QFETCH(QString, checks);
+        QCOMPARE(Citation::publication(source), publication);
+        QCOMPARE(Citation::checks(source), checks);
     }
 
     void formatRiskOneWay_data()

@@ -10,6 +10,7 @@
 #include "reportwriter.h"
 #include "io/scenariofile.h"
 #include "mainwindow.h"
+#include "planner.h"
 #include "report/sensitivity.h"
 
 #include <QApplication>
@@ -25,6 +26,11 @@
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QAbstractItemView>
+#include <QLabel>
+#include <QSet>
+#include <QTabWidget>
+#include <QTextEdit>
 #include <QTest>
 #include <limits>
 #include "common/headroomtest.h"
@@ -78,6 +84,51 @@ private:
                 out << lines.at(i);
         }
         return out;
+    }
+
+    // The forms money per session-hour takes in `text`: "per session-hour" (1) or "per N
+    // session-hours" (N), and a column's header "$/session-hour" or "$/N session-hours"; the
+    // hyphen may be U+2011 (the presenter's). Issue 31: one form per row, column and screen.
+    static QSet<QString> moneyForms(const QString &text)
+    {
+        static const QRegularExpression form(QStringLiteral("(?:per|\\$/)\\s*(\\d[\\d,]*\\s+)?session[-\u2011]hours?"));
+        QSet<QString> out;
+        for (auto it = form.globalMatch(text); it.hasNext();) {
+            const QString per = it.next().captured(1).trimmed();
+            out << (per.isEmpty() ? QStringLiteral("1") : per);
+        }
+        return out;
+    }
+
+    // Fails naming `where` and its text when `text` says money per session-hour in two forms.
+    static bool oneMoneyForm(const QString &where, const QString &text)
+    {
+        const QSet<QString> forms = moneyForms(text);
+        if (forms.size() <= 1)
+            return true;
+        QTest::qFail(qPrintable(QStringLiteral("%1 says money per session-hour in %2 forms: %3").arg(where).arg(forms.size()).arg(text.left(2000))),
+                     __FILE__, __LINE__);
+        return false;
+    }
+
+    // Every row and column of `model` (with its headers) in one money form; the model's whole
+    // text is returned for the screen's check.
+    static QString walkModel(const QString &name, const QAbstractItemModel *model)
+    {
+        QString all;
+        const int rows = model->rowCount(), columns = model->columnCount();
+        for (const Qt::Orientation o : {Qt::Vertical, Qt::Horizontal}) {
+            const bool row = o == Qt::Vertical;
+            for (int i = 0; i < (row ? rows : columns); ++i) {
+                QString line = model->headerData(i, o).toString();
+                for (int j = 0; j < (row ? columns : rows); ++j)
+                    line += QLatin1Char('\n') + (row ? model->index(i, j) : model->index(j, i)).data().toString();
+                if (!oneMoneyForm(QStringLiteral("%1, %2 %3").arg(name, row ? QStringLiteral("row") : QStringLiteral("column")).arg(i), line))
+                    return QString();
+                all += line + QLatin1Char('\n');
+            }
+        }
+        return all;
     }
 
     // Scenario 3 of the report's issue: Llama-3.1-70B on H100 SXM 80GB, TP 4, the Azure
@@ -184,9 +235,12 @@ private Q_SLOTS:
             const double perSessionHour = *s.gpu.priceUsdPerHour * 4 / double(d.sessionsAtRisk);
             const QString sentence = QStringLiteral("Serve 1,000 concurrent sessions of this traffic on %1 × %4: %2 a month, %3; the KV cache is the limit.")
                                          .arg(Units::formatCount(gpus), Units::formatUsd(month),
-                                              Units::formatUsdPer(perSessionHour, QStringLiteral("session-hour"), QStringLiteral("session-hours")), s.gpu.name);
+                                              Units::formatUsdPer(perSessionHour, QStringLiteral("session-hour")), s.gpu.name);
             QVERIFY2(page1.contains(sentence), qPrintable(sentence + QStringLiteral("\n---\n") + page1));
-            QVERIFY(page1.contains(QStringLiteral("70B on 4 x H100 (unsaved changes)")));
+            // Edited since saved: said once, in the inputs, never in the title or the headers (issue 31).
+            QVERIFY(page1.contains(QStringLiteral("70B on 4 x H100")));
+            QVERIFY2(!text.contains(QStringLiteral("(unsaved changes)")), qPrintable(text));
+            QCOMPARE(text.count(QStringLiteral("edited since it was last saved")), 1);
             // The risk accepted says which risk it is (issue 29): 1 in 100 on each of the groups, and
             // the chance that one of them overflows, 1 - (1 - p)^groups with p the tail at the count.
             const QString fleetRisk = Units::formatRisk(1 - std::pow(1 - d.riskTailAt, double(groups)));
@@ -204,7 +258,7 @@ private Q_SLOTS:
             // One basis, named: the per-session table is against the trace at the risk 0.01, in the
             // one form the window and the command line write it (Units::formatRisk).
             QVERIFY(text.contains(QStringLiteral("Per session and per card, against the trace at a 1 in 100 (1e-2) risk")));
-            QVERIFY(text.contains(QStringLiteral("Sessions per TP group %1").arg(Units::formatCount(d.sessionsAtRisk))));
+            QVERIFY(text.contains(QStringLiteral("Sessions per TP group %1 sessions per 4 GPUs").arg(Units::formatCount(d.sessionsAtRisk))));
             // Worst case: every session the longest request of the trace, 14,089 tokens = 881 blocks of
             // 16 = 14,096 tokens x 81,920 B per GPU (2 of the 8 KV heads at TP 4) = 1,154,744,320 B.
             QCOMPARE(d.sessionsWorstCase, r.kvBudgetBytesPerGpu / qint64(1'154'744'320));
@@ -246,11 +300,11 @@ private Q_SLOTS:
         const CapacityResult r = computeCapacity(s);
         QVERIFY(r.ok && r.distribution.sessionsAtRisk > 0);
         QCOMPARE(*s.gpu.priceUsdPerHour, 2.95);
-        const QString figure = Units::formatUsdPer(2.95 * 4 / double(r.distribution.sessionsAtRisk), QStringLiteral("session-hour"), QStringLiteral("session-hours"));
+        const QString figure = Units::formatUsdPer(2.95 * 4 / double(r.distribution.sessionsAtRisk), QStringLiteral("session-hour"));
         // The fleet rounds up to whole groups, so the month over the 1,000 asked is another number:
         // the report must not print that one.
         const qint64 gpus = (1000 + r.distribution.sessionsAtRisk - 1) / r.distribution.sessionsAtRisk * 4;
-        const QString monthOverTarget = Units::formatUsdPer(2.95 * double(gpus) / 1000, QStringLiteral("session-hour"), QStringLiteral("session-hours"));
+        const QString monthOverTarget = Units::formatUsdPer(2.95 * double(gpus) / 1000, QStringLiteral("session-hour"));
         QVERIFY2(figure != monthOverTarget, "the scenario must tell the two formulas apart");
 
         QProcess plan;
@@ -336,10 +390,10 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(ReportWriter::writePdf(pdf, ReportInput{QStringLiteral("70B capped"), s, r, UnitSystem::Decimal, {}}, QPageSize::A4, &error), qPrintable(error));
         const QString page1 = textOf(pdf, 1), text = textOf(pdf);
-        // Row: sessions per group, per GPU, GPUs, month, per session-hour ($2.95 x 8 / the count).
-        const QString tpRow = QStringLiteral("TP 8 (now 4) %1 %2 8 $17,228 %3")
-                                  .arg(Units::formatCount(r8.distribution.sessionsAtRisk), Units::formatDecimal(double(r8.distribution.sessionsAtRisk) / 8, 1),
-                                       Units::formatUsdPer(2.95 * 8 / double(r8.distribution.sessionsAtRisk), QStringLiteral("session-hour"), QStringLiteral("session-hours")));
+        // Row: the sessions a group of 8 holds (whole, never per GPU), GPUs, month, per session-hour ($2.95 x 8 / the count).
+        const QString tpRow = QStringLiteral("TP 8 (now 4) %1 per 8 GPUs 8 $17,228 %2")
+                                  .arg(Units::formatCount(r8.distribution.sessionsAtRisk),
+                                       Units::formatUsdPer(2.95 * 8 / double(r8.distribution.sessionsAtRisk), QStringLiteral("session-hour")));
         QVERIFY2(text.contains(tpRow), qPrintable(tpRow + QStringLiteral("\n---\n") + text.mid(text.indexOf(QStringLiteral("Sensitivity")), 1500)));
         const QString cheaper = QStringLiteral("Cheaper TP 8 (now 4): $17,228 a month on 8 GPUs, the same 1,000 sessions");
         QVERIFY2(page1.contains(cheaper), qPrintable(cheaper + QStringLiteral("\n---\n") + page1));
@@ -407,10 +461,12 @@ private Q_SLOTS:
         for (const Mine &m : mine) {
             if (m.kind == QLatin1String("the card"))
                 continue;
-            const double perGpu = double(computeCapacity(m.v).distribution.sessionsAtRisk) / 4;
+            const qint64 perGroup = computeCapacity(m.v).distribution.sessionsAtRisk;
+            const double perGpu = double(perGroup) / 4;
             const double change = (perGpu / now - 1) * 100;
-            const QString line = QStringLiteral("%1: with %2, %3 sessions per GPU (%4%5%)")
-                                     .arg(m.kind, m.change, Units::formatDecimal(perGpu, 1), change >= 0 ? QStringLiteral("+") : minus,
+            // Whole sessions, as the group of 4 holds them; the change names its base (issue 31).
+            const QString line = QStringLiteral("%1: with %2, %3 sessions per 4 GPUs (%4%5% against now)")
+                                     .arg(m.kind, m.change, Units::formatCount(perGroup), change >= 0 ? QStringLiteral("+") : minus,
                                           Units::formatDecimal(std::abs(change), 0));
             auto same = std::find_if(moves.begin(), moves.end(), [&](const Move &x) { return x.line.startsWith(m.kind + QLatin1Char(':')); });
             if (same == moves.end())
@@ -539,9 +595,18 @@ private Q_SLOTS:
         const QString page1 = textOf(pdf, 1), text = textOf(pdf);
         // No target: one TP group of one card, 730 hours x $2.50 = $1,825 a month.
         const QString sentence = QStringLiteral("Serve %1 concurrent sessions of 100,000 tokens on 1 × %3: $1,825 a month, %2; the KV cache is the limit.")
-                                     .arg(Units::formatCount(n), Units::formatUsdPer(2.5 / double(n), QStringLiteral("session-hour"), QStringLiteral("session-hours")), s.gpu.name);
+                                     .arg(Units::formatCount(n), Units::formatUsdPer(2.5 / double(n), QStringLiteral("session-hour")), s.gpu.name);
         QVERIFY2(page1.contains(sentence), qPrintable(sentence + QStringLiteral("\n---\n") + page1));
         QVERIFY(!page1.contains(QStringLiteral("(unsaved changes)")));
+        // The sources give each value's publication and date; how each was checked (presets/models/
+        // llama-3.1-8b.json: "checked against a stored verbatim copy in ...") is a part of its own
+        // after them (issue 31: internal notes where a customer needs the publication).
+        const qsizetype sources = text.indexOf(QStringLiteral("Appendix B: sources")), checked = text.indexOf(QStringLiteral("How each value was checked"));
+        QVERIFY(sources > 0 && checked > sources);
+        QVERIFY2(text.mid(sources, checked - sources).contains(QStringLiteral("https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json (")),
+                 qPrintable(text.mid(sources, checked - sources)));
+        QVERIFY2(!text.mid(sources, checked - sources).contains(QStringLiteral("verbatim")), qPrintable(text.mid(sources, checked - sources)));
+        QVERIFY(text.mid(checked).contains(QStringLiteral("checked against a stored verbatim copy")));
         // The memory chart holds the sessions the decision serves (not the 1 session asked).
         QVERIFY2(page1.contains(QStringLiteral("Memory per GPU: %1 sessions × 100,000 tokens").arg(Units::formatCount(n))), qPrintable(page1));
         QVERIFY(text.contains(QStringLiteral("Per session and per card, at the context of 100,000 tokens")));
@@ -610,6 +675,72 @@ private Q_SLOTS:
             const double share = double(ink) / (double(grey.width()) * grey.height());
             QVERIFY2(share > 0.002 && share < 0.12, qPrintable(QStringLiteral("page %1: ink on %2% of the page").arg(page).arg(share * 100, 0, 'f', 2)));
         }
+    }
+
+    // Issue 31: "$0.0183 per session-hour" beside "$8.81 per 1,000 session-hours" in the Compare
+    // row, and the report's sensitivity table and comparison page mixing the two. The foundation
+    // example (Llama-3.1-8B on one H100) at $1 a GPU-hour and 1,000 tokens holds hundreds of
+    // sessions, below a cent a session-hour each; at 100,000 tokens a few, $0.25 or more each. Pinned and current side
+    // by side, every item model of the window (Compare, Levers, ...), row by row and column by
+    // column, every tab as a screen, and every line of the report with that comparison say one form.
+    void oneMoneyFormPerRowColumnAndScreen()
+    {
+        MainWindow w(m_dir.filePath(QStringLiteral("money.sqlite")));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        Scenario cheap = preset(QStringLiteral("llama-3.1-8b"), QStringLiteral("h100-sxm-80gb")); // whatever the window restored
+        cheap.priceUsdPerGpuHour = 1.0;
+        cheap.contextTokens = 1000;
+        w.planner()->edit(cheap, ScenarioCommand::Other, QStringLiteral("cheap"));
+        // The plan is computed off the GUI thread: wait for this one's answer.
+        QTRY_VERIFY2(!w.planner()->busy() && w.planner()->result().costPerSessionHourUsd && *w.planner()->result().costPerSessionHourUsd < 0.01,
+                     qPrintable(QStringLiteral("%1 on %2 at TP %3: %4 sessions, %5 a session-hour")
+                                    .arg(w.planner()->scenario().model.name, w.planner()->scenario().gpu.name).arg(w.planner()->scenario().tp)
+                                    .arg(w.planner()->result().maxSessions).arg(w.planner()->result().costPerSessionHourUsd.value_or(-1))));
+        QVERIFY(w.planner()->pinCurrent());
+        w.planner()->setContextTokens(100000);
+        QTRY_VERIFY(!w.planner()->busy() && w.planner()->result().costPerSessionHourUsd && *w.planner()->result().costPerSessionHourUsd > 0.01);
+        QString screen;
+        int models = 0;
+        for (QTabWidget *tabs : w.findChildren<QTabWidget *>()) {
+            for (int i = 0; i < tabs->count(); ++i) {
+                tabs->setCurrentIndex(i);
+                QTest::qWait(300); // the levers and the advice are asked once the tab shows
+                QTRY_VERIFY(!w.planner()->busy() && !w.planner()->leversBusy());
+                QApplication::processEvents();
+                QString page;
+                for (QAbstractItemView *view : tabs->widget(i)->findChildren<QAbstractItemView *>())
+                    if (view->model() && view->isVisible()) {
+                        ++models;
+                        page += walkModel(tabs->tabText(i), view->model());
+                        if (QTest::currentTestFailed())
+                            return;
+                    }
+                for (QLabel *l : tabs->widget(i)->findChildren<QLabel *>())
+                    if (l->isVisible())
+                        page += l->text() + QLatin1Char('\n');
+                for (QTextEdit *e : tabs->widget(i)->findChildren<QTextEdit *>())
+                    if (e->isVisible())
+                        page += e->toPlainText() + QLatin1Char('\n');
+                QVERIFY(oneMoneyForm(QStringLiteral("the tab %1").arg(tabs->tabText(i)), page));
+                screen += page;
+            }
+        }
+        QVERIFY2(models >= 2, "the Compare and Levers tables at least");
+        QVERIFY(moneyForms(screen).size() == 1); // the window says money per session-hour, in one form
+        QVERIFY(oneMoneyForm(QStringLiteral("the window"), screen));
+
+        // The report with the pinned scenario beside it: every line (a table's row) and the whole.
+        const QString pdf = m_dir.filePath(QStringLiteral("money.pdf"));
+        QString error;
+        QVERIFY2(w.exportReport(pdf, QPageSize::A4, &error), qPrintable(error));
+        const QString text = run(QStringLiteral("pdftotext"), {QStringLiteral("-layout"), pdf, QStringLiteral("-")});
+        QVERIFY(text.contains(QStringLiteral("Comparison")) && text.contains(QStringLiteral("Sensitivity")));
+        const QStringList lines = text.split(QLatin1Char('\n'));
+        for (int i = 0; i < lines.size(); ++i)
+            QVERIFY(oneMoneyForm(QStringLiteral("report line %1").arg(i + 1), lines.at(i)));
+        QCOMPARE(moneyForms(text).size(), 1);
+        QVERIFY(oneMoneyForm(QStringLiteral("the report"), text));
     }
 
     void comparisonPage()

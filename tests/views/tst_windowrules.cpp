@@ -34,6 +34,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QLineEdit>
 #include <QTextBrowser>
 #include <QSignalSpy>
@@ -394,10 +395,10 @@ private Q_SLOTS:
         shoot(w, "advice-cap-off.png");
     }
 
-    // README: "below a cent per session-hour it is quoted per 1,000 session-hours (the levers'
-    // money column switches as a whole)". Llama-3.1-8B at 1,000 tokens on the H100 at $2.95:
-    // 63 blocks x 16 x 131,072 B = 132 MB a session, hundreds per card, well below a cent each.
-    // The column and the answer beside it say one figure the same way.
+    // One money form (issue 31): per session-hour, three significant digits, even below a cent.
+    // Llama-3.1-8B at 1,000 tokens on the H100 at $2.95: 63 blocks x 16 x 131,072 B = 132 MB a
+    // session, hundreds per card, well below a cent each. The column and the answer beside it
+    // say one figure the same way, and never per 1,000 session-hours.
     void leversMoneyIsOneUnit()
     {
         MainWindow w(store());
@@ -406,15 +407,16 @@ private Q_SLOTS:
         LeversView *levers = showLevers(w);
         QTRY_VERIFY(!levers->report().options.isEmpty() && !w.planner()->leversBusy());
         QTableWidget *t = levers->table();
-        QCOMPARE(t->horizontalHeaderItem(3)->text(), QStringLiteral("$/1,000 session-hours"));
+        QCOMPARE(t->horizontalHeaderItem(3)->text(), QStringLiteral("$/session-hour"));
         int cheapest = -1;
         for (int r = 0; r < t->rowCount(); ++r)
             if (levers->report().options.at(r).cheapest)
                 cheapest = r;
         QVERIFY(cheapest >= 0);
         const QString cell = t->item(cheapest, 3)->text();
-        QVERIFY2(levers->answer().contains(cell + QStringLiteral(" per 1,000 session-hours")), qPrintable(cell + QStringLiteral(" | ") + levers->answer()));
-        QVERIFY2(!levers->answer().contains(QStringLiteral("per session-hour")), qPrintable(levers->answer()));
+        QVERIFY2(cell.startsWith(QStringLiteral("$0.00")), qPrintable(cell)); // below a cent, written out
+        QVERIFY2(levers->answer().contains(cell + QStringLiteral(" per session-hour")), qPrintable(cell + QStringLiteral(" | ") + levers->answer()));
+        QVERIFY2(!levers->answer().contains(QStringLiteral("session-hours")), qPrintable(levers->answer()));
         shoot(w, "levers-money.png");
     }
 
@@ -486,7 +488,7 @@ private Q_SLOTS:
         const qint64 gained = w.planner()->result().distribution.sessionsAtRisk - *w.planner()->uncappedSessionsAtRisk();
         QVERIFY(gained > 0); // the trace's p99 is 4,259 tokens: a 4,096 cap trims the tail
         const QString text = w.distributionView()->figuresText();
-        QVERIFY2(text.contains(QStringLiteral("The cap: +%1 sessions per card").arg(Units::formatCount(gained))), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("The cap: +%1 sessions per GPU").arg(Units::formatCount(gained))), qPrintable(text));
         QVERIFY(text.contains(QStringLiteral("of sessions lose history")));
     }
 
@@ -612,6 +614,67 @@ private Q_SLOTS:
         QTest::keyClick(&w, Qt::Key_Escape);
         QVERIFY(!w.presenterMode());
         QCOMPARE(w.zoom(), 1.0);
+    }
+
+    // Issue 31: "Fractional sessions per GPU ("3.75") show in levers". At TP 2 every option's
+    // sessions are the whole count its TP group holds, with the group's GPUs.
+    void leversSayWholeSessions()
+    {
+        MainWindow w(store());
+        w.show();
+        w.planner()->setTp(2);
+        LeversView *levers = showLevers(w);
+        QTRY_VERIFY(!levers->report().options.isEmpty() && !w.planner()->leversBusy());
+        QTableWidget *t = levers->table();
+        QCOMPARE(t->horizontalHeaderItem(1)->text(), QStringLiteral("Sessions"));
+        static const QRegularExpression whole(QStringLiteral("^\\d[\\d,]* per (GPU|\\d+ GPUs)$"));
+        for (int r = 0; r < t->rowCount(); ++r) {
+            const LeverOption &o = levers->report().options.at(r);
+            const QString cell = t->item(r, 1)->text();
+            QVERIFY2(whole.match(cell).hasMatch(), qPrintable(cell));
+            QCOMPARE(cell, o.scenario.tp > 1 ? QStringLiteral("%1 per %2 GPUs").arg(Units::formatCount(o.sessionsPerGroup)).arg(o.scenario.tp)
+                                             : QStringLiteral("%1 per GPU").arg(Units::formatCount(o.sessionsPerGroup)));
+        }
+    }
+
+    // Issue 31: "$8.81" in giant type over a small "per 1,000 session-hours" was read as $8.81 a
+    // session-hour, and the what-ifs in force were not on the screen. The money's unit is in the
+    // figure's own type; a KV-heads what-if and a fleet asked (1,000 sessions) are said.
+    void presenterSaysTheUnitTheWhatIfsAndTheFleet()
+    {
+        MainWindow w(store());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.planner()->setKvHeadsOverride(4);
+        Scenario v = w.planner()->scenario();
+        v.targetSessions = 1000;
+        w.planner()->edit(v, ScenarioCommand::Other, QStringLiteral("target"));
+        QTRY_VERIFY(!w.planner()->busy());
+        w.setPresenterMode(true);
+        QApplication::processEvents();
+        QLabel *money = nullptr, *sessions = nullptr;
+        const qint64 fit = w.planner()->result().maxSessions;
+        QVERIFY(fit > 0);
+        for (QLabel *l : w.findChild<QWidget *>(QStringLiteral("presenterHeadline"))->findChildren<QLabel *>()) {
+            if (l->text().contains(QStringLiteral("$")) && l->text().contains(QStringLiteral("per session\u2011hour")))
+                money = l;
+            if (l->text() == Units::formatCount(fit))
+                sessions = l;
+        }
+        QVERIFY(money && sessions);
+        QCOMPARE(money->font().pointSizeF(), sessions->font().pointSizeF());
+        // $2.95 an hour over the sessions one card holds, in the one form.
+        QVERIFY2(money->text().startsWith(Units::formatUsd(2.95 / double(fit)) + QStringLiteral(" per")), qPrintable(money->text()));
+        // The model's 8 KV heads replaced by 4: said as the what-if it is.
+        const QString headline = w.headlineText();
+        QVERIFY2(headline.contains(QStringLiteral("What-ifs in force: KV heads 4 (what-if; the model has 8)")), qPrintable(headline));
+        // 1,000 sessions at `fit` a card: ceil(1,000 / fit) cards, 730 hours a month at $2.95.
+        const qint64 gpus = (1000 + fit - 1) / fit;
+        QVERIFY2(headline.contains(QStringLiteral("Fleet for the 1,000 sessions asked: %1, %2 a month")
+                                       .arg(Units::plural(gpus, QStringLiteral("GPU"), QStringLiteral("GPUs")), Units::formatUsd(double(gpus) * 2.95 * 730))),
+                 qPrintable(headline));
+        shoot(w, "presenter-fleet.png");
+        w.setPresenterMode(false);
     }
 
     void aSecondInstanceIsNoCrash()

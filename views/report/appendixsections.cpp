@@ -5,12 +5,14 @@
 #include "report/reportsections.h"
 #include "report/reporttext.h"
 
+#include "core/citation.h"
 #include "io/sampletraces.h"
 #include "plan/capacity.h"
 #include "plan/timeconstants.h"
 
 #include <QJsonObject>
 #include <QRegularExpression>
+#include <utility>
 
 namespace Headroom::ReportSections {
 
@@ -54,23 +56,43 @@ void derivation(PageCursor &page, const ReportFigures &f)
         }
     }
     a1 += QStringLiteral("</table>");
-    for (const QString &fix : f.r.fixes)
-        a1 += QStringLiteral("<p>%1 %2</p>").arg(tr("Lever:"), esc(fix));
+    // The fixes, said for what they are: single changes, each with the sessions it holds.
+    if (!f.r.fixes.isEmpty()) {
+        a1 += QStringLiteral("<p><b>%1</b></p><ul>").arg(tr("Single changes that each hold the %1 asked (the Levers tab prices them):")
+                                                          .arg(Units::plural(std::max<qint64>(1, s.sessions), tr("session"), tr("sessions"))));
+        for (const QString &fix : f.r.fixes)
+            a1 += QStringLiteral("<li>%1</li>").arg(esc(fix));
+        a1 += QStringLiteral("</ul>");
+    }
     page.text(a1, firstChunk);
 }
 
 void sources(PageCursor &page, const ReportFigures &f)
 {
     const Scenario &s = f.s;
+    // What a reader cites: each value's publication and its date. How each was checked (the
+    // stored copies compared, what was not re-read) is a part of its own after it.
+    auto dated = [](const QString &text, const QString &date) {
+        return tr("%1 (%2)").arg(esc(Citation::publication(text)), esc(date.isEmpty() ? tr("undated") : date));
+    };
     QString a2 = QStringLiteral("<h2>%1</h2><table cellspacing=3>").arg(tr("Appendix B: sources"));
-    a2 += row(tr("Model: %1").arg(esc(s.model.name)), tr("%1 (%2)").arg(esc(s.model.source), esc(s.model.sourceDate.isEmpty() ? tr("undated") : s.model.sourceDate)));
-    a2 += row(tr("Card memory: %1").arg(esc(s.gpu.name)), esc(s.gpu.memorySource));
+    a2 += row(tr("Model: %1").arg(esc(s.model.name)), dated(s.model.source, s.model.sourceDate));
+    a2 += row(tr("Card: %1").arg(esc(s.gpu.name)), dated(s.gpu.source, s.gpu.sourceDate));
+    a2 += row(tr("Card memory"), esc(Citation::publication(s.gpu.memorySource)));
     if (s.gpu.priceUsdPerHour)
-        a2 += row(tr("Price"), tr("%1 (%2)").arg(esc(s.gpu.priceSource), esc(s.gpu.priceDate.isEmpty() ? tr("undated") : s.gpu.priceDate)));
+        a2 += row(tr("Price"), dated(s.gpu.priceSource, s.gpu.priceDate));
     if (s.distribution)
         a2 += row(tr("Session lengths"), esc(describeSpec(s.distribution->spec)));
     a2 += row(tr("Engine rule"), esc(f.r.budgetRule));
     a2 += QStringLiteral("</table>");
+    QString checks;
+    for (const auto &[what, text] : {std::pair{tr("Model"), s.model.source}, std::pair{tr("Card"), s.gpu.source},
+                                     std::pair{tr("Card memory"), s.gpu.memorySource},
+                                     std::pair{tr("Price"), s.gpu.priceUsdPerHour ? s.gpu.priceSource : QString()}})
+        if (const QString how = Citation::checks(text); !how.isEmpty())
+            checks += row(what, esc(how));
+    if (!checks.isEmpty())
+        a2 += QStringLiteral("<h3>%1</h3><table cellspacing=3 style='font-size:8pt'>%2</table>").arg(tr("How each value was checked"), checks);
     page.text(a2);
 }
 

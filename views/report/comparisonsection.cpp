@@ -107,12 +107,12 @@ void answers(ComparisonTable &t, const ReportFigures &f)
     t.line(tr("Basis"), [](const Scenario &x, const CapacityResult &) { return basisOf(x); }, false);
     t.line(tr("KV bytes per token"), [](const Scenario &, const CapacityResult &y) { return Units::formatExactBytes(y.kvBytesPerToken); }, false);
     t.line(tr("KV budget per GPU"), [&f](const Scenario &, const CapacityResult &y) { return f.bytes(y.kvBudgetBytesPerGpu); }, false);
-    t.line(tr("Sessions per TP group"), [](const Scenario &, const CapacityResult &y) { return Units::formatCount(y.distribution.sessionsAtRisk); }, false);
-    t.line(tr("Sessions per GPU"), [](const Scenario &x, const CapacityResult &y) { return Units::formatDecimal(double(y.distribution.sessionsAtRisk) / x.tp, 1); }, false);
+    // The whole count a TP group holds with its GPUs ("15 per 4 GPUs"), never a quotient per GPU.
+    t.line(tr("Sessions per TP group"), [](const Scenario &x, const CapacityResult &y) { return esc(sessionsPerGpus(y.distribution.sessionsAtRisk, x.tp, false)); }, false);
     t.line(tr("Money per month"), [](const Scenario &x, const CapacityResult &y) { return money(Deployment::of(x, y).perMonth); }, false);
-    t.line(tr("Per session-hour"), [](const Scenario &x, const CapacityResult &y) {
+    t.line(tr("Money per session-hour"), [](const Scenario &x, const CapacityResult &y) {
         const auto v = Deployment::of(x, y).perSessionHour;
-        return v ? Units::formatUsdPer(*v, tr("session-hour"), tr("session-hours")) : QStringLiteral("—");
+        return v ? Units::formatUsdPer(*v, tr("session-hour")) : QStringLiteral("—");
     }, false);
 }
 

@@ -22,24 +22,6 @@ using ReportText::esc;
 using ReportText::row;
 using ReportText::tr;
 
-// Every value of the scenario that differs from its preset, in words: what-ifs
-// (the model or card changed) and settings (a precision or price chosen).
-QStringList whatIfs(const Scenario &s, UnitSystem u)
-{
-    QStringList out;
-    if (s.kvHeadsOverride && *s.kvHeadsOverride != s.model.kvHeads)
-        out << tr("KV heads %1 (what-if; the model has %2)").arg(*s.kvHeadsOverride).arg(s.model.kvHeads);
-    if (s.gpuMemoryBytes && *s.gpuMemoryBytes != s.gpu.memoryBytes)
-        out << tr("card memory %1 (what-if; the %2 has %3)").arg(Units::formatBytes(*s.gpuMemoryBytes, u), s.gpu.name, Units::formatBytes(s.gpu.memoryBytes, u));
-    if (s.weightsBytes)
-        out << tr("weights %1 (what-if; not the checkpoint's size)").arg(Units::formatBytes(*s.weightsBytes, u));
-    if (s.workspaceBytes)
-        out << tr("workspace %1 per card (what-if; not the engine's rule)").arg(Units::formatBytes(*s.workspaceBytes, u));
-    if (s.lengthScale != 1.0)
-        out << tr("every session length × %1 (what-if; the trace as recorded is × 1)").arg(Units::formatDecimal(s.lengthScale, 3));
-    return out;
-}
-
 // The decision in one sentence of HTML: the sessions served, on which cards, for how much,
 // and that the KV cache is the limit; or why no session is served.
 QString decisionSentence(const ReportFigures &f)
@@ -51,7 +33,7 @@ QString decisionSentence(const ReportFigures &f)
     if (dep.perGroup <= 0)
         return tr("%1 does not serve a session on %2: %3").arg(esc(s.model.name), cards, esc(capacityVerdict(s, f.r, f.u)));
     const QString moneyPart = dep.perMonth ? tr("%1 a month, %2").arg(Units::formatUsd(*dep.perMonth),
-                                                                      Units::formatUsdPer(*dep.perSessionHour, tr("session-hour"), tr("session-hours")))
+                                                                      Units::formatUsdPer(*dep.perSessionHour, tr("session-hour")))
                                            : tr("set a price per GPU-hour for the cost");
     return tr("Serve %1 concurrent %2 %3 on %4: %5; the KV cache is the limit.")
         .arg(Units::formatCount(dep.sessions), dep.sessions == 1 ? tr("session") : tr("sessions"), traffic, cards, moneyPart);
@@ -80,11 +62,12 @@ QString fleetRows(const ReportFigures &f)
     QString fleet = row(tr("GPUs"), tr("%1 × %2 = %3 of %4 (one model replica each)")
                                         .arg(Units::formatCount(dep.gpus), esc(s.gpu.name), Units::plural(dep.groups, tr("TP group"), tr("TP groups")),
                                              Units::plural(s.tp, tr("GPU"), tr("GPUs"))));
-    fleet += row(tr("Sessions"), d.fleetTargetSessions ? tr("%1 asked; %2 per TP group, %3 per GPU")
-                                                        .arg(Units::formatCount(*d.fleetTargetSessions), Units::formatCount(dep.perGroup), Units::formatDecimal(f.perGpu, 1))
-                                                  : s.dp > 1 ? tr("%1 per TP group (no target given: %2 from --dp), %3 per GPU")
-                                                                  .arg(Units::formatCount(dep.perGroup), Units::plural(dep.groups, tr("group"), tr("groups")), Units::formatDecimal(f.perGpu, 1))
-                                                  : tr("%1 per TP group (no target given: one group), %2 per GPU").arg(Units::formatCount(dep.perGroup), Units::formatDecimal(f.perGpu, 1)));
+    // Whole sessions only: a TP group's count with its GPUs ("15 per 4 GPUs"), never a quotient per GPU.
+    const QString perGroup = esc(sessionsPerGpus(dep.perGroup, s.tp, false));
+    fleet += row(tr("Sessions"), d.fleetTargetSessions ? tr("%1 asked; %2 in each TP group").arg(Units::formatCount(*d.fleetTargetSessions), perGroup)
+                                                  : s.dp > 1 ? tr("%1 in each TP group (no target given: %2 from --dp)")
+                                                                  .arg(perGroup, Units::plural(dep.groups, tr("group"), tr("groups")))
+                                                  : tr("%1 (no target given: one TP group)").arg(perGroup));
     // The fleet is sized at the risk-based count; engines admitting the count to deploy (the
     // admission limit, with the margin) on it may hold fewer than the target, and that is said.
     if (d.fleetTargetSessions && d.gpusNeeded && d.gpusNeededAtAdmissionLimit && *d.gpusNeededAtAdmissionLimit > *d.gpusNeeded)
@@ -107,7 +90,7 @@ QString moneyRows(const ReportFigures &f)
                                                              : tr("set a price per GPU-hour"));
     if (dep.perSessionHour)
         fleet += row(tr("Money per session-hour"), tr("%1 (%2 per GPU-hour × %3 ÷ %4 per TP group)")
-                                                       .arg(Units::formatUsdPer(*dep.perSessionHour, tr("session-hour"), tr("session-hours")), Units::formatUsd(*price),
+                                                       .arg(Units::formatUsdPer(*dep.perSessionHour, tr("session-hour")), Units::formatUsd(*price),
                                                             Units::plural(s.gpusPerReplica(), tr("GPU"), tr("GPUs")), Units::plural(dep.perGroup, tr("session"), tr("sessions"))));
     if (f.d.costPerMillionTokensUsd)
         fleet += row(tr("Money per million output tokens"), tr("%1 (decode at %2 sessions per TP group)").arg(Units::formatUsd(*f.d.costPerMillionTokensUsd), Units::formatCount(dep.perGroup)));
@@ -118,7 +101,7 @@ QString moneyRows(const ReportFigures &f)
                                     Units::formatCount(dep.sessions))
                          : tr("<b>%1: %2 per TP group, %3</b>")
                                .arg(esc(cheaper->v.change), Units::plural(cheaper->dep.perGroup, tr("session"), tr("sessions")),
-                                    Units::formatUsdPer(*cheaper->dep.perSessionHour, tr("session-hour"), tr("session-hours"))));
+                                    Units::formatUsdPer(*cheaper->dep.perSessionHour, tr("session-hour"))));
     return fleet;
 }
 
@@ -149,8 +132,8 @@ QVector<QPair<double, QString>> assumptionMoves(const ReportFigures &f)
         if (!seen.contains(x->v.kind)) {
             seen << x->v.kind;
             moves << qMakePair(std::abs(x->perGpu() - perGpu),
-                               tr("<b>%1</b>: with %2%5, %3 sessions per GPU (%4)")
-                                   .arg(x->v.kind, esc(x->v.change), Units::formatDecimal(x->perGpu(), 1), signedPercent(perGpu, x->perGpu()),
+                               tr("<b>%1</b>: with %2%5, %3 (%4 against now)")
+                                   .arg(x->v.kind, esc(x->v.change), esc(sessionsPerGpus(x->dep.perGroup, x->v.scenario.tp)), signedPercent(perGpu, x->perGpu()),
                                         x->pastMaximum()));
         }
     if (f.band)
@@ -178,7 +161,7 @@ QString riskAccepted(const ReportFigures &f)
         out += tr("None from lengths: every session is reserved at its full %1 tokens, so the cache cannot overflow at this count.")
                    .arg(Units::formatCount(f.r.reservedTokensPerSession));
     if (s.retainTokens && (s.distribution ? d.truncatedShare > 0 : *s.retainTokens < s.contextTokens))
-        out += QLatin1Char(' ') + (s.distribution ? tr("The cap costs history: %1% of sessions lose their oldest tokens.").arg(Units::formatDecimal(d.truncatedShare * 100, 2))
+        out += QLatin1Char(' ') + (s.distribution ? tr("What the cap costs: %1.").arg(esc(historyLost(f.r)))
                                                   : tr("The cap costs history: every session keeps only its last %1 tokens.").arg(Units::formatCount(*s.retainTokens)));
     return out;
 }
@@ -191,7 +174,7 @@ QString trafficParagraph(const ReportFigures &f)
         return {};
     const TrafficAnswer &a = *f.in.traffic;
     const ReplayResult &r = a.result;
-    const QString detail = tr("The trace %1: %2 requests, %3 conversations over %4 s; prefix hits %5% (an unbounded cache: %6%); "
+    const QString detail = tr("The trace %1: %2 requests, %3 conversations over %4 s; prefix hits %5% of the prompt tokens (an unbounded cache: %6% of them); "
                               "%7; time to first token p50 %8 ms, p99 %9 ms; peak KV per GPU %10 of the %11 budget.")
                                .arg(esc(QFileInfo(a.path).fileName()), Units::formatCount(r.requests), Units::formatCount(r.conversations),
                                     Units::formatDecimal(r.durationSeconds, 0), Units::formatDecimal(100.0 * r.prefixHitShare(), 1),
@@ -211,7 +194,7 @@ void decision(PageCursor &page, const ReportFigures &f)
                           QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
     p1 += QStringLiteral("<h2>%1</h2><p style='font-size:13pt'><b>%2</b></p>").arg(tr("The decision"), decisionSentence(f));
     p1 += trafficParagraph(f);
-    const QStringList ifs = whatIfs(s, f.u);
+    const QStringList ifs = whatIfsInForce(s, f.u);
     if (!ifs.isEmpty())
         p1 += QStringLiteral("<p><b>%1</b> %2.</p>").arg(tr("What-ifs in force:"), esc(ifs.join(QStringLiteral("; "))));
     page.text(p1);

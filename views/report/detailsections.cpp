@@ -36,9 +36,9 @@ QString sidePoolRows(const ReportFigures &f)
                                                         : tr("not loaded (no images under vLLM); no encoder cache"));
     if (s.decodingShare || s.hostKvMemoryBytes) {
         auto ms = [](const std::optional<double> &v) { return v ? tr("%1 ms").arg(Units::formatDecimal(*v, 1)) : tr("unknown"); };
-        t1 += row(tr("Sessions kept warm per node (%1 host memory, %2 decoding)")
+        t1 += row(tr("Sessions kept warm per node (%1 host memory, %2 of the sessions decoding)")
                       .arg(f.bytes(r.warm.hostKvBytesPerNode), Units::formatDecimal(r.warm.decodingShare * 100, 1) + QLatin1Char('%')),
-                  tr("%1 retained, %2 decoding per GPU; one comes back in %3 over the host link (recomputing it: %4)")
+                  tr("%1 retained, %2 decoding per GPU on average; one comes back in %3 over the host link (recomputing it: %4)")
                       .arg(Units::formatCount(r.warm.retainedPerNode), Units::formatDecimal(r.warm.decodingPerGpu, 2), ms(r.warm.atContext.resumeMs),
                            ms(r.warm.atContext.recomputeMs)));
     }
@@ -65,13 +65,14 @@ QString otherBases(const ReportFigures &f)
     return t1;
 }
 
-// A row of the sensitivity table: `label` (HTML), sessions per TP group and per GPU, and the
-// deployment `x`'s GPUs, money per month and per session-hour.
-QString sensitivityRow(const QString &label, qint64 group, double gpu, const Deployment &x)
+// A row of the sensitivity table: `label` (HTML), the sessions a TP group of `tp` GPUs holds
+// (the whole count, never a quotient per GPU), and the deployment `x`'s GPUs, money per month
+// and per session-hour.
+QString sensitivityRow(const QString &label, qint64 group, int tp, const Deployment &x)
 {
-    return QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td><td align=right>%5</td><td align=right>%6</td></tr>")
-        .arg(label, Units::formatCount(group), Units::formatDecimal(gpu, 1), Units::formatCount(x.gpus), money(x.perMonth),
-             x.perSessionHour ? Units::formatUsdPer(*x.perSessionHour, tr("session-hour"), tr("session-hours")) : QStringLiteral("—"));
+    return QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td><td align=right>%5</td></tr>")
+        .arg(label, sessionsPerGpus(group, tp, false), Units::formatCount(x.gpus), money(x.perMonth),
+             x.perSessionHour ? Units::formatUsdPer(*x.perSessionHour, tr("session-hour")) : QStringLiteral("—"));
 }
 
 // The inputs' rows of the model and the card: shape, memory, TP, precisions, weights,
@@ -177,9 +178,8 @@ void perSessionAndCard(PageCursor &page, const ReportFigures &f)
     else
         t1 += row(tr("KV bytes per session per GPU"), tr("%1 (%2 tokens)").arg(f.bytes(r.reservedSessionBytesPerGpu), Units::formatCount(r.reservedTokensPerSession)));
     t1 += row(tr("KV budget per GPU"), f.bytes(r.kvBudgetBytesPerGpu));
-    t1 += row(tr("Sessions per TP group"), Units::formatCount(f.dep.perGroup));
-    t1 += row(tr("Sessions per GPU"), Units::formatDecimal(f.perGpu, 1));
-    t1 += row(tr("Money per session-hour, every TP group full"), r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour"), tr("session-hours")) : tr("set a price"));
+    t1 += row(tr("Sessions per TP group"), esc(sessionsPerGpus(f.dep.perGroup, s.tp)));
+    t1 += row(tr("Money per session-hour, every TP group full"), r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour")) : tr("set a price"));
     t1 += sidePoolRows(f);
     t1 += QStringLiteral("</table>");
     if (s.distribution)
@@ -189,13 +189,13 @@ void perSessionAndCard(PageCursor &page, const ReportFigures &f)
 
 void sensitivity(PageCursor &page, const ReportFigures &f)
 {
-    QString sens = QStringLiteral("<h2>%1</h2><p>%2</p><table width=100% cellspacing=0 cellpadding=2 border=1 style='font-size:8pt'><tr><th width=28%>%3</th><th width=13%>%4</th><th width=11%>%5</th><th width=8%>%6</th><th width=13%>%7</th><th width=27%>%8</th></tr>")
+    QString sens = QStringLiteral("<h2>%1</h2><p>%2</p><table width=100% cellspacing=0 cellpadding=2 border=1 style='font-size:8pt'><tr><th width=27%>%3</th><th width=19%>%4</th><th width=7%>%5</th><th width=13%>%6</th><th width=34%>%7</th></tr>")
                        .arg(tr("Sensitivity, %1").arg(f.basis), tr("Each row changes one input and recomputes the plan; the fleet is resized for the target (or stays one TP group)."),
-                            tr("Change"), tr("Sessions per TP group"), tr("Sessions per GPU"), tr("GPUs"), tr("Money per month"), tr("Per session-hour"));
-    sens += sensitivityRow(tr("<b>Now</b>"), f.dep.perGroup, f.perGpu, f.dep);
+                            tr("Change"), tr("Sessions per TP group"), tr("GPUs"), tr("Money per month"), tr("Money per session-hour"));
+    sens += sensitivityRow(tr("<b>Now</b>"), f.dep.perGroup, f.s.tp, f.dep);
     for (const SensitivityRow &x : f.rows)
-        sens += x.r.ok ? sensitivityRow(esc(x.v.change) + x.pastMaximum(), x.dep.perGroup, x.perGpu(), x.dep)
-                       : QStringLiteral("<tr><td>%1</td><td colspan=5>%2</td></tr>").arg(esc(x.v.change), esc(x.r.error));
+        sens += x.r.ok ? sensitivityRow(esc(x.v.change) + x.pastMaximum(), x.dep.perGroup, x.v.scenario.tp, x.dep)
+                       : QStringLiteral("<tr><td>%1</td><td colspan=4>%2</td></tr>").arg(esc(x.v.change), esc(x.r.error));
     sens += QStringLiteral("</table>");
     const EngineFigures &e = f.r.engineFigures;
     if (f.band)
@@ -213,6 +213,8 @@ void inputs(PageCursor &page, const ReportFigures &f)
     in1 += modelAndCardRows(f);
     in1 += sidePoolInputRows(f);
     in1 += trafficAndPriceRows(f);
+    if (f.in.unsavedChanges)
+        in1 += row(tr("Scenario file"), tr("%1, edited since it was last saved: these inputs are the ones in the window, not the file's").arg(esc(f.title)));
     in1 += QStringLiteral("</table><p><small>%1</small></p>").arg(tr("Bold: differs from the preset (a what-if changes the model or card; a setting is a choice). Sources: appendix."));
     page.text(in1);
 }

@@ -13,8 +13,9 @@ ReportFigures::ReportFigures(const ReportInput &input)
     , d(input.result.distribution)
     , u(input.units)
 {
-    const QString name = in.name.isEmpty() ? tr("Untitled scenario") : in.name;
-    title = in.unsavedChanges ? tr("%1 (unsaved changes)").arg(name) : name;
+    // The name alone: a scenario never saved is named by its model and card (or "Untitled"), and
+    // one edited since it was saved says so once, in the inputs, not in every page's header.
+    title = in.name.isEmpty() ? tr("Untitled scenario") : in.name;
     basis = ReportText::basisOf(s);
     dep = Deployment::of(s, r);
     price = s.effectivePrice();

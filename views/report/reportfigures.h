@@ -24,11 +24,11 @@ struct ReportFigures
     const CapacityResult &r;
     const DistributionFigures &d;
     const UnitSystem u;
-    QString title;       ///< the page headers' and the decision's: the name, "(unsaved changes)" said
+    QString title;       ///< the page headers' and the decision's: the scenario's name, "Untitled scenario" without one
     QString basis;       ///< ReportText::basisOf(s)
     Deployment dep;      ///< the deployment recommended
     std::optional<double> price; ///< the price per GPU-hour in force, US dollars
-    double perGpu = 0;   ///< sessions per GPU of the deployment
+    double perGpu = 0;   ///< sessions per GPU of the deployment, to rank and compare the sensitivity rows: never shown as a count
     QVector<SensitivityRow> rows; ///< the sensitivity table's rows
     /// The engine's band before hardware, as sessions in proportion to the pool's tokens:
     /// whether there is one, and its low and high sessions per TP group.
