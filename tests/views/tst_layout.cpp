@@ -19,8 +19,10 @@
 #include "settings.h"
 #include "throughputchartview.h"
 #include "tokenspinbox.h"
+#include "wheelguard.h"
 
 #include <QAbstractButton>
+#include <QAbstractSlider>
 #include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
@@ -28,6 +30,8 @@
 #include <QLogValueAxis>
 #include <QLineSeries>
 #include <QToolButton>
+#include <QScreen>
+#include <QToolBar>
 #include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
@@ -51,6 +55,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QValueAxis>
+#include <QWheelEvent>
 
 using namespace Headroom;
 
@@ -130,6 +135,24 @@ void verifyShortcutsAndMenus(QWidget *window, const QString &where)
         verifyUnique(inMenu, where + QStringLiteral(" menu ") + menu->title());
     }
 }
+// What a wheel would change in an input the WheelGuard keeps: a box's text, a picker's choice,
+// a slider's value.
+QString stateOf(const QWidget *input)
+{
+    if (const auto *box = qobject_cast<const QAbstractSpinBox *>(input))
+        return box->text();
+    if (const auto *combo = qobject_cast<const QComboBox *>(input))
+        return QString::number(combo->currentIndex());
+    return QString::number(qobject_cast<const QAbstractSlider *>(input)->value());
+}
+
+// One notch of the wheel (120 eighths of a degree, up) sent to `input` over its centre.
+void turnWheel(QWidget *input)
+{
+    const QPointF at(input->rect().center());
+    QWheelEvent wheel(at, input->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(input, &wheel);
+}
 } // namespace
 
 class TestLayout : public QObject
@@ -195,6 +218,153 @@ private Q_SLOTS:
         calibration.show();
         QVERIFY(QTest::qWaitForWindowExposed(&calibration));
         verifyUnique(visibleMnemonics(&calibration), QStringLiteral("calibration"));
+    }
+
+    void theWheelChangesOnlyAFocusedInput()
+    {
+        // Issue 31: scrolling Lengths and risk moved the risk from 1e-2 to 5e-2. Every box, picker
+        // and slider of the window and its dialogs, on every tab: a wheel turned over it without
+        // the focus changes nothing, and the wheel cannot give it the focus (no Qt::WheelFocus).
+        MainWindow w(store());
+        w.resize(1280, 720);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        PresetManager presets(store());
+        presets.show();
+        CalibrationDialog calibration(w.planner(), {}, nullptr);
+        calibration.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&presets));
+        QVERIFY(QTest::qWaitForWindowExposed(&calibration));
+        QTRY_VERIFY(!w.planner()->busy());
+        const int steps = w.planner()->undoStack()->count();
+        int walked = 0;
+        bool riskWalked = false;
+        for (QWidget *window : {static_cast<QWidget *>(&w), static_cast<QWidget *>(&presets), static_cast<QWidget *>(&calibration)})
+            for (QWidget *input : window->findChildren<QWidget *>()) {
+                if (!WheelGuard::guards(input) || !input->isEnabled())
+                    continue;
+                const QString where = QStringLiteral("%1 %2 \"%3\"").arg(window->windowTitle(), QString::fromLatin1(input->metaObject()->className()),
+                                                                          input->accessibleName().isEmpty() ? input->objectName() : input->accessibleName());
+                QVERIFY2(input->focusPolicy() != Qt::WheelFocus, qPrintable(where));
+                if (QWidget *focus = QApplication::focusWidget())
+                    focus->clearFocus();
+                const QString before = stateOf(input);
+                turnWheel(input);
+                QVERIFY2(stateOf(input) == before, qPrintable(QStringLiteral("%1: %2 became %3").arg(where, before, stateOf(input))));
+                ++walked;
+                riskWalked = riskWalked || input == w.distributionView()->riskCombo();
+            }
+        QVERIFY2(walked >= 20, qPrintable(QString::number(walked)));
+        QVERIFY(riskWalked);
+        QCOMPARE(w.planner()->undoStack()->count(), steps);
+        // With the focus (a click or Tab), the wheel steps the input: one more session.
+        TokenSpinBox *sessions = w.inputPanel()->sessionsSpin();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        sessions->setFocus();
+        QTRY_VERIFY(sessions->hasFocus());
+        const qint64 before = w.planner()->scenario().sessions;
+        turnWheel(sessions);
+        QTRY_COMPARE(w.planner()->scenario().sessions, before + 1);
+    }
+
+    void ctrlQQuitsWhateverTheTheme()
+    {
+        // Issue 31: under qt6ct (its key scheme binds nothing to QKeySequence::Quit) Ctrl+Q did
+        // nothing. Quit carries Ctrl+Q itself, once, and it works with the menu bar hidden too.
+        MainWindow w(store());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QAction *quit = nullptr;
+        for (QAction *a : w.findChildren<QAction *>())
+            if (a->text() == QLatin1String("&Quit"))
+                quit = a;
+        QVERIFY(quit);
+        QCOMPARE(quit->shortcuts().count(QKeySequence(Qt::CTRL | Qt::Key_Q)), 1);
+        w.setPresenterMode(true);
+        QVERIFY(!w.menuBar()->isVisible());
+        QTest::keyClick(&w, Qt::Key_Q, Qt::ControlModifier);
+        QTRY_VERIFY(!w.isVisible());
+    }
+
+    void leavingThePresenterRestoresTheWindow()
+    {
+        // Issue 31: Esc moved the window 20 px down, and that was saved for the next start. The
+        // window's own rectangle comes back, and a close while presenting saves the window as
+        // it was before (toolbar shown, not full screen).
+        const QRect placed(120, 90, 1200, 660);
+        {
+            MainWindow w(store());
+            w.setGeometry(placed);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            const QRect before = w.geometry();
+            w.setPresenterMode(true);
+            QVERIFY(w.geometry() != before);
+            w.setPresenterMode(false);
+            QCOMPARE(w.geometry(), before);
+            QVERIFY(!w.isFullScreen());
+            w.setPresenterMode(true);
+            QVERIFY(w.close());
+        }
+        MainWindow again(store());
+        QVERIFY(!again.presenterMode());
+        QCOMPARE(again.geometry().size(), placed.size());
+        QCOMPARE(again.geometry().topLeft(), placed.topLeft());
+        QVERIFY(!again.findChild<QToolBar *>(QStringLiteral("mainToolBar"))->isHidden());
+    }
+
+    void aCustomCardInWholeGbIsToldItsDriverFigure()
+    {
+        // Issue 31: "32GB" typed for a card was taken as 32.0 GB with no word on what a card sold
+        // as "32 GB" reports (the H100 "80 GB" reports 81,559 MiB = 85.5 GB). 32 GiB = 32 x 2^30 B
+        // = 34,359,738,368 B = 34.4 GB.
+        const qint64 gb32 = 32'000'000'000;
+        const QString note = MemoryChartView::cardNote(GpuSpec::custom(gb32), gb32, UnitSystem::Decimal);
+        QVERIFY2(note.contains(QStringLiteral("taken as given")) || note.contains(QStringLiteral("given by the user")), qPrintable(note));
+        QVERIFY2(note.contains(QStringLiteral("sold as \"32 GB\" reports about 32 GiB (34.4 GB)")), qPrintable(note));
+        // A figure that is no whole number of GB (a driver's total, 32,510 MiB) is taken as it is.
+        const qint64 driver = 32'510LL * 1024 * 1024;
+        QVERIFY(!MemoryChartView::cardNote(GpuSpec::custom(driver), driver, UnitSystem::Decimal).contains(QStringLiteral("sold as")));
+    }
+
+    void typedKReadsDecimalAndSaysSo()
+    {
+        // Issue 31: "128K" typed means 128,000 with no hint that a model's 131,072 is 128 Ki. Every
+        // token box: a k or M typed says how it was read, with the binary reading (96 x 1,024 =
+        // 98,304; 1.5 x 1,048,576 = 1,572,864); the model maximum is said in Ki when whole.
+        TokenSpinBox box;
+        box.setRange(1, 10'000'000);
+        box.setSuffix(QStringLiteral(" tokens"));
+        QVERIFY(box.toolTip().contains(QStringLiteral("k = 1,000")));
+        box.findChild<QLineEdit *>()->setText(QStringLiteral("96K"));
+        Q_EMIT box.editingFinished();
+        QCOMPARE(box.value(), qint64(96'000));
+        QVERIFY2(box.toolTip().contains(QStringLiteral("96K read as 96,000")) && box.toolTip().contains(QStringLiteral("96 Ki would be 98,304")),
+                 qPrintable(box.toolTip()));
+        box.findChild<QLineEdit *>()->setText(QStringLiteral("1.5M tokens"));
+        Q_EMIT box.editingFinished();
+        QCOMPARE(box.value(), qint64(1'500'000));
+        QVERIFY2(box.toolTip().contains(QStringLiteral("1.5 Mi would be 1,572,864")), qPrintable(box.toolTip()));
+        // Llama-3.1-8B's max_position_embeddings, 131,072 = 128 x 1,024 (its config.json).
+        MainWindow w(store());
+        QLabel *note = nullptr;
+        for (QLabel *l : w.inputPanel()->findChildren<QLabel *>())
+            if (l->text().startsWith(QStringLiteral("Model maximum")))
+                note = l;
+        QVERIFY(note);
+        QCOMPARE(note->text(), QStringLiteral("Model maximum: 131,072 tokens (128 Ki)"));
+    }
+
+    void theTraceSourceNamesTheFilesFormat()
+    {
+        // Issue 31: a .jsonl trace was labelled "Trace (CSV)".
+        MainWindow w(store());
+        QComboBox *source = w.distributionView()->sourceCombo();
+        QVERIFY(w.distributionView()->importTrace(QStringLiteral(HEADROOM_SAMPLES "/mooncake-fast25-conversation.jsonl")));
+        QCOMPARE(source->currentText(), QStringLiteral("Trace (JSON lines)"));
+        QVERIFY(w.distributionView()->importTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv")));
+        QCOMPARE(source->currentText(), QStringLiteral("Trace (CSV)"));
     }
 
     void mnemonicsGoWhereATypistExpects()
