@@ -15,9 +15,21 @@
 namespace Headroom::ChartStyle {
 
 namespace {
+constexpr int kChartLines = 20; // 8 for the plot; the title (1.2 x, bold), two axis rows and the legend, margins: the rest
+}
+
+namespace {
 // The dynamic property setEntryVisible() keeps on a legend marker (a QObject).
 constexpr char kEntryHidden[] = "headroomEntryHidden";
 } // namespace
+
+void apply(QChart *chart, QWidget *view)
+{
+    // A plot of eight lines of text under the title, the axes and the legend, whatever the font
+    // (issue 31: at 2 points more, the memory chart had 80 px): the page around it scrolls instead.
+    view->setMinimumHeight(kChartLines * QFontMetrics(view->font()).height());
+    apply(chart, static_cast<const QWidget *>(view));
+}
 
 void apply(QChart *chart, const QWidget *view)
 {
@@ -130,10 +142,15 @@ void logRange(QLogValueAxis *axis, double lo, double hi)
     axis->setRange(lo, hi);
 }
 
-QString errorHtml(const QString &escaped, const QWidget *widget)
+QColor errorColor(const QWidget *widget)
 {
     const bool dark = widget && widget->palette().color(QPalette::Window).lightness() < 128;
-    return QStringLiteral("<span style='color:%1'>%2</span>").arg(dark ? QStringLiteral("#cf6679") : QStringLiteral("#b00020"), escaped);
+    return dark ? QColor(0xcf, 0x66, 0x79) : QColor(0xb0, 0x00, 0x20);
+}
+
+QString errorHtml(const QString &escaped, const QWidget *widget)
+{
+    return QStringLiteral("<span style='color:%1'>%2</span>").arg(errorColor(widget).name(), escaped);
 }
 
 } // namespace Headroom::ChartStyle

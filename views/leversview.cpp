@@ -95,7 +95,10 @@ void LeversView::buildTable()
     // The option with its lever and the price paid on a second line, so a long
     // side effect wraps in the widest column instead of being cut ("a r.").
     m_table = new QTableWidget(0, 6);
-    m_table->setHorizontalHeaderLabels({tr("Option and price paid"), tr("Sessions/GPU"), tr("Change"), tr("$/session-hour"), tr("$/M tokens"), tr("ms/token")});
+    // The figures' headers on two lines, so the option's column keeps its width under a larger font
+    // (issue 31: at 2 points more it had 75 px, its rows 260 px tall, one in view).
+    m_table->setHorizontalHeaderLabels({tr("Option and price paid"), tr("Sessions\nper GPU"), tr("Change"), tr("$ per\nsession-hour"), tr("$ per\nM tokens"),
+                                        tr("ms per\ntoken")});
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_table->setWordWrap(true);
@@ -109,6 +112,9 @@ void LeversView::buildTable()
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_answer = new QLabel;
     m_answer->setWordWrap(true);
+    // Never squeezed to one line by a short window (the table gives up the room): a larger font
+    // cut the answer after "per 1,000 session-".
+    m_answer->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
     m_answer->setTextInteractionFlags(Qt::TextSelectableByMouse);
     QFont bold = m_answer->font();
     bold.setBold(true);
@@ -189,7 +195,7 @@ void LeversView::showReport(const LeverReport &report)
     m_table->setRowCount(int(report.options.size()));
     // One money unit for the column and the answer beside it (LeverReport::moneyPerSessionHours).
     const qint64 per = report.moneyPerSessionHours;
-    m_table->setHorizontalHeaderItem(3, new QTableWidgetItem(per == 1 ? tr("$/session-hour") : tr("$/%1 session-hours").arg(Units::formatCount(per))));
+    m_table->setHorizontalHeaderItem(3, new QTableWidgetItem(per == 1 ? tr("$ per\nsession-hour") : tr("$ per %1\nsession-hours").arg(Units::formatCount(per))));
     for (int i = 0; i < report.options.size(); ++i) {
         const LeverOption &o = report.options.at(i);
         const QString change = std::isfinite(o.change) ? QStringLiteral("%1%2%").arg(o.change >= 0 ? QStringLiteral("+") : QString())

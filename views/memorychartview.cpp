@@ -209,8 +209,8 @@ void MemoryChartView::restyle()
     pen.setStyle(Qt::DashLine);
     pen.setWidth(2); // whole pixels: the chart is drawn without antialiasing
     m_capacity->setPen(pen);
-    // The overflow hatch over a tint of its red, so it reads on either background.
-    QColor red(0xc6, 0x28, 0x28);
+    // The overflow hatch in the palette's error red, light on a dark base (issue 31: dark red on black).
+    const QColor red = ChartStyle::errorColor(this);
     m_sets[Overflow]->setBrush(QBrush(red, Qt::BDiagPattern));
     m_sets[Overflow]->setBorderColor(red);
     QFont bold = font();

@@ -33,6 +33,11 @@
 #include <QScreen>
 #include <QToolBar>
 #include <QChart>
+#include <QAbstractBarSeries>
+#include <QBarSet>
+#include <QTableView>
+#include <QHeaderView>
+#include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
@@ -152,6 +157,48 @@ void turnWheel(QWidget *input)
     const QPointF at(input->rect().center());
     QWheelEvent wheel(at, input->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
     QApplication::sendEvent(input, &wheel);
+}
+// Every chart and table shown in `window` can be read (issue 31): a chart's plot at least eight
+// lines of its text tall, its title and axis titles whole (not elided: the title holds the key
+// figure, "over by 486.8 GB"), a table's header whole with at least two rows under it (or all
+// it has; the Levers table showed one under a cut header).
+void verifyChartsAndTablesReadable(QWidget *window, const QString &where)
+{
+    for (QChartView *view : window->findChildren<QChartView *>()) {
+        if (!view->isVisible())
+            continue;
+        QChart *chart = view->chart();
+        const QString name = QStringLiteral("%1: chart \"%2\"").arg(where, chart->title().isEmpty() ? view->objectName() : chart->title());
+        const int line = QFontMetrics(chart->font()).height();
+        QVERIFY2(chart->plotArea().height() >= 8 * line,
+                 qPrintable(QStringLiteral("%1: its plot is %2 px tall, under 8 lines of %3 px").arg(name).arg(chart->plotArea().height()).arg(line)));
+        if (!chart->title().isEmpty()) {
+            const int needs = QFontMetrics(chart->titleFont()).horizontalAdvance(chart->title());
+            QVERIFY2(needs <= chart->size().width(), qPrintable(QStringLiteral("%1: the title needs %2 px of %3").arg(name).arg(needs).arg(chart->size().width())));
+        }
+        for (QAbstractAxis *axis : chart->axes()) {
+            if (!axis->isVisible() || !axis->isTitleVisible() || axis->titleText().isEmpty())
+                continue;
+            const int needs = QFontMetrics(axis->titleFont()).horizontalAdvance(axis->titleText());
+            const qreal room = axis->orientation() == Qt::Vertical ? chart->plotArea().height() : chart->plotArea().width();
+            QVERIFY2(needs <= room, qPrintable(QStringLiteral("%1: axis title \"%2\" needs %3 px of %4").arg(name, axis->titleText()).arg(needs).arg(room)));
+        }
+    }
+    for (QTableView *table : window->findChildren<QTableView *>()) {
+        if (!table->isVisible() || table->model()->rowCount() == 0)
+            continue;
+        const QString name = QStringLiteral("%1: table \"%2\"").arg(where, table->accessibleName().isEmpty() ? table->objectName() : table->accessibleName());
+        QHeaderView *header = table->horizontalHeader();
+        if (header->isVisible())
+            QVERIFY2(header->height() >= header->sizeHint().height(),
+                     qPrintable(QStringLiteral("%1: header %2 px of %3").arg(name).arg(header->height()).arg(header->sizeHint().height())));
+        const int rows = std::min(2, table->model()->rowCount());
+        int needs = 0;
+        for (int r = 0; r < rows; ++r)
+            needs += table->rowHeight(r);
+        QVERIFY2(table->viewport()->height() >= needs,
+                 qPrintable(QStringLiteral("%1: %2 px for %3 rows that need %4").arg(name).arg(table->viewport()->height()).arg(rows).arg(needs)));
+    }
 }
 } // namespace
 
@@ -686,10 +733,13 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&shown));
         QTRY_COMPARE(shownAxis->max(), 90.0);
         QCOMPARE(shownAxis->tickCount(), 10);
-        shown.resize(300, 14 * line); // at most 4 steps: 82.8 / 4 = 20.7 -> 25, to 100
+        // As short as a chart gets (20 lines, ChartStyle::apply), at most 20 / 3 = 6 steps:
+        // 82.8 / 6 = 13.8 -> 20, to 100.
+        QCOMPARE(shown.minimumHeight(), 20 * line);
+        shown.resize(300, 14 * line);
         QTRY_COMPARE(shownAxis->max(), 100.0);
-        QCOMPARE(shownAxis->tickCount(), 5);
-        shown.setResult(p->result(), 1, UnitSystem::Decimal); // 85.5 GB x 1.04 = 88.9 / 4 = 22.2 -> 25, to 100
+        QCOMPARE(shownAxis->tickCount(), 6);
+        shown.setResult(p->result(), 1, UnitSystem::Decimal); // 85.5 GB x 1.04 = 88.9 / 6 = 14.8 -> 20, to 100
         QCOMPARE(shownAxis->max(), 100.0);
         // Every chart groups its axis numbers as the figures are grouped ("100,000").
         QVERIFY(w.distributionView()->importTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv")));
@@ -735,6 +785,27 @@ private Q_SLOTS:
                 }
                 QCOMPARE(c->legend()->labelColor(), text);
             }
+            // The over-capacity hatch stands out from the base it is drawn on (issue 31: dark red on
+            // black): a contrast of at least 3:1 (WCAG 2.1 contrast ratio, 1.4.11 for graphics).
+            // 300 sessions of 100,000 tokens overflow the H100.
+            MainWindow over(store());
+            over.planner()->setSessions(300);
+            QVERIFY(over.chartView()->segments().overflow > 0);
+            QBarSet *hatch = nullptr;
+            for (QAbstractSeries *series : over.chartView()->chart()->series())
+                if (auto *bars = qobject_cast<QAbstractBarSeries *>(series))
+                    for (QBarSet *set : bars->barSets())
+                        if (set->label() == QLatin1String("Over capacity"))
+                            hatch = set;
+            QVERIFY(hatch);
+            QCOMPARE(hatch->brush().style(), Qt::BDiagPattern);
+            auto luminance = [](const QColor &c) {
+                auto channel = [](double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+                return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+            };
+            const double a = luminance(hatch->brush().color()), b = luminance(pal.color(QPalette::Base));
+            const double contrast = (std::max(a, b) + 0.05) / (std::min(a, b) + 0.05);
+            QVERIFY2(contrast >= 3.0, qPrintable(QStringLiteral("%1 on %2: %3:1").arg(hatch->brush().color().name(), pal.color(QPalette::Base).name()).arg(contrast)));
         }
         QApplication::setPalette(light);
     }
@@ -944,21 +1015,31 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("style");
         QTest::addColumn<bool>("dark");
-        QTest::newRow("Fusion, light") << QStringLiteral("Fusion") << false;
-        QTest::newRow("Fusion, dark") << QStringLiteral("Fusion") << true;
+        QTest::addColumn<int>("larger"); // points added to the application's font
+        QTest::newRow("Fusion, light") << QStringLiteral("Fusion") << false << 0;
+        QTest::newRow("Fusion, dark") << QStringLiteral("Fusion") << true << 0;
+        // Issue 31: the README's dark recipe (qt6ct) brings a larger font; at 1280 x 720 the memory
+        // chart was 80 px tall, its axis title "GB (car...", the Levers table one row under a cut header.
+        QTest::newRow("Fusion, light, font +2 pt") << QStringLiteral("Fusion") << false << 2;
+        QTest::newRow("Fusion, dark, font +2 pt") << QStringLiteral("Fusion") << true << 2;
         if (QStyleFactory::keys().contains(QStringLiteral("Adwaita-Dark"), Qt::CaseInsensitive))
-            QTest::newRow("Adwaita-Dark") << QStringLiteral("Adwaita-Dark") << true;
+            QTest::newRow("Adwaita-Dark") << QStringLiteral("Adwaita-Dark") << true << 0;
     }
 
     void nothingClippedAt1280x720()
     {
         QFETCH(QString, style);
         QFETCH(bool, dark);
+        QFETCH(int, larger);
         const QString before = QApplication::style()->name();
         const QPalette light = QApplication::palette();
+        const QFont font = QApplication::font();
         QApplication::setStyle(style);
         if (dark && style == QLatin1String("Fusion"))
             QApplication::setPalette(darkPalette());
+        QFont big = font;
+        big.setPointSizeF(font.pointSizeF() + larger);
+        QApplication::setFont(big);
         {
             MainWindow w(store());
             QVERIFY(w.distributionView()->importTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv")));
@@ -970,6 +1051,8 @@ private Q_SLOTS:
             for (int i = 0; i < centre->count(); ++i) {
                 centre->setCurrentIndex(i);
                 QApplication::processEvents();
+                if (centre->widget(i) == w.leversView()) // priced off the GUI thread: its rows, once there
+                    QTRY_VERIFY(w.leversView()->table()->rowCount() > 5);
                 const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize());
                 QVERIFY2(min.width() <= 1280 && min.height() <= 720,
                          qPrintable(QStringLiteral("%1: %2 x %3").arg(centre->tabText(i)).arg(min.width()).arg(min.height())));
@@ -1001,8 +1084,10 @@ private Q_SLOTS:
                                  qPrintable(QStringLiteral("%1: \"%2\" needs %3, its field has %4").arg(centre->tabText(i), edit->text()).arg(needs).arg(room)));
                     }
                 }
+                verifyChartsAndTablesReadable(&w, centre->tabText(i));
             }
         }
+        QApplication::setFont(font);
         QApplication::setStyle(before);
         QApplication::setPalette(light);
     }
