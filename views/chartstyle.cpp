@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "chartstyle.h"
 
+#include <QRegularExpression>
+
 #include <QAbstractAxis>
 #include <QChart>
 #include <QFontMetricsF>
@@ -64,9 +66,41 @@ void apply(QChart *chart, const QWidget *view)
     }
     if (!chart->property("headroomFitLegend").toBool()) {
         chart->setProperty("headroomFitLegend", true);
-        QObject::connect(chart, &QGraphicsWidget::geometryChanged, chart, [chart] { fitLegend(chart); });
+        QObject::connect(chart, &QGraphicsWidget::geometryChanged, chart, [chart] {
+            fitLegend(chart);
+            fitTitle(chart);
+        });
     }
     fitLegend(chart);
+    fitTitle(chart);
+}
+
+void fitTitle(QChart *chart)
+{
+    // The title as the view set it: what is shown unless the view has set another since.
+    const QString shown = chart->property("headroomShownTitle").toString();
+    const QString full = !shown.isEmpty() && chart->title() == shown ? chart->property("headroomTitle").toString() : chart->title();
+    const QFontMetricsF fm(chart->titleFont());
+    const double width = chart->size().width() - 2 * fm.height(); // the chart's margins, about a line each side
+    QString fitted = full;
+    if (fm.horizontalAdvance(full) > width && width > 0) {
+        // Broken after the last ", " or ": " (else before the last " (") whose first part fits, so the
+        // figure at the end stays whole on the second line; the first such break when none fits.
+        static const QRegularExpression breaks(QStringLiteral(",\\s|:\\s|\\s\\("));
+        qsizetype at = -1;
+        for (QRegularExpressionMatchIterator it = breaks.globalMatch(full); it.hasNext();) {
+            const QRegularExpressionMatch m = it.next();
+            const qsizetype end = m.captured().startsWith(QLatin1Char(' ')) ? m.capturedStart() : m.capturedStart() + 1;
+            if (at < 0 || fm.horizontalAdvance(full.left(end)) <= width)
+                at = end;
+        }
+        if (at > 0)
+            fitted = full.left(at).toHtmlEscaped() + QStringLiteral("<br>") + full.mid(at).trimmed().toHtmlEscaped();
+    }
+    chart->setProperty("headroomTitle", full);
+    chart->setProperty("headroomShownTitle", fitted);
+    if (chart->title() != fitted)
+        chart->setTitle(fitted);
 }
 
 void fitLegend(QChart *chart)

@@ -37,6 +37,13 @@ void apply(QChart *chart, QWidget *view);
 /// not. Runs again whenever the chart is resized (apply() connects it once).
 void fitLegend(QChart *chart);
 
+/// Shows the title of `chart` whole: one that is wider than the chart is broken onto a second
+/// line after its last ", " or ": " (or before its last " (") that leaves a first line that fits,
+/// so the figure it ends with ("over by 486.8 GB") is never elided. Runs on every resize (apply()
+/// connects it); call it after setting a new title. The title set stays readable as
+/// chart->property("headroomTitle").
+void fitTitle(QChart *chart);
+
 /// Shows or hides `marker`'s legend entry and records it for fitLegend():
 /// Qt Charts reads every marker as hidden until the chart is first laid out
 /// (QLegendMarker::isVisible() is false in a chart built for the report and

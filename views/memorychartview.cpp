@@ -353,8 +353,10 @@ void MemoryChartView::showTitles(const CapacityResult &r, UnitSystem units, cons
                                                                : tr("Memory per GPU: %1, over by %2").arg(atMean, Units::formatBytes(s.overflow, units)))
         : s.overflow == 0 ? tr("Memory per GPU")
                           : tr("Memory per GPU: over capacity by %1").arg(Units::formatBytes(s.overflow, units));
-    if (m_chart->title() != title)
+    if (m_chart->property("headroomTitle").toString() != title) {
         m_chart->setTitle(title);
+        ChartStyle::fitTitle(m_chart); // broken onto two lines rather than elided where the figure sits
+    }
 }
 
 qint64 MemoryChartView::stackedBytes() const

@@ -36,6 +36,7 @@
 #include <QAbstractBarSeries>
 #include <QBarSet>
 #include <QTableView>
+#include <QTextDocument>
 #include <QHeaderView>
 #include <QChartView>
 #include <QCheckBox>
@@ -172,8 +173,11 @@ void verifyChartsAndTablesReadable(QWidget *window, const QString &where)
         const int line = QFontMetrics(chart->font()).height();
         QVERIFY2(chart->plotArea().height() >= 8 * line,
                  qPrintable(QStringLiteral("%1: its plot is %2 px tall, under 8 lines of %3 px").arg(name).arg(chart->plotArea().height()).arg(line)));
-        if (!chart->title().isEmpty()) {
-            const int needs = QFontMetrics(chart->titleFont()).horizontalAdvance(chart->title());
+        // Each line of the title (ChartStyle::fitTitle breaks a long one with <br>) fits.
+        QTextDocument title;
+        title.setHtml(chart->title());
+        for (const QString &text : title.toPlainText().replace(QChar::LineSeparator, QLatin1Char('\n')).split(QLatin1Char('\n'))) {
+            const int needs = QFontMetrics(chart->titleFont()).horizontalAdvance(text);
             QVERIFY2(needs <= chart->size().width(), qPrintable(QStringLiteral("%1: the title needs %2 px of %3").arg(name).arg(needs).arg(chart->size().width())));
         }
         for (QAbstractAxis *axis : chart->axes()) {
@@ -808,6 +812,35 @@ private Q_SLOTS:
             QVERIFY2(contrast >= 3.0, qPrintable(QStringLiteral("%1 on %2: %3:1").arg(hatch->brush().color().name(), pal.color(QPalette::Base).name()).arg(contrast)));
         }
         QApplication::setPalette(light);
+    }
+
+    void aLongTitleBreaksBeforeItsFigure()
+    {
+        // Issue 31: "Memory per GPU: ... (the capped mea..." hid "over by 486.8 GB". 300 sessions of
+        // 100,000 tokens overflow the H100: on a chart too narrow for the title, it goes onto two
+        // lines and ends with the figure, whole.
+        MainWindow w(store());
+        w.planner()->setSessions(300);
+        MemoryChartView chart;
+        chart.setResult(w.planner()->result(), 300, UnitSystem::Decimal);
+        const QString full = chart.chart()->property("headroomTitle").toString();
+        QVERIFY2(full.startsWith(QStringLiteral("Memory per GPU: over capacity by ")), qPrintable(full));
+        const QFontMetrics titleMetrics(chart.chart()->titleFont());
+        chart.resize(titleMetrics.horizontalAdvance(full) * 4 / 5 + 2 * titleMetrics.height(), 30 * chart.fontMetrics().height());
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QTRY_VERIFY(chart.chart()->title().contains(QStringLiteral("<br>")));
+        QTextDocument shown;
+        shown.setHtml(chart.chart()->title());
+        const QStringList lines = shown.toPlainText().replace(QChar::LineSeparator, QLatin1Char('\n')).split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 2);
+        QVERIFY2(lines.last().startsWith(QStringLiteral("over capacity by ")), qPrintable(lines.join(QLatin1Char('|'))));
+        QCOMPARE(lines.join(QLatin1Char(' ')), full);
+        for (const QString &line : lines) // within the chart's margins, about a line each side
+            QVERIFY(titleMetrics.horizontalAdvance(line) <= chart.chart()->size().width() - 2 * titleMetrics.height());
+        // Wide enough again: one line.
+        chart.resize(titleMetrics.horizontalAdvance(full) * 2, 30 * chart.fontMetrics().height());
+        QTRY_COMPARE(chart.chart()->title(), full);
     }
 
     void legendsAreNeverCut()
