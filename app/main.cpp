@@ -8,12 +8,17 @@
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QLocale>
+#include <QSocketNotifier>
 #include <QTextStream>
 #include <QTranslator>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace {
 void describe()
@@ -25,6 +30,37 @@ void describe()
     static QTranslator translator;
     if (translator.load(QLocale(), QStringLiteral("headroom"), QStringLiteral("_"), QStringLiteral(":/i18n")))
         QCoreApplication::installTranslator(&translator);
+}
+
+// SIGTERM (`kill PID`, a logout) and SIGINT (Ctrl+C in the terminal) end the window as a quit
+// does, through the event loop: the handler only writes a byte to this socket pair (write() is
+// async-signal-safe), which a QSocketNotifier reads (the Qt documentation's "Calling Qt Functions
+// From Unix Signal Handlers"). `./dev run`'s "kill PID" then exits 0, where dying by the signal
+// left status 143 and the shell's "Terminated".
+int signalSocket[2] = {-1, -1};
+
+void onSignal(int)
+{
+    const char byte = 1;
+    [[maybe_unused]] const ssize_t written = ::write(signalSocket[1], &byte, 1);
+}
+
+// Routes SIGTERM and SIGINT to `quit` in the event loop; false when the socket pair cannot be made.
+bool quitOnSignals(QObject *owner, const std::function<void()> &quit)
+{
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, signalSocket) != 0)
+        return false;
+    auto *notifier = new QSocketNotifier(signalSocket[0], QSocketNotifier::Read, owner);
+    QObject::connect(notifier, &QSocketNotifier::activated, owner, [quit] {
+        char byte;
+        [[maybe_unused]] const ssize_t got = ::read(signalSocket[0], &byte, 1);
+        quit();
+    });
+    struct sigaction action = {};
+    action.sa_handler = onSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return ::sigaction(SIGTERM, &action, nullptr) == 0 && ::sigaction(SIGINT, &action, nullptr) == 0;
 }
 
 // The exit status of a command whose output went to `out` (stdout): the
@@ -85,6 +121,7 @@ int main(int argc, char *argv[])
     QGuiApplication::setApplicationDisplayName(QStringLiteral("Headroom"));
     QGuiApplication::setDesktopFileName(QStringLiteral("io.github.headroom.Headroom"));
     Headroom::MainWindow window;
+    quitOnSignals(&window, [&window] { window.endWithoutQuestion(); });
     window.show();
     // `headroom plan.headroom` opens that scenario, by its absolute path: the recent files and
     // the scenario reopened at the next start must name it from any folder.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "chartstyle.h"
 
+#include <QRegularExpression>
+
 #include <QAbstractAxis>
 #include <QChart>
 #include <QFontMetricsF>
@@ -15,9 +17,21 @@
 namespace Headroom::ChartStyle {
 
 namespace {
+constexpr int kChartLines = 20; // 8 for the plot; the title (1.2 x, bold), two axis rows and the legend, margins: the rest
+}
+
+namespace {
 // The dynamic property setEntryVisible() keeps on a legend marker (a QObject).
 constexpr char kEntryHidden[] = "headroomEntryHidden";
 } // namespace
+
+void apply(QChart *chart, QWidget *view)
+{
+    // A plot of eight lines of text under the title, the axes and the legend, whatever the font
+    // (issue 31: at 2 points more, the memory chart had 80 px): the page around it scrolls instead.
+    view->setMinimumHeight(kChartLines * QFontMetrics(view->font()).height());
+    apply(chart, static_cast<const QWidget *>(view));
+}
 
 void apply(QChart *chart, const QWidget *view)
 {
@@ -52,9 +66,41 @@ void apply(QChart *chart, const QWidget *view)
     }
     if (!chart->property("headroomFitLegend").toBool()) {
         chart->setProperty("headroomFitLegend", true);
-        QObject::connect(chart, &QGraphicsWidget::geometryChanged, chart, [chart] { fitLegend(chart); });
+        QObject::connect(chart, &QGraphicsWidget::geometryChanged, chart, [chart] {
+            fitLegend(chart);
+            fitTitle(chart);
+        });
     }
     fitLegend(chart);
+    fitTitle(chart);
+}
+
+void fitTitle(QChart *chart)
+{
+    // The title as the view set it: what is shown unless the view has set another since.
+    const QString shown = chart->property("headroomShownTitle").toString();
+    const QString full = !shown.isEmpty() && chart->title() == shown ? chart->property("headroomTitle").toString() : chart->title();
+    const QFontMetricsF fm(chart->titleFont());
+    const double width = chart->size().width() - 2 * fm.height(); // the chart's margins, about a line each side
+    QString fitted = full;
+    if (fm.horizontalAdvance(full) > width && width > 0) {
+        // Broken after the last ", " or ": " (else before the last " (") whose first part fits, so the
+        // figure at the end stays whole on the second line; the first such break when none fits.
+        static const QRegularExpression breaks(QStringLiteral(",\\s|:\\s|\\s\\("));
+        qsizetype at = -1;
+        for (QRegularExpressionMatchIterator it = breaks.globalMatch(full); it.hasNext();) {
+            const QRegularExpressionMatch m = it.next();
+            const qsizetype end = m.captured().startsWith(QLatin1Char(' ')) ? m.capturedStart() : m.capturedStart() + 1;
+            if (at < 0 || fm.horizontalAdvance(full.left(end)) <= width)
+                at = end;
+        }
+        if (at > 0)
+            fitted = full.left(at).toHtmlEscaped() + QStringLiteral("<br>") + full.mid(at).trimmed().toHtmlEscaped();
+    }
+    chart->setProperty("headroomTitle", full);
+    chart->setProperty("headroomShownTitle", fitted);
+    if (chart->title() != fitted)
+        chart->setTitle(fitted);
 }
 
 void fitLegend(QChart *chart)
@@ -130,10 +176,15 @@ void logRange(QLogValueAxis *axis, double lo, double hi)
     axis->setRange(lo, hi);
 }
 
-QString errorHtml(const QString &escaped, const QWidget *widget)
+QColor errorColor(const QWidget *widget)
 {
     const bool dark = widget && widget->palette().color(QPalette::Window).lightness() < 128;
-    return QStringLiteral("<span style='color:%1'>%2</span>").arg(dark ? QStringLiteral("#cf6679") : QStringLiteral("#b00020"), escaped);
+    return dark ? QColor(0xcf, 0x66, 0x79) : QColor(0xb0, 0x00, 0x20);
+}
+
+QString errorHtml(const QString &escaped, const QWidget *widget)
+{
+    return QStringLiteral("<span style='color:%1'>%2</span>").arg(errorColor(widget).name(), escaped);
 }
 
 } // namespace Headroom::ChartStyle

@@ -25,12 +25,24 @@ namespace Headroom::ChartStyle {
 /// is built and on every QEvent::PaletteChange and QEvent::FontChange, so the
 /// chart follows a light or dark system palette and the window's zoom.
 void apply(QChart *chart, const QWidget *view);
+/// The same for a chart shown on screen in `view`, which is also kept at least
+/// 20 lines of its font tall (a plot of eight lines under the title, the axes
+/// and the legend), so a larger font scrolls the page rather than squeezing
+/// the plot. (A report's chart is painted at the page's size: the const form.)
+void apply(QChart *chart, QWidget *view);
 
 /// Puts the legend below the plot when its entries fit the chart's width in
 /// one row, else at the right, one entry a line, so no entry is cut. Counts
 /// the entries of visible series not hidden by setEntryVisible(), laid out or
 /// not. Runs again whenever the chart is resized (apply() connects it once).
 void fitLegend(QChart *chart);
+
+/// Shows the title of `chart` whole: one that is wider than the chart is broken onto a second
+/// line after its last ", " or ": " (or before its last " (") that leaves a first line that fits,
+/// so the figure it ends with ("over by 486.8 GB") is never elided. Runs on every resize (apply()
+/// connects it); call it after setting a new title. The title set stays readable as
+/// chart->property("headroomTitle").
+void fitTitle(QChart *chart);
 
 /// Shows or hides `marker`'s legend entry and records it for fitLegend():
 /// Qt Charts reads every marker as hidden until the chart is first laid out
@@ -59,6 +71,10 @@ QPalette activeWhenInactive(QPalette palette);
 /// `share` of `mark` blended into `base` (0 = base, 1 = mark): a highlight
 /// that keeps the palette's text readable on a light or a dark base.
 QColor blend(const QColor &base, const QColor &mark, double share);
+
+/// The error colour of errorHtml() for `widget`'s palette (also the over-capacity hatch): at
+/// least 4.5:1 against the window's base in light and dark (WCAG 2.1, 1.4.11 asks 3:1 of graphics).
+QColor errorColor(const QWidget *widget);
 
 /// `escaped` (HTML-escaped text) as an error in rich text: Material's error red #b00020 on a
 /// light window, its dark-theme counterpart #cf6679 (Material Design colour system) where the

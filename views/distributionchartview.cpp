@@ -55,7 +55,6 @@ DistributionChartView::DistributionChartView(QWidget *parent)
         series->attachAxis(series == m_histogram ? m_axisShare : m_axisCdf);
     }
     setRenderHint(QPainter::Antialiasing);
-    setMinimumHeight(200);
     setMouseTracking(true);
     restyle();
 }

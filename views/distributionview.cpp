@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "distributionview.h"
+#include "core/filekind.h"
 
 #include "chartstyle.h"
 #include "distributionchartview.h"
@@ -17,6 +18,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
+#include <QFile>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -97,7 +99,7 @@ DistributionView::DistributionView(Planner *planner, QWidget *parent)
 void DistributionView::buildSourcePages()
 {
     m_source = new QComboBox;
-    m_source->addItems({tr("Every session at the context"), tr("Trace (CSV)"), tr("Log-normal"), tr("Quantile table")});
+    m_source->addItems({tr("Every session at the context"), tr("Trace (CSV or JSON lines)"), tr("Log-normal"), tr("Quantile table")});
     m_pages = new QStackedWidget;
     m_pages->addWidget(new QLabel(tr("Worst case: every session holds the context length.")));
     auto *tracePage = new QWidget;
@@ -278,11 +280,20 @@ void DistributionView::connectSignals()
     });
 }
 
+void DistributionView::showTrace(const QString &path, qint64 requests)
+{
+    m_traceLabel->setText(tr("%1: %2 requests").arg(QFileInfo(path).fileName(), Units::formatCount(requests)));
+    // The source names the file's real format: a .jsonl trace is no "Trace (CSV)".
+    QFile file(path);
+    const QString format = file.open(QIODevice::ReadOnly) ? FileKind::traceFormat(FileKind::detect(file.read(64 * 1024))) : QString();
+    m_source->setItemText(Trace, format.isEmpty() ? tr("Trace (CSV or JSON lines)") : tr("Trace (%1)").arg(format));
+}
+
 bool DistributionView::importTrace(const QString &path, QString *error)
 {
     try {
         m_trace = LengthDistribution::fromTrace(path, tr("trace"));
-        m_traceLabel->setText(tr("%1: %2 requests").arg(QFileInfo(path).fileName(), Units::formatCount(m_trace->requests)));
+        showTrace(path, m_trace->requests);
         const QSignalBlocker block(m_source);
         m_source->setCurrentIndex(Trace);
         m_pages->setCurrentIndex(Trace);
@@ -384,7 +395,7 @@ void DistributionView::showScenario(const Scenario &s)
             source = Trace;
             if (!m_trace || *m_trace != d) {
                 m_trace = d;
-                m_traceLabel->setText(tr("%1: %2 requests").arg(QFileInfo(d.spec.mid(6)).fileName(), Units::formatCount(d.requests)));
+                showTrace(d.spec.mid(6), d.requests);
             }
             break;
         case LengthDistribution::Kind::LogNormal:

@@ -39,7 +39,7 @@ class DistributionView : public QWidget
 public:
     explicit DistributionView(Planner *planner, QWidget *parent = nullptr);
 
-    /// Imports a trace CSV as the distribution; false (with *error) when it cannot.
+    /// Imports a trace (CSV or JSON lines) as the distribution; false (with *error) when it cannot.
     bool importTrace(const QString &path, QString *error = nullptr);
     /// The figures as shown (plain text), for tests; brought up to date first (while the tab is
     /// hidden its figures wait for it to show).
@@ -68,6 +68,8 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
+    /// The trace at `path` with its `requests` in the label, its format (FileKind) in the source picker.
+    void showTrace(const QString &path, qint64 requests);
     /// Where the lengths come from (the source picker) and its pages: the context, a trace with
     /// its import button, a log-normal's three figures, a quantile table's five.
     void buildSourcePages();

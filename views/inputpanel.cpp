@@ -15,10 +15,7 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QStyle>
-#include <QAbstractScrollArea>
-#include <QCoreApplication>
 #include <QAbstractSlider>
-#include <QAbstractSpinBox>
 #include <algorithm>
 #include <cmath>
 
@@ -84,7 +81,6 @@ InputPanel::InputPanel(Planner *planner, QVector<ModelShape> models, QVector<Gpu
     connectSignals();
     showScenario(m_planner->scenario());
     sizeSliders();
-    scrollPastInputs();
 }
 
 void InputPanel::buildPickers()
@@ -205,33 +201,6 @@ void InputPanel::connectSignals()
     connect(m_kvHeadsReset, &QPushButton::clicked, this, [this] { m_planner->setKvHeadsOverride(std::nullopt); });
     connect(m_tpSlider, &QSlider::valueChanged, this, [this](int v) { m_planner->setTp(kTpChoices[std::clamp(v, 0, 3)]); });
     connect(m_planner, &Planner::scenarioChanged, this, &InputPanel::showScenario);
-}
-
-void InputPanel::scrollPastInputs()
-{
-    // The panel scrolls: a wheel turned over a box, picker or slider scrolls the panel unless
-    // that input has the keyboard focus (a user scrolling past changed the decoding share).
-    for (QWidget *w : findChildren<QWidget *>())
-        if (qobject_cast<QAbstractSpinBox *>(w) || qobject_cast<QComboBox *>(w) || qobject_cast<QAbstractSlider *>(w)) {
-            w->setFocusPolicy(Qt::StrongFocus);
-            w->installEventFilter(this);
-        }
-}
-
-bool InputPanel::eventFilter(QObject *watched, QEvent *event)
-{
-    if (event->type() == QEvent::Wheel) {
-        auto *w = qobject_cast<QWidget *>(watched);
-        if (w && !w->hasFocus()) {
-            for (QWidget *up = parentWidget(); up; up = up->parentWidget())
-                if (auto *area = qobject_cast<QAbstractScrollArea *>(up)) {
-                    QCoreApplication::sendEvent(area->viewport(), event); // the panel scrolls
-                    break;
-                }
-            return true;
-        }
-    }
-    return QWidget::eventFilter(watched, event);
 }
 
 void InputPanel::changeEvent(QEvent *event)
@@ -381,9 +350,11 @@ void InputPanel::showScenario(const Scenario &s)
         m_contextSlider->setValue(contextToPosition(s.contextTokens));
     m_contextSpin->setValue(s.contextTokens);
     const qint64 maxPos = s.model.maxPositionEmbeddings;
-    m_contextNote->setText(maxPos > 0 ? (s.contextTokens > maxPos
-                                             ? tr("<b>Beyond the model's maximum of %1 tokens</b>").arg(Units::formatCount(maxPos))
-                                             : tr("Model maximum: %1 tokens").arg(Units::formatCount(maxPos)))
+    // A maximum of whole Ki is said in Ki too, the "128K" a model card gives: typed as 128K it
+    // would read 128,000 (k = 1,000, as everywhere in Headroom).
+    const QString ki = maxPos % 1024 == 0 ? tr(" (%1 Ki)").arg(Units::formatCount(maxPos / 1024)) : QString();
+    m_contextNote->setText(maxPos > 0 ? (s.contextTokens > maxPos ? tr("<b>Beyond the model's maximum of %1 tokens%2</b>").arg(Units::formatCount(maxPos), ki)
+                                                                  : tr("Model maximum: %1 tokens%2").arg(Units::formatCount(maxPos), ki))
                                       : QString());
     m_sessionsSlider->setValue(int(std::min<qint64>(s.sessions, m_sessionsSlider->maximum())));
     m_sessionsSpin->setValue(s.sessions);

@@ -64,9 +64,6 @@ public:
     SidePoolsPanel *sidePools() const { return m_sidePools; }
 
 protected:
-    /// A wheel over an unfocused box, picker or slider of the panel scrolls the panel
-    /// instead of changing the input (returns true: the input never sees it).
-    bool eventFilter(QObject *watched, QEvent *event) override;
     void changeEvent(QEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
 
@@ -81,8 +78,6 @@ private:
     /// Every input to its Planner setter (one undo step each; a drag's steps merge), and the
     /// Planner's scenario back to the inputs.
     void connectSignals();
-    /// A wheel over an unfocused box, picker or slider scrolls the panel (see eventFilter).
-    void scrollPastInputs();
     /// Labels beside the fields when the width allows, else above them.
     void reflow();
     void sizeSliders();

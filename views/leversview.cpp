@@ -96,7 +96,14 @@ void LeversView::buildTable()
     // The option with its lever and the price paid on a second line, so a long
     // side effect wraps in the widest column instead of being cut ("a r.").
     m_table = new QTableWidget(0, 6);
-    m_table->setHorizontalHeaderLabels({tr("Option and price paid"), tr("Sessions"), tr("Change vs now"), tr("$/session-hour"), tr("$/M tokens"), tr("ms/token")});
+    // The figures' headers on two lines, so the option's column keeps its width under a larger font
+    // (issue 31: at 2 points more it had 75 px, its rows 260 px tall, one in view).
+    m_table->setHorizontalHeaderLabels({tr("Option and price paid"), tr("Sessions"), tr("Change
+vs now"), tr("$ per
+session-hour"),
+                                        tr("$ per
+M tokens"), tr("ms per
+token")});
     // The change is in sessions per GPU against the plan now: the header names its base, the tooltip says which.
     m_table->horizontalHeaderItem(2)->setToolTip(tr("Sessions per GPU against the plan now"));
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -112,6 +119,9 @@ void LeversView::buildTable()
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_answer = new QLabel;
     m_answer->setWordWrap(true);
+    // Never squeezed to one line by a short window (the table gives up the room): a larger font
+    // cut the answer after "per 1,000 session-".
+    m_answer->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
     m_answer->setTextInteractionFlags(Qt::TextSelectableByMouse);
     QFont bold = m_answer->font();
     bold.setBold(true);

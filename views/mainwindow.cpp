@@ -19,6 +19,7 @@
 #include "io/scenariofile.h"
 #include "chartstyle.h"
 #include "settings.h"
+#include "wheelguard.h"
 #include "whyview.h"
 
 #include <QAction>
@@ -68,6 +69,7 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     : QMainWindow(parent), m_planner(new Planner(this))
 {
     setWindowIcon(QIcon(QStringLiteral(":/icons/headroom.svg")));
+    WheelGuard::install(); // every box, picker and slider of every window: the wheel only with the focus
     setAcceptDrops(true);
 
     m_storePath = storePath.isEmpty() ? PresetStore::defaultPath() : storePath;
@@ -301,9 +303,10 @@ void MainWindow::restoreLayout()
 void MainWindow::saveLayout() const
 {
     Settings settings;
-    settings.setWindowGeometry(saveGeometry());
-    settings.setWindowState(saveState(Settings::kVersion));
-    settings.setSplitterState(m_split->objectName(), m_split->saveState());
+    // Never the presenter's full screen: the next start opens the window as it was before it.
+    settings.setWindowGeometry(m_presenter ? m_geometryBeforePresenter : saveGeometry());
+    settings.setWindowState(m_presenter ? m_stateBeforePresenter : saveState(Settings::kVersion));
+    settings.setSplitterState(m_split->objectName(), m_presenter ? m_splitBeforePresenter : m_split->saveState());
     m_distribution->saveLayout(settings);
     settings.setUnits(m_planner->units());
     settings.setDefaultEngine(m_planner->scenario().engine);
@@ -352,6 +355,12 @@ void MainWindow::setPresenterMode(bool on)
     if (on == m_presenter)
         return;
     m_presenter = on;
+    if (on) { // before anything is hidden: the layout saveLayout() keeps while presenting
+        m_geometryBeforePresenter = saveGeometry();
+        m_stateBeforePresenter = saveState(Settings::kVersion);
+        m_splitBeforePresenter = m_split->saveState();
+        m_normalBeforePresenter = isMaximized() ? QRect() : geometry();
+    }
     const QSignalBlocker block(m_presenterAction);
     m_presenterAction->setChecked(on);
     m_leavePresenter->setEnabled(on);
@@ -366,8 +375,6 @@ void MainWindow::setPresenterMode(bool on)
     m_answer->setPresenter(on);
     if (on) {
         m_zoomBeforePresenter = m_zoom;
-        m_geometryBeforePresenter = saveGeometry();
-        m_splitBeforePresenter = m_split->saveState();
         m_centre->setCurrentIndex(0);
         showFullScreen();
         if (this->screen())
@@ -390,8 +397,15 @@ void MainWindow::setPresenterMode(bool on)
         m_split->setSizes({inputs, w - inputs, 0});
     } else {
         setZoom(m_zoomBeforePresenter);
-        showNormal();
-        restoreGeometry(m_geometryBeforePresenter);
+        // The window as it was, by its own rectangle: restoreGeometry() places the frame from
+        // margins a full-screen window no longer has (0), and the window manager then put the
+        // title bar above it, 20 px lower each time (issue 31).
+        if (m_normalBeforePresenter.isNull()) {
+            showMaximized();
+        } else {
+            showNormal();
+            setGeometry(m_normalBeforePresenter);
+        }
         m_split->restoreState(m_splitBeforePresenter);
     }
     QEvent fontChange(QEvent::FontChange);
@@ -695,6 +709,17 @@ void MainWindow::autosave()
     } catch (const InputError &e) {
         statusBar()->showMessage(tr("Autosave failed: %1").arg(e.text()), 10000);
     }
+}
+
+void MainWindow::endWithoutQuestion()
+{
+    if (m_planner->undoStack()->isClean())
+        QFile::remove(autosavePath());
+    else
+        autosave();
+    saveLayout();
+    Settings().setLastScenario(m_path);
+    QCoreApplication::quit();
 }
 
 void MainWindow::offerRecovery()

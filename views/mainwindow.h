@@ -79,6 +79,10 @@ public:
     QString autosavePath() const;
     /// Writes the autosave now when there are unsaved changes (the timer does it every 30 s).
     void autosave();
+    /// Ends the application without the unsaved-changes question (SIGTERM, SIGINT: main.cpp):
+    /// unsaved changes stay in the autosave, offered at the next start; the layout and the last
+    /// scenario are saved as a close saves them.
+    void endWithoutQuestion();
 
     /// Writes the PDF report (with the pinned scenarios as a comparison page).
     bool exportReport(const QString &path, QPageSize::PageSizeId size, QString *error = nullptr);
@@ -219,8 +223,11 @@ private:
     bool m_presenter = false;
     double m_zoom = 1.0;
     double m_zoomBeforePresenter = 1.0;
+    // The layout before the presenter, which saveLayout() keeps in place of the presenter's.
     QByteArray m_geometryBeforePresenter;
+    QByteArray m_stateBeforePresenter; ///< the toolbar's
     QByteArray m_splitBeforePresenter;
+    QRect m_normalBeforePresenter; ///< the window's own rectangle, restored on leaving; null: maximized
     /// Held while this instance runs: a second instance neither offers the
     /// first one's autosave as a crash nor writes over it.
     std::unique_ptr<QLockFile> m_lock;

@@ -47,7 +47,7 @@ struct MainWindow::ActionRow
     Kind kind;
     const char *text;                      ///< translated in MainWindow's context; '&' marks the mnemonic
     QKeySequence::StandardKey standardKey; ///< the platform's key (its first binding, if any), or UnknownKey
-    QKeyCombination key;                   ///< a fixed key (after the standard one), or Qt::Key_unknown
+    QKeyCombination key;                   ///< a fixed key (after the standard one unless the same), or Qt::Key_unknown
     const char *toolTip;                   ///< or nullptr
     Menu menu;
     int group;                             ///< within the menu: a separator between two groups
@@ -95,7 +95,8 @@ const QVector<MainWindow::ActionRow> &MainWindow::actionTable()
          [](MainWindow &w, bool) { w.exportChartDialog(); }},
         {K::Command, QT_TR_NOOP("Export &figures (CSV)…"), noStd, noKey, nullptr, M::File, 2, 0, 0, nullptr,
          [](MainWindow &w, bool) { w.exportFiguresDialog(); }},
-        {K::Command, QT_TR_NOOP("&Quit"), QKeySequence::Quit, noKey, nullptr, M::File, 3, 0, 0, nullptr,
+        // Ctrl+Q as well as the platform's Quit: some themes (qt6ct's Windows key scheme) bind none.
+        {K::Command, QT_TR_NOOP("&Quit"), QKeySequence::Quit, Qt::CTRL | Qt::Key_Q, nullptr, M::File, 3, 0, F::WindowWide, nullptr,
          [](MainWindow &w, bool) { w.close(); }},
         {K::Undo, QT_TR_NOOP("&Undo"), QKeySequence::Undo, noKey, nullptr, M::Edit, 0, 3, F::WindowWide, nullptr, nullptr},
         {K::Redo, QT_TR_NOOP("&Redo"), QKeySequence::Redo, noKey, nullptr, M::Edit, 0, 3, F::WindowWide, nullptr, nullptr},
@@ -172,7 +173,7 @@ QAction *MainWindow::createAction(const ActionRow &row)
     QList<QKeySequence> keys;
     if (row.standardKey != QKeySequence::UnknownKey)
         keys << QKeySequence(row.standardKey); // the platform's first binding of the key
-    if (row.key.key() != Qt::Key_unknown)
+    if (row.key.key() != Qt::Key_unknown && !keys.contains(QKeySequence(row.key)))
         keys << QKeySequence(row.key);
     if (keys.size() == 1)
         a->setShortcut(keys.first()); // none when the platform binds no key to the standard one (Quit, Save as)

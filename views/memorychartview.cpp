@@ -158,9 +158,18 @@ QString MemoryChartView::cardNote(const GpuSpec &gpu, qint64 cardBytes, UnitSyst
     if (cardBytes != gpu.memoryBytes)
         return tr("Card memory %1, set as a what-if (the %2 preset holds %3).").arg(both, gpu.name, Units::formatBytes(gpu.memoryBytes, units));
     const std::optional<qint64> marketed = gpu.marketedBytes();
-    if (!marketed) // a card of your own: its source as you gave it, if any
-        return gpu.memorySource.isEmpty() ? tr("%1: %2.").arg(gpu.name, both)
-                                          : tr("%1: %2, %3.").arg(gpu.name, both, gpu.memorySource.section(QStringLiteral("; "), 0, 0));
+    if (!marketed) { // a card of your own: its source as you gave it, if any
+        const QString given = gpu.memorySource.isEmpty() ? tr("%1: %2, taken as given.").arg(gpu.name, both)
+                                                         : tr("%1: %2, %3.").arg(gpu.name, both, gpu.memorySource.section(QStringLiteral("; "), 0, 0));
+        if (cardBytes % Units::GB != 0 || cardBytes > 1'000'000 * Units::GB)
+            return given;
+        // A whole number of GB reads as the size a card is sold as, which its driver reports
+        // about as many GiB of (an "80 GB" H100: 81,559 MiB; an "80 GB" A100: 81,920 MiB).
+        const qint64 sold = cardBytes / Units::GB;
+        return tr("%1 A card sold as \"%2 GB\" reports about %2 GiB (%3) to its driver: for the exact figure, give the "
+                  "total nvidia-smi prints, in MiB.")
+            .arg(given, Units::formatCount(sold), Units::formatBytes(sold * Units::GiB, UnitSystem::Decimal));
+    }
     const QString sold = Units::formatDecimal(double(*marketed) / double(Units::GB), 1) + tr(" GB");
     if (gpu.memoryIsMarketed())
         return tr("%1: %2, the marketed %3 (no driver total found for this card).").arg(gpu.name, both, sold);
@@ -200,8 +209,8 @@ void MemoryChartView::restyle()
     pen.setStyle(Qt::DashLine);
     pen.setWidth(2); // whole pixels: the chart is drawn without antialiasing
     m_capacity->setPen(pen);
-    // The overflow hatch over a tint of its red, so it reads on either background.
-    QColor red(0xc6, 0x28, 0x28);
+    // The overflow hatch in the palette's error red, light on a dark base (issue 31: dark red on black).
+    const QColor red = ChartStyle::errorColor(this);
     m_sets[Overflow]->setBrush(QBrush(red, Qt::BDiagPattern));
     m_sets[Overflow]->setBorderColor(red);
     QFont bold = font();
@@ -344,8 +353,10 @@ void MemoryChartView::showTitles(const CapacityResult &r, UnitSystem units, cons
                                                                : tr("Memory per GPU: %1, over by %2").arg(atMean, Units::formatBytes(s.overflow, units)))
         : s.overflow == 0 ? tr("Memory per GPU")
                           : tr("Memory per GPU: over capacity by %1").arg(Units::formatBytes(s.overflow, units));
-    if (m_chart->title() != title)
+    if (m_chart->property("headroomTitle").toString() != title) {
         m_chart->setTitle(title);
+        ChartStyle::fitTitle(m_chart); // broken onto two lines rather than elided where the figure sits
+    }
 }
 
 qint64 MemoryChartView::stackedBytes() const

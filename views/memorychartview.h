@@ -83,7 +83,9 @@ public:
     /// memory the plan uses) from preset `gpu`: the figure in `units` and the other unit, and
     /// whether it is the total the driver reports (81,559 MiB on an H100 "80GB": 85.5 GB =
     /// 79.6 GiB) or the marketed size (no driver total cited), with the marketed size beside
-    /// it; a card memory set as a what-if says so. GB = 10^9 B, GiB = 2^30 B.
+    /// it; a card memory set as a what-if says so. A card of your own is taken as given, and one
+    /// of a whole number of GB (a size as cards are sold) is told that its driver reports about as
+    /// many GiB. GB = 10^9 B, GiB = 2^30 B.
     static QString cardNote(const GpuSpec &gpu, qint64 cardBytes, UnitSystem units);
     /// Shows `note` (cardNote) as a caption under the chart and as the chart's tooltip;
     /// empty hides it (the Compare tab's small charts show none).

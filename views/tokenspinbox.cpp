@@ -11,12 +11,15 @@
 #include <QStyleOptionSpinBox>
 #include <QToolTip>
 
+#include <cmath>
+
 namespace Headroom {
 
 TokenSpinBox::TokenSpinBox(QWidget *parent)
     : QAbstractSpinBox(parent)
 {
     setKeyboardTracking(false);
+    setToolTip(m_reading);
     setCorrectionMode(QAbstractSpinBox::CorrectToPreviousValue);
     connect(this, &QAbstractSpinBox::editingFinished, this, &TokenSpinBox::commit);
     connect(lineEdit(), &QLineEdit::textEdited, this, [this](const QString &text) {
@@ -100,7 +103,8 @@ void TokenSpinBox::fixup(QString &) const
 void TokenSpinBox::commit()
 {
     QString why;
-    const std::optional<qint64> v = interpret(lineEdit()->text(), &why);
+    const QString typed = lineEdit()->text();
+    const std::optional<qint64> v = interpret(typed, &why);
     if (!v) {
         setProblem(why);
         if (hasFocus())
@@ -109,6 +113,23 @@ void TokenSpinBox::commit()
     }
     setValue(*v);
     showValue();
+    // A k or M typed is decimal, as on the command line, where a model's "128K" is often 2^17 =
+    // 131,072 (128 Ki): how it was read is said where it was typed, and kept as the tooltip.
+    QString number = typed.trimmed();
+    if (!m_suffix.trimmed().isEmpty() && number.endsWith(m_suffix.trimmed(), Qt::CaseInsensitive))
+        number = number.chopped(m_suffix.trimmed().size()).trimmed();
+    const QChar last = number.isEmpty() ? QChar() : number.back();
+    if (last != QLatin1Char('k') && last != QLatin1Char('K') && last != QLatin1Char('M'))
+        return;
+    const bool mega = last == QLatin1Char('M');
+    const long double binary = (long double)*v * (mega ? 1048576.0L / 1e6L : 1024.0L / 1e3L);
+    m_reading = tr("%1 read as %2 (%3); %4 %5 would be %6")
+                    .arg(number, Units::formatCount(*v, Units::userLocale()), mega ? tr("M = 1,000,000") : tr("k = 1,000"),
+                         number.chopped(1).trimmed(), mega ? QStringLiteral("Mi") : QStringLiteral("Ki"),
+                         binary < 9.2e18L ? Units::formatCount(qint64(std::llround(binary)), Units::userLocale()) : tr("past 64 bits"));
+    setToolTip(m_reading);
+    if (hasFocus())
+        QToolTip::showText(mapToGlobal(rect().bottomLeft()), m_reading, this);
 }
 
 void TokenSpinBox::showValue()
@@ -124,7 +145,7 @@ void TokenSpinBox::setProblem(const QString &problem)
     if (problem == m_problem)
         return;
     m_problem = problem;
-    setToolTip(problem);
+    setToolTip(problem.isEmpty() ? m_reading : problem);
     setAccessibleDescription(problem);
     // Tinted towards red in the palette in use, so it reads in light and dark.
     if (problem.isEmpty()) {

@@ -13,7 +13,9 @@ namespace Headroom {
 /// The value changes on Enter or when focus leaves (one undo step per typed
 /// value), or by the arrows and Up/Down keys. Text that is not a whole number
 /// in range is shown as invalid (tinted, with the reason as tooltip) and the
-/// last valid value stays: nothing is truncated or guessed.
+/// last valid value stays: nothing is truncated or guessed. Every box says how k and M
+/// read in its tooltip (k = 1,000: "128K" is 128,000, not a model's 131,072 = 128 Ki), and a
+/// value typed with one says how it was read, with the binary reading beside it.
 class TokenSpinBox : public QAbstractSpinBox
 {
     Q_OBJECT
@@ -66,6 +68,9 @@ private:
     QString m_suffix;
     QString m_field;
     QString m_problem;
+    /// The tooltip while the text is valid: how k and M read, then how the last one typed was read.
+    QString m_reading = tr("k = 1,000 and M = 1,000,000, as on the command line: 128K is 128,000, "
+                           "where 128 Ki (2^17) is 131,072");
 };
 
 } // namespace Headroom

@@ -53,7 +53,6 @@ TrafficChartView::TrafficChartView(QWidget *parent)
         s->attachAxis(s == m_running || s == m_waiting ? m_requests : m_bytes);
     }
     setRenderHint(QPainter::Antialiasing);
-    setMinimumHeight(220);
     restyle();
     clear(tr("No trace yet: choose one above"));
 }

@@ -2,6 +2,7 @@
 // `headroom calibrate LOG`: an engine's start-up log, its printed figures against the predicted ones;
 // or a benchmark's printed result, the card's achieved fractions fitted to its times.
 #include "commands/commands.h"
+#include "core/filekind.h"
 
 #include "cli.h"
 #include "commands/options.h"
@@ -53,7 +54,10 @@ QString readText(const QString &path)
     const QFileInfo info(path);
     if (!info.isFile() || info.size() > 64 * Units::MiB || !file.open(QIODevice::ReadOnly))
         throw InputError(QStringLiteral("LOGFILE"), QStringLiteral("cannot read %1 (a text log of at most 64 MiB)").arg(path));
-    return QString::fromUtf8(file.readAll());
+    const QByteArray bytes = file.readAll();
+    FileKind::expect(path, bytes, {FileKind::Kind::EngineLog, FileKind::Kind::Benchmark},
+                     QStringLiteral("an engine log or a benchmark's result"), QStringLiteral("LOGFILE"));
+    return QString::fromUtf8(bytes);
 }
 
 /// Fills what the flags left unset in `base` from the log: the model it names, the card's

@@ -52,6 +52,20 @@ QString example(Kind kind)
     return {};
 }
 
+// The extensions a name of `kind` may end in, the usual one first.
+QStringList extensions(Kind kind)
+{
+    switch (kind) {
+    case Kind::Pdf: return {QStringLiteral("pdf")};
+    case Kind::PresetBundle: return {QStringLiteral("json")};
+    case Kind::Scenario: return {QStringLiteral("headroom"), QStringLiteral("json")}; // a plan --json opens as one
+    case Kind::Png: return {QStringLiteral("png")};
+    case Kind::Svg: return {QStringLiteral("svg")};
+    case Kind::FiguresCsv: return {QStringLiteral("csv")};
+    }
+    return {};
+}
+
 QString what(Kind kind)
 {
     switch (kind) {
@@ -63,6 +77,22 @@ QString what(Kind kind)
     case Kind::FiguresCsv: return QStringLiteral("a Headroom figures table");
     }
     return {};
+}
+
+// The checks on a file that exists already (check()).
+void checkExisting(const QString &path, const QFileInfo &target, Kind kind, const QVector<Protected> &protect, const QString &field)
+{
+    if (!target.isFile())
+        throw InputError(field, QStringLiteral("%1 is not a regular file; it was left untouched: choose a file name to write").arg(path));
+    const QString canonical = target.canonicalFilePath();
+    for (const Protected &p : protect) {
+        const QString other = p.path.isEmpty() ? QString() : QFileInfo(p.path).canonicalFilePath();
+        if (!other.isEmpty() && other == canonical)
+            throw InputError(field, QStringLiteral("%1 is %2 (%3); it was left untouched: choose another name").arg(path, p.role, other));
+    }
+    if (!holds(path, kind))
+        throw InputError(field, QStringLiteral("%1 exists and is not %2; it was left untouched: choose another name or remove it first")
+                                    .arg(path, what(kind)));
 }
 } // namespace
 
@@ -92,19 +122,15 @@ void check(const QString &path, Kind kind, const QVector<Protected> &protect, co
     if (target.isSymLink() && !target.exists())
         throw InputError(field, QStringLiteral("%1 is a link to %2, which does not exist; it was left untouched: give the file itself")
                                     .arg(path, target.symLinkTarget()));
-    if (!target.exists())
-        return;
-    if (!target.isFile())
-        throw InputError(field, QStringLiteral("%1 is not a regular file; it was left untouched: choose a file name to write").arg(path));
-    const QString canonical = target.canonicalFilePath();
-    for (const Protected &p : protect) {
-        const QString other = p.path.isEmpty() ? QString() : QFileInfo(p.path).canonicalFilePath();
-        if (!other.isEmpty() && other == canonical)
-            throw InputError(field, QStringLiteral("%1 is %2 (%3); it was left untouched: choose another name").arg(path, p.role, other));
-    }
-    if (!holds(path, kind))
-        throw InputError(field, QStringLiteral("%1 exists and is not %2; it was left untouched: choose another name or remove it first")
-                                    .arg(path, what(kind)));
+    if (target.exists())
+        checkExisting(path, target, kind, protect, field);
+    // `report -o r.txt` wrote a PDF named .txt: a name must say what the file holds.
+    const QString suffix = target.suffix();
+    const QStringList own = extensions(kind);
+    if (!own.contains(suffix.toLower()))
+        throw InputError(field, QStringLiteral("%1 would hold %2, whose name ends in .%3; nothing was written: name it %4")
+                                    .arg(path, what(kind), own.first(), (suffix.isEmpty() ? path : path.chopped(suffix.size() + 1))
+                                                                            + QLatin1Char('.') + own.first()));
 }
 
 QString write(const QString &path, const QByteArray &bytes)

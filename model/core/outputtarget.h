@@ -50,7 +50,11 @@ struct Protected
 ///   `protect` (the preset store, the command's input files: config.json,
 ///   trace, scenario); entries that do not exist are skipped;
 /// - it exists and holds something other than `kind` (checked by content,
-///   never by the name's extension).
+///   never by the name's extension);
+/// - its name does not end in the extension of `kind` (.pdf, .json for a
+///   preset bundle, .headroom or .json for a scenario, .png, .svg, .csv;
+///   any case): the message names the file to give instead ("name it
+///   r.pdf"). Nothing appends an extension behind the user's back.
 /// A writer then writes with QSaveFile (or write()), so a failure leaves the
 /// old file whole.
 void check(const QString &path, Kind kind, const QVector<Protected> &protect, const QString &field);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "io/configimporter.h"
+#include "core/filekind.h"
 #include "io/configfields.h"
 #include "io/layerslots.h"
 #include "core/inputerror.h"
@@ -751,6 +752,8 @@ QJsonObject ConfigImporter::readFile(const QString &path, const QString &field)
     if (!f.open(QIODevice::ReadOnly))
         throw InputError(field, QStringLiteral("cannot read %1: %2").arg(path, f.errorString()));
     const QByteArray bytes = f.read(maxConfigBytes + 1);
+    FileKind::expect(path, bytes, {FileKind::Kind::Config},
+                     QStringLiteral("a config.json"), field);
     QJsonParseError err{};
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &err);
     if (err.error != QJsonParseError::NoError) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "io/scenariofile.h"
+#include "core/filekind.h"
 #include "io/scenariokeys.h"
 #include "core/unknownkeys.h"
 #include "core/inputerror.h"
@@ -876,6 +877,9 @@ Scenario ScenarioFile::read(const QString &path, QString *name, const ModelLooku
     if (!f.open(QIODevice::ReadOnly))
         throw InputError(QStringLiteral("file"), QStringLiteral("cannot read %1: %2").arg(path, f.errorString()));
     const QByteArray bytes = f.readAll();
+    // A trace, config.json or bundle given here is named as what it is, with the flag that reads it.
+    FileKind::expect(path, bytes, {FileKind::Kind::Scenario, FileKind::Kind::PlanJson},
+                     QStringLiteral("a scenario"), QStringLiteral("file"));
     QJsonParseError err{};
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &err);
     if (err.error != QJsonParseError::NoError) {

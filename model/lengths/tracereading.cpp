@@ -2,6 +2,7 @@
 // Reading a trace file: the CSV and JSON-lines formats, one request at a time, into a length
 // distribution, and the collecting trace that keeps each request (traffictrace.h).
 #include "lengths/tracereading.h"
+#include "core/filekind.h"
 
 #include "core/inputerror.h"
 #include "core/jsonnumbers.h"
@@ -623,6 +624,9 @@ LengthDistribution readTraceFile(const QString &path, const QString &field, qint
         const bool end = got == 0;
         if (first && buffer.startsWith("\xEF\xBB\xBF"))
             buffer.remove(0, 3);
+        if (first) // a scenario, config.json or log given as a trace is named as what it is
+            FileKind::expect(path, buffer,
+                             {FileKind::Kind::TraceCsv, FileKind::Kind::TraceJsonLines, FileKind::Kind::TraceLengths}, QStringLiteral("a trace"), field);
         const QByteArrayView data(buffer);
         qsizetype from = 0;
         // The next \n and the next \r at or after `from` (data.size() when none), each found

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "presetbundle.h"
+#include "core/filekind.h"
 #include "core/unknownkeys.h"
 
 #include "core/inputerror.h"
@@ -63,6 +64,8 @@ bool save(const QString &path, const QVector<PresetRecord> &presets, QString *er
 
 QVector<QJsonObject> fromJson(const QByteArray &bytes, const QString &name, QStringList *warnings)
 {
+    FileKind::expect(name, bytes, {FileKind::Kind::PresetBundle},
+                     QStringLiteral("a preset bundle"), QStringLiteral("FILE"));
     QJsonParseError parse{};
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &parse);
     if (parse.error != QJsonParseError::NoError) {

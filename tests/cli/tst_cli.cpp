@@ -505,7 +505,8 @@ private Q_SLOTS:
         QVERIFY(row.value(QStringLiteral("predicted")).toDouble() != 46611.0);
         const Run bad = run({QStringLiteral("calibrate"), QStringLiteral(HEADROOM_TEST_DATA "/llama-2-7b/config.json")});
         QVERIFY(bad.code != 0);
-        QVERIFY2(QString::fromUtf8(bad.err).contains(QStringLiteral("stopped at line")), bad.err.constData());
+        // A config.json given as the log is named as what it is (issue 31), with the flag that reads it.
+        QVERIFY2(QString::fromUtf8(bad.err).contains(QStringLiteral("is a model's config.json, not an engine log")), bad.err.constData());
     }
 
     // calibrate on a benchmark's printed result (tests/data/benchmarks/SOURCE.md): the card's
@@ -1145,6 +1146,104 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.read(5), QByteArray("%PDF-"));
         QVERIFY(QFileInfo(link).isSymLink());
+    }
+
+    // Issue 31: `report -o r.txt` wrote a PDF named .txt. Every output's name must end in its
+    // format's extension; the refusal names the file to give instead, and nothing is written.
+    void outputNamesSayTheirKind_data()
+    {
+        QTest::addColumn<QString>("command"); // TARGET is replaced by the file in a fresh folder
+        QTest::addColumn<QString>("target");
+        QTest::addColumn<QString>("instead");
+        const QString inputs = QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 1000");
+        QTest::newRow("report -o r.txt") << QStringLiteral("report %1 -o TARGET").arg(inputs) << QStringLiteral("r.txt") << QStringLiteral("r.pdf");
+        QTest::newRow("report -o report") << QStringLiteral("report %1 -o TARGET").arg(inputs) << QStringLiteral("report") << QStringLiteral("report.pdf");
+        QTest::newRow("plan --save plan.txt") << QStringLiteral("plan %1 --save TARGET").arg(inputs) << QStringLiteral("plan.txt")
+                                              << QStringLiteral("plan.headroom");
+        QTest::newRow("presets export team.csv") << QStringLiteral("presets export TARGET") << QStringLiteral("team.csv") << QStringLiteral("team.json");
+    }
+    void outputNamesSayTheirKind()
+    {
+        QFETCH(QString, command);
+        QFETCH(QString, target);
+        QFETCH(QString, instead);
+        QTemporaryDir dir;
+        Run r = run({QStringLiteral("presets"), QStringLiteral("add"), QStringLiteral("gpu"), QStringLiteral("named-card"), QStringLiteral("--memory"), QStringLiteral("24GB")});
+        QVERIFY2(r.code == 0 || r.err.contains("already one of your presets"), r.err.constData());
+        QStringList args = command.split(QLatin1Char(' '));
+        args.replaceInStrings(QStringLiteral("TARGET"), dir.filePath(target));
+        r = run(args);
+        QVERIFY2(r.code != 0, r.out.constData());
+        QVERIFY2(r.errText().contains(QStringLiteral("name it %1").arg(dir.filePath(instead))), r.err.constData());
+        QVERIFY(QDir(dir.path()).isEmpty());
+        // The name it gives is taken.
+        args = command.split(QLatin1Char(' '));
+        args.replaceInStrings(QStringLiteral("TARGET"), dir.filePath(instead));
+        r = run(args);
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(QFileInfo::exists(dir.filePath(instead)));
+    }
+
+    // Issue 31: `plan --scenario trace.jsonl` said "damaged: garbage at the end". Every reader that
+    // takes a file names a file of another kind as what it is, with the flag or command that reads it.
+    void aFileOfAnotherKindIsNamed_data()
+    {
+        QTest::addColumn<QString>("command"); // FILE is replaced by the file of the kind in `kind`
+        QTest::addColumn<QString>("kind");    // jsonl | csv | scenario | config | log | bundle | benchmark
+        QTest::addColumn<QString>("says");
+        const QString plan = QStringLiteral("plan --scenario FILE");
+        QTest::newRow("scenario <- JSON-lines trace") << plan << QStringLiteral("jsonl")
+                                                      << QStringLiteral("is a trace (JSON lines), not a scenario: use --distribution trace:");
+        QTest::newRow("scenario <- CSV trace") << plan << QStringLiteral("csv") << QStringLiteral("is a trace (CSV), not a scenario: use --distribution trace:");
+        QTest::newRow("scenario <- config.json") << plan << QStringLiteral("config") << QStringLiteral("is a model's config.json, not a scenario: use --model");
+        QTest::newRow("scenario <- engine log") << plan << QStringLiteral("log")
+                                                << QStringLiteral("is an engine's start-up log, not a scenario: use `headroom calibrate");
+        QTest::newRow("scenario <- preset bundle") << plan << QStringLiteral("bundle")
+                                                   << QStringLiteral("is a preset bundle, not a scenario: use `headroom presets import");
+        QTest::newRow("config.json <- scenario") << QStringLiteral("plan --model FILE --gpu h100-sxm-80gb --context 1000") << QStringLiteral("scenario")
+                                                 << QStringLiteral("is a Headroom scenario, not a config.json: use --scenario");
+        QTest::newRow("trace <- config.json") << QStringLiteral("plan --model llama-3.1-8b --gpu h100-sxm-80gb --distribution trace:FILE")
+                                              << QStringLiteral("config") << QStringLiteral("is a model's config.json, not a trace: use --model");
+        QTest::newRow("trace <- benchmark") << QStringLiteral("replay --model llama-3.1-8b --gpu h100-sxm-80gb --trace FILE") << QStringLiteral("benchmark")
+                                            << QStringLiteral("is a benchmark's result, not a trace: use `headroom calibrate");
+        QTest::newRow("bundle <- JSON-lines trace") << QStringLiteral("presets import FILE") << QStringLiteral("jsonl")
+                                                    << QStringLiteral("is a trace (JSON lines), not a preset bundle: use --distribution trace:");
+        QTest::newRow("log <- scenario") << QStringLiteral("calibrate FILE") << QStringLiteral("scenario")
+                                         << QStringLiteral("is a Headroom scenario, not an engine log or a benchmark's result: use --scenario");
+    }
+    void aFileOfAnotherKindIsNamed()
+    {
+        QFETCH(QString, command);
+        QFETCH(QString, kind);
+        QFETCH(QString, says);
+        QTemporaryDir dir;
+        QString file;
+        if (kind == QLatin1String("jsonl"))
+            file = QStringLiteral(HEADROOM_SAMPLES "/mooncake-fast25-conversation.jsonl");
+        else if (kind == QLatin1String("csv"))
+            file = QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv");
+        else if (kind == QLatin1String("config"))
+            file = QStringLiteral(HEADROOM_TEST_DATA "/llama-3.1-8b/config.json");
+        else if (kind == QLatin1String("log"))
+            file = QStringLiteral(HEADROOM_TEST_DATA "/logs/vllm-0.11-llama-3.1-8b-h100.log");
+        else if (kind == QLatin1String("benchmark"))
+            file = QStringLiteral(HEADROOM_TEST_DATA "/benchmarks/vllm-serve-tp2-concurrency8.txt");
+        else if (kind == QLatin1String("scenario")) {
+            file = dir.filePath(QStringLiteral("s.headroom"));
+            const Run saved = run(plan(QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --context 1000 --save %1").arg(file).toLatin1().constData()));
+            QVERIFY2(saved.code == 0, saved.err.constData());
+        } else {
+            file = dir.filePath(QStringLiteral("team.json"));
+            QFile bundle(file);
+            QVERIFY(bundle.open(QIODevice::WriteOnly));
+            bundle.write(R"({"format": "headroom-presets", "version": 1, "presets": []})");
+        }
+        QStringList args = command.split(QLatin1Char(' '));
+        args.replaceInStrings(QStringLiteral("FILE"), file);
+        const Run r = run(args);
+        QVERIFY2(r.code != 0, r.out.constData());
+        QVERIFY2(r.errText().contains(says), r.err.constData());
+        QVERIFY2(r.errText().contains(file), r.err.constData());
     }
 
     // A .headroom file's unknown key is said on stderr with the file, and the plan is the one

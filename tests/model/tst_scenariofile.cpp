@@ -8,6 +8,7 @@
 #include "core/units.h"
 #include "core/jsonnumbers.h"
 #include "core/inputranges.h"
+#include "core/filekind.h"
 
 #include <QDir>
 #include <QFile>
@@ -128,6 +129,49 @@ private:
     QTemporaryDir m_dir;
 
 private Q_SLOTS:
+    void everyShippedFileIsOfItsKind()
+    {
+        // FileKind (issue 31: a reader given another reader's file names what it is): every file the
+        // repository ships as an example of a kind is told as that kind, by its content alone.
+        using K = FileKind::Kind;
+        auto kindOf = [](const QString &path) {
+            QFile f(path);
+            return f.open(QIODevice::ReadOnly) ? FileKind::detect(f.readAll()) : K::Unknown;
+        };
+        int files = 0;
+        const QDir data(QStringLiteral(HEADROOM_TEST_DATA));
+        for (const QFileInfo &log : QDir(data.filePath(QStringLiteral("logs"))).entryInfoList({QStringLiteral("*.log")}, QDir::Files)) {
+            QVERIFY2(kindOf(log.filePath()) == K::EngineLog, qPrintable(log.fileName()));
+            ++files;
+        }
+        for (const QFileInfo &bench : QDir(data.filePath(QStringLiteral("benchmarks"))).entryInfoList({QStringLiteral("*.txt")}, QDir::Files)) {
+            QVERIFY2(kindOf(bench.filePath()) == K::Benchmark, qPrintable(bench.fileName()));
+            ++files;
+        }
+        for (const QFileInfo &config : data.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot))
+            if (QFileInfo::exists(config.filePath() + QStringLiteral("/config.json"))) {
+                QVERIFY2(kindOf(config.filePath() + QStringLiteral("/config.json")) == K::Config, qPrintable(config.fileName()));
+                ++files;
+            }
+        const QDir samples(QStringLiteral(HEADROOM_SAMPLES));
+        QCOMPARE(kindOf(samples.filePath(QStringLiteral("mooncake-fast25-conversation.jsonl"))), K::TraceJsonLines);
+        QCOMPARE(kindOf(samples.filePath(QStringLiteral("azure-llm-inference-2023-conv.csv"))), K::TraceCsv);
+        QCOMPARE(kindOf(data.filePath(QStringLiteral("traces/four-lengths.csv"))), K::TraceLengths);
+        QVERIFY2(files > 60, qPrintable(QString::number(files)));
+        // A scenario as written, a bundle, a PDF's magic.
+        Scenario s;
+        s.model = ConfigImporter::fromFile(data.filePath(QStringLiteral("llama-3.1-8b/config.json")), QStringLiteral("config"));
+        s.model.totalParams = 8'030'000'000;
+        s.gpu = GpuSpec::custom(80'000'000'000);
+        s.contextTokens = 1000;
+        QCOMPARE(FileKind::detect(QJsonDocument(ScenarioFile::toJson(s, QStringLiteral("x"))).toJson()), K::Scenario);
+        QCOMPARE(FileKind::detect(R"({"format": "headroom-presets", "presets": []})"), K::PresetBundle);
+        QCOMPARE(FileKind::detect("%PDF-1.4\n"), K::Pdf);
+        // What no kind claims stays Unknown, so the reader's own message says what is wrong.
+        QCOMPARE(FileKind::detect("{ not json"), K::Unknown);
+        QCOMPARE(FileKind::detect("a year of notes\n"), K::Unknown);
+    }
+
     void roundTrip()
     {
         const Scenario s = rich();

@@ -654,8 +654,14 @@ private Q_SLOTS:
         const QString conf = home + QStringLiteral("/config/Headroom/headroom.conf");
         auto recent = [&] { return QSettings(conf, QSettings::IniFormat).value(QStringLiteral("recentFiles")).toStringList(); };
         QTRY_VERIFY_WITH_TIMEOUT(!recent().isEmpty() || gui.state() == QProcess::NotRunning, 60000);
-        gui.kill();
-        gui.waitForFinished();
+        // `kill PID` (SIGTERM, as `./dev run` says to stop it) ends it as a quit does: exit status 0,
+        // not death by the signal (143 and the shell's "Terminated"), and the layout saved.
+        QVERIFY(!QSettings(conf, QSettings::IniFormat).contains(QStringLiteral("window/geometry")));
+        gui.terminate();
+        QVERIFY(gui.waitForFinished(30000));
+        QCOMPARE(gui.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(gui.exitCode(), 0);
+        QVERIFY(QSettings(conf, QSettings::IniFormat).contains(QStringLiteral("window/geometry")));
         QCOMPARE(recent(), QStringList{file});
         QCOMPARE(QSettings(conf, QSettings::IniFormat).value(QStringLiteral("plan/lastScenario")).toString(), file);
     }

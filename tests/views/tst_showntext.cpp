@@ -128,12 +128,19 @@ private Q_SLOTS:
         // A what-if memory says so: 80 x 10^9 B = 74.5 GiB.
         QVERIFY(MemoryChartView::cardNote(h100, 80'000'000'000, UnitSystem::Decimal).startsWith(QStringLiteral("Card memory 80.0 GB = 74.5 GiB, set as a what-if")));
 
-        // A card of your own without a marketed size: its figure in both units and its source.
+        // A card of your own without a marketed size: its figure in both units and its source (or
+        // "taken as given"); a whole number of GB is a size as cards are sold, which the driver
+        // reports about as many GiB of (issue 31): 80 GiB = 85,899,345,920 B = 85.9 GB.
+        const QString sold = QStringLiteral(" A card sold as \"80 GB\" reports about 80 GiB (85.9 GB) to its driver: for the exact figure, give the "
+                                            "total nvidia-smi prints, in MiB.");
         QCOMPARE(MemoryChartView::cardNote(GpuSpec::custom(80'000'000'000), 80'000'000'000, UnitSystem::Decimal),
-                 QStringLiteral("Custom card: 80.0 GB = 74.5 GiB, given by the user."));
+                 QStringLiteral("Custom card: 80.0 GB = 74.5 GiB, given by the user.") + sold);
         GpuSpec mine = GpuSpec::custom(80'000'000'000);
         mine.memorySource.clear();
-        QCOMPARE(MemoryChartView::cardNote(mine, 80'000'000'000, UnitSystem::Decimal), QStringLiteral("Custom card: 80.0 GB = 74.5 GiB."));
+        QCOMPARE(MemoryChartView::cardNote(mine, 80'000'000'000, UnitSystem::Decimal), QStringLiteral("Custom card: 80.0 GB = 74.5 GiB, taken as given.") + sold);
+        // A driver's total (81,559 MiB, nvidia-smi on an H100) is taken as it is.
+        QCOMPARE(MemoryChartView::cardNote(GpuSpec::custom(81'559LL << 20), 81'559LL << 20, UnitSystem::Decimal),
+                 QStringLiteral("Custom card: 85.5 GB = 79.6 GiB, given by the user."));
 
         // On screen: under the Memory chart of the default card (the H100 SXM), in the units shown.
         MainWindow w(store());

@@ -175,7 +175,7 @@ void paintFrame(QPainter &painter, const PageFrame &frame, const QFont &font, co
     painter.drawText(QRectF(0, 0, body.width(), frame.header), Qt::AlignLeft | Qt::AlignVCenter, title);
     painter.drawText(QRectF(0, 0, body.width(), frame.header), Qt::AlignRight | Qt::AlignVCenter,
                      QStringLiteral("Headroom %1").arg(QCoreApplication::applicationVersion()));
-    painter.drawText(QRectF(0, body.height() - frame.header, body.width(), frame.header), Qt::AlignCenter, tr("Page %1 of %2").arg(page).arg(pages));
+    painter.drawText(QRectF(0, body.height() - frame.header, body.width(), frame.header), Qt::AlignCenter, ReportText::tr("Page %1 of %2").arg(page).arg(pages));
     painter.setPen(Qt::black);
 }
 

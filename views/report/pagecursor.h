@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "report/reporttext.h"
 #include <QPalette>
 #include <QString>
 #include <QVector>
@@ -21,6 +22,7 @@ namespace Headroom {
 /// its last block is in.
 class PageCursor
 {
+    HEADROOM_TR_CONTEXT(ReportWriter)
 public:
     /// A block of the flowing layout: HTML, or a chart (or charts side by side) `share` of
     /// the content's height high.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "report/reporttext.h"
 #include "distributionchartview.h"
 #include "memorychartview.h"
 #include "throughputchartview.h"
@@ -24,6 +25,7 @@ struct ReportFigures;
 /// pools drawn there appear in the report too.
 class ReportCharts
 {
+    HEADROOM_TR_CONTEXT(ReportWriter)
 public:
     explicit ReportCharts(const ReportFigures &f);
     ~ReportCharts();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "report/reporttext.h"
 #include "report/deployment.h"
 #include "report/sensitivity.h"
 #include "reportwriter.h"
@@ -17,6 +18,7 @@ namespace Headroom {
 /// outlive it.
 struct ReportFigures
 {
+    HEADROOM_TR_CONTEXT(ReportWriter)
     explicit ReportFigures(const ReportInput &in);
 
     const ReportInput &in;

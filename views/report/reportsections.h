@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "report/reporttext.h"
 #include "inputs/scenario.h"
 
 #include <QPair>
@@ -17,6 +18,7 @@ struct ReportFigures;
 /// shared PageCursor from the shared ReportFigures, in the order ReportWriter::paint calls
 /// them. Figures are in the report's units; money in US dollars.
 namespace Headroom::ReportSections {
+HEADROOM_TR_CONTEXT(ReportWriter)
 
 /// The title line and the decision: one sentence (sessions, GPUs, money a month and per
 /// session-hour, the limit), and the what-ifs in force.

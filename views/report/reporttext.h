@@ -8,9 +8,18 @@ namespace Headroom {
 struct Scenario;
 }
 
+/// Tells lupdate that the tr() calls of the class or namespace it stands in are translated in
+/// `context`, as Q_DECLARE_TR_FUNCTIONS does (CMakeLists.txt passes it as an alias of that
+/// macro); the compiler sees nothing. The report's sections call ReportText::tr through
+/// `using ReportText::tr`, which lupdate does not follow: each class and namespace that calls it
+/// carries this mark in its header, or lupdate files the strings under contexts the program
+/// never asks for.
+#define HEADROOM_TR_CONTEXT(context)
+
 /// The words every section of the report (ReportWriter) writes with: its translation
 /// context, HTML escaping and table rows, money and the basis of a scenario's figures.
 namespace Headroom::ReportText {
+HEADROOM_TR_CONTEXT(ReportWriter)
 
 /// `t` translated in the report's context, "ReportWriter".
 QString tr(const char *t);

@@ -19,12 +19,12 @@ using ReportText::tr;
 
 QString tpKind()
 {
-    return tr("tensor parallelism");
+    return ReportText::tr("tensor parallelism");
 }
 
 QString cardKind()
 {
-    return tr("the card");
+    return ReportText::tr("the card");
 }
 
 // The smallest preset card larger than `memory` bytes (isLargerCard: not a sibling of the same
@@ -61,20 +61,20 @@ QVector<Variant> variantsOf(const Scenario &s, const CapacityResult &r)
         const QString pct = f < 1 ? QStringLiteral("−50%") : QStringLiteral("+50%");
         if (s.retainTokens) {
             const qint64 cap = scaledCount(*s.retainTokens, f);
-            with(tr("the retention cap"), tr("cap %1 (%2 tokens)").arg(pct, Units::formatCount(cap)), [cap](Scenario &v) { v.retainTokens = cap; });
+            with(ReportText::tr("the retention cap"), ReportText::tr("cap %1 (%2 tokens)").arg(pct, Units::formatCount(cap)), [cap](Scenario &v) { v.retainTokens = cap; });
         } else if (s.distribution) {
-            with(tr("the session lengths"), tr("every length %1").arg(pct), [f](Scenario &v) { v.lengthScale *= f; });
+            with(ReportText::tr("the session lengths"), ReportText::tr("every length %1").arg(pct), [f](Scenario &v) { v.lengthScale *= f; });
         } else {
             const qint64 c = scaledCount(s.contextTokens, f);
-            with(tr("the context"), tr("context %1 (%2 tokens)").arg(pct, Units::formatCount(c)), [c](Scenario &v) { v.contextTokens = c; });
+            with(ReportText::tr("the context"), ReportText::tr("context %1 (%2 tokens)").arg(pct, Units::formatCount(c)), [c](Scenario &v) { v.contextTokens = c; });
         }
     }
     const Dtype other = r.kvDtype == Dtype::FP8 ? Dtype::BF16 : Dtype::FP8;
-    with(tr("the KV precision"), tr("KV cache %1 (now %2)").arg(Dtypes::name(other), Dtypes::name(r.kvDtype)), [other](Scenario &v) { v.kvDtype = other; });
+    with(ReportText::tr("the KV precision"), ReportText::tr("KV cache %1 (now %2)").arg(Dtypes::name(other), Dtypes::name(r.kvDtype)), [other](Scenario &v) { v.kvDtype = other; });
     if (s.distribution)
         for (const double p : {1e-2, 1e-4, 1e-6})
             if (s.fleetRisk || std::abs(p - s.risk) > 1e-12) // each replica's risk (a fleet risk is dropped)
-                with(tr("the risk"), tr("risk %1").arg(Units::formatRisk(p)), [p](Scenario &v) {
+                with(ReportText::tr("the risk"), ReportText::tr("risk %1").arg(Units::formatRisk(p)), [p](Scenario &v) {
                     v.risk = p;
                     v.fleetRisk.reset();
                 });
@@ -82,9 +82,9 @@ QVector<Variant> variantsOf(const Scenario &s, const CapacityResult &r)
     // target on fewer GPUs (README's example: TP 8 holds the 1,000 sessions on 8 GPUs, TP 4 needs 12).
     for (const int tp : tensorParallelSizes())
         if (tp != s.tp)
-            with(tpKind(), tr("TP %1 (now %2)").arg(tp).arg(s.tp), [tp](Scenario &v) { v.tp = tp; });
+            with(tpKind(), ReportText::tr("TP %1 (now %2)").arg(tp).arg(s.tp), [tp](Scenario &v) { v.tp = tp; });
     if (const std::optional<GpuSpec> next = nextCardUp(s.effectiveGpuMemoryBytes()))
-        with(cardKind(), tr("next card up: %1").arg(next->name), [g = *next](Scenario &v) {
+        with(cardKind(), ReportText::tr("next card up: %1").arg(next->name), [g = *next](Scenario &v) {
             v.gpu = g;
             v.gpuMemoryBytes.reset();
             v.priceUsdPerGpuHour.reset();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "report/reporttext.h"
 #include "report/deployment.h"
 
 #include "inputs/scenario.h"
@@ -23,6 +24,7 @@ struct Variant
 /// computeCapacity() call), with the deployment it leads to (empty when the plan failed).
 struct SensitivityRow
 {
+    HEADROOM_TR_CONTEXT(ReportWriter)
     Variant v;
     CapacityResult r;
     Deployment dep;
