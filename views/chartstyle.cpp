@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "chartstyle.h"
 
+#include <QApplication>
+
 #include <QAbstractAxis>
 #include <QChart>
 #include <QFontMetricsF>
@@ -134,6 +136,19 @@ QString errorHtml(const QString &escaped, const QWidget *widget)
 {
     const bool dark = widget && widget->palette().color(QPalette::Window).lightness() < 128;
     return QStringLiteral("<span style='color:%1'>%2</span>").arg(dark ? QStringLiteral("#cf6679") : QStringLiteral("#b00020"), escaped);
+}
+
+void markInvalid(QWidget *field, const QString &problem)
+{
+    field->setToolTip(problem);
+    field->setAccessibleDescription(problem);
+    if (problem.isEmpty()) {
+        field->setPalette(QPalette()); // back to the inherited palette
+        return;
+    }
+    QPalette p = field->parentWidget() ? field->parentWidget()->palette() : QApplication::palette();
+    p.setColor(QPalette::Base, blend(p.color(QPalette::Base), QColor(0xd0, 0x30, 0x30), 0.3));
+    field->setPalette(p);
 }
 
 } // namespace Headroom::ChartStyle
