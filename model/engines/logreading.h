@@ -24,6 +24,8 @@ struct LogReading
     std::optional<QString> kvDtype;     ///< kv_cache_dtype, or llama.cpp's K type
     std::optional<qint64> totalMemory;  ///< vLLM total_gpu_memory
     std::optional<double> utilization;  ///< vLLM gpu_memory_utilization
+    std::optional<qint64> maxNumSeqs;   ///< vLLM max_num_seqs (its non-default args)
+    std::optional<qint64> maxNumBatchedTokens; ///< vLLM max_num_batched_tokens (the scheduler's chunked-prefill line, its non-default args)
     std::optional<qint64> weights;      ///< per GPU: vLLM "model weights take" / "Model loading took", SGLang mem usage
     std::optional<qint64> nonTorch;
     std::optional<qint64> activationPeak;
