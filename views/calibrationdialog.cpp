@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -36,7 +37,12 @@ CalibrationDialog::CalibrationDialog(Planner *planner, QVector<ModelShape> model
     m_status = new QLabel;
     m_status->setWordWrap(true);
     m_settings = new EngineSettingsForm;
-    m_settings->hide();
+    // Beside the comparison, scrolling when the engine has more settings than the height shows.
+    m_settingsArea = new QScrollArea;
+    m_settingsArea->setWidget(m_settings);
+    m_settingsArea->setWidgetResizable(true);
+    m_settingsArea->setFrameShape(QFrame::NoFrame);
+    m_settingsArea->hide();
     auto *read = new QPushButton(tr("&Read"));
     m_apply = new QPushButton(tr("&Apply to scenario"));
     m_apply->setEnabled(false);
@@ -46,8 +52,10 @@ CalibrationDialog::CalibrationDialog(Planner *planner, QVector<ModelShape> model
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_log, 2);
     layout->addWidget(m_status);
-    layout->addWidget(m_settings);
-    layout->addWidget(m_table, 1);
+    auto *comparison = new QHBoxLayout;
+    comparison->addWidget(m_table, 3);
+    comparison->addWidget(m_settingsArea, 2);
+    layout->addLayout(comparison, 3);
     layout->addWidget(buttons);
     connect(read, &QPushButton::clicked, this, [this] { readLog(m_log->toPlainText()); });
     connect(m_apply, &QPushButton::clicked, this, [this] {
@@ -73,7 +81,7 @@ bool CalibrationDialog::readLog(const QString &log)
 {
     m_apply->setEnabled(false);
     m_table->setRowCount(0);
-    m_settings->hide();
+    m_settingsArea->hide();
     try {
         m_status->setText(BenchReading::recognises(log) ? readBenchmark(log) : readStartupLog(log));
         m_apply->setEnabled(true);
@@ -121,7 +129,7 @@ QString CalibrationDialog::compareStartupLog()
     // The settings the prediction is at: the log's where it prints them, else the scenario's (editable).
     m_settings->showScenario(LogCalibration::applySettings(reading, base), LogCalibration::printedSettings(reading),
                              tr("Printed in the log: the prediction takes it from there."));
-    m_settings->show();
+    m_settingsArea->show();
     m_calibrated = LogCalibration::apply(reading, base);
     m_applyText = tr("Calibrate from log");
     const QVector<CalibrationRow> rows = LogCalibration::compare(reading, base);

@@ -11,6 +11,7 @@ QT_BEGIN_NAMESPACE
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
+class QScrollArea;
 class QTableWidget;
 QT_END_NAMESPACE
 
@@ -71,6 +72,7 @@ private:
     QLabel *m_status;
     QPushButton *m_apply;
     EngineSettingsForm *m_settings;
+    QScrollArea *m_settingsArea; ///< m_settings, beside the table
     LogReading m_reading;   ///< the last start-up log read
     Scenario m_base;        ///< the scenario that log is compared with
     Scenario m_calibrated;

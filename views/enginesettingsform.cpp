@@ -54,8 +54,8 @@ void EngineSettingsForm::rebuild(const Scenario &s, const QVector<EngineSettingF
         row.edit = new QLineEdit;
         const QString flag = EngineSettingFields::flag(setting);
         row.edit->setAccessibleName(flag);
-        row.edit->setClearButtonEnabled(true);
         row.edit->setReadOnly(fixed.contains(setting));
+        row.edit->setClearButtonEnabled(!row.edit->isReadOnly()); // emptied: back to the default
         row.problem = new QLabel;
         row.problem->setWordWrap(true);
         row.problem->hide();
