@@ -45,7 +45,8 @@ struct LogReading
     int kvCaches = 0;                   ///< llama.cpp: caches of the last context with their own size line (2 for iSWA)
     std::optional<qint64> requiredKv;   ///< Ollama's estimate memory.required.kv (whole model)
     std::optional<qint64> ctxSize;      ///< the runner's --ctx-size (Ollama: num_ctx x num_parallel)
-    std::optional<int> nBatch;          ///< the runner's --batch-size (Ollama)
+    std::optional<int> nBatch;          ///< the runner's --batch-size (Ollama), llama.cpp's n_ubatch
+    std::optional<double> freeGpuMemoryFraction; ///< TensorRT-LLM's free_gpu_memory_fraction ("fraction is set 0.9")
     std::optional<int> tokensPerBlock;  ///< TensorRT-LLM tokens per block
     std::optional<qint64> kvNeeded;     ///< vLLM: "X GiB KV cache is needed" for one request of max_model_len, per GPU
     std::optional<qint64> estimatedMaxLen; ///< vLLM: "the estimated maximum model length is N"

@@ -345,7 +345,8 @@ QVector<EngineSettingField> LogCalibration::printedSettings(const LogReading &r)
         {Input::MaxModelLen, r.maxModelLen && r.engine != Engine::LlamaCpp}, {Input::MaxNumSeqs, bool(r.maxNumSeqs)},
         {Input::MaxNumBatchedTokens, bool(r.maxNumBatchedTokens)}, {Input::TokensPerBlock, bool(r.tokensPerBlock)},
         {Input::NCtx, r.kvCells || r.ctxSize || (r.engine == Engine::LlamaCpp && r.maxModelLen)}, {Input::NSeq, bool(r.nSeq)},
-        {Input::NBatch, r.nBatch && r.engine == Engine::Ollama}};
+        {Input::NBatch, r.nBatch && (r.engine == Engine::Ollama || r.engine == Engine::LlamaCpp)},
+        {Input::FreeGpuMemoryFraction, r.freeGpuMemoryFraction && r.engine == Engine::Trtllm}};
     for (const auto &[input, given] : printed)
         if (given)
             out << EngineSettingField{input, false};

@@ -294,6 +294,29 @@ private Q_SLOTS:
         QCOMPARE(p->scenario().engineSettings.maxNumBatchedTokens, std::optional<qint64>(2048));
     }
 
+    void readsTheSettingsTensorRTLLMAndLlamaCppPrint()
+    {
+        // TensorRT-LLM 1.1's PyTorch backend on a DGX Spark (J18 in shared/validation/engine-logs.md,
+        // lines verbatim): the free_gpu_memory_fraction it ran at is read and predicted at.
+        const LogReading trt = LogCalibration::read(
+            QStringLiteral("Peak memory during memory usage profiling (torch + non-torch): 113.65 GiB, available KV cache memory when "
+                           "calculating max tokens: 5.95 GiB, fraction is set 0.8999999761581421, kv size is 73728. device total memory "
+                           "119.70 GiB, , tmp kv_mem 0.56 GiB\n"
+                           "[MemUsageChange] Allocated 5.95 GiB for max tokens in paged KV cache (86720).\n"),
+            QStringLiteral("log"));
+        QCOMPARE(trt.engine, Engine::Trtllm);
+        QCOMPARE(trt.freeGpuMemoryFraction, std::optional<double>(0.8999999761581421));
+        QCOMPARE(LogCalibration::applySettings(trt, Scenario{}).engineSettings.freeGpuMemoryFraction, 0.8999999761581421);
+        QVERIFY(LogCalibration::printedSettings(trt).contains(EngineSettingField{Input::FreeGpuMemoryFraction, false}));
+        // llama-server's "n_ubatch   = 512" and n_ctx (tests/data/logs/llamacpp-qwen-32k-diff.log).
+        const LogReading llama = LogCalibration::read(readLog(QStringLiteral("llamacpp-qwen-32k-diff.log")), QStringLiteral("log"));
+        QCOMPARE(llama.engine, Engine::LlamaCpp);
+        QCOMPARE(llama.nBatch, std::optional<int>(512));
+        const QVector<EngineSettingField> printed = LogCalibration::printedSettings(llama);
+        QVERIFY(printed.contains(EngineSettingField{Input::NBatch, false}));
+        QVERIFY(printed.contains(EngineSettingField{Input::NCtx, false}));
+    }
+
     void adviceFollowsTheCalibration()
     {
         // The T4 log again (tests/data/logs/vllm-0.7.2-qwen2.5-1.5b-t4-util0.5.log). Before it, the
