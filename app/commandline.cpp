@@ -33,7 +33,8 @@ const Command commands[] = {
      "  presets add gpu|model ID, edit ID, remove ID: your own presets (field flags below)\n"
      "  presets export FILE|- [ID...], import FILE [--replace]: share your presets as one JSON bundle (-: stdout)\n",
      &runPresets},
-    {"calibrate", "calibrate LOG", "  calibrate LOG   read a vLLM, SGLang or llama.cpp start-up log; printed vs predicted (--json)\n"
+    {"calibrate", "calibrate LOG", "  calibrate LOG   read a vLLM, SGLang, TensorRT-LLM, llama.cpp or Ollama (server.log) start-up log;\n"
+     "                  printed vs predicted, at the settings the log prints (--json)\n"
      "                  or a benchmark (vllm bench serve, sglang.bench_serving, llama-bench): fits the card's\n"
      "                  bandwidth efficiency and compute utilization to its times (--gpu, --model)\n", &runCalibrate},
     {"report", "report", "  report          the PDF capacity report: the plan flags or --scenario FILE, and -o report.pdf\n", &runReport},

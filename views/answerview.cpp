@@ -337,9 +337,16 @@ void AnswerView::trackFit(const Scenario &s, qint64 fit)
 {
     // "Keep N" restores what fitted before a change of a lever: never a count under another
     // model, card, TP, length law or retention cap (a count the cap held, named at the full
-    // context once the cap is off, is no count this plan ever had).
+    // context once the cap is off, is no count this plan ever had), nor one of the machine as
+    // estimated before it was measured (a calibration: the engine, the card's memory, the
+    // weights and workspace, the engine's measured terms).
+    const EngineSettings &e = s.engineSettings;
+    const auto bytes = [](const std::optional<qint64> &v) { return v ? QString::number(*v) : QString(); };
     const QString fitBasis = QStringList{s.model.id, s.gpu.id, QString::number(s.tp), s.distribution ? s.distribution->spec : QString(),
-                                         s.retainTokens ? QString::number(*s.retainTokens) : QString()}
+                                         s.retainTokens ? QString::number(*s.retainTokens) : QString(), Engines::name(s.engine),
+                                         bytes(s.gpuMemoryBytes), bytes(s.weightsBytes), bytes(s.workspaceBytes), bytes(e.kvCacheMemory),
+                                         bytes(e.activationPeak), bytes(e.nonTorch), bytes(e.cudaGraph), bytes(e.freeMemoryBefore),
+                                         bytes(e.freeMemoryAfter)}
                               .join(QLatin1Char('\n'));
     if (fitBasis != m_fitBasis) {
         m_fitBasis = fitBasis;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "chartstyle.h"
 #include "calibrationdialog.h"
+#include "enginesettingsform.h"
 
 #include "core/inputerror.h"
 #include "io/benchcalibration.h"
@@ -12,6 +13,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -22,7 +24,8 @@ CalibrationDialog::CalibrationDialog(Planner *planner, QVector<ModelShape> model
 {
     setWindowTitle(tr("Calibrate from a start-up log or a benchmark"));
     m_log = new QPlainTextEdit;
-    m_log->setPlaceholderText(tr("Paste a vLLM, SGLang or llama.cpp start-up log here, from the model config to the KV cache size; or a "
+    m_log->setPlaceholderText(tr("Paste a vLLM, SGLang, TensorRT-LLM, llama.cpp or Ollama (server.log) start-up log here, from the model "
+                                 "config to the KV cache size; or a "
                                  "benchmark's result: the block under \"Serving Benchmark Result\" of vllm bench serve or "
                                  "sglang.bench_serving, or llama-bench's table."));
     m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
@@ -33,6 +36,13 @@ CalibrationDialog::CalibrationDialog(Planner *planner, QVector<ModelShape> model
     m_table->setTabKeyNavigation(false); // read-only: Tab leaves the table, the arrows walk its cells
     m_status = new QLabel;
     m_status->setWordWrap(true);
+    m_settings = new EngineSettingsForm;
+    // Beside the comparison, scrolling when the engine has more settings than the height shows.
+    m_settingsArea = new QScrollArea;
+    m_settingsArea->setWidget(m_settings);
+    m_settingsArea->setWidgetResizable(true);
+    m_settingsArea->setFrameShape(QFrame::NoFrame);
+    m_settingsArea->hide();
     auto *read = new QPushButton(tr("&Read"));
     m_apply = new QPushButton(tr("&Apply to scenario"));
     m_apply->setEnabled(false);
@@ -42,7 +52,10 @@ CalibrationDialog::CalibrationDialog(Planner *planner, QVector<ModelShape> model
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_log, 2);
     layout->addWidget(m_status);
-    layout->addWidget(m_table, 1);
+    auto *comparison = new QHBoxLayout;
+    comparison->addWidget(m_table, 3);
+    comparison->addWidget(m_settingsArea, 2);
+    layout->addLayout(comparison, 3);
     layout->addWidget(buttons);
     connect(read, &QPushButton::clicked, this, [this] { readLog(m_log->toPlainText()); });
     connect(m_apply, &QPushButton::clicked, this, [this] {
@@ -50,6 +63,17 @@ CalibrationDialog::CalibrationDialog(Planner *planner, QVector<ModelShape> model
         accept();
     });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_settings, &EngineSettingsForm::edited, this, [this](const Scenario &next) {
+        m_base = next;
+        m_apply->setEnabled(false);
+        m_table->setRowCount(0);
+        try {
+            m_status->setText(compareStartupLog());
+            m_apply->setEnabled(true);
+        } catch (const InputError &e) {
+            m_status->setText(ChartStyle::errorHtml(e.text().toHtmlEscaped(), this));
+        }
+    });
     resize(900, 600);
 }
 
@@ -57,6 +81,7 @@ bool CalibrationDialog::readLog(const QString &log)
 {
     m_apply->setEnabled(false);
     m_table->setRowCount(0);
+    m_settingsArea->hide();
     try {
         m_status->setText(BenchReading::recognises(log) ? readBenchmark(log) : readStartupLog(log));
         m_apply->setEnabled(true);
@@ -92,8 +117,19 @@ void CalibrationDialog::addRow(const QStringList &cells)
 
 QString CalibrationDialog::readStartupLog(const QString &log)
 {
-    const LogReading reading = LogCalibration::read(log, tr("log"));
-    const Scenario base = withNamedModel(m_planner->scenario(), reading.model);
+    m_reading = LogCalibration::read(log, tr("log"));
+    m_base = withNamedModel(m_planner->scenario(), m_reading.model);
+    return compareStartupLog();
+}
+
+QString CalibrationDialog::compareStartupLog()
+{
+    const LogReading &reading = m_reading;
+    const Scenario &base = m_base;
+    // The settings the prediction is at: the log's where it prints them, else the scenario's (editable).
+    m_settings->showScenario(LogCalibration::applySettings(reading, base), LogCalibration::printedSettings(reading),
+                             tr("Printed in the log: the prediction takes it from there."));
+    m_settingsArea->show();
     m_calibrated = LogCalibration::apply(reading, base);
     m_applyText = tr("Calibrate from log");
     const QVector<CalibrationRow> rows = LogCalibration::compare(reading, base);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "chartstyle.h"
 
+#include <QApplication>
 #include <QRegularExpression>
 
 #include <QAbstractAxis>
@@ -185,6 +186,19 @@ QColor errorColor(const QWidget *widget)
 QString errorHtml(const QString &escaped, const QWidget *widget)
 {
     return QStringLiteral("<span style='color:%1'>%2</span>").arg(errorColor(widget).name(), escaped);
+}
+
+void markInvalid(QWidget *field, const QString &problem)
+{
+    field->setToolTip(problem);
+    field->setAccessibleDescription(problem);
+    if (problem.isEmpty()) {
+        field->setPalette(QPalette()); // back to the inherited palette
+        return;
+    }
+    QPalette p = field->parentWidget() ? field->parentWidget()->palette() : QApplication::palette();
+    p.setColor(QPalette::Base, blend(p.color(QPalette::Base), QColor(0xd0, 0x30, 0x30), 0.3));
+    field->setPalette(p);
 }
 
 } // namespace Headroom::ChartStyle

@@ -81,4 +81,9 @@ QColor errorColor(const QWidget *widget);
 /// window colour of `widget`'s palette is dark, so a refusal stays readable in Adwaita-Dark.
 QString errorHtml(const QString &escaped, const QWidget *widget);
 
+/// Marks `field` as holding text it cannot read: its tooltip and accessible description say
+/// `problem` and its base is tinted towards red in the palette in use (light and dark alike);
+/// an empty `problem` clears the mark and restores the inherited palette.
+void markInvalid(QWidget *field, const QString &problem);
+
 } // namespace Headroom::ChartStyle

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inputpanel.h"
+#include "enginesettingsdialog.h"
 #include "pickerlabels.h"
 #include "sidepoolinputs.h"
 #include "planner.h"
@@ -94,6 +95,8 @@ void InputPanel::buildPickers()
         combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         combo->setMinimumContentsLength(14);
     }
+    m_engineSettingsButton = new QPushButton(tr("Settings…")); // no mnemonic: the panel's letters are taken
+    m_engineSettingsButton->setToolTip(tr("The engine's settings: utilization or memory fraction, max_model_len, max_num_seqs, n_ctx, ..."));
     for (Engine e : Engines::all()) {
         const QString full = Engines::describe(e);
         m_engine->addItem(full.section(QStringLiteral(" ("), 0, 0), int(e));
@@ -146,7 +149,7 @@ void InputPanel::buildForm()
     // Alt+C and Alt+S go to the boxes, where a number is typed, not to the sliders.
     form->addRow(buddyLabel(tr("&Model"), m_model), m_model);
     form->addRow(buddyLabel(tr("&GPU"), m_gpu), m_gpu);
-    form->addRow(buddyLabel(tr("E&ngine rule"), m_engine), m_engine);
+    form->addRow(buddyLabel(tr("E&ngine rule"), m_engine), row(m_engine, m_engineSettingsButton));
     form->addRow(buddyLabel(tr("&Context"), m_contextSpin), m_contextSlider);
     form->addRow(QString(), m_contextSpin);
     form->addRow(QString(), m_contextNote);
@@ -172,6 +175,13 @@ void InputPanel::connectSignals()
     });
     connect(m_engine, &QComboBox::currentIndexChanged, this,
             [this](int i) { m_planner->setEngine(Engine(m_engine->itemData(i).toInt())); });
+    connect(m_engineSettingsButton, &QPushButton::clicked, this, [this] {
+        if (!m_engineSettings)
+            m_engineSettings = new EngineSettingsDialog(m_planner, window());
+        m_engineSettings->show();
+        m_engineSettings->raise();
+        m_engineSettings->activateWindow();
+    });
     // Each drag of a slider is one undo step of its own (its steps merge; the next drag's do not
     // join it), and so is each step taken by a key, the wheel or a click on the groove: two
     // keyboard changes of the KV precision with a Tab between them were undone by one Ctrl+Z.

@@ -17,6 +17,7 @@ QT_END_NAMESPACE
 
 namespace Headroom {
 
+class EngineSettingsDialog;
 class Planner;
 class SidePoolsPanel;
 class TokenSpinBox;
@@ -60,6 +61,11 @@ public:
     QSlider *tpSlider() const { return m_tpSlider; }
     QComboBox *modelCombo() const { return m_model; }
     QComboBox *gpuCombo() const { return m_gpu; }
+    QComboBox *engineCombo() const { return m_engine; }
+    /// The "Settings..." button beside the engine picker, and the engine settings it opens
+    /// (created on the first click; nullptr before).
+    QPushButton *engineSettingsButton() const { return m_engineSettingsButton; }
+    EngineSettingsDialog *engineSettings() const { return m_engineSettings; }
     /// The "Side pools" group: draft model and LoRA slots (issue #14).
     SidePoolsPanel *sidePools() const { return m_sidePools; }
 
@@ -92,6 +98,8 @@ private:
     QComboBox *m_model;
     QComboBox *m_gpu;
     QComboBox *m_engine;
+    QPushButton *m_engineSettingsButton;
+    EngineSettingsDialog *m_engineSettings = nullptr;
     QSlider *m_contextSlider;
     TokenSpinBox *m_contextSpin;
     QSlider *m_sessionsSlider;

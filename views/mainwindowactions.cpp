@@ -106,7 +106,7 @@ const QVector<MainWindow::ActionRow> &MainWindow::actionTable()
          QT_TR_NOOP("Keep the current scenario as a comparison column, then change one input"), M::Edit, 1, 2, 0, nullptr,
          [](MainWindow &w, bool) { w.pinCurrent(); }},
         {K::Command, QT_TR_NOOP("&Calibrate from log or benchmark…"), noStd, Qt::CTRL | Qt::Key_L,
-         QT_TR_NOOP("Paste a vLLM, SGLang or llama.cpp start-up log (printed against predicted), or a benchmark's result "
+         QT_TR_NOOP("Paste a vLLM, SGLang, TensorRT-LLM, llama.cpp or Ollama start-up log (printed against predicted), or a benchmark's result "
                     "(vllm bench serve, sglang.bench_serving, llama-bench: the card's achieved fractions fitted)"),
          M::Tools, 0, 0, 0, nullptr,
          [](MainWindow &w, bool) { w.calibrate(); }},

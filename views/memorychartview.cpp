@@ -67,7 +67,7 @@ MemoryChartView::Segments segmentsOf(const CapacityResult &r, bool mean)
     s.lora = take(r.loraBytesPerGpu);
     s.workspace = take(r.workspaceBytesPerGpu - r.encoderCacheBytesPerGpu);
     s.encoderCache = take(r.encoderCacheBytesPerGpu);
-    s.heldBack = take(card - r.usableMemoryBytes);
+    s.heldBack = take(r.heldBackBytesPerGpu);
     // At the mean, one KV band: the mean session's bytes are not split by pool.
     // Sessions asked beyond one replica size a fleet: a card of it draws its replica's share.
     const qint64 kv = !mean ? r.kvBytesForSessionsPerGpu
@@ -78,7 +78,7 @@ MemoryChartView::Segments segmentsOf(const CapacityResult &r, bool mean)
     s.draftKv = take(mean ? 0 : r.draftKvBytesForSessionsPerGpu);
     s.free = room;
     // Saturating: a mean past 2^63 bytes is held at INT64_MAX, the demand too.
-    const qint64 fixed = r.weightsBytesPerGpu + r.draftWeightsBytesPerGpu + r.loraBytesPerGpu + r.workspaceBytesPerGpu + (card - r.usableMemoryBytes);
+    const qint64 fixed = r.weightsBytesPerGpu + r.draftWeightsBytesPerGpu + r.loraBytesPerGpu + r.workspaceBytesPerGpu + r.heldBackBytesPerGpu;
     const qint64 demand = kv > std::numeric_limits<qint64>::max() - fixed ? std::numeric_limits<qint64>::max() : fixed + kv;
     s.overflow = std::max<qint64>(0, demand - card);
     // The host tier, per GPU of the node, as a bar of its own.

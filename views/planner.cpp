@@ -219,9 +219,15 @@ void Planner::requestLevers(const LeverTarget &target, qint64 sharedPrefixTokens
 
 void Planner::requestAdvice(const LeverTarget &target)
 {
+    // A report priced for a scenario an edit has replaced since is never shown beside the new
+    // one (the calibrated machine under the estimate's options): it is dropped, and the
+    // requester asks again once the new scenario's result is in.
     runLatest(
         m_advice, [s = m_scenario, models = m_models, gpus = m_gpus, target] { return evaluateLevers(s, models, gpus, target, 0, 0); },
-        [this](const LeverReport &report) { Q_EMIT adviceChanged(report); });
+        [this, asked = m_scenario](const LeverReport &report) {
+            if (asked == m_scenario)
+                Q_EMIT adviceChanged(report);
+        });
 }
 
 Diagnosis Planner::diagnose(qint64 sessions, qint64 tokens) const

@@ -87,7 +87,8 @@ public:
     /// True while a levers request is being priced (or waits for an older one to finish).
     bool leversBusy() const { return m_levers.running; }
     /// The same pricing for the window's "what to do now" (its own latest-wins
-    /// channel, so it never cancels the Levers tab's request): adviceChanged().
+    /// channel, so it never cancels the Levers tab's request): adviceChanged(), only while
+    /// the scenario is still the one priced (a report for a scenario edited since is dropped).
     void requestAdvice(const LeverTarget &target);
     /// Sessions at the risk with the retention cap lifted (against a
     /// distribution with a cap; else std::nullopt), per TP group: what the cap buys.

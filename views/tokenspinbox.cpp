@@ -145,16 +145,10 @@ void TokenSpinBox::setProblem(const QString &problem)
     if (problem == m_problem)
         return;
     m_problem = problem;
-    setToolTip(problem.isEmpty() ? m_reading : problem);
-    setAccessibleDescription(problem);
-    // Tinted towards red in the palette in use, so it reads in light and dark.
-    if (problem.isEmpty()) {
-        setPalette(QPalette()); // back to the inherited palette
-        return;
-    }
-    QPalette p = parentWidget() ? parentWidget()->palette() : QApplication::palette();
-    p.setColor(QPalette::Base, ChartStyle::blend(p.color(QPalette::Base), QColor(0xd0, 0x30, 0x30), 0.3));
-    setPalette(p);
+    ChartStyle::markInvalid(this, problem);
+    // Valid again: the tooltip says how the text was read ("96K read as 96,000").
+    if (problem.isEmpty())
+        setToolTip(m_reading);
 }
 
 void TokenSpinBox::stepBy(int steps)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "commands/options.h"
+#include "core/inputranges.h"
 
 #include "core/inputerror.h"
 #include "core/units.h"
@@ -128,10 +129,7 @@ qint64 countOpt(const QCommandLineParser &p, const char *name, qint64 minimum)
 
 int smallOpt(const QCommandLineParser &p, const char *name)
 {
-    const qint64 v = countOpt(p, name);
-    if (v > 1'000'000)
-        throw InputError(QStringLiteral("--") + QString::fromLatin1(name), QStringLiteral("%1 is implausibly large").arg(v));
-    return int(v);
+    return InputRanges::small(countOpt(p, name), QStringLiteral("--") + QString::fromLatin1(name));
 }
 
 bool refuseRepeatedOptions(const QCommandLineParser &p, QTextStream &err)

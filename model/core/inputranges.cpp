@@ -129,6 +129,13 @@ int check(CountInput input, qint64 value, const QString &field)
     return int(value);
 }
 
+int small(qint64 value, const QString &field)
+{
+    if (value > 1'000'000)
+        throw InputError(field, QStringLiteral("%1 is implausibly large").arg(value));
+    return int(value);
+}
+
 QString name(Input input, InputSource source)
 {
     const InputSpelling &r = spelling(input);

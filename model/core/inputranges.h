@@ -142,6 +142,10 @@ const CountRange &of(CountInput input);
 /// `value` when it lies in the input's range, narrowed to int; else
 /// InputError(field) with the range in the message.
 int check(CountInput input, qint64 value, const QString &field);
+/// A small whole-number setting (TP, PP, a block size, sequences, a batch, heads, layers) as
+/// the command line and the window take it: `value` when at most 1,000,000, narrowed to int;
+/// else InputError(field) "N is implausibly large". The caller has checked it is at least 1.
+int small(qint64 value, const QString &field);
 /// The spellings of `input`.
 const InputSpelling &spelling(Input input);
 /// `input` as `source` spells it; the flag where the source has no field of its own.

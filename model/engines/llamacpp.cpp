@@ -97,6 +97,9 @@ void LlamaCppRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const Q
                         r.kvCells.reset();
                     }}
       << LogPattern{rx(QStringLiteral("\\bn_seq_max\\s+=\\s+(-?\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.nSeq = shapeAt(m, l, "n_seq_max"); }}
+      // "llama_context: n_ubatch = 512" (src/llama-context.cpp): the batch the compute buffers and
+      // the sliding-window cells are sized for.
+      << LogPattern{rx(QStringLiteral("\\bn_ubatch\\s*=\\s*(-?\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.nBatch = shapeAt(m, l, "n_ubatch"); }}
       // llama_kv_cache_init: kv_size = 32768, offload = 1, type_k = 'q8_0', type_v = 'q8_0', n_layer = 64
       // (src/llama-kv-cache.cpp): the cells allocated, whatever n_ctx was asked for.
       << LogPattern{rx(QStringLiteral("\\bkv_size\\s*=\\s*(-?\\d+)")), [&r, shapeAt](const QRegularExpressionMatch &m, int l) { r.engine = Engine::LlamaCpp; r.kvCells = shapeAt(m, l, "kv_size"); }}
@@ -147,6 +150,8 @@ void LlamaCppRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const Q
 
 void LlamaCppRule::applyLog(const LogReading &r, Scenario &s) const
 {
+    if (r.nBatch)
+        s.engineSettings.nBatch = *r.nBatch;
     if (r.kvCells || r.maxModelLen)
         s.engineSettings.nCtx = r.kvCells ? *r.kvCells : *r.maxModelLen;
     if (r.layers && r.kvHeads && r.headDim) {

@@ -24,6 +24,8 @@ struct LogReading
     std::optional<QString> kvDtype;     ///< kv_cache_dtype, or llama.cpp's K type
     std::optional<qint64> totalMemory;  ///< vLLM total_gpu_memory
     std::optional<double> utilization;  ///< vLLM gpu_memory_utilization
+    std::optional<qint64> maxNumSeqs;   ///< vLLM max_num_seqs (its non-default args)
+    std::optional<qint64> maxNumBatchedTokens; ///< vLLM max_num_batched_tokens (the scheduler's chunked-prefill line, its non-default args)
     std::optional<qint64> weights;      ///< per GPU: vLLM "model weights take" / "Model loading took", SGLang mem usage
     std::optional<qint64> nonTorch;
     std::optional<qint64> activationPeak;
@@ -43,7 +45,8 @@ struct LogReading
     int kvCaches = 0;                   ///< llama.cpp: caches of the last context with their own size line (2 for iSWA)
     std::optional<qint64> requiredKv;   ///< Ollama's estimate memory.required.kv (whole model)
     std::optional<qint64> ctxSize;      ///< the runner's --ctx-size (Ollama: num_ctx x num_parallel)
-    std::optional<int> nBatch;          ///< the runner's --batch-size (Ollama)
+    std::optional<int> nBatch;          ///< the runner's --batch-size (Ollama), llama.cpp's n_ubatch
+    std::optional<double> freeGpuMemoryFraction; ///< TensorRT-LLM's free_gpu_memory_fraction ("fraction is set 0.9")
     std::optional<int> tokensPerBlock;  ///< TensorRT-LLM tokens per block
     std::optional<qint64> kvNeeded;     ///< vLLM: "X GiB KV cache is needed" for one request of max_model_len, per GPU
     std::optional<qint64> estimatedMaxLen; ///< vLLM: "the estimated maximum model length is N"

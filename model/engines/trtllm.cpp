@@ -116,13 +116,20 @@ void TrtllmRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QSt
       << LogPattern{rx(QStringLiteral("Using (-?[0-9,]+) tokens in paged KV cache")),
                     [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Trtllm; r.kvTokens = poolTokens(m.captured(1), l, field, "tokens in paged KV cache"); }}
       << LogPattern{rx(QStringLiteral("tokens per block(?:=|: )(-?\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Trtllm; r.tokensPerBlock = shape(m.captured(1), l, field, "tokens per block"); }}
-      << LogPattern{rx(QStringLiteral("primary blocks=(-?[0-9,]+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Trtllm; r.numBlocks = count(m.captured(1), l, field); }};
+      << LogPattern{rx(QStringLiteral("primary blocks=(-?[0-9,]+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Trtllm; r.numBlocks = count(m.captured(1), l, field); }}
+      // The PyTorch backend's profile line (1.1: "... available KV cache memory when calculating max
+      // tokens: 5.95 GiB, fraction is set 0.8999999761581421, kv size is 73728.", J18 in
+      // shared/validation/engine-logs.md): the free_gpu_memory_fraction the run used.
+      << LogPattern{rx(QStringLiteral("fraction is set ") + num),
+                    [&r, field](const QRegularExpressionMatch &m, int l) { r.freeGpuMemoryFraction = LogParse::setting(RealInput::FreeGpuMemoryFraction, m.captured(1), l, field); }};
 }
 
 void TrtllmRule::applyLog(const LogReading &r, Scenario &s) const
 {
     if (r.tokensPerBlock)
         s.engineSettings.trtTokensPerBlock = *r.tokensPerBlock;
+    if (r.freeGpuMemoryFraction)
+        s.engineSettings.freeGpuMemoryFraction = *r.freeGpuMemoryFraction;
 }
 
 } // namespace Headroom

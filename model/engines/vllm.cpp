@@ -305,7 +305,14 @@ void addSettingPatterns(QVector<LogPattern> &p, LogReading &r, const QString &fi
       << LogPattern{rx(QStringLiteral("\\bmodel='([^']+)'")), [&r](const QRegularExpressionMatch &m, int) { r.model = m.captured(1); }}
       << LogPattern{rx(QStringLiteral("max_seq_len=(-?\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.maxModelLen = shape(m.captured(1), l, field, "max_seq_len"); }}
       << LogPattern{rx(QStringLiteral("tensor_parallel_size=(-?\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.tp = shape(m.captured(1), l, field, "tensor_parallel_size"); }}
-      << LogPattern{rx(QStringLiteral("kv_cache_dtype=([a-z0-9_]+)")), [&r](const QRegularExpressionMatch &m, int) { r.kvDtype = m.captured(1); }};
+      << LogPattern{rx(QStringLiteral("kv_cache_dtype=([a-z0-9_]+)")), [&r](const QRegularExpressionMatch &m, int) { r.kvDtype = m.captured(1); }}
+      // The limits a run set: "non-default args: {..., 'max_model_len': 1024, 'max_num_seqs': 64, ...}" (utils.py, V1) and the
+      // scheduler's "Chunked prefill is enabled with max_num_batched_tokens=8192." (config/scheduler.py).
+      << LogPattern{rx(QStringLiteral("'max_model_len': (-?\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.maxModelLen = shape(m.captured(1), l, field, "max_model_len"); }}
+      << LogPattern{rx(QStringLiteral("max_num_seqs") + separator() + QStringLiteral("(-?[0-9,]+)")),
+                    [&r, field](const QRegularExpressionMatch &m, int l) { if (const qint64 n = countAt(m, 1, l, field); n > 0) r.maxNumSeqs = n; }}
+      << LogPattern{rx(QStringLiteral("max_num_batched_tokens") + separator() + QStringLiteral("(-?[0-9,]+)")),
+                    [&r, field](const QRegularExpressionMatch &m, int l) { if (const qint64 n = countAt(m, 1, l, field); n > 0) r.maxNumBatchedTokens = n; }};
 }
 
 // The memory profile's terms as vLLM printed them from 0.6.4 to 0.10: card total, utilization,
@@ -324,6 +331,10 @@ void addProfilePatterns(QVector<LogPattern> &p, LogReading &r, const QString &fi
     p << LogPattern{rx(QStringLiteral("total_gpu_memory") + sep + num + gib),
                     [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Vllm; r.totalMemory = bytesAt(m, 1, l, field); }}
       << LogPattern{rx(QStringLiteral("gpu_memory_utilization") + sep + QStringLiteral("([0-9]+(?:\\.[0-9]+)?)(?![0-9.]*\\s*(?:GiB|GB|MiB|MB))")),
+                    [&r, field](const QRegularExpressionMatch &m, int l) { r.utilization = LogParse::setting(RealInput::GpuMemoryUtilization, m.captured(1), l, field); }}
+      // 0.21 and later print the setting only as its flag: "The current --gpu-memory-utilization=0.5000 is
+      // equivalent to --gpu-memory-utilization=0.4855 without CUDA graph memory profiling" (gpu_worker.py).
+      << LogPattern{rx(QStringLiteral("current --gpu-memory-utilization=([0-9]+(?:\\.[0-9]+)?)")),
                     [&r, field](const QRegularExpressionMatch &m, int l) { r.utilization = LogParse::setting(RealInput::GpuMemoryUtilization, m.captured(1), l, field); }}
       << LogPattern{rx(QStringLiteral("model weights take") + sep + num + gib), [&r, field](const QRegularExpressionMatch &m, int l) { r.weights = bytesAt(m, 1, l, field); }}
       // "Loading model weights took 14.9888 GB" (V0 model_runner.py, V1 to 0.7) and "Model loading
@@ -359,8 +370,9 @@ void addBudgetPatterns(QVector<LogPattern> &p, LogReading &r, const QString &fie
 void addPoolPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field)
 {
     using namespace LogParse;
-    // "# GPU blocks: 1952, # CPU blocks: 2048" (V0; pasted without the "#" too), "# GPU blocks: 1381" (V1 0.7).
-    p << LogPattern{rx(QStringLiteral("GPU blocks: (-?[0-9,]+)")), [&r, field](const QRegularExpressionMatch &m, int l) {
+    // "# GPU blocks: 1952, # CPU blocks: 2048" (V0; pasted without the "#" too), "# GPU blocks: 1381" (V1 0.7),
+    // "# CUDA blocks: 5519, # CPU blocks: 9362" (0.7.2's executor_base.py names the device).
+    p << LogPattern{rx(QStringLiteral("(?:GPU|CUDA) blocks: (-?[0-9,]+)")), [&r, field](const QRegularExpressionMatch &m, int l) {
                         r.engine = Engine::Vllm;
                         // 0 blocks is no pool to compare: the failure, not a figure.
                         if (const qint64 blocks = countAt(m, 1, l, field); blocks == 0)
@@ -459,6 +471,10 @@ void VllmRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QStri
 void VllmRule::applyLog(const LogReading &r, Scenario &s) const
 {
     EngineSettings &e = s.engineSettings;
+    if (r.maxNumSeqs)
+        e.maxNumSeqs = r.maxNumSeqs;
+    if (r.maxNumBatchedTokens)
+        e.maxNumBatchedTokens = r.maxNumBatchedTokens;
     if (r.version.isEmpty() && r.activationPeak && !r.cudaGraph) {
         // A breakdown line without a CUDA-graph term comes from a version that did not subtract it.
         e.vllmMajor = 0;

@@ -24,6 +24,7 @@ QVector<std::pair<Input, std::optional<qint64>>> figuresOf(const LogReading &r)
     return {{Input::Tp, wide(r.tp)}, {Input::MaxModelLen, r.maxModelLen}, {Input::GpuMemory, r.totalMemory}, {Input::Weights, r.weights},
             {Input::NonTorch, r.nonTorch}, {Input::ActivationPeak, r.activationPeak}, {Input::CudaGraph, r.cudaGraph},
             {Input::KvCacheMemory, r.kvBudget}, {Input::FreeMemoryBefore, r.freeBefore}, {Input::FreeMemoryAfter, r.freeAfter},
+            {Input::MaxNumSeqs, r.maxNumSeqs}, {Input::MaxNumBatchedTokens, r.maxNumBatchedTokens},
             {Input::NSeq, wide(r.nSeq)}, {Input::NCtx, r.kvCells}, {Input::NCtx, r.ctxSize}, {Input::Model, wide(r.layers)}, {Input::Model, wide(r.kvHeads)},
             {Input::Model, wide(r.headDim)}};
 }
@@ -304,7 +305,7 @@ Scenario LogCalibration::applySettings(const LogReading &r, Scenario s)
     s.engine = r.engine;
     EngineSettings &e = s.engineSettings;
     // What the log sets is named by its line from here on.
-    for (const Input input : {Input::Tp, Input::MaxModelLen, Input::NSeq, Input::NCtx, Input::Model})
+    for (const Input input : {Input::Tp, Input::MaxModelLen, Input::MaxNumSeqs, Input::MaxNumBatchedTokens, Input::NSeq, Input::NCtx, Input::Model})
         for (const auto &[of, value] : figuresOf(r))
             if (of == input && value && (input != Input::Model || (r.layers && r.kvHeads && r.headDim))) // the shape only when the log gives it whole
                 s.names.set(input, r.names.of(input));
@@ -334,6 +335,24 @@ Scenario LogCalibration::applySettings(const LogReading &r, Scenario s)
     }
     Engines::rule(r.engine).applyLog(r, s);
     return s;
+}
+
+QVector<EngineSettingField> LogCalibration::printedSettings(const LogReading &r)
+{
+    QVector<EngineSettingField> out;
+    const std::pair<Input, bool> printed[] = {
+        {Input::GpuMemoryUtilization, bool(r.utilization)}, {Input::MemFractionStatic, bool(r.memFractionStatic)},
+        {Input::MaxModelLen, r.maxModelLen && r.engine != Engine::LlamaCpp}, {Input::MaxNumSeqs, bool(r.maxNumSeqs)},
+        {Input::MaxNumBatchedTokens, bool(r.maxNumBatchedTokens)}, {Input::TokensPerBlock, bool(r.tokensPerBlock)},
+        {Input::NCtx, r.kvCells || r.ctxSize || (r.engine == Engine::LlamaCpp && r.maxModelLen)}, {Input::NSeq, bool(r.nSeq)},
+        {Input::NBatch, r.nBatch && (r.engine == Engine::Ollama || r.engine == Engine::LlamaCpp)},
+        {Input::FreeGpuMemoryFraction, r.freeGpuMemoryFraction && r.engine == Engine::Trtllm}};
+    for (const auto &[input, given] : printed)
+        if (given)
+            out << EngineSettingField{input, false};
+    if (!r.version.isEmpty() && r.engine == Engine::Vllm) // applySettings takes vLLM's release alone
+        out << EngineSettingField{Input::MaxModelLen, true};
+    return out;
 }
 
 Scenario LogCalibration::apply(const LogReading &r, Scenario base)

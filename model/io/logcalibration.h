@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "engines/enginesettingfields.h"
 #include "engines/logreading.h"
 #include "plan/capacityresult.h"
 #include "inputs/scenario.h"
@@ -57,6 +58,10 @@ public:
     /// engine and version, TP, lengths, cache type, utilization, the engine's own settings
     /// (EngineRule::applyLog); none of the figures the run measured.
     static Scenario applySettings(const LogReading &reading, Scenario base);
+    /// The engine settings the log prints (its utilization or memory fraction, max_model_len,
+    /// max_num_seqs, n_ctx, its release, ...), which applySettings takes from it; every other
+    /// setting of the engine (EngineSettingFields::of) stays the scenario's.
+    static QVector<EngineSettingField> printedSettings(const LogReading &reading);
     /// `base` with the log's measured machine applied: applySettings, then memory, weights,
     /// the measured workspace terms and the printed budget, so later what-ifs start from the
     /// real machine.

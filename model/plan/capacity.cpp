@@ -647,6 +647,7 @@ void addMemoryFigures(CapacityResult &r, const Scenario &s, const KvCost &cost, 
     r.workspaceBytesPerGpu = b.workspace;
     r.gpuMemoryBytes = b.memory;
     r.usableMemoryBytes = b.usable;
+    r.heldBackBytesPerGpu = std::max<qint64>(0, b.memory - b.usable);
     r.kvBudgetBytesPerGpu = std::max<qint64>(0, b.budget);
     r.budgetRule = b.rule;
     r.engineFigures = computeEngineFigures(s, cost, b.budget);

@@ -42,6 +42,7 @@ void addMemoryJson(const CapacityResult &r, QJsonObject &o)
     o.insert(QStringLiteral("workspace_bytes_per_gpu"), r.workspaceBytesPerGpu);
     o.insert(QStringLiteral("gpu_memory_bytes"), r.gpuMemoryBytes);
     o.insert(QStringLiteral("usable_memory_bytes_per_gpu"), r.usableMemoryBytes);
+    o.insert(QStringLiteral("held_back_bytes_per_gpu"), r.heldBackBytesPerGpu);
     o.insert(QStringLiteral("engine_memory_bytes"), r.engineMemoryBytes);
     o.insert(QStringLiteral("kv_budget_bytes_per_gpu"), r.kvBudgetBytesPerGpu);
     o.insert(QStringLiteral("shortfall_bytes_per_gpu"), r.shortfallBytesPerGpu);

@@ -157,6 +157,9 @@ struct CapacityResult
     qint64 workspaceBytesPerGpu = 0;
     qint64 gpuMemoryBytes = 0;        ///< card memory in force
     qint64 usableMemoryBytes = 0;     ///< card x gpu_memory_utilization under vLLM, else the card
+    /// The card the engine leaves unused by its setting, per GPU: card - usable (vLLM's
+    /// 1 - gpu_memory_utilization share), at least 0; neither workspace nor KV.
+    qint64 heldBackBytesPerGpu = 0;
     qint64 engineMemoryBytes = 0;     ///< the card as the engine sees it (torch's total; the card for plain/llama.cpp/Ollama)
     qint64 kvBudgetBytesPerGpu = 0;   ///< usable - weights - workspace, at least 0
     qint64 shortfallBytesPerGpu = 0;  ///< how far weights + workspace exceed the usable memory (0 if not)

@@ -332,7 +332,9 @@ QStringList explainWeightsAndBudget(const Scenario &s, const CapacityResult &r, 
                                            .arg(s.ep ? Derivation::tr(", routed experts over EP %1").arg(*s.ep) : QString(), both(r.weightsBytesPerGpu))
                     : s.tp > 1 ? Derivation::tr("; ÷ TP %1 = %2 per GPU").arg(s.tp).arg(both(r.weightsBytesPerGpu)) : QString());
     out << explainVisionEncoder(s, r, u);
-    const QString usable = Engines::rule(s.engine).usesUtilization() && !s.engineSettings.kvCacheMemory
+    // Pinned (--kv-cache-memory, a calibration) or not, the usable share is the card x utilization and
+    // the rest of the card is held back: the line's terms add up to the exact line under it.
+    const QString usable = Engines::rule(s.engine).usesUtilization()
         ? Derivation::tr("%1 card as torch sees it × %2 gpu_memory_utilization = %3 usable")
               .arg(fmt(r.engineMemoryBytes), QLocale::c().toString(s.gpuMemoryUtilization, 'g', 4), fmt(r.usableMemoryBytes))
         : Derivation::tr("%1 card").arg(fmt(r.gpuMemoryBytes));
