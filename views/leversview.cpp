@@ -98,12 +98,8 @@ void LeversView::buildTable()
     m_table = new QTableWidget(0, 6);
     // The figures' headers on two lines, so the option's column keeps its width under a larger font
     // (issue 31: at 2 points more it had 75 px, its rows 260 px tall, one in view).
-    m_table->setHorizontalHeaderLabels({tr("Option and price paid"), tr("Sessions"), tr("Change
-vs now"), tr("$ per
-session-hour"),
-                                        tr("$ per
-M tokens"), tr("ms per
-token")});
+    m_table->setHorizontalHeaderLabels({tr("Option and price paid"), tr("Sessions"), tr("Change\nvs now"), tr("$ per\nsession-hour"),
+                                        tr("$ per\nM tokens"), tr("ms per\ntoken")});
     // The change is in sessions per GPU against the plan now: the header names its base, the tooltip says which.
     m_table->horizontalHeaderItem(2)->setToolTip(tr("Sessions per GPU against the plan now"));
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);

@@ -407,8 +407,7 @@ private Q_SLOTS:
         LeversView *levers = showLevers(w);
         QTRY_VERIFY(!levers->report().options.isEmpty() && !w.planner()->leversBusy());
         QTableWidget *t = levers->table();
-        QCOMPARE(t->horizontalHeaderItem(3)->text(), QStringLiteral("$ per
-session-hour"));
+        QCOMPARE(t->horizontalHeaderItem(3)->text(), QStringLiteral("$ per\nsession-hour"));
         int cheapest = -1;
         for (int r = 0; r < t->rowCount(); ++r)
             if (levers->report().options.at(r).cheapest)
