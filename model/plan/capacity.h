@@ -63,7 +63,9 @@ QStringList whatIfsInForce(const Scenario &scenario, UnitSystem units);
 /// 6,764 on average over all sessions (p99 over all: 20,000)". `share` (0 to 1) of the
 /// sessions ("conversations" when `conversations`) lose history, `meanByThoseLosing`
 /// tokens each on average (E[L - cap | L > cap]), `meanOverAll` over every session
-/// (E[max(L - cap, 0)]), `p99OverAll` the p99 of max(L - cap, 0).
+/// (E[max(L - cap, 0)]), `p99OverAll` the p99 of max(L - cap, 0). When all lose
+/// history (`share` 1) the two averages are equal and said once: "all sessions lose
+/// history: 91,808 tokens on average each (p99: 91,808)".
 QString historyLostWords(double share, bool conversations, double meanByThoseLosing, double meanOverAll, qint64 p99OverAll);
 /// historyLostWords from the distribution's figures of `r` (truncatedShare,
 /// meanTokensDroppedByThoseLosing, meanTokensDropped, p99TokensDropped). Empty when nothing is lost.

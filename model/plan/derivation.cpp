@@ -91,6 +91,11 @@ QStringList whatIfsInForce(const Scenario &s, UnitSystem u)
 
 QString historyLostWords(double share, bool conversations, double meanByThoseLosing, double meanOverAll, qint64 p99OverAll)
 {
+    // Every one losing history: the two averages are one figure, said once.
+    if (share >= 1.0)
+        return Derivation::tr("all %1 lose history: %2 tokens on average each (p99: %3)")
+            .arg(conversations ? Derivation::tr("conversations") : Derivation::tr("sessions"),
+                 Units::formatCount(qint64(std::llround(meanOverAll))), Units::formatCount(p99OverAll));
     return Derivation::tr("%1% of %2 lose history: %3 tokens on average over those who lose history; %4 on average over all %2 (p99 over all: %5)")
         .arg(Units::formatDecimal(share * 100, 2), conversations ? Derivation::tr("conversations") : Derivation::tr("sessions"),
              Units::formatCount(qint64(std::llround(meanByThoseLosing))), Units::formatCount(qint64(std::llround(meanOverAll))),
