@@ -36,6 +36,9 @@ struct LogReading
     std::optional<double> maxConcurrency;
     std::optional<qint64> freeBefore;   ///< SGLang avail mem before loading
     std::optional<qint64> freeAfter;    ///< SGLang avail mem after loading
+    std::optional<qint64> kvAllocated;  ///< SGLang "KV Cache is allocated. K size: X GB, V size: Y GB": K + V per GPU
+    std::optional<qint64> freeAfterPool; ///< SGLang "Memory pool end. avail mem": free per GPU once the KV pool is allocated
+    std::optional<qint64> graphMemory;  ///< SGLang "Capture cuda graph end ... mem usage": what the CUDA graphs took per GPU
     std::optional<double> memFractionStatic;
     std::optional<qint64> kvSelf;       ///< llama.cpp KV self size (K + V), every cache of the last context
     std::optional<qint64> kvCells;      ///< llama.cpp llama_kv_cache_init "kv_size = N" / the largest cache's cells
@@ -55,8 +58,9 @@ struct LogReading
     /// memory for the KV cache ..."), in order, one per kind (ranks repeat them).
     QStringList failures;
     QStringList failureKinds;           ///< the kind of each failure, so a repeated one is kept once
-    /// True when a KV-cache size was read (a budget, tokens, blocks, KV self, Ollama's estimate).
-    bool hasKvFigure() const { return kvBudget || kvTokens || numBlocks || kvSelf || requiredKv; }
+    /// True when a KV-cache size was read (a budget, tokens, blocks, KV self, Ollama's estimate,
+    /// SGLang's K + V sizes).
+    bool hasKvFigure() const { return kvBudget || kvTokens || numBlocks || kvSelf || requiredKv || kvAllocated; }
     /// True when a figure a run measures was read (beyond the configuration a start-up banner
     /// prints): memory, weights, a KV size, a shape the loader printed, a failure.
     bool hasMeasurements() const

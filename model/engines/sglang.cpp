@@ -156,13 +156,41 @@ void SglangRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QSt
       << LogPattern{rx(QStringLiteral("\\btp_size=(-?\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.tp = shape(m.captured(1), l, field, "tp_size"); }}
       << LogPattern{rx(QStringLiteral("context_length=(-?\\d+)")), [&r, field](const QRegularExpressionMatch &m, int l) { r.maxModelLen = shape(m.captured(1), l, field, "context_length"); }}
       << LogPattern{rx(QStringLiteral("Load weight begin.*avail mem=") + num + gib), [&r, mem, least](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; least(r.freeBefore, mem(m, 1, l)); }}
-      << LogPattern{rx(QStringLiteral("Load weight end.*avail mem=") + num + gib + QStringLiteral(".*mem usage=") + num + gib),
+      // 0.4.1 and before print no "mem usage" on this line ("Load weight end. type=LlamaForCausalLM,
+      // dtype=torch.bfloat16, avail mem=63.72 GB"): the weights are then what loading took of the
+      // free memory, the rank's "Load weight begin" figure less this one.
+      << LogPattern{rx(QStringLiteral("Load weight end.*avail mem=") + num + gib + QStringLiteral("(?:.*mem usage=") + num + gib + QStringLiteral(")?")),
                     [&r, mem](const QRegularExpressionMatch &m, int l) {
                         r.engine = Engine::Sglang;
-                        if (!r.freeAfter || mem(m, 1, l) < *r.freeAfter) {
-                            r.freeAfter = mem(m, 1, l);
-                            r.weights = mem(m, 3, l);
+                        const qint64 after = mem(m, 1, l);
+                        if (!r.freeAfter || after < *r.freeAfter) {
+                            r.freeAfter = after;
+                            if (m.hasCaptured(3))
+                                r.weights = mem(m, 3, l);
+                            else if (r.freeBefore && *r.freeBefore > after)
+                                r.weights = *r.freeBefore - after;
                         }
+                    }}
+      // The pool's own size (memory_pool.py, MHATokenToKVPool): "KV Cache is allocated. K size: 27.13 GB,
+      // V size: 27.13 GB." in 0.4, with "#tokens: N, " before the sizes from 0.4.3. The least rank is kept.
+      << LogPattern{rx(QStringLiteral("KV Cache is allocated\\..*K size: ") + num + gib + QStringLiteral(", V size: ") + num + gib),
+                    [&r, mem, least, field](const QRegularExpressionMatch &m, int l) {
+                        r.engine = Engine::Sglang;
+                        const qint64 k = mem(m, 1, l), v = mem(m, 3, l);
+                        if (k < 1 || v < 1)
+                            throw InputError(field, QStringLiteral("line %1: a K or V size of 0: a pool SGLang allocated holds at least one token "
+                                                                   "(an edited or damaged log?)").arg(l));
+                        least(r.kvAllocated, Units::add(k, v, field));
+                    }}
+      // What is left once the pool is allocated (model_runner.py, "Memory pool end. avail mem=8.34 GB"):
+      // the reserve for activations and CUDA graphs.
+      << LogPattern{rx(QStringLiteral("Memory pool end\\.\\s*avail mem=") + num + gib),
+                    [&r, mem, least](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; least(r.freeAfterPool, mem(m, 1, l)); }}
+      // cuda_graph_runner.py from 0.4.3: "Capture cuda graph end. Time elapsed: 7.23 s. avail mem=0.53 GB. mem usage=0.93 GB."
+      << LogPattern{rx(QStringLiteral("Capture cuda graph end.*mem usage=") + num + gib),
+                    [&r, mem](const QRegularExpressionMatch &m, int l) {
+                        r.engine = Engine::Sglang;
+                        r.graphMemory = std::max(r.graphMemory.value_or(0), mem(m, 1, l));
                     }}
       << LogPattern{rx(QStringLiteral("KV Cache is allocated\\. #tokens: (-?[0-9,]+)")),
                     [&r, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; r.kvTokens = poolTokens(m.captured(1), l, field, "#tokens"); }}

@@ -34,7 +34,8 @@ QVector<std::pair<const char *, std::optional<qint64>>> sizesOf(const LogReading
 {
     return {{"the KV cache memory", r.kvBudget}, {"the KV cache's token count", r.kvTokens}, {"the KV cache's block count", r.numBlocks},
             {"the KV self size", r.kvSelf}, {"memory.required.kv", r.requiredKv}, {"the card's total memory", r.totalMemory},
-            {"the KV cache one request needs", r.kvNeeded}, {"the free memory before loading", r.freeBefore}};
+            {"the KV cache one request needs", r.kvNeeded}, {"the free memory before loading", r.freeBefore},
+            {"the KV cache allocated (K size + V size)", r.kvAllocated}};
 }
 // Every engine's start-up lines (each engine's rule, model/engines/), reading into `r`, and a
 // failed start any PyTorch engine prints (vLLM, SGLang: torch's caching allocator):
@@ -87,7 +88,7 @@ private:
     {
         LogReading reading;
         int from = 0, to = 0;
-        std::array<int, 8> sizeLine{};
+        std::array<int, 9> sizeLine{};
     };
 
     void readLines(const QVector<QStringView> &lines);
@@ -104,7 +105,7 @@ private:
     const QString m_field;
     const QVector<LogPattern> m_patterns;
     PatternIndex m_index;
-    std::array<int, 8> m_sizeLine{}; // the line each of sizesOf's figures was last set on, in this run
+    std::array<int, 9> m_sizeLine{}; // the line each of sizesOf's figures was last set on, in this run
     std::optional<Run> m_lastComplete;
     int m_runStart = 1, m_runsBefore = 0, m_linesUsed = 0;
 };
@@ -462,6 +463,9 @@ QVector<CalibrationRow> LogCalibration::compare(const LogReading &r, const Scena
         rows << CalibrationRow{QStringLiteral("KV cache memory per GPU"), double(*r.kvBudget) / gib, double(predicted.kvBudgetBytesPerGpu) / gib,
                                QStringLiteral("GiB"),
                                r.totalMemory || r.freeAfter ? double(fromTerms.kvBudgetBytesPerGpu) / gib : std::numeric_limits<double>::quiet_NaN()};
+    if (r.kvAllocated)
+        rows << CalibrationRow{QStringLiteral("KV cache allocated (K size + V size) per GPU"), double(*r.kvAllocated) / gib, double(p.kvCacheBytes) / gib,
+                               QStringLiteral("GiB"), r.freeAfter ? double(fromTerms.engineFigures.kvCacheBytes) / gib : std::numeric_limits<double>::quiet_NaN()};
     if (r.kvTokens)
         rows << CalibrationRow{Engines::rule(r.engine).tokensFigure(), double(*r.kvTokens), double(p.kvCacheTokens), QStringLiteral("tokens"),
                                double(f.kvCacheTokens)};
@@ -525,6 +529,21 @@ QStringList LogCalibration::warnings(const LogReading &r, const Scenario &calibr
             out << QStringLiteral("%1 predicted before hardware differs by %2%: plan from the calibrated scenario (the log's measured terms) "
                                   "rather than the estimate.")
                        .arg(row.figure).arg(row.difference() * 100, 0, 'f', 1);
+    }
+    // SGLang's reserve, as the log measured it: what the pool left free ("Memory pool end") is what
+    // activations and CUDA graphs run in; its rule sets it to (1 - mem_fraction_static) of the
+    // free memory at launch, less the request-to-token map allocated beside the pool.
+    if (r.engine == Engine::Sglang && r.freeAfterPool) {
+        QString reserve = QStringLiteral("SGLang left %1 per GPU free after the KV pool (\"Memory pool end\"): its reserve for activations and "
+                                         "CUDA graphs").arg(Units::formatIn(*r.freeAfterPool, Units::GiB, QStringLiteral("GiB"), 2));
+        if (r.freeBefore && calibrated.engineSettings.memFractionStatic)
+            reserve += QStringLiteral(", of the %1 that 1 − mem_fraction_static %2 keeps of the %3 free at launch (the rest holds the request-to-token map)")
+                           .arg(Units::formatIn(qint64(double(*r.freeBefore) * (1.0 - *calibrated.engineSettings.memFractionStatic)), Units::GiB, QStringLiteral("GiB"), 2))
+                           .arg(*calibrated.engineSettings.memFractionStatic)
+                           .arg(Units::formatIn(*r.freeBefore, Units::GiB, QStringLiteral("GiB"), 2));
+        if (r.graphMemory)
+            reserve += QStringLiteral("; CUDA graphs then took %1 of it").arg(Units::formatIn(*r.graphMemory, Units::GiB, QStringLiteral("GiB"), 2));
+        out << reserve + QLatin1Char('.');
     }
     if (rows.isEmpty())
         out << QStringLiteral("The log prints no figure Headroom can compare (a KV size, token count or block count).");

@@ -496,7 +496,11 @@ private Q_SLOTS:
                            QStringLiteral("--kv-heads"), QStringLiteral("8"), QStringLiteral("--head-dim"), QStringLiteral("128"),
                            QStringLiteral("--json")});
         QVERIFY2(r.code == 0, r.err.constData());
-        const QJsonObject row = r.json().value(QStringLiteral("comparison")).toArray().first().toObject();
+        // Row 0 is the pool's size (K size + V size, 2.84 GiB printed), row 1 its tokens.
+        const QJsonArray rows = r.json().value(QStringLiteral("comparison")).toArray();
+        QCOMPARE(rows.size(), 2);
+        QCOMPARE(rows.first().toObject().value(QStringLiteral("unit")).toString(), QStringLiteral("GiB"));
+        const QJsonObject row = rows.at(1).toObject();
         QCOMPARE(row.value(QStringLiteral("printed")).toDouble(), 46611.0);
         // From the log's measured free memory: within the 0.01 GiB it was printed to.
         QVERIFY(std::abs(row.value(QStringLiteral("from_measured")).toDouble() / 46611.0 - 1) < 0.003);

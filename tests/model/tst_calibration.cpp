@@ -73,9 +73,50 @@ private Q_SLOTS:
         QCOMPARE(s.tp, 4);
         QCOMPARE(*s.weightsBytes, 4 * qint64(std::llround(15.54 * double(Units::GiB))));
         const QVector<CalibrationRow> rows = LogCalibration::compare(r, base(dense(64, 40, 8, 128)));
-        QCOMPARE(rows.size(), 1);
+        QCOMPARE(rows.size(), 2);
         // Printed 46,611 tokens; the free-memory figures were printed to 0.01 GiB (see tst_engines).
-        QVERIFY2(std::abs(rows.first().measured - 46611) / 46611 < 0.003, qPrintable(QString::number(rows.first().measured)));
+        QCOMPARE(rows.at(1).printed, 46611.0);
+        QVERIFY2(std::abs(rows.at(1).measured - 46611) / 46611 < 0.003, qPrintable(QString::number(rows.at(1).measured)));
+        // The pool's own size on the same line: "K size: 1.42 GB, V size: 1.42 GB".
+        QVERIFY(std::abs(rows.at(0).printed - 2.84) < 1e-9);
+        QVERIFY2(std::abs(rows.at(0).measured - 2.84) < 0.01, qPrintable(QString::number(rows.at(0).measured)));
+    }
+
+    // SGLang 0.4.1's forms of its memory lines (docs.sglang.ai quick start, 2025-01-23;
+    // tests/data/logs/SOURCE.md): "Load weight end" without "mem usage", "KV Cache is
+    // allocated" with K and V sizes but no token count, "Memory pool end". Every one is read,
+    // and the pool from SGLang's own rule on the two free-memory lines (model_runner.py:
+    // free after load - free at launch x (1 - mem_fraction_static)) is the printed one to the
+    // lines' rounding: (63.72 - 78.81 x 0.12) GiB / 131,072 B per token = 444,521 tokens,
+    // printed max_total_num_tokens=444500.
+    void sglang04EveryMemoryLine()
+    {
+        const LogReading r = LogCalibration::read(log("sglang-0.4-llama-3.1-8b-docs.log"), QStringLiteral("log"));
+        QCOMPARE(r.engine, Engine::Sglang);
+        const auto gib = [](double v) { return qint64(std::llround(v * double(Units::GiB))); };
+        QCOMPARE(*r.freeBefore, gib(78.81));
+        QCOMPARE(*r.freeAfter, gib(63.72));
+        QCOMPARE(*r.weights, gib(78.81) - gib(63.72)); // what loading took: no "mem usage" printed
+        QCOMPARE(*r.kvAllocated, 2 * gib(27.13));
+        QCOMPARE(*r.freeAfterPool, gib(8.34));
+        QCOMPARE(*r.kvTokens, qint64(444500));
+        QCOMPARE(*r.memFractionStatic, 0.88);
+        QCOMPARE(*r.maxModelLen, qint64(131072));
+        // The memory lines (3 begin/end/pool, the KV line) and the summary, server_args: 6 lines.
+        QCOMPARE(r.linesUsed, 6);
+        // Llama-3.1-8B: 32 layers, 32 heads, 8 KV heads, head_dim 128 (its config.json).
+        const QVector<CalibrationRow> rows = LogCalibration::compare(r, base(dense(32, 32, 8, 128)));
+        QCOMPARE(rows.size(), 2);
+        const CalibrationRow &tokens = rows.at(1);
+        QCOMPARE(tokens.printed, 444500.0);
+        // Each free-memory figure is printed to 0.01 GiB: +-0.005 GiB is +-41 tokens on the one
+        // after loading and +-5 on the one at launch.
+        QVERIFY2(std::abs(tokens.measured - 444500) <= 46, qPrintable(QString::number(tokens.measured)));
+        QVERIFY2(std::abs(rows.at(0).measured - 54.26) < 0.01, qPrintable(QString::number(rows.at(0).measured)));
+        // The reserve the pool left, said with SGLang's own figure for it: 0.12 x 78.81 = 9.46 GiB.
+        const QStringList w = LogCalibration::warnings(r, LogCalibration::apply(r, base(dense(32, 32, 8, 128))), rows);
+        QVERIFY2(w.join(QLatin1Char(' ')).contains(QStringLiteral("8.34 GiB per GPU free after the KV pool")), qPrintable(w.join(QLatin1Char('\n'))));
+        QVERIFY2(w.join(QLatin1Char(' ')).contains(QStringLiteral("9.46 GiB")), qPrintable(w.join(QLatin1Char('\n'))));
     }
 
     void llamaCppE11()

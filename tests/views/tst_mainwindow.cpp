@@ -365,8 +365,10 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::ReadOnly));
         CalibrationDialog dialog(w.planner(), {}, &w);
         QVERIFY2(dialog.readLog(QString::fromUtf8(f.readAll())), qPrintable(dialog.status()));
-        QCOMPARE(dialog.table()->rowCount(), 1);
-        QCOMPARE(dialog.table()->item(0, 1)->text(), QStringLiteral("46,611 tokens"));
+        // The pool's size ("K size: 1.42 GB, V size: 1.42 GB") and its token count.
+        QCOMPARE(dialog.table()->rowCount(), 2);
+        QCOMPARE(dialog.table()->item(0, 1)->text(), QStringLiteral("2.84 GiB"));
+        QCOMPARE(dialog.table()->item(1, 1)->text(), QStringLiteral("46,611 tokens"));
         dialog.applyReading();
         QCOMPARE(w.planner()->scenario().engine, Engine::Sglang);
         QCOMPARE(w.planner()->scenario().tp, 4);
