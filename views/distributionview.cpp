@@ -453,17 +453,17 @@ void DistributionView::showResult(const CapacityResult &r)
     const Scenario &s = m_planner->scenario();
     const DistributionFigures &d = r.distribution;
     // Each count names the length it is for (one basis on screen).
-    const qint64 longest = s.retainTokens ? std::min(d.maxTokens, *s.retainTokens) : d.maxTokens;
+    const qint64 longest = d.worstCaseTokens(s.retainTokens);
     QString text = tr("<table cellspacing=4>"
                       "<tr><td>Sessions, worst case (each at %1 tokens, the longest%2)</td><td><b>%3</b></td></tr>"
                       "<tr><td>Sessions at the mean (%4 tokens%10)</td><td><b>%5</b></td></tr>"
                       "<tr><td>Sessions at %6 risk (lengths as distributed)</td><td><b>%7</b></td></tr>"
                       "<tr><td>Admission limit (a margin of %8 of the KV budget)</td><td><b>%9</b></td></tr>")
-                       .arg(Units::formatCount(longest), longest < d.maxTokens ? tr(", at the cap") : QString(),
+                       .arg(Units::formatCount(longest), longest < d.maxTokens ? tr(", at the cap") : d.reservationWords(),
                             Units::formatCount(d.sessionsWorstCase), Units::formatCount(d.meanHeldTokens(s.retainTokens.has_value())),
                             Units::formatCount(d.sessionsAtMean), Units::formatRisk(d.replicaRisk), Units::formatCount(d.sessionsAtRisk),
                             QStringLiteral("%1%").arg(s.marginFraction * 100, 0, 'g', 3), Units::formatCount(d.admissionLimit))
-                       .arg(s.retainTokens ? tr(", the mean of the lengths as capped") : QString());
+                       .arg(s.retainTokens ? tr(", the mean of the lengths as capped") : d.reservationWords());
     text += tr("<tr><td>Overflow at %1</td><td><b>%2</b></td></tr>")
                 .arg(Units::plural(s.sessions, tr("session"), tr("sessions")), Units::formatRisk(d.overflowProbability));
     // Which risk the answer holds, each replica's or the fleet's, and what the other comes to.

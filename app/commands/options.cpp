@@ -46,6 +46,10 @@ void addCommandOptions(QCommandLineParser &p)
         opt("max-batch-size", "TensorRT-LLM build setting max_batch_size (default 2048).", "N"),
         opt("max-num-tokens", "TensorRT-LLM build setting max_num_tokens (default 8192).", "N"),
         opt("max-seq-len", "TensorRT-LLM build setting max_seq_len (default: max_model_len).", "N"),
+        opt("scheduler-policy", "TensorRT-LLM's capacity scheduler: guaranteed-no-evict (its default: each request's prompt and "
+                                "maximum output reserved at admission) or max-utilization (paged, as vLLM).", "POLICY"),
+        opt("max-output-tokens", "The most tokens a request may generate (the clients' max_tokens): what TensorRT-LLM's "
+                                 "guaranteed-no-evict reserves beside each prompt (default: not known; each session at its own length).", "N"),
         opt("pp", "Pipeline-parallel stages per replica: each GPU holds ceil(layers / N) layers (default 1).", "N"),
         opt("dp", "Data-parallel replicas: the fleet when no --target-sessions is given (its GPUs N x TP x PP, its cost per "
                   "month and its overflow probability); refused beside --target-sessions, which sizes the fleet itself (default 1).", "N"),

@@ -163,13 +163,14 @@ Rows lengthRows(const Scenario &s, const CapacityResult &r)
                                               s.fleetRisk ? Cli::tr(", each replica's for the fleet's %1").arg(Units::formatRisk(*s.fleetRisk))
                                                           : QString()));
     // The worst case is its own row only when it is not the count above at the same length.
-    const qint64 longest = s.retainTokens ? std::min(d.maxTokens, *s.retainTokens) : d.maxTokens;
+    const qint64 longest = d.worstCaseTokens(s.retainTokens);
     if (longest != r.reservedTokensPerSession || s.preallocate)
         row(Cli::tr("Worst case"), Cli::tr("%1 (every session at %2 tokens, the longest%3)")
                                        .arg(Units::formatCount(d.sessionsWorstCase), Units::formatCount(longest),
-                                            longest < d.maxTokens ? Cli::tr(" at the cap") : QString()));
-    row(Cli::tr("At the mean"), Cli::tr("%1 (every session at %2 tokens)")
-                                    .arg(Units::formatCount(d.sessionsAtMean), Units::formatCount(d.meanHeldTokens(s.retainTokens.has_value()))));
+                                            longest < d.maxTokens ? Cli::tr(" at the cap") : d.reservationWords()));
+    row(Cli::tr("At the mean"), Cli::tr("%1 (every session at %2 tokens%3)")
+                                    .arg(Units::formatCount(d.sessionsAtMean), Units::formatCount(d.meanHeldTokens(s.retainTokens.has_value())),
+                                         d.reservationWords()));
     row(Cli::tr("Admission limit"), Cli::tr("%1 (the budget less a %2% margin)")
                                         .arg(Units::formatCount(d.admissionLimit), Units::formatDecimal(s.marginFraction * 100, 2)));
     if (!d.fleetTargetFromSessions)

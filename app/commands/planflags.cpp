@@ -92,7 +92,7 @@ void readSidePoolOptions(const QCommandLineParser &p, Scenario &s)
 
 /// The engine's version, build settings and parallelism: --engine-version (for vLLM the
 /// same as --vllm-version), --max-num-seqs, --max-batch-size, --max-num-tokens,
-/// --max-seq-len, --pp, --dp, --ep.
+/// --max-seq-len, --scheduler-policy, --max-output-tokens, --pp, --dp, --ep.
 void engineVersionAndBuild(const QCommandLineParser &p, Scenario &s)
 {
     EngineSettings &e = s.engineSettings;
@@ -113,6 +113,10 @@ void engineVersionAndBuild(const QCommandLineParser &p, Scenario &s)
         e.trtMaxNumTokens = countOpt(p, "max-num-tokens");
     if (isSet(p, "max-seq-len"))
         e.trtMaxSeqLen = countOpt(p, "max-seq-len");
+    if (isSet(p, "scheduler-policy"))
+        e.schedulerPolicy = SchedulerPolicies::parse(value(p, "scheduler-policy"), QStringLiteral("--scheduler-policy"));
+    if (isSet(p, "max-output-tokens"))
+        e.maxOutputTokens = countOpt(p, "max-output-tokens");
     if (isSet(p, "pp"))
         s.pp = smallOpt(p, "pp");
     if (isSet(p, "dp"))

@@ -89,6 +89,8 @@ const InputSpelling spellings[] = {
     {Input::MaxLoras, "--max-loras", "lora.max_loras", "inputs.max_loras", nullptr},
     {Input::MaxLoraRank, "--max-lora-rank", "lora.max_lora_rank", "inputs.max_lora_rank", nullptr},
     {Input::LoraModules, "--lora-modules", "lora.modules", "inputs.lora_modules", nullptr},
+    {Input::MaxOutputTokens, "--max-output-tokens", "engine.max_output_tokens", "inputs.max_output_tokens", nullptr},
+    {Input::SchedulerPolicy, "--scheduler-policy", "engine.scheduler_policy", "inputs.scheduler_policy", nullptr},
 };
 static_assert(sizeof(spellings) / sizeof(spellings[0]) == inputCount, "one spelling per Input");
 

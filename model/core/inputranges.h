@@ -97,8 +97,10 @@ enum class Input {
     GpuMemoryUtilization, MemFractionStatic, FreeGpuMemoryFraction, LengthScale, Risk, FleetRisk, Margin, DecodingShare,
     HostKvMemory, GpusPerNode, ImagesPerRequest, DraftModel, DraftLayers, SpeculativeTokens, MaxLoras, MaxLoraRank,
     LoraModules,
+    // Admission (issue 32): TensorRT-LLM's capacity scheduler and the output it reserves.
+    MaxOutputTokens, SchedulerPolicy,
 };
-constexpr int inputCount = int(Input::LoraModules) + 1;
+constexpr int inputCount = int(Input::SchedulerPolicy) + 1;
 
 /// One input's spellings: its command-line flag, its .headroom field, its
 /// field in a saved plan --json, and its preset field (nullptr where that

@@ -13,6 +13,14 @@
 
 namespace Headroom {
 
+AdmissionRule EngineRule::admission(const Scenario &) const
+{
+    return {QStringLiteral("paged"),
+            QStringLiteral("Paged admission: a session is charged the blocks its tokens fill as they arrive, so sessions are counted "
+                           "at the lengths they reach."),
+            std::nullopt};
+}
+
 namespace Engines {
 
 const EngineRule &rule(Engine e)

@@ -57,6 +57,19 @@ struct KvDtypeSupport
     bool needsNativeCard = false; ///< the engine runs it only on a card whose tensor cores run it (GpuSpec::nativeFormats)
 };
 
+/// How an engine admits a session into its KV cache (issue 32): named in the derivation and in
+/// plan --json (admission_rule). Engines that page (vLLM, SGLang, TensorRT-LLM's MAX_UTILIZATION)
+/// charge a session its resident tokens as they arrive; TensorRT-LLM's GUARANTEED_NO_EVICT
+/// reserves each request's prompt and its maximum output at admission.
+struct AdmissionRule
+{
+    QString name;  ///< "paged", "slots", "GUARANTEED_NO_EVICT", "MAX_UTILIZATION"
+    QString text;  ///< one sentence for the derivation, with its source
+    /// The output tokens reserved beside each prompt at admission (--max-output-tokens under
+    /// GUARANTEED_NO_EVICT); empty when a session is charged only what it holds.
+    std::optional<qint64> reservedOutputTokens;
+};
+
 /// One engine's whole rule, one class per engine (model/engines/<name>.cpp),
 /// the way vLLM keeps one spec class per cache kind: how it carves the card
 /// (budget), what it prints (figures), how its start-up log reads (log
@@ -145,6 +158,8 @@ public:
     virtual std::optional<std::pair<RealInput, double>> memoryFraction(const Scenario &) const { return std::nullopt; }
     /// Sets that setting of `s` to `fraction` (0 to 1); nothing for an engine without one.
     virtual void setMemoryFraction(Scenario &, double) const {}
+    /// How this engine admits sessions under `s` (AdmissionRule); paged by default.
+    virtual AdmissionRule admission(const Scenario &s) const;
     /// The name of its printed token count in a calibration table.
     virtual QString tokensFigure() const { return QStringLiteral("GPU KV cache size"); }
 };

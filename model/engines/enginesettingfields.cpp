@@ -24,6 +24,7 @@ std::optional<qint64> *countOf(Scenario &s, Input input)
     case Input::MaxBatchSize: return &e.trtMaxBatchSize;
     case Input::MaxNumTokens: return &e.trtMaxNumTokens;
     case Input::MaxSeqLen: return &e.trtMaxSeqLen;
+    case Input::MaxOutputTokens: return &e.maxOutputTokens;
     case Input::NCtx: return &e.nCtx;
     default: return nullptr;
     }
@@ -149,6 +150,8 @@ QString text(const Scenario &in, const EngineSettingField &f, const QLocale &loc
         return *b ? Units::formatIn(**b, Units::GiB, QStringLiteral("GiB"), 2) : QString();
     if (const std::optional<Small> n = smallOf(s, f.input))
         return *n->value != n->fallback ? Units::formatCount(*n->value, locale) : QString();
+    if (f.input == Input::SchedulerPolicy)
+        return s.engineSettings.schedulerPolicy != EngineSettings{}.schedulerPolicy ? SchedulerPolicies::name(s.engineSettings.schedulerPolicy) : QString();
     return {};
 }
 
@@ -175,6 +178,8 @@ QString placeholder(const Scenario &s, const EngineSettingField &f, const QLocal
     case Input::MaxBatchSize: return Units::formatCount(Trtllm::defaultMaxBatchSize, locale);
     case Input::MaxNumTokens: return Units::formatCount(Trtllm::defaultMaxNumTokens, locale);
     case Input::MaxSeqLen: return QStringLiteral("max_model_len");
+    case Input::SchedulerPolicy: return QStringLiteral("guaranteed-no-evict (or max-utilization)");
+    case Input::MaxOutputTokens: return QStringLiteral("not known: each session at its own length");
     case Input::NCtx:
         return QStringLiteral("max_model_len, else %1")
             .arg(Units::formatCount(s.engine == Engine::Ollama ? Ollama::defaultContext : LlamaCpp::defaultContext, locale));
@@ -218,6 +223,10 @@ Scenario withText(Scenario s, const EngineSettingField &f, const QString &typed,
         } else {
             e.freeGpuMemoryFraction = v.value_or(EngineSettings{}.freeGpuMemoryFraction);
         }
+        return s;
+    }
+    if (f.input == Input::SchedulerPolicy) {
+        e.schedulerPolicy = text.isEmpty() ? EngineSettings{}.schedulerPolicy : SchedulerPolicies::parse(text, field);
         return s;
     }
     if (std::optional<qint64> *c = countOf(s, f.input)) {

@@ -29,6 +29,8 @@ public:
     QStringList derivation(const Scenario &s, const EngineFigures &f, UnitSystem u) const override;
     void addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field) const override;
     void applyLog(const LogReading &r, Scenario &s) const override;
+    /// How it admits sessions (EngineRule::admission).
+    AdmissionRule admission(const Scenario &s) const override;
 };
 
 namespace LlamaCpp {

@@ -29,6 +29,8 @@ public:
     void addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field) const override;
     void applyLog(const LogReading &r, Scenario &s) const override;
     QString tokensFigure() const override { return QStringLiteral("cells (--ctx-size)"); }
+    /// How it admits sessions (EngineRule::admission).
+    AdmissionRule admission(const Scenario &s) const override;
 };
 
 namespace Ollama {

@@ -128,6 +128,17 @@ std::optional<std::pair<RealInput, double>> SglangRule::memoryFraction(const Sce
     return std::make_pair(RealInput::MemFractionStatic, s.engineSettings.memFractionStatic.value_or(Sglang::defaultMemFractionStatic(s)));
 }
 
+AdmissionRule SglangRule::admission(const Scenario &) const
+{
+    // sglang/srt/managers/schedule_policy.py (PrefillAdder): a request is admitted while the
+    // token pool holds its prompt and the running requests' reserved new tokens.
+    return {QStringLiteral("paged"),
+            QStringLiteral("SGLang pages the KV cache one token at a time: a request is admitted while the pool holds its prompt "
+                           "(managers/schedule_policy.py), so sessions are counted at the lengths they reach; its new_token_ratio "
+                           "headroom for running requests is not taken off."),
+            std::nullopt};
+}
+
 QStringList SglangRule::derivation(const Scenario &, const EngineFigures &e, UnitSystem) const
 {
     return {QStringLiteral("SGLang would print: #tokens %1 (page size 1)").arg(Units::formatCount(e.kvCacheTokens))};

@@ -30,6 +30,8 @@ public:
     void applyLog(const LogReading &r, Scenario &s) const override;
     QString tokensFigure() const override { return QStringLiteral("#tokens"); }
     double budgetUncertainty(const Scenario &s) const override;
+    /// How it admits sessions (EngineRule::admission).
+    AdmissionRule admission(const Scenario &s) const override;
     /// mem_fraction_static, its default by card and TP when unset (EngineRule::memoryFraction).
     std::optional<std::pair<RealInput, double>> memoryFraction(const Scenario &s) const override;
     void setMemoryFraction(Scenario &s, double fraction) const override { s.engineSettings.memFractionStatic = fraction; }

@@ -87,6 +87,31 @@ EngineFigures TrtllmRule::figures(const Scenario &s, const KvCost &cost, qint64 
     return f;
 }
 
+AdmissionRule TrtllmRule::admission(const Scenario &s) const
+{
+    // The capacity scheduler ("Useful Runtime Options", TensorRT-LLM performance tuning guide;
+    // SchedulerConfig.capacity_scheduler_policy, default GUARANTEED_NO_EVICT): a request is
+    // admitted under GUARANTEED_NO_EVICT only when its prompt and its maximum output fit, in blocks
+    // of tokens_per_block, so a started request is never paused.
+    const EngineSettings &e = s.engineSettings;
+    if (e.schedulerPolicy == SchedulerPolicy::MaxUtilization)
+        return {SchedulerPolicies::engineName(e.schedulerPolicy),
+                QStringLiteral("TensorRT-LLM's MAX_UTILIZATION scheduler admits as many requests as fit now and pauses some when the cache "
+                               "is full: paged, so sessions are counted at the lengths they reach."),
+                std::nullopt};
+    if (!e.maxOutputTokens)
+        return {SchedulerPolicies::engineName(e.schedulerPolicy),
+                QStringLiteral("TensorRT-LLM's GUARANTEED_NO_EVICT scheduler (its default) reserves each request's prompt and maximum "
+                               "output at admission; no --max-output-tokens is given, so each session is taken at its own length, as if "
+                               "every request asked for exactly the tokens it generates."),
+                std::nullopt};
+    return {SchedulerPolicies::engineName(e.schedulerPolicy),
+            QStringLiteral("TensorRT-LLM's GUARANTEED_NO_EVICT scheduler (its default) reserves each request's prompt + %1 output tokens "
+                           "(--max-output-tokens) at admission, so a started request is never paused: sessions are counted at that "
+                           "reservation, at most max_seq_len, not at the lengths they reach.").arg(Units::formatCount(*e.maxOutputTokens)),
+            e.maxOutputTokens};
+}
+
 QStringList TrtllmRule::derivation(const Scenario &s, const EngineFigures &e, UnitSystem) const
 {
     return {QStringLiteral("TensorRT-LLM would allocate %1 for %2 tokens (%3 blocks of %4)")

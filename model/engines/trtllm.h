@@ -25,7 +25,7 @@ public:
         return {{QStringLiteral("NVIDIA")}, QStringLiteral("TensorRT-LLM builds on CUDA and TensorRT: NVIDIA GPUs only (docs, installation)")};
     }
     /// Its own settings (EngineRule::settings).
-    QList<Input> settings() const override { return {Input::FreeGpuMemoryFraction, Input::KvCacheMemory, Input::FreeMemoryAfter, Input::TokensPerBlock, Input::MaxBatchSize, Input::MaxNumTokens, Input::MaxSeqLen}; }
+    QList<Input> settings() const override { return {Input::FreeGpuMemoryFraction, Input::KvCacheMemory, Input::FreeMemoryAfter, Input::TokensPerBlock, Input::MaxBatchSize, Input::MaxNumTokens, Input::MaxSeqLen, Input::SchedulerPolicy, Input::MaxOutputTokens}; }
     /// TensorRT-LLM 0.8 (E08).
     EngineVersion checkedVersion() const override { return {0, 8}; }
     /// Its KV-cache formats were read at 1.3 (kvDtypeSource), the budget rule at 0.8.
@@ -36,6 +36,8 @@ public:
     void addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field) const override;
     void applyLog(const LogReading &r, Scenario &s) const override;
     QString tokensFigure() const override { return QStringLiteral("tokens in paged KV cache"); }
+    /// Its capacity scheduler: GUARANTEED_NO_EVICT reserves prompt + --max-output-tokens (EngineRule::admission).
+    AdmissionRule admission(const Scenario &s) const override;
     double budgetUncertainty(const Scenario &s) const override
     {
         return s.engineSettings.kvCacheMemory || s.engineSettings.freeMemoryAfter ? 0 : 0.05;

@@ -235,6 +235,16 @@ void VllmRule::addJson(const EngineFigures &f, QJsonObject &o) const
     o.insert(QStringLiteral("engine_estimated_max_model_len"), f.estimatedMaxModelLen);
 }
 
+AdmissionRule VllmRule::admission(const Scenario &) const
+{
+    // vllm/v1/core/sched/scheduler.py: blocks are allocated per step as tokens arrive
+    // (KVCacheManager.allocate_slots); when none is free the newest running request is preempted.
+    return {QStringLiteral("paged"),
+            QStringLiteral("vLLM pages the KV cache: a request gets blocks as its tokens arrive, and a full pool preempts the newest "
+                           "request (v1/core/sched/scheduler.py), so sessions are counted at the lengths they reach."),
+            std::nullopt};
+}
+
 QStringList VllmRule::derivation(const Scenario &s, const EngineFigures &e, UnitSystem u) const
 {
     QStringList out;

@@ -29,6 +29,8 @@ public:
     /// vLLM's version is always set (0.11 unless given): its formats are that release's.
     EngineVersion kvDtypeVersion(const Scenario &s) const override { return version(s); }
     double budgetUncertainty(const Scenario &s) const override;
+    /// How it admits sessions (EngineRule::admission).
+    AdmissionRule admission(const Scenario &s) const override;
     /// gpu_memory_utilization (EngineRule::memoryFraction).
     std::optional<std::pair<RealInput, double>> memoryFraction(const Scenario &s) const override
     {

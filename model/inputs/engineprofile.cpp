@@ -15,6 +15,30 @@ EngineVersion EngineVersion::parse(const QString &text, const QString &field)
     return {m.captured(1).toInt(), m.captured(2).toInt(), m.captured(3).toInt()};
 }
 
+namespace SchedulerPolicies {
+
+QString name(SchedulerPolicy p)
+{
+    return p == SchedulerPolicy::MaxUtilization ? QStringLiteral("max-utilization") : QStringLiteral("guaranteed-no-evict");
+}
+
+QString engineName(SchedulerPolicy p)
+{
+    return p == SchedulerPolicy::MaxUtilization ? QStringLiteral("MAX_UTILIZATION") : QStringLiteral("GUARANTEED_NO_EVICT");
+}
+
+SchedulerPolicy parse(const QString &text, const QString &field)
+{
+    const QString t = text.trimmed().toLower().replace(QLatin1Char('_'), QLatin1Char('-'));
+    for (const SchedulerPolicy p : {SchedulerPolicy::GuaranteedNoEvict, SchedulerPolicy::MaxUtilization})
+        if (t == name(p))
+            return p;
+    throw InputError(field, QStringLiteral("must be guaranteed-no-evict (TensorRT-LLM's default: each request's prompt and maximum output "
+                                           "reserved at admission) or max-utilization (paged), got \"%1\"").arg(text));
+}
+
+} // namespace SchedulerPolicies
+
 bool EngineSettings::operator==(const EngineSettings &o) const
 {
     return kvCacheMemory == o.kvCacheMemory && freeMemoryBefore == o.freeMemoryBefore
@@ -24,7 +48,8 @@ bool EngineSettings::operator==(const EngineSettings &o) const
         && maxNumSeqs == o.maxNumSeqs
         && vllmMajor == o.vllmMajor && vllmMinor == o.vllmMinor && nCtx == o.nCtx && nSeq == o.nSeq
         && nBatch == o.nBatch && trtTokensPerBlock == o.trtTokensPerBlock && engineVersion == o.engineVersion
-        && trtMaxBatchSize == o.trtMaxBatchSize && trtMaxNumTokens == o.trtMaxNumTokens && trtMaxSeqLen == o.trtMaxSeqLen;
+        && trtMaxBatchSize == o.trtMaxBatchSize && trtMaxNumTokens == o.trtMaxNumTokens && trtMaxSeqLen == o.trtMaxSeqLen
+        && maxOutputTokens == o.maxOutputTokens && schedulerPolicy == o.schedulerPolicy;
 }
 
 } // namespace Headroom

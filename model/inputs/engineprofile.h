@@ -42,6 +42,22 @@ struct EngineVersion
     static EngineVersion parse(const QString &text, const QString &field);
 };
 
+/// TensorRT-LLM's capacity scheduler policy (tensorrt_llm/llmapi/llm_args.py,
+/// CapacitySchedulerPolicy; "Useful Runtime Options", TensorRT-LLM performance tuning guide):
+/// GUARANTEED_NO_EVICT (the default) admits a request only when the KV cache can hold it to
+/// its maximum output, so a started request is never paused; MAX_UTILIZATION admits as many
+/// as fit now and pauses requests when the cache is full (paged, as vLLM).
+enum class SchedulerPolicy { GuaranteedNoEvict, MaxUtilization };
+
+namespace SchedulerPolicies {
+/// "guaranteed-no-evict", "max-utilization": the --scheduler-policy words.
+QString name(SchedulerPolicy p);
+/// "GUARANTEED_NO_EVICT", "MAX_UTILIZATION": the engine's own spelling.
+QString engineName(SchedulerPolicy p);
+/// Reads either spelling, any case, '-' or '_'; throws InputError(field) naming both words.
+SchedulerPolicy parse(const QString &text, const QString &field);
+} // namespace SchedulerPolicies
+
 /// Engine-specific inputs, each optional: measured figures win over defaults.
 /// Bytes are per GPU unless named otherwise.
 struct EngineSettings
@@ -65,6 +81,11 @@ struct EngineSettings
     std::optional<qint64> trtMaxBatchSize;   ///< --max-batch-size (TensorRT-LLM build setting)
     std::optional<qint64> trtMaxNumTokens;   ///< --max-num-tokens (TensorRT-LLM build setting)
     std::optional<qint64> trtMaxSeqLen;      ///< --max-seq-len (TensorRT-LLM build setting; empty: max_model_len)
+    /// --max-output-tokens: the most tokens a request may generate (the clients' max_tokens),
+    /// what TensorRT-LLM's GUARANTEED_NO_EVICT reserves beside each prompt; empty: not known,
+    /// each session is then taken at its own length.
+    std::optional<qint64> maxOutputTokens;
+    SchedulerPolicy schedulerPolicy = SchedulerPolicy::GuaranteedNoEvict; ///< --scheduler-policy (TensorRT-LLM)
     /// --engine-version X.Y of an engine other than vLLM (vLLM keeps vllmMajor/vllmMinor);
     /// empty: the newest release that engine's rule was checked against.
     std::optional<EngineVersion> engineVersion;

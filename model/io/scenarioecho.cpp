@@ -76,6 +76,8 @@ void echoEngine(const Scenario &s, QJsonObject &o)
     o.insert(QStringLiteral("max_batch_size"), orNull(e.trtMaxBatchSize));
     o.insert(QStringLiteral("max_num_tokens"), orNull(e.trtMaxNumTokens));
     o.insert(QStringLiteral("max_seq_len"), orNull(e.trtMaxSeqLen));
+    o.insert(QStringLiteral("scheduler_policy"), SchedulerPolicies::name(e.schedulerPolicy));
+    o.insert(QStringLiteral("max_output_tokens"), orNull(e.maxOutputTokens));
     o.insert(QStringLiteral("engine_memory_bytes"), s.effectiveEngineMemoryBytes());
     o.insert(QStringLiteral("n_ctx"), orNull(e.nCtx));
     o.insert(QStringLiteral("n_seq"), e.nSeq);

@@ -423,6 +423,13 @@ EngineSettings readEngineSettings(const QJsonObject &o, const QString &prefix, c
     es.trtMaxBatchSize = positive("max_batch_size");
     es.trtMaxNumTokens = positive("max_num_tokens");
     es.trtMaxSeqLen = positive("max_seq_len");
+    // Admission (issue 32): TensorRT-LLM's capacity scheduler and the output it reserves.
+    if (const QJsonValue policy = o.value(QStringLiteral("scheduler_policy")); !policy.isUndefined() && !policy.isNull()) {
+        if (!policy.isString())
+            throw InputError(prefix + QStringLiteral("scheduler_policy"), QStringLiteral("must be \"guaranteed-no-evict\" or \"max-utilization\""));
+        es.schedulerPolicy = SchedulerPolicies::parse(policy.toString(), prefix + QStringLiteral("scheduler_policy"));
+    }
+    es.maxOutputTokens = positive("max_output_tokens");
     return es;
 }
 
@@ -741,6 +748,8 @@ QJsonObject ScenarioFile::toJson(const Scenario &s, const QString &name)
     engine.insert(QStringLiteral("max_batch_size"), optional(e.trtMaxBatchSize));
     engine.insert(QStringLiteral("max_num_tokens"), optional(e.trtMaxNumTokens));
     engine.insert(QStringLiteral("max_seq_len"), optional(e.trtMaxSeqLen));
+    engine.insert(QStringLiteral("scheduler_policy"), SchedulerPolicies::name(e.schedulerPolicy));
+    engine.insert(QStringLiteral("max_output_tokens"), optional(e.maxOutputTokens));
     engine.insert(QStringLiteral("pp"), s.pp);
     engine.insert(QStringLiteral("dp"), s.dp);
     engine.insert(QStringLiteral("ep"), optional(s.ep));

@@ -256,16 +256,23 @@ LengthDistribution LengthDistribution::scaled(double factor, const QString &fiel
         throw InputError(field, QStringLiteral("x %1 makes the longest session %2 tokens, beyond 2^53")
                                     .arg(factor)
                                     .arg(double(maximum()) * factor, 0, 'g', 3));
+    // In range: every length x factor <= the maximum's, <= 2^53.
+    LengthDistribution d = mapped([factor](qint64 l) { return qint64(std::llround(double(l) * factor)); });
+    d.meanOutputTokens *= factor;
+    return d;
+}
+
+LengthDistribution LengthDistribution::mapped(const std::function<qint64(qint64)> &f) const
+{
     LengthDistribution d = *this;
-    auto scale = [factor](const QVector<qint64> &ls, const QVector<double> &ps, QVector<qint64> &outL, QVector<double> &outP) {
+    auto map = [&f](const QVector<qint64> &ls, const QVector<double> &ps, QVector<qint64> &outL, QVector<double> &outP) {
         QMap<qint64, double> m;
-        for (int i = 0; i < ls.size(); ++i) // in range: every length x factor <= the maximum's, <= 2^53
-            m[std::max<qint64>(1, qint64(std::llround(double(ls.at(i)) * factor)))] += ps.at(i);
+        for (int i = 0; i < ls.size(); ++i)
+            m[std::max<qint64>(1, f(ls.at(i)))] += ps.at(i);
         assign(m, outL, outP);
     };
-    scale(lengths, probabilities, d.lengths, d.probabilities);
-    scale(promptLengths, promptProbabilities, d.promptLengths, d.promptProbabilities);
-    d.meanOutputTokens *= factor;
+    map(lengths, probabilities, d.lengths, d.probabilities);
+    map(promptLengths, promptProbabilities, d.promptLengths, d.promptProbabilities);
     return d;
 }
 

@@ -6,6 +6,7 @@
 #include <QDebug>
 #include <QString>
 #include <QVector>
+#include <functional>
 
 namespace Headroom {
 
@@ -81,6 +82,9 @@ struct LengthDistribution
     /// as its source spells it (Scenario::field(Input::LengthScale):
     /// "--length-scale", "inputs.length_scale"), as parseLength takes its own.
     LengthDistribution scaled(double factor, const QString &field) const;
+    /// Each length L, and each prompt length, replaced by max(1, f(L)); lengths `f` maps together
+    /// merge, their probabilities summed. `f` must keep every length within maxTokens.
+    LengthDistribution mapped(const std::function<qint64(qint64)> &f) const;
     /// Mean length, tokens.
     double mean() const;
     /// The smallest length L with P(length <= L) >= p.

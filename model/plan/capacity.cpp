@@ -172,11 +172,34 @@ Budget budgetOf(const Scenario &s)
     return b;
 }
 
+// The most tokens a session may reserve at admission under the engine's rule: TensorRT-LLM's
+// max_seq_len (its build setting, else max_model_len); 0 when neither is known.
+qint64 admissionCeiling(const Scenario &s)
+{
+    return s.engineSettings.trtMaxSeqLen.value_or(s.effectiveMaxModelLen());
+}
+
+// What a session of `length` tokens, `output` of them generated, reserves at admission when the
+// engine reserves `maxOutput` beside each prompt (AdmissionRule::reservedOutputTokens): its prompt
+// (at least 1 token) + maxOutput, at most admissionCeiling when one is known. Throws InputError
+// naming --max-output-tokens unless it is from 1 to 2^53.
+qint64 reservationOf(const Scenario &s, qint64 length, qint64 output, qint64 maxOutput)
+{
+    if (maxOutput < 1 || maxOutput > InputLimits::maxTokens)
+        throw InputError(s.field(Input::MaxOutputTokens), QStringLiteral("must be from 1 to 2^53 tokens, got %1").arg(maxOutput));
+    const qint64 reserved = std::max<qint64>(1, length - output) + maxOutput; // both within 2^53: no overflow
+    const qint64 ceiling = admissionCeiling(s);
+    return ceiling > 0 ? std::min(reserved, ceiling) : reserved;
+}
+
 qint64 reservedTokens(const Scenario &s)
 {
     // A retention cap holds every session to min(L, cap), the context included.
-    if (!s.preallocate)
-        return s.retainTokens ? std::min(s.contextTokens, *s.retainTokens) : s.contextTokens;
+    if (!s.preallocate) {
+        const qint64 length = s.retainTokens ? std::min(s.contextTokens, *s.retainTokens) : s.contextTokens;
+        const AdmissionRule admission = Engines::rule(s.engine).admission(s);
+        return admission.reservedOutputTokens ? reservationOf(s, length, s.outputTokens.value_or(0), *admission.reservedOutputTokens) : length;
+    }
     const qint64 maxLen = s.effectiveMaxModelLen();
     if (maxLen <= 0)
         throw InputError(s.field(Input::MaxModelLen),
@@ -233,6 +256,27 @@ LengthDistribution lengthsOf(const Scenario &s, qint64 reserved)
     return s.distribution->scaled(s.lengthScale, s.field(Input::LengthScale));
 }
 
+// The lengths sessions hold at admission under the engine's rule (EngineRule::admission):
+// `lengths` as they are when the engine pages; when it reserves `N` output tokens beside each
+// prompt (TensorRT-LLM's GUARANTEED_NO_EVICT with --max-output-tokens), each session's prompt + N,
+// at most max_seq_len: a trace's own prompts where each request is a session, else each length
+// less its output (--output-tokens, else the trace's mean output, else none).
+LengthDistribution admittedLengths(const Scenario &s, const LengthDistribution &lengths)
+{
+    const AdmissionRule admission = Engines::rule(s.engine).admission(s);
+    if (!admission.reservedOutputTokens || s.preallocate)
+        return lengths;
+    const qint64 n = *admission.reservedOutputTokens;
+    if (!lengths.promptLengths.isEmpty() && lengths.conversations == 0) {
+        LengthDistribution d = lengths;
+        d.lengths = lengths.promptLengths;
+        d.probabilities = lengths.promptProbabilities;
+        return d.mapped([&](qint64 prompt) { return reservationOf(s, prompt, 0, n); });
+    }
+    const qint64 output = s.outputTokens.value_or(qint64(std::llround(lengths.meanOutputTokens)));
+    return lengths.mapped([&](qint64 length) { return reservationOf(s, length, output, n); });
+}
+
 // The shared prefix (system prompt) of a conversation trace, held once per card and not once
 // per session (LengthDistribution::sharedPrefixTokens): its bytes on one GPU in whole blocks at
 // the full per-token rate (no window binds a 512-token prefix), 0 without one or under
@@ -265,7 +309,8 @@ qint64 sessionsOf(const Scenario &s, RiskWork &work)
         if (b.budget <= 0 || per <= 0)
             return 0;
         if (answersByRisk(s))
-            return work.law(lengthsOf(s, reserved), cost, s.retainTokens.value_or(0)).sessionsAtRisk(sessionsBudget(s, cost, b.budget), s.risk).sessions;
+            return work.law(admittedLengths(s, lengthsOf(s, reserved)), cost, s.retainTokens.value_or(0))
+                .sessionsAtRisk(sessionsBudget(s, cost, b.budget), s.risk).sessions;
         return b.budget / per;
     } catch (const InputError &) {
         return -1;
@@ -435,7 +480,17 @@ void addLengthFigures(DistributionFigures &d, const Scenario &s, const LengthDis
 void addRiskFigures(DistributionFigures &d, const Scenario &s, const LengthDistribution &lengths, const KvCost &cost, qint64 cap,
                     qint64 budget, RiskWork &work)
 {
-    RiskWork::Law &law = work.law(lengths, cost, cap);
+    // Counted at what each session holds at admission under the engine's rule: its length when
+    // the engine pages, its prompt + the reserved output under GUARANTEED_NO_EVICT.
+    const std::optional<qint64> reservedOutput = Engines::rule(s.engine).admission(s).reservedOutputTokens;
+    const bool reservesOutput = reservedOutput && !s.preallocate;
+    const LengthDistribution admitted = admittedLengths(s, lengths);
+    if (reservesOutput) {
+        d.reservedOutputTokens = *reservedOutput;
+        d.reservedMaxTokens = admitted.maximum();
+        d.reservedMeanTokens = admitted.mean();
+    }
+    RiskWork::Law &law = work.law(admitted, cost, cap);
     d.meanSessionBytesPerGpu = law.risk().meanBytes();
     const double atMean = double(s.sessions) * d.meanSessionBytesPerGpu;
     d.kvBytesForSessionsAtMeanPerGpu = atMean < 9.2e18 ? qint64(std::llround(atMean)) : std::numeric_limits<qint64>::max();
@@ -455,7 +510,7 @@ void addRiskFigures(DistributionFigures &d, const Scenario &s, const LengthDistr
         d.admissionLimit = law.sessionsAtRisk(admissionBudget, s.risk).sessions;
         d.overflowProbability = law.overflowProbability(s.sessions, budget);
     }
-    if (!lengths.promptLengths.isEmpty() && !s.preallocate && work.figures() != RiskWork::Figures::Counts) {
+    if (!lengths.promptLengths.isEmpty() && !s.preallocate && !reservesOutput && work.figures() != RiskWork::Figures::Counts) {
         // Admission that counts prompts only lets in more sessions than their grown size allows.
         LengthDistribution prompts = lengths;
         prompts.lengths = lengths.promptLengths;
@@ -531,7 +586,7 @@ Scenario withReplicaRisk(const Scenario &s, const KvCost &cost, const CapacityRe
         return s;
     Scenario v = s;
     const double fleet = InputRanges::check(RealInput::FleetRisk, *s.fleetRisk, s.field(Input::FleetRisk));
-    const LengthDistribution lengths = lengthsOf(s, r.reservedTokensPerSession);
+    const LengthDistribution lengths = admittedLengths(s, lengthsOf(s, r.reservedTokensPerSession));
     const qint64 cap = s.preallocate ? 0 : s.retainTokens.value_or(0);
     RiskWork::Law &law = work.law(lengths, cost, cap);
     const qint64 budget = sessionsBudget(s, cost, r.kvBudgetBytesPerGpu);
@@ -650,6 +705,7 @@ void addMemoryFigures(CapacityResult &r, const Scenario &s, const KvCost &cost, 
     r.heldBackBytesPerGpu = std::max<qint64>(0, b.memory - b.usable);
     r.kvBudgetBytesPerGpu = std::max<qint64>(0, b.budget);
     r.budgetRule = b.rule;
+    r.admission = Engines::rule(s.engine).admission(s);
     r.engineFigures = computeEngineFigures(s, cost, b.budget);
     r.engineFigures.activationPeakBytes = b.activationPeak;
     r.engineMemoryBytes = b.engineMemory;

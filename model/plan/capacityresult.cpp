@@ -7,6 +7,13 @@
 
 namespace Headroom {
 
+QString DistributionFigures::reservationWords() const
+{
+    return reservedOutputTokens > 0 ? QStringLiteral(", each its prompt + %1 reserved output tokens").arg(Units::formatCount(reservedOutputTokens))
+                                    : QString();
+}
+
+
 InputError CapacityResult::refusal() const
 {
     const QString prefix = errorField + QStringLiteral(": ");
@@ -100,6 +107,10 @@ void addVerdictJson(const CapacityResult &r, QJsonObject &o)
     o.insert(QStringLiteral("fixes"), QJsonArray::fromStringList(r.fixes));
     o.insert(QStringLiteral("warnings"), QJsonArray::fromStringList(r.warnings));
     o.insert(QStringLiteral("budget_rule"), r.budgetRule);
+    o.insert(QStringLiteral("admission_rule"), r.admission.name);
+    o.insert(QStringLiteral("admission_rule_text"), r.admission.text);
+    o.insert(QStringLiteral("admission_reserved_output_tokens"),
+             r.admission.reservedOutputTokens ? QJsonValue(*r.admission.reservedOutputTokens) : QJsonValue());
 }
 
 // The counts against the distribution: at the risk and how it was settled, worst case, at the
@@ -108,6 +119,9 @@ void addRiskJson(const DistributionFigures &d, QJsonObject &o)
 {
     o.insert(QStringLiteral("sessions_at_risk"), d.sessionsAtRisk);
     o.insert(QStringLiteral("sessions_worst_case"), d.sessionsWorstCase);
+    // Under an admission rule that reserves output, the lengths the counts are at.
+    o.insert(QStringLiteral("reserved_max_tokens"), d.reservedOutputTokens > 0 ? QJsonValue(d.reservedMaxTokens) : QJsonValue());
+    o.insert(QStringLiteral("reserved_mean_tokens"), d.reservedOutputTokens > 0 ? QJsonValue(d.reservedMeanTokens) : QJsonValue());
     o.insert(QStringLiteral("sessions_at_mean"), d.sessionsAtMean);
     o.insert(QStringLiteral("risk_method"), RiskCount::methodName(d.riskMethod));
     o.insert(QStringLiteral("risk_error_bound"), d.riskErrorBound);

@@ -61,10 +61,30 @@ struct DistributionFigures
     /// The mean session's length as held, tokens: meanTokens less meanTokensDropped when a
     /// retention cap is set (`capped`), rounded, at least 1. The one "at the mean" length the
     /// derivation, the window, its chart and the report name.
+    /// Under an admission rule that reserves output (TensorRT-LLM's GUARANTEED_NO_EVICT with
+    /// --max-output-tokens) the mean reservation instead, the length the count at the mean is for.
     qint64 meanHeldTokens(bool capped) const
     {
+        if (reservedOutputTokens > 0)
+            return std::max<qint64>(1, qint64(std::llround(reservedMeanTokens)));
         return std::max<qint64>(1, qint64(std::llround(meanTokens - (capped ? meanTokensDropped : 0.0))));
     }
+    /// The length the worst case is counted at, tokens: the longest reservation under an
+    /// admission rule that reserves output, else the longest length, at most the cap when one is set.
+    qint64 worstCaseTokens(const std::optional<qint64> &cap) const
+    {
+        if (reservedOutputTokens > 0)
+            return reservedMaxTokens;
+        return cap ? std::min(maxTokens, *cap) : maxTokens;
+    }
+    /// ", each its prompt + 1,024 reserved output tokens" under an admission rule that reserves
+    /// output, else empty: said after a length the counts are at (worstCaseTokens, meanHeldTokens).
+    QString reservationWords() const;
+    /// The output tokens the engine reserves beside each prompt at admission (AdmissionRule);
+    /// 0 when sessions are counted at their lengths. The two below are then the reservations'.
+    qint64 reservedOutputTokens = 0;
+    qint64 reservedMaxTokens = 0;   ///< the longest reservation, tokens
+    double reservedMeanTokens = 0;  ///< the mean reservation, tokens
     qint64 p99TokensDropped = 0;   ///< p99 over all sessions of the tokens dropped (0 for those kept whole)
     double meanTokens = 0;         ///< distribution after the length scale, before the cap
     qint64 p50 = 0, p90 = 0, p99 = 0, maxTokens = 0;
@@ -189,6 +209,7 @@ struct CapacityResult
     QString verdict;                  ///< one sentence: what fits and what limits it
     QStringList fixes;                ///< levers that make one more session fit, when none or too few fit
     QString budgetRule;               ///< the engine's budget rule in words
+    AdmissionRule admission;          ///< how the engine admits sessions (EngineRule::admission): what each is counted at
     EngineFigures engineFigures;      ///< what the chosen engine would print
     DistributionFigures distribution; ///< risk-based counts, throughput and fleet
 

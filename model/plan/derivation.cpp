@@ -60,9 +60,9 @@ namespace {
 // "worst case, every session at 14,089 tokens: 35; at the mean of 1,366 tokens: 363".
 QString worstAndMean(const Scenario &s, const DistributionFigures &d)
 {
-    const qint64 longest = s.retainTokens ? std::min(d.maxTokens, *s.retainTokens) : d.maxTokens;
+    const qint64 longest = d.worstCaseTokens(s.retainTokens);
     return Derivation::tr("worst case, every session at %1 tokens%2: %3; at the mean of %4 tokens: %5")
-        .arg(formatCount(longest), longest < d.maxTokens ? Derivation::tr(" (the cap)") : QString(), formatCount(d.sessionsWorstCase),
+        .arg(formatCount(longest), longest < d.maxTokens ? Derivation::tr(" (the cap)") : d.reservationWords(), formatCount(d.sessionsWorstCase),
              formatCount(d.meanHeldTokens(s.retainTokens.has_value())), formatCount(d.sessionsAtMean));
 }
 } // namespace
@@ -374,6 +374,8 @@ QStringList explainEngine(const Scenario &s, const CapacityResult &r, UnitSystem
         out << Derivation::tr("Engine rule (%1): %2").arg(Engines::name(s.engine), r.budgetRule);
     const EngineFigures &e = r.engineFigures;
     out << Engines::rule(s.engine).derivation(s, e, u);
+    if (s.engine != Engine::Plain)
+        out << Derivation::tr("Admission (%1): %2").arg(r.admission.name, r.admission.text);
     if (e.kvCacheTokensHigh > e.kvCacheTokensLow)
         out << Derivation::tr("  before hardware: %1 to %2 tokens (the budget ± %3 of the card, the spread of the checked public "
                               "cases of %4 %5); calibrate with a start-up log to narrow it")

@@ -54,9 +54,9 @@ QString otherBases(const ReportFigures &f)
     // Under a cap the mean is the capped lengths' (what a session holds), said as such, as the
     // window's Lengths tab says it beside the lengths' own mean.
     const QString meanHeldText = s.retainTokens ? tr("%1 tokens, the mean of the lengths as capped").arg(Units::formatCount(f.meanHeld))
-                                                : tr("%1 tokens").arg(Units::formatCount(f.meanHeld));
+                                                : tr("%1 tokens%2").arg(Units::formatCount(f.meanHeld), d.reservationWords());
     QString t1 = QStringLiteral("<h3>%1</h3><table cellspacing=3>").arg(tr("The same card on other bases (each row its own basis)"));
-    t1 += row(tr("Worst case: every session at the longest, %1 tokens").arg(Units::formatCount(s.retainTokens ? std::min(*s.retainTokens, d.maxTokens) : d.maxTokens)),
+    t1 += row(tr("Worst case: every session at the longest, %1 tokens%2").arg(Units::formatCount(d.worstCaseTokens(s.retainTokens)), d.reservationWords()),
               tr("%1 sessions per TP group").arg(Units::formatCount(d.sessionsWorstCase)));
     t1 += row(tr("At the mean length, %1 (overflows about half the time)").arg(meanHeldText), tr("%1 sessions per TP group").arg(Units::formatCount(d.sessionsAtMean)));
     t1 += row(tr("Admission limit: at a %1 risk against the budget less %2%").arg(Units::formatRisk(d.replicaRisk), Units::formatDecimal(s.marginFraction * 100, 1)),

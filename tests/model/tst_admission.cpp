@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Admission (issue 32): TensorRT-LLM's capacity scheduler. GUARANTEED_NO_EVICT, its default,
+// admits a request only when its prompt and its maximum output fit ("Useful Runtime Options",
+// TensorRT-LLM performance tuning guide; the reservation ceil((prompt + max_output) /
+// tokens_per_block) blocks as NVIDIA's dynamo mocker states it, scheduler/trtllm/policy.rs);
+// MAX_UTILIZATION pages, as vLLM does. Counts are checked against hand arithmetic and against
+// a law the test builds itself from the Azure trace's CSV rows.
+#include "plan/capacity.h"
+#include "core/inputerror.h"
+#include "core/units.h"
+#include "lengths/lengthdistribution.h"
+
+#include "testshapes.h"
+
+#include <QFile>
+#include <QJsonObject>
+#include <QMap>
+#include <QTest>
+#include "common/headroomtest.h"
+
+using namespace Headroom;
+using Headroom::Test::dense;
+
+namespace {
+
+const QString conv = QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv");
+
+// Llama-3.1-8B's shape (config.json: 32 layers, 32 heads, 8 KV heads, head_dim 128): 131,072 B
+// per token in bf16; the KV budget pinned to 60 GB (--kv-cache-memory), as issue 32 states it.
+Scenario pinned(Engine engine)
+{
+    Scenario s;
+    s.model = dense(32, 32, 8, 128);
+    s.model.totalParams = s.model.activeParams = 8'030'261'248;
+    s.gpu = GpuSpec::custom(80 * Units::GiB);
+    s.engine = engine;
+    s.engineSettings.kvCacheMemory = 60'000'000'000;
+    s.contextTokens = 8192;
+    s.sessions = 1;
+    return s;
+}
+
+// The Azure conversation trace read by the test itself: each row's ContextTokens + `add`
+// tokens (the prompt plus a reserved output), as a law of equal weights.
+LengthDistribution promptsPlus(qint64 add)
+{
+    QFile f(conv);
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("cannot read %s", qPrintable(conv));
+    QMap<qint64, double> counts;
+    double rows = 0;
+    f.readLine(); // header
+    while (!f.atEnd()) {
+        const QList<QByteArray> cells = f.readLine().trimmed().split(',');
+        if (cells.size() < 3)
+            continue;
+        counts[cells.at(1).toLongLong() + add] += 1;
+        rows += 1;
+    }
+    LengthDistribution d;
+    d.kind = LengthDistribution::Kind::Trace;
+    for (auto it = counts.cbegin(); it != counts.cend(); ++it) {
+        d.lengths << it.key();
+        d.probabilities << it.value() / rows;
+    }
+    return d;
+}
+
+} // namespace
+
+class TestAdmission : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    // One length: 8,192-token sessions of which 512 are output, so a 7,680-token prompt.
+    // GUARANTEED_NO_EVICT with --max-output-tokens 2048 reserves 7,680 + 2,048 = 9,728 tokens
+    // (304 blocks of 32): 9,728 x 131,072 B = 1,275,068,416 B, 60e9 / that = 47.06, so 47.
+    // MAX_UTILIZATION and vLLM page: 8,192 x 131,072 B = 1,073,741,824 B, 60e9 / that = 55.88, so 55.
+    void oneLengthReservesPromptAndMaxOutput()
+    {
+        Scenario gne = pinned(Engine::Trtllm);
+        gne.outputTokens = 512;
+        gne.engineSettings.maxOutputTokens = 2048;
+        const CapacityResult a = computeCapacity(gne);
+        QVERIFY2(a.ok, qPrintable(a.error));
+        QCOMPARE(a.reservedTokensPerSession, qint64(9728));
+        QCOMPARE(a.maxSessions, qint64(47));
+        QCOMPARE(a.admission.name, QStringLiteral("GUARANTEED_NO_EVICT"));
+        QCOMPARE(*a.admission.reservedOutputTokens, qint64(2048));
+
+        Scenario mu = gne;
+        mu.engineSettings.schedulerPolicy = SchedulerPolicy::MaxUtilization;
+        const CapacityResult b = computeCapacity(mu);
+        QCOMPARE(b.maxSessions, qint64(55));
+        QCOMPARE(b.admission.name, QStringLiteral("MAX_UTILIZATION"));
+        QVERIFY(!b.admission.reservedOutputTokens);
+
+        Scenario vllm = pinned(Engine::Vllm);
+        vllm.outputTokens = 512;
+        QCOMPARE(computeCapacity(vllm).maxSessions, qint64(55));
+        QCOMPARE(computeCapacity(vllm).admission.name, QStringLiteral("paged"));
+    }
+
+    // The reservation stops at max_seq_len: a 2,048-token build ceiling holds 7,680 + 2,048
+    // to 2,048 tokens (the request is refused longer prompts; here it only caps the count).
+    void reservationStopsAtMaxSeqLen()
+    {
+        Scenario s = pinned(Engine::Trtllm);
+        s.contextTokens = 1024;
+        s.outputTokens = 256;
+        s.engineSettings.maxOutputTokens = 4096;
+        s.engineSettings.trtMaxSeqLen = 2048;
+        QCOMPARE(computeCapacity(s).reservedTokensPerSession, qint64(2048));
+    }
+
+    // The Azure conversation trace with the budget pinned: under GUARANTEED_NO_EVICT and
+    // --max-output-tokens 1024 each request is counted at its prompt + 1,024, so the count is
+    // the paged count of a law of ContextTokens + 1,024 (built here from the CSV), and below
+    // vLLM's; under MAX_UTILIZATION it is vLLM's.
+    void traceAdmitsFewerUnderGuaranteedNoEvict()
+    {
+        auto planned = [](Engine engine, std::optional<qint64> maxOutput, SchedulerPolicy policy, const LengthDistribution &lengths) {
+            Scenario s = pinned(engine);
+            s.distribution = lengths;
+            s.contextTokens = lengths.maximum();
+            s.engineSettings.maxOutputTokens = maxOutput;
+            s.engineSettings.schedulerPolicy = policy;
+            const CapacityResult r = computeCapacity(s);
+            if (!r.ok)
+                qFatal("%s", qPrintable(r.error));
+            return r.distribution.sessionsAtRisk;
+        };
+        const LengthDistribution trace = LengthDistribution::fromTrace(conv, QStringLiteral("trace"));
+        const qint64 vllm = planned(Engine::Vllm, std::nullopt, SchedulerPolicy::GuaranteedNoEvict, trace);
+        const qint64 gne = planned(Engine::Trtllm, 1024, SchedulerPolicy::GuaranteedNoEvict, trace);
+        const qint64 mu = planned(Engine::Trtllm, 1024, SchedulerPolicy::MaxUtilization, trace);
+        const qint64 reference = planned(Engine::Trtllm, std::nullopt, SchedulerPolicy::MaxUtilization, promptsPlus(1024));
+        QVERIFY2(gne < vllm, qPrintable(QStringLiteral("%1 vs %2").arg(gne).arg(vllm)));
+        QCOMPARE(gne, reference);
+        QCOMPARE(mu, vllm);
+        QVERIFY(vllm > 0);
+    }
+
+    // In plan --json: the rule by name, its sentence, and the output it reserves.
+    void admissionRuleInJson()
+    {
+        Scenario s = pinned(Engine::Trtllm);
+        s.engineSettings.maxOutputTokens = 1024;
+        const QJsonObject o = computeCapacity(s).toJson();
+        QCOMPARE(o.value(QStringLiteral("admission_rule")).toString(), QStringLiteral("GUARANTEED_NO_EVICT"));
+        QVERIFY(o.value(QStringLiteral("admission_rule_text")).toString().contains(QStringLiteral("1,024")));
+        QCOMPARE(o.value(QStringLiteral("admission_reserved_output_tokens")).toInteger(), qint64(1024));
+        QCOMPARE(computeCapacity(pinned(Engine::Vllm)).toJson().value(QStringLiteral("admission_rule")).toString(), QStringLiteral("paged"));
+    }
+
+    // A policy word the engine does not have, and a maximum output out of range, are refused by name.
+    void badInputsNameTheirField()
+    {
+        try {
+            SchedulerPolicies::parse(QStringLiteral("fifo"), QStringLiteral("--scheduler-policy"));
+            QFAIL("fifo was taken");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), QStringLiteral("--scheduler-policy"));
+        }
+        QCOMPARE(SchedulerPolicies::parse(QStringLiteral("MAX_UTILIZATION"), QString()), SchedulerPolicy::MaxUtilization);
+        Scenario s = pinned(Engine::Trtllm);
+        s.engineSettings.maxOutputTokens = qint64(1) << 60;
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY(!r.ok);
+        QVERIFY2(r.error.contains(QStringLiteral("--max-output-tokens")), qPrintable(r.error));
+    }
+};
+
+HEADROOM_TEST_MAIN(TestAdmission, QCoreApplication)
+#include "tst_admission.moc"
