@@ -30,13 +30,12 @@ struct LogReading
     std::optional<qint64> nonTorch;
     std::optional<qint64> activationPeak;
     std::optional<qint64> cudaGraph;
-    std::optional<qint64> kvBudget;     ///< per GPU: "Available KV cache memory" / "reserved for KV Cache"
+    std::optional<qint64> kvBudget;     ///< per GPU: "Available KV cache memory" / "reserved for KV Cache" / SGLang's K size + V size
     std::optional<qint64> numBlocks;    ///< "# GPU blocks"
     std::optional<qint64> kvTokens;     ///< "GPU KV cache size" / SGLang "#tokens"
     std::optional<double> maxConcurrency;
     std::optional<qint64> freeBefore;   ///< SGLang avail mem before loading
     std::optional<qint64> freeAfter;    ///< SGLang avail mem after loading
-    std::optional<qint64> kvAllocated;  ///< SGLang "KV Cache is allocated. K size: X GB, V size: Y GB": K + V per GPU
     std::optional<qint64> freeAfterPool; ///< SGLang "Memory pool end. avail mem": free per GPU once the KV pool is allocated
     std::optional<qint64> graphMemory;  ///< SGLang "Capture cuda graph end ... mem usage": what the CUDA graphs took per GPU
     std::optional<double> memFractionStatic;
@@ -58,9 +57,8 @@ struct LogReading
     /// memory for the KV cache ..."), in order, one per kind (ranks repeat them).
     QStringList failures;
     QStringList failureKinds;           ///< the kind of each failure, so a repeated one is kept once
-    /// True when a KV-cache size was read (a budget, tokens, blocks, KV self, Ollama's estimate,
-    /// SGLang's K + V sizes).
-    bool hasKvFigure() const { return kvBudget || kvTokens || numBlocks || kvSelf || requiredKv || kvAllocated; }
+    /// True when a KV-cache size was read (a budget, tokens, blocks, KV self, Ollama's estimate).
+    bool hasKvFigure() const { return kvBudget || kvTokens || numBlocks || kvSelf || requiredKv; }
     /// True when a figure a run measures was read (beyond the configuration a start-up banner
     /// prints): memory, weights, a KV size, a shape the loader printed, a failure.
     bool hasMeasurements() const

@@ -183,7 +183,11 @@ void SglangRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QSt
                         }
                     }}
       // The pool's own size (memory_pool.py, MHATokenToKVPool): "KV Cache is allocated. K size: 27.13 GB,
-      // V size: 27.13 GB." in 0.4, with "#tokens: N, " before the sizes from 0.4.3. The least rank is kept.
+      // V size: 27.13 GB." in 0.4, with "#tokens: N, " before the sizes from 0.4.3; the least rank is
+      // kept. It is the KV budget the pool got, as vLLM's "Available KV cache memory" is: SGLang
+      // measures the free memory again when it sizes the pool (profile_max_num_token,
+      // model_runner_kv_cache_mixin.py), after buffers allocated since "Load weight end", so the
+      // two free-memory lines alone can miss by those buffers (J04: 0.03 GiB).
       << LogPattern{rx(QStringLiteral("KV Cache is allocated\\..*K size: ") + num + gib + QStringLiteral(", V size: ") + num + gib),
                     [&r, mem, least, field](const QRegularExpressionMatch &m, int l) {
                         r.engine = Engine::Sglang;
@@ -191,7 +195,18 @@ void SglangRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QSt
                         if (k < 1 || v < 1)
                             throw InputError(field, QStringLiteral("line %1: a K or V size of 0: a pool SGLang allocated holds at least one token "
                                                                    "(an edited or damaged log?)").arg(l));
-                        least(r.kvAllocated, Units::add(k, v, field));
+                        // The two printed figures added as printed (27.13 + 27.13 GB = 54.26 GB), then as bytes.
+                        const bool sameUnit = m.captured(2).compare(m.captured(4), Qt::CaseInsensitive) == 0;
+                        const qint64 pool = sameUnit ? bytes(QString::number(m.captured(1).toDouble() + m.captured(3).toDouble(), 'g', 17), m.captured(2), l, field)
+                                                     : Units::add(k, v, field);
+                        // The pool is carved from what the weights left: never more than that.
+                        if (r.freeAfter && pool > *r.freeAfter)
+                            throw InputError(field, QStringLiteral("line %1: a KV pool of %2 (K + V) is more than the %3 free after the weights "
+                                                                   "loaded: an edited or damaged log?")
+                                                        .arg(l)
+                                                        .arg(Units::formatIn(pool, Units::GiB, QStringLiteral("GiB"), 2),
+                                                             Units::formatIn(*r.freeAfter, Units::GiB, QStringLiteral("GiB"), 2)));
+                        least(r.kvBudget, pool);
                     }}
       // What is left once the pool is allocated (model_runner.py, "Memory pool end. avail mem=8.34 GB"):
       // the reserve for activations and CUDA graphs.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "engines/trtllm.h"
+#include "core/inputerror.h"
 
 namespace Headroom {
 
@@ -146,7 +147,24 @@ void TrtllmRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QSt
       // tokens: 5.95 GiB, fraction is set 0.8999999761581421, kv size is 73728.", J18 in
       // shared/validation/engine-logs.md): the free_gpu_memory_fraction the run used.
       << LogPattern{rx(QStringLiteral("fraction is set ") + num),
-                    [&r, field](const QRegularExpressionMatch &m, int l) { r.freeGpuMemoryFraction = LogParse::setting(RealInput::FreeGpuMemoryFraction, m.captured(1), l, field); }};
+                    [&r, field](const QRegularExpressionMatch &m, int l) { r.freeGpuMemoryFraction = LogParse::setting(RealInput::FreeGpuMemoryFraction, m.captured(1), l, field); }}
+      // The same line's measured terms (tensorrt_llm/_torch/pyexecutor/_util.py, KvCacheCreator):
+      // the pool is the fraction of (device total - the profiled peak + the temporary KV pool the
+      // profiling run held): "Peak memory during memory usage profiling (torch + non-torch):
+      // 113.65 GiB, ... device total memory 119.70 GiB, , tmp kv_mem 0.56 GiB" (J18: 0.9 x 6.61 =
+      // 5.949 GiB against the 5.95 GiB allocated). Read as the card and the free memory after loading.
+      << LogPattern{rx(QStringLiteral("Peak memory during memory usage profiling \\(torch \\+ non-torch\\): ") + num + gib
+                       + QStringLiteral(".*device total memory ") + num + gib + QStringLiteral(".*tmp kv_mem ") + num + gib),
+                    [&r, field](const QRegularExpressionMatch &m, int l) {
+                        r.engine = Engine::Trtllm;
+                        const qint64 peak = bytes(m.captured(1), m.captured(2), l, field), total = bytes(m.captured(3), m.captured(4), l, field),
+                                     temporary = bytes(m.captured(5), m.captured(6), l, field);
+                        if (peak > total)
+                            throw InputError(field, QStringLiteral("line %1: a profiled peak of %2 %3 above the device's %4 %5 (an edited or damaged log?)")
+                                                        .arg(l).arg(m.captured(1), m.captured(2), m.captured(3), m.captured(4)));
+                        r.totalMemory = total;
+                        r.freeAfter = Units::add(total - peak, temporary, field);
+                    }};
 }
 
 void TrtllmRule::applyLog(const LogReading &r, Scenario &s) const

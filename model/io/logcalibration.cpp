@@ -34,8 +34,7 @@ QVector<std::pair<const char *, std::optional<qint64>>> sizesOf(const LogReading
 {
     return {{"the KV cache memory", r.kvBudget}, {"the KV cache's token count", r.kvTokens}, {"the KV cache's block count", r.numBlocks},
             {"the KV self size", r.kvSelf}, {"memory.required.kv", r.requiredKv}, {"the card's total memory", r.totalMemory},
-            {"the KV cache one request needs", r.kvNeeded}, {"the free memory before loading", r.freeBefore},
-            {"the KV cache allocated (K size + V size)", r.kvAllocated}};
+            {"the KV cache one request needs", r.kvNeeded}, {"the free memory before loading", r.freeBefore}};
 }
 // Every engine's start-up lines (each engine's rule, model/engines/), reading into `r`, and a
 // failed start any PyTorch engine prints (vLLM, SGLang: torch's caching allocator):
@@ -88,7 +87,7 @@ private:
     {
         LogReading reading;
         int from = 0, to = 0;
-        std::array<int, 9> sizeLine{};
+        std::array<int, 8> sizeLine{};
     };
 
     void readLines(const QVector<QStringView> &lines);
@@ -105,7 +104,7 @@ private:
     const QString m_field;
     const QVector<LogPattern> m_patterns;
     PatternIndex m_index;
-    std::array<int, 9> m_sizeLine{}; // the line each of sizesOf's figures was last set on, in this run
+    std::array<int, 8> m_sizeLine{}; // the line each of sizesOf's figures was last set on, in this run
     std::optional<Run> m_lastComplete;
     int m_runStart = 1, m_runsBefore = 0, m_linesUsed = 0;
 };
@@ -387,6 +386,9 @@ bool LogCalibration::namesModel(const QString &printed, const QString &hfId)
     // presets/models/llama-3.1-8b.json; the same holds for -chat, -it, -hf, -base, -pt).
     auto core = [](const QString &name) {
         QString n = name.trimmed().section(QLatin1Char('/'), -1).toLower();
+        // Meta's repositories before their December 2024 rename: "Meta-Llama-3.1-8B" is "Llama-3.1-8B".
+        if (n.startsWith(QLatin1String("meta-llama-")))
+            n.remove(0, 5);
         static const QRegularExpression suffix(QStringLiteral("[-_.](?:instruct|chat|it|hf|base|pt)$"));
         for (QString before; before != n;) {
             before = n;
@@ -463,9 +465,6 @@ QVector<CalibrationRow> LogCalibration::compare(const LogReading &r, const Scena
         rows << CalibrationRow{QStringLiteral("KV cache memory per GPU"), double(*r.kvBudget) / gib, double(predicted.kvBudgetBytesPerGpu) / gib,
                                QStringLiteral("GiB"),
                                r.totalMemory || r.freeAfter ? double(fromTerms.kvBudgetBytesPerGpu) / gib : std::numeric_limits<double>::quiet_NaN()};
-    if (r.kvAllocated)
-        rows << CalibrationRow{QStringLiteral("KV cache allocated (K size + V size) per GPU"), double(*r.kvAllocated) / gib, double(p.kvCacheBytes) / gib,
-                               QStringLiteral("GiB"), r.freeAfter ? double(fromTerms.engineFigures.kvCacheBytes) / gib : std::numeric_limits<double>::quiet_NaN()};
     if (r.kvTokens)
         rows << CalibrationRow{Engines::rule(r.engine).tokensFigure(), double(*r.kvTokens), double(p.kvCacheTokens), QStringLiteral("tokens"),
                                double(f.kvCacheTokens)};

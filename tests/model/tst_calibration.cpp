@@ -74,21 +74,24 @@ private Q_SLOTS:
         QCOMPARE(*s.weightsBytes, 4 * qint64(std::llround(15.54 * double(Units::GiB))));
         const QVector<CalibrationRow> rows = LogCalibration::compare(r, base(dense(64, 40, 8, 128)));
         QCOMPARE(rows.size(), 2);
-        // Printed 46,611 tokens; the free-memory figures were printed to 0.01 GiB (see tst_engines).
-        QCOMPARE(rows.at(1).printed, 46611.0);
-        QVERIFY2(std::abs(rows.at(1).measured - 46611) / 46611 < 0.003, qPrintable(QString::number(rows.at(1).measured)));
-        // The pool's own size on the same line: "K size: 1.42 GB, V size: 1.42 GB".
+        // The pool's own size on the #tokens line, "K size: 1.42 GB, V size: 1.42 GB", is its KV
+        // budget; from the measured free memory (printed to 0.01 GiB) SGLang's rule gives the same.
+        QCOMPARE(rows.at(0).figure, QStringLiteral("KV cache memory per GPU"));
         QVERIFY(std::abs(rows.at(0).printed - 2.84) < 1e-9);
         QVERIFY2(std::abs(rows.at(0).measured - 2.84) < 0.01, qPrintable(QString::number(rows.at(0).measured)));
+        // Printed 46,611 tokens; counted from the 2.84 GiB (each size printed to 0.01 GiB: +-164 tokens).
+        QCOMPARE(rows.at(1).printed, 46611.0);
+        QVERIFY2(std::abs(rows.at(1).measured - 46611) <= 164, qPrintable(QString::number(rows.at(1).measured)));
     }
 
     // SGLang 0.4.1's forms of its memory lines (docs.sglang.ai quick start, 2025-01-23;
     // tests/data/logs/SOURCE.md): "Load weight end" without "mem usage", "KV Cache is
-    // allocated" with K and V sizes but no token count, "Memory pool end". Every one is read,
-    // and the pool from SGLang's own rule on the two free-memory lines (model_runner.py:
-    // free after load - free at launch x (1 - mem_fraction_static)) is the printed one to the
-    // lines' rounding: (63.72 - 78.81 x 0.12) GiB / 131,072 B per token = 444,521 tokens,
-    // printed max_total_num_tokens=444500.
+    // allocated" with K and V sizes but no token count, "Memory pool end". Every one is read.
+    // The pool's K + V (54.26 GiB) is its budget, and the count from it is the printed one to the
+    // sizes' rounding: 54.26 GiB / 131,072 B per token = 444,497 tokens, printed
+    // max_total_num_tokens=444500. SGLang's own rule on the two free-memory lines (model_runner.py:
+    // free after load - free at launch x (1 - mem_fraction_static)) gives the same budget:
+    // 63.72 - 78.81 x 0.12 = 54.2628 GiB.
     void sglang04EveryMemoryLine()
     {
         const LogReading r = LogCalibration::read(log("sglang-0.4-llama-3.1-8b-docs.log"), QStringLiteral("log"));
@@ -97,7 +100,7 @@ private Q_SLOTS:
         QCOMPARE(*r.freeBefore, gib(78.81));
         QCOMPARE(*r.freeAfter, gib(63.72));
         QCOMPARE(*r.weights, gib(78.81) - gib(63.72)); // what loading took: no "mem usage" printed
-        QCOMPARE(*r.kvAllocated, 2 * gib(27.13));
+        QCOMPARE(*r.kvBudget, gib(54.26)); // K + V as printed
         QCOMPARE(*r.freeAfterPool, gib(8.34));
         QCOMPARE(*r.kvTokens, qint64(444500));
         QCOMPARE(*r.memFractionStatic, 0.88);
@@ -109,14 +112,93 @@ private Q_SLOTS:
         QCOMPARE(rows.size(), 2);
         const CalibrationRow &tokens = rows.at(1);
         QCOMPARE(tokens.printed, 444500.0);
-        // Each free-memory figure is printed to 0.01 GiB: +-0.005 GiB is +-41 tokens on the one
-        // after loading and +-5 on the one at launch.
-        QVERIFY2(std::abs(tokens.measured - 444500) <= 46, qPrintable(QString::number(tokens.measured)));
-        QVERIFY2(std::abs(rows.at(0).measured - 54.26) < 0.01, qPrintable(QString::number(rows.at(0).measured)));
+        // K and V are each printed to 0.01 GiB: +-0.01 GiB is +-82 tokens.
+        QVERIFY2(std::abs(tokens.measured - 444500) <= 82, qPrintable(QString::number(tokens.measured)));
+        // The free-memory lines, each printed to 0.01 GiB (+-0.005 after loading, +-0.0006 from the
+        // one at launch), give the budget SGLang's rule does.
+        QCOMPARE(rows.at(0).figure, QStringLiteral("KV cache memory per GPU"));
+        QVERIFY2(std::abs(rows.at(0).measured - 54.2628) < 0.006, qPrintable(QString::number(rows.at(0).measured)));
         // The reserve the pool left, said with SGLang's own figure for it: 0.12 x 78.81 = 9.46 GiB.
         const QStringList w = LogCalibration::warnings(r, LogCalibration::apply(r, base(dense(32, 32, 8, 128))), rows);
         QVERIFY2(w.join(QLatin1Char(' ')).contains(QStringLiteral("8.34 GiB per GPU free after the KV pool")), qPrintable(w.join(QLatin1Char('\n'))));
         QVERIFY2(w.join(QLatin1Char(' ')).contains(QStringLiteral("9.46 GiB")), qPrintable(w.join(QLatin1Char('\n'))));
+    }
+
+    // J04 (../shared/validation/engine-logs.md: github.com/willxxy/sglang-play README.md@146976c,
+    // SGLang 0.5.10.post1, Qwen2.5-0.5B-Instruct bf16 on a shared H100 NVL, TP 1), its memory
+    // lines as quoted there (timestamps left out). 24 layers x 2 KV heads x 64 x 2 x 2 B =
+    // 12,288 B per token. SGLang's rule on the two free-memory lines gives 35.57 - 36.54 x 0.14 =
+    // 30.454 GiB, 2,661,146 tokens: 2,981 above the printed 2,658,165, more than the lines'
+    // rounding allows (+-498), since SGLang measures the free memory again when it sizes the pool.
+    // The pool's K + V (30.42 GiB) gives the printed count to the sizes' rounding (+-874 tokens).
+    void sglang05PoolSizeIsTheBudgetJ04()
+    {
+        const QString lines = QStringLiteral(
+            "server_args=ServerArgs(model_path='qwen/qwen2.5-0.5b-instruct', mem_fraction_static=0.86, tp_size=1)\n"
+            "Load weight begin. avail mem=36.54 GB\n"
+            "Load weight end. elapsed=0.41 s, type=Qwen2ForCausalLM, avail mem=35.57 GB, mem usage=0.98 GB.\n"
+            "KV Cache is allocated. #tokens: 2658165, K size: 15.21 GB, V size: 15.21 GB\n"
+            "Memory pool end. avail mem=4.55 GB\n"
+            "max_total_num_tokens=2658165, chunked_prefill_size=8192, max_prefill_tokens=16384, max_running_requests=4096, "
+            "context_len=32768, available_gpu_mem=4.46 GB\n");
+        const LogReading r = LogCalibration::read(lines, QStringLiteral("log"));
+        QCOMPARE(*r.kvTokens, qint64(2658165));
+        const QVector<CalibrationRow> rows = LogCalibration::compare(r, base(dense(24, 14, 2, 64)));
+        QCOMPARE(rows.size(), 2);
+        QVERIFY2(std::abs(rows.at(1).measured - 2658165) <= 874, qPrintable(QString::number(rows.at(1).measured)));
+        // The free-memory rule, shown beside it, is the 30.454 GiB above.
+        QVERIFY2(std::abs(rows.at(0).measured - 30.4544) < 0.006, qPrintable(QString::number(rows.at(0).measured)));
+    }
+
+    // J02 (engine-logs.md: github.com/TianyangChen357/LLM sglang.log, SGLang 0.5.9-era, Qwen3-14B
+    // fp16 on 2 x RTX A4500, TP 2, mem_fraction_static 0.65; lines as quoted there): each rank
+    // prints its own free memory and SGLang sizes the pool from the least (model_runner.py,
+    // get_available_gpu_memory(distributed=True)): 17.22 - 18.73 x 0.35 = 10.6645 GiB; 40 layers x
+    // 4 KV heads per rank x 128 x 2 x 2 B = 81,920 B per token: 139,781 tokens, printed 139,814.
+    void sglangLeastRankJ02()
+    {
+        const QString lines = QStringLiteral(
+            "server_args=ServerArgs(model_path='Qwen/Qwen3-14B', mem_fraction_static=0.65, tp_size=2)\n"
+            "[TP0] Load weight begin. avail mem=18.73 GB\n"
+            "[TP1] Load weight begin. avail mem=19.15 GB\n"
+            "[TP0] Load weight end. type=Qwen3ForCausalLM, dtype=torch.float16, avail mem=17.22 GB, mem usage=1.50 GB.\n"
+            "[TP1] Load weight end. type=Qwen3ForCausalLM, dtype=torch.float16, avail mem=17.64 GB, mem usage=1.50 GB.\n"
+            "[TP0] KV Cache is allocated. #tokens: 139814, K size: 5.33 GB, V size: 5.33 GB\n"
+            "[TP0] Memory pool end. avail mem=6.44 GB\n"
+            "[TP1] Memory pool end. avail mem=6.86 GB\n");
+        const LogReading r = LogCalibration::read(lines, QStringLiteral("log"));
+        QCOMPARE(*r.freeBefore, qint64(std::llround(18.73 * double(Units::GiB))));
+        QCOMPARE(*r.freeAfter, qint64(std::llround(17.22 * double(Units::GiB))));
+        QCOMPARE(*r.freeAfterPool, qint64(std::llround(6.44 * double(Units::GiB))));
+        const QVector<CalibrationRow> rows = LogCalibration::compare(r, base(dense(40, 40, 8, 128)));
+        QCOMPARE(rows.size(), 2);
+        QVERIFY2(std::abs(rows.at(0).measured - 10.6645) < 0.006, qPrintable(QString::number(rows.at(0).measured)));
+        // From the pool's 10.66 GiB (K and V each to 0.01 GiB: +-131 tokens).
+        QVERIFY2(std::abs(rows.at(1).measured - 139814) <= 131, qPrintable(QString::number(rows.at(1).measured)));
+    }
+
+    // J18 (engine-logs.md: TensorRT-LLM 1.1.0rc3's PyTorch backend, gpt-oss-120b on a DGX Spark,
+    // lines verbatim): the pool is free_gpu_memory_fraction x (device total - profiled peak + the
+    // profiling run's temporary KV pool) = 0.9 x (119.70 - 113.65 + 0.56) GiB = 5.949 GiB, printed
+    // "Allocated 5.95 GiB ... (86720)". 36 layers x 8 KV heads x 64 x 2 x 2 B = 73,728 B per token
+    // ("kv size is 73728"), in blocks of 32 tokens.
+    void trtllmPyTorchBackendJ18()
+    {
+        const LogReading r = LogCalibration::read(
+            QStringLiteral("Peak memory during memory usage profiling (torch + non-torch): 113.65 GiB, available KV cache memory when "
+                           "calculating max tokens: 5.95 GiB, fraction is set 0.8999999761581421, kv size is 73728. device total memory "
+                           "119.70 GiB, , tmp kv_mem 0.56 GiB\n"
+                           "[MemUsageChange] Allocated 5.95 GiB for max tokens in paged KV cache (86720).\n"),
+            QStringLiteral("log"));
+        const auto gib = [](double v) { return qint64(std::llround(v * double(Units::GiB))); };
+        QCOMPARE(*r.totalMemory, gib(119.70));
+        QCOMPARE(*r.freeAfter, gib(119.70) - gib(113.65) + gib(0.56));
+        const QVector<CalibrationRow> rows = LogCalibration::compare(r, base(dense(36, 64, 8, 64)));
+        QCOMPARE(rows.size(), 2);
+        // The three terms each to 0.01 GiB: 0.9 x 0.015 = 0.0135 GiB at most.
+        QVERIFY2(std::abs(rows.at(0).measured - 5.949) < 0.0135, qPrintable(QString::number(rows.at(0).measured)));
+        // From the printed 5.95 GiB (+-0.005 GiB: +-73 tokens, then whole blocks of 32).
+        QVERIFY2(std::abs(rows.at(1).measured - 86720) <= 73 + 32, qPrintable(QString::number(rows.at(1).measured)));
     }
 
     void llamaCppE11()
@@ -259,9 +341,11 @@ private Q_SLOTS:
         row("vllm-kaito-wrapped-fail.log", vllm, 17.39, -1, -1, -1, -1, 1048576, "needs 22.50 GiB of KV cache per GPU, more than the 17.39 GiB");
         row("vllm-spark-quoted-fail.log", vllm, 22.5, -1, -1, -1, -1, 196608, "at 190,272 tokens");
         row("vllm-v1-0.9-lmcache-blocks.log", vllm, -1, -1, 26615, -1, -1, 32768);
-        row("sglang-qwen3-235b-fp8-tp4.log", sglang, -1, 367404, -1, -1, -1, -1);
+        // SGLang's K size + V size is the pool's budget: 8.23 + 8.23 GB (its GB are GiB).
+        row("sglang-qwen3-235b-fp8-tp4.log", sglang, 16.46, 367404, -1, -1, -1, -1);
         row("sglang-summary-line.log", sglang, -1, 2086558, -1, -1, -1, 256000);
-        row("sglang-multirank-qwen-omni.log", sglang, -1, 2090351, -1, -1, -1, -1);
+        row("sglang-0.4-llama-3.1-8b-docs.log", sglang, 54.26, 444500, -1, -1, -1, 131072);
+        row("sglang-multirank-qwen-omni.log", sglang, 47.84, 2090351, -1, -1, -1, -1);
         // An empty full-attention cache (0.00 MiB) and a sliding-window cache's 182.75 MiB buffer.
         row("llamacpp-dsv4-iswa-timestamps.log", llama, -1, -1, -1, 182.75, -1, -1);
         // Two caches: 2176.00 MiB closed by its size line, then a 255.00 MiB buffer.
@@ -357,6 +441,10 @@ private Q_SLOTS:
         QTest::newRow("base of the instruct") << QStringLiteral("Qwen/Qwen2.5-7B") << QStringLiteral("Qwen/Qwen2.5-7B-Instruct") << true;
         QTest::newRow("-it, another owner") << QStringLiteral("/models/gemma-3-27b-it") << QStringLiteral("google/gemma-3-27b-it") << true;
         QTest::newRow("chat -hf") << QStringLiteral("meta-llama/Llama-2-7b-chat-hf") << QStringLiteral("meta-llama/Llama-2-7b-hf") << true;
+        // Meta renamed its Llama 3.1 repositories in December 2024 (meta-llama/Meta-Llama-3.1-8B-Instruct
+        // is now meta-llama/Llama-3.1-8B-Instruct); logs from before print the old name (SGLang's
+        // quick start, tests/data/logs/sglang-0.4-llama-3.1-8b-docs.log).
+        QTest::newRow("Meta- before the rename") << QStringLiteral("meta-llama/Meta-Llama-3.1-8B-Instruct") << QStringLiteral("meta-llama/Llama-3.1-8B") << true;
         QTest::newRow("another size") << QStringLiteral("meta-llama/Llama-3.1-8B-Instruct") << QStringLiteral("meta-llama/Llama-3.1-70B") << false;
         QTest::newRow("another family") << QStringLiteral("Qwen/QwQ-32B") << QStringLiteral("Qwen/Qwen3-32B") << false;
         QTest::newRow("nothing printed") << QString() << QStringLiteral("x/it") << false;
@@ -472,6 +560,12 @@ private Q_SLOTS:
         QTest::newRow("SGLang tokens zero") << QStringLiteral("sglang-qwq-32b-tp4.log") << QStringLiteral("TP2] KV Cache is allocated. #tokens: 46611") << QStringLiteral("TP2] KV Cache is allocated. #tokens: 0");
         QTest::newRow("SGLang free memory negative") << QStringLiteral("sglang-qwq-32b-tp4.log") << QStringLiteral("TP3] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=6.09 GB")
                                                        << QStringLiteral("TP3] Load weight end. type=Qwen2ForCausalLM, dtype=torch.bfloat16, avail mem=-6.09 GB");
+        QTest::newRow("SGLang K size zero") << QStringLiteral("sglang-0.4-llama-3.1-8b-docs.log") << QStringLiteral("K size: 27.13 GB")
+                                            << QStringLiteral("K size: 0.00 GB");
+        QTest::newRow("SGLang V size negative") << QStringLiteral("sglang-0.4-llama-3.1-8b-docs.log") << QStringLiteral("V size: 27.13 GB")
+                                                << QStringLiteral("V size: -27.13 GB");
+        QTest::newRow("SGLang pool end negative") << QStringLiteral("sglang-0.4-llama-3.1-8b-docs.log") << QStringLiteral("Memory pool end. avail mem=8.34 GB")
+                                                  << QStringLiteral("Memory pool end. avail mem=-8.34 GB");
         QTest::newRow("llama.cpp KV self zero") << QStringLiteral("llamacpp-llama2-7b.log") << QStringLiteral("KV self size  = 1024.00") << QStringLiteral("KV self size  = 0.00");
         QTest::newRow("llama.cpp layers negative") << QStringLiteral("llamacpp-llama2-7b.log") << QStringLiteral("n_layer          = 32") << QStringLiteral("n_layer          = -32");
         QTest::newRow("TensorRT-LLM tokens zero") << QStringLiteral("trtllm-0.8-a100-smoothquant.log") << QStringLiteral("Using 132608 tokens") << QStringLiteral("Using 0 tokens");

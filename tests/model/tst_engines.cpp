@@ -114,6 +114,15 @@ private Q_SLOTS:
             << dense(48, 32, 4, 128) << 4 << qint64(32768) << 23.74 << 2 << qint64(-1) << qint64(1037152) << 31.65;
         QTest::newRow("E05 vLLM V1 16 GB card Qwen2.5-7B-AWQ: 8.0 GiB, 149,712 tokens, 4.57x")
             << dense(28, 28, 4, 128) << 1 << qint64(32768) << 8.0 << 1 << qint64(-1) << qint64(149712) << 4.57;
+        // E28 (J10 of ../shared/validation/engine-logs.md: github.com/hanzhizhz/prograph vllm.log,
+        // vLLM 0.13.0): Qwen3-30B-A3B (48 layers, 4 KV heads, head_dim 128; 2 per GPU at TP2),
+        // max_model_len 8196: 15.78x, as V1 counts a request in whole blocks (8,208 tokens).
+        QTest::newRow("E28 (J10) vLLM 0.13 TP2 Qwen3-30B-A3B int4: 5.93 GiB, 129,504 tokens, 15.78x")
+            << dense(48, 32, 4, 128) << 2 << qint64(8196) << 5.93 << 2 << qint64(-1) << qint64(129504) << 15.78;
+        // E29 (J12: github.com/kumaxxp/duo-talk vllm.log, vLLM 0.13.0): Qwen2.5-14B-Instruct-AWQ
+        // (48 layers, 8 KV heads, head_dim 128), max_model_len 8192.
+        QTest::newRow("E29 (J12) vLLM 0.13 A5000 Qwen2.5-14B-AWQ: 10.39 GiB, 56,736 tokens, 6.93x")
+            << dense(48, 40, 8, 128) << 1 << qint64(8192) << 10.39 << 2 << qint64(-1) << qint64(56736) << 6.93;
     }
     void vllmPrintedBudget()
     {
@@ -593,6 +602,16 @@ private Q_SLOTS:
             "num_key_value_heads":16,"head_dim":128,"hidden_size":5376,"sliding_window":1024,"sliding_window_pattern":6})");
         QTest::newRow("E20 Ollama 0.6.0 gemma3:27b q8_0 context 20000: 4.7 GiB") << gemma << int(Dtype::Q8_0) << QStringLiteral("0.6.0")
                                                                               << qint64(20000) << 4.7 << 1 << GiB;
+        // E31 (J23: an `ollama serve` log, Ollama 0.20.2, RTX 3060): qwen2.5-coder:7b (28 layers,
+        // 4 KV heads, head_dim 128), KvSize 32768, f16: msg="kv cache" size="1.8 GiB".
+        QTest::newRow("E31 (J23) Ollama 0.20.2 qwen2.5-coder:7b KvSize 32768: 1.8 GiB") << dense(28, 28, 4, 128) << int(Dtype::FP16)
+                                                                                   << QStringLiteral("0.20.2") << qint64(32768) << 1.8 << 1 << GiB;
+        // E32 (J24: Ollama in Docker on an A10, log 2025-10-22, its version not printed: the 0.12
+        // family of that month): qwen3:30b-a3b (48 layers, 4 KV heads,
+        // head_dim 128), num_ctx 32768, f16, split over GPU and CPU with the layers: "kv cache"
+        // 1.9 GiB on CUDA0 + 1.1 GiB on CPU, the whole model's 3.0 GiB (each part printed to 0.1).
+        QTest::newRow("E32 (J24) Ollama qwen3:30b-a3b num_ctx 32768, GPU + CPU: 3.0 GiB") << dense(48, 32, 4, 128) << int(Dtype::FP16)
+                                                                                     << QStringLiteral("0.12") << qint64(32768) << 3.0 << 1 << GiB;
     }
     void ollamaBeforeHardware()
     {
@@ -688,6 +707,40 @@ private Q_SLOTS:
         QCOMPARE(r.kvBudgetBytesPerGpu, qint64(9 * GiB));
     }
 
+    // J20 and J21 (engine-logs.md: TensorRT-LLM's C++ runtime behind Triton on one L4, two
+    // engines loaded one after the other): the pool is kv_cache_free_gpu_mem_fraction x the free
+    // memory after the engine loads, as the author annotated: 0.45 x 16.25 GiB for
+    // Qwen2.5-1.5B (28 layers x 2 KV heads x 128 x 2 x 2 B = 28,672 B per token), printed
+    // "Allocated 7.31 GiB for max tokens in paged KV cache (273792)"; 0.25 x 8.73 GiB for
+    // Qwen2.5-0.5B (24 x 2 x 64 x 2 x 2 = 12,288 B), "Allocated 2.18 GiB ... (190656)".
+    void trtllmFreeFractionJ20J21_data()
+    {
+        QTest::addColumn<ModelShape>("model");
+        QTest::addColumn<double>("fraction");
+        QTest::addColumn<double>("freeGiB");
+        QTest::addColumn<qint64>("tokens");
+        QTest::newRow("E33 (J20) TensorRT-LLM Triton L4 Qwen2.5-1.5B 0.45 x 16.25 GiB: 273,792 tokens") << dense(28, 12, 2, 128) << 0.45 << 16.25
+                                                                                                   << qint64(273792);
+        QTest::newRow("E34 (J21) TensorRT-LLM Triton L4 Qwen2.5-0.5B 0.25 x 8.73 GiB: 190,656 tokens") << dense(24, 14, 2, 64) << 0.25 << 8.73
+                                                                                                  << qint64(190656);
+    }
+    void trtllmFreeFractionJ20J21()
+    {
+        QFETCH(ModelShape, model);
+        QFETCH(double, fraction);
+        QFETCH(double, freeGiB);
+        QFETCH(qint64, tokens);
+        Scenario s = scenario(model, Engine::Trtllm);
+        s.engineSettings.freeGpuMemoryFraction = fraction;
+        // The free memory as annotated, to 0.01 GiB: the count at each end of its rounding.
+        const auto [lo, hi] = interval(freeGiB, 2, GiB);
+        s.engineSettings.freeMemoryAfter = lo;
+        const qint64 a = computeCapacity(s).engineFigures.kvCacheTokens;
+        s.engineSettings.freeMemoryAfter = hi;
+        const qint64 b = computeCapacity(s).engineFigures.kvCacheTokens;
+        QVERIFY2(a <= tokens && tokens <= b, qPrintable(QStringLiteral("%1 not in [%2, %3]").arg(tokens).arg(a).arg(b)));
+    }
+
     void llamaCpp_data()
     {
         QTest::addColumn<ModelShape>("model");
@@ -705,6 +758,11 @@ private Q_SLOTS:
             << qint64(4096) << 112 * MiB << 112 * MiB;
         QTest::newRow("E13 llama.cpp Qwen2.5-1.5B n_ctx 32768: 896 MiB") << dense(28, 12, 2, 128) << int(Dtype::FP16)
             << qint64(32768) << 896 * MiB << 896 * MiB;
+        // E30 (J22: github.com/Kelsidavis/rusteze llama.log, llama.cpp build 7780, RTX 5080):
+        // Qwen2.5 Coder 7B (28 layers, 4 KV heads, head_dim 128), --ctx-size 32768, f16 cache:
+        // "CUDA0 KV buffer size = 1792.00 MiB".
+        QTest::newRow("E30 (J22) llama.cpp b7780 Qwen2.5-Coder-7B n_ctx 32768: 1792.00 MiB") << dense(28, 28, 4, 128) << int(Dtype::FP16)
+            << qint64(32768) << interval(1792.00, 2, MiB).first << interval(1792.00, 2, MiB).second;
     }
     void llamaCpp()
     {
