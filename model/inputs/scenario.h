@@ -104,6 +104,9 @@ struct Scenario
     /// Context every session reserves under preallocation: --max-model-len,
     /// else max_position_embeddings (0 when neither is known).
     qint64 effectiveMaxModelLen() const { return maxModelLen.value_or(model.maxPositionEmbeddings); }
+    /// The tokens per KV block the engine pages in: TensorRT-LLM's tokens_per_block (its
+    /// KvCacheConfig, 32 by default), else --block-size (vLLM's 16 by default).
+    int effectiveBlockSize() const { return engine == Engine::Trtllm ? engineSettings.trtTokensPerBlock : blockSize; }
     /// Price in force, $ per GPU-hour, if any.
     std::optional<double> effectivePrice() const { return priceUsdPerGpuHour ? priceUsdPerGpuHour : gpu.priceUsdPerHour; }
 

@@ -25,7 +25,7 @@ void carrySidePools(Scenario &v)
 qint64 kvPerGpu(const LeverContext &c, std::optional<int> heads)
 {
     try {
-        return KvCost(c.now.stageModel(), c.base.kvDtype, c.now.tp, c.now.blockSize, heads).bytesPerTokenPerGpu();
+        return KvCost(c.now.stageModel(), c.base.kvDtype, c.now.tp, c.now.effectiveBlockSize(), heads).bytesPerTokenPerGpu();
     } catch (const InputError &) {
         return -1;
     }
@@ -93,7 +93,7 @@ QVector<LeverOption> leanerModels(const LeverEvaluator &lever, const LeverContex
         if (m.maxPositionEmbeddings > 0 && m.maxPositionEmbeddings < c.base.distribution.maxTokens)
             continue;
         try {
-            if (KvCost(m, c.base.kvDtype, 1, now.blockSize).bytesPerToken() >= c.base.kvBytesPerToken)
+            if (KvCost(m, c.base.kvDtype, 1, now.effectiveBlockSize()).bytesPerToken() >= c.base.kvBytesPerToken)
                 continue;
         } catch (const InputError &) {
             continue;

@@ -172,24 +172,93 @@ Budget budgetOf(const Scenario &s)
     return b;
 }
 
-// The most tokens a session may reserve at admission under the engine's rule: TensorRT-LLM's
-// max_seq_len (its build setting, else max_model_len); 0 when neither is known.
+// The lengths sessions would reach before any retention cap: the distribution
+// (scaled), else every session at the context; under preallocation the reserved
+// maximum. The cap is applied after (OverflowRisk, the truncated share), so a
+// 32,768-token cap on 128,000-token sessions drops history from every one of them.
+LengthDistribution lengthsOf(const Scenario &s, qint64 reserved)
+{
+    if (s.preallocate)
+        return LengthDistribution::fixed(reserved);
+    if (!s.distribution)
+        return LengthDistribution::fixed(std::max<qint64>(1, s.contextTokens));
+    if (!(s.lengthScale > 0 && s.lengthScale <= 1e6))
+        throw InputError(s.field(Input::LengthScale), QStringLiteral("must be above 0 and at most 1,000,000"));
+    return s.distribution->scaled(s.lengthScale, s.field(Input::LengthScale));
+}
+
+// The most tokens a session may reserve at admission: TensorRT-LLM's max_seq_len (its build
+// setting, else max_model_len); 0 when neither is known.
 qint64 admissionCeiling(const Scenario &s)
 {
     return s.engineSettings.trtMaxSeqLen.value_or(s.effectiveMaxModelLen());
 }
 
-// What a session of `length` tokens, `output` of them generated, reserves at admission when the
-// engine reserves `maxOutput` beside each prompt (AdmissionRule::reservedOutputTokens): its prompt
-// (at least 1 token) + maxOutput, at most admissionCeiling when one is known. Throws InputError
-// naming --max-output-tokens unless it is from 1 to 2^53.
-qint64 reservationOf(const Scenario &s, qint64 length, qint64 output, qint64 maxOutput)
+// The output tokens the engine reserves beside each prompt at admission (AdmissionRule::
+// reservedOutputTokens: TensorRT-LLM's GUARANTEED_NO_EVICT with --max-output-tokens), empty when
+// it pages (or under preallocation). Throws InputError naming --max-output-tokens unless it is
+// from 1 to 2^53, and --output-tokens when that is more: a request stops at its max_tokens.
+std::optional<qint64> reservedOutput(const Scenario &s)
 {
-    if (maxOutput < 1 || maxOutput > InputLimits::maxTokens)
-        throw InputError(s.field(Input::MaxOutputTokens), QStringLiteral("must be from 1 to 2^53 tokens, got %1").arg(maxOutput));
-    const qint64 reserved = std::max<qint64>(1, length - output) + maxOutput; // both within 2^53: no overflow
+    const std::optional<qint64> n = s.preallocate ? std::nullopt : Engines::rule(s.engine).admission(s).reservedOutputTokens;
+    if (!n)
+        return n;
+    if (*n < 1 || *n > InputLimits::maxTokens)
+        throw InputError(s.field(Input::MaxOutputTokens), QStringLiteral("must be from 1 to 2^53 tokens, got %1").arg(*n));
+    if (s.outputTokens && *s.outputTokens > *n)
+        throw InputError(s.field(Input::OutputTokens), QStringLiteral("%1 tokens is more than the %2 of %3: a request stops at its maximum "
+                                                                      "output, so no session generates more")
+                                                           .arg(formatCount(*s.outputTokens), s.field(Input::MaxOutputTokens), formatCount(*n)));
+    return n;
+}
+
+// What a session of `length` tokens reserves at admission when the engine reserves `n` output
+// tokens beside each prompt: its prompt (the length less its output: --output-tokens, else a
+// trace's `meanOutput` when it gives one, else half the length, as the speed figures take it; at
+// most n) + n, at most admissionCeiling, and never less than the length itself: a session the
+// engine holds is charged at least what it holds (one longer than max_seq_len is refused by the
+// engine, and warned of, not counted smaller). Lengths within 2^53: no overflow.
+qint64 reservationOf(const Scenario &s, qint64 length, double meanOutput, qint64 n)
+{
+    const qint64 guess = meanOutput > 0 ? qint64(std::llround(meanOutput)) : length / 2;
+    const qint64 output = std::min({s.outputTokens.value_or(guess), n, length});
+    const qint64 reserved = length - output + n;
     const qint64 ceiling = admissionCeiling(s);
-    return ceiling > 0 ? std::min(reserved, ceiling) : reserved;
+    return std::max(length, ceiling > 0 ? std::min(reserved, ceiling) : reserved);
+}
+
+// The lengths sessions hold at admission under the engine's rule (EngineRule::admission), with
+// the retention `cap` (0: none) applied: `lengths` as they are when the engine pages; when it
+// reserves output, each session's reservation (reservationOf, on its capped length), or for a
+// trace whose every request is a session, each request's own prompt (capped) + n, at most
+// max_seq_len.
+LengthDistribution admittedLengths(const Scenario &s, const LengthDistribution &lengths, qint64 cap)
+{
+    const std::optional<qint64> n = reservedOutput(s);
+    if (!n)
+        return lengths;
+    const auto capped = [cap](qint64 l) { return cap > 0 ? std::min(l, cap) : l; };
+    if (!lengths.promptLengths.isEmpty() && lengths.conversations == 0) {
+        LengthDistribution d = lengths;
+        d.lengths = lengths.promptLengths;
+        d.probabilities = lengths.promptProbabilities;
+        const qint64 ceiling = admissionCeiling(s);
+        return d.mapped([&](qint64 prompt) {
+            const qint64 p = capped(prompt);
+            return std::max(p, ceiling > 0 ? std::min(p + *n, ceiling) : p + *n);
+        });
+    }
+    return lengths.mapped([&](qint64 length) { return reservationOf(s, capped(length), lengths.meanOutputTokens, *n); });
+}
+
+// The risk law of the sessions as the engine admits them: `lengths` under the retention `cap`
+// when it pages; their reservations (admittedLengths, the cap already in them) when it reserves
+// output.
+RiskWork::Law &admittedLaw(RiskWork &work, const Scenario &s, const LengthDistribution &lengths, const KvCost &cost, qint64 cap)
+{
+    if (!reservedOutput(s))
+        return work.law(lengths, cost, cap);
+    return work.law(admittedLengths(s, lengths, cap), cost, 0);
 }
 
 qint64 reservedTokens(const Scenario &s)
@@ -197,8 +266,13 @@ qint64 reservedTokens(const Scenario &s)
     // A retention cap holds every session to min(L, cap), the context included.
     if (!s.preallocate) {
         const qint64 length = s.retainTokens ? std::min(s.contextTokens, *s.retainTokens) : s.contextTokens;
-        const AdmissionRule admission = Engines::rule(s.engine).admission(s);
-        return admission.reservedOutputTokens ? reservationOf(s, length, s.outputTokens.value_or(0), *admission.reservedOutputTokens) : length;
+        const std::optional<qint64> n = reservedOutput(s);
+        if (!n)
+            return length;
+        // The longest reservation when the context is the distribution's longest length.
+        if (contextIsDistributionLongest(s))
+            return admittedLengths(s, lengthsOf(s, 0), s.retainTokens.value_or(0)).maximum();
+        return reservationOf(s, length, 0, *n);
     }
     const qint64 maxLen = s.effectiveMaxModelLen();
     if (maxLen <= 0)
@@ -232,49 +306,13 @@ KvCost costOf(const Scenario &s)
     if (s.model.groups.isEmpty())
         throw InputError(s.field(Input::Model), QStringLiteral("has no layers"));
     // Each pipeline stage holds its own layers' KV (the stage model).
-    KvCost cost(s.stageModel(), s.effectiveKvDtype(), s.tp, s.blockSize, s.kvHeadsOverride, s.kvCostNames());
+    KvCost cost(s.stageModel(), s.effectiveKvDtype(), s.tp, s.effectiveBlockSize(), s.kvHeadsOverride, s.kvCostNames());
     // Side pools: a draft's layers share the block pool; speculative tokens add lookahead slots.
     if (s.speculative.hasDraft())
         cost.addDraft(SidePools::draftCost(s));
     cost.setLookahead(InputRanges::check(CountInput::SpeculativeTokens, s.speculative.speculativeTokens,
                                          s.field(Input::SpeculativeTokens)));
     return cost;
-}
-
-// The lengths sessions would reach before any retention cap: the distribution
-// (scaled), else every session at the context; under preallocation the reserved
-// maximum. The cap is applied after (OverflowRisk, the truncated share), so a
-// 32,768-token cap on 128,000-token sessions drops history from every one of them.
-LengthDistribution lengthsOf(const Scenario &s, qint64 reserved)
-{
-    if (s.preallocate)
-        return LengthDistribution::fixed(reserved);
-    if (!s.distribution)
-        return LengthDistribution::fixed(std::max<qint64>(1, s.contextTokens));
-    if (!(s.lengthScale > 0 && s.lengthScale <= 1e6))
-        throw InputError(s.field(Input::LengthScale), QStringLiteral("must be above 0 and at most 1,000,000"));
-    return s.distribution->scaled(s.lengthScale, s.field(Input::LengthScale));
-}
-
-// The lengths sessions hold at admission under the engine's rule (EngineRule::admission):
-// `lengths` as they are when the engine pages; when it reserves `N` output tokens beside each
-// prompt (TensorRT-LLM's GUARANTEED_NO_EVICT with --max-output-tokens), each session's prompt + N,
-// at most max_seq_len: a trace's own prompts where each request is a session, else each length
-// less its output (--output-tokens, else the trace's mean output, else none).
-LengthDistribution admittedLengths(const Scenario &s, const LengthDistribution &lengths)
-{
-    const AdmissionRule admission = Engines::rule(s.engine).admission(s);
-    if (!admission.reservedOutputTokens || s.preallocate)
-        return lengths;
-    const qint64 n = *admission.reservedOutputTokens;
-    if (!lengths.promptLengths.isEmpty() && lengths.conversations == 0) {
-        LengthDistribution d = lengths;
-        d.lengths = lengths.promptLengths;
-        d.probabilities = lengths.promptProbabilities;
-        return d.mapped([&](qint64 prompt) { return reservationOf(s, prompt, 0, n); });
-    }
-    const qint64 output = s.outputTokens.value_or(qint64(std::llround(lengths.meanOutputTokens)));
-    return lengths.mapped([&](qint64 length) { return reservationOf(s, length, output, n); });
 }
 
 // The shared prefix (system prompt) of a conversation trace, held once per card and not once
@@ -285,7 +323,7 @@ qint64 sharedPrefixBytes(const Scenario &s, const KvCost &cost)
 {
     if (!s.distribution || s.preallocate || s.distribution->sharedPrefixTokens <= 0)
         return 0;
-    const qint64 block = std::max(1, s.blockSize);
+    const qint64 block = std::max(1, s.effectiveBlockSize());
     return Units::mul(Units::ceilDiv(s.distribution->sharedPrefixTokens, block) * block, cost.bytesPerTokenPerGpu(),
                       s.field(Input::Distribution), "shared prefix bytes");
 }
@@ -309,7 +347,7 @@ qint64 sessionsOf(const Scenario &s, RiskWork &work)
         if (b.budget <= 0 || per <= 0)
             return 0;
         if (answersByRisk(s))
-            return work.law(admittedLengths(s, lengthsOf(s, reserved)), cost, s.retainTokens.value_or(0))
+            return admittedLaw(work, s, lengthsOf(s, reserved), cost, s.retainTokens.value_or(0))
                 .sessionsAtRisk(sessionsBudget(s, cost, b.budget), s.risk).sessions;
         return b.budget / per;
     } catch (const InputError &) {
@@ -482,15 +520,15 @@ void addRiskFigures(DistributionFigures &d, const Scenario &s, const LengthDistr
 {
     // Counted at what each session holds at admission under the engine's rule: its length when
     // the engine pages, its prompt + the reserved output under GUARANTEED_NO_EVICT.
-    const std::optional<qint64> reservedOutput = Engines::rule(s.engine).admission(s).reservedOutputTokens;
-    const bool reservesOutput = reservedOutput && !s.preallocate;
-    const LengthDistribution admitted = admittedLengths(s, lengths);
-    if (reservesOutput) {
-        d.reservedOutputTokens = *reservedOutput;
+    const std::optional<qint64> reserved = reservedOutput(s);
+    const bool reservesOutput = reserved.has_value();
+    if (reserved) {
+        const LengthDistribution admitted = admittedLengths(s, lengths, cap);
+        d.reservedOutputTokens = *reserved;
         d.reservedMaxTokens = admitted.maximum();
         d.reservedMeanTokens = admitted.mean();
     }
-    RiskWork::Law &law = work.law(admitted, cost, cap);
+    RiskWork::Law &law = admittedLaw(work, s, lengths, cost, cap);
     d.meanSessionBytesPerGpu = law.risk().meanBytes();
     const double atMean = double(s.sessions) * d.meanSessionBytesPerGpu;
     d.kvBytesForSessionsAtMeanPerGpu = atMean < 9.2e18 ? qint64(std::llround(atMean)) : std::numeric_limits<qint64>::max();
@@ -586,9 +624,8 @@ Scenario withReplicaRisk(const Scenario &s, const KvCost &cost, const CapacityRe
         return s;
     Scenario v = s;
     const double fleet = InputRanges::check(RealInput::FleetRisk, *s.fleetRisk, s.field(Input::FleetRisk));
-    const LengthDistribution lengths = admittedLengths(s, lengthsOf(s, r.reservedTokensPerSession));
     const qint64 cap = s.preallocate ? 0 : s.retainTokens.value_or(0);
-    RiskWork::Law &law = work.law(lengths, cost, cap);
+    RiskWork::Law &law = admittedLaw(work, s, lengthsOf(s, r.reservedTokensPerSession), cost, cap);
     const qint64 budget = sessionsBudget(s, cost, r.kvBudgetBytesPerGpu);
     const FleetRisk::Solution solved = FleetRisk::solve(
         fleet, s.targetSessions ? s.targetSessions : s.dp <= 1 && s.sessions > 1 ? std::optional<qint64>(s.sessions) : std::nullopt, s.dp,
@@ -671,7 +708,7 @@ void addKvFigures(CapacityResult &r, const Scenario &s, const KvCost &cost, cons
     r.weightsDtype = s.effectiveWeightsDtype();
     r.kvDtype = s.effectiveKvDtype();
     r.groups = cost.groups();
-    r.blockSize = s.blockSize;
+    r.blockSize = s.effectiveBlockSize();
     // The target's own per-token figures; the draft's apart (the pool holds both).
     r.kvBytesPerToken = cost.bytesPerToken() - cost.draftBytesPerToken();
     r.kvBytesPerTokenPerGpu = cost.bytesPerTokenPerGpu() - cost.draftBytesPerTokenPerGpu();
@@ -728,8 +765,8 @@ void addSessionFigures(CapacityResult &r, const Scenario &s, const KvCost &cost,
 {
     if (cost.bytesPerTokenPerGpu() > 0) {
         // The pool's rate: the draft's layers take their share of every block.
-        const qint64 blockBytes = Units::mul(cost.bytesPerTokenPerGpu(), s.blockSize, s.field(Input::BlockSize));
-        r.kvCapacityTokens = r.kvBudgetBytesPerGpu / blockBytes * s.blockSize;
+        const qint64 blockBytes = Units::mul(cost.bytesPerTokenPerGpu(), s.effectiveBlockSize(), s.field(Input::BlockSize));
+        r.kvCapacityTokens = r.kvBudgetBytesPerGpu / blockBytes * s.effectiveBlockSize();
     }
     // A conversation trace's shared prefix is held once, beside the sessions (sessionsBudget).
     const qint64 forSessions = sessionsBudget(s, cost, r.kvBudgetBytesPerGpu);

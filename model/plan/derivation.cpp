@@ -47,6 +47,12 @@ QString sessionBasis(const Scenario &s, const CapacityResult &r)
     const QString tokens = formatCount(r.reservedTokensPerSession);
     if (s.preallocate)
         return Derivation::tr("%1 tokens (the preallocated maximum)").arg(tokens);
+    if (r.admission.reservedOutputTokens)
+        return contextIsDistributionLongest(s)
+            ? Derivation::tr("%1 tokens (the longest prompt + %2 output tokens the engine reserves at admission)")
+                  .arg(tokens, formatCount(*r.admission.reservedOutputTokens))
+            : Derivation::tr("%1 tokens (the prompt + %2 output tokens the engine reserves at admission)")
+                  .arg(tokens, formatCount(*r.admission.reservedOutputTokens));
     if (s.retainTokens && *s.retainTokens <= s.contextTokens)
         return Derivation::tr("%1 tokens (the retention cap)").arg(tokens);
     if (contextIsDistributionLongest(s))
@@ -127,7 +133,7 @@ QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u
             return Derivation::tr("%1 will not start: weights and workspace need %2 more than the %3 usable per GPU%4.")
                 .arg(Engines::rule(s.engine).title(), fmt(r.shortfallBytesPerGpu), fmt(r.usableMemoryBytes),
                      fraction ? Derivation::tr(" at %1 %2").arg(QString::fromLatin1(InputRanges::of(fraction->first).key),
-                                                                   Units::formatDecimal(fraction->second))
+                                                                   QString::number(fraction->second, 'g', QLocale::FloatingPointShortest))
                               : QString());
         }
         return Derivation::tr("Nothing fits: weights and workspace need %1 more than the %2 usable per GPU.")
@@ -374,8 +380,6 @@ QStringList explainEngine(const Scenario &s, const CapacityResult &r, UnitSystem
         out << Derivation::tr("Engine rule (%1): %2").arg(Engines::name(s.engine), r.budgetRule);
     const EngineFigures &e = r.engineFigures;
     out << Engines::rule(s.engine).derivation(s, e, u);
-    if (s.engine != Engine::Plain)
-        out << Derivation::tr("Admission (%1): %2").arg(r.admission.name, r.admission.text);
     if (e.kvCacheTokensHigh > e.kvCacheTokensLow)
         out << Derivation::tr("  before hardware: %1 to %2 tokens (the budget ± %3 of the card, the spread of the checked public "
                               "cases of %4 %5); calibrate with a start-up log to narrow it")
@@ -384,6 +388,8 @@ QStringList explainEngine(const Scenario &s, const CapacityResult &r, UnitSystem
                         Engines::rule(s.engine).version(s).text());
     if (!e.note.isEmpty())
         out << QStringLiteral("  (%1)").arg(e.note);
+    if (s.engine != Engine::Plain)
+        out << Derivation::tr("Admission (%1): %2").arg(r.admission.name, r.admission.text);
     return out;
 }
 

@@ -47,7 +47,7 @@ QVector<LeverOption> sharedPrefix(const LeverEvaluator &lever, const LeverContex
     if (prefix <= 0 || now.preallocate)
         return {};
     try {
-        const KvCost cost(now.model, c.base.kvDtype, now.tp, now.blockSize, now.kvHeadsOverride);
+        const KvCost cost(now.model, c.base.kvDtype, now.tp, now.effectiveBlockSize(), now.kvHeadsOverride);
         Scenario v = now;
         v.distribution = lengths.scaled(1.0, now.field(Input::LengthScale));
         for (qint64 &l : v.distribution->lengths)

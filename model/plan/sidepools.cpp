@@ -147,7 +147,7 @@ KvCost draftCost(const Scenario &s)
     if (d.groups.isEmpty())
         throw InputError(field, QStringLiteral("%1 has no layers").arg(d.name));
     try {
-        return KvCost(d, s.effectiveKvDtype(), s.tp, s.blockSize);
+        return KvCost(d, s.effectiveKvDtype(), s.tp, s.effectiveBlockSize());
     } catch (const InputError &e) {
         throw InputError(field, QStringLiteral("the draft %1: %2 %3").arg(d.name, e.field(), e.message()));
     }

@@ -116,11 +116,13 @@ private Q_SLOTS:
     // The Azure conversation trace with the budget pinned: under GUARANTEED_NO_EVICT and
     // --max-output-tokens 1024 each request is counted at its prompt + 1,024, so the count is
     // the paged count of a law of ContextTokens + 1,024 (built here from the CSV), and below
-    // vLLM's; under MAX_UTILIZATION it is vLLM's.
+    // vLLM's; under MAX_UTILIZATION it is vLLM's paging in the same 32-token blocks (TensorRT-LLM's
+    // tokens_per_block, KvCacheConfig; vLLM's --block-size 32).
     void traceAdmitsFewerUnderGuaranteedNoEvict()
     {
-        auto planned = [](Engine engine, std::optional<qint64> maxOutput, SchedulerPolicy policy, const LengthDistribution &lengths) {
+        auto planned = [](Engine engine, std::optional<qint64> maxOutput, SchedulerPolicy policy, const LengthDistribution &lengths, int block = 16) {
             Scenario s = pinned(engine);
+            s.blockSize = block;
             s.distribution = lengths;
             s.contextTokens = lengths.maximum();
             s.engineSettings.maxOutputTokens = maxOutput;
@@ -137,8 +139,75 @@ private Q_SLOTS:
         const qint64 reference = planned(Engine::Trtllm, std::nullopt, SchedulerPolicy::MaxUtilization, promptsPlus(1024));
         QVERIFY2(gne < vllm, qPrintable(QStringLiteral("%1 vs %2").arg(gne).arg(vllm)));
         QCOMPARE(gne, reference);
-        QCOMPARE(mu, vllm);
+        QCOMPARE(mu, planned(Engine::Vllm, std::nullopt, SchedulerPolicy::GuaranteedNoEvict, trace, 32));
+        QVERIFY(mu <= vllm);
         QVERIFY(vllm > 0);
+    }
+
+    // TensorRT-LLM pages in tokens_per_block (32 by default: KvCacheConfig), vLLM in 16: a
+    // 1,000-token session holds 32 blocks = 1,024 tokens there, 63 blocks = 1,008 here.
+    // 60e9 / (1,024 x 131,072) = 447.0; 60e9 / (1,008 x 131,072) = 454.1.
+    void tensorRtPagesInItsOwnBlocks()
+    {
+        Scenario trt = pinned(Engine::Trtllm);
+        trt.contextTokens = 1000;
+        trt.engineSettings.schedulerPolicy = SchedulerPolicy::MaxUtilization;
+        QCOMPARE(computeCapacity(trt).maxSessions, qint64(447));
+        trt.engineSettings.trtTokensPerBlock = 64; // 16 blocks = 1,024 tokens again
+        QCOMPARE(computeCapacity(trt).maxSessions, qint64(447));
+        Scenario vllm = pinned(Engine::Vllm);
+        vllm.contextTokens = 1000;
+        QCOMPARE(computeCapacity(vllm).maxSessions, qint64(454));
+    }
+
+    // A reservation never counts a session below what it holds, whatever the settings: the
+    // output at most --max-output-tokens (a request stops there; more is refused by name), a
+    // max_seq_len below the length, a retention cap. GUARANTEED_NO_EVICT never admits more than
+    // paging at the same lengths and blocks.
+    void reservationNeverBelowTheLength_data()
+    {
+        QTest::addColumn<qint64>("context");
+        QTest::addColumn<qint64>("maxOutput");
+        QTest::addColumn<qint64>("maxSeqLen"); // 0: none
+        QTest::addColumn<qint64>("retain");    // 0: none
+        QTest::newRow("max_seq_len below the context") << qint64(8192) << qint64(1000) << qint64(4096) << qint64(0);
+        QTest::newRow("a 1-token maximum output") << qint64(8192) << qint64(1) << qint64(0) << qint64(0);
+        QTest::newRow("a retention cap") << qint64(8192) << qint64(1000) << qint64(0) << qint64(4096);
+    }
+    void reservationNeverBelowTheLength()
+    {
+        QFETCH(qint64, context);
+        QFETCH(qint64, maxOutput);
+        QFETCH(qint64, maxSeqLen);
+        QFETCH(qint64, retain);
+        Scenario paged = pinned(Engine::Trtllm);
+        paged.contextTokens = context;
+        if (maxSeqLen)
+            paged.engineSettings.trtMaxSeqLen = maxSeqLen;
+        if (retain)
+            paged.retainTokens = retain;
+        paged.engineSettings.schedulerPolicy = SchedulerPolicy::MaxUtilization;
+        Scenario gne = paged;
+        gne.engineSettings.schedulerPolicy = SchedulerPolicy::GuaranteedNoEvict;
+        gne.engineSettings.maxOutputTokens = maxOutput;
+        const CapacityResult a = computeCapacity(paged), b = computeCapacity(gne);
+        QVERIFY2(b.maxSessions <= a.maxSessions, qPrintable(QStringLiteral("%1 > %2").arg(b.maxSessions).arg(a.maxSessions)));
+        QVERIFY(b.reservedTokensPerSession >= a.reservedTokensPerSession);
+        // The same against a distribution of that one length: both counts agree.
+        gne.distribution = LengthDistribution::fixed(context);
+        const CapacityResult c = computeCapacity(gne);
+        QCOMPARE(c.distribution.sessionsWorstCase, b.maxSessions);
+    }
+
+    void outputBeyondTheMaximumRefused()
+    {
+        Scenario s = pinned(Engine::Trtllm);
+        s.engineSettings.maxOutputTokens = 1000;
+        s.outputTokens = 2000;
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY(!r.ok);
+        QCOMPARE(r.errorField, QStringLiteral("--output-tokens"));
+        QVERIFY2(r.error.contains(QStringLiteral("--max-output-tokens")), qPrintable(r.error));
     }
 
     // In plan --json: the rule by name, its sentence, and the output it reserves.
