@@ -95,6 +95,7 @@ void EngineSettingsForm::read(int index)
         row.problem->setText(ChartStyle::errorHtml(e.text().toHtmlEscaped(), this));
         row.problem->show();
         ChartStyle::markInvalid(row.edit, e.text());
+        Q_EMIT problemShown();
     }
 }
 

@@ -38,6 +38,8 @@ Q_SIGNALS:
     /// A field's text was read: `next` is the scenario shown with that setting changed; `flag`
     /// names the setting.
     void edited(const Headroom::Scenario &next, const QString &flag);
+    /// A field's reason was shown or hidden: the window holding the form may need more height.
+    void problemShown();
 
 private:
     struct Row

@@ -39,7 +39,10 @@ const Style kStyles[kBands] = {
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "LoRA slots"), QColor(0xb0, 0x48, 0x7a)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Workspace"), QColor(0x8c, 0x8c, 0x8c)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Encoder cache"), QColor(0x5e, 0x5e, 0x80)},
-    {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Held back (utilization)"), QColor(0xc8, 0xc8, 0xc8)},
+    // The card less what the engine counts as its own: vLLM's 1 - gpu_memory_utilization, and for
+    // every engine that sees the card as torch does the part the driver keeps (the card's
+    // torch_memory_bytes below its memory_bytes).
+    {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Held back (not the engine's)"), QColor(0xc8, 0xc8, 0xc8)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "KV cache"), QColor(0xe0, 0x9a, 0x2b)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Indexer cache"), QColor(0xa8, 0x5c, 0x1a)},
     {QT_TRANSLATE_NOOP("Headroom::MemoryChartView", "Draft KV"), QColor(0xf2, 0xc7, 0x7a)},

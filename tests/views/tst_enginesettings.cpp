@@ -74,6 +74,8 @@ QVector<Typed> typedSettings()
         {"--max-batch-size", "64", [](const Scenario &s) { return s.engineSettings.trtMaxBatchSize == 64; }},
         {"--max-num-tokens", "4096", [](const Scenario &s) { return s.engineSettings.trtMaxNumTokens == 4096; }},
         {"--max-seq-len", "4096", [](const Scenario &s) { return s.engineSettings.trtMaxSeqLen == 4096; }},
+        {"--scheduler-policy", "MAX_UTILIZATION", [](const Scenario &s) { return s.engineSettings.schedulerPolicy == SchedulerPolicy::MaxUtilization; }},
+        {"--max-output-tokens", "2k", [](const Scenario &s) { return s.engineSettings.maxOutputTokens == 2000; }},
         {"--n-ctx", "32768", [](const Scenario &s) { return s.engineSettings.nCtx == 32768; }},
         {"--n-seq", "4", [](const Scenario &s) { return s.engineSettings.nSeq == 4; }},
         {"--n-batch", "256", [](const Scenario &s) { return s.engineSettings.nBatch == 256; }},
@@ -203,6 +205,26 @@ private Q_SLOTS:
         QCOMPARE(p->scenario().gpuMemoryUtilization, 0.9);
         QVERIFY(!p->scenario().gpuMemoryUtilizationGiven);
         QCOMPARE(p->undoStack()->count(), steps + 2);
+        // Enter on refused text leaves the dialog open with the reason shown whole: the dialog is
+        // at least as large as its layout needs, so neither the field nor the reason is cut.
+        type(util, QStringLiteral("2"));
+        QCoreApplication::processEvents();
+        QVERIFY(d->isVisible());
+        QVERIFY(!d->form()->problem(QStringLiteral("--gpu-memory-utilization")).isEmpty());
+        QVERIFY(d->height() >= d->minimumSizeHint().height());
+        QVERIFY(util->height() >= util->minimumSizeHint().height());
+        type(util, QStringLiteral("0.5"));
+        // Ctrl+Z (and the platform's redo keys) in the dialog undo the plan, as in the main window (the field was reset to the
+        // value in force, so it has no typed text of its own to undo).
+        QCOMPARE(p->scenario().gpuMemoryUtilization, 0.5);
+        d->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(d));
+        util->setFocus();
+        QTest::keySequence(util, QKeySequence(QKeySequence::Undo));
+        QCOMPARE(p->scenario().gpuMemoryUtilization, 0.9);
+        QTest::keySequence(util, QKeySequence(QKeySequence::Redo));
+        QCOMPARE(p->scenario().gpuMemoryUtilization, 0.5);
+        type(util, QString());
         // Another engine: its own settings, not vLLM's.
         p->setEngine(Engine::Sglang);
         QVERIFY(!d->form()->field(QStringLiteral("--gpu-memory-utilization")));
