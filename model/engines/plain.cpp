@@ -6,14 +6,17 @@ namespace Headroom {
 QVector<KvDtypeSupport> PlainRule::kvDtypes() const
 {
     QVector<KvDtypeSupport> out;
+    // NVFP4 only on a card whose tensor cores run it, as every engine that offers it (vLLM 0.21,
+    // TensorRT-LLM) has it; every other format is taken as runnable.
     for (Dtype d : Dtypes::offered())
-        out << KvDtypeSupport{d, Dtypes::info(d).name, {}, false};
+        out << KvDtypeSupport{d, Dtypes::info(d).name, {}, d == Dtype::NVFP4};
     return out;
 }
 
 QString PlainRule::kvDtypeSource() const
 {
-    return QStringLiteral("no engine named: every format is taken as runnable");
+    return QStringLiteral("no engine named: every format is taken as runnable, nvfp4 only on a card that runs it, as vLLM and "
+                          "TensorRT-LLM take it");
 }
 
 QString PlainRule::describe() const

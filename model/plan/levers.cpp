@@ -26,7 +26,7 @@ void judge(QVector<LeverOption> &options, const LeverOption &current, const Leve
                                               : (o.sessionsPerGpu > 0 ? INFINITY : 0.0);
         // Without a latency target, 200 ms per token (5 tokens/s, too slow to read along) is the
         // ceiling; an explicit target needs a known latency (a card with a bandwidth figure).
-        const double maxItl = target.maxItlMs.value_or(200.0);
+        const double maxItl = target.maxItlMs.value_or(defaultLeverMaxItlMs);
         const bool latencyOk = o.itlMs ? *o.itlMs <= maxItl : !target.maxItlMs;
         const bool sessionsOk = !target.sessionsPerGpu || o.sessionsPerGpu >= *target.sessionsPerGpu;
         o.meetsTarget = o.sessionsPerGroup > 0 && sessionsOk && latencyOk;

@@ -46,6 +46,11 @@ struct LeverOption
     bool offerable() const { return meetsTarget && !changesRequirement && runnable; }
 };
 
+/// The inter-token latency past which an option is not offered when no target names one: 200 ms
+/// per token, 5 tokens per second, about a person's reading speed. The levers and the report's
+/// cheaper choice both hold to it.
+constexpr double defaultLeverMaxItlMs = 200.0;
+
 /// What the user needs: sessions per GPU, and/or a ceiling on inter-token latency.
 struct LeverTarget
 {

@@ -8,6 +8,7 @@
 #include "report/reporttext.h"
 
 #include "plan/capacity.h"
+#include "plan/levers.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -40,7 +41,8 @@ QString decisionSentence(const ReportFigures &f)
 }
 
 // A choice the sensitivity table prices (another TP, the next card up) that serves the same
-// sessions for less: for the target, the month; for one TP group, the session-hour. The
+// sessions for less: for the target, the month; for one TP group, the session-hour; within the
+// levers' latency ceiling (defaultLeverMaxItlMs), as the window's Levers tab offers them. The
 // cheapest such row, or none.
 const SensitivityRow *cheaperChoice(const ReportFigures &f)
 {
@@ -48,6 +50,7 @@ const SensitivityRow *cheaperChoice(const ReportFigures &f)
     auto costOf = [&f](const Deployment &x) { return f.s.targetSessions ? x.perMonth : x.perSessionHour; };
     for (const SensitivityRow &x : f.rows)
         if (x.r.ok && x.isChoice() && x.dep.perGroup > 0 && (!f.s.targetSessions || x.dep.sessions == f.dep.sessions)
+            && x.r.distribution.itlMsAtRisk.value_or(0) <= defaultLeverMaxItlMs
             && costOf(x.dep) && costOf(f.dep) && *costOf(x.dep) < *costOf(f.dep) && (!cheaper || *costOf(x.dep) < *costOf(cheaper->dep)))
             cheaper = &x;
     return cheaper;
