@@ -64,12 +64,17 @@ void LlamaCppRule::addJson(const EngineFigures &f, QJsonObject &o) const
 
 AdmissionRule LlamaCppRule::admission(const Scenario &) const
 {
+    return LlamaCpp::slotAdmission(title());
+}
+
+AdmissionRule LlamaCpp::slotAdmission(const QString &title)
+{
     // llama.cpp server: n_ctx cells allocated at start, split over n_seq slots (--parallel);
     // each slot holds at most n_ctx / n_seq tokens (tools/server/server.cpp, n_ctx_slot).
     return {QStringLiteral("slots"),
             QStringLiteral("%1 allocates n_ctx cells at start and splits them over n_seq slots (--parallel), each holding at most "
                            "n_ctx / n_seq tokens; the sessions here are counted against the memory, not the slots: set --n-ctx and "
-                           "--n-seq to the sessions you run.").arg(title()),
+                           "--n-seq to the sessions you run.").arg(title),
             std::nullopt};
 }
 

@@ -38,6 +38,9 @@ namespace LlamaCpp {
 constexpr int contextPadding = 256;
 /// llama.cpp's default context when none is given (common/common.h n_ctx = 4096).
 constexpr qint64 defaultContext = 4096;
+/// The admission rule of llama.cpp's server and of Ollama, which runs it (EngineRule::admission):
+/// n_ctx cells split over n_seq slots, named for the engine `title`.
+AdmissionRule slotAdmission(const QString &title);
 } // namespace LlamaCpp
 
 } // namespace Headroom

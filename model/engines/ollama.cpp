@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "engines/ollama.h"
+#include "engines/llamacpp.h"
 
 #include <QJsonObject>
 
@@ -76,13 +77,8 @@ void OllamaRule::addJson(const EngineFigures &f, QJsonObject &o) const
 
 AdmissionRule OllamaRule::admission(const Scenario &) const
 {
-    // llama.cpp server: n_ctx cells allocated at start, split over n_seq slots (--parallel);
-    // each slot holds at most n_ctx / n_seq tokens (tools/server/server.cpp, n_ctx_slot).
-    return {QStringLiteral("slots"),
-            QStringLiteral("%1 allocates n_ctx cells at start and splits them over n_seq slots (--parallel), each holding at most "
-                           "n_ctx / n_seq tokens; the sessions here are counted against the memory, not the slots: set --n-ctx and "
-                           "--n-seq to the sessions you run.").arg(title()),
-            std::nullopt};
+    // Ollama runs llama.cpp's server: its num_ctx x num_parallel cells, split the same way.
+    return LlamaCpp::slotAdmission(title());
 }
 
 QStringList OllamaRule::derivation(const Scenario &, const EngineFigures &e, UnitSystem) const
