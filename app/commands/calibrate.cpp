@@ -62,21 +62,27 @@ QString readText(const QString &path)
 
 /// Fills what the flags left unset in `base` from the log: the model it names, the card's
 /// memory, and no weights when a llama.cpp log sizes only the cache. Throws InputError naming
-/// --model when the model is neither given nor known.
+/// --model when the model is neither given nor known, after what a failed start shows.
 void completeFromLog(Scenario &base, const LogReading &reading, QTextStream &err)
 {
     if (base.model.groups.isEmpty()) {
         if (const auto known = modelForLog(reading.model, err))
             base.model = *known;
-        else if (reading.engine != Engine::LlamaCpp)
-            throw InputError(QStringLiteral("--model"),
-                             reading.model.isEmpty()
-                                 ? QStringLiteral("the log names no model: give --model with a preset id (`headroom presets list`) or the "
-                                                  "model's config.json path, e.g. --model llama-3.1-8b")
-                                 : QStringLiteral("the log names model \"%1\", which no preset names and no config.json here holds: give "
-                                                  "--model with its config.json path (e.g. --model %2/config.json, from the model's "
-                                                  "Hugging Face page) or a preset id of the same shape (`headroom presets list`)")
-                                       .arg(reading.model, reading.model.section(QLatin1Char('/'), -1)));
+        else if (reading.engine != Engine::LlamaCpp) {
+            QString why = reading.model.isEmpty()
+                ? QStringLiteral("the log names no model: give --model with a preset id (`headroom presets list`) or the "
+                                 "model's config.json path, e.g. --model llama-3.1-8b")
+                : QStringLiteral("the log names model \"%1\", which no preset names and no config.json here holds: give "
+                                 "--model with its config.json path (e.g. --model %2/config.json, from the model's "
+                                 "Hugging Face page) or a preset id of the same shape (`headroom presets list`)")
+                      .arg(reading.model, reading.model.section(QLatin1Char('/'), -1));
+            // A failed start is said for what it shows even when no model can be compared.
+            if (!reading.failures.isEmpty()) {
+                why[0] = why.at(0).toUpper();
+                why = reading.failures.join(QLatin1Char(' ')) + QLatin1Char(' ') + why;
+            }
+            throw InputError(QStringLiteral("--model"), why);
+        }
     }
     if (base.gpu.memoryBytes <= 0)
         base.gpu = GpuSpec::custom(reading.totalMemory.value_or(reading.freeBefore.value_or(80 * Units::GiB)));

@@ -488,6 +488,18 @@ private Q_SLOTS:
         QVERIFY(r.out.isEmpty());
     }
 
+    // A failed start whose log names no model (tests/data/logs/vllm-0.15-pp2-qwen3-coder-fail.log,
+    // vLLM issue 34076: 262,144 tokens need 24.00 GiB, 3.18 GiB available, 34,736 estimated): the
+    // refusal is said, then what --model is needed for.
+    void calibrateSaysAFailedStartWithoutAModel()
+    {
+        const Run r = run({QStringLiteral("calibrate"), QStringLiteral(HEADROOM_TEST_DATA "/logs/vllm-0.15-pp2-qwen3-coder-fail.log")});
+        QCOMPARE(r.code, 1);
+        const QString err = QString::fromUtf8(r.err);
+        QVERIFY2(err.contains(QStringLiteral("vLLM refused to start")) && err.contains(QStringLiteral("34,736")), qPrintable(err));
+        QVERIFY2(err.contains(QStringLiteral("The log names no model: give --model")), qPrintable(err));
+    }
+
     void calibrate()
     {
         // E07 (tests/data/logs/sglang-qwq-32b-tp4.log) with QwQ-32B's shape: 46,611 tokens printed.
