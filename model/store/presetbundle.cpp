@@ -66,6 +66,14 @@ QVector<QJsonObject> fromJson(const QByteArray &bytes, const QString &name, QStr
 {
     FileKind::expect(name, bytes, {FileKind::Kind::PresetBundle},
                      QStringLiteral("a preset bundle"), QStringLiteral("FILE"));
+    // A byte-order mark inside the text (a config.json pasted with its own BOM): Qt's parser keeps it
+    // in a key that its own lookups then miss, so such a preset would not export as itself. Refused,
+    // naming its line (one at the very start is the file's own and harmless).
+    if (const qsizetype bom = bytes.indexOf("\xEF\xBB\xBF", 1); bom > 0)
+        throw InputError(QStringLiteral("FILE"), QStringLiteral("%1 holds a byte-order mark (U+FEFF) inside its text, at line %2: an edited "
+                                                                "or damaged file (remove the mark)")
+                                                     .arg(name)
+                                                     .arg(bytes.left(bom).count('\n') + 1));
     QJsonParseError parse{};
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &parse);
     if (parse.error != QJsonParseError::NoError) {
