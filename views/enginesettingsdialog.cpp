@@ -2,15 +2,14 @@
 #include "enginesettingsdialog.h"
 #include "enginesettingsform.h"
 #include "planner.h"
+#include "plankeys.h"
 
 #include "engines/enginerule.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QDialogButtonBox>
-#include <QKeyEvent>
 #include <QLabel>
-#include <QLineEdit>
 #include <QPushButton>
 #include <QUndoStack>
 #include <QVBoxLayout>
@@ -66,11 +65,8 @@ bool EngineSettingsDialog::eventFilter(QObject *watched, QEvent *event)
 {
     auto *widget = qobject_cast<QWidget *>(watched);
     if (event->type() == QEvent::ShortcutOverride && widget && widget->window() == this) {
-        auto *key = static_cast<QKeyEvent *>(event);
-        const bool undo = key->matches(QKeySequence::Undo), redo = key->matches(QKeySequence::Redo);
-        auto *edit = qobject_cast<QLineEdit *>(widget);
         // A field with typed text of its own to undo takes the key; else the plan's action fires.
-        if ((undo || redo) && !(edit && !edit->isReadOnly() && (undo ? edit->isUndoAvailable() : edit->isRedoAvailable())))
+        if (isPlanUndoKey(widget, static_cast<QKeyEvent *>(event)))
             return true;
     }
     return QDialog::eventFilter(watched, event);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
+#include "plankeys.h"
 #include "answerview.h"
 #include "core/outputtarget.h"
 
@@ -423,9 +424,8 @@ bool MainWindow::eventFilter(QObject *watched, QEvent *event)
         const bool editing = edit && !edit->isReadOnly();
         // Ctrl+Z / Ctrl+Shift+Z undo the plan whatever has focus, unless a text
         // field has typed text of its own to undo (then the field takes it).
-        const bool undo = key->matches(QKeySequence::Undo), redo = key->matches(QKeySequence::Redo);
-        if (undo || redo)
-            return !(editing && (undo ? edit->isUndoAvailable() : edit->isRedoAvailable())); // true: the window's action fires
+        if (key->matches(QKeySequence::Undo) || key->matches(QKeySequence::Redo))
+            return isPlanUndoKey(widget, key); // true: the window's action fires
         // Every other menu shortcut wins over a text field's own binding of the key
         // (a line edit takes Ctrl+E as "end of line"), except the clipboard keys the field owns.
         if (editing && !key->matches(QKeySequence::Copy) && !key->matches(QKeySequence::Cut) && !key->matches(QKeySequence::Paste)
