@@ -363,7 +363,7 @@ bool restoreUserPresets(QSqlDatabase &db, const QString &path, const QVector<QPa
 QString recoveryWarning(const QString &path, const QString &damage, const QString &aside, const QStringList &recovered,
                         const Salvage &s, const QHash<QString, QString> &refused, qint64 unnamed)
 {
-    QString warning = QStringLiteral("The preset database %1 was damaged (SQLite integrity check: %2). It was kept as %3; "
+    QString warning = QStringLiteral("The preset database %1 was damaged (%2). It was kept as %3; "
                                      "the built-in presets were rebuilt and %4 of your presets %5 recovered%6.")
                           .arg(path, damage, aside)
                           .arg(recovered.size())
@@ -434,7 +434,7 @@ bool PresetStore::keepDamagedAside(const QString &damage, QString *error)
 {
     const QString aside = freeName(m_path, QStringLiteral(".damaged-") + QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")));
     if (!QFile::rename(m_path, aside)) {
-        *error = QStringLiteral("The preset database %1 is damaged (SQLite integrity check: %2) and could not be moved aside. "
+        *error = QStringLiteral("The preset database %1 is damaged (%2) and could not be moved aside. "
                                 "It was left untouched; move it away and Headroom will create a fresh one.")
                      .arg(m_path, damage);
         return false;
@@ -455,7 +455,7 @@ bool PresetStore::migrate(QString *error)
         // (a truncated one, say) is recovered from its pages.
         QFile raw(m_path);
         if (raw.open(QIODevice::ReadOnly) && PageScan::userVersion(raw.read(100)) == schemaVersion)
-            return recover(sqlError(q), error);
+            return recover(QStringLiteral("SQLite: ") + sqlError(q), error);
         *error = QStringLiteral("The preset database %1 is damaged or not a database (%2). It was left untouched; "
                                 "move it aside and Headroom will create a fresh one.")
                      .arg(m_path, sqlError(q));
@@ -472,7 +472,7 @@ bool PresetStore::migrate(QString *error)
         // Ours: damage found by the integrity check is repaired aside.
         QString damage;
         if (integrityFailure(&damage))
-            return recover(damage, error);
+            return recover(QStringLiteral("SQLite integrity check: ") + damage, error);
         // The tables must be there, or the file is not ours.
         if (!q.exec(QStringLiteral("SELECT id, kind, origin, json FROM presets LIMIT 1"))) {
             *error = QStringLiteral("The preset database %1 is damaged: %2. It was left untouched; move it aside and "
@@ -480,6 +480,12 @@ bool PresetStore::migrate(QString *error)
                          .arg(m_path, sqlError(q));
             return false;
         }
+        // Damage SQLite cannot see: bytes changed inside a row's JSON (its id or kind no
+        // longer the row's, or the text no longer JSON) pass integrity_check.
+        if (q.exec(QStringLiteral("SELECT id, kind, json FROM presets WHERE origin = 'user'")))
+            while (q.next())
+                if (!readableRow(q.value(0).toString(), q.value(1).toString(), q.value(2).toString()))
+                    return recover(QStringLiteral("the preset \"%1\" no longer reads as itself").arg(q.value(0).toString()), error);
         return true;
     }
     if (version == 0 && q.exec(QStringLiteral("SELECT count(*) FROM sqlite_master")) && q.next() && q.value(0).toInt() > 0) {
