@@ -10,6 +10,7 @@
 
 #include <QJsonArray>
 #include <cmath>
+#include <limits>
 
 namespace Headroom {
 
@@ -121,11 +122,22 @@ void EngineFigures::addTo(QJsonObject &o) const
     o.insert(QStringLiteral("engine_kv_cache_tokens"), kvCacheTokens);
     o.insert(QStringLiteral("engine_kv_cache_tokens_low"), kvCacheTokensLow);
     o.insert(QStringLiteral("engine_kv_cache_tokens_high"), kvCacheTokensHigh);
+    o.insert(QStringLiteral("engine_kv_budget_spread_below_bytes"), budgetSpreadDownBytes);
+    o.insert(QStringLiteral("engine_kv_budget_spread_above_bytes"), budgetSpreadUpBytes);
+    o.insert(QStringLiteral("engine_kv_budget_spread_terms"), QJsonArray::fromStringList(spreadTerms));
     o.insert(QStringLiteral("engine_max_concurrency"), maxConcurrency);
     o.insert(QStringLiteral("engine_max_model_len"), maxModelLen);
     Engines::rule(engine).addJson(*this, o);
     o.insert(QStringLiteral("engine_predicts"), QJsonArray::fromStringList(predicts));
     o.insert(QStringLiteral("engine_note"), note);
+}
+
+void EngineBudget::addSpread(qint64 more, qint64 less, const QString &term)
+{
+    const auto saturated = [](qint64 a, qint64 b) { return b > std::numeric_limits<qint64>::max() - a ? std::numeric_limits<qint64>::max() : a + b; };
+    spreadDown = saturated(spreadDown, std::max<qint64>(0, more));
+    spreadUp = saturated(spreadUp, std::max<qint64>(0, less));
+    spreadTerms << term;
 }
 
 namespace EngineMath {

@@ -30,6 +30,9 @@ struct EngineFigures
     qint64 estimatedMaxModelLen = 0; ///< vLLM: the longest request the pool holds ("estimated maximum model length")
     qint64 kvCacheTokensLow = 0;  ///< before hardware: the token count at the low end of the budget's stated uncertainty
     qint64 kvCacheTokensHigh = 0; ///< and at the high end; both equal kvCacheTokens once calibrated
+    qint64 budgetSpreadDownBytes = 0; ///< before hardware: how far the KV budget per GPU may lie below the figure (EngineBudget)
+    qint64 budgetSpreadUpBytes = 0;   ///< and above it
+    QStringList spreadTerms;          ///< the estimated terms behind the spread, each with its range and sources
     QStringList predicts;        ///< the engine's printed lines these figures reproduce
     QString note;                ///< what is not predicted, and why
 
@@ -46,6 +49,17 @@ struct EngineBudget
     qint64 budget = 0;     ///< KV budget per GPU (may be negative: a shortfall)
     qint64 activationPeak = 0; ///< vLLM only
     QString rule;          ///< the rule with the numbers, for the derivation (units filled in later)
+    /// Before hardware: how far the real budget may lie below (`spreadDown`) and above
+    /// (`spreadUp`) `budget`, bytes per GPU, the sum over the terms the rule estimated of the
+    /// range each was seen in across public cases; 0 for a term the user or a log gave.
+    qint64 spreadDown = 0;
+    qint64 spreadUp = 0;
+    QStringList spreadTerms; ///< each estimated term and the range it was seen in, for the derivation
+
+    /// Adds one estimated term: it may be `more` bytes above its estimate (the budget that
+    /// much lower) or `less` bytes below it (the budget higher); `term` says the range and
+    /// its sources. Sums saturate at 2^63 - 1.
+    void addSpread(qint64 more, qint64 less, const QString &term);
 };
 
 /// One KV-cache format an engine's own argument list accepts (EngineRule::kvDtypes).
@@ -146,11 +160,6 @@ public:
     /// What the log's measured figures mean for the scenario beyond LogCalibration::apply's
     /// common part (vLLM: the profiled workspace); applyLog holds the settings alone.
     virtual void applyMeasurements(const LogReading &, Scenario &) const {}
-    /// How far the budget may be off before hardware, as a fraction of the card's
-    /// memory: the largest miss over the checked public cases of this engine
-    /// (tests/model/tst_engines.cpp), 0 when the scenario pins every term that
-    /// was measured (a calibrated scenario) or the figures do not depend on a budget.
-    virtual double budgetUncertainty(const Scenario &) const { return 0; }
     /// The engine's own share-of-memory setting (vLLM's gpu_memory_utilization, SGLang's
     /// mem_fraction_static, TensorRT-LLM's free_gpu_memory_fraction) and its value in force for
     /// `s`, the engine's default when unset; empty for an engine without one (plain, llama.cpp,

@@ -29,7 +29,6 @@ public:
     void addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field) const override;
     void applyLog(const LogReading &r, Scenario &s) const override;
     QString tokensFigure() const override { return QStringLiteral("#tokens"); }
-    double budgetUncertainty(const Scenario &s) const override;
     /// How it admits sessions (EngineRule::admission).
     AdmissionRule admission(const Scenario &s) const override;
     /// mem_fraction_static, its default by card and TP when unset (EngineRule::memoryFraction).

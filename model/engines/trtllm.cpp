@@ -67,6 +67,11 @@ EngineBudget TrtllmRule::budget(const Scenario &s, qint64 weightsPerGpu) const
                   .arg(e.freeGpuMemoryFraction)
                   .arg(Units::formatBytes(Trtllm::runtimeBytes(s), UnitSystem::Binary), Units::formatCount(e.trtMaxNumTokens.value_or(Trtllm::defaultMaxNumTokens)),
                        Units::formatCount(e.trtMaxBatchSize.value_or(Trtllm::defaultMaxBatchSize)));
+        // One checked case before hardware (E08, TensorRT-LLM 0.8 on an A100): the runtime
+        // buffers' estimate, taken as 5% of the card either way until more cases split it.
+        if (!e.freeMemoryAfter)
+            b.addSpread(memory / 20, memory / 20, QStringLiteral("runtime buffers: ± 5% of the card (E08, the one TensorRT-LLM "
+                                                                "case checked before hardware)"));
     }
     b.workspace = EngineMath::workspaceLeft(memory, weightsPerGpu, b.budget);
     return b;

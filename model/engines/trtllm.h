@@ -38,10 +38,6 @@ public:
     QString tokensFigure() const override { return QStringLiteral("tokens in paged KV cache"); }
     /// Its capacity scheduler: GUARANTEED_NO_EVICT reserves prompt + --max-output-tokens (EngineRule::admission).
     AdmissionRule admission(const Scenario &s) const override;
-    double budgetUncertainty(const Scenario &s) const override
-    {
-        return s.engineSettings.kvCacheMemory || s.engineSettings.freeMemoryAfter ? 0 : 0.05;
-    }
     /// free_gpu_memory_fraction (EngineRule::memoryFraction).
     std::optional<std::pair<RealInput, double>> memoryFraction(const Scenario &s) const override
     {

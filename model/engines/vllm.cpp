@@ -108,16 +108,6 @@ qint64 vllmActivationEstimate(const Scenario &s)
     return Units::add(forward, sampler, s.field(Input::MaxNumBatchedTokens));
 }
 
-double VllmRule::budgetUncertainty(const Scenario &s) const
-{
-    const EngineSettings &e = s.engineSettings;
-    if (e.kvCacheMemory || (e.activationPeak && e.nonTorch && s.weightsBytes) || (s.workspaceBytes && s.weightsBytes))
-        return 0;
-    // The largest miss of the checked vLLM cases (tests/model/tst_engines.cpp, beforeHardware:
-    // E23 -0.33%, E24 +1.47%, E26 rows -0.42% to +0.86%, E27 -0.50% of the card).
-    return 0.015;
-}
-
 EngineBudget VllmRule::budget(const Scenario &s, qint64 weightsPerGpu) const
 {
     EngineBudget b;
@@ -147,7 +137,46 @@ EngineBudget VllmRule::budget(const Scenario &s, qint64 weightsPerGpu) const
                              "subtract CUDA graphs; 0.21 and later do)").arg(version(s).text());
     }
     b.budget = b.usable - Units::add(weightsPerGpu, s.field(Input::Weights), b.workspace, s.field(s.workspaceBytes ? Input::Workspace : Input::ActivationPeak));
+    addBudgetSpread(b, s, weightsPerGpu);
     return b;
+}
+
+void VllmRule::addBudgetSpread(EngineBudget &b, const Scenario &s, qint64 weightsPerGpu) const
+{
+    const EngineSettings &e = s.engineSettings;
+    const auto gib = [](double g) { return qint64(g * double(Units::GiB)); };
+    const auto share = [](qint64 bytes, double f) { return qint64(double(bytes) * f); };
+    // The card as torch sees it: presets without a measured figure take the nvidia-smi total
+    // less 0.5 GiB; the presets that have one sit 0.42 (RTX 3090) to 0.59 GiB (H200) below it.
+    if (!s.gpuMemoryBytes && s.gpu.torchMemoryBytes <= 0 && s.gpu.engineVisibleBytes() != s.gpu.memoryBytes)
+        b.addSpread(share(gib(0.09), s.gpuMemoryUtilization), share(gib(0.08), s.gpuMemoryUtilization),
+                    QStringLiteral("the card as torch sees it: the driver keeps 0.42-0.59 GiB (presets with a measured figure)"));
+    // int4 weights as loaded (GPTQ, AWQ): the group-scale estimate read 0.5% (E24, GPTQ), 1.0% (J12,
+    // AWQ) and 1.9% (E05, AWQ) below what vLLM printed as loaded.
+    if (!s.weightsBytes && s.effectiveWeightsDtype() == Dtype::INT4)
+        b.addSpread(share(weightsPerGpu, 0.02), 0, QStringLiteral("int4 weights as loaded: up to 2% more (E24, J12, E05)"));
+    if (s.workspaceBytes)
+        return;
+    // The activation peak: printed over estimated 0.88 (E05, 1.04 GiB) to 1.31 (vllm-project/vllm
+    // PR 10511, Llama-3-8B on an H100: 1.26 GiB); 0.99-1.01 on the llm-d runs it was fitted to.
+    if (!e.activationPeak)
+        b.addSpread(share(b.activationPeak, 0.31), share(b.activationPeak, 0.12),
+                    QStringLiteral("activation peak: 0.88 to 1.31 times the estimate (E05; vllm-project/vllm PR 10511)"));
+    // Non-torch memory (NCCL, custom all-reduce, the CUDA context's growth while profiling).
+    if (!e.nonTorch) {
+        const qint64 estimate = Vllm::defaultNonTorchBytes(s);
+        if (s.tp > 1) // 0.20 GiB (PR 14447, V0 on RTX 3090s), 0.54 (llm-d TP2), 1.38 (H200 TP2), 3.58 (PR 10511, H100 TP2)
+            b.addSpread(gib(3.58) - estimate, estimate - gib(0.20),
+                        QStringLiteral("non-torch memory at TP > 1: 0.20-3.58 GiB per GPU (vllm-project/vllm PRs 14447 and 10511, llm-d)"));
+        else if (Vllm::isV1(version(s))) // 0.06 (E05) to 0.17 GiB in V1 start-up logs
+            b.addSpread(gib(0.17) - estimate, estimate - gib(0.06), QStringLiteral("non-torch memory at TP 1: 0.06-0.17 GiB (E05, llm-d, V1 logs)"));
+        else // V0: 0.01 (vLLM 0.7.2 on a T4), 0.35 (E01), 1.79 GiB (PR 10511's 0.6.5 build, H100)
+            b.addSpread(gib(1.79) - estimate, estimate - gib(0.01),
+                        QStringLiteral("non-torch memory at TP 1 in V0: 0.01-1.79 GiB (a vLLM 0.7.2 log, E01, vllm-project/vllm PR 10511)"));
+    }
+    if (subtractsCudaGraphs(e) && !e.cudaGraph) // 0.45 (E26), 0.48 (E05), 1.18 (J12), 2.08 GiB (J10)
+        b.addSpread(gib(2.08) - Vllm::defaultCudaGraphBytes, Vllm::defaultCudaGraphBytes - gib(0.45),
+                    QStringLiteral("CUDA graphs: 0.45-2.08 GiB (E26, E05, J12, J10)"));
 }
 
 // vLLM (kv_cache_utils.py): layers of one spec form one group; a hybrid of

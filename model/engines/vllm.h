@@ -28,7 +28,6 @@ public:
     EngineVersion version(const Scenario &s) const override { return {s.engineSettings.vllmMajor, s.engineSettings.vllmMinor}; }
     /// vLLM's version is always set (0.11 unless given): its formats are that release's.
     EngineVersion kvDtypeVersion(const Scenario &s) const override { return version(s); }
-    double budgetUncertainty(const Scenario &s) const override;
     /// How it admits sessions (EngineRule::admission).
     AdmissionRule admission(const Scenario &s) const override;
     /// gpu_memory_utilization (EngineRule::memoryFraction).
@@ -51,6 +50,14 @@ public:
 
     /// True when the version subtracts the CUDA-graph memory from the budget.
     static bool subtractsCudaGraphs(const EngineSettings &e);
+
+private:
+    /// The budget's spread before hardware into `b` (EngineBudget::spreadDown/Up): for each
+    /// term vLLM measures at start-up that `s` does not give (the card as torch sees it,
+    /// quantized weights as loaded, activation peak, non-torch memory by TP and release, CUDA
+    /// graphs where subtracted), the range that term was seen in across public logs, cited at
+    /// each term in vllm.cpp. Nothing when --kv-cache-memory pins the budget.
+    void addBudgetSpread(EngineBudget &b, const Scenario &s, qint64 weightsPerGpu) const;
 };
 
 namespace Vllm {

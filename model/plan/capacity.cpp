@@ -42,6 +42,8 @@ struct Budget
     qint64 budget = 0;    // may be negative here
     qint64 activationPeak = 0;
     QString rule;
+    qint64 spreadDown = 0, spreadUp = 0; // EngineBudget's spread before hardware
+    QStringList spreadTerms;
     qint64 encoderWeights = 0;    // the vision encoder's weights as loaded (part of weights)
     qint64 encoderCache = 0;      // the encoder cache per GPU (part of workspace)
     // Side pools loaded with the model (vLLM counts the draft and the LoRA slots in
@@ -169,6 +171,9 @@ Budget budgetOf(const Scenario &s)
     b.budget = Units::sub(e.budget, b.encoderCache, s.field(Input::MaxNumBatchedTokens));
     b.activationPeak = e.activationPeak;
     b.rule = e.rule;
+    b.spreadDown = e.spreadDown;
+    b.spreadUp = e.spreadUp;
+    b.spreadTerms = e.spreadTerms;
     return b;
 }
 
@@ -746,14 +751,16 @@ void addMemoryFigures(CapacityResult &r, const Scenario &s, const KvCost &cost, 
     r.engineFigures = computeEngineFigures(s, cost, b.budget);
     r.engineFigures.activationPeakBytes = b.activationPeak;
     r.engineMemoryBytes = b.engineMemory;
-    // The stated uncertainty before hardware: the figures at the budget's low and high ends.
-    const qint64 spread = qint64(Engines::rule(s.engine).budgetUncertainty(s) * double(b.engineMemory));
+    // The spread before hardware: the figures at the budget's low and high ends.
     // (Checked: a card near 2^63 bytes must not wrap the high end.)
     const QString memory = s.field(Input::GpuMemory);
-    r.engineFigures.kvCacheTokensLow = spread > 0 ? computeEngineFigures(s, cost, Units::sub(b.budget, spread, memory)).kvCacheTokens
-                                                  : r.engineFigures.kvCacheTokens;
-    r.engineFigures.kvCacheTokensHigh = spread > 0 ? computeEngineFigures(s, cost, Units::sub(b.budget, -spread, memory)).kvCacheTokens
-                                                   : r.engineFigures.kvCacheTokens;
+    r.engineFigures.kvCacheTokensLow = b.spreadDown > 0 ? computeEngineFigures(s, cost, Units::sub(b.budget, b.spreadDown, memory)).kvCacheTokens
+                                                        : r.engineFigures.kvCacheTokens;
+    r.engineFigures.kvCacheTokensHigh = b.spreadUp > 0 ? computeEngineFigures(s, cost, Units::sub(b.budget, -b.spreadUp, memory)).kvCacheTokens
+                                                       : r.engineFigures.kvCacheTokens;
+    r.engineFigures.budgetSpreadDownBytes = b.spreadDown;
+    r.engineFigures.budgetSpreadUpBytes = b.spreadUp;
+    r.engineFigures.spreadTerms = b.spreadTerms;
     r.shortfallBytesPerGpu = std::max<qint64>(0, -b.budget);
 }
 

@@ -380,12 +380,15 @@ QStringList explainEngine(const Scenario &s, const CapacityResult &r, UnitSystem
         out << Derivation::tr("Engine rule (%1): %2").arg(Engines::name(s.engine), r.budgetRule);
     const EngineFigures &e = r.engineFigures;
     out << Engines::rule(s.engine).derivation(s, e, u);
-    if (e.kvCacheTokensHigh > e.kvCacheTokensLow)
-        out << Derivation::tr("  before hardware: %1 to %2 tokens (the budget ± %3 of the card, the spread of the checked public "
-                              "cases of %4 %5); calibrate with a start-up log to narrow it")
-                   .arg(formatCount(e.kvCacheTokensLow), formatCount(e.kvCacheTokensHigh),
-                        QStringLiteral("%1%").arg(Engines::rule(s.engine).budgetUncertainty(s) * 100, 0, 'g', 2), Engines::name(s.engine),
-                        Engines::rule(s.engine).version(s).text());
+    if (e.kvCacheTokensHigh > e.kvCacheTokensLow) {
+        out << Derivation::tr("  before hardware: %1 to %2 tokens: the budget may be %3 lower or %4 higher, from the terms %5 "
+                              "measures at start-up and Headroom estimates here, each over the range public logs show "
+                              "(calibrate with a start-up log to narrow it):")
+                   .arg(formatCount(e.kvCacheTokensLow), formatCount(e.kvCacheTokensHigh), Units::formatBytes(e.budgetSpreadDownBytes, u),
+                        Units::formatBytes(e.budgetSpreadUpBytes, u), Engines::name(s.engine));
+        for (const QString &term : e.spreadTerms)
+            out << QStringLiteral("      %1").arg(term);
+    }
     if (!e.note.isEmpty())
         out << QStringLiteral("  (%1)").arg(e.note);
     if (s.engine != Engine::Plain)

@@ -334,12 +334,75 @@ private Q_SLOTS:
         QVERIFY2(std::abs(predicted - printedKvGiB) <= 0.02 * card,
                  qPrintable(QStringLiteral("predicted %1 GiB, printed %2 GiB: %3% of the %4 GiB card")
                                 .arg(predicted).arg(printedKvGiB).arg((predicted - printedKvGiB) / card * 100).arg(card)));
-        // The stated range holds the printed figure.
-        const qint64 perToken = KvCost(s.model, s.effectiveKvDtype(), tp, s.blockSize).bytesPerTokenPerGpu();
-        const qint64 printedTokens = qint64(printedKvGiB * double(GiB)) / perToken;
-        QVERIFY2(r.engineFigures.kvCacheTokensLow <= printedTokens && printedTokens <= r.engineFigures.kvCacheTokensHigh,
-                 qPrintable(QStringLiteral("%1 not in [%2, %3]").arg(printedTokens).arg(r.engineFigures.kvCacheTokensLow)
-                                .arg(r.engineFigures.kvCacheTokensHigh)));
+    }
+
+    // The band before hardware, checked only on cases none of its terms' ranges was taken from
+    // (the ranges come from E01/E23, E05, E24, E26, J10, J12, the T4 log and vllm-project/vllm
+    // PRs 10511 and 14447; see VllmRule::addBudgetSpread). Each held-out case is a public
+    // vLLM start-up of a known card, model, TP and release that printed its KV budget; the
+    // printed figure (to its print rounding) must lie inside [budget - below, budget + above]
+    // in at least 90% of them. Coverage and width (as a share of the card) are printed.
+    void bandHoldsOnHeldOutCases()
+    {
+        struct Case
+        {
+            const char *name;
+            ModelShape model;
+            const char *gpu;
+            int tp;
+            const char *version;
+            qint64 maxModelLen;
+            double printedKvGiB;
+            qint64 weightsBytes = 0; // 0: from the parameters
+        };
+        const Case cases[] = {
+            // E04 (vLLM V1, 2026: the default release, 0.11): Qwen3-Coder-30B-A3B on 4 x L40S.
+            {"E04 Qwen3-Coder-30B-A3B 4 x L40S", shaped(dense(48, 32, 4, 128), 2048, 6144, 151936, 30'532'122'624, 128, 8, 768), "l40s", 4,
+             "0.11", 32768, 23.74},
+            // E25 (vLLM's quantized KV cache docs; release not printed: the default 0.11): Qwen3-4B
+            // (36 layers, hidden 2560, intermediate 9728, vocab 151936, 4,022,458,880 parameters) on an L4.
+            {"E25 Qwen3-4B L4", shaped(dense(36, 32, 8, 128), 2560, 9728, 151936, 4'022'458'880), "l4", 1, "0.11", 32768, 11.47},
+            // vllm-project/vllm PR 17122 (2025-04-24, a 0.8 build): Llama-3.1-8B-Instruct on one L40S,
+            // "GPU KV cache size: 158,656 tokens" x 131,072 B.
+            {"PR 17122 Llama-3.1-8B L40S", llama31_8b(), "l40s", 1, "0.8", 32768, 158656.0 * 131072 / double(GiB)},
+            // E27 (llm-d, vLLM 0.11, H100): gpt-oss-120b from its published checkpoint, 60.8 GiB (OpenAI's
+            // model card); the sampler's constant was fitted on the study's gpt-oss-20b, not this run.
+            {"E27 gpt-oss-120b H100", shaped(dense(36, 64, 8, 64), 2880, 2880, 201088, 116'829'156'672, 128, 4, 2880), "h100-sxm-80gb", 1,
+             "0.11", 16000, 3.33, qint64(60.8 * GiB)},
+        };
+        int inside = 0, n = 0;
+        for (const Case &c : cases) {
+            Scenario s;
+            s.model = c.model;
+            s.gpu = gpuPreset(c.gpu);
+            s.engine = Engine::Vllm;
+            s.tp = c.tp;
+            s.maxModelLen = c.maxModelLen;
+            s.contextTokens = 1000;
+            if (c.weightsBytes > 0)
+                s.weightsBytes = c.weightsBytes;
+            const EngineVersion v = EngineVersion::parse(QString::fromLatin1(c.version), QStringLiteral("version"));
+            s.engineSettings.vllmMajor = v.major;
+            s.engineSettings.vllmMinor = v.minor;
+            const CapacityResult r = computeCapacity(s);
+            QVERIFY2(r.ok, qPrintable(r.error));
+            const EngineFigures &f = r.engineFigures;
+            QVERIFY(f.budgetSpreadDownBytes > 0 && f.budgetSpreadUpBytes > 0);
+            const double low = double(r.kvBudgetBytesPerGpu - f.budgetSpreadDownBytes) / double(GiB);
+            const double high = double(r.kvBudgetBytesPerGpu + f.budgetSpreadUpBytes) / double(GiB);
+            const bool in = low <= c.printedKvGiB + 0.005 && c.printedKvGiB - 0.005 <= high;
+            inside += in;
+            ++n;
+            const double card = double(s.gpu.engineVisibleBytes()) / double(GiB);
+            qInfo("%s: printed %.2f GiB, band %.2f to %.2f GiB (%s), width %.1f%% of the card", c.name, c.printedKvGiB, low, high,
+                  in ? "inside" : "OUTSIDE", (high - low) / card * 100);
+        }
+        qInfo("band coverage on held-out cases: %d of %d", inside, n);
+        // Known short of the target (issue 32, item 3): E25 and PR 17122 lie below the band; their
+        // activation peaks (about 0.7 and 5.5 GiB against estimates of 1.4 and 1.0) do not follow one
+        // rule by release. An unexpected pass fails here too, so the expectation cannot go stale.
+        QEXPECT_FAIL("", "the band covers 2 of 4 held-out vLLM cases (issue 32, item 3)", Continue);
+        QVERIFY2(inside * 10 >= n * 9, qPrintable(QStringLiteral("%1 of %2 inside").arg(inside).arg(n)));
     }
 
     // An engine left no room for its KV cache does not start (vLLM V1's "No available memory for
@@ -398,6 +461,20 @@ private Q_SLOTS:
         QJsonObject o = before.toJson();
         QCOMPARE(o.value(QStringLiteral("engine_kv_cache_tokens_low")).toInteger(), before.engineFigures.kvCacheTokensLow);
         QCOMPARE(o.value(QStringLiteral("engine_kv_cache_tokens_high")).toInteger(), before.engineFigures.kvCacheTokensHigh);
+        // Each measured term given drops out of the spread: with the activation peak given
+        // (E26's 4.76 GiB) the band loses that term and narrows; at TP 2 non-torch memory is
+        // less known (0.20-3.58 GiB against 0.06-0.17 at TP 1), so the band widens.
+        Scenario m = s;
+        m.engineSettings.activationPeak = qint64(4.76 * GiB);
+        const EngineFigures given = computeCapacity(m).engineFigures;
+        QCOMPARE(before.engineFigures.spreadTerms.filter(QStringLiteral("activation peak")).size(), 1);
+        QCOMPARE(given.spreadTerms.filter(QStringLiteral("activation peak")).size(), 0);
+        QVERIFY(given.budgetSpreadDownBytes < before.engineFigures.budgetSpreadDownBytes);
+        QVERIFY(given.kvCacheTokensHigh - given.kvCacheTokensLow < before.engineFigures.kvCacheTokensHigh - before.engineFigures.kvCacheTokensLow);
+        Scenario tp2 = m;
+        tp2.tp = 2;
+        QVERIFY(computeCapacity(tp2).engineFigures.budgetSpreadDownBytes > given.budgetSpreadDownBytes + GiB);
+        QCOMPARE(o.value(QStringLiteral("engine_kv_budget_spread_below_bytes")).toInteger(), before.engineFigures.budgetSpreadDownBytes);
         const EngineFigures f = pinned(s, 50 * GiB);
         QCOMPARE(f.kvCacheTokensLow, f.kvCacheTokens);
         QCOMPARE(f.kvCacheTokensHigh, f.kvCacheTokens);
@@ -696,7 +773,7 @@ private Q_SLOTS:
             QVERIFY2(r.ok, qPrintable(r.error));
             const double miss = double(r.engineFigures.kvCacheBytes - 69'524'783'104) / double(b.gpu.memoryBytes);
             QVERIFY2(std::abs(miss) <= 0.02, qPrintable(QString::number(miss)));
-            QVERIFY(r.engineFigures.kvCacheTokensLow <= 132608 && 132608 <= r.engineFigures.kvCacheTokensHigh);
+            // (Its +-5% band was taken from this case, so that it holds 132,608 proves nothing: not checked.)
             // A larger build reserves more: max_batch_size and max_num_tokens move the budget.
             b.engineSettings.trtMaxNumTokens = 32768;
             QVERIFY(computeCapacity(b).kvBudgetBytesPerGpu < r.kvBudgetBytesPerGpu);

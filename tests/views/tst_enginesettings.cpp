@@ -257,7 +257,7 @@ private Q_SLOTS:
         QCOMPARE(dialog.table()->item(1, 1)->text(), QStringLiteral("5,519 blocks"));
 
         // From the log's measured terms the pool holds the printed tokens within vLLM's band before
-        // hardware (1.5% of the card: VllmRule::budgetUncertainty), each token 28 layers x 2 KV
+        // hardware (within 1.5% of the card), each token 28 layers x 2 KV
         // heads x 128 x 2 (K, V) x 2 B = 28,672 B. At 0.9 it would hold 0.4 x 14.56 GiB more.
         const LogReading reading = LogCalibration::read(log, QStringLiteral("log"));
         const QVector<CalibrationRow> rows = LogCalibration::compare(reading, p->scenario());

@@ -187,6 +187,20 @@ void perSessionAndCard(PageCursor &page, const ReportFigures &f)
     page.text(t1);
 }
 
+
+namespace {
+
+// The names of the band's terms ("activation peak, non-torch memory at TP 1"): each term's
+// text before its colon, without the ranges and case labels the derivation gives.
+QString spreadTermNames(const QStringList &terms)
+{
+    QStringList names;
+    for (const QString &t : terms)
+        names << t.section(QLatin1Char(':'), 0, 0);
+    return names.join(QStringLiteral(", "));
+}
+
+} // namespace
 void sensitivity(PageCursor &page, const ReportFigures &f)
 {
     QString sens = QStringLiteral("<h2>%1</h2><p>%2</p><table width=100% cellspacing=0 cellpadding=2 border=1 style='font-size:8pt'><tr><th width=27%>%3</th><th width=19%>%4</th><th width=7%>%5</th><th width=13%>%6</th><th width=34%>%7</th></tr>")
@@ -200,10 +214,12 @@ void sensitivity(PageCursor &page, const ReportFigures &f)
     const EngineFigures &e = f.r.engineFigures;
     if (f.band)
         sens += QStringLiteral("<p>%1</p>").arg(tr("Before measuring on the card: the engine's KV cache is expected to hold %1 tokens, but could hold from %2 to %3 "
-                                                  "(the spread of the checked public logs), so about %4 to %5 sessions per TP group rather than %6. "
+                                                  "(the range public start-up logs show for what the engine measures and this plan estimates: %7), so about "
+                                                  "%4 to %5 sessions per TP group rather than %6. "
                                                   "Calibrate from one startup log to remove the band.")
                                                    .arg(Units::formatCount(e.kvCacheTokens), Units::formatCount(e.kvCacheTokensLow), Units::formatCount(e.kvCacheTokensHigh),
-                                                        Units::formatCount(f.sessionsLow), Units::formatCount(f.sessionsHigh), Units::formatCount(f.dep.perGroup)));
+                                                        Units::formatCount(f.sessionsLow), Units::formatCount(f.sessionsHigh), Units::formatCount(f.dep.perGroup),
+                                                        esc(spreadTermNames(e.spreadTerms))));
     page.text(sens);
 }
 
