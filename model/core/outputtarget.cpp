@@ -4,6 +4,7 @@
 #include "core/units.h"
 
 #include <QFile>
+#include <QDir>
 #include <QFileInfo>
 #include <QSaveFile>
 #include <cstdio>
@@ -119,6 +120,10 @@ void check(const QString &path, Kind kind, const QVector<Protected> &protect, co
                                          example(kind)));
     }
     const QFileInfo target(path);
+    // `-o r.pdf/` names a folder: the file's name is missing, not its extension.
+    if (target.fileName().isEmpty() || target.isDir())
+        throw InputError(field, QStringLiteral("%1 is a folder, not a file name; nothing was written: give a file in it, e.g. %2")
+                                    .arg(path, QDir(path).filePath(example(kind))));
     if (target.isSymLink() && !target.exists())
         throw InputError(field, QStringLiteral("%1 is a link to %2, which does not exist; it was left untouched: give the file itself")
                                     .arg(path, target.symLinkTarget()));

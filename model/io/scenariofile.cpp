@@ -386,17 +386,9 @@ EngineSettings readEngineSettings(const QJsonObject &o, const QString &prefix, c
     EngineSettings es;
     auto bytes = [&](const char *key) {
         const QByteArray name = QByteArray(key) + byteSuffix;
-        const std::optional<qint64> v = readOptionalBig(o, name.constData(), prefix);
-        if (v && *v < 0)
-            throw InputError(prefix + QString::fromLatin1(name), QStringLiteral("must not be negative"));
-        return v;
+        return readOptionalBig(o, name.constData(), prefix, 0);
     };
-    auto positive = [&](const char *key) {
-        const std::optional<qint64> v = readOptionalBig(o, key, prefix);
-        if (v && *v < 1)
-            throw InputError(prefix + QString::fromLatin1(key), QStringLiteral("must be at least 1"));
-        return v;
-    };
+    auto positive = [&](const char *key) { return readOptionalBig(o, key, prefix, 1); };
     es.kvCacheMemory = bytes("kv_cache_memory");
     es.freeMemoryBefore = bytes("free_memory_before");
     es.freeMemoryAfter = bytes("free_memory_after");

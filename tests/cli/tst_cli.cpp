@@ -976,6 +976,14 @@ private Q_SLOTS:
         r = run(plan(QStringLiteral("--scenario %1 --save %2").arg(scenario, fifo).toLatin1().constData()));
         QVERIFY(r.code != 0 && r.err.contains("not a regular file"));
         QVERIFY(QFileInfo(fifo).isFile() == false && QFileInfo::exists(fifo));
+        // A name ending in / is a folder: the suggestion is a file in it, not "r.pdf/.pdf"; an existing
+        // folder named like a PDF is refused the same way.
+        r = run({QStringLiteral("report"), QStringLiteral("--scenario"), scenario, QStringLiteral("-o"), dir.filePath(QStringLiteral("r.pdf/"))});
+        QVERIFY2(r.code != 0 && r.err.contains("is a folder") && r.err.contains(QDir(dir.filePath(QStringLiteral("r.pdf"))).filePath(QStringLiteral("report.pdf")).toUtf8()),
+                 r.err.constData());
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("d.pdf")));
+        r = run({QStringLiteral("report"), QStringLiteral("--scenario"), scenario, QStringLiteral("-o"), dir.filePath(QStringLiteral("d.pdf"))});
+        QVERIFY2(r.code != 0 && r.err.contains("is a folder"), r.err.constData());
         // The report must not overwrite the scenario it was made from.
         r = run({QStringLiteral("report"), QStringLiteral("--scenario"), scenario, QStringLiteral("-o"), scenario});
         QVERIFY(r.code != 0 && r.err.contains("--output"));

@@ -615,7 +615,7 @@ private Q_SLOTS:
         // Engine settings (readEngineSettings, shared with plan --json outputs).
         for (const char *key : {"kv_cache_memory", "free_memory_before", "free_memory_after", "activation_peak", "non_torch", "cuda_graph"})
             QTest::newRow(qPrintable(QStringLiteral("engine.%1 -1 (readEngineSettings bytes)").arg(QString::fromLatin1(key))))
-                << patched("engine", key, -1) << QStringLiteral("engine.") + QString::fromLatin1(key) << QStringLiteral("must not be negative");
+                << patched("engine", key, -1) << QStringLiteral("engine.") + QString::fromLatin1(key) << QStringLiteral("must be a whole number from 0 to");
         QTest::newRow("engine.kv_cache_memory \"lots\" (readBig)") << patched("engine", "kv_cache_memory", QStringLiteral("lots"))
                                                               << QStringLiteral("engine.kv_cache_memory") << QStringLiteral("must be a whole number");
         QTest::newRow("engine.mem_fraction_static 0 (readBounded)") << patched("engine", "mem_fraction_static", 0)
@@ -627,9 +627,12 @@ private Q_SLOTS:
         QTest::newRow("engine.free_gpu_memory_fraction 0 (readBounded)") << patched("engine", "free_gpu_memory_fraction", 0)
                                                                          << QStringLiteral("engine.free_gpu_memory_fraction") << unit;
         QTest::newRow("engine.max_num_batched_tokens 0 (readEngineSettings positive)") << patched("engine", "max_num_batched_tokens", 0)
-                                                                                       << QStringLiteral("engine.max_num_batched_tokens") << QStringLiteral("must be at least 1");
+                                                                                       << QStringLiteral("engine.max_num_batched_tokens") << QStringLiteral("must be a whole number from 1 to");
         QTest::newRow("engine.n_ctx 0 (readEngineSettings positive)") << patched("engine", "n_ctx", 0) << QStringLiteral("engine.n_ctx")
-                                                                      << QStringLiteral("must be at least 1");
+                                                                      << QStringLiteral("must be a whole number from 1 to");
+        // A fraction is refused with the range the key takes (1 and up), not the whole 64-bit range.
+        QTest::newRow("engine.max_output_tokens 1.5 (readEngineSettings positive)") << patched("engine", "max_output_tokens", 1.5)
+                                                                                    << QStringLiteral("engine.max_output_tokens") << QStringLiteral("must be a whole number from 1 to");
         QTest::newRow("engine.vllm_version 0.11.1 (version format)") << patched("engine", "vllm_version", QStringLiteral("0.11.1"))
                                                                      << QStringLiteral("engine.vllm_version") << QStringLiteral("must look like 0.11");
         QTest::newRow("engine.vllm_version eleven (version format)") << patched("engine", "vllm_version", QStringLiteral("eleven"))
