@@ -406,7 +406,9 @@ QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r, Ri
         if (Dtypes::bytesFor(d, 1024, {}) < Dtypes::bytesFor(r.kvDtype, 1024, {})) {
             Scenario v = s;
             v.kvDtype = d;
-            offer(Capacity::tr("cache precision %1").arg(Dtypes::name(d)), v);
+            // A format the engine or card cannot run is no fix (the levers grey it out the same way).
+            if (Runnability::of(v).runnable)
+                offer(Capacity::tr("cache precision %1").arg(Dtypes::name(d)), v);
         }
     }
     for (Dtype d : {Dtype::FP8, Dtype::INT4}) {

@@ -602,6 +602,18 @@ private Q_SLOTS:
             QVERIFY(!o->cheapest && !o->offerable());
             QVERIFY2(!r.answer.contains(option), qPrintable(r.answer));
         }
+        // The plan's own fixes follow the same rule (a trial read "fix: cache precision nvfp4" on
+        // an H100): ask for the sessions the format would hold; it is a fix only where it runs.
+        const QString format = option.mid(QStringLiteral("KV cache ").size());
+        if (format == QLatin1String("fp8") || format == QLatin1String("nvfp4")) {
+            Scenario v = s;
+            v.kvDtype = Dtypes::parse(format, QStringLiteral("--kv-dtype"));
+            Scenario asked = s;
+            asked.sessions = computeCapacity(v).maxSessions;
+            const CapacityResult plan = computeCapacity(asked);
+            QVERIFY2(plan.ok && !plan.fits, qPrintable(plan.error));
+            QCOMPARE(!plan.fixes.filter(QStringLiteral("cache precision ") + format).isEmpty(), runnable);
+        }
         const QJsonObject json = r.toJson();
         bool seen = false;
         for (const QJsonValue &v : json.value(QStringLiteral("options")).toArray()) {
