@@ -95,7 +95,7 @@ QWidget *TrafficView::buildInputs()
     m_users->setSpecialValueText(tr("as recorded"));
     m_users->setSuffix(tr(" users"));
     m_users->setFieldName(tr("Users"));
-    m_users->setToolTip(tr("N users like this trace: the trace's conversation arrivals multiplied until N conversations are alive on average"));
+    m_users->setToolTip(tr("N users like this trace: the trace's conversation arrivals multiplied until N conversations are alive on average at unloaded speed (each request timed alone on a replica)"));
     m_keepIdle = new QDoubleSpinBox;
     m_keepIdle->setRange(0, 31.0 * 86400.0);
     m_keepIdle->setDecimals(0);

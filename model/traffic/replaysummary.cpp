@@ -36,7 +36,7 @@ QVector<QPair<QString, QString>> replaySummary(const ReplayResult &r, const Repl
                               .arg(Units::plural(r.requests, ReplaySummary::tr("request"), ReplaySummary::tr("requests")), Units::formatDecimal(r.durationSeconds, 0),
                                    Units::plural(r.conversations, ReplaySummary::tr("conversation"), ReplaySummary::tr("conversations")), rule));
     if (in.users)
-        add(ReplaySummary::tr("Users"), ReplaySummary::tr("%1 alive on average (asked %2): the trace's %3 at %4 times their arrival rate")
+        add(ReplaySummary::tr("Users"), ReplaySummary::tr("%1 alive on average at unloaded speed (asked %2): the trace's %3 at %4 times their arrival rate")
                                             .arg(Units::formatDecimal(r.meanAliveConversations, 0), Units::formatDecimal(*in.users, 0),
                                                  Units::plural(in.traceConversations, ReplaySummary::tr("conversation"), ReplaySummary::tr("conversations")),
                                                  Units::formatDecimal(in.multiplier, 3)));
@@ -82,13 +82,21 @@ QVector<QPair<QString, QString>> replaySummary(const ReplayResult &r, const Repl
                                              .arg(Units::formatBytes(r.peakKvBytesPerGpu, in.units), Units::formatBytes(qint64(std::llround(r.meanKvBytesPerGpu)), in.units),
                                                   in.kvBudgetBytesPerGpu > 0 ? ReplaySummary::tr(", of a %1 budget").arg(Units::formatBytes(in.kvBudgetBytesPerGpu, in.units))
                                                                              : QString()));
-    add(ReplaySummary::tr("Requests running"), ReplaySummary::tr("%1 at once on average over the hour's span (%2 per replica); peak %3 on one replica")
+    add(ReplaySummary::tr("Requests running"), ReplaySummary::tr("%1 at once on average over the trace's span (%2 per replica); peak %3 on one replica")
                                          .arg(Units::formatDecimal(r.meanRunning, 1), Units::formatDecimal(r.meanRunning / std::max(1, r.replicas), 1),
                                               Units::formatCount(r.peakRunningPerReplica)));
-    if (in.users)
+    // Users are counted at unloaded speed; on a loaded fleet each request runs longer than
+    // alone (its decode steps share the card), so more may run at once than that count.
+    if (in.users && r.meanRunning <= r.meanAliveConversations)
         add(ReplaySummary::tr("Users and sessions"), ReplaySummary::tr("of the %1 users alive, %2 are running on average; the rest are between turns, their KV kept "
                                                    "only as prefix cache (a plan's sessions are each resident at their longest)")
                                                .arg(Units::formatDecimal(r.meanAliveConversations, 0), Units::formatDecimal(r.meanRunning, 0)));
+    else if (in.users)
+        add(ReplaySummary::tr("Users and sessions"), ReplaySummary::tr("%1 requests run at once on average, %2 times the %3 users alive at unloaded speed: on "
+                                                   "this fleet requests run longer than alone (their decode steps share the card), so users "
+                                                   "wait on the fleet, not on the model; more replicas shorten it")
+                                               .arg(Units::formatDecimal(r.meanRunning, 0), Units::formatDecimal(r.meanRunning / std::max(1e-9, r.meanAliveConversations), 1),
+                                                    Units::formatDecimal(r.meanAliveConversations, 0)));
     if (in.solvedFor)
         add(ReplaySummary::tr("Solved for"), *in.solvedFor);
     return rows;

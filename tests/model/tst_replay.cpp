@@ -10,6 +10,7 @@
 #include "lengths/lengthdistribution.h"
 #include "lengths/traffictrace.h"
 #include "traffic/replay.h"
+#include "traffic/replaysummary.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -303,6 +304,43 @@ private slots:
             QVERIFY2(std::abs(r.meanAliveConversations - users) <= 0.02 * users,
                      qPrintable(QStringLiteral("%1 users: %2 alive at x%3").arg(users).arg(r.meanAliveConversations).arg(k)));
         }
+    }
+
+    // Users are counted at unloaded speed; a loaded fleet runs each request longer than alone,
+    // so more requests may run at once than users were asked (a trial read "of the 3,000 users
+    // alive, 21,783 are running"). The summary says which, never more running than alive.
+    void usersAgainstRunningRequests()
+    {
+        const TrafficTrace t = TrafficTrace::read(mooncake, QStringLiteral("--trace"));
+        ReplayOptions o;
+        o.replicas = 1;
+        // A 2 s decode step: each of Mooncake's requests runs minutes on one replica, far longer
+        // than the 10 ms steps the users were counted at.
+        ReplayShape slow = shapeOf(100'000);
+        const auto [k, fast] = replayForUsers(t, slow, o, 20, QStringLiteral("--users"));
+        slow.stepSeconds = [](qint64, double) { return 2.0; };
+        ReplayResult r = replay(scaledTraffic(t, k, QStringLiteral("--users")), slow, o);
+        r.meanAliveConversations = fast.meanAliveConversations;
+        QVERIFY2(r.meanRunning > r.meanAliveConversations, qPrintable(QString::number(r.meanRunning)));
+        ReplaySummaryInput in;
+        in.users = 20;
+        in.multiplier = k;
+        in.traceConversations = t.conversations;
+        auto users = [&](const ReplayResult &x) {
+            for (const auto &row : replaySummary(x, in))
+                if (row.first == QLatin1String("Users and sessions"))
+                    return row.second;
+            return QString();
+        };
+        const QString loaded = users(r);
+        QVERIFY2(loaded.startsWith(Units::formatDecimal(r.meanRunning, 0) + QStringLiteral(" requests run at once on average"))
+                     && loaded.contains(QStringLiteral("users alive at unloaded speed")),
+                 qPrintable(loaded));
+        QVERIFY2(!loaded.contains(QStringLiteral("of the ")), qPrintable(loaded));
+        // At the speed the users were counted, fewer run than are alive: the first wording.
+        QVERIFY(fast.meanRunning <= fast.meanAliveConversations);
+        QVERIFY2(users(fast).startsWith(QStringLiteral("of the %1 users alive").arg(Units::formatDecimal(fast.meanAliveConversations, 0))),
+                 qPrintable(users(fast)));
     }
 
     // Below 1, every conversation c with floor((c + 1) k) > floor(c k) at its own times: a
