@@ -719,6 +719,9 @@ void MainWindow::endWithoutQuestion()
         autosave();
     saveLayout();
     Settings().setLastScenario(m_path);
+    // Qt 6 sends every window a close event before it quits: closeEvent lets this one through
+    // without the unsaved-changes question this ending exists to skip.
+    m_endingWithoutQuestion = true;
     QCoreApplication::quit();
 }
 
@@ -806,6 +809,10 @@ bool MainWindow::maybeSave()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    if (m_endingWithoutQuestion) { // endWithoutQuestion kept the changes in the autosave
+        event->accept();
+        return;
+    }
     if (!maybeSave()) {
         event->ignore();
         return;

@@ -221,6 +221,7 @@ private:
     QToolBar *m_toolBar = nullptr;
     QAction *m_presenterAction = nullptr;
     bool m_presenter = false;
+    bool m_endingWithoutQuestion = false; ///< endWithoutQuestion ran: close without asking
     double m_zoom = 1.0;
     double m_zoomBeforePresenter = 1.0;
     // The layout before the presenter, which saveLayout() keeps in place of the presenter's.

@@ -488,6 +488,34 @@ private Q_SLOTS:
         QCOMPARE(w.planner()->scenario().sessions, qint64(3));
     }
 
+    // SIGTERM and SIGINT (main.cpp) end the window without the unsaved-changes question (README:
+    // "kill PID ... closes the window as Quit does, without the question"): a trial's kill left
+    // the question open and the process alive. The changes stay in the autosave.
+    void endingOnASignalAsksNothing()
+    {
+        QTemporaryDir dir;
+        MainWindow w(dir.filePath(QStringLiteral("presets.sqlite")));
+        w.show();
+        QTest::qWait(100); // the start-up's queued work (the recovery offer) runs first
+        w.planner()->setSessions(7);
+        QVERIFY(w.isWindowModified());
+        QString asked;
+        // As main.cpp runs it: inside the application's event loop (Qt's quit() acts only there,
+        // closing every window first). A question would block: note it and answer it (Cancel),
+        // and end the loop with 2 if it still runs after 3 s.
+        QTimer::singleShot(0, &w, [&w] { w.endWithoutQuestion(); });
+        QTimer::singleShot(300, &w, [&asked] {
+            if (QWidget *modal = QApplication::activeModalWidget()) {
+                asked = modal->windowTitle();
+                modal->close();
+            }
+        });
+        QTimer::singleShot(3000, &w, [] { QCoreApplication::exit(2); });
+        QCOMPARE(QCoreApplication::exec(), 0);
+        QVERIFY2(asked.isEmpty(), qPrintable(asked));
+        QVERIFY(QFileInfo::exists(w.autosavePath()));
+    }
+
     void compareAndExport()
     {
         QTemporaryDir dir;
