@@ -10,6 +10,7 @@
 #include "plan/fleetrisk.h"
 #include "plan/capacity.h"
 #include "report/deployment.h"
+#include "traffic/replaysummary.h"
 
 #include <QBoxLayout>
 #include <QEvent>
@@ -197,7 +198,9 @@ void AnswerView::showTraffic(const TrafficAnswer &a)
         // A wrapped caption never breaks inside a unit: U+2011, the non-breaking hyphen.
         // A fleet that preempts is said to, so that the figure is never read as enough.
         const QString preempts = r.preemptions > 0 ? tr("; %1").arg(Units::plural(r.preemptions, tr("preemption"), tr("preemptions"))) : QString();
-        m_trafficCaption->setText(tr("%1, %2%3").arg(money, whose, preempts).replace(QLatin1Char('-'), QChar(0x2011)));
+        // A fleet the arrivals outrun is said to, with its wait, as the Traffic tab's summary does.
+        const QString behind = r.cannotKeepUp() ? tr("; cannot keep up (p99 queue wait %1)").arg(formatWaitMs(r.queueMsP99)) : QString();
+        m_trafficCaption->setText(tr("%1, %2%3%4").arg(money, whose, preempts, behind).replace(QLatin1Char('-'), QChar(0x2011)));
     }
     m_trafficValue->setVisible(shown);
     m_trafficCaption->setVisible(shown);
@@ -380,9 +383,10 @@ void AnswerView::showHeadline(const Scenario &s, const CapacityResult &r, qint64
     const bool fleetAsked = s.targetSessions || r.distribution.fleetTargetFromSessions;
     const Deployment dep = fleetAsked ? Deployment::of(s, r) : Deployment{};
     m_fleet->setText(fleetAsked && dep.perGroup > 0
-                         ? tr("Fleet for the %1 asked: %2, %3")
+                         ? tr("Fleet for the %1 asked: %2, %3%4")
                                .arg(Units::plural(dep.sessions, tr("session"), tr("sessions")), Units::plural(dep.gpus, tr("GPU"), tr("GPUs")),
-                                    dep.perMonth ? tr("%1 a month").arg(Units::formatUsd(*dep.perMonth)) : tr("set a price for its money a month"))
+                                    dep.perMonth ? tr("%1 a month").arg(Units::formatUsd(*dep.perMonth)) : tr("set a price for its money a month"),
+                                    dep.marginWords(s.marginFraction))
                          : QString());
     const QStringList ifs = whatIfsInForce(s, m_planner->units());
     m_whatIfs->setText(ifs.isEmpty() ? QString() : tr("What-ifs in force: %1").arg(ifs.join(QStringLiteral("; "))));

@@ -7,6 +7,8 @@
 #include <QFutureWatcher>
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
+#include "traffic/replaysummary.h"
+
 #include <algorithm>
 #include <utility>
 
@@ -22,6 +24,9 @@ QString trafficSentence(const TrafficAnswer &a)
     // A fleet that preempts is no fleet the traffic "needs": said beside the money.
     if (r.preemptions > 0)
         money += TrafficReplay::tr("; %1").arg(Units::plural(r.preemptions, TrafficReplay::tr("preemption"), TrafficReplay::tr("preemptions")));
+    // Nor one the arrivals outrun (the summary's "Cannot keep up"), said with its wait.
+    if (r.cannotKeepUp())
+        money += TrafficReplay::tr("; cannot keep up: requests still wait at the trace's end (p99 queue wait %1)").arg(formatWaitMs(r.queueMsP99));
     const QString group = Units::plural(a.tp, TrafficReplay::tr("GPU"), TrafficReplay::tr("GPUs"));
     const QString replicas = Units::plural(r.replicas, TrafficReplay::tr("replica"), TrafficReplay::tr("replicas"));
     if (a.users) {

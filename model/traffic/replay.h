@@ -5,6 +5,7 @@
 
 #include <QString>
 #include <QVector>
+#include <algorithm>
 #include <functional>
 #include <optional>
 
@@ -85,6 +86,15 @@ struct ReplayResult
 
     double prefixHitShare() const { return promptTokens > 0 ? double(prefixHitTokens + hostHitTokens) / double(promptTokens) : 0; }
     double ceilingShare() const { return promptTokens > 0 ? double(ceilingTokens) / double(promptTokens) : 0; }
+    /// The arrivals outrun the fleet: requests still wait at the end of the trace's span and
+    /// the last one ends past 1.5 times it (the summary's "Cannot keep up", the window's caption).
+    bool cannotKeepUp() const
+    {
+        for (const ReplayPoint &p : timeline)
+            if (p.tSeconds >= durationSeconds)
+                return p.waiting > 0 && endSeconds > 1.5 * std::max(1.0, durationSeconds);
+        return false;
+    }
 };
 
 /// Replays `trace` on `o.replicas` replicas of `shape`. Per replica: requests are admitted

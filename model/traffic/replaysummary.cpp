@@ -14,19 +14,21 @@ struct ReplaySummary
 };
 } // namespace
 
+QString formatWaitMs(double v)
+{
+    if (v < 10'000)
+        return Units::formatDecimal(v, 1) + QStringLiteral(" ms");
+    if (v < 600'000)
+        return Units::formatDecimal(v / 1000, 1) + QStringLiteral(" s");
+    return Units::formatDecimal(v / 60'000, 1) + QStringLiteral(" min");
+}
+
 QVector<QPair<QString, QString>> replaySummary(const ReplayResult &r, const ReplaySummaryInput &in)
 {
     QVector<QPair<QString, QString>> rows;
     auto add = [&rows](const QString &label, const QString &value) { rows << qMakePair(label, value); };
     auto pct = [](double share) -> QString { return Units::formatDecimal(100.0 * share, 1) + QStringLiteral("%"); };
-    // A wait in the unit that reads: ms below 10 s, then seconds, then minutes.
-    auto ms = [](double v) -> QString {
-        if (v < 10'000)
-            return Units::formatDecimal(v, 1) + QStringLiteral(" ms");
-        if (v < 600'000)
-            return Units::formatDecimal(v / 1000, 1) + QStringLiteral(" s");
-        return Units::formatDecimal(v / 60'000, 1) + QStringLiteral(" min");
-    };
+    const auto ms = formatWaitMs;
     const QString rule = in.conversationRule == QLatin1String("none")
         ? ReplaySummary::tr("each request is its own conversation (the trace has no hash_ids or conversation ids)")
         : in.conversationRule == QLatin1String("hash_ids")
@@ -65,14 +67,7 @@ QVector<QPair<QString, QString>> replaySummary(const ReplayResult &r, const Repl
     if (r.replicas > r.conversations)
         add(ReplaySummary::tr("Idle replicas"), ReplaySummary::tr("%1 of the %2 get no conversation (a conversation stays on one replica)")
                                           .arg(Units::formatCount(r.replicas - r.conversations), Units::formatCount(r.replicas)));
-    // Still queueing at the end of the span: the arrivals outrun the fleet.
-    const bool behind = !r.timeline.isEmpty() && [&r] {
-        for (const ReplayPoint &p : r.timeline)
-            if (p.tSeconds >= r.durationSeconds)
-                return p.waiting > 0 && r.endSeconds > 1.5 * std::max(1.0, r.durationSeconds);
-        return false;
-    }();
-    if (behind)
+    if (r.cannotKeepUp())
         add(ReplaySummary::tr("Cannot keep up"), ReplaySummary::tr("requests still wait at the end of the trace and the last one ends at %1 s, %2 times its span: "
                                                "more replicas, or solve for the fewest that keep up")
                                            .arg(Units::formatDecimal(r.endSeconds, 0), Units::formatDecimal(r.endSeconds / std::max(1.0, r.durationSeconds), 1)));

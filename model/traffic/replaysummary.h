@@ -38,6 +38,10 @@ struct ReplaySummaryInput
 /// bytes by Units::formatBytes in `in.units`.
 QVector<QPair<QString, QString>> replaySummary(const ReplayResult &r, const ReplaySummaryInput &in);
 
+/// A wait of `ms` milliseconds in the unit that reads: ms below 10 s, then seconds, then
+/// minutes, one decimal ("834.8 ms", "12.5 s", "113.2 min").
+QString formatWaitMs(double ms);
+
 /// "the fewest replicas with at most N preemptions per hour[ and a p99 queue wait of at most M ms]".
 QString solvedForText(double maxPreemptionsPerHour, std::optional<double> maxQueueMs);
 

@@ -337,6 +337,15 @@ private slots:
                      && loaded.contains(QStringLiteral("users alive at unloaded speed")),
                  qPrintable(loaded));
         QVERIFY2(!loaded.contains(QStringLiteral("of the ")), qPrintable(loaded));
+        // Two-second steps on one replica outrun the arrivals: requests still wait at the span's
+        // end and the last ends past 1.5 times it, said as its own row; the fast replay keeps up.
+        QVERIFY(r.endSeconds > 1.5 * r.durationSeconds);
+        QVERIFY(r.cannotKeepUp());
+        QVERIFY(!fast.cannotKeepUp());
+        bool said = false;
+        for (const auto &row : replaySummary(r, in))
+            said = said || row.first == QLatin1String("Cannot keep up");
+        QVERIFY(said);
         // At the speed the users were counted, fewer run than are alive: the first wording.
         QVERIFY(fast.meanRunning <= fast.meanAliveConversations);
         QVERIFY2(users(fast).startsWith(QStringLiteral("of the %1 users alive").arg(Units::formatDecimal(fast.meanAliveConversations, 0))),

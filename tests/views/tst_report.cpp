@@ -356,6 +356,11 @@ private Q_SLOTS:
         const QString margin = QStringLiteral("admitting the count to deploy, %1 per TP group (the budget less a 5% margin), these GPUs hold %2; %3 GPUs hold 1,000 with the margin too")
                                    .arg(Units::formatCount(d.admissionLimit), Units::formatCount(d.admissionLimit * groups), Units::formatCount(admittedGroups * 4));
         QVERIFY2(page1.contains(margin), qPrintable(margin + QStringLiteral("\n---\n") + page1));
+        // The decision itself names that fleet and its month beside the one at the risk alone
+        // (two trials read the headline's 12 GPUs as the fleet to buy).
+        const QString decision = QStringLiteral("(%1 GPUs, %2 a month, with the 5% admission margin)")
+                                     .arg(Units::formatCount(admittedGroups * 4), Units::formatUsd(2.95 * double(admittedGroups * 4) * 730));
+        QVERIFY2(page1.left(page1.indexOf(QStringLiteral("Fleet and money"))).contains(decision), qPrintable(decision + QStringLiteral("\n---\n") + page1.left(600)));
     }
 
     void tensorParallelIsASensitivityRow()

@@ -33,9 +33,10 @@ QString decisionSentence(const ReportFigures &f)
     const QString cards = tr("%1 × %2").arg(Units::formatCount(dep.gpus), esc(s.gpu.name));
     if (dep.perGroup <= 0)
         return tr("%1 does not serve a session on %2: %3").arg(esc(s.model.name), cards, esc(capacityVerdict(s, f.r, f.u)));
-    const QString moneyPart = dep.perMonth ? tr("%1 a month, %2").arg(Units::formatUsd(*dep.perMonth),
-                                                                      Units::formatUsdPer(*dep.perSessionHour, tr("session-hour")))
-                                           : tr("set a price per GPU-hour for the cost");
+    const QString moneyPart = (dep.perMonth ? tr("%1 a month, %2").arg(Units::formatUsd(*dep.perMonth),
+                                                                       Units::formatUsdPer(*dep.perSessionHour, tr("session-hour")))
+                                            : tr("set a price per GPU-hour for the cost"))
+        + esc(dep.marginWords(s.marginFraction));
     return tr("Serve %1 concurrent %2 %3 on %4: %5; the KV cache is the limit.")
         .arg(Units::formatCount(dep.sessions), dep.sessions == 1 ? tr("session") : tr("sessions"), traffic, cards, moneyPart);
 }

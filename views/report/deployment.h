@@ -20,6 +20,14 @@ struct Deployment
     qint64 gpus = 0;
     qint64 groups = 0;
     std::optional<double> perHour, perMonth, perSessionHour; ///< US dollars; none without a price
+    /// For a target: the GPUs engines admitting the count to deploy (the admission limit, the
+    /// budget less the margin) need when more than `gpus`, and their money a month; else empty.
+    std::optional<qint64> gpusWithMargin;
+    std::optional<double> perMonthWithMargin;
+
+    /// " (16 GPUs, $34,456 a month, with the 5% admission margin)" when gpusWithMargin is set,
+    /// else empty: said after the fleet's GPUs and money wherever they headline.
+    QString marginWords(double marginFraction) const;
 
     /// The deployment of scenario `s` planned as `r` (computeCapacity(s), ok).
     static Deployment of(const Scenario &s, const CapacityResult &r);
