@@ -524,8 +524,10 @@ void VllmRule::applyLog(const LogReading &r, Scenario &s) const
 void VllmRule::applyMeasurements(const LogReading &r, Scenario &s) const
 {
     // Keep the measured workspace as the scenario's own (the profiled terms).
-    if (r.activationPeak && r.nonTorch)
+    if (r.activationPeak && r.nonTorch) {
         s.workspaceBytes = *r.activationPeak + *r.nonTorch + (subtractsCudaGraphs(s.engineSettings) ? r.cudaGraph.value_or(0) : 0);
+        s.names.set(Input::Workspace, r.names.of(Input::ActivationPeak)); // measured: named by its line, not a what-if
+    }
 }
 
 } // namespace Headroom

@@ -7,6 +7,7 @@
 
 #include <QCoreApplication>
 #include <QLocale>
+#include <QRegularExpression>
 #include <cmath>
 
 namespace Headroom {
@@ -82,14 +83,27 @@ QString sessionsPerGpus(qint64 sessions, int gpus, bool noun)
 QStringList whatIfsInForce(const Scenario &s, UnitSystem u)
 {
     QStringList out;
+    // A figure a start-up log or a benchmark gave is named by where it was read ("LOG line 12
+    // (...)", LogCalibration::apply; "llama-bench's size column", BenchCalibration): measured,
+    // not a what-if. Every other name is one of the input's spellings (a flag, a file's key).
+    static const QRegularExpression readFrom(QStringLiteral("( line \\d+|'s \\S+ column)"));
+    auto measured = [&s](Input input) -> std::optional<QString> {
+        const QString name = s.field(input);
+        if (!readFrom.match(name).hasMatch())
+            return std::nullopt;
+        return name.section(QStringLiteral(" ("), 0, 0);
+    };
     if (s.kvHeadsOverride && *s.kvHeadsOverride != s.model.kvHeads)
         out << Derivation::tr("KV heads %1 (what-if; the model has %2)").arg(*s.kvHeadsOverride).arg(s.model.kvHeads);
     if (s.gpuMemoryBytes && *s.gpuMemoryBytes != s.gpu.memoryBytes)
-        out << Derivation::tr("card memory %1 (what-if; the %2 has %3)").arg(Units::formatBytes(*s.gpuMemoryBytes, u), s.gpu.name, Units::formatBytes(s.gpu.memoryBytes, u));
+        out << (measured(Input::GpuMemory) ? Derivation::tr("card memory %1 (measured: %2)").arg(Units::formatBytes(*s.gpuMemoryBytes, u), *measured(Input::GpuMemory))
+                                           : Derivation::tr("card memory %1 (what-if; the %2 has %3)").arg(Units::formatBytes(*s.gpuMemoryBytes, u), s.gpu.name, Units::formatBytes(s.gpu.memoryBytes, u)));
     if (s.weightsBytes)
-        out << Derivation::tr("weights %1 (what-if; not the checkpoint's size)").arg(Units::formatBytes(*s.weightsBytes, u));
+        out << (measured(Input::Weights) ? Derivation::tr("weights %1 (measured: %2)").arg(Units::formatBytes(*s.weightsBytes, u), *measured(Input::Weights))
+                                         : Derivation::tr("weights %1 (what-if; not the checkpoint's size)").arg(Units::formatBytes(*s.weightsBytes, u)));
     if (s.workspaceBytes)
-        out << Derivation::tr("workspace %1 per card (what-if; not the engine's rule)").arg(Units::formatBytes(*s.workspaceBytes, u));
+        out << (measured(Input::Workspace) ? Derivation::tr("workspace %1 per card (measured: %2)").arg(Units::formatBytes(*s.workspaceBytes, u), *measured(Input::Workspace))
+                                           : Derivation::tr("workspace %1 per card (what-if; not the engine's rule)").arg(Units::formatBytes(*s.workspaceBytes, u)));
     if (s.lengthScale != 1.0)
         out << Derivation::tr("every session length × %1 (what-if; the trace as recorded is × 1)").arg(Units::formatDecimal(s.lengthScale, 3));
     return out;

@@ -249,6 +249,15 @@ private Q_SLOTS:
         const CapacityResult c = computeCapacity(s);
         QCOMPARE(c.engineFigures.kvCacheTokensLow, c.engineFigures.kvCacheTokens);
         QCOMPARE(c.engineFigures.kvCacheTokensHigh, c.engineFigures.kvCacheTokens);
+        // The log's figures are measured, said with their line, not what-ifs (a trial read "weights
+        // 16.1 GB (what-if; not the checkpoint's size)" in presenter after Apply); a value typed in
+        // stays a what-if.
+        const QStringList ifs = whatIfsInForce(s, UnitSystem::Binary);
+        QVERIFY2(ifs.filter(QStringLiteral("what-if")).isEmpty(), qPrintable(ifs.join(QLatin1Char('\n'))));
+        for (const char *figure : {"card memory 79.2 GiB (measured: log line ", "weights 15.0 GiB (measured: log line "})
+            QVERIFY2(!ifs.filter(QLatin1String(figure)).isEmpty(), qPrintable(ifs.join(QLatin1Char('\n'))));
+        QVERIFY2(whatIfsInForce(before, UnitSystem::Binary).filter(QStringLiteral("what-if")).size() == 2, // weights, workspace
+                 qPrintable(whatIfsInForce(before, UnitSystem::Binary).join(QLatin1Char('\n'))));
     }
 
     void llamaCppKvSizeE21()
