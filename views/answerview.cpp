@@ -436,7 +436,8 @@ void AnswerView::showFigures(const Scenario &s, const CapacityResult &r)
         {perToken, perTokenExact, tr("(%1)").arg(perTokenRounded)},
         {tr("Per session at %1%2").arg(basis, perGpu), fmt(r.reservedSessionBytesPerGpu), tr("(%1)").arg(Units::formatExactBytes(r.reservedSessionBytesPerGpu))},
         r.distribution.fleetTargetFromSessions
-            ? QStringList{tr("KV for one replica's %1 at the mean").arg(Units::plural(r.distribution.sessionsPerReplica, tr("session"), tr("sessions"))),
+            ? QStringList{(s.distribution ? tr("KV for one replica's %1 at the mean") : tr("KV for one replica's %1 at %2").arg(QStringLiteral("%1"), basis))
+                              .arg(Units::plural(r.distribution.sessionsPerReplica, tr("session"), tr("sessions"))),
                           fmt(r.distribution.kvBytesForReplicaSessionsAtMeanPerGpu),
                           tr("of the %1 budget%2; %3 replicas hold the %4 asked")
                               .arg(fmt(r.kvBudgetBytesPerGpu), perGpu, Units::formatCount(r.distribution.fleetReplicas.value_or(0)),

@@ -72,13 +72,17 @@ MemoryChartView::Segments segmentsOf(const CapacityResult &r, bool mean)
     s.encoderCache = take(r.encoderCacheBytesPerGpu);
     s.heldBack = take(r.heldBackBytesPerGpu);
     // At the mean, one KV band: the mean session's bytes are not split by pool.
-    // Sessions asked beyond one replica size a fleet: a card of it draws its replica's share.
-    const qint64 kv = !mean ? r.kvBytesForSessionsPerGpu
-        : r.distribution.fleetTargetFromSessions ? r.distribution.kvBytesForReplicaSessionsAtMeanPerGpu
-                                                 : r.distribution.kvBytesForSessionsAtMeanPerGpu;
-    s.kvCache = take(mean ? kv : kv - r.indexerBytesForSessionsPerGpu - r.draftKvBytesForSessionsPerGpu);
-    s.indexer = take(mean ? 0 : r.indexerBytesForSessionsPerGpu);
-    s.draftKv = take(mean ? 0 : r.draftKvBytesForSessionsPerGpu);
+    // Sessions asked beyond one replica size a fleet: a card of it draws its replica's share
+    // (at one fixed length its mean is that length: one band too), never all the asked
+    // sessions on one card (a trial read "over capacity" beside "deploy the fleet").
+    const bool fleet = r.distribution.fleetTargetFromSessions;
+    const bool oneBand = mean || fleet;
+    const qint64 kv = fleet ? r.distribution.kvBytesForReplicaSessionsAtMeanPerGpu
+        : !mean             ? r.kvBytesForSessionsPerGpu
+                            : r.distribution.kvBytesForSessionsAtMeanPerGpu;
+    s.kvCache = take(oneBand ? kv : kv - r.indexerBytesForSessionsPerGpu - r.draftKvBytesForSessionsPerGpu);
+    s.indexer = take(oneBand ? 0 : r.indexerBytesForSessionsPerGpu);
+    s.draftKv = take(oneBand ? 0 : r.draftKvBytesForSessionsPerGpu);
     s.free = room;
     // Saturating: a mean past 2^63 bytes is held at INT64_MAX, the demand too.
     const qint64 fixed = r.weightsBytesPerGpu + r.draftWeightsBytesPerGpu + r.loraBytesPerGpu + r.workspaceBytesPerGpu + r.heldBackBytesPerGpu;

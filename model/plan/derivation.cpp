@@ -179,6 +179,14 @@ QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u
     if (r.maxSessions == 0)
         return Derivation::tr("Not one %1-token session fits: it needs %2 of KV cache per GPU, the budget is %3.")
             .arg(tokens, fmt(r.reservedSessionBytesPerGpu), fmt(r.kvBudgetBytesPerGpu));
+    // Sessions asked beyond one replica size a fleet (fleetTargetSessions): said first, as above.
+    if (!r.fits && r.distribution.fleetTargetFromSessions && r.distribution.fleetGpus)
+        return Derivation::tr("%1 asked need %2 (%3 of %4); %5 %6 per replica at %7; on one replica alone the KV cache would overflow by %8 per GPU.")
+            .arg(plural(s.sessions, Derivation::tr("session"), Derivation::tr("sessions")),
+                 plural(*r.distribution.fleetGpus, Derivation::tr("GPU"), Derivation::tr("GPUs")),
+                 plural(r.distribution.fleetReplicas.value_or(0), Derivation::tr("replica"), Derivation::tr("replicas")),
+                 plural(s.gpusPerReplica(), Derivation::tr("GPU"), Derivation::tr("GPUs")), formatCount(r.maxSessions),
+                 r.maxSessions == 1 ? Derivation::tr("fits") : Derivation::tr("fit"), sessionBasis(s, r), fmt(r.overflowBytesPerGpu));
     if (!r.fits)
         return Derivation::tr("%1 asked, %2 fit at %3: the KV cache overflows by %4 per GPU.")
             .arg(plural(s.sessions, Derivation::tr("session"), Derivation::tr("sessions")), formatCount(r.maxSessions),

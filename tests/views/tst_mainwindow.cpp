@@ -322,12 +322,16 @@ private Q_SLOTS:
 
     void overflowIsShown()
     {
+        // One session longer than a card holds: no fleet of such cards serves it, and the bar
+        // runs past the card. 600,000 tokens x 131,072 B = 78.6 GB of KV on an 85.5 GB card.
+        // (Sessions asked beyond one card instead size a fleet: aFleetIsDrawnOneCardAtATime.)
         MainWindow w(m_dir.filePath(QStringLiteral("presets.sqlite")));
-        w.planner()->setSessions(64); // 64 x 13.1 GB = 838.9 GB on an 85.5 GB card
+        w.planner()->setContextTokens(600'000);
+        QTRY_VERIFY(!w.planner()->busy());
         const MemoryChartView::Segments s = w.chartView()->segments();
         QVERIFY(s.overflow > 0);
         QCOMPARE(s.free, qint64(0));
-        QCOMPARE(s.weights + s.workspace + s.kvCache + s.overflow, s.weights + s.workspace + qint64(64) * 13'107'200'000);
+        QCOMPARE(s.weights + s.workspace + s.kvCache + s.overflow, s.weights + s.workspace + qint64(600'000) * 131'072);
         QVERIFY(!w.planner()->result().fits);
     }
 
@@ -514,6 +518,24 @@ private Q_SLOTS:
         QCOMPARE(QCoreApplication::exec(), 0);
         QVERIFY2(asked.isEmpty(), qPrintable(asked));
         QVERIFY(QFileInfo::exists(w.autosavePath()));
+    }
+
+    // Sessions asked beyond one card at one fixed length size a fleet: the chart draws one card of
+    // it, its replica's share, not every session on one card "over capacity" beside "deploy the
+    // fleet" (a trial's reading). Llama-3.1-8B on an H100 at 100,000 tokens: 13,107,200,000 B a
+    // session, 4 fit a card; 10 asked need ceil(10 / 4) = 3 cards, ceil(10 / 3) = 4 sessions each.
+    void aFleetIsDrawnOneCardAtATime()
+    {
+        QTemporaryDir dir;
+        MainWindow w(dir.filePath(QStringLiteral("presets.sqlite")));
+        w.planner()->setSessions(10);
+        QTRY_VERIFY(!w.planner()->busy());
+        QCOMPARE(w.planner()->result().distribution.fleetGpus.value_or(0), qint64(3));
+        QCOMPARE(w.chartView()->segments().overflow, qint64(0));
+        QCOMPARE(w.chartView()->segments().kvCache, qint64(4) * 13'107'200'000);
+        QVERIFY2(w.planner()->result().distribution.fleetTargetFromSessions, "the case needs the fleet from the sessions asked");
+        QVERIFY2(capacityVerdict(w.planner()->scenario(), w.planner()->result(), UnitSystem::Decimal).startsWith(QStringLiteral("10 sessions asked need 3 GPUs")),
+                 qPrintable(capacityVerdict(w.planner()->scenario(), w.planner()->result(), UnitSystem::Decimal)));
     }
 
     void compareAndExport()
