@@ -163,6 +163,19 @@ void TrafficView::openTrace(const QString &path)
     applyInputs();
 }
 
+void TrafficView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (!m_path->text().trimmed().isEmpty() || !m_planner->scenario().distribution)
+        return;
+    // A trace's distribution keeps its path as its spec, with or without --distribution's "trace:".
+    QString spec = m_planner->scenario().distribution->spec;
+    if (spec.startsWith(QLatin1String("trace:")))
+        spec = spec.mid(6);
+    if (QFileInfo(spec).isFile())
+        openTrace(spec);
+}
+
 void TrafficView::chooseFile()
 {
     const QString start = m_path->text().isEmpty() ? QDir::homePath() : QFileInfo(m_path->text()).absolutePath();

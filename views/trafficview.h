@@ -52,6 +52,9 @@ public:
 
 protected:
     void changeEvent(QEvent *event) override;
+    /// Shown with no trace chosen: the trace the plan's lengths come from (Lengths and risk, File >
+    /// Open trace, a sample) is loaded, so the tab never says "No trace yet" beside a plan of one.
+    void showEvent(QShowEvent *event) override;
 
 private:
     /// The trace row (path, Open…, Samples) and the replay's inputs, in a form.

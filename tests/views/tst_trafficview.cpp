@@ -103,6 +103,20 @@ private Q_SLOTS:
         QVERIFY(m_dir.isValid());
     }
 
+    // A plan whose lengths come from a trace (Lengths and risk, File > Open trace): the Traffic
+    // tab, shown with no trace of its own, replays that one (a trial found "No trace yet" there).
+    void theTrafficTabStartsFromThePlansTrace()
+    {
+        MainWindow w(store());
+        w.resize(1280, 720);
+        w.planner()->setDistribution(LengthDistribution::fromTrace(mooncake(), QStringLiteral("trace")));
+        QTRY_VERIFY(!w.planner()->busy());
+        w.show();
+        showTraffic(w);
+        QCOMPARE(QDir::fromNativeSeparators(w.trafficView()->traceEdit()->text()), mooncake());
+        QTRY_VERIFY_WITH_TIMEOUT(settled(w), kDeadline);
+    }
+
     // The Mooncake hour on the window's plan: the conversations TrafficTrace::read makes, the
     // fleet's GPUs replicas x TP from the scenario; a change of TP replays it again.
     void mooncakeReplaysOnThePlan()
