@@ -20,6 +20,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
+#include <QScreen>
+#include <QScrollArea>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -235,7 +237,9 @@ PresetManager::PresetManager(const QString &storePath, QWidget *parent)
         setStatus(m_store->warning(), true);
     refresh();
     m_search->setFocus();
-    resize(1180, 660);
+    // 1180 x 660, within the screen it opens on (less room for a title bar).
+    const QRect room = (parent ? parent->screen() : screen())->availableGeometry();
+    resize(std::min(1180, room.width()), std::min(660, room.height() - 40));
 }
 
 QHBoxLayout *PresetManager::buildFilters()
@@ -289,7 +293,12 @@ QWidget *PresetManager::buildDetail()
     auto *detail = new QGroupBox(tr("Preset"));
     auto *detailLayout = new QVBoxLayout(detail);
     detailLayout->addWidget(m_origin);
-    detailLayout->addWidget(m_forms, 1);
+    // The forms scroll: a model's fields are taller than a 720-pixel screen at a larger font.
+    auto *scroll = new QScrollArea;
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidget(m_forms);
+    detailLayout->addWidget(scroll, 1);
     return detail;
 }
 

@@ -5,6 +5,7 @@
 // grouped numbers, round scales and whole legends in either palette, a presenter
 // that says the answer once, and nothing clipped at 1280 x 720.
 #include "calibrationdialog.h"
+#include "enginesettingsdialog.h"
 #include "chartstyle.h"
 #include "compareview.h"
 #include "distributionchartview.h"
@@ -717,8 +718,9 @@ private Q_SLOTS:
         MainWindow w(store());
         Planner *p = w.planner();
         p->setUnits(UnitSystem::Binary);
-        // 300 sessions of 100,000 tokens overflow the card: the scale covers card plus overflow.
-        p->setSessions(300);
+        // One session of 2,000,000 tokens (262 GB) overflows the card: the scale covers card plus
+        // overflow. (Sessions asked beyond a card size a fleet, drawn one card at a time.)
+        p->setContextTokens(2'000'000);
         MemoryChartView *chart = w.chartView();
         QVERIFY(chart->segments().overflow > 0);
         auto *axis = qobject_cast<QValueAxis *>(chart->chart()->axes(Qt::Vertical).first());
@@ -727,7 +729,7 @@ private Q_SLOTS:
         QVERIFY(axis->max() * double(1LL << 30) >= double(p->result().gpuMemoryBytes));
         // With room above the card (85,520,809,984 B = 79.6 GiB; x 1.04 = 82.8): on a chart tall
         // enough for ten steps of three text lines, 82.8 / 10 -> 10, to 90; on a short one fewer steps.
-        p->setSessions(1);
+        p->setContextTokens(100'000);
         MemoryChartView shown;
         shown.setResult(p->result(), 1, UnitSystem::Binary);
         auto *shownAxis = qobject_cast<QValueAxis *>(shown.chart()->axes(Qt::Vertical).first());
@@ -791,9 +793,9 @@ private Q_SLOTS:
             }
             // The over-capacity hatch stands out from the base it is drawn on (issue 31: dark red on
             // black): a contrast of at least 3:1 (WCAG 2.1 contrast ratio, 1.4.11 for graphics).
-            // 300 sessions of 100,000 tokens overflow the H100.
+            // One session of 2,000,000 tokens overflows the H100.
             MainWindow over(store());
-            over.planner()->setSessions(300);
+            over.planner()->setContextTokens(2'000'000);
             QVERIFY(over.chartView()->segments().overflow > 0);
             QBarSet *hatch = nullptr;
             for (QAbstractSeries *series : over.chartView()->chart()->series())
@@ -816,13 +818,13 @@ private Q_SLOTS:
 
     void aLongTitleBreaksBeforeItsFigure()
     {
-        // Issue 31: "Memory per GPU: ... (the capped mea..." hid "over by 486.8 GB". 300 sessions of
-        // 100,000 tokens overflow the H100: on a chart too narrow for the title, it goes onto two
+        // Issue 31: "Memory per GPU: ... (the capped mea..." hid "over by 486.8 GB". One session of
+        // 2,000,000 tokens overflows the H100: on a chart too narrow for the title, it goes onto two
         // lines and ends with the figure, whole.
         MainWindow w(store());
-        w.planner()->setSessions(300);
+        w.planner()->setContextTokens(2'000'000);
         MemoryChartView chart;
-        chart.setResult(w.planner()->result(), 300, UnitSystem::Decimal);
+        chart.setResult(w.planner()->result(), 1, UnitSystem::Decimal);
         const QString full = chart.chart()->property("headroomTitle").toString();
         QVERIFY2(full.startsWith(QStringLiteral("Memory per GPU: over capacity by ")), qPrintable(full));
         const QFontMetrics titleMetrics(chart.chart()->titleFont());
@@ -1118,6 +1120,17 @@ private Q_SLOTS:
                     }
                 }
                 verifyChartsAndTablesReadable(&w, centre->tabText(i));
+            }
+            // The dialogs open within the screen too (a trial's Presets dialog was 795 px tall at the
+            // default font and 893 px at +2 pt on a 720-pixel screen, its buttons off the bottom).
+            PresetManager presets(store());
+            CalibrationDialog calibration(w.planner(), {}, nullptr);
+            EngineSettingsDialog settings(w.planner(), nullptr);
+            for (QWidget *dialog : std::initializer_list<QWidget *>{&presets, &calibration, &settings}) {
+                const QSize min = dialog->minimumSizeHint().expandedTo(dialog->minimumSize());
+                QVERIFY2(min.width() <= 1280 && min.height() <= 720 - 40, // less a title bar
+                         qPrintable(QStringLiteral("%1: %2 x %3").arg(QString::fromLatin1(dialog->metaObject()->className())).arg(min.width()).arg(min.height())));
+                QVERIFY2(dialog->height() <= 720 - 40, qPrintable(QStringLiteral("%1 opens %2 tall").arg(QString::fromLatin1(dialog->metaObject()->className())).arg(dialog->height())));
             }
         }
         QApplication::setFont(font);
