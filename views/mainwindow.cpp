@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
+#include "tokenspinbox.h"
 #include "plankeys.h"
 #include "answerview.h"
 #include "core/outputtarget.h"
@@ -81,6 +82,10 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     m_planner->reset(defaultScenario());
     watchPresetStore();
     buildPanes();
+    // A box's refusal or reading note, said in a tooltip where it was typed, stays in the status
+    // bar too: a keyboard user never hovers, and the tooltip covers the next field.
+    for (TokenSpinBox *box : findChildren<TokenSpinBox *>())
+        connect(box, &TokenSpinBox::noted, this, [this](const QString &text) { statusBar()->showMessage(text, 15000); });
     createActions();
     rebuildRecentMenu();
     // A recent file moved or deleted since the menu was built is marked when the menu opens.

@@ -109,6 +109,7 @@ void TokenSpinBox::commit()
         setProblem(why);
         if (hasFocus())
             QToolTip::showText(mapToGlobal(rect().bottomLeft()), why, this);
+        Q_EMIT noted(why);
         return;
     }
     setValue(*v);
@@ -130,6 +131,7 @@ void TokenSpinBox::commit()
     setToolTip(m_reading);
     if (hasFocus())
         QToolTip::showText(mapToGlobal(rect().bottomLeft()), m_reading, this);
+    Q_EMIT noted(m_reading);
 }
 
 void TokenSpinBox::showValue()

@@ -48,6 +48,9 @@ public:
 
 Q_SIGNALS:
     void valueChanged(qint64 value);
+    /// A committed entry was refused (the reason) or read with a note ("128K read as 128,000 ...")
+    /// : the window says it in its status bar too, where the keyboard user sees it.
+    void noted(const QString &text);
 
 protected:
     QValidator::State validate(QString &input, int &pos) const override;

@@ -35,6 +35,7 @@
 #include <QTest>
 #include <algorithm>
 #include <QTimer>
+#include <QStatusBar>
 #include <functional>
 #include "common/clirun.h"
 #include "common/headroomtest.h"
@@ -536,6 +537,21 @@ private Q_SLOTS:
         QVERIFY2(w.planner()->result().distribution.fleetTargetFromSessions, "the case needs the fleet from the sessions asked");
         QVERIFY2(capacityVerdict(w.planner()->scenario(), w.planner()->result(), UnitSystem::Decimal).startsWith(QStringLiteral("10 sessions asked need 3 GPUs")),
                  qPrintable(capacityVerdict(w.planner()->scenario(), w.planner()->result(), UnitSystem::Decimal)));
+    }
+
+    // A box's note is said in the status bar as well as in its tooltip: a keyboard user never
+    // hovers (a trial found a refusal's reason only on mouse-over, and the "128K" reading gone).
+    void boxNotesReachTheStatusBar()
+    {
+        QTemporaryDir dir;
+        MainWindow w(dir.filePath(QStringLiteral("presets.sqlite")));
+        TokenSpinBox *context = w.inputPanel()->contextSpin();
+        context->findChild<QLineEdit *>()->setText(QStringLiteral("128K"));
+        Q_EMIT context->editingFinished();
+        QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("128K read as 128,000")), qPrintable(w.statusBar()->currentMessage()));
+        context->findChild<QLineEdit *>()->setText(QStringLiteral("lots"));
+        Q_EMIT context->editingFinished();
+        QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("lots")), qPrintable(w.statusBar()->currentMessage()));
     }
 
     void compareAndExport()
