@@ -269,7 +269,7 @@ private Q_SLOTS:
         Planner *p = w.planner();
         CompareView *compare = w.findChild<CompareView *>();
         QVERIFY(compare && p->pinCurrent());
-        p->setSessions(400); // far past the card: the current column overflows, the pinned one does not
+        p->setContextTokens(2'000'000); // one session past the card (more sessions size a fleet): the current column overflows, the pinned one does not
         QTRY_VERIFY(!p->busy());
         compare->table(); // brings the hidden tab up to date
         QLabel *legend = nullptr;
