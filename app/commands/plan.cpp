@@ -80,10 +80,10 @@ bool saveScenario(const QCommandLineParser &p, const Scenario &s)
         if (isSet(p, "json"))
             throw InputError(QStringLiteral("--save"), QStringLiteral("- (standard output) would mix the scenario with the --json plan; "
                                                                       "give the scenario a file name, or leave out --json"));
-        ScenarioFile::write(path, s, s.model.name + QStringLiteral(" on ") + s.gpu.name, inputFiles(p));
+        namingTheFile(QStringLiteral("--save"), [&] { ScenarioFile::write(path, s, s.model.name + QStringLiteral(" on ") + s.gpu.name, inputFiles(p)); });
         return true;
     }
-    ScenarioFile::write(path, s, QFileInfo(path).completeBaseName(), inputFiles(p));
+    namingTheFile(QStringLiteral("--save"), [&] { ScenarioFile::write(path, s, QFileInfo(path).completeBaseName(), inputFiles(p)); });
     return false;
 }
 

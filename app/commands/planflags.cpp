@@ -180,8 +180,10 @@ Scenario startingScenario(const QCommandLineParser &p, QTextStream &err)
     if (!isSet(p, "scenario"))
         return Scenario{};
     QStringList warnings;
-    const Scenario s = ScenarioFile::read(value(p, "scenario"), nullptr, [&err](const QString &id) { return presetModel(id, err); },
-                                          [&err](const QString &id) { return presetGpu(id, err); }, &warnings);
+    const Scenario s = namingTheFile(QStringLiteral("--scenario"), [&] {
+        return ScenarioFile::read(value(p, "scenario"), nullptr, [&err](const QString &id) { return presetModel(id, err); },
+                                  [&err](const QString &id) { return presetGpu(id, err); }, &warnings);
+    });
     for (const QString &w : std::as_const(warnings))
         err << "warning: " << w << '\n';
     return s;

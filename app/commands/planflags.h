@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/inputerror.h"
 #include "core/outputtarget.h"
 #include "core/units.h"
 #include "inputs/scenario.h"
@@ -26,6 +27,22 @@ UnitSystem unitsFrom(const QCommandLineParser &p);
 /// The files this command reads, which none of its outputs may replace (OutputTarget::check):
 /// the preset store, --scenario, a --model or --config path, a trace:PATH distribution.
 QVector<OutputTarget::Protected> inputFiles(const QCommandLineParser &p);
+
+/// Runs `work` (a file's reading or writing), naming a refusal of the file itself, which the
+/// readers call "file" or "FILE", as `field`: the flag or command that gave the file
+/// (--scenario, --save, "presets import"), so that every file error names where it came from.
+/// Errors about a field inside the file keep that field's name.
+template <typename Work>
+auto namingTheFile(const QString &field, Work &&work)
+{
+    try {
+        return work();
+    } catch (const InputError &e) {
+        if (e.field() == QLatin1String("file") || e.field() == QLatin1String("FILE"))
+            throw InputError(field, e.message());
+        throw;
+    }
+}
 
 /// An engine flag `engine` does not read is refused, naming the flag and the engines whose
 /// setting it is (one check for every engine flag: EngineRule::settings); never ignored.

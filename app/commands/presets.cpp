@@ -3,6 +3,7 @@
 #include "commands/commands.h"
 
 #include "commands/options.h"
+#include "commands/planflags.h"
 #include "commands/presetflags.h"
 #include "commands/presetlookup.h"
 #include "core/inputerror.h"
@@ -247,7 +248,7 @@ int runPresetsExport(const QCommandLineParser &p, QTextStream &out, QTextStream 
         err << "warning: " << problem << '\n';
     QString error;
     if (!PresetBundle::save(pos.at(2), chosen, &error, {{store->path(), QStringLiteral("the preset store")}}))
-        throw InputError(QStringLiteral("FILE"), error);
+        throw InputError(QStringLiteral("presets export"), error);
     // With "-" the bundle is the whole of standard output; the count goes to stderr.
     (OutputTarget::isStandardOutput(pos.at(2)) ? err : out)
         << "exported " << chosen.size() << (chosen.size() == 1 ? " preset" : " presets") << " to "
@@ -265,7 +266,7 @@ int runPresetsImport(const QCommandLineParser &p, QTextStream &out, QTextStream 
         return 2;
     }
     QStringList warnings;
-    const QVector<QJsonObject> presets = PresetBundle::read(pos.at(2), &warnings);
+    const QVector<QJsonObject> presets = namingTheFile(QStringLiteral("presets import"), [&] { return PresetBundle::read(pos.at(2), &warnings); });
     for (const QString &w : std::as_const(warnings))
         err << "warning: " << w << '\n';
     auto store = writableStore(err);

@@ -134,7 +134,7 @@ int check(CountInput input, qint64 value, const QString &field)
 int small(qint64 value, const QString &field)
 {
     if (value > 1'000'000)
-        throw InputError(field, QStringLiteral("%1 is implausibly large").arg(value));
+        throw InputError(field, QStringLiteral("must be at most 1,000,000, got %1").arg(Units::formatCount(value)));
     return int(value);
 }
 
@@ -146,6 +146,12 @@ QString name(Input input, InputSource source)
         : source == InputSource::Preset                 ? r.presetKey
                                                         : r.flag;
     return QString::fromLatin1(n ? n : r.flag);
+}
+
+QString describe(RealInput input)
+{
+    const RealRange &r = of(input);
+    return QStringLiteral("a number from %1 to %2").arg(shortest(r.low), shortest(r.high));
 }
 
 double check(RealInput input, double value, const QString &field)

@@ -19,6 +19,11 @@ constexpr qint64 maxTokens = qint64(1) << 53;
 /// trace is refused with the field named, so that rate x traffic
 /// multiplier (<= 10^6) x latency stays a finite figure.
 constexpr double maxArrivalRatePerSecond = 1e9;
+/// The most memory a card may have: 2^50 B (1 PiB), over 3,000 times the
+/// largest card sold (288 GB, B300 / MI355X). Every engine rule's sums of
+/// the card's bytes (budget, band, fleet) stay far inside 64 bits below it;
+/// a larger card is refused naming the field that gave it.
+constexpr qint64 maxCardBytes = qint64(1) << 50;
 } // namespace InputLimits
 
 /// The real-valued inputs of a scenario that a person types (a flag, a file
@@ -146,7 +151,7 @@ const CountRange &of(CountInput input);
 int check(CountInput input, qint64 value, const QString &field);
 /// A small whole-number setting (TP, PP, a block size, sequences, a batch, heads, layers) as
 /// the command line and the window take it: `value` when at most 1,000,000, narrowed to int;
-/// else InputError(field) "N is implausibly large". The caller has checked it is at least 1.
+/// else InputError(field) "must be at most 1,000,000, got N". The caller has checked it is at least 1.
 int small(qint64 value, const QString &field);
 /// The spellings of `input`.
 const InputSpelling &spelling(Input input);
@@ -166,6 +171,8 @@ QString name(Input input, InputSource source);
 /// share of 0 would retain sessions without end). These are the ranges .headroom files have been read
 /// with since version 1, so every saved file still opens.
 const RealRange &of(RealInput input);
+/// "a number from LOW to HIGH": the input's range as every refusal of it words it.
+QString describe(RealInput input);
 /// `value` when it lies in the input's range; else InputError(field) with
 /// the range in the message (field as the caller spells the input).
 double check(RealInput input, double value, const QString &field);

@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 #include <QVariant>
 #include <cmath>
+#include <optional>
 
 namespace Headroom::JsonNumbers {
 
@@ -70,6 +71,43 @@ double real(const QJsonValue &v, const QString &field, double low, double high)
     if (!v.isDouble() || !std::isfinite(v.toDouble()) || v.toDouble() < low || v.toDouble() > high)
         throw InputError(field, QStringLiteral("must be a number from %1 to %2, got %3").arg(low).arg(high).arg(shown(v)));
     return v.toDouble() == 0 ? 0.0 : v.toDouble();
+}
+
+namespace {
+// o[key], or nothing when absent or null; InputError when present and not `want`.
+std::optional<QJsonValue> typed(const QJsonObject &o, const char *key, QJsonValue::Type want, const QString &prefix, const QString &what)
+{
+    const QJsonValue v = o.value(QLatin1String(key));
+    if (v.isUndefined() || v.isNull())
+        return std::nullopt;
+    if (v.type() != want)
+        throw InputError(prefix + QLatin1String(key), QStringLiteral("must be %1, got %2").arg(what, shown(v)));
+    return v;
+}
+} // namespace
+
+QString text(const QJsonObject &o, const char *key, const QString &fallback, const QString &prefix, const QString &what)
+{
+    const auto v = typed(o, key, QJsonValue::String, prefix, what);
+    return v ? v->toString() : fallback;
+}
+
+bool truth(const QJsonObject &o, const char *key, bool fallback, const QString &prefix)
+{
+    const auto v = typed(o, key, QJsonValue::Bool, prefix, QStringLiteral("true or false"));
+    return v ? v->toBool() : fallback;
+}
+
+QJsonObject object(const QJsonObject &o, const char *key, const QString &prefix)
+{
+    const auto v = typed(o, key, QJsonValue::Object, prefix, QStringLiteral("an object ({...})"));
+    return v ? v->toObject() : QJsonObject();
+}
+
+QJsonArray array(const QJsonObject &o, const char *key, const QString &prefix)
+{
+    const auto v = typed(o, key, QJsonValue::Array, prefix, QStringLiteral("a list ([...])"));
+    return v ? v->toArray() : QJsonArray();
 }
 
 QJsonValue wholeValue(double v)

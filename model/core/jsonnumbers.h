@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonValue>
@@ -25,6 +26,23 @@ qint64 whole(const QJsonObject &o, const char *key, qint64 fallback, qint64 mini
 /// A finite JSON number in [low, high] (both inclusive), -0 read as 0;
 /// InputError(field) otherwise.
 double real(const QJsonValue &v, const QString &field, double low, double high);
+
+/// o[key] as a text: `fallback` when absent or null; InputError(prefix + key)
+/// saying "must be `what`, got 0.5" for a number, a bool, an array or an object
+/// (a wrong type is never read as the default).
+QString text(const QJsonObject &o, const char *key, const QString &fallback, const QString &prefix, const QString &what);
+
+/// o[key] as true or false: `fallback` when absent or null; InputError(prefix + key)
+/// for any other type.
+bool truth(const QJsonObject &o, const char *key, bool fallback, const QString &prefix);
+
+/// o[key] as an object: empty when absent or null; InputError(prefix + key)
+/// for any other type.
+QJsonObject object(const QJsonObject &o, const char *key, const QString &prefix);
+
+/// o[key] as an array: empty when absent or null; InputError(prefix + key)
+/// for any other type.
+QJsonArray array(const QJsonObject &o, const char *key, const QString &prefix);
 
 /// A whole figure held in a double (a mean of byte counts, rounded) as plan --json
 /// writes bytes: a JSON integer with its exact digits. QJsonDocument writes a

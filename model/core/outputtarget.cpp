@@ -80,6 +80,33 @@ QString what(Kind kind)
     return {};
 }
 
+// The name to suggest for `path` holding `kind`: in the folder as typed, the name without
+// trailing dots or blanks, a foreign extension dropped (r.txt: r.pdf; s.headroom.bak:
+// s.headroom), the kind's own extension added unless the name already ends in it, and the
+// kind's example name where nothing of a name is left (" ", ".pdf").
+QString suggestion(const QString &path, Kind kind)
+{
+    const QStringList own = extensions(kind);
+    const qsizetype slash = path.lastIndexOf(QLatin1Char('/'));
+    const QString folder = path.left(slash + 1);
+    QString name = path.mid(slash + 1);
+    auto trim = [&name] {
+        while (!name.isEmpty() && (name.back() == QLatin1Char('.') || name.back().isSpace()))
+            name.chop(1);
+        name = name.trimmed();
+    };
+    trim();
+    if (const QString suffix = QFileInfo(name).suffix(); !suffix.isEmpty() && !own.contains(suffix.toLower())) {
+        name.chop(suffix.size() + 1);
+        trim();
+    }
+    if (QFileInfo(name).completeBaseName().isEmpty())
+        return folder + example(kind);
+    if (!own.contains(QFileInfo(name).suffix().toLower()))
+        name += QLatin1Char('.') + own.first();
+    return folder + name;
+}
+
 // The checks on a file that exists already (check()).
 void checkExisting(const QString &path, const QFileInfo &target, Kind kind, const QVector<Protected> &protect, const QString &field)
 {
@@ -119,23 +146,38 @@ void check(const QString &path, Kind kind, const QVector<Protected> &protect, co
                                     .arg(what(kind), binary ? QStringLiteral("is binary") : QStringLiteral("is only written to a file"),
                                          example(kind)));
     }
+    // A name the terminal's bytes did not decode as UTF-8 (\xff\xfe) holds U+FFFD: the file
+    // would be created under another name than the one typed.
+    if (path.contains(QChar::ReplacementCharacter))
+        throw InputError(field, QStringLiteral("%1 holds bytes that are not UTF-8 text (shown as U+FFFD); nothing was written: "
+                                               "give a name in UTF-8").arg(path));
     const QFileInfo target(path);
-    // `-o r.pdf/` names a folder: the file's name is missing, not its extension.
-    if (target.fileName().isEmpty() || target.isDir())
+    // `-o r.pdf/` names a folder: the file's name is missing, not its extension. An existing
+    // folder takes a file in it; else the name without the slash is meant (r.pdf/ for r.pdf).
+    if (target.isDir())
         throw InputError(field, QStringLiteral("%1 is a folder, not a file name; nothing was written: give a file in it, e.g. %2")
                                     .arg(path, QDir(path).filePath(example(kind))));
+    if (target.fileName().isEmpty()) {
+        QString file = path;
+        while (file.endsWith(QLatin1Char('/')))
+            file.chop(1);
+        throw InputError(field, QStringLiteral("%1 ends in /, which names a folder, and no folder %2 exists; nothing was written: did you mean %3?")
+                                    .arg(path, file, suggestion(file, kind)));
+    }
     if (target.isSymLink() && !target.exists())
         throw InputError(field, QStringLiteral("%1 is a link to %2, which does not exist; it was left untouched: give the file itself")
                                     .arg(path, target.symLinkTarget()));
     if (target.exists())
         checkExisting(path, target, kind, protect, field);
     // `report -o r.txt` wrote a PDF named .txt: a name must say what the file holds.
-    const QString suffix = target.suffix();
     const QStringList own = extensions(kind);
-    if (!own.contains(suffix.toLower()))
+    if (!own.contains(target.suffix().toLower()))
         throw InputError(field, QStringLiteral("%1 would hold %2, whose name ends in .%3; nothing was written: name it %4")
-                                    .arg(path, what(kind), own.first(), (suffix.isEmpty() ? path : path.chopped(suffix.size() + 1))
-                                                                            + QLatin1Char('.') + own.first()));
+                                    .arg(path, what(kind), own.first(), suggestion(path, kind)));
+    // ".pdf" alone is a hidden file with no name; "r .pdf", " r.pdf" are names no one means.
+    if (target.completeBaseName().trimmed().isEmpty() || target.fileName() != target.fileName().trimmed())
+        throw InputError(field, QStringLiteral("\"%1\" has no name before .%2, or blanks around it; nothing was written: name it %3")
+                                    .arg(target.fileName(), target.suffix(), suggestion(path, kind)));
 }
 
 QString write(const QString &path, const QByteArray &bytes)
@@ -151,10 +193,12 @@ QString write(const QString &path, const QByteArray &bytes)
         return {};
     }
     QSaveFile f(path);
+    const bool existed = QFileInfo::exists(path);
     if (!f.open(QIODevice::WriteOnly))
         return QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
     if (f.write(bytes) != bytes.size() || !f.commit())
-        return QStringLiteral("cannot write %1: %2 (the previous file is unchanged)").arg(path, f.errorString());
+        return QStringLiteral("cannot write %1: %2 (%3)")
+            .arg(path, f.errorString(), existed ? QStringLiteral("the file as it was is kept") : QStringLiteral("nothing was written"));
     return {};
 }
 

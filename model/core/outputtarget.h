@@ -54,7 +54,12 @@ struct Protected
 /// - its name does not end in the extension of `kind` (.pdf, .json for a
 ///   preset bundle, .headroom or .json for a scenario, .png, .svg, .csv;
 ///   any case): the message names the file to give instead ("name it
-///   r.pdf"). Nothing appends an extension behind the user's back.
+///   r.pdf", "name it s.headroom" for s.headroom.bak). Nothing appends an
+///   extension behind the user's back;
+/// - it ends in "/" (a folder that does not exist: "did you mean r.pdf?"),
+///   has no name before its extension (".pdf") or blanks around it, or holds
+///   bytes that did not decode as UTF-8 (U+FFFD: the file would get another
+///   name than the one typed).
 /// A writer then writes with QSaveFile (or write()), so a failure leaves the
 /// old file whole.
 void check(const QString &path, Kind kind, const QVector<Protected> &protect, const QString &field);
@@ -63,7 +68,7 @@ void check(const QString &path, Kind kind, const QVector<Protected> &protect, co
 /// so a full disk, a closed pipe or /dev/full is an error here), else
 /// through QSaveFile, so a failure leaves the previous file whole. Returns
 /// an empty string, or the sentence saying what failed ("cannot write
-/// x.headroom: No space left on device (the previous file is unchanged)").
+/// x.headroom: No space left on device (the file as it was is kept)", or "(nothing was written)" for a new file).
 QString write(const QString &path, const QByteArray &bytes);
 
 } // namespace OutputTarget

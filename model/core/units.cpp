@@ -288,7 +288,9 @@ QString formatBytes(qint64 bytes, UnitSystem system, int decimals)
     const bool bin = system == UnitSystem::Binary;
     const qint64 mag = bytes < 0 ? -bytes : bytes;
     const qint64 tera = bin ? TiB : TB, giga = bin ? GiB : GB, mega = bin ? MiB : MB, kilo = bin ? KiB : kB;
-    if (mag >= tera * 10)
+    // From 1,000 of the smaller unit (as it rounds), the larger: "1.3 TB", never "1310.7 GB"
+    // beside "13.1 TB" in one column (the attacker's report).
+    if (double(mag) / double(giga) >= 999.95)
         return formatIn(bytes, tera, bin ? QStringLiteral("TiB") : QStringLiteral("TB"), decimals);
     if (mag >= giga / 10)
         return formatIn(bytes, giga, bin ? QStringLiteral("GiB") : QStringLiteral("GB"), decimals);

@@ -71,6 +71,14 @@ EngineBudget SglangRule::budget(const Scenario &s, qint64 weightsPerGpu) const
     b.memory = memory;
     b.usable = memory;
     const double fraction = e.memFractionStatic.value_or(Sglang::defaultMemFractionStatic(s));
+    if (!e.memFractionStatic && !(fraction > 0))
+        throw InputError(s.field(Input::GpuMemory),
+                         QStringLiteral("%1 is too small for SGLang's automatic mem_fraction_static at TP %2: its start-up reserve "
+                                        "(chunked prefill, CUDA graphs, TP buffers; server_args.py) leaves %3 of the card. Choose a "
+                                        "larger card, or set --mem-fraction-static")
+                             .arg(Units::formatBytes(memory, UnitSystem::Binary))
+                             .arg(s.tp)
+                             .arg(fraction));
     checkFraction(fraction, s.field(Input::MemFractionStatic));
     if (e.kvCacheMemory) {
         b.budget = *e.kvCacheMemory;

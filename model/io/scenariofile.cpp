@@ -45,7 +45,7 @@ qint64 readBig(const QJsonObject &o, const char *key, qint64 fallback = 0, const
 // printed a NUL byte; an escape sequence would have run; attacker's report).
 QString readText(const QJsonObject &o, const char *key, const QString &prefix)
 {
-    const QString text = o.value(QLatin1String(key)).toString();
+    const QString text = JsonNumbers::text(o, key, QString(), prefix, QStringLiteral("a text"));
     for (qsizetype i = 0; i < text.size(); ++i) {
         const char16_t c = text.at(i).unicode();
         if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069))
@@ -83,7 +83,8 @@ double readReal(const QJsonObject &o, RealInput input, double fallback, const QS
         return fallback;
     const QString field = prefix + QString::fromLatin1(key);
     if (!v.isDouble())
-        throw InputError(field, QStringLiteral("must be a number"));
+        throw InputError(field, QStringLiteral("must be %1, got %2")
+                                    .arg(InputRanges::describe(input), QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1)));
     return InputRanges::check(input, v.toDouble(), field);
 }
 
@@ -260,15 +261,17 @@ ModelShape modelFromJson(const QJsonObject &o)
     for (const char *k : {"total_params", "active_params", "checkpoint_bytes", "max_position_embeddings", "hidden_size"})
         if (readBig(o, k, 0, mp) < 0)
             throw InputError(mp + QString::fromLatin1(k), QStringLiteral("must not be negative"));
-    m.weightsDtype = Dtypes::parse(o.value(QStringLiteral("weights_dtype")).toString(QStringLiteral("bf16")), QStringLiteral("model.weights_dtype"));
-    m.recurrentStateDtype = Dtypes::parse(o.value(QStringLiteral("recurrent_state_dtype")).toString(QStringLiteral("fp32")),
+    m.weightsDtype = Dtypes::parse(JsonNumbers::text(o, "weights_dtype", QStringLiteral("bf16"), mp, QStringLiteral("a precision name such as bf16")), QStringLiteral("model.weights_dtype"));
+    m.recurrentStateDtype = Dtypes::parse(JsonNumbers::text(o, "recurrent_state_dtype", QStringLiteral("fp32"), mp, QStringLiteral("a precision name such as bf16")),
                                           QStringLiteral("model.recurrent_state_dtype"));
-    const QJsonArray groups = o.value(QStringLiteral("groups")).toArray();
+    const QJsonArray groups = JsonNumbers::array(o, "groups", mp);
     if (groups.isEmpty())
         throw InputError(QStringLiteral("model.groups"), QStringLiteral("a model needs its layer groups"));
     if (groups.size() > 1000)
         throw InputError(QStringLiteral("model.groups"), QStringLiteral("%1 layer groups: a model has a handful").arg(groups.size()));
     for (const QJsonValue &v : groups) {
+        if (!v.isObject())
+            throw InputError(QStringLiteral("model.groups"), QStringLiteral("must hold layer-group objects ({...})"));
         m.groups << layerGroupFromJson(v.toObject());
         // A thousand groups of 10^7 layers would pass 2^31: the whole model is held to
         // the same 10^7 as one group (a model has at most a few hundred layers).
@@ -377,11 +380,11 @@ void readParallelism(const QJsonObject &o, Scenario &s, const QString &prefix)
 {
     s.pp = readInt(o, "pp", 1, 1, prefix);
     s.dp = readInt(o, "dp", 1, 1, prefix);
-    if (o.value(QStringLiteral("ep")).isDouble())
+    if (!o.value(QStringLiteral("ep")).isUndefined() && !o.value(QStringLiteral("ep")).isNull())
         s.ep = readInt(o, "ep", 1, 1, prefix);
 }
 
-EngineSettings readEngineSettings(const QJsonObject &o, const QString &prefix, const char *byteSuffix)
+EngineSettings readEngineSettings(const QJsonObject &o, Engine engine, const QString &prefix, const char *byteSuffix)
 {
     EngineSettings es;
     auto bytes = [&](const char *key) {
@@ -398,19 +401,29 @@ EngineSettings readEngineSettings(const QJsonObject &o, const QString &prefix, c
     es.memFractionStatic = readOptionalReal(o, RealInput::MemFractionStatic, prefix);
     es.freeGpuMemoryFraction = readReal(o, RealInput::FreeGpuMemoryFraction, es.freeGpuMemoryFraction, prefix);
     es.maxNumBatchedTokens = positive("max_num_batched_tokens");
-    static const QRegularExpression versionRe(QStringLiteral("^(\\d{1,3})\\.(\\d{1,3})\\z"));
-    const auto vllm = versionRe.match(o.value(QStringLiteral("vllm_version")).toString(QStringLiteral("0.11")));
-    if (!vllm.hasMatch())
-        throw InputError(prefix + QStringLiteral("vllm_version"), QStringLiteral("must look like 0.11"));
-    es.vllmMajor = vllm.captured(1).toInt();
-    es.vllmMinor = vllm.captured(2).toInt();
+    const QString version = QStringLiteral("a release such as \"0.11\" (in quotes)");
+    const EngineVersion vllm = EngineVersion::parse(JsonNumbers::text(o, "vllm_version", QStringLiteral("0.11"), prefix, version),
+                                                    prefix + QStringLiteral("vllm_version"));
+    es.vllmMajor = vllm.major;
+    es.vllmMinor = vllm.minor;
     es.nCtx = positive("n_ctx");
     es.nSeq = readInt(o, "n_seq", 1, 1, prefix);
     es.nBatch = readInt(o, "n_batch", 512, 1, prefix);
     es.trtTokensPerBlock = readInt(o, "tokens_per_block", 32, 1, prefix);
     // Engine versions and build settings (engine flags, one block).
-    if (o.value(QStringLiteral("engine_version")).isString())
-        es.engineVersion = EngineVersion::parse(o.value(QStringLiteral("engine_version")).toString(), prefix + QStringLiteral("engine_version"));
+    if (const QString v = JsonNumbers::text(o, "engine_version", QString(), prefix, version); !v.isEmpty()) {
+        const EngineVersion given = EngineVersion::parse(v, prefix + QStringLiteral("engine_version"));
+        // For vLLM the same as vllm_version (as --engine-version is --vllm-version): one release.
+        if (engine == Engine::Vllm) {
+            if (o.contains(QStringLiteral("vllm_version")) && (given.major != es.vllmMajor || given.minor != es.vllmMinor))
+                throw InputError(prefix + QStringLiteral("engine_version"), QStringLiteral("%1 disagrees with vllm_version %2.%3: give one release")
+                                                                               .arg(v).arg(es.vllmMajor).arg(es.vllmMinor));
+            es.vllmMajor = given.major;
+            es.vllmMinor = given.minor;
+        } else {
+            es.engineVersion = given;
+        }
+    }
     es.maxNumSeqs = positive("max_num_seqs");
     es.trtMaxBatchSize = positive("max_batch_size");
     es.trtMaxNumTokens = positive("max_num_tokens");
@@ -533,11 +546,11 @@ void readPlanOutputPools(const QJsonObject &in, Scenario &s, const ScenarioFile:
 // or a config.json by its path, read again; refusals name "inputs.model". Throws InputError.
 ModelShape planOutputModel(const QJsonObject &in, const ScenarioFile::ModelLookup &models, const QString &folder, const QString &ip)
 {
-    if (in.value(QStringLiteral("model")).toString() == QLatin1String("custom"))
+    const QString modelId = JsonNumbers::text(in, "model", QString(), ip, QStringLiteral("a preset id or a config.json path"));
+    if (modelId == QLatin1String("custom"))
         throw InputError(QStringLiteral("inputs.model"), QStringLiteral("a custom shape is not named in a plan output: save it with plan --save FILE.headroom"));
     // A model the plan read from a config.json is named by its path (as --model took it:
     // a slash or .json), read again from there, a relative path from beside this file.
-    const QString modelId = in.value(QStringLiteral("model")).toString();
     if (!modelId.contains(QLatin1Char('/')) && !modelId.endsWith(QLatin1String(".json"))) {
         // The lookups' refusals (an unknown preset) name the plan output's own field.
         try {
@@ -547,7 +560,7 @@ ModelShape planOutputModel(const QJsonObject &in, const ScenarioFile::ModelLooku
         }
     }
     // The absolute path the plan wrote beside it first (a relative one is the plan's folder's, not this file's).
-    const QString written = in.value(QStringLiteral("model_file")).toString();
+    const QString written = JsonNumbers::text(in, "model_file", QString(), ip, QStringLiteral("a path"));
     const QString config = !written.isEmpty() && QFileInfo::exists(written)            ? written
                            : folder.isEmpty() || !QFileInfo(modelId).isRelative() ? modelId
                                                                                   : QDir(folder).filePath(modelId);
@@ -569,7 +582,7 @@ ModelShape planOutputModel(const QJsonObject &in, const ScenarioFile::ModelLooku
 // "inputs.gpu"), or "custom" with its gpu_memory_bytes. Throws InputError.
 GpuSpec planOutputGpu(const QJsonObject &in, const ScenarioFile::GpuLookup &gpus, const QString &ip)
 {
-    const QString gpu = in.value(QStringLiteral("gpu")).toString();
+    const QString gpu = JsonNumbers::text(in, "gpu", QString(), ip, QStringLiteral("a GPU preset id or \"custom\""));
     if (gpu == QLatin1String("custom"))
         return GpuSpec::custom(readBig(in, "gpu_memory_bytes", 0, ip));
     try {
@@ -583,13 +596,14 @@ GpuSpec planOutputGpu(const QJsonObject &in, const ScenarioFile::GpuLookup &gpus
 // names any. Throws InputError("inputs.distribution").
 void readPlanOutputDistribution(const QJsonObject &in, Scenario &s, const QString &folder)
 {
-    if (!in.value(QStringLiteral("distribution")).isString())
+    const QString ip = QStringLiteral("inputs.");
+    QString spec = JsonNumbers::text(in, "distribution", QString(), ip, QStringLiteral("a distribution spec such as \"trace:FILE\""));
+    if (spec.isEmpty())
         return;
-    QString spec = in.value(QStringLiteral("distribution")).toString();
     // A relative trace path is the plan's own, beside the file it printed: resolved
     // against the file's folder, never the current one.
     // Else (an output written before distribution_file) resolved against this file's folder.
-    const QString written = in.value(QStringLiteral("distribution_file")).toString();
+    const QString written = JsonNumbers::text(in, "distribution_file", QString(), ip, QStringLiteral("a path"));
     if (spec.startsWith(QLatin1String("trace:")) && !written.isEmpty() && QFileInfo::exists(written))
         spec = QStringLiteral("trace:") + written;
     else if (spec.startsWith(QLatin1String("trace:")) && !folder.isEmpty() && QFileInfo(spec.mid(6)).isRelative())
@@ -601,7 +615,7 @@ void readPlanOutputDistribution(const QJsonObject &in, Scenario &s, const QStrin
 Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::ModelLookup &models, const ScenarioFile::GpuLookup &gpus,
                                const QString &folder)
 {
-    const QJsonObject in = plan.value(QStringLiteral("inputs")).toObject();
+    const QJsonObject in = JsonNumbers::object(plan, "inputs", QString());
     if (!models || !gpus)
         throw InputError(QStringLiteral("inputs"), QStringLiteral("a plan output names presets, and no preset store is at hand"));
     const QString ip = QStringLiteral("inputs.");
@@ -611,8 +625,8 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
     s.tp = readInt(in, "tp", 1, 1, ip);
     s.contextTokens = readBig(in, "context_tokens", s.contextTokens, ip);
     s.sessions = readBig(in, "sessions", 1, ip);
-    s.weightsDtype = Dtypes::parse(in.value(QStringLiteral("weights_dtype")).toString(QStringLiteral("bf16")), QStringLiteral("inputs.weights_dtype"));
-    s.kvDtype = Dtypes::parse(in.value(QStringLiteral("kv_dtype")).toString(QStringLiteral("bf16")), QStringLiteral("inputs.kv_dtype"));
+    s.weightsDtype = Dtypes::parse(JsonNumbers::text(in, "weights_dtype", QStringLiteral("bf16"), ip, QStringLiteral("a precision name such as bf16")), QStringLiteral("inputs.weights_dtype"));
+    s.kvDtype = Dtypes::parse(JsonNumbers::text(in, "kv_dtype", QStringLiteral("bf16"), ip, QStringLiteral("a precision name such as bf16")), QStringLiteral("inputs.kv_dtype"));
     if (!in.value(QStringLiteral("kv_heads_override")).isUndefined() && !in.value(QStringLiteral("kv_heads_override")).isNull())
         s.kvHeadsOverride = readInt(in, "kv_heads_override", 0, 1, ip);
     if (readBig(in, "gpu_memory_bytes", 0, ip) != s.gpu.memoryBytes)
@@ -625,17 +639,17 @@ Scenario migrateFromPlanOutput(const QJsonObject &plan, const ScenarioFile::Mode
         s.workspaceBytes = readOptionalBig(in, "workspace_bytes_override", ip);
     else if (const qint64 w = readBig(in, "workspace_bytes_per_gpu", s.effectiveWorkspaceBytes(), ip); w != s.effectiveWorkspaceBytes())
         s.workspaceBytes = w;
-    s.engine = Engines::parse(in.value(QStringLiteral("engine")).toString(QStringLiteral("plain")), QStringLiteral("inputs.engine"));
+    s.engine = Engines::parse(JsonNumbers::text(in, "engine", QStringLiteral("plain"), ip, QStringLiteral("an engine name (plain, vllm, sglang, trtllm, llamacpp or ollama)")), QStringLiteral("inputs.engine"));
     s.gpuMemoryUtilization = readReal(in, RealInput::GpuMemoryUtilization, s.gpuMemoryUtilization, ip);
     s.blockSize = readInt(in, "block_size", 16, 1, ip);
-    s.preallocate = in.value(QStringLiteral("preallocate")).toBool();
+    s.preallocate = JsonNumbers::truth(in, "preallocate", false, ip);
     if (const auto price = readOptionalReal(in, RealInput::Price, ip); price && price != s.gpu.priceUsdPerHour)
         s.priceUsdPerGpuHour = price;
     s.maxModelLen = readOptionalBig(in, "max_model_len", ip);
     if (s.maxModelLen == s.model.maxPositionEmbeddings)
         s.maxModelLen.reset();
     s.gpuMemoryUtilizationGiven = s.engine == Engine::Vllm;
-    s.engineSettings = readEngineSettings(in, QStringLiteral("inputs."), "_bytes");
+    s.engineSettings = readEngineSettings(in, s.engine, QStringLiteral("inputs."), "_bytes");
     readParallelism(in, s, QStringLiteral("inputs."));
     readPlanOutputDistribution(in, s, folder);
     readLengthsAndServing(in, s, ip);
@@ -803,39 +817,30 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
     Scenario s;
     if (name)
         *name = readText(o, "name", QString());
-    s.model = modelFromJson(o.value(QStringLiteral("model")).toObject());
+    s.model = modelFromJson(JsonNumbers::object(o, "model", QString()));
     try {
-        s.gpu = GpuSpec::fromPreset(o.value(QStringLiteral("gpu")).toObject(), true);
+        s.gpu = GpuSpec::fromPreset(JsonNumbers::object(o, "gpu", QString()), true);
     } catch (const InputError &e) {
         throw InputError(QStringLiteral("gpu.") + e.field(), e.message());
     }
-    const QJsonObject e = o.value(QStringLiteral("engine")).toObject();
-    s.engine = Engines::parse(e.value(QStringLiteral("engine")).toString(QStringLiteral("plain")), QStringLiteral("engine.engine"));
-    s.engineSettings = readEngineSettings(e, QStringLiteral("engine."), "");
+    const QJsonObject e = JsonNumbers::object(o, "engine", QString());
+    s.engine = Engines::parse(JsonNumbers::text(e, "engine", QStringLiteral("plain"), QStringLiteral("engine."), QStringLiteral("an engine name (plain, vllm, sglang, trtllm, llamacpp or ollama)")), QStringLiteral("engine.engine"));
+    s.engineSettings = readEngineSettings(e, s.engine, QStringLiteral("engine."), "");
     readParallelism(e, s, QStringLiteral("engine."));
     const QString ep = QStringLiteral("engine.");
     s.gpuMemoryUtilization = readReal(e, RealInput::GpuMemoryUtilization, s.gpuMemoryUtilization, ep);
-    s.gpuMemoryUtilizationGiven = e.value(QStringLiteral("gpu_memory_utilization_given")).toBool();
+    s.gpuMemoryUtilizationGiven = JsonNumbers::truth(e, "gpu_memory_utilization_given", false, ep);
     s.blockSize = readInt(e, "block_size", 16, 1, ep);
-    const QJsonObject in = o.value(QStringLiteral("inputs")).toObject();
+    const QJsonObject in = JsonNumbers::object(o, "inputs", QString());
     const QString ip = QStringLiteral("inputs.");
     s.tp = readInt(in, "tp", 1, 1, ip);
     s.contextTokens = readBig(in, "context_tokens", s.contextTokens, ip);
     s.sessions = readBig(in, "sessions", 1, ip);
-    for (const char *k : {"weights_dtype", "kv_dtype"}) {
-        const QJsonValue v = in.value(QString::fromLatin1(k));
-        if (!v.isUndefined() && !v.isNull() && !v.isString())
-            throw InputError(ip + QString::fromLatin1(k), QStringLiteral("must be a precision name such as bf16"));
-    }
-    if (!in.value(QStringLiteral("preallocate")).isUndefined() && !in.value(QStringLiteral("preallocate")).isBool())
-        throw InputError(ip + QStringLiteral("preallocate"), QStringLiteral("must be true or false"));
-    if (!o.value(QStringLiteral("distribution")).isUndefined() && !o.value(QStringLiteral("distribution")).isNull()
-        && !o.value(QStringLiteral("distribution")).isObject())
-        throw InputError(QStringLiteral("distribution"), QStringLiteral("must be an object"));
-    if (in.value(QStringLiteral("weights_dtype")).isString())
-        s.weightsDtype = Dtypes::parse(in.value(QStringLiteral("weights_dtype")).toString(), QStringLiteral("inputs.weights_dtype"));
-    if (in.value(QStringLiteral("kv_dtype")).isString())
-        s.kvDtype = Dtypes::parse(in.value(QStringLiteral("kv_dtype")).toString(), QStringLiteral("inputs.kv_dtype"));
+    const QJsonObject distribution = JsonNumbers::object(o, "distribution", QString());
+    if (const QString d = JsonNumbers::text(in, "weights_dtype", QString(), ip, QStringLiteral("a precision name such as bf16")); !d.isEmpty())
+        s.weightsDtype = Dtypes::parse(d, QStringLiteral("inputs.weights_dtype"));
+    if (const QString d = JsonNumbers::text(in, "kv_dtype", QString(), ip, QStringLiteral("a precision name such as bf16")); !d.isEmpty())
+        s.kvDtype = Dtypes::parse(d, QStringLiteral("inputs.kv_dtype"));
     if (!in.value(QStringLiteral("kv_heads_override")).isUndefined() && !in.value(QStringLiteral("kv_heads_override")).isNull())
         s.kvHeadsOverride = readInt(in, "kv_heads_override", 0, 1, ip);
     s.gpuMemoryBytes = readOptionalBig(in, "gpu_memory_bytes", ip);
@@ -844,11 +849,11 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
     s.runtimeReserveBytes = readBig(in, "runtime_reserve_bytes", s.runtimeReserveBytes, ip);
     s.activationBytes = readBig(in, "activation_bytes", s.activationBytes, ip);
     s.maxModelLen = readOptionalBig(in, "max_model_len", ip);
-    s.preallocate = in.value(QStringLiteral("preallocate")).toBool();
+    s.preallocate = JsonNumbers::truth(in, "preallocate", false, ip);
     s.priceUsdPerGpuHour = readOptionalReal(in, RealInput::Price, ip);
     readLengthsAndServing(in, s, ip);
     if (o.value(QStringLiteral("distribution")).isObject())
-        s.distribution = distributionFromJson(o.value(QStringLiteral("distribution")).toObject());
+        s.distribution = distributionFromJson(distribution);
     checkScale(s);
     readSidePools(o, s);
     // Whatever the plan finds wrong later is named as this file spells it.

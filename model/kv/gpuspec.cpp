@@ -53,35 +53,39 @@ std::optional<QList<Dtype>> nativeFormatsOf(const QJsonObject &o)
 GpuSpec GpuSpec::fromPreset(const QJsonObject &p, bool decimalStrings)
 {
     GpuSpec g;
-    g.id = p.value(QStringLiteral("id")).toString();
-    g.name = p.value(QStringLiteral("name")).toString(g.id);
-    g.vendor = p.value(QStringLiteral("vendor")).toString();
+    const QString text = QStringLiteral("a text");
+    // A GPU preset's kind, where the object carries one (a preset, a scenario's card).
+    if (const QString kind = JsonNumbers::text(p, "kind", QStringLiteral("gpu"), QString(), QStringLiteral("\"gpu\"")); kind != QLatin1String("gpu"))
+        throw InputError(QStringLiteral("kind"), QStringLiteral("must be \"gpu\" for a card, got \"%1\"").arg(kind));
+    g.id = JsonNumbers::text(p, "id", QString(), QString(), text);
+    g.name = JsonNumbers::text(p, "name", g.id, QString(), text);
+    g.vendor = JsonNumbers::text(p, "vendor", QString(), QString(), text);
     g.memoryBytes = wholeBytes(p, "memory_bytes", true, decimalStrings);
-    g.memorySource = p.value(QStringLiteral("memory_source")).toString();
+    g.memorySource = JsonNumbers::text(p, "memory_source", QString(), QString(), text);
     g.torchMemoryBytes = wholeBytes(p, "torch_memory_bytes", false, decimalStrings);
-    g.torchMemorySource = p.value(QStringLiteral("torch_memory_source")).toString();
+    g.torchMemorySource = JsonNumbers::text(p, "torch_memory_source", QString(), QString(), text);
     // torch sees the card less what the driver keeps: never more than the card holds.
     if (g.torchMemoryBytes > g.memoryBytes)
         throw InputError(QStringLiteral("torch_memory_bytes"), QStringLiteral("%1 is more than the card's memory_bytes %2: torch sees at most the whole card")
                                                                    .arg(Units::formatCount(g.torchMemoryBytes), Units::formatCount(g.memoryBytes)));
-    g.marketedMemory = p.value(QStringLiteral("marketed_memory")).toString();
+    g.marketedMemory = JsonNumbers::text(p, "marketed_memory", QString(), QString(), text);
     g.bandwidthBytesPerSecond = wholeBytes(p, "bandwidth_bytes_per_s", false, decimalStrings);
     const QJsonValue tflops = p.value(QStringLiteral("bf16_dense_tflops"));
     if (!tflops.isUndefined() && !tflops.isNull())
         g.bf16DenseTflops = JsonNumbers::real(tflops, QStringLiteral("bf16_dense_tflops"), 0, 1e9);
     g.nativeFormats = nativeFormatsOf(p);
-    g.nativeFormatsSource = p.value(QStringLiteral("native_formats_source")).toString();
+    g.nativeFormatsSource = JsonNumbers::text(p, "native_formats_source", QString(), QString(), text);
     g.hostLinkBytesPerSecond = wholeBytes(p, "host_link_bytes_per_s", false, decimalStrings);
     g.peerLinkBytesPerSecond = wholeBytes(p, "peer_link_bytes_per_s", false, decimalStrings);
-    g.source = p.value(QStringLiteral("source")).toString();
-    g.sourceDate = p.value(QStringLiteral("source_date")).toString();
+    g.source = JsonNumbers::text(p, "source", QString(), QString(), text);
+    g.sourceDate = JsonNumbers::text(p, "source_date", QString(), QString(), text);
     const QJsonValue price = p.value(QStringLiteral("price_usd_per_hour"));
     if (price.isDouble())
         g.priceUsdPerHour = InputRanges::check(RealInput::Price, price.toDouble(), QStringLiteral("price_usd_per_hour"));
     else if (!price.isUndefined() && !price.isNull())
         throw InputError(QStringLiteral("price_usd_per_hour"), QStringLiteral("must be a number of dollars, or null"));
-    g.priceSource = p.value(QStringLiteral("price_source")).toString();
-    g.priceDate = p.value(QStringLiteral("price_date")).toString();
+    g.priceSource = JsonNumbers::text(p, "price_source", QString(), QString(), text);
+    g.priceDate = JsonNumbers::text(p, "price_date", QString(), QString(), text);
     return g;
 }
 

@@ -118,6 +118,15 @@ Budget budgetOf(const Scenario &s)
     b.memory = s.effectiveGpuMemoryBytes();
     if (b.memory <= 0)
         throw InputError(s.field(Input::GpuMemory), QStringLiteral("must be larger than zero"));
+    // Engine batch sizes: vLLM's max_num_seqs (default 256 / 1024) and TensorRT-LLM's
+    // max_batch_size (default 2048) held to the 10^6 every small count the command line takes
+    // has (InputRanges::small).
+    for (const auto &[value, input] : {std::pair{s.engineSettings.maxNumSeqs, Input::MaxNumSeqs}, {s.engineSettings.trtMaxBatchSize, Input::MaxBatchSize}})
+        if (value && (*value < 1 || *value > 1'000'000))
+            throw InputError(s.field(input), QStringLiteral("must be a whole number from 1 to 1,000,000, got %1").arg(formatCount(*value)));
+    if (b.memory > InputLimits::maxCardBytes)
+        throw InputError(s.field(Input::GpuMemory), QStringLiteral("%1 B is more than any card holds: at most 1 PiB (%2 B) per card")
+                                                        .arg(formatCount(b.memory), formatCount(InputLimits::maxCardBytes)));
     if (s.effectiveWorkspaceBytes() < 0)
         throw InputError(s.field(Input::Workspace), QStringLiteral("must not be negative"));
     if (s.weightsBytes) {
@@ -172,7 +181,8 @@ Budget budgetOf(const Scenario &s)
     b.activationPeak = e.activationPeak;
     b.rule = e.rule;
     b.spreadDown = e.spreadDown;
-    b.spreadUp = e.spreadUp;
+    // The high end cannot hold more than the card leaves after the weights.
+    b.spreadUp = std::clamp<qint64>(e.memory - b.weightsPerGpu - b.budget, 0, e.spreadUp);
     b.spreadTerms = e.spreadTerms;
     return b;
 }

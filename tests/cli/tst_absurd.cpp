@@ -302,10 +302,19 @@ private Q_SLOTS:
         QTest::newRow("vllm encoder cache 2^63-1 tokens")
             << planArgs(gemma + QStringLiteral(" --engine vllm --max-num-batched-tokens 9223372036854775807"))
             << QStringLiteral("--max-num-batched-tokens") << QStringLiteral("overflows 64 bits");
-        // A card of 2^63 - 1 bytes: the high end of SGLang's stated uncertainty (budget + 1% of
-        // the card) passes 2^63. (vLLM's spread is a sum of terms in GiB, below the weights.)
-        QTest::newRow("sglang card 2^63-1 B") << planArgs(base + QStringLiteral(" --engine sglang --gpu-memory 9223372036854775807B"))
-                                              << QStringLiteral("--gpu-memory") << QStringLiteral("overflows 64 bits");
+        // A card of 2^63 - 1 bytes overflowed inside SGLang's and TensorRT-LLM's rules only (the
+        // attacker's report): every engine refuses a card past 1 PiB alike, naming the limit.
+        for (const char *engine : {"plain", "vllm", "sglang", "trtllm", "llamacpp", "ollama"})
+            QTest::newRow(qPrintable(QStringLiteral("%1 card 2^63-1 B").arg(QLatin1String(engine))))
+                << planArgs(base + QStringLiteral(" --engine %1 --gpu-memory 9223372036854775807B").arg(QLatin1String(engine)))
+                << QStringLiteral("--gpu-memory") << QStringLiteral("at most 1 PiB (1,125,899,906,842,624 B) per card");
+        QTest::newRow("card 1 PiB + 1 B") << planArgs(base + QStringLiteral(" --gpu-memory 1125899906842625B"))
+                                          << QStringLiteral("--gpu-memory") << QStringLiteral("at most 1 PiB");
+        // SGLang 0.5's automatic mem_fraction_static on a 2 GiB card: (2,048 - (512 + 2,048 x 1.5 +
+        // 8 x 2 + 1/8 x 1,024)) / 2,048 < 0 (server_args.py): the card is named, not a flag never given.
+        QTest::newRow("sglang automatic fraction on a 2 GiB card")
+            << planArgs(QStringLiteral("--model llama-3.1-8b --gpu-memory 2GiB --weights 0.5GB --context 1000 --engine sglang"))
+            << QStringLiteral("--gpu-memory") << QStringLiteral("too small for SGLang's automatic mem_fraction_static");
         // Found by the fresh round: TensorRT-LLM's decoder buffers (max_batch_size x (vocab x 8 +
         // max_seq_len x 4)) at a 2^53 + 1 token length blamed --max-batch-size, the smaller factor.
         QTest::newRow("trtllm max_model_len 2^53+1") << planArgs(base + QStringLiteral(" --engine trtllm --max-model-len 9007199254740993"))

@@ -221,13 +221,14 @@ private Q_SLOTS:
     void noMarginAdmitsTheRiskCountAtTheTopOf64Bits()
     {
         // With --margin 0 the admission limit is the risk-based count on the same budget, by
-        // definition (README: the budget less the margin); 2^63 - 1 B once wrapped it to 0.
-        for (const char *memory : {"9223372036854775807B", "80GB"}) {
+        // definition (README: the budget less the margin); 2^63 - 1 B once wrapped it to 0. The
+        // largest card now taken is 1 PiB (InputLimits::maxCardBytes).
+        for (const char *memory : {"1125899906842624B", "80GB"}) {
             const QByteArray args = QByteArray("--layers 1 --kv-heads 1 --head-dim 64 --params 1e6 --weights 1B --workspace 0GB "
                                                "--distribution lognormal:median=16,p99=160 --margin 0 --gpu-memory ")
                 + memory;
-            // The count at 2^63 - 1 B settles the tail of about 1e15 sessions: about 17 s in a release
-            // build, two minutes under AddressSanitizer on two busy cores (`./dev sanitize`).
+            // The count at 1 PiB settles the tail of about 2e11 sessions (under AddressSanitizer on
+            // two busy cores, `./dev sanitize`, far slower than a release build).
             const Run r = HeadroomTest::runHeadroom(plan(args.constData()), m_home.path(), {}, 600000);
             QVERIFY2(r.code == 0, r.err.isEmpty() ? "no exit within 600 s" : r.err.constData());
             QVERIFY(r.json().value(QStringLiteral("sessions_at_risk")).toInteger() > 0);
@@ -976,11 +977,19 @@ private Q_SLOTS:
         r = run(plan(QStringLiteral("--scenario %1 --save %2").arg(scenario, fifo).toLatin1().constData()));
         QVERIFY(r.code != 0 && r.err.contains("not a regular file"));
         QVERIFY(QFileInfo(fifo).isFile() == false && QFileInfo::exists(fifo));
-        // A name ending in / is a folder: the suggestion is a file in it, not "r.pdf/.pdf"; an existing
-        // folder named like a PDF is refused the same way.
+        // A name ending in / names a folder: where none exists, the name without the slash is
+        // meant (not "r.pdf/.pdf", nor a file in a folder that is not there: the attacker's report).
         r = run({QStringLiteral("report"), QStringLiteral("--scenario"), scenario, QStringLiteral("-o"), dir.filePath(QStringLiteral("r.pdf/"))});
-        QVERIFY2(r.code != 0 && r.err.contains("is a folder") && r.err.contains(QDir(dir.filePath(QStringLiteral("r.pdf"))).filePath(QStringLiteral("report.pdf")).toUtf8()),
+        QVERIFY2(r.code != 0 && r.err.contains(QStringLiteral("did you mean %1?").arg(dir.filePath(QStringLiteral("r.pdf"))).toUtf8()), r.err.constData());
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("r.pdf"))));
+        // An existing folder takes a file in it.
+        r = run({QStringLiteral("report"), QStringLiteral("--scenario"), scenario, QStringLiteral("-o"), dir.path() + QLatin1Char('/')});
+        QVERIFY2(r.code != 0 && r.err.contains("is a folder") && r.err.contains(QDir(dir.path()).filePath(QStringLiteral("report.pdf")).toUtf8()),
                  r.err.constData());
+        // A name the terminal's bytes did not decode (\xff\xfe: U+FFFD) would be written under another name.
+        r = run({QStringLiteral("report"), QStringLiteral("--scenario"), scenario, QStringLiteral("-o"),
+                 dir.filePath(QString::fromUtf8("r\xff\xfe.pdf"))});
+        QVERIFY2(r.code != 0 && r.err.contains("not UTF-8"), r.err.constData());
         QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("d.pdf")));
         r = run({QStringLiteral("report"), QStringLiteral("--scenario"), scenario, QStringLiteral("-o"), dir.filePath(QStringLiteral("d.pdf"))});
         QVERIFY2(r.code != 0 && r.err.contains("is a folder"), r.err.constData());
@@ -1096,7 +1105,7 @@ private Q_SLOTS:
                                                                   << QStringLiteral("scenario") << QStringLiteral("--save");
         for (const char *t : {"notes", "store", "scenario", "link-store", "empty"})
             QTest::newRow(qPrintable(QStringLiteral("presets export %1").arg(QLatin1String(t)))) << QStringLiteral("presets export TARGET")
-                                                                                             << QString::fromLatin1(t) << QStringLiteral("FILE");
+                                                                                             << QString::fromLatin1(t) << QStringLiteral("presets export");
     }
     void outputsNeverDestroyData()
     {
@@ -1187,6 +1196,12 @@ private Q_SLOTS:
         QTest::newRow("plan --save plan.txt") << QStringLiteral("plan %1 --save TARGET").arg(inputs) << QStringLiteral("plan.txt")
                                               << QStringLiteral("plan.headroom");
         QTest::newRow("presets export team.csv") << QStringLiteral("presets export TARGET") << QStringLiteral("team.csv") << QStringLiteral("team.json");
+        // The attacker's report: suggestions that were wrong again (r.pdf..pdf, s.headroom.headroom),
+        // and ".pdf", a hidden file with no name, was taken.
+        QTest::newRow("report -o r.pdf.") << QStringLiteral("report %1 -o TARGET").arg(inputs) << QStringLiteral("r.pdf.") << QStringLiteral("r.pdf");
+        QTest::newRow("plan --save s.headroom.bak") << QStringLiteral("plan %1 --save TARGET").arg(inputs) << QStringLiteral("s.headroom.bak")
+                                                    << QStringLiteral("s.headroom");
+        QTest::newRow("report -o .pdf") << QStringLiteral("report %1 -o TARGET").arg(inputs) << QStringLiteral(".pdf") << QStringLiteral("report.pdf");
     }
     void outputNamesSayTheirKind()
     {
@@ -1426,7 +1441,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("args");
         QTest::newRow("model from a config.json, with --params") << QStringLiteral("--model CONFIG --params 8e9 --gpu h100-sxm-80gb --context 1000");
         QTest::newRow("target sessions 2^63 - 1") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --distribution fixed:1000 --target-sessions 9223372036854775807");
-        QTest::newRow("target sessions 2^53 + 1, memory 2^62 B") << QStringLiteral("--model llama-3.1-8b --gpu-memory 4611686018427387904B --context 1000 --target-sessions 9007199254740993");
+        QTest::newRow("target sessions 2^53 + 1, memory 1 PiB") << QStringLiteral("--model llama-3.1-8b --gpu-memory 1125899906842624B --context 1000 --target-sessions 9007199254740993");
         QTest::newRow("vLLM on a card with torch's figure") << QStringLiteral("--model llama-3.1-8b --gpu h100-sxm-80gb --engine vllm --max-model-len 8192");
     }
     void planOutputReopens()

@@ -225,7 +225,7 @@ private Q_SLOTS:
             f.close();
             const Run r = run(m_a, args(QStringLiteral("export"), {target}));
             QCOMPARE(r.code, 1);
-            QVERIFY2(r.err.startsWith(QStringLiteral("error: FILE: ")) && r.err.contains(target), qPrintable(r.err));
+            QVERIFY2(r.err.startsWith(QStringLiteral("error: presets export: ")) && r.err.contains(target), qPrintable(r.err));
             if (QFileInfo(target).isFile()) {
                 QVERIFY(f.open(QIODevice::ReadOnly));
                 QCOMPARE(f.readAll(), before);

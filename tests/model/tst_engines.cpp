@@ -478,6 +478,14 @@ private Q_SLOTS:
         const EngineFigures f = pinned(s, 50 * GiB);
         QCOMPARE(f.kvCacheTokensLow, f.kvCacheTokens);
         QCOMPARE(f.kvCacheTokensHigh, f.kvCacheTokens);
+        // The high end never holds more than the card leaves after the weights: SGLang at
+        // mem_fraction_static 1 on an 80 GB card (the attacker's case: +1% of the card above).
+        Scenario whole = scenario(llama31_8b(), Engine::Sglang);
+        whole.gpu = gpuPreset("h100-sxm-80gb");
+        whole.engineSettings.memFractionStatic = 1.0;
+        const CapacityResult w = computeCapacity(whole);
+        QVERIFY(w.engineFigures.budgetSpreadUpBytes > 0);
+        QVERIFY(w.kvBudgetBytesPerGpu + w.engineFigures.budgetSpreadUpBytes <= w.engineMemoryBytes - w.weightsBytesPerGpu);
     }
 
     void vllmEstimatedMaxModelLen_data()

@@ -633,12 +633,13 @@ private Q_SLOTS:
         // A fraction is refused with the range the key takes (1 and up), not the whole 64-bit range.
         QTest::newRow("engine.max_output_tokens 1.5 (readEngineSettings positive)") << patched("engine", "max_output_tokens", 1.5)
                                                                                     << QStringLiteral("engine.max_output_tokens") << QStringLiteral("must be a whole number from 1 to");
-        QTest::newRow("engine.vllm_version 0.11.1 (version format)") << patched("engine", "vllm_version", QStringLiteral("0.11.1"))
-                                                                     << QStringLiteral("engine.vllm_version") << QStringLiteral("must look like 0.11");
+        // (0.11.1 is taken, as --vllm-version takes it.)
+        QTest::newRow("engine.vllm_version 0.11.1.1 (version format)") << patched("engine", "vllm_version", QStringLiteral("0.11.1.1"))
+                                                                       << QStringLiteral("engine.vllm_version") << QStringLiteral("must look like 0.10 or 0.11.2");
         QTest::newRow("engine.vllm_version eleven (version format)") << patched("engine", "vllm_version", QStringLiteral("eleven"))
-                                                                     << QStringLiteral("engine.vllm_version") << QStringLiteral("must look like 0.11");
+                                                                     << QStringLiteral("engine.vllm_version") << QStringLiteral("must look like 0.10 or 0.11.2");
         QTest::newRow("engine.vllm_version 1234.1 (version format)") << patched("engine", "vllm_version", QStringLiteral("1234.1"))
-                                                                     << QStringLiteral("engine.vllm_version") << QStringLiteral("must look like 0.11");
+                                                                     << QStringLiteral("engine.vllm_version") << QStringLiteral("must look like 0.10 or 0.11.2");
         for (const char *key : {"n_seq", "n_batch", "tokens_per_block", "block_size"})
             QTest::newRow(qPrintable(QStringLiteral("engine.%1 0 (readInt)").arg(QString::fromLatin1(key))))
                 << patched("engine", key, 0) << QStringLiteral("engine.") + QString::fromLatin1(key) << int1;
@@ -868,6 +869,66 @@ private Q_SLOTS:
             QVERIFY2(e.message().startsWith(damaged.fileName() + QStringLiteral(" is damaged: ")) && e.message().endsWith(QStringLiteral(" at line 4")),
                      qPrintable(e.message()));
         }
+    }
+
+    // The attacker's report: engine.engine 0.5, true, [1] or null read as "plain"; engine.ep
+    // "two" was dropped; vllm_version 0.9 (a number) read as 0.11. The whole kind: every field
+    // of every section, given a value of another JSON type than the file writes, is refused
+    // naming that field, never read as its default.
+    void everyFieldRefusesAnotherType()
+    {
+        const QJsonObject base = richJson();
+        int checked = 0;
+        auto refusedAs = [&](const QJsonObject &file, const QString &field, const QJsonValue &given) {
+            try {
+                QString name;
+                ScenarioFile::fromJson(file, &name);
+                return QStringLiteral("%1 = %2 was read").arg(field, QString::fromUtf8(QJsonDocument(QJsonArray{given}).toJson(QJsonDocument::Compact)));
+            } catch (const InputError &e) {
+                if (!e.field().startsWith(field))
+                    return QStringLiteral("%1 = %2 was refused naming %3: %4")
+                        .arg(field, QString::fromUtf8(QJsonDocument(QJsonArray{given}).toJson(QJsonDocument::Compact)), e.field(), e.message());
+            }
+            ++checked;
+            return QString();
+        };
+        const QList<QJsonValue> kinds{QJsonValue(0.5), QJsonValue(true), QJsonArray{1}, QJsonObject{{QStringLiteral("a"), 1}},
+                                      QJsonValue(QStringLiteral("junk"))};
+        for (const QString &section : {QStringLiteral("model"), QStringLiteral("gpu"), QStringLiteral("engine"), QStringLiteral("inputs")}) {
+            const QJsonObject part = base.value(section).toObject();
+            for (auto it = part.begin(); it != part.end(); ++it) {
+                if (it.value().isNull())
+                    continue; // an absent optional: which type it takes is the field's own rule
+                for (const QJsonValue &wrong : kinds) {
+                    // A whole number may be written as a decimal string (above 2^53); a real
+                    // setting may be given as a whole one.
+                    if (wrong.type() == it.value().type() || (it.value().isDouble() && wrong.isDouble()))
+                        continue;
+                    QJsonObject file = base, changed = part;
+                    changed.insert(it.key(), wrong);
+                    file.insert(section, changed);
+                    const QString problem = refusedAs(file, section + QLatin1Char('.') + it.key(), wrong);
+                    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+                }
+            }
+        }
+        for (const char *key : {"model", "gpu", "engine", "inputs", "distribution", "name"}) {
+            QJsonObject file = base;
+            file.insert(QString::fromLatin1(key), QJsonArray{1});
+            const QString problem = refusedAs(file, QString::fromLatin1(key), QJsonArray{1});
+            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        }
+        QVERIFY2(checked > 200, qPrintable(QString::number(checked)));
+        // For vLLM engine_version is vllm_version (as --engine-version is --vllm-version); two
+        // different releases are refused, one is taken.
+        QJsonObject file = base, engine = base.value(QStringLiteral("engine")).toObject();
+        engine.insert(QStringLiteral("engine_version"), QStringLiteral("0.8"));
+        file.insert(QStringLiteral("engine"), engine);
+        QVERIFY_THROWS_EXCEPTION(InputError, ScenarioFile::fromJson(file, nullptr));
+        engine.remove(QStringLiteral("vllm_version"));
+        file.insert(QStringLiteral("engine"), engine);
+        const Scenario s = ScenarioFile::fromJson(file, nullptr);
+        QCOMPARE(s.engineSettings.vllmMinor, 8);
     }
 
     // Version 0 (plan --json output): what a plan output cannot stand for.

@@ -274,6 +274,11 @@ private Q_SLOTS:
         QCOMPARE(Units::formatBytes(13'107'200'000, UnitSystem::Decimal), QStringLiteral("13.1 GB"));
         QCOMPARE(Units::formatBytes(13'107'200'000, UnitSystem::Binary), QStringLiteral("12.2 GiB"));
         QCOMPARE(Units::formatBytes(131072, UnitSystem::Binary), QStringLiteral("128.0 KiB"));
+        // One unit from 1,000 of the smaller up: 1.31 x 10^12 B is 1.3 TB, as 13.1 x 10^12 B is 13.1 TB.
+        QCOMPARE(Units::formatBytes(1'310'720'000'000, UnitSystem::Decimal), QStringLiteral("1.3 TB"));
+        QCOMPARE(Units::formatBytes(13'107'200'000'000, UnitSystem::Decimal), QStringLiteral("13.1 TB"));
+        QCOMPARE(Units::formatBytes(999'900'000'000, UnitSystem::Decimal), QStringLiteral("999.9 GB"));
+        QCOMPARE(Units::formatBytes(1'099'511'627'776, UnitSystem::Binary), QStringLiteral("1.0 TiB"));
         QCOMPARE(Units::formatExactBytes(838'860'800'000), QStringLiteral("838,860,800,000 B"));
         QCOMPARE(Units::formatIn(4'090'000'000, Units::GiB, QStringLiteral("GiB"), 2), QStringLiteral("3.81 GiB"));
         QCOMPARE(Units::formatCount(131072, QLocale(QStringLiteral("de_DE"))), QStringLiteral("131.072"));
