@@ -187,11 +187,13 @@ void AnswerView::setTrafficReplay(TrafficReplay *replay)
 void AnswerView::showTraffic(const TrafficAnswer &a)
 {
     const bool shown = a.ok;
-    m_traffic->setText(shown ? tr("Traffic: %1.").arg(trafficSentence(a)) : QString());
+    m_traffic->setText(shown ? tr("Traffic replayed, apart from the sessions asked: %1.").arg(trafficSentence(a)) : QString());
     m_traffic->setVisible(shown && !m_presenter);
     if (shown) {
         const ReplayResult &r = a.result;
-        m_trafficValue->setText(Units::plural(r.gpus, tr("GPU"), tr("GPUs")));
+        // A fleet the arrivals outrun is no answer in large type: it needs more than it has.
+        m_trafficValue->setText(r.cannotKeepUp() ? tr("More than %1").arg(Units::plural(r.gpus, tr("GPU"), tr("GPUs")))
+                                                 : Units::plural(r.gpus, tr("GPU"), tr("GPUs")));
         const QString money = r.fleetCostPerMonthUsd ? tr("%1 a month").arg(Units::formatUsd(*r.fleetCostPerMonthUsd)) : tr("set a price");
         const QString whose = a.users ? tr("for %1 users like the trace").arg(Units::formatDecimal(*a.users, 0))
                                       : tr("for the trace on %1").arg(Units::plural(r.replicas, tr("replica"), tr("replicas")));
@@ -199,7 +201,9 @@ void AnswerView::showTraffic(const TrafficAnswer &a)
         // A fleet that preempts is said to, so that the figure is never read as enough.
         const QString preempts = r.preemptions > 0 ? tr("; %1").arg(Units::plural(r.preemptions, tr("preemption"), tr("preemptions"))) : QString();
         // A fleet the arrivals outrun is said to, with its wait, as the Traffic tab's summary does.
-        const QString behind = r.cannotKeepUp() ? tr("; cannot keep up (p99 queue wait %1)").arg(formatWaitMs(r.queueMsP99)) : QString();
+        const QString behind = r.cannotKeepUp() ? tr("; %1 cannot keep up (p99 queue wait %2)")
+                                                      .arg(Units::plural(r.gpus, tr("GPU"), tr("GPUs")), formatWaitMs(r.queueMsP99))
+                                                : QString();
         m_trafficCaption->setText(tr("%1, %2%3%4").arg(money, whose, preempts, behind).replace(QLatin1Char('-'), QChar(0x2011)));
     }
     m_trafficValue->setVisible(shown);

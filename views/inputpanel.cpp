@@ -6,8 +6,10 @@
 #include "planner.h"
 #include "sidepoolspanel.h"
 #include "tokenspinbox.h"
+#include "core/inputranges.h"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QEvent>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -90,6 +92,17 @@ void InputPanel::buildPickers()
     addPickerItems(m_model, m_models);
     m_gpu = new QComboBox;
     addPickerItems(m_gpu, m_gpus);
+    // The price the money figures use (--price): the card's published price until one is typed;
+    // 0 clears a typed price. The range is --price's (core/inputranges.h).
+    m_price = new QDoubleSpinBox;
+    m_price->setDecimals(2);
+    m_price->setRange(0, InputRanges::of(RealInput::Price).high);
+    m_price->setSingleStep(0.1);
+    m_price->setPrefix(QStringLiteral("$"));
+    m_price->setSuffix(tr(" per GPU-hour"));
+    m_price->setSpecialValueText(tr("no price: type one"));
+    m_price->setKeyboardTracking(false); // one undo step per entered price, not per keystroke
+    m_price->setAccessibleName(tr("Price in dollars per GPU-hour"));
     m_engine = new QComboBox;
     for (QComboBox *combo : {m_model, m_gpu, m_engine}) { // long names elide instead of widening the panel
         combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -149,6 +162,7 @@ void InputPanel::buildForm()
     // Alt+C and Alt+S go to the boxes, where a number is typed, not to the sliders.
     form->addRow(buddyLabel(tr("&Model"), m_model), m_model);
     form->addRow(buddyLabel(tr("&GPU"), m_gpu), m_gpu);
+    form->addRow(buddyLabel(tr("Price"), m_price), m_price);
     form->addRow(buddyLabel(tr("E&ngine rule"), m_engine), row(m_engine, m_engineSettingsButton));
     form->addRow(buddyLabel(tr("&Context"), m_contextSpin), m_contextSlider);
     form->addRow(QString(), m_contextSpin);
@@ -207,6 +221,15 @@ void InputPanel::connectSignals()
         const QVector<int> choices = kvHeadChoices();
         if (v >= 0 && v < choices.size())
             m_planner->setKvHeadsOverride(choices.at(v));
+    });
+    connect(m_price, &QDoubleSpinBox::valueChanged, this, [this](double usd) {
+        Scenario s = m_planner->scenario();
+        // The card's own price, or none, is no override: a later card keeps its own.
+        if (usd <= 0 || (s.gpu.priceUsdPerHour && std::abs(usd - *s.gpu.priceUsdPerHour) < 0.005))
+            s.priceUsdPerGpuHour.reset();
+        else
+            s.priceUsdPerGpuHour = usd;
+        m_planner->edit(s, ScenarioCommand::Other, tr("Change price per GPU-hour"));
     });
     connect(m_kvHeadsReset, &QPushButton::clicked, this, [this] { m_planner->setKvHeadsOverride(std::nullopt); });
     connect(m_tpSlider, &QSlider::valueChanged, this, [this](int v) { m_planner->setTp(kTpChoices[std::clamp(v, 0, 3)]); });
@@ -352,7 +375,7 @@ void InputPanel::showScenario(const Scenario &s)
 {
     const QSignalBlocker b1(m_model), b2(m_gpu), b3(m_engine), b4(m_contextSlider), b5(m_contextSpin),
         b6(m_sessionsSlider), b7(m_sessionsSpin), b8(m_kvDtypeSlider), b9(m_weightsDtypeSlider), b10(m_kvHeadsSlider),
-        b11(m_tpSlider);
+        b11(m_tpSlider), b12(m_price);
     m_model->setCurrentIndex(m_model->findData(s.model.id));
     m_gpu->setCurrentIndex(m_gpu->findData(s.gpu.id));
     m_engine->setCurrentIndex(m_engine->findData(int(s.engine)));
@@ -390,6 +413,12 @@ void InputPanel::showScenario(const Scenario &s)
             tpIndex = i;
     m_tpSlider->setValue(tpIndex);
     m_tpLabel->setText(s.tp == 1 ? tr("1 GPU") : tr("%1 GPUs").arg(s.tp));
+    m_price->setValue(s.effectivePrice().value_or(0));
+    m_price->setToolTip(s.priceUsdPerGpuHour ? tr("Your price per GPU-hour (--price); 0 returns to the card's own%1")
+                                                   .arg(s.gpu.priceUsdPerHour ? tr(", $%1").arg(*s.gpu.priceUsdPerHour, 0, 'f', 2) : QString())
+                        : s.gpu.priceUsdPerHour ? tr("%1's price per GPU-hour: %2 (%3). Type your own to change it.")
+                                                      .arg(s.gpu.name, s.gpu.priceSource, s.gpu.priceDate)
+                                                : tr("%1 has no published price: type one for the money figures").arg(s.gpu.name));
 }
 
 } // namespace Headroom

@@ -8,6 +8,7 @@
 #include <QWidget>
 
 QT_BEGIN_NAMESPACE
+class QDoubleSpinBox;
 class QComboBox;
 class QFormLayout;
 class QLabel;
@@ -113,6 +114,7 @@ private:
     QPushButton *m_kvHeadsReset;
     QSlider *m_tpSlider;
     QLabel *m_tpLabel;
+    QDoubleSpinBox *m_price; ///< dollars per GPU-hour: the card's published price, or the user's (--price)
     QLabel *m_contextNote;
     SidePoolsPanel *m_sidePools;
 };

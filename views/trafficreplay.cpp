@@ -36,7 +36,7 @@ QString trafficSentence(const TrafficAnswer &a)
         return a.solved ? TrafficReplay::tr("%1 users like this trace need %2 (%3), %4").arg(users, gpus, replicas, money)
                         : TrafficReplay::tr("%1 users like this trace on %2 (%3): %4").arg(users, gpus, replicas, money);
     }
-    return TrafficReplay::tr("This trace on %1 of %2: %3, %4")
+    return TrafficReplay::tr("The trace at its recorded arrivals on %1 of %2: %3, %4")
         .arg(replicas, group, Units::plural(r.gpus, TrafficReplay::tr("GPU"), TrafficReplay::tr("GPUs")), money);
 }
 

@@ -628,6 +628,29 @@ private Q_SLOTS:
         noScientific(text);
     }
 
+    void nothingFitsIsSaidOnce()
+    {
+        // A trial's A10 report: Llama-3.1-8B (16.06 GB of bf16 weights, 131,072 B of KV per token:
+        // 2 x 8 KV heads x 128 x 32 layers x 2 B) on an A10's 24.1 GB less a 4 GB workspace leaves
+        // about 4 GB; one 100,000-token session needs 13.1 GB. Page 1 said the cache "cannot
+        // overflow", listed assumptions that moved nothing ("0 sessions per GPU (— against now)"),
+        // and page 3 timed decoding "at 0 sessions per TP group".
+        Scenario s = preset(QStringLiteral("llama-3.1-8b"), QStringLiteral("a10"));
+        s.contextTokens = 100'000;
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY(r.ok);
+        QCOMPARE(r.maxSessions, qint64(0));
+        const QString pdf = m_dir.filePath(QStringLiteral("nothing.pdf"));
+        QString error;
+        QVERIFY2(ReportWriter::writePdf(pdf, ReportInput{QStringLiteral("A10"), s, r, UnitSystem::Decimal, {}}, QPageSize::A4, &error), qPrintable(error));
+        const QString text = textOf(pdf);
+        QVERIFY(text.contains(QStringLiteral("does not serve a session")));
+        QVERIFY2(!text.contains(QStringLiteral("cannot overflow")), qPrintable(text.left(3000)));
+        QVERIFY2(!text.contains(QStringLiteral("against now)")) || !text.contains(QStringLiteral("(—")), qPrintable(text.left(3000)));
+        QVERIFY(!text.contains(QStringLiteral("at 0 sessions per TP group")));
+        QVERIFY(text.contains(QStringLiteral("not one session fits on a TP group, so nothing is decoded")));
+    }
+
     void traceWithCapAndWhatIf()
     {
         // Scenario 2: Llama-3.1-8B, the trace capped at 8,192 tokens, and a what-if of 4 KV heads.

@@ -280,8 +280,8 @@ private Q_SLOTS:
         QVERIFY(p.waitForFinished(60000));
         const QString page1 = QString::fromUtf8(p.readAllStandardOutput()).normalized(QString::NormalizationForm_KC).simplified(); // "ﬃ" as "ffi"
         const ReplayResult &r = w.trafficReplay()->answer().result;
-        QVERIFY2(page1.contains(QStringLiteral("Traffic replayed:")), qPrintable(page1));
-        QVERIFY2(page1.contains(QStringLiteral("This trace on %1 of 1 GPU").arg(Units::plural(r.replicas, QStringLiteral("replica"), QStringLiteral("replicas")))),
+        QVERIFY2(page1.contains(QStringLiteral("Traffic replayed, a question apart from the sessions asked above:")), qPrintable(page1));
+        QVERIFY2(page1.contains(QStringLiteral("The trace at its recorded arrivals on %1 of 1 GPU").arg(Units::plural(r.replicas, QStringLiteral("replica"), QStringLiteral("replicas")))),
                  qPrintable(page1));
         QVERIFY2(page1.contains(Units::formatCount(r.conversations) + QStringLiteral(" conversations")), qPrintable(page1));
     }

@@ -44,6 +44,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QDoubleSpinBox>
 #include <QUndoStack>
 
 using namespace Headroom;
@@ -418,6 +419,35 @@ private Q_SLOTS:
         QVERIFY2(levers->answer().contains(cell + QStringLiteral(" per session-hour")), qPrintable(cell + QStringLiteral(" | ") + levers->answer()));
         QVERIFY2(!levers->answer().contains(QStringLiteral("session-hours")), qPrintable(levers->answer()));
         shoot(w, "levers-money.png");
+    }
+
+    // A trial: the window had nowhere to set a price; a card without one (the A10 preset's
+    // price_usd_per_hour is null) left every money figure at "set a price", the PDF too. The
+    // Price box takes --price's place: one undo step, and 0 returns to the card's own.
+    void thePriceIsAnInput()
+    {
+        MainWindow w(store());
+        w.show();
+        QDoubleSpinBox *price = nullptr;
+        for (auto *b : w.findChildren<QDoubleSpinBox *>())
+            if (b->accessibleName() == QStringLiteral("Price in dollars per GPU-hour"))
+                price = b;
+        QVERIFY(price);
+        const GpuSpec h100 = w.planner()->scenario().gpu;
+        QVERIFY(h100.priceUsdPerHour); // the default card: $2.95 (presets/gpus/h100-sxm-80gb.json)
+        QCOMPARE(price->value(), *h100.priceUsdPerHour);
+        QUndoStack *undo = w.planner()->undoStack();
+        const int steps = undo->count();
+        price->setValue(1.5);
+        QCOMPARE(w.planner()->scenario().priceUsdPerGpuHour, std::optional<double>(1.5));
+        QCOMPARE(undo->count(), steps + 1);
+        undo->undo();
+        QVERIFY(!w.planner()->scenario().priceUsdPerGpuHour);
+        QCOMPARE(price->value(), *h100.priceUsdPerHour);
+        price->setValue(1.5);
+        price->setValue(0); // back to the card's own price
+        QVERIFY(!w.planner()->scenario().priceUsdPerGpuHour);
+        QCOMPARE(price->value(), *h100.priceUsdPerHour);
     }
 
     // README's `presets add gpu acme-h100 --from h100-sxm-80gb`: the copy keeps the H100's name.

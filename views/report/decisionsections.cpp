@@ -29,10 +29,10 @@ QString decisionSentence(const ReportFigures &f)
 {
     const Scenario &s = f.s;
     const Deployment &dep = f.dep;
-    const QString traffic = s.distribution ? tr("of this traffic") : tr("of %1 tokens").arg(Units::formatCount(s.retainTokens ? std::min(*s.retainTokens, s.contextTokens) : s.contextTokens));
+    const QString traffic = s.distribution ? (s.distribution->kind == LengthDistribution::Kind::Trace ? tr("of this traffic") : tr("of these lengths")) : tr("of %1 tokens").arg(Units::formatCount(s.retainTokens ? std::min(*s.retainTokens, s.contextTokens) : s.contextTokens));
     const QString cards = tr("%1 × %2").arg(Units::formatCount(dep.gpus), esc(s.gpu.name));
     if (dep.perGroup <= 0)
-        return tr("%1 does not serve a session on %2: %3").arg(esc(s.model.name), cards, esc(capacityVerdict(s, f.r, f.u)));
+        return tr("%1 does not serve a session on %2. %3").arg(esc(s.model.name), cards, esc(capacityVerdict(s, f.r, f.u)));
     const QString moneyPart = (dep.perMonth ? tr("%1 a month, %2").arg(Units::formatUsd(*dep.perMonth),
                                                                        Units::formatUsdPer(*dep.perSessionHour, tr("session-hour")))
                                             : tr("set a price per GPU-hour for the cost"))
@@ -133,7 +133,7 @@ QVector<QPair<double, QString>> assumptionMoves(const ReportFigures &f)
         return std::abs(a->perGpu() - perGpu) > std::abs(b->perGpu() - perGpu);
     });
     for (const SensitivityRow *x : sorted)
-        if (!seen.contains(x->v.kind)) {
+        if (!seen.contains(x->v.kind) && x->perGpu() != perGpu) { // a change that moves nothing is no assumption that moves it
             seen << x->v.kind;
             moves << qMakePair(std::abs(x->perGpu() - perGpu),
                                tr("<b>%1</b>: with %2%5, %3 (%4 against now)")
@@ -153,6 +153,8 @@ QString riskAccepted(const ReportFigures &f)
     const Scenario &s = f.s;
     const DistributionFigures &d = f.d;
     QString out;
+    if (f.dep.perGroup <= 0)
+        return tr("None to accept: not one session fits on a TP group, so there is no count whose overflow to risk.");
     // Which risk the answer holds, each replica's or the fleet's, and what the other comes to
     // (in place of what an overflow does, so that page 1 keeps its length).
     const QString fleet = FleetRisk::words(s, f.r);
@@ -185,7 +187,7 @@ QString trafficParagraph(const ReportFigures &f)
                                     Units::formatDecimal(100.0 * r.ceilingShare(), 1),
                                     Units::plural(r.preemptions, tr("preemption"), tr("preemptions")), Units::formatDecimal(r.ttftMsP50, 1),
                                     Units::formatDecimal(r.ttftMsP99, 1), f.bytes(r.peakKvBytesPerGpu), f.bytes(a.kvBudgetBytesPerGpu));
-    return QStringLiteral("<p><b>%1</b> %2. %3</p>").arg(tr("Traffic replayed:"), esc(trafficSentence(a)), detail);
+    return QStringLiteral("<p><b>%1</b> %2. %3</p>").arg(tr("Traffic replayed, a question apart from the sessions asked above:"), esc(trafficSentence(a)), detail);
 }
 
 } // namespace
@@ -216,12 +218,19 @@ void assumptionsAndRisk(PageCursor &page, const ReportFigures &f)
     const QVector<QPair<double, QString>> moves = assumptionMoves(f);
     // As many as there are (an input whose rows all failed has none), named by their number.
     const int shown = std::min<int>(3, int(moves.size()));
-    QString p1b = QStringLiteral("<h3>%1</h3><ol>").arg(shown == 3   ? tr("The three assumptions that move the answer most")
-                                                        : shown == 2 ? tr("The two assumptions that move the answer most")
-                                                                     : tr("The assumption that moves the answer most"));
-    for (int i = 0; i < shown; ++i)
-        p1b += QStringLiteral("<li>%1</li>").arg(moves.at(i).second);
-    p1b += QStringLiteral("</ol><h3>%1</h3><p>").arg(tr("The risk accepted"));
+    QString p1b;
+    if (shown == 0) {
+        p1b = QStringLiteral("<h3>%1</h3><p>%2</p>").arg(tr("The assumptions that move the answer"),
+                                                          tr("None of the changes priced on page 3 moves the sessions per GPU."));
+    } else {
+        p1b = QStringLiteral("<h3>%1</h3><ol>").arg(shown == 3   ? tr("The three assumptions that move the answer most")
+                                                    : shown == 2 ? tr("The two assumptions that move the answer most")
+                                                                 : tr("The assumption that moves the answer most"));
+        for (int i = 0; i < shown; ++i)
+            p1b += QStringLiteral("<li>%1</li>").arg(moves.at(i).second);
+        p1b += QStringLiteral("</ol>");
+    }
+    p1b += QStringLiteral("<h3>%1</h3><p>").arg(tr("The risk accepted"));
     p1b += riskAccepted(f);
     p1b += QStringLiteral("</p>");
     page.text(p1b);

@@ -262,6 +262,10 @@ void lengthsAndRisk(PageCursor &page, const ReportFigures &f, const ReportCharts
 void throughput(PageCursor &page, const ReportFigures &f, const ReportCharts &charts)
 {
     const DistributionFigures &d = f.d;
+    if (f.dep.perGroup <= 0) {
+        page.text(QStringLiteral("<h2>%1</h2><p>%2</p>").arg(tr("Throughput and latency"), tr("None: not one session fits on a TP group, so nothing is decoded.")));
+        return;
+    }
     QString p4 = QStringLiteral("<h2>%1</h2><table cellspacing=3>").arg(tr("Throughput and latency, at %1 sessions per TP group").arg(Units::formatCount(f.dep.perGroup)));
     // Each time with the range measured engines fell in around the prediction (issue 30).
     if (d.itlMsAtRisk)

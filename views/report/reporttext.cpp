@@ -32,9 +32,11 @@ QString basisOf(const Scenario &s)
 {
     // The risk as given: each replica's, or the whole fleet's (--fleet-risk).
     const QString risk = s.fleetRisk ? tr("a fleet-wide %1 risk").arg(Units::formatRisk(*s.fleetRisk)) : tr("a %1 risk").arg(Units::formatRisk(s.risk));
-    if (s.distribution)
-        return s.retainTokens ? tr("against the trace capped at %1 tokens, at %2").arg(Units::formatCount(*s.retainTokens), risk)
-                              : tr("against the trace at %1").arg(risk);
+    if (s.distribution) {
+        const QString lengths = s.distribution->kind == LengthDistribution::Kind::Trace ? tr("the trace") : tr("the lengths");
+        return s.retainTokens ? tr("against %1 capped at %2 tokens, at %3").arg(lengths, Units::formatCount(*s.retainTokens), risk)
+                              : tr("against %1 at %2").arg(lengths, risk);
+    }
     if (s.retainTokens && *s.retainTokens < s.contextTokens)
         return tr("at the cap of %1 tokens").arg(Units::formatCount(*s.retainTokens));
     return tr("at the context of %1 tokens").arg(Units::formatCount(s.contextTokens));
