@@ -628,6 +628,25 @@ private Q_SLOTS:
         noScientific(text);
     }
 
+    void sessionsAskedBeyondAReplicaAreChartedAsTheWindowDoes()
+    {
+        // A trial: 1,000 sessions asked (not a target) of the conversation trace on TP 4: the window
+        // charted one card of the fleet with its replica's share (334), the PDF the risk-based count (352).
+        Scenario s = issueScenario3();
+        s.targetSessions.reset();
+        s.sessions = 1000;
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY(r.ok && r.distribution.fleetTargetFromSessions && r.distribution.fleetReplicas);
+        const qint64 replicas = *r.distribution.fleetReplicas;
+        const QString pdf = m_dir.filePath(QStringLiteral("asked.pdf"));
+        QString error;
+        QVERIFY2(ReportWriter::writePdf(pdf, ReportInput{QStringLiteral("asked"), s, r, UnitSystem::Decimal, {}}, QPageSize::A4, &error), qPrintable(error));
+        const QString page1 = textOf(pdf, 1);
+        QVERIFY2(page1.contains(QStringLiteral("Memory per GPU: %1 sessions").arg(Units::formatCount((1000 + replicas - 1) / replicas)))
+                     && page1.contains(QStringLiteral("one replica of %1").arg(replicas)),
+                 qPrintable(page1));
+    }
+
     void nothingFitsIsSaidOnce()
     {
         // A trial's A10 report: Llama-3.1-8B (16.06 GB of bf16 weights, 131,072 B of KV per token:

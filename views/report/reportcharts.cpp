@@ -83,22 +83,29 @@ void ReportCharts::showMemory(const ReportFigures &f)
 {
     const Scenario &s = f.s;
     const DistributionFigures &d = f.d;
+    // Sessions asked beyond one replica size a fleet: a card of it, with its replica's share,
+    // as the window's chart draws it (a trial read 334 sessions there and 352 here).
+    const bool fleet = d.fleetTargetFromSessions && d.sessionsPerReplica > 0;
+    const QString ofFleet = fleet ? tr(", one replica of %1").arg(Units::formatCount(d.fleetReplicas.value_or(0))) : QString();
     if (s.distribution && d.sessionsAtRisk > 0) {
+        const qint64 drawn = fleet ? d.sessionsPerReplica : d.sessionsAtRisk;
         Scenario atRisk = s;
-        atRisk.sessions = d.sessionsAtRisk;
+        atRisk.sessions = drawn;
         atRisk.contextTokens = f.meanHeld;
         atRisk.distribution.reset();
         m_memory.setResult(computeCapacity(atRisk), s.tp, f.u);
         // Short enough for the half-page chart's width (a longer title was cut: "the me...").
-        m_memory.chart()->setTitle(tr("Memory per GPU: %1").arg(MemoryChartView::sessionsAtMean(d.sessionsAtRisk, s, d)));
+        m_memory.chart()->setTitle(tr("Memory per GPU: %1").arg(MemoryChartView::sessionsAtMean(drawn, s, d)) + ofFleet);
     } else if (d.sessionsAtRisk > 0) {
         // Fixed lengths: the count the decision serves, each session at the context (as the
         // decision's sentence), not the sessions asked in the window.
+        const qint64 drawn = fleet ? d.sessionsPerReplica : d.sessionsAtRisk;
         Scenario decided = s;
-        decided.sessions = d.sessionsAtRisk;
+        decided.sessions = drawn;
         m_memory.setResult(computeCapacity(decided), s.tp, f.u);
-        m_memory.chart()->setTitle(tr("Memory per GPU: %1 × %2 tokens").arg(Units::plural(d.sessionsAtRisk, tr("session"), tr("sessions")),
-                                                                             Units::formatCount(f.r.reservedTokensPerSession)));
+        m_memory.chart()->setTitle(tr("Memory per GPU: %1 × %2 tokens").arg(Units::plural(drawn, tr("session"), tr("sessions")),
+                                                                             Units::formatCount(f.r.reservedTokensPerSession))
+                                   + ofFleet);
     } else {
         m_memory.setResult(f.r, s.tp, f.u);
     }
