@@ -130,10 +130,28 @@ QString historyLost(const CapacityResult &r)
     return historyLostWords(d.truncatedShare, d.conversations > 0, d.meanTokensDroppedByThoseLosing, d.meanTokensDropped, d.p99TokensDropped);
 }
 
+namespace {
+QString verdictAtTheContext(const Scenario &s, const CapacityResult &r, UnitSystem u);
+} // namespace
+
 QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u)
 {
     if (!r.ok)
         return r.error;
+    // Every session at a context past the engine's own --max-model-len is a request the engine
+    // refuses (vLLM: "longer than the maximum model length"; SGLang, TensorRT-LLM alike): the
+    // count that follows holds only once the setting is raised (a trial read "4 sessions fit"
+    // at 100,000 tokens beside --max-model-len 16,000, after Calibrate applied a log).
+    if (r.contextBeyondMax && s.maxModelLen && s.engine != Engine::Plain && !s.distribution)
+        return Derivation::tr("%1 refuses these sessions: %2 tokens each is beyond %3 %4. Raised to at least %2: %5")
+            .arg(Engines::rule(s.engine).title(), formatCount(s.contextTokens), s.field(Input::MaxModelLen), formatCount(*s.maxModelLen),
+                 verdictAtTheContext(s, r, u));
+    return verdictAtTheContext(s, r, u);
+}
+
+namespace {
+QString verdictAtTheContext(const Scenario &s, const CapacityResult &r, UnitSystem u)
+{
     auto fmt = [u](qint64 b) { return Units::formatBytes(b, u); };
     const QString tokens = formatCount(r.reservedTokensPerSession);
     if (r.shortfallBytesPerGpu > 0 || r.kvBudgetBytesPerGpu == 0) {
@@ -196,6 +214,7 @@ QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u
              r.maxSessions == 1 ? Derivation::tr("fits") : Derivation::tr("fit"),
              s.tp > 1 ? Derivation::tr(" per TP group of %1 GPUs").arg(s.tp) : QString());
 }
+} // namespace
 
 namespace {
 

@@ -236,6 +236,23 @@ private Q_SLOTS:
         }
     }
 
+    void aContextPastTheEnginesMaxModelLenIsRefused()
+    {
+        // vLLM refuses a request longer than max_model_len (vllm/v1/engine/processor.py: "longer
+        // than the maximum model length"): a trial read "4 sessions fit" at 100,000 tokens beside
+        // --max-model-len 16,000. The verdict says the refusal first, and what fits once raised.
+        for (const char *engine : {"vllm", "sglang", "trtllm"}) {
+            const QByteArray args = QByteArray("--model llama-3.1-8b --gpu h100-sxm-80gb --max-model-len 16000 --context 100000 --engine ") + engine;
+            const Run r = run(plan(args.constData()));
+            QVERIFY2(r.code == 0, r.err.constData());
+            QVERIFY2(r.json().value(QStringLiteral("verdict")).toString().contains(QStringLiteral("refuses these sessions: 100,000 tokens each is beyond --max-model-len 16,000")),
+                     r.out.constData());
+        }
+        // Within it, no refusal.
+        const Run within = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --max-model-len 16000 --context 16000 --engine vllm"));
+        QVERIFY(!within.json().value(QStringLiteral("verdict")).toString().contains(QStringLiteral("refuses")));
+    }
+
     void capOnAFixedContextDropsFromEverySession()
     {
         // No distribution: every session reaches the context, 128,000 tokens; a 32,768-token cap
