@@ -6,6 +6,7 @@
 #include "core/units.h"
 
 #include <QApplication>
+#include <QKeyEvent>
 #include <QLineEdit>
 #include <QStyle>
 #include <QStyleOptionSpinBox>
@@ -151,6 +152,35 @@ void TokenSpinBox::setProblem(const QString &problem)
     // Valid again: the tooltip says how the text was read ("96K read as 96,000").
     if (problem.isEmpty())
         setToolTip(m_reading);
+}
+
+namespace {
+bool revertsTypedText(const QKeyEvent *e)
+{
+    return e->key() == Qt::Key_Escape || e->matches(QKeySequence::Undo);
+}
+} // namespace
+
+bool TokenSpinBox::event(QEvent *event)
+{
+    // A trial typed "1,5", pressed Enter: the box stayed red, and neither Escape nor Ctrl+Z (the
+    // window's, for the plan, with nothing to undo) gave the last valid value back.
+    if (event->type() == QEvent::ShortcutOverride && !m_problem.isEmpty() && revertsTypedText(static_cast<QKeyEvent *>(event))) {
+        event->accept();
+        return true;
+    }
+    return QAbstractSpinBox::event(event);
+}
+
+void TokenSpinBox::keyPressEvent(QKeyEvent *event)
+{
+    if (!m_problem.isEmpty() && revertsTypedText(event)) {
+        showValue();
+        lineEdit()->selectAll();
+        event->accept();
+        return;
+    }
+    QAbstractSpinBox::keyPressEvent(event);
 }
 
 void TokenSpinBox::stepBy(int steps)

@@ -15,7 +15,8 @@ namespace Headroom {
 /// in range is shown as invalid (tinted, with the reason as tooltip) and the
 /// last valid value stays: nothing is truncated or guessed. Every box says how k and M
 /// read in its tooltip (k = 1,000: "128K" is 128,000, not a model's 131,072 = 128 Ki), and a
-/// value typed with one says how it was read, with the binary reading beside it.
+/// value typed with one says how it was read, with the binary reading beside it. While the
+/// text is invalid, Escape or Ctrl+Z (the platform's Undo) puts the last valid value back.
 class TokenSpinBox : public QAbstractSpinBox
 {
     Q_OBJECT
@@ -57,6 +58,10 @@ protected:
     void fixup(QString &input) const override;
     void stepBy(int steps) override;
     StepEnabled stepEnabled() const override;
+    /// Invalid text: takes Escape and Undo before the window's shortcuts (Undo, leaving presenter).
+    bool event(QEvent *event) override;
+    /// Invalid text: Escape or Undo shows the last valid value again.
+    void keyPressEvent(QKeyEvent *event) override;
 
 private:
     void commit();
