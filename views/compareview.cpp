@@ -2,6 +2,7 @@
 #include "compareview.h"
 
 #include "memorychartview.h"
+#include "pickerlabels.h"
 #include "chartstyle.h"
 #include "plan/capacity.h"
 
@@ -91,7 +92,7 @@ QVector<CompareView::Row> CompareView::inputRows(UnitSystem u)
         {tr("Model"), [](const Scenario &s, const CapacityResult &) -> QString { return s.model.name; }},
         {tr("GPU"), [](const Scenario &s, const CapacityResult &) -> QString { return s.gpu.name; }},
         {tr("TP"), [](const Scenario &s, const CapacityResult &) -> QString { return QString::number(s.tp); }},
-        {tr("Engine rule"), [](const Scenario &s, const CapacityResult &) -> QString { return Engines::name(s.engine); }},
+        {tr("Engine rule"), [](const Scenario &s, const CapacityResult &) -> QString { return engineLabel(s.engine); }},
         {tr("KV heads"),
          [](const Scenario &s, const CapacityResult &) -> QString {
              return s.kvHeadsOverride ? tr("%1 (what-if; published %2)").arg(*s.kvHeadsOverride).arg(s.model.kvHeads)

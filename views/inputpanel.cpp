@@ -7,6 +7,7 @@
 #include "sidepoolspanel.h"
 #include "tokenspinbox.h"
 #include "core/inputranges.h"
+#include "engines/enginerule.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -110,10 +111,11 @@ void InputPanel::buildPickers()
     }
     m_engineSettingsButton = new QPushButton(tr("Settings…")); // no mnemonic: the panel's letters are taken
     m_engineSettingsButton->setToolTip(tr("The engine's settings: utilization or memory fraction, max_model_len, max_num_seqs, n_ctx, ..."));
+    // The engine's name in the box, its rule in the tooltip and the derivation: the rule's
+    // formula was cut at every width a trial tried ("vLLM: card × gpu_memory_utilizati").
     for (Engine e : Engines::all()) {
-        const QString full = Engines::describe(e);
-        m_engine->addItem(full.section(QStringLiteral(" ("), 0, 0), int(e));
-        m_engine->setItemData(m_engine->count() - 1, full, Qt::ToolTipRole);
+        m_engine->addItem(engineLabel(e), int(e));
+        m_engine->setItemData(m_engine->count() - 1, Engines::describe(e), Qt::ToolTipRole);
     }
 }
 

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "engines/enginerule.h"
+
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QString>
 #include <QVector>
 #include <algorithm>
@@ -17,6 +20,14 @@ QString pickerLabel(const QVector<Preset> &all, const Preset &preset)
 {
     const bool shared = std::count_if(all.cbegin(), all.cend(), [&preset](const Preset &p) { return p.name == preset.name; }) > 1;
     return shared ? QStringLiteral("%1 (%2)").arg(preset.name, preset.id) : preset.name;
+}
+
+/// The engine as a picker or a table shows it: its project's name ("vLLM", "TensorRT-LLM"), and
+/// the plain rule with its formula, which is all there is of it. (The full rule with its source
+/// is Engines::describe, for a tooltip: in a picker the formula was cut at every width.)
+inline QString engineLabel(Engine e)
+{
+    return e == Engine::Plain ? QCoreApplication::translate("Headroom::InputPanel", "Plain (card − weights − workspace)") : Engines::rule(e).title();
 }
 
 /// Appends every preset of `all` to `picker`, shown by pickerLabel, its id as the item data.
