@@ -29,15 +29,26 @@ const PresetStore *openStore(QTextStream &err)
 PresetRecord findPreset(const QString &id, const QString &kind, const QString &field, QTextStream &err)
 {
     PresetRecord r;
-    if (const PresetStore *store = openStore(err)) {
+    const PresetStore *store = openStore(err);
+    const QVector<PresetRecord> all = store ? store->list(kind) : PresetStore::builtInPresets();
+    if (store) {
         r = store->find(id);
     } else {
-        for (const PresetRecord &b : PresetStore::builtInPresets())
+        for (const PresetRecord &b : all)
             if (b.id == id)
                 r = b;
     }
-    if (r.id.isEmpty() || r.kind != kind)
-        throw InputError(field, QStringLiteral("unknown %1 preset \"%2\"; `headroom presets list` shows the ids").arg(kind, id));
+    if (r.id.isEmpty() || r.kind != kind) {
+        // The ids that hold what was typed ("h100": h100-sxm-80gb, h100-pcie-80gb), at most five.
+        QStringList near;
+        for (const PresetRecord &p : all)
+            if (p.kind == kind && !id.trimmed().isEmpty() && p.id.contains(id.trimmed(), Qt::CaseInsensitive) && near.size() < 5)
+                near << p.id;
+        throw InputError(field, QStringLiteral("unknown %1 preset \"%2\"; %3")
+                                    .arg(kind, id, near.isEmpty() ? QStringLiteral("`headroom presets list` shows the ids")
+                                                                  : QStringLiteral("did you mean %1? (`headroom presets list` shows every id)")
+                                                                        .arg(near.join(QStringLiteral(" or ")))));
+    }
     return r;
 }
 

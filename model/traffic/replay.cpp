@@ -585,6 +585,13 @@ std::pair<double, ReplayResult> replayForUsers(const TrafficTrace &trace, const 
     // Alive conversations grow with k as the copies do (a fractional last copy adds the
     // conversations that start in its share): correct k by the ratio measured until within 0.5%.
     double k = users / once;
+    // Past the most a replay holds, said in users (the copies of the trace are the replay's own).
+    if (k * double(trace.requests.size()) > double(TrafficTrace::maxRequests))
+        throw InputError(field, QStringLiteral("%1 users are about %2 copies of this trace's %3 requests: more than the %4 requests a replay holds; "
+                                               "at most about %5 users of it")
+                                    .arg(Units::formatDecimal(users, 0), Units::formatDecimal(k, 0), Units::formatCount(trace.requests.size()),
+                                         Units::formatCount(TrafficTrace::maxRequests),
+                                         Units::formatDecimal(std::floor(once * double(TrafficTrace::maxRequests) / double(trace.requests.size())), 0)));
     for (int round = 0; round < 8; ++round) {
         const double alive = meanAliveConversations(scaledTraffic(trace, k, field), shape, o.keepIdleSeconds);
         if (std::abs(alive - users) <= 0.005 * users || !(alive > 0))

@@ -236,6 +236,15 @@ private Q_SLOTS:
         }
     }
 
+    void anUnknownPresetSuggestsTheIdsHoldingIt()
+    {
+        // A trial typed --gpu h100: the refusal now names the ids that hold it.
+        const Run r = run(plan("--model llama-3.1-8b --gpu h100 --context 1000"));
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("unknown gpu preset \"h100\"; did you mean ") && r.err.contains("h100-sxm-80gb") && r.err.contains("h100-pcie-80gb"),
+                 r.err.constData());
+    }
+
     void aContextPastTheEnginesMaxModelLenIsRefused()
     {
         // vLLM refuses a request longer than max_model_len (vllm/v1/engine/processor.py: "longer

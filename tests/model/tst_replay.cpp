@@ -304,6 +304,16 @@ private slots:
             QVERIFY2(std::abs(r.meanAliveConversations - users) <= 0.02 * users,
                      qPrintable(QStringLiteral("%1 users: %2 alive at x%3").arg(users).arg(r.meanAliveConversations).arg(k)));
         }
+        // Past the 10,000,000 requests a replay holds, the refusal is said in users, the input
+        // given (a trial read "3,945.678 times 8,819 requests", a multiplier never typed).
+        try {
+            replayForUsers(t, shapeOf(100'000), o, 1e9, QStringLiteral("--users"));
+            QFAIL("a billion users replayed");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), QStringLiteral("--users"));
+            QVERIFY2(e.message().startsWith(QStringLiteral("1,000,000,000 users are about")) && e.message().contains(QStringLiteral("at most about")),
+                     qPrintable(e.message()));
+        }
     }
 
     // Users are counted at unloaded speed; a loaded fleet runs each request longer than alone,
