@@ -531,6 +531,8 @@ private Q_SLOTS:
         QVERIFY(gained > 0); // the trace's p99 is 4,259 tokens: a 4,096 cap trims the tail
         const QString text = w.distributionView()->figuresText();
         QVERIFY2(text.contains(QStringLiteral("The cap: +%1 sessions per GPU").arg(Units::formatCount(gained))), qPrintable(text));
+        // The count it moves is named: the risk-based one (the default risk, 1 in 100).
+        QVERIFY2(text.contains(QStringLiteral("at 1 in 100 (1e-2) risk, against no cap")), qPrintable(text));
         QVERIFY(text.contains(QStringLiteral("of sessions lose history")));
     }
 
