@@ -655,7 +655,7 @@ bool MainWindow::exportChart(const QString &path, QString *error)
         why = tr("cannot write %1").arg(path);
     }
     if (why.isEmpty() && !file.commit())
-        why = tr("cannot write %1: %2 (the previous file is unchanged)").arg(path, file.errorString());
+        why = OutputTarget::commitFailed(path, file.errorString());
     if (why.isEmpty())
         return true;
     return fail(tr("Cannot export the chart"), why, error);

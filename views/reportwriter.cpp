@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "reportwriter.h"
+#include "core/outputtarget.h"
 #include "report/pagecursor.h"
 #include "report/reportcharts.h"
 #include "report/reportfigures.h"
@@ -93,7 +94,7 @@ bool ReportWriter::writePdf(const QString &path, const ReportInput &input, QPage
         return false;
     }
     if (!file.commit()) {
-        *error = QStringLiteral("cannot write %1: %2 (the previous file is unchanged)").arg(path, file.errorString());
+        *error = OutputTarget::commitFailed(path, file.errorString());
         return false;
     }
     return true;

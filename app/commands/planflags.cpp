@@ -354,12 +354,16 @@ void readEngineSettings(const QCommandLineParser &p, Scenario &s)
     size("non-torch", e.nonTorch, true);
     size("cuda-graph", e.cudaGraph, true);
     if (isSet(p, "vllm-version")) {
-        static const QRegularExpression re(QStringLiteral("^v?(\\d{1,3})\\.(\\d{1,3})(\\.\\d+)?\\z"));
-        const auto m = re.match(value(p, "vllm-version").trimmed());
-        if (!m.hasMatch())
-            throw InputError(QStringLiteral("--vllm-version"), QStringLiteral("must look like 0.10 or 0.11.2, got \"%1\"").arg(value(p, "vllm-version")));
-        e.vllmMajor = m.captured(1).toInt();
-        e.vllmMinor = m.captured(2).toInt();
+        const EngineVersion v = EngineVersion::parse(value(p, "vllm-version"), QStringLiteral("--vllm-version"));
+        // One release: --engine-version is vLLM's too (as a scenario file's engine_version).
+        if (isSet(p, "engine-version")) {
+            const EngineVersion other = EngineVersion::parse(value(p, "engine-version"), QStringLiteral("--engine-version"));
+            if (other.major != v.major || other.minor != v.minor)
+                throw InputError(QStringLiteral("--engine-version"), QStringLiteral("%1 disagrees with --vllm-version %2: give one release")
+                                                                         .arg(value(p, "engine-version"), value(p, "vllm-version")));
+        }
+        e.vllmMajor = v.major;
+        e.vllmMinor = v.minor;
     }
     if (isSet(p, "max-num-batched-tokens"))
         e.maxNumBatchedTokens = countOpt(p, "max-num-batched-tokens");

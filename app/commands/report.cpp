@@ -33,7 +33,7 @@ int runReport(const QCommandLineParser &p, QTextStream &out, QTextStream &err, c
     const QString problem = writeReport ? writeReport(s, r, name, unitsFrom(p), p.value(QStringLiteral("output")), size)
                                         : QStringLiteral("this build cannot draw reports");
     if (!problem.isEmpty()) {
-        err << "error: " << problem << '\n';
+        err << "error: --output: " << problem << '\n';
         return 1;
     }
     out << "wrote " << p.value(QStringLiteral("output")) << '\n';

@@ -21,6 +21,8 @@ bool holds(const QString &path, Kind kind)
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))
         return false;
+    if (f.size() == 0) // an empty file holds nothing to lose (a name made ready with touch)
+        return true;
     switch (kind) {
     case Kind::Pdf: return f.read(5) == QByteArrayLiteral("%PDF-");
     case Kind::Png: return f.read(8) == QByteArrayLiteral("\x89PNG\r\n\x1a\n");
@@ -148,6 +150,12 @@ void check(const QString &path, Kind kind, const QVector<Protected> &protect, co
     }
     // A name the terminal's bytes did not decode as UTF-8 (\xff\xfe) holds U+FFFD: the file
     // would be created under another name than the one typed.
+    // A newline or a tab in a name is a paste gone wrong, and no listing shows it.
+    for (const QChar c : path)
+        if (c.unicode() < 0x20 || c.unicode() == 0x7f)
+            throw InputError(field, QStringLiteral("\"%1\" holds the control character U+%2; nothing was written: give the name without it")
+                                        .arg(QString(path).replace(QLatin1Char('\n'), QStringLiteral("\\n")).replace(QLatin1Char('\t'), QStringLiteral("\\t")))
+                                        .arg(c.unicode(), 4, 16, QLatin1Char('0')));
     if (path.contains(QChar::ReplacementCharacter))
         throw InputError(field, QStringLiteral("%1 holds bytes that are not UTF-8 text (shown as U+FFFD); nothing was written: "
                                                "give a name in UTF-8").arg(path));
@@ -180,6 +188,12 @@ void check(const QString &path, Kind kind, const QVector<Protected> &protect, co
                                     .arg(target.fileName(), target.suffix(), suggestion(path, kind)));
 }
 
+QString commitFailed(const QString &path, const QString &reason)
+{
+    return QStringLiteral("cannot write %1: %2 (%3)")
+        .arg(path, reason, QFileInfo::exists(path) ? QStringLiteral("the file as it was is kept") : QStringLiteral("nothing was written"));
+}
+
 QString write(const QString &path, const QByteArray &bytes)
 {
     if (isStandardOutput(path)) {
@@ -193,12 +207,10 @@ QString write(const QString &path, const QByteArray &bytes)
         return {};
     }
     QSaveFile f(path);
-    const bool existed = QFileInfo::exists(path);
     if (!f.open(QIODevice::WriteOnly))
         return QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
     if (f.write(bytes) != bytes.size() || !f.commit())
-        return QStringLiteral("cannot write %1: %2 (%3)")
-            .arg(path, f.errorString(), existed ? QStringLiteral("the file as it was is kept") : QStringLiteral("nothing was written"));
+        return commitFailed(path, f.errorString());
     return {};
 }
 

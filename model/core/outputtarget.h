@@ -71,5 +71,10 @@ void check(const QString &path, Kind kind, const QVector<Protected> &protect, co
 /// x.headroom: No space left on device (the file as it was is kept)", or "(nothing was written)" for a new file).
 QString write(const QString &path, const QByteArray &bytes);
 
+/// The sentence for a QSaveFile at `path` whose commit failed with `reason`: "cannot write
+/// PATH: REASON (the file as it was is kept)", or "(nothing was written)" where no file was
+/// there (a failed commit leaves the earlier file, if any, in place).
+QString commitFailed(const QString &path, const QString &reason);
+
 } // namespace OutputTarget
 } // namespace Headroom

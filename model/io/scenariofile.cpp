@@ -258,7 +258,8 @@ ModelShape modelFromJson(const QJsonObject &o)
     m.maxPositionEmbeddings = readBig(o, "max_position_embeddings", 0, mp);
     m.numExperts = readInt(o, "num_experts", 0, 0, mp);
     m.expertsPerToken = readInt(o, "num_experts_per_tok", 0, 0, mp);
-    for (const char *k : {"total_params", "active_params", "checkpoint_bytes", "max_position_embeddings", "hidden_size"})
+    for (const char *k : {"total_params", "active_params", "checkpoint_bytes", "max_position_embeddings", "hidden_size", "intermediate_size",
+                          "moe_intermediate_size", "vocab_size"})
         if (readBig(o, k, 0, mp) < 0)
             throw InputError(mp + QString::fromLatin1(k), QStringLiteral("must not be negative"));
     m.weightsDtype = Dtypes::parse(JsonNumbers::text(o, "weights_dtype", QStringLiteral("bf16"), mp, QStringLiteral("a precision name such as bf16")), QStringLiteral("model.weights_dtype"));
@@ -378,10 +379,10 @@ LengthDistribution distributionFromJson(const QJsonObject &o)
 // Pipeline, data and expert parallelism (engine flags --pp, --dp, --ep), one block.
 void readParallelism(const QJsonObject &o, Scenario &s, const QString &prefix)
 {
-    s.pp = readInt(o, "pp", 1, 1, prefix);
-    s.dp = readInt(o, "dp", 1, 1, prefix);
+    s.pp = readInt(o, "pp", 1, 1, prefix, 1'000'000);
+    s.dp = readInt(o, "dp", 1, 1, prefix, 1'000'000);
     if (!o.value(QStringLiteral("ep")).isUndefined() && !o.value(QStringLiteral("ep")).isNull())
-        s.ep = readInt(o, "ep", 1, 1, prefix);
+        s.ep = readInt(o, "ep", 1, 1, prefix, 1'000'000);
 }
 
 EngineSettings readEngineSettings(const QJsonObject &o, Engine engine, const QString &prefix, const char *byteSuffix)
@@ -407,9 +408,10 @@ EngineSettings readEngineSettings(const QJsonObject &o, Engine engine, const QSt
     es.vllmMajor = vllm.major;
     es.vllmMinor = vllm.minor;
     es.nCtx = positive("n_ctx");
-    es.nSeq = readInt(o, "n_seq", 1, 1, prefix);
-    es.nBatch = readInt(o, "n_batch", 512, 1, prefix);
-    es.trtTokensPerBlock = readInt(o, "tokens_per_block", 32, 1, prefix);
+    // In the command line's range (InputRanges::small: at most 1,000,000).
+    es.nSeq = readInt(o, "n_seq", 1, 1, prefix, 1'000'000);
+    es.nBatch = readInt(o, "n_batch", 512, 1, prefix, 1'000'000);
+    es.trtTokensPerBlock = readInt(o, "tokens_per_block", 32, 1, prefix, 1'000'000);
     // Engine versions and build settings (engine flags, one block).
     if (const QString v = JsonNumbers::text(o, "engine_version", QString(), prefix, version); !v.isEmpty()) {
         const EngineVersion given = EngineVersion::parse(v, prefix + QStringLiteral("engine_version"));
@@ -809,6 +811,8 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
     }
     if (o.value(QStringLiteral("format")).toString() != QLatin1String("headroom-scenario"))
         throw InputError(QStringLiteral("format"), QStringLiteral("is not a Headroom scenario"));
+    if (!o.contains(QStringLiteral("version")))
+        throw InputError(QStringLiteral("version"), QStringLiteral("is missing: a Headroom scenario holds the version of its format (%1)").arg(formatVersion));
     const qint64 version = readBig(o, "version");
     if (version > formatVersion)
         throw InputError(QStringLiteral("version"), QStringLiteral("%1 was written by a newer Headroom (this one reads up to %2)").arg(version).arg(formatVersion));
@@ -824,18 +828,22 @@ Scenario ScenarioFile::fromJson(const QJsonObject &o, QString *name, const Model
         throw InputError(QStringLiteral("gpu.") + e.field(), e.message());
     }
     const QJsonObject e = JsonNumbers::object(o, "engine", QString());
+    if (!e.contains(QStringLiteral("engine")))
+        throw InputError(QStringLiteral("engine.engine"), QStringLiteral("is missing (plain, vllm, sglang, trtllm, llamacpp or ollama)"));
     s.engine = Engines::parse(JsonNumbers::text(e, "engine", QStringLiteral("plain"), QStringLiteral("engine."), QStringLiteral("an engine name (plain, vllm, sglang, trtllm, llamacpp or ollama)")), QStringLiteral("engine.engine"));
     s.engineSettings = readEngineSettings(e, s.engine, QStringLiteral("engine."), "");
     readParallelism(e, s, QStringLiteral("engine."));
     const QString ep = QStringLiteral("engine.");
     s.gpuMemoryUtilization = readReal(e, RealInput::GpuMemoryUtilization, s.gpuMemoryUtilization, ep);
     s.gpuMemoryUtilizationGiven = JsonNumbers::truth(e, "gpu_memory_utilization_given", false, ep);
-    s.blockSize = readInt(e, "block_size", 16, 1, ep);
+    s.blockSize = readInt(e, "block_size", 16, 1, ep, 1'000'000);
     const QJsonObject in = JsonNumbers::object(o, "inputs", QString());
     const QString ip = QStringLiteral("inputs.");
-    s.tp = readInt(in, "tp", 1, 1, ip);
-    s.contextTokens = readBig(in, "context_tokens", s.contextTokens, ip);
-    s.sessions = readBig(in, "sessions", 1, ip);
+    // What every file holds is required, never read as a default (an attacker's file without
+    // context_tokens was planned at 100,000 tokens in silence). Ranges as the command line's.
+    s.tp = readInt(in, "tp", 0, 1, ip, 1'000'000);
+    s.contextTokens = readBig(in, "context_tokens", 0, ip, 1);
+    s.sessions = readBig(in, "sessions", 0, ip, 1);
     const QJsonObject distribution = JsonNumbers::object(o, "distribution", QString());
     if (const QString d = JsonNumbers::text(in, "weights_dtype", QString(), ip, QStringLiteral("a precision name such as bf16")); !d.isEmpty())
         s.weightsDtype = Dtypes::parse(d, QStringLiteral("inputs.weights_dtype"));

@@ -863,6 +863,26 @@ void addWarnings(CapacityResult &r, const Scenario &s, const Budget &b)
                                            .arg(formatCount(s.contextTokens), formatCount(maxPos))
                                      : Capacity::tr("The context of %1 tokens is beyond %2's maximum of %3 tokens: computed anyway.")
                                            .arg(formatCount(s.contextTokens), s.model.name, formatCount(maxPos)));
+    // TensorRT-LLM refuses a request past its engine's max_seq_len, as vLLM past max_model_len.
+    if (s.engine == Engine::Trtllm && s.engineSettings.trtMaxSeqLen && s.contextTokens > *s.engineSettings.trtMaxSeqLen)
+        r.warnings << Capacity::tr("The context of %1 tokens is beyond %2 %3: TensorRT-LLM refuses longer requests; computed anyway.")
+                          .arg(formatCount(s.contextTokens), s.field(Input::MaxSeqLen), formatCount(*s.engineSettings.trtMaxSeqLen));
+    // A fleet-wide risk bounds the overflow of lengths that vary; at one fixed length there is none.
+    if (s.fleetRisk && !s.distribution)
+        r.warnings << Capacity::tr("%1 has no effect without a length distribution (--distribution): every session is at the context, "
+                                   "so no overflow is risked.").arg(s.field(Input::FleetRisk));
+    // A release past the newest its rule was checked against: its terms are that release's.
+    const EngineVersion checked = Engines::rule(s.engine).checkedVersion();
+    const std::optional<EngineVersion> given = s.engine == Engine::Vllm
+        ? std::optional(EngineVersion{s.engineSettings.vllmMajor, s.engineSettings.vllmMinor})
+        : s.engineSettings.engineVersion;
+    if (given && s.engine != Engine::Plain && !checked.atLeast(given->major, given->minor))
+        r.warnings << Capacity::tr("%1 %2 is newer than %3, the newest release Headroom's rule was checked against: planned with %3's terms.")
+                          .arg(Engines::rule(s.engine).title(), given->text(), checked.text());
+    // (A plan --json echo names the plain rule's release as 0.0, its checked one: no warning.)
+    if (s.engine == Engine::Plain && s.engineSettings.engineVersion && *s.engineSettings.engineVersion != checked)
+        r.warnings << Capacity::tr("The plain rule has no releases: the engine release %1 given is ignored.")
+                          .arg(s.engineSettings.engineVersion->text());
     r.warnings << s.model.sizingNotes; // what the config importer assumed to size the model
     addEngineSettingWarnings(r, s, b.memory);
     if (s.kvHeadsOverride && *s.kvHeadsOverride != s.model.kvHeads)

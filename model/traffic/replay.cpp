@@ -545,6 +545,12 @@ TrafficTrace scaledTraffic(const TrafficTrace &trace, double k, const QString &f
             placed.push_back({(double(j) * span + s) / k + (r.arrivalSeconds - s), j, i});
         }
     std::stable_sort(placed.begin(), placed.end(), [](const Placed &a, const Placed &b) { return a.arrival < b.arrival; });
+    // Scaled down past its last conversation, the trace is empty: nothing to replay (an attacker's
+    // x 1e-6 replayed 0 requests and "solved" a fleet for them).
+    if (placed.empty())
+        throw InputError(field, QStringLiteral("%1 leaves none of the trace's %2 conversations: at least %3 keeps one")
+                                    .arg(Units::formatDecimal(k, 6), Units::formatCount(trace.conversations),
+                                         Units::formatDecimal(std::ceil(1e6 / double(std::max<qint64>(1, trace.conversations))) / 1e6, 6)));
 
     TrafficTrace out;
     out.path = trace.path;

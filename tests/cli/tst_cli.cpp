@@ -236,6 +236,50 @@ private Q_SLOTS:
         }
     }
 
+    // The attacker's report, round 5: inputs taken in silence.
+    void inputsWithoutEffectAreSaid()
+    {
+        auto notes = [](const Run &r) {
+            QStringList out;
+            for (const QJsonValue &w : r.json().value(QStringLiteral("warnings")).toArray())
+                out << w.toString();
+            return out.join(QLatin1Char('\n'));
+        };
+        const char *base = "--model llama-3.1-8b --gpu h100-sxm-80gb --context 1000 ";
+        // A fleet-wide risk at one fixed length bounds nothing.
+        Run r = run(plan(QByteArray(QByteArray(base) + "--fleet-risk 0.01").constData()));
+        QVERIFY2(r.code == 0 && notes(r).contains(QStringLiteral("--fleet-risk has no effect without a length distribution")), r.out.constData());
+        // TensorRT-LLM refuses a request past its engine's max_seq_len.
+        r = run(plan(QByteArray(QByteArray(base) + "--engine trtllm --max-seq-len 999").constData()));
+        QVERIFY2(r.code == 0 && notes(r).contains(QStringLiteral("beyond --max-seq-len 999")), r.out.constData());
+        // A release past the newest the rule was checked against (vLLM 0.11) is said to be.
+        r = run(plan(QByteArray(QByteArray(base) + "--engine vllm --engine-version 99.0").constData()));
+        QVERIFY2(r.code == 0 && notes(r).contains(QStringLiteral("vLLM 99.0 is newer than")), r.out.constData());
+        r = run(plan(QByteArray(QByteArray(base) + "--engine vllm --engine-version 0.11").constData()));
+        QVERIFY2(r.code == 0 && !notes(r).contains(QStringLiteral("is newer than")), r.out.constData());
+        // Two releases for vLLM: refused, as a scenario file's engine_version beside vllm_version is.
+        r = run(plan(QByteArray(QByteArray(base) + "--engine vllm --vllm-version 0.11 --engine-version 0.21").constData()));
+        QVERIFY2(r.code == 1 && r.err.contains("--engine-version: 0.21 disagrees with --vllm-version 0.11"), r.err.constData());
+    }
+
+    void outputNamesWithControlCharactersAreRefused()
+    {
+        QTemporaryDir dir;
+        const QString bad = dir.filePath(QStringLiteral("s\n.headroom"));
+        Run r = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --context 1000") << QStringLiteral("--save") << bad);
+        QVERIFY2(r.code == 1 && r.err.contains("control character U+000a"), r.err.constData());
+        QVERIFY(QDir(dir.path()).isEmpty());
+        // An empty file (made ready with touch) holds nothing to lose: it is replaced.
+        const QString empty = dir.filePath(QStringLiteral("r.pdf"));
+        QFile f(empty);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.close();
+        r = run({QStringLiteral("report"), QStringLiteral("--model"), QStringLiteral("llama-3.1-8b"), QStringLiteral("--gpu"),
+                 QStringLiteral("h100-sxm-80gb"), QStringLiteral("--context"), QStringLiteral("1000"), QStringLiteral("-o"), empty});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(QFileInfo(empty).size() > 0);
+    }
+
     void anUnknownPresetSuggestsTheIdsHoldingIt()
     {
         // A trial typed --gpu h100: the refusal now names the ids that hold it.

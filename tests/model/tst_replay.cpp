@@ -304,6 +304,16 @@ private slots:
             QVERIFY2(std::abs(r.meanAliveConversations - users) <= 0.02 * users,
                      qPrintable(QStringLiteral("%1 users: %2 alive at x%3").arg(users).arg(r.meanAliveConversations).arg(k)));
         }
+        // Scaled down past its last conversation the trace is empty: refused, never replayed as 0
+        // requests (an attacker's x 1e-6 "solved" a fleet for nothing).
+        // The least it names keeps one conversation.
+        try {
+            scaledTraffic(t, 1e-9, QStringLiteral("--traffic-multiplier"));
+            QFAIL("an empty trace replayed");
+        } catch (const InputError &e) {
+            const QString least = e.message().section(QStringLiteral("at least "), 1).section(QLatin1Char(' '), 0, 0);
+            QVERIFY2(scaledTraffic(t, least.toDouble(), QStringLiteral("--traffic-multiplier")).conversations >= 1, qPrintable(e.message()));
+        }
         // Past the 10,000,000 requests a replay holds, the refusal is said in users, the input
         // given (a trial read "3,945.678 times 8,819 requests", a multiplier never typed).
         try {

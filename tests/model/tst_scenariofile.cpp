@@ -642,9 +642,10 @@ private Q_SLOTS:
                                                                      << QStringLiteral("engine.vllm_version") << QStringLiteral("must look like 0.10 or 0.11.2");
         for (const char *key : {"n_seq", "n_batch", "tokens_per_block", "block_size"})
             QTest::newRow(qPrintable(QStringLiteral("engine.%1 0 (readInt)").arg(QString::fromLatin1(key))))
-                << patched("engine", key, 0) << QStringLiteral("engine.") + QString::fromLatin1(key) << int1;
-        QTest::newRow("engine.n_seq 10,000,001 (readInt)") << patched("engine", "n_seq", 10'000'001) << QStringLiteral("engine.n_seq")
-                                                          << QStringLiteral("must be a whole number from 1 to 10,000,000, got 10,000,001");
+                << patched("engine", key, 0) << QStringLiteral("engine.") + QString::fromLatin1(key)
+                << QStringLiteral("must be a whole number from 1 to 1,000,000, got 0");
+        QTest::newRow("engine.n_seq 1,000,001 (readInt)") << patched("engine", "n_seq", 1'000'001) << QStringLiteral("engine.n_seq")
+                                                         << QStringLiteral("must be a whole number from 1 to 1,000,000, got 1,000,001");
         QTest::newRow("engine.n_seq \"four\" (readBig)") << patched("engine", "n_seq", QStringLiteral("four")) << QStringLiteral("engine.n_seq")
                                                        << QStringLiteral("must be a whole number");
         QTest::newRow("engine.gpu_memory_utilization 0 (readBounded)") << patched("engine", "gpu_memory_utilization", 0)
@@ -713,12 +714,25 @@ private Q_SLOTS:
                                             << QStringLiteral("must be a positive whole number of bytes");
 
         // The inputs (fromJson).
-        QTest::newRow("inputs.tp 0 (readInt)") << patched("inputs", "tp", 0) << QStringLiteral("inputs.tp") << int1;
+        // TP, PP, DP, EP and the block size in the command line's range (--tp 2,000,000 is refused there).
+        const QString toMillion = QStringLiteral("must be a whole number from 1 to 1,000,000, got ");
+        QTest::newRow("inputs.tp 0 (readInt)") << patched("inputs", "tp", 0) << QStringLiteral("inputs.tp") << toMillion + QStringLiteral("0");
+        QTest::newRow("engine.dp 2,000,000") << patched("engine", "dp", 2'000'000) << QStringLiteral("engine.dp") << toMillion + QStringLiteral("2,000,000");
         QTest::newRow("inputs.context_tokens 0") << patched("inputs", "context_tokens", 0) << QStringLiteral("inputs.context_tokens")
-                                                 << QStringLiteral("must be at least 1 token");
-        // Each field is named by itself (sessions -1 was once named as the context).
+                                                 << QStringLiteral("must be a whole number from 1 to");
+        // Each field is named by itself (sessions -1 was once named as the context); 0 as --sessions 0.
         QTest::newRow("inputs.sessions -1") << patched("inputs", "sessions", -1) << QStringLiteral("inputs.sessions")
-                                            << QStringLiteral("must not be negative");
+                                            << QStringLiteral("must be a whole number from 1 to");
+        QTest::newRow("inputs.sessions 0") << patched("inputs", "sessions", 0) << QStringLiteral("inputs.sessions")
+                                           << QStringLiteral("must be a whole number from 1 to");
+        // What every file holds is required: a file without it was planned at a default in silence.
+        for (const auto &[section, key] : {std::pair{"inputs", "context_tokens"}, {"inputs", "sessions"}, {"inputs", "tp"}, {"engine", "engine"}, {"", "version"}})
+            QTest::newRow(qPrintable(QStringLiteral("%1.%2 missing").arg(QLatin1String(section), QLatin1String(key))))
+                << patched(section, key, QJsonValue(QJsonValue::Undefined))
+                << (*section ? QStringLiteral("%1.%2").arg(QLatin1String(section), QLatin1String(key)) : QString::fromLatin1(key))
+                << QStringLiteral("is missing");
+        QTest::newRow("model.intermediate_size -1") << patched("model", "intermediate_size", -1) << QStringLiteral("model.intermediate_size")
+                                                    << QStringLiteral("must not be negative");
         QTest::newRow("inputs.kv_dtype 8 (not a name)") << patched("inputs", "kv_dtype", 8) << QStringLiteral("inputs.kv_dtype")
                                                         << QStringLiteral("must be a precision name such as bf16");
         QTest::newRow("inputs.weights_dtype float13 (Dtypes::parse)") << patched("inputs", "weights_dtype", QStringLiteral("float13"))
