@@ -132,6 +132,13 @@ QString historyLost(const CapacityResult &r)
 
 namespace {
 QString verdictAtTheContext(const Scenario &s, const CapacityResult &r, UnitSystem u);
+
+// ", $17,228 a month" for the fleet of the sessions asked, where a price is known (a trial
+// found the fleet's money only in presenter mode).
+QString fleetMonth(const DistributionFigures &d)
+{
+    return d.fleetCostPerMonthUsd ? Derivation::tr(", %1 a month").arg(Units::formatUsd(*d.fleetCostPerMonthUsd)) : QString();
+}
 } // namespace
 
 QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u)
@@ -180,11 +187,11 @@ QString verdictAtTheContext(const Scenario &s, const CapacityResult &r, UnitSyst
         const DistributionFigures &d = r.distribution;
         // Sessions asked beyond one replica size a fleet (fleetTargetSessions): the answer says its size.
         const QString asked = d.fleetTargetFromSessions && d.fleetGpus
-            ? Derivation::tr("%1 asked need %2 (%3 of %4); ")
+            ? Derivation::tr("%1 asked need %2 (%3 of %4)%5; ")
                   .arg(plural(s.sessions, Derivation::tr("session"), Derivation::tr("sessions")),
                        plural(*d.fleetGpus, Derivation::tr("GPU"), Derivation::tr("GPUs")),
                        plural(d.fleetReplicas.value_or(0), Derivation::tr("replica"), Derivation::tr("replicas")),
-                       plural(s.gpusPerReplica(), Derivation::tr("GPU"), Derivation::tr("GPUs")))
+                       plural(s.gpusPerReplica(), Derivation::tr("GPU"), Derivation::tr("GPUs")), fleetMonth(d))
             : s.sessions > d.sessionsAtRisk
             ? Derivation::tr("%1 asked; ").arg(plural(s.sessions, Derivation::tr("session"), Derivation::tr("sessions")))
             : QString();
@@ -199,12 +206,13 @@ QString verdictAtTheContext(const Scenario &s, const CapacityResult &r, UnitSyst
             .arg(tokens, fmt(r.reservedSessionBytesPerGpu), fmt(r.kvBudgetBytesPerGpu));
     // Sessions asked beyond one replica size a fleet (fleetTargetSessions): said first, as above.
     if (!r.fits && r.distribution.fleetTargetFromSessions && r.distribution.fleetGpus)
-        return Derivation::tr("%1 asked need %2 (%3 of %4); %5 %6 per replica at %7; on one replica alone the KV cache would overflow by %8 per GPU.")
+        return Derivation::tr("%1 asked need %2 (%3 of %4)%9; %5 %6 per replica at %7; on one replica alone the KV cache would overflow by %8 per GPU.")
             .arg(plural(s.sessions, Derivation::tr("session"), Derivation::tr("sessions")),
                  plural(*r.distribution.fleetGpus, Derivation::tr("GPU"), Derivation::tr("GPUs")),
                  plural(r.distribution.fleetReplicas.value_or(0), Derivation::tr("replica"), Derivation::tr("replicas")),
                  plural(s.gpusPerReplica(), Derivation::tr("GPU"), Derivation::tr("GPUs")), formatCount(r.maxSessions),
-                 r.maxSessions == 1 ? Derivation::tr("fits") : Derivation::tr("fit"), sessionBasis(s, r), fmt(r.overflowBytesPerGpu));
+                 r.maxSessions == 1 ? Derivation::tr("fits") : Derivation::tr("fit"), sessionBasis(s, r), fmt(r.overflowBytesPerGpu),
+                 fleetMonth(r.distribution));
     if (!r.fits)
         return Derivation::tr("%1 asked, %2 fit at %3: the KV cache overflows by %4 per GPU.")
             .arg(plural(s.sessions, Derivation::tr("session"), Derivation::tr("sessions")), formatCount(r.maxSessions),

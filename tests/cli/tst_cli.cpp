@@ -887,7 +887,8 @@ private Q_SLOTS:
         o = r.json();
         verdict = o.value(QStringLiteral("verdict")).toString();
         // More than one TP group holds: the asked sessions size a fleet of ceil(asked / per group) groups.
-        QVERIFY2(verdict.startsWith(QStringLiteral("%1 sessions asked need %2 GPUs (2 replicas of 4 GPUs); %3 sessions fit")
+        // And what they cost a month: 8 GPUs x $2.95 (presets/gpus/h100-sxm-80gb.json) x 730 hours = $17,228.
+        QVERIFY2(verdict.startsWith(QStringLiteral("%1 sessions asked need %2 GPUs (2 replicas of 4 GPUs), $17,228 a month; %3 sessions fit")
                                         .arg(atRisk + 1).arg(2 * 4).arg(atRisk)),
                  qPrintable(verdict));
         QVERIFY(!o.value(QStringLiteral("asked_sessions_fit")).toBool());
