@@ -2,6 +2,7 @@
 #include "planner.h"
 #include "plan/capacity.h"
 #include "plan/riskwork.h"
+#include "core/inputerror.h"
 
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
@@ -172,6 +173,16 @@ void Planner::setDistribution(std::optional<LengthDistribution> distribution, bo
 {
     Scenario s = m_scenario;
     s.distribution = std::move(distribution);
+    // Lengths loaded (not dragged) bring their longest session as the context, as the command
+    // line takes it without --context: a trial read per-session rows at a 100,000-token context
+    // beside a trace whose longest is 14,089. One undo step with the lengths.
+    if (s.distribution && !dragging) {
+        try {
+            s.contextTokens = distributionLongest(s);
+        } catch (const InputError &) {
+            // Lengths the scale cannot hold: the plan says so, naming --length-scale.
+        }
+    }
     edit(s, ScenarioCommand::Distribution, tr("Change session lengths"), dragging);
 }
 

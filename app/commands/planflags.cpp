@@ -8,6 +8,7 @@
 #include "core/inputranges.h"
 #include "io/configimporter.h"
 #include "io/scenariofile.h"
+#include "plan/capacity.h"
 #include "plan/visionpool.h"
 
 #include <QFileInfo>
@@ -323,9 +324,8 @@ void readContextAndSessions(const QCommandLineParser &p, Scenario &s, bool fromF
     if (isSet(p, "context")) {
         s.contextTokens = countOpt(p, "context");
     } else if (s.distribution && !(fromFile && !isSet(p, "distribution") && !isSet(p, "retain") && !isSet(p, "length-scale"))) {
-        // The longest session the distribution holds, after the scale and the cap.
-        const qint64 longest = s.distribution->scaled(s.lengthScale, s.field(Input::LengthScale)).maximum();
-        s.contextTokens = s.retainTokens ? std::min(longest, *s.retainTokens) : longest;
+        s.contextTokens = distributionLongest(s); // after the scale and the cap
+
     }
     if (isSet(p, "sessions"))
         s.sessions = countOpt(p, "sessions");

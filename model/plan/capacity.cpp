@@ -948,6 +948,12 @@ CapacityResult errorResult(const Scenario &s, const InputError &e)
 
 } // namespace
 
+qint64 distributionLongest(const Scenario &s)
+{
+    const qint64 longest = s.distribution->scaled(s.lengthScale, s.field(Input::LengthScale)).maximum();
+    return s.retainTokens ? std::min(longest, *s.retainTokens) : longest;
+}
+
 bool contextIsDistributionLongest(const Scenario &s)
 {
     const double top = s.distribution ? double(s.distribution->maximum()) * s.lengthScale : 0.0;

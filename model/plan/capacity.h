@@ -31,6 +31,12 @@ QStringList explainCapacity(const Scenario &scenario, const CapacityResult &resu
 /// One sentence a person repeats: what fits and what limits it, figures in `units`.
 QString capacityVerdict(const Scenario &scenario, const CapacityResult &result, UnitSystem units);
 
+/// The longest session the scenario's distribution holds, after the length scale and the
+/// retention cap: the context the command line sets without --context, and the window when
+/// lengths are loaded. Throws InputError naming --length-scale when the scaled lengths do not
+/// hold (LengthDistribution::scaled). Requires a distribution.
+qint64 distributionLongest(const Scenario &scenario);
+
 /// Whether the scenario's context is the longest session its distribution
 /// holds, after the length scale and the retention cap (what the command line
 /// sets without --context). False without a distribution.

@@ -523,7 +523,15 @@ private Q_SLOTS:
     void theCapsEffectIsSaidOutright()
     {
         MainWindow w(store());
+        const qint64 before = w.planner()->scenario().contextTokens;
         QVERIFY(w.distributionView()->importTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv")));
+        // Loaded lengths bring their longest session as the context, as `plan` takes it without
+        // --context: the conversation trace's longest request is 14,089 tokens (tst_cli reads the
+        // CSV's max independently). One undo step gives the context back with the lengths.
+        QCOMPARE(w.planner()->scenario().contextTokens, qint64(14'089));
+        w.planner()->undoStack()->undo();
+        QCOMPARE(w.planner()->scenario().contextTokens, before);
+        w.planner()->undoStack()->redo();
         w.planner()->setRetainTokens(4096);
         QTRY_VERIFY(!w.planner()->busy());
         QVERIFY(w.planner()->uncappedSessionsAtRisk());
