@@ -11,12 +11,13 @@
 
 namespace Headroom::JsonNumbers {
 
-namespace {
 QString shown(const QJsonValue &v)
 {
     const QByteArray a = QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact);
     return QString::fromUtf8(a.mid(1, a.size() - 2)).left(40);
 }
+
+namespace {
 
 QString rangeText(qint64 minimum, qint64 maximum)
 {

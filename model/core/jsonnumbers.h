@@ -27,6 +27,10 @@ qint64 whole(const QJsonObject &o, const char *key, qint64 fallback, qint64 mini
 /// InputError(field) otherwise.
 double real(const QJsonValue &v, const QString &field, double low, double high);
 
+/// `v` as a refusal quotes it: its compact JSON ("0.5", "true", "[1]", "\"junk\""), at
+/// most 40 characters.
+QString shown(const QJsonValue &v);
+
 /// o[key] as a text: `fallback` when absent or null; InputError(prefix + key)
 /// saying "must be `what`, got 0.5" for a number, a bool, an array or an object
 /// (a wrong type is never read as the default).

@@ -84,7 +84,7 @@ double readReal(const QJsonObject &o, RealInput input, double fallback, const QS
     const QString field = prefix + QString::fromLatin1(key);
     if (!v.isDouble())
         throw InputError(field, QStringLiteral("must be %1, got %2")
-                                    .arg(InputRanges::describe(input), QString::fromUtf8(QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact)).mid(1).chopped(1)));
+                                    .arg(InputRanges::describe(input), JsonNumbers::shown(v)));
     return InputRanges::check(input, v.toDouble(), field);
 }
 
