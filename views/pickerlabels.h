@@ -23,11 +23,11 @@ QString pickerLabel(const QVector<Preset> &all, const Preset &preset)
 }
 
 /// The engine as a picker or a table shows it: its project's name ("vLLM", "TensorRT-LLM"), and
-/// the plain rule with its formula, which is all there is of it. (The full rule with its source
-/// is Engines::describe, for a tooltip: in a picker the formula was cut at every width.)
+/// "Plain rule" for the plain one. The formula and its source (Engines::describe) go in a
+/// tooltip and the derivation: in a picker they were cut at every width a trial tried.
 inline QString engineLabel(Engine e)
 {
-    return e == Engine::Plain ? QCoreApplication::translate("Headroom::InputPanel", "Plain (card − weights − workspace)") : Engines::rule(e).title();
+    return e == Engine::Plain ? QCoreApplication::translate("Headroom::InputPanel", "Plain rule") : Engines::rule(e).title();
 }
 
 /// Appends every preset of `all` to `picker`, shown by pickerLabel, its id as the item data.
