@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "plan/capacityparts.h"
+#include "engines/enginerule.h"
+#include "plan/sidepools.h"
+#include "plan/visionpool.h"
+#include "core/inputerror.h"
+#include "core/inputranges.h"
+
+namespace Headroom::CapacityParts {
+
+using Units::formatCount;
+
+namespace {
+
+// Parameters an int4 (AWQ/GPTQ) checkpoint keeps in 16-bit: the input embeddings and
+// the output head, vocab x hidden each (vLLM's AWQ/GPTQ linear methods quantize
+// linear layers only: vllm/model_executor/layers/quantization/awq.py, gptq.py;
+// E05 loaded 5.29 GiB for Qwen2.5-7B-AWQ, E24 3.88 GiB for Mistral-7B GPTQ).
+// Counted untied (two matrices); 0 when the shape lacks vocab or hidden size.
+qint64 int4SixteenBitParams(const Scenario &s)
+{
+    if (s.effectiveWeightsDtype() != Dtype::INT4 || s.model.vocabSize <= 0 || s.model.hiddenSize <= 0)
+        return 0;
+    const QString f = s.field(Input::Model);
+    const qint64 e = Units::mul(Units::mul(s.model.vocabSize, s.model.hiddenSize, f, "parameter count"), 2, f, "parameter count");
+    return e < s.model.totalParams ? e : 0;
+}
+
+// Weights one GPU holds, bytes: the dense part split over TP x PP; under --ep the routed
+// experts (layers x experts x 3 x hidden x expert size parameters, their share of the
+// weights) split over EP x PP instead (vLLM --enable-expert-parallel: attention stays
+// TP-sharded, experts are spread over the EP group; vllm/model_executor/layers/fused_moe/layer.py).
+qint64 weightsPerGpuOf(const Scenario &s, qint64 weights)
+{
+    const QString f = s.field(Input::Ep);
+    for (const auto &[v, input] : {std::pair{s.pp, Input::Pp}, std::pair{s.dp, Input::Dp}, std::pair{s.ep.value_or(1), Input::Ep}})
+        if (v < 1)
+            throw InputError(s.field(input), QStringLiteral("must be at least 1, got %1").arg(v));
+    const ModelShape &m = s.model;
+    // vLLM's pipeline stages each hold at least one layer (get_pp_indices,
+    // vllm/distributed/utils.py, splits num_hidden_layers over pp_size; more stages than
+    // layers leave a stage without layers, which vLLM refuses).
+    if (s.pp > m.layers())
+        throw InputError(s.field(Input::Pp), QStringLiteral("%1 pipeline stages for %2 layers: each stage needs at least one layer")
+                                                 .arg(s.pp).arg(m.layers()));
+    // Expert parallelism spreads a mixture-of-experts model's routed experts; a dense model has
+    // none (vLLM --enable-expert-parallel applies to FusedMoE layers only), and more EP ranks than
+    // experts leave a rank without one.
+    if (s.ep && *s.ep > 1 && m.numExperts <= 0)
+        throw InputError(s.field(Input::Ep), QStringLiteral("%1 is a dense model (no experts): expert parallelism applies to mixture-of-experts "
+                                                            "models only; leave it out").arg(m.name));
+    if (s.ep && m.numExperts > 0 && *s.ep > m.numExperts)
+        throw InputError(s.field(Input::Ep), QStringLiteral("%1 expert-parallel GPUs for %2 experts per layer: each GPU needs at least one expert")
+                                                 .arg(*s.ep).arg(m.numExperts));
+    const qint64 split = qint64(std::max(1, s.tp)) * std::max(1, s.pp);
+    qint64 expertParams = 0;
+    if (s.ep && m.numExperts > 0 && m.hiddenSize > 0 && m.totalParams > 0) {
+        const qint64 expertSize = m.moeIntermediateSize > 0 ? m.moeIntermediateSize : m.intermediateSize;
+        const QString mf = s.field(Input::Model);
+        expertParams = std::min(m.totalParams, Units::mul(Units::mul(Units::mul(m.layers(), m.numExperts, mf, "parameter count"),
+                                                                     Units::mul(3, m.hiddenSize, mf, "parameter count"), mf, "parameter count"),
+                                                          expertSize, mf, "parameter count"));
+    }
+    if (expertParams <= 0)
+        return Units::ceilDiv(weights, split);
+    const qint64 experts = qint64((long double)weights * (long double)expertParams / (long double)m.totalParams);
+    return Units::add(Units::ceilDiv(weights - experts, split), Units::ceilDiv(experts, qint64(*s.ep) * std::max(1, s.pp)), f);
+}
+
+} // namespace
+
+Budget budgetOf(const Scenario &s)
+{
+    Budget b;
+    if (s.sessions < 0)
+        throw InputError(s.field(Input::Sessions), QStringLiteral("must not be negative"));
+    b.memory = s.effectiveGpuMemoryBytes();
+    if (b.memory <= 0)
+        throw InputError(s.field(Input::GpuMemory), QStringLiteral("must be larger than zero"));
+    // Engine batch sizes: vLLM's max_num_seqs (default 256 / 1024) and TensorRT-LLM's
+    // max_batch_size (default 2048) held to the 10^6 every small count the command line takes
+    // has (InputRanges::small).
+    for (const auto &[value, input] : {std::pair{s.engineSettings.maxNumSeqs, Input::MaxNumSeqs}, {s.engineSettings.trtMaxBatchSize, Input::MaxBatchSize}})
+        if (value && (*value < 1 || *value > 1'000'000))
+            throw InputError(s.field(input), QStringLiteral("must be a whole number from 1 to 1,000,000, got %1").arg(formatCount(*value)));
+    if (b.memory > InputLimits::maxCardBytes)
+        throw InputError(s.field(Input::GpuMemory), QStringLiteral("%1 B is more than any card holds: at most 1 PiB (%2 B) per card")
+                                                        .arg(formatCount(b.memory), formatCount(InputLimits::maxCardBytes)));
+    if (s.effectiveWorkspaceBytes() < 0)
+        throw InputError(s.field(Input::Workspace), QStringLiteral("must not be negative"));
+    if (s.weightsBytes) {
+        b.weights = *s.weightsBytes;
+        b.weightsBasis = Capacity::tr("given");
+    } else if (!s.weightsDtype && s.model.checkpointBytes > 0) {
+        b.weights = s.model.checkpointBytes;
+        b.weightsBasis = Capacity::tr("published checkpoint size");
+    } else {
+        if (s.model.totalParams <= 0)
+            throw InputError(s.field(Input::Params),
+                             QStringLiteral("the parameter count of %1 is unknown: give --params or --weights").arg(s.model.name));
+        const Dtype d = s.effectiveWeightsDtype();
+        b.weights = Dtypes::bytesFor(d, s.model.totalParams, s.field(Input::Params));
+        b.weightsBasis = Capacity::tr("%1 parameters × %2 (%3)")
+                             .arg(formatCount(s.model.totalParams), Dtypes::describeSize(d), Dtypes::name(d));
+        if (const qint64 embeddings = int4SixteenBitParams(s); embeddings > 0) {
+            const QString f = s.field(Input::Params);
+            const qint64 linear = s.model.totalParams - embeddings;
+            // int4 linear weights + one fp16 scale and one packed 4-bit zero per group of 128
+            // (2.5 B per 128 weights), embeddings and lm_head in 16-bit.
+            b.weights = Units::add(Units::add(Dtypes::bytesFor(Dtype::INT4, linear, f), Units::mul(linear, 5, f) / 256, f),
+                                   Units::mul(embeddings, 2, f), f);
+            b.weightsBasis = Capacity::tr("%1 parameters as loaded: %2 int4 (+ group-128 scales) + %3 embedding and "
+                                            "output-head parameters in 16-bit")
+                                 .arg(formatCount(s.model.totalParams), formatCount(linear), formatCount(embeddings));
+        }
+    }
+    if (b.weights < 0)
+        throw InputError(s.field(Input::Weights), QStringLiteral("must not be negative"));
+    // A vision encoder: in the weights unless the engine skips it; its cache in the workspace.
+    VisionPool::imageTokensPerRequest(s);
+    b.encoderWeights = VisionPool::encoderWeightsBytes(s, b.weights);
+    if (!VisionPool::towerLoaded(s)) {
+        b.weights -= b.encoderWeights;
+        b.encoderWeights = 0;
+    }
+    b.weightsPerGpu = weightsPerGpuOf(s, b.weights);
+    if (s.speculative.hasDraft()) {
+        b.draftWeights = SidePools::draftWeightsBytes(s, b.weights, &b.draftBasis);
+        b.draftWeightsPerGpu = Units::ceilDiv(b.draftWeights, std::max(1, s.tp));
+    }
+    b.loraWhole = SidePools::loraBytes(s, false);
+    b.loraPerGpu = SidePools::loraBytes(s, true);
+    const QString sideField = s.lora.on() ? s.field(Input::MaxLoras) : SidePools::draftField(s);
+    const EngineBudget e = engineBudget(s, Units::add(Units::add(b.weightsPerGpu, b.draftWeightsPerGpu, sideField), b.loraPerGpu, sideField));
+    b.usable = e.usable;
+    b.engineMemory = e.memory;
+    b.encoderCache = VisionPool::encoderCacheBytes(s);
+    b.workspace = Units::add(e.workspace, b.encoderCache, s.field(Input::MaxNumBatchedTokens));
+    b.budget = Units::sub(e.budget, b.encoderCache, s.field(Input::MaxNumBatchedTokens));
+    b.activationPeak = e.activationPeak;
+    b.rule = e.rule;
+    b.spreadDown = e.spreadDown;
+    // The high end cannot hold more than the card leaves after the weights.
+    b.spreadUp = std::clamp<qint64>(e.memory - b.weightsPerGpu - b.budget, 0, e.spreadUp);
+    b.spreadTerms = e.spreadTerms;
+    return b;
+}
+
+} // namespace Headroom::CapacityParts
