@@ -71,15 +71,15 @@ QByteArray patched(const char *section, const char *key, const QJsonValue &value
 }
 
 // The rich scenario's file with the first layer group's fields replaced.
-QByteArray patchedGroup(const QJsonObject &fields)
+QByteArray patchedGroup(const QJsonObject &fields, qsizetype index = 0)
 {
     QJsonObject o = richJson();
     QJsonObject model = o.value(QStringLiteral("model")).toObject();
     QJsonArray groups = model.value(QStringLiteral("groups")).toArray();
-    QJsonObject g = groups.at(0).toObject();
+    QJsonObject g = groups.at(index).toObject();
     for (auto it = fields.begin(); it != fields.end(); ++it)
         g.insert(it.key(), it.value());
-    groups.replace(0, g);
+    groups.replace(index, g);
     model.insert(QStringLiteral("groups"), groups);
     o.insert(QStringLiteral("model"), model);
     return QJsonDocument(o).toJson();
@@ -529,7 +529,7 @@ private Q_SLOTS:
         groups.replace(0, g0);
         m2.insert(QStringLiteral("groups"), groups);
         noHeads.insert(QStringLiteral("model"), m2);
-        QTest::newRow("attention group with 0 KV heads") << QJsonDocument(noHeads).toJson() << QStringLiteral("model.groups.kv_heads");
+        QTest::newRow("attention group with 0 KV heads") << QJsonDocument(noHeads).toJson() << QStringLiteral("model.groups[0].kv_heads");
         QJsonObject wrapped = ScenarioFile::toJson(rich(), QStringLiteral("x"));
         QJsonObject in = wrapped.value(QStringLiteral("inputs")).toObject();
         in.insert(QStringLiteral("tp"), 4294967297.0);
@@ -665,31 +665,44 @@ private Q_SLOTS:
                                                        << QStringLiteral("is not a Headroom scenario");
 
         // The model (modelFromJson).
-        QTest::newRow("model.groups.kind 4 (unknown layer kind)") << patchedGroup({{QStringLiteral("kind"), 4}}) << QStringLiteral("model.groups.kind")
+        QTest::newRow("model.groups.kind 4 (unknown layer kind)") << patchedGroup({{QStringLiteral("kind"), 4}}) << QStringLiteral("model.groups[0].kind")
                                                                   << QStringLiteral("unknown layer kind 4");
-        QTest::newRow("model.groups.kind -1 (unknown layer kind)") << patchedGroup({{QStringLiteral("kind"), -1}}) << QStringLiteral("model.groups.kind")
+        // The refusal names the group at fault (an attacker's file with two groups said only "model.groups.kind").
+        QTest::newRow("model.groups[1].kind 4 (the second group)") << patchedGroup({{QStringLiteral("kind"), 4}}, 1)
+                                                                   << QStringLiteral("model.groups[1].kind") << QStringLiteral("unknown layer kind 4");
+        {
+            QJsonObject o = richJson();
+            QJsonObject model = o.value(QStringLiteral("model")).toObject();
+            QJsonArray groups = model.value(QStringLiteral("groups")).toArray();
+            groups.replace(1, 7);
+            model.insert(QStringLiteral("groups"), groups);
+            o.insert(QStringLiteral("model"), model);
+            QTest::newRow("model.groups[1] a number (not a group)") << QJsonDocument(o).toJson() << QStringLiteral("model.groups[1]")
+                                                                   << QStringLiteral("must be a layer-group object ({...}), got 7");
+        }
+        QTest::newRow("model.groups.kind -1 (unknown layer kind)") << patchedGroup({{QStringLiteral("kind"), -1}}) << QStringLiteral("model.groups[0].kind")
                                                                    << QStringLiteral("unknown layer kind -1");
         QTest::newRow("model.groups.window 0 for a sliding group") << patchedGroup({{QStringLiteral("kind"), int(LayerKind::SlidingWindow)}, {QStringLiteral("window"), 0}})
-                                                                   << QStringLiteral("model.groups.window")
+                                                                   << QStringLiteral("model.groups[0].window")
                                                                    << QStringLiteral("a sliding-window group needs a window of at least 1 token");
         QTest::newRow("model.groups.ssm_state_values: recurrent with no state")
             << patchedGroup({{QStringLiteral("kind"), int(LayerKind::Recurrent)}, {QStringLiteral("conv_state_values"), 0}, {QStringLiteral("ssm_state_values"), 0}})
-            << QStringLiteral("model.groups.ssm_state_values") << QStringLiteral("a recurrent group needs a positive state");
+            << QStringLiteral("model.groups[0].ssm_state_values") << QStringLiteral("a recurrent group needs a positive state");
         QTest::newRow("model.groups.conv_state_values -1") << patchedGroup({{QStringLiteral("conv_state_values"), -1}})
-                                                           << QStringLiteral("model.groups.conv_state_values") << QStringLiteral("must not be negative");
+                                                           << QStringLiteral("model.groups[0].conv_state_values") << QStringLiteral("must not be negative");
         QTest::newRow("model.groups.ssm_state_values -1") << patchedGroup({{QStringLiteral("ssm_state_values"), -1}})
-                                                          << QStringLiteral("model.groups.ssm_state_values") << QStringLiteral("a recurrent group needs a positive state");
-        QTest::newRow("model.groups.count 0 (readInt)") << patchedGroup({{QStringLiteral("count"), 0}}) << QStringLiteral("model.groups.count") << int1;
+                                                          << QStringLiteral("model.groups[0].ssm_state_values") << QStringLiteral("a recurrent group needs a positive state");
+        QTest::newRow("model.groups.count 0 (readInt)") << patchedGroup({{QStringLiteral("count"), 0}}) << QStringLiteral("model.groups[0].count") << int1;
         QTest::newRow("model.groups.head_dim_k 0 for attention (readInt)") << patchedGroup({{QStringLiteral("head_dim_k"), 0}})
-                                                                           << QStringLiteral("model.groups.head_dim_k") << int1;
+                                                                           << QStringLiteral("model.groups[0].head_dim_k") << int1;
         QTest::newRow("model.groups.indexer_head_dim on an attention group")
-            << patchedGroup({{QStringLiteral("indexer_head_dim"), 128}}) << QStringLiteral("model.groups.indexer_head_dim")
+            << patchedGroup({{QStringLiteral("indexer_head_dim"), 128}}) << QStringLiteral("model.groups[0].indexer_head_dim")
             << QStringLiteral("a sparse-attention indexer belongs to an MLA group");
         QTest::newRow("model.groups.indexer_head_dim -1 (readInt)")
             << patchedGroup({{QStringLiteral("kind"), int(LayerKind::Mla)}, {QStringLiteral("latent_dim"), 512}, {QStringLiteral("indexer_head_dim"), -1}})
-            << QStringLiteral("model.groups.indexer_head_dim") << QStringLiteral("must be a whole number from 0 to 10,000,000, got -1");
+            << QStringLiteral("model.groups[0].indexer_head_dim") << QStringLiteral("must be a whole number from 0 to 10,000,000, got -1");
         QTest::newRow("model.groups.latent_dim 0 for MLA (readInt)") << patchedGroup({{QStringLiteral("kind"), int(LayerKind::Mla)}, {QStringLiteral("latent_dim"), 0}})
-                                                                     << QStringLiteral("model.groups.latent_dim") << int1;
+                                                                     << QStringLiteral("model.groups[0].latent_dim") << int1;
         {
             QJsonObject o = richJson();
             QJsonObject model = o.value(QStringLiteral("model")).toObject();
