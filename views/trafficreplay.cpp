@@ -83,6 +83,56 @@ void TrafficReplay::solveMinReplicas(std::optional<double> maxQueueMs)
     request(true, maxQueueMs);
 }
 
+namespace {
+
+// The replay of trace `t` into `a` (its maxQueueMs the solve's target), as `headroom replay` runs
+// it: `users` find their own multiplier (replayForUsers), else the scenario's `multiplier`
+// scales the trace; `solve` then finds the fewest replicas with no preemption (and the p99 queue
+// wait within the target), up to one per conversation (at most 65,536). A refusal (InputError)
+// or a solve that finds none leaves a.ok false and a.error saying why. Runs off the GUI thread.
+void replayInto(TrafficAnswer &a, const TrafficTrace &t, const ReplayShape &shape, const ReplayOptions &o, std::optional<double> users,
+                double multiplier, bool solve)
+{
+    try {
+        const QString usersField = TrafficReplay::tr("Users");
+        TrafficTrace scaled;
+        const TrafficTrace *traffic = &t;
+        if (users) {
+            auto [k, at] = replayForUsers(t, shape, o, *users, usersField);
+            a.multiplier = k;
+            a.result = std::move(at);
+            if (solve) {
+                scaled = scaledTraffic(t, k, usersField);
+                traffic = &scaled;
+            }
+        } else if (multiplier != 1.0) {
+            a.multiplier = multiplier;
+            scaled = scaledTraffic(t, multiplier, TrafficReplay::tr("Traffic multiplier"));
+            traffic = &scaled;
+        }
+        if (solve) {
+            const int most = int(std::min<qint64>(65536, std::max<qint64>(1, traffic->conversations)));
+            const std::optional<ReplayResult> found = Headroom::solveMinReplicas(*traffic, shape, o, 0, a.maxQueueMs, most);
+            const QString replicas = Units::plural(most, TrafficReplay::tr("replica"), TrafficReplay::tr("replicas"));
+            if (found) {
+                a.result = *found;
+                a.solved = true;
+            } else {
+                a.error = a.maxQueueMs ? TrafficReplay::tr("Solve: even %1 miss the target (no preemption, p99 queue wait at most %2 ms)")
+                                             .arg(replicas, Units::formatDecimal(*a.maxQueueMs, 1))
+                                       : TrafficReplay::tr("Solve: even %1 miss the target (no preemption)").arg(replicas);
+            }
+        } else if (!users) {
+            a.result = replay(*traffic, shape, o);
+        }
+        a.ok = a.error.isEmpty();
+    } catch (const InputError &e) {
+        a.error = e.text();
+    }
+}
+
+} // namespace
+
 void TrafficReplay::request(bool solve, std::optional<double> maxQueueMs)
 {
     const quint64 generation = ++m_generation;
@@ -143,42 +193,7 @@ void TrafficReplay::request(bool solve, std::optional<double> maxQueueMs)
             out.answer = a;
             return out;
         }
-        try {
-            // As `headroom replay` does: users find their own multiplier, else the scenario's.
-            const QString usersField = tr("Users");
-            TrafficTrace scaled;
-            const TrafficTrace *traffic = &t;
-            if (in.users) {
-                auto [k, at] = replayForUsers(t, shape, o, *in.users, usersField);
-                a.multiplier = k;
-                a.result = std::move(at);
-                if (solve) {
-                    scaled = scaledTraffic(t, k, usersField);
-                    traffic = &scaled;
-                }
-            } else if (multiplier != 1.0) {
-                a.multiplier = multiplier;
-                scaled = scaledTraffic(t, multiplier, tr("Traffic multiplier"));
-                traffic = &scaled;
-            }
-            if (solve) {
-                const int most = int(std::min<qint64>(65536, std::max<qint64>(1, traffic->conversations)));
-                const std::optional<ReplayResult> found = Headroom::solveMinReplicas(*traffic, shape, o, 0, a.maxQueueMs, most);
-                if (found) {
-                    a.result = *found;
-                    a.solved = true;
-                } else {
-                    a.error = a.maxQueueMs ? tr("Solve: even %1 miss the target (no preemption, p99 queue wait at most %2 ms)")
-                                                 .arg(Units::plural(most, tr("replica"), tr("replicas")), Units::formatDecimal(*a.maxQueueMs, 1))
-                                           : tr("Solve: even %1 miss the target (no preemption)").arg(Units::plural(most, tr("replica"), tr("replicas")));
-                }
-            } else if (!in.users) {
-                a.result = replay(*traffic, shape, o);
-            }
-            a.ok = a.error.isEmpty();
-        } catch (const InputError &e) {
-            a.error = e.text();
-        }
+        replayInto(a, t, shape, o, in.users, multiplier, solve);
         out.answer = a;
         return out;
     });

@@ -28,6 +28,22 @@
 namespace Headroom {
 
 namespace {
+
+// A box of whole figures from 0 to `max` in steps of `step`, 0 reading `zero` (the setting's
+// "off"), with its unit `suffix` and `tip`; it applies when editing ends, not per keystroke.
+QDoubleSpinBox *wholeBox(double max, double step, const QString &zero, const QString &suffix, const QString &tip)
+{
+    auto *b = new QDoubleSpinBox;
+    b->setRange(0, max);
+    b->setDecimals(0);
+    b->setSingleStep(step);
+    b->setSpecialValueText(zero);
+    b->setSuffix(suffix);
+    b->setKeyboardTracking(false);
+    b->setToolTip(tip);
+    return b;
+}
+
 QLabel *buddyLabel(const QString &text, QWidget *buddy)
 {
     auto *l = new QLabel(text);
@@ -63,7 +79,7 @@ TrafficView::TrafficView(Planner *planner, TrafficReplay *replay, QWidget *paren
     showAnswer(m_replay->answer());
 }
 
-QWidget *TrafficView::buildInputs()
+QHBoxLayout *TrafficView::buildTraceRow()
 {
     m_path = new QLineEdit;
     m_path->setPlaceholderText(tr("a trace with arrivals: Mooncake .jsonl, Azure or BurstGPT .csv"));
@@ -84,7 +100,17 @@ QWidget *TrafficView::buildInputs()
     traceRow->addWidget(m_path, 1);
     traceRow->addWidget(open);
     traceRow->addWidget(samples);
+    connect(m_path, &QLineEdit::editingFinished, this, [this] {
+        if (m_path->text().trimmed() != m_replay->inputs().path)
+            applyInputs();
+    });
+    connect(open, &QPushButton::clicked, this, &TrafficView::chooseFile);
+    return traceRow;
+}
 
+QWidget *TrafficView::buildInputs()
+{
+    QHBoxLayout *traceRow = buildTraceRow();
     m_replicas = new QSpinBox;
     m_replicas->setRange(1, 65536);
     m_replicas->setValue(1);
@@ -96,22 +122,9 @@ QWidget *TrafficView::buildInputs()
     m_users->setSuffix(tr(" users"));
     m_users->setFieldName(tr("Users"));
     m_users->setToolTip(tr("N users like this trace: the trace's conversation arrivals multiplied until N conversations are alive on average at unloaded speed (each request timed alone on a replica)"));
-    m_keepIdle = new QDoubleSpinBox;
-    m_keepIdle->setRange(0, 31.0 * 86400.0);
-    m_keepIdle->setDecimals(0);
-    m_keepIdle->setSingleStep(60);
-    m_keepIdle->setSpecialValueText(tr("until evicted"));
-    m_keepIdle->setSuffix(tr(" s"));
-    m_keepIdle->setKeyboardTracking(false);
-    m_keepIdle->setToolTip(tr("An idle conversation's prefix blocks are dropped after this long (else kept until evicted)"));
-    m_maxQueue = new QDoubleSpinBox;
-    m_maxQueue->setRange(0, 1e7);
-    m_maxQueue->setDecimals(0);
-    m_maxQueue->setSingleStep(100);
-    m_maxQueue->setSpecialValueText(tr("any"));
-    m_maxQueue->setSuffix(tr(" ms"));
-    m_maxQueue->setKeyboardTracking(false);
-    m_maxQueue->setToolTip(tr("The solve's target for the p99 queue wait (any: no preemption is the only target)"));
+    m_keepIdle = wholeBox(31.0 * 86400.0, 60, tr("until evicted"), tr(" s"),
+                          tr("An idle conversation's prefix blocks are dropped after this long (else kept until evicted)"));
+    m_maxQueue = wholeBox(1e7, 100, tr("any"), tr(" ms"), tr("The solve's target for the p99 queue wait (any: no preemption is the only target)"));
     m_solve = new QPushButton(tr("So&lve min replicas"));
     m_solve->setToolTip(tr("The fewest replicas with no preemption (and the p99 queue wait beside it, when set)"));
 
@@ -142,11 +155,6 @@ QWidget *TrafficView::buildInputs()
     for (int c : {1, 3, 5})
         grid->setColumnStretch(c, 1);
 
-    connect(m_path, &QLineEdit::editingFinished, this, [this] {
-        if (m_path->text().trimmed() != m_replay->inputs().path)
-            applyInputs();
-    });
-    connect(open, &QPushButton::clicked, this, &TrafficView::chooseFile);
     connect(m_replicas, &QSpinBox::valueChanged, this, &TrafficView::applyInputs);
     connect(m_users, &TokenSpinBox::valueChanged, this, &TrafficView::applyInputs);
     connect(m_keepIdle, &QDoubleSpinBox::valueChanged, this, &TrafficView::applyInputs);

@@ -7,6 +7,7 @@
 
 QT_BEGIN_NAMESPACE
 class QDoubleSpinBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -59,6 +60,8 @@ protected:
 private:
     /// The trace row (path, Open…, Samples) and the replay's inputs, in a form.
     QWidget *buildInputs();
+    /// The trace row: its path, Open… and the sample traces, each opening the trace it names.
+    QHBoxLayout *buildTraceRow();
     /// The inputs as TrafficInputs to the replay (the path as typed).
     void applyInputs();
     void chooseFile();

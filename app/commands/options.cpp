@@ -13,9 +13,12 @@ QCommandLineOption opt(const char *name, const char *help, const char *valueName
                      : QCommandLineOption(QString::fromLatin1(name), QString::fromUtf8(help));
 }
 
-void addCommandOptions(QCommandLineParser &p)
+namespace {
+
+// The model, the card, TP, the context and sessions, the precisions and the engine: what a plan is of.
+QList<QCommandLineOption> shapeOptions()
 {
-    p.addOptions({
+    return {
         opt("model", "Model preset id (see `headroom presets list`) or a HuggingFace config.json path.", "ID|PATH"),
         opt("layers", "Custom shape: num_hidden_layers.", "N"),
         opt("heads", "Custom shape: num_attention_heads (optional; checks TP).", "N"),
@@ -32,6 +35,13 @@ void addCommandOptions(QCommandLineParser &p)
         opt("weights-dtype", "Weight precision: fp32 bf16 fp16 fp8 int8 int4 nvfp4 mxfp4 (q8_0 q4_0 as ggml blocks).", "D"),
         opt("kv-dtype", "KV-cache precision: fp32 bf16 fp16 fp8 int8 int4 nvfp4 mxfp4 q8_0 q4_0.", "D"),
         opt("engine", "Budget rule and printed figures: plain, vllm, sglang, trtllm, llamacpp or ollama.", "E"),
+    };
+}
+
+// The engine's own settings and measured figures, by the flag the engine takes.
+QList<QCommandLineOption> engineOptions()
+{
+    return {
         opt("kv-cache-memory", "Pin the KV budget per GPU, as vLLM's --kv-cache-memory (or a printed figure).", "SIZE"),
         opt("free-memory-before", "Measured free memory per GPU before the weights load (SGLang).", "SIZE"),
         opt("free-memory-after", "Measured free memory per GPU after the weights load (SGLang, TensorRT-LLM).", "SIZE"),
@@ -65,6 +75,13 @@ void addCommandOptions(QCommandLineParser &p)
         opt("block-size", "Tokens per KV block (default 16; 1 = no paging).", "N"),
         opt("max-model-len", "Maximum context per session (default: max_position_embeddings).", "N"),
         opt("preallocate", "Reserve the maximum context for every session."),
+    };
+}
+
+// The lengths, the risk, the fleet, speed and money: what the plan is asked.
+QList<QCommandLineOption> servingOptions()
+{
+    return {
         opt("price", "Price in dollars per GPU-hour (overrides the preset's).", "USD"),
         opt("distribution", "Session lengths: trace:PATH, lognormal:median=N,p99=N[,max=N] (or p90=N), "
                             "quantiles:p50=N,p90=N,p99=N[,p99.9=N],max=N, fixed:N.", "SPEC"),
@@ -87,13 +104,26 @@ void addCommandOptions(QCommandLineParser &p)
         opt("think-seconds", "With --turn-seconds: the idle time between one turn and the next.", "S"),
         opt("host-kv-memory", "Host memory for KV per node (vLLM KV offloading, LMCache, SGLang --hicache-size), e.g. 1TB.", "SIZE"),
         opt("gpus-per-node", "Cards per node sharing that host memory (default 8).", "N"),
-        // Side pools beside weights and KV (each off unless given).
+    };
+}
+
+// Side pools beside weights and KV, each off unless given.
+QList<QCommandLineOption> sidePoolOptions()
+{
+    return {
         opt("draft-model", "Speculative decoding: a draft model, preset id or config.json path (none: off).", "ID|PATH"),
         opt("draft-layers", "Speculative decoding: MTP / EAGLE heads as N layers of the target's shape (0: off).", "N"),
         opt("num-speculative-tokens", "Speculative decoding: tokens proposed per step, lookahead slots per session (0: off).", "K"),
         opt("max-loras", "LoRA adapter slots resident on the card, as vLLM's --max-loras (0: off).", "N"),
         opt("max-lora-rank", "LoRA slots' rank, as vLLM's --max-lora-rank (default 16).", "R"),
         opt("lora-modules", "LoRA-adapted linear layers: a comma list of q,k,v,o,gate,up,down (default all).", "LIST"),
+    };
+}
+
+// Output and the options of one command (replay, levers, diagnose, report).
+QList<QCommandLineOption> commandOptions()
+{
+    return {
         opt("units", "Units for text output: GB (10^9, default) or GiB (2^30).", "GB|GiB"),
         opt("json", "Print one JSON object (bytes as integers)."),
         opt("scenario", "Start from a .headroom scenario file (or a saved plan --json); flags override it.", "FILE"),
@@ -113,7 +143,15 @@ void addCommandOptions(QCommandLineParser &p)
         opt("failed-at-sessions", "diagnose: the session count at which the service failed.", "N"),
         QCommandLineOption({QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("report: the PDF to write (a file: - is refused, a PDF is binary)."), QStringLiteral("FILE")),
         opt("page-size", "report: A4 (default) or Letter.", "SIZE"),
-    });
+    };
+}
+
+} // namespace
+
+void addCommandOptions(QCommandLineParser &p)
+{
+    for (const auto &options : {shapeOptions(), engineOptions(), servingOptions(), sidePoolOptions(), commandOptions()})
+        p.addOptions(options);
 }
 
 QString value(const QCommandLineParser &p, const char *name)

@@ -150,6 +150,33 @@ QStringList SglangRule::derivation(const Scenario &, const EngineFigures &e, Uni
     return {QStringLiteral("SGLang would print: #tokens %1 (page size 1)").arg(Units::formatCount(e.kvCacheTokens))};
 }
 
+namespace {
+
+// The K + V sizes of an SGLang "KV Cache is allocated. [#tokens: N, ]K size: 27.13 GB, V size:
+// 27.13 GB." line (`m`: K's figure and unit in captures 1-2, V's in 3-4) at log line `line`, in
+// bytes: added as printed (27.13 + 27.13 GB = 54.26 GB), then as bytes. Throws InputError(field)
+// for a size of 0, or a pool larger than the free memory `r` read after the weights loaded (the
+// pool is carved from it): an edited or damaged log.
+qint64 kvPoolBytes(const QRegularExpressionMatch &m, int line, const LogReading &r, const QString &field)
+{
+    const qint64 k = LogParse::bytes(m.captured(1), m.captured(2), line, field), v = LogParse::bytes(m.captured(3), m.captured(4), line, field);
+    if (k < 1 || v < 1)
+        throw InputError(field, QStringLiteral("line %1: a K or V size of 0: a pool SGLang allocated holds at least one token "
+                                               "(an edited or damaged log?)").arg(line));
+    const bool sameUnit = m.captured(2).compare(m.captured(4), Qt::CaseInsensitive) == 0;
+    const qint64 pool = sameUnit ? LogParse::bytes(QString::number(m.captured(1).toDouble() + m.captured(3).toDouble(), 'g', 17), m.captured(2), line, field)
+                                 : Units::add(k, v, field);
+    if (r.freeAfter && pool > *r.freeAfter)
+        throw InputError(field, QStringLiteral("line %1: a KV pool of %2 (K + V) is more than the %3 free after the weights "
+                                               "loaded: an edited or damaged log?")
+                                    .arg(line)
+                                    .arg(Units::formatIn(pool, Units::GiB, QStringLiteral("GiB"), 2),
+                                         Units::formatIn(*r.freeAfter, Units::GiB, QStringLiteral("GiB"), 2)));
+    return pool;
+}
+
+} // namespace
+
 void SglangRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QString &field) const
 {
     using namespace LogParse;
@@ -195,25 +222,7 @@ void SglangRule::addLogPatterns(QVector<LogPattern> &p, LogReading &r, const QSt
       // model_runner_kv_cache_mixin.py), after buffers allocated since "Load weight end", so the
       // two free-memory lines alone can miss by those buffers (J04: 0.03 GiB).
       << LogPattern{rx(QStringLiteral("KV Cache is allocated\\..*K size: ") + num + gib + QStringLiteral(", V size: ") + num + gib),
-                    [&r, mem, least, field](const QRegularExpressionMatch &m, int l) {
-                        r.engine = Engine::Sglang;
-                        const qint64 k = mem(m, 1, l), v = mem(m, 3, l);
-                        if (k < 1 || v < 1)
-                            throw InputError(field, QStringLiteral("line %1: a K or V size of 0: a pool SGLang allocated holds at least one token "
-                                                                   "(an edited or damaged log?)").arg(l));
-                        // The two printed figures added as printed (27.13 + 27.13 GB = 54.26 GB), then as bytes.
-                        const bool sameUnit = m.captured(2).compare(m.captured(4), Qt::CaseInsensitive) == 0;
-                        const qint64 pool = sameUnit ? bytes(QString::number(m.captured(1).toDouble() + m.captured(3).toDouble(), 'g', 17), m.captured(2), l, field)
-                                                     : Units::add(k, v, field);
-                        // The pool is carved from what the weights left: never more than that.
-                        if (r.freeAfter && pool > *r.freeAfter)
-                            throw InputError(field, QStringLiteral("line %1: a KV pool of %2 (K + V) is more than the %3 free after the weights "
-                                                                   "loaded: an edited or damaged log?")
-                                                        .arg(l)
-                                                        .arg(Units::formatIn(pool, Units::GiB, QStringLiteral("GiB"), 2),
-                                                             Units::formatIn(*r.freeAfter, Units::GiB, QStringLiteral("GiB"), 2)));
-                        least(r.kvBudget, pool);
-                    }}
+                    [&r, least, field](const QRegularExpressionMatch &m, int l) { r.engine = Engine::Sglang; least(r.kvBudget, kvPoolBytes(m, l, r, field)); }}
       // What is left once the pool is allocated (model_runner.py, "Memory pool end. avail mem=8.34 GB"):
       // the reserve for activations and CUDA graphs.
       << LogPattern{rx(QStringLiteral("Memory pool end\\.\\s*avail mem=") + num + gib),

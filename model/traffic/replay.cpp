@@ -388,6 +388,107 @@ private:
     std::deque<Waiting> m_waiting;
 };
 
+// What scaledTraffic copies a trace by: each conversation's first arrival (seconds), the
+// block ids more than one conversation holds (a shared prompt, kept shared in the copies), and
+// the largest block id (copies renumber the others past it).
+struct TraceBlocks
+{
+    std::vector<double> start;
+    QSet<qint64> shared;
+    qint64 top = 0;
+};
+
+TraceBlocks traceBlocks(const TrafficTrace &trace)
+{
+    TraceBlocks t;
+    t.start.assign(size_t(trace.conversations), -1);
+    QHash<qint64, qint32> owner;
+    for (qsizetype i = 0; i < trace.requests.size(); ++i) {
+        const TrafficRequest &r = trace.requests.at(i);
+        if (t.start[size_t(r.conversation)] < 0)
+            t.start[size_t(r.conversation)] = r.arrivalSeconds;
+        const qint64 *ids = trace.blocksOf(i);
+        for (qint32 b = 0; b < r.blockCount; ++b) {
+            t.top = std::max(t.top, ids[b]);
+            const auto it = owner.constFind(ids[b]);
+            if (it == owner.cend())
+                owner.insert(ids[b], r.conversation);
+            else if (it.value() != r.conversation)
+                t.shared.insert(ids[b]);
+        }
+    }
+    return t;
+}
+
+// One request of a scaled trace: its new arrival (seconds), the copy it belongs to, and its
+// index in the trace it was copied from.
+struct PlacedRequest
+{
+    double arrival;
+    qint64 copy;
+    qsizetype request;
+};
+
+// The requests of `trace` at `k` times its conversations, in order of arrival: above 1, ceil(k)
+// copies whose conversations start k times as densely (each keeping its own gaps), the last
+// copy cut at the span; below 1, every conversation c with floor((c + 1) k) > floor(c k), evenly
+// spread over the trace's order, at its own times (the first share stretched over the span kept
+// the bursts of the trace's first seconds).
+std::vector<PlacedRequest> placedRequests(const TrafficTrace &trace, const TraceBlocks &blocks, double k)
+{
+    const double span = trace.durationSeconds;
+    const qint64 copies = qint64(std::ceil(k));
+    std::vector<PlacedRequest> placed;
+    placed.reserve(size_t(double(trace.requests.size()) * k) + 1);
+    for (qint64 j = 0; j < copies; ++j)
+        for (qsizetype i = 0; i < trace.requests.size(); ++i) {
+            const TrafficRequest &r = trace.requests.at(i);
+            const double s = blocks.start[size_t(r.conversation)];
+            if (k < 1) {
+                const double c = double(r.conversation);
+                if (std::floor((c + 1) * k) > std::floor(c * k))
+                    placed.push_back({r.arrivalSeconds, 0, i});
+                continue;
+            }
+            if (double(j) * span + s > k * span) // past the last (fractional) copy
+                continue;
+            placed.push_back({(double(j) * span + s) / k + (r.arrivalSeconds - s), j, i});
+        }
+    std::stable_sort(placed.begin(), placed.end(), [](const PlacedRequest &a, const PlacedRequest &b) { return a.arrival < b.arrival; });
+    return placed;
+}
+
+// The trace of the `placed` requests: conversations numbered in order of first arrival, each
+// copy's unshared blocks renumbered past `blocks.top`, the shared ones kept.
+TrafficTrace placedTrace(const TrafficTrace &trace, const TraceBlocks &blocks, const std::vector<PlacedRequest> &placed)
+{
+    TrafficTrace out;
+    out.path = trace.path;
+    out.blockTokens = trace.blockTokens;
+    out.hasBlocks = trace.hasBlocks;
+    out.hasConversationIds = true; // the copies' conversations are known: numbered below
+    out.durationSeconds = trace.durationSeconds;
+    out.requests.reserve(qsizetype(placed.size()));
+    QHash<qint64, qint32> conversation; // (copy, conversation) -> new number, in order of first arrival
+    for (const PlacedRequest &p : placed) {
+        TrafficRequest r = trace.requests.at(p.request);
+        const qint64 key = p.copy * trace.conversations + r.conversation;
+        const auto it = conversation.constFind(key);
+        r.conversation = it != conversation.cend() ? it.value() : qint32(conversation.size());
+        if (it == conversation.cend())
+            conversation.insert(key, r.conversation);
+        r.arrivalSeconds = p.arrival;
+        const qint64 *ids = trace.blocksOf(p.request);
+        r.firstBlock = qint64(out.blocks.size());
+        for (qint32 b = 0; b < r.blockCount; ++b)
+            out.blocks.push_back(blocks.shared.contains(ids[b]) ? ids[b] : ids[b] + p.copy * (blocks.top + 1));
+        out.requests.append(r);
+    }
+    out.conversations = conversation.size();
+    out.commonPrefixBlocks = trace.commonPrefixBlocks;
+    return out;
+}
+
 } // namespace
 
 ReplayResult replay(const TrafficTrace &trace, const ReplayShape &shape, const ReplayOptions &o)
@@ -494,89 +595,23 @@ TrafficTrace scaledTraffic(const TrafficTrace &trace, double k, const QString &f
         throw InputError(field, QStringLiteral("must be a positive number, got %1").arg(k));
     if (k == 1.0)
         return trace;
-    const double span = trace.durationSeconds;
-    if (!(span > 0))
+    if (!(trace.durationSeconds > 0))
         throw InputError(field, QStringLiteral("%1 spans no time (every request arrives at once): there are no arrivals to scale").arg(trace.path));
     if (k * double(trace.requests.size()) > double(TrafficTrace::maxRequests))
         throw InputError(field, QStringLiteral("%1 times %2 requests is more than %3 requests, the most a replay holds")
                                     .arg(Units::formatDecimal(k, 3), Units::formatCount(trace.requests.size()), Units::formatCount(TrafficTrace::maxRequests)));
-
-    // The conversations' first arrivals, and the blocks more than one conversation holds.
-    std::vector<double> start(size_t(trace.conversations), -1);
-    QHash<qint64, qint32> owner;
-    QSet<qint64> shared;
-    qint64 top = 0;
-    for (qsizetype i = 0; i < trace.requests.size(); ++i) {
-        const TrafficRequest &r = trace.requests.at(i);
-        if (start[size_t(r.conversation)] < 0)
-            start[size_t(r.conversation)] = r.arrivalSeconds;
-        const qint64 *ids = trace.blocksOf(i);
-        for (qint32 b = 0; b < r.blockCount; ++b) {
-            top = std::max(top, ids[b]);
-            const auto it = owner.constFind(ids[b]);
-            if (it == owner.cend())
-                owner.insert(ids[b], r.conversation);
-            else if (it.value() != r.conversation)
-                shared.insert(ids[b]);
-        }
-    }
+    const TraceBlocks blocks = traceBlocks(trace);
     const qint64 copies = qint64(std::ceil(k));
-    if (copies > 1 && top >= std::numeric_limits<qint64>::max() / copies)
+    if (copies > 1 && blocks.top >= std::numeric_limits<qint64>::max() / copies)
         throw InputError(field, QStringLiteral("%1's block ids are too large to copy %2 times").arg(trace.path).arg(copies));
-
-    struct Placed { double arrival; qint64 copy; qsizetype request; };
-    std::vector<Placed> placed;
-    placed.reserve(size_t(double(trace.requests.size()) * k) + 1);
-    for (qint64 j = 0; j < copies; ++j)
-        for (qsizetype i = 0; i < trace.requests.size(); ++i) {
-            const TrafficRequest &r = trace.requests.at(i);
-            const double s = start[size_t(r.conversation)];
-            if (k < 1) {
-                // Fewer: every conversation c with floor((c + 1) k) > floor(c k), evenly spread
-                // over the trace's order, at its own times (the first share stretched over the
-                // span kept the bursts of the trace's first seconds).
-                const double c = double(r.conversation);
-                if (std::floor((c + 1) * k) > std::floor(c * k))
-                    placed.push_back({r.arrivalSeconds, 0, i});
-                continue;
-            }
-            if (double(j) * span + s > k * span) // past the last (fractional) copy
-                continue;
-            placed.push_back({(double(j) * span + s) / k + (r.arrivalSeconds - s), j, i});
-        }
-    std::stable_sort(placed.begin(), placed.end(), [](const Placed &a, const Placed &b) { return a.arrival < b.arrival; });
+    const std::vector<PlacedRequest> placed = placedRequests(trace, blocks, k);
     // Scaled down past its last conversation, the trace is empty: nothing to replay (an attacker's
     // x 1e-6 replayed 0 requests and "solved" a fleet for them).
     if (placed.empty())
         throw InputError(field, QStringLiteral("%1 leaves none of the trace's %2 conversations: at least %3 keeps one")
                                     .arg(Units::formatDecimal(k, 6), Units::formatCount(trace.conversations),
                                          Units::formatDecimal(std::ceil(1e6 / double(std::max<qint64>(1, trace.conversations))) / 1e6, 6)));
-
-    TrafficTrace out;
-    out.path = trace.path;
-    out.blockTokens = trace.blockTokens;
-    out.hasBlocks = trace.hasBlocks;
-    out.hasConversationIds = true; // the copies' conversations are known: numbered below
-    out.durationSeconds = span;
-    out.requests.reserve(qsizetype(placed.size()));
-    QHash<qint64, qint32> conversation; // (copy, conversation) -> new number, in order of first arrival
-    for (const Placed &p : placed) {
-        TrafficRequest r = trace.requests.at(p.request);
-        const qint64 key = p.copy * trace.conversations + r.conversation;
-        const auto it = conversation.constFind(key);
-        r.conversation = it != conversation.cend() ? it.value() : qint32(conversation.size());
-        if (it == conversation.cend())
-            conversation.insert(key, r.conversation);
-        r.arrivalSeconds = p.arrival;
-        const qint64 *ids = trace.blocksOf(p.request);
-        r.firstBlock = qint64(out.blocks.size());
-        for (qint32 b = 0; b < r.blockCount; ++b)
-            out.blocks.push_back(shared.contains(ids[b]) ? ids[b] : ids[b] + p.copy * (top + 1));
-        out.requests.append(r);
-    }
-    out.conversations = conversation.size();
-    out.commonPrefixBlocks = trace.commonPrefixBlocks;
-    return out;
+    return placedTrace(trace, blocks, placed);
 }
 
 std::pair<double, ReplayResult> replayForUsers(const TrafficTrace &trace, const ReplayShape &shape, const ReplayOptions &o,
