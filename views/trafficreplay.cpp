@@ -87,7 +87,7 @@ namespace {
 
 // The replay of trace `t` into `a` (its maxQueueMs the solve's target), as `headroom replay` runs
 // it: `users` find their own multiplier (replayForUsers), else the scenario's `multiplier`
-// scales the trace; `solve` then finds the fewest replicas with no preemption (and the p99 queue
+// scales the trace; `solve` then finds the fewest replicas that keep up with no preemption (and the p99 queue
 // wait within the target), up to one per conversation (at most 65,536). A refusal (InputError)
 // or a solve that finds none leaves a.ok false and a.error saying why. Runs off the GUI thread.
 void replayInto(TrafficAnswer &a, const TrafficTrace &t, const ReplayShape &shape, const ReplayOptions &o, std::optional<double> users,
@@ -118,9 +118,9 @@ void replayInto(TrafficAnswer &a, const TrafficTrace &t, const ReplayShape &shap
                 a.result = *found;
                 a.solved = true;
             } else {
-                a.error = a.maxQueueMs ? TrafficReplay::tr("Solve: even %1 miss the target (no preemption, p99 queue wait at most %2 ms)")
+                a.error = a.maxQueueMs ? TrafficReplay::tr("Solve: even %1 miss the target (keeping up, no preemption, p99 queue wait at most %2 ms)")
                                              .arg(replicas, Units::formatDecimal(*a.maxQueueMs, 1))
-                                       : TrafficReplay::tr("Solve: even %1 miss the target (no preemption)").arg(replicas);
+                                       : TrafficReplay::tr("Solve: even %1 miss the target (keeping up, no preemption)").arg(replicas);
             }
         } else if (!users) {
             a.result = replay(*traffic, shape, o);

@@ -124,9 +124,9 @@ QWidget *TrafficView::buildInputs()
     m_users->setToolTip(tr("N users like this trace: the trace's conversation arrivals multiplied until N conversations are alive on average at unloaded speed (each request timed alone on a replica)"));
     m_keepIdle = wholeBox(31.0 * 86400.0, 60, tr("until evicted"), tr(" s"),
                           tr("An idle conversation's prefix blocks are dropped after this long (else kept until evicted)"));
-    m_maxQueue = wholeBox(1e7, 100, tr("any"), tr(" ms"), tr("The solve's target for the p99 queue wait (any: no preemption is the only target)"));
+    m_maxQueue = wholeBox(1e7, 100, tr("any"), tr(" ms"), tr("The solve's target for the p99 queue wait (any: keeping up with no preemption is the only target)"));
     m_solve = new QPushButton(tr("So&lve min replicas"));
-    m_solve->setToolTip(tr("The fewest replicas with no preemption (and the p99 queue wait beside it, when set)"));
+    m_solve->setToolTip(tr("The fewest replicas that keep up with the arrivals, with no preemption (and the p99 queue wait beside it, when set)"));
 
     m_error = new SelectableLabel;
     m_error->setTextFormat(Qt::RichText);

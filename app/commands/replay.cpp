@@ -169,7 +169,7 @@ int runReplay(const QCommandLineParser &p, QTextStream &out, QTextStream &err, c
         const int most = int(std::min<qint64>(65536, std::max<qint64>(1, traffic.conversations)));
         const std::optional<ReplayResult> solved = solveMinReplicas(traffic, shape, o, preemptions, queueMs, most);
         if (!solved) {
-            err << "error: --solve: even " << most << " replicas miss the target (preemptions per hour at most " << preemptions
+            err << "error: --solve: even " << most << " replicas miss the target (keeping up, preemptions per hour at most " << preemptions
                 << (queueMs ? QStringLiteral(", p99 queue wait at most %1 ms").arg(*queueMs) : QString()) << ")\n";
             return 1;
         }

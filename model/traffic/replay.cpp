@@ -650,7 +650,10 @@ std::optional<ReplayResult> solveMinReplicas(const TrafficTrace &trace, const Re
     const auto meets = [&](int replicas) {
         o.replicas = replicas;
         ReplayResult r = replay(trace, shape, o);
-        const bool ok = double(r.preemptions) / hours <= maxPreemptionsPerHour && (!maxQueueMs || r.queueMsP99 <= *maxQueueMs);
+        // A fleet the arrivals outrun meets no target: its backlog grows past the trace's end
+        // (a trial's solve answered 68 GPUs that "cannot keep up" with no preemption).
+        const bool ok = double(r.preemptions) / hours <= maxPreemptionsPerHour && (!maxQueueMs || r.queueMsP99 <= *maxQueueMs)
+                        && !r.cannotKeepUp();
         if (ok)
             found = std::move(r);
         return ok;

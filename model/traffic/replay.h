@@ -134,9 +134,10 @@ double meanAliveConversations(const TrafficTrace &trace, const ReplayShape &shap
 std::pair<double, ReplayResult> replayForUsers(const TrafficTrace &trace, const ReplayShape &shape, const ReplayOptions &o,
                                                double users, const QString &field);
 
-/// A fewest count of replicas (1 to `most`) whose replay has at most `maxPreemptionsPerHour`
-/// preemptions per hour of the trace and, when given, a p99 queue wait of at most
-/// `maxQueueMs`; with the replay at that count. Doubling finds a count that meets it,
+/// A fewest count of replicas (1 to `most`) whose replay keeps up with the arrivals
+/// (ReplayResult::cannotKeepUp is false), has at most `maxPreemptionsPerHour` preemptions per
+/// hour of the trace and, when given, a p99 queue wait of at most `maxQueueMs`; with the
+/// replay at that count. Doubling finds a count that meets it,
 /// bisection the smallest between the last miss and it, then counts below are tried while
 /// they still meet it: the one below the answer misses. The measures need not fall steadily
 /// with replicas (which conversations share a replica changes with the count), so a much

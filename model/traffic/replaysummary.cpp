@@ -99,7 +99,7 @@ QVector<QPair<QString, QString>> replaySummary(const ReplayResult &r, const Repl
 
 QString solvedForText(double maxPreemptionsPerHour, std::optional<double> maxQueueMs)
 {
-    return ReplaySummary::tr("the fewest replicas with at most %1 preemptions per hour%2")
+    return ReplaySummary::tr("the fewest replicas that keep up, with at most %1 preemptions per hour%2")
         .arg(Units::formatDecimal(maxPreemptionsPerHour, 1),
              maxQueueMs ? ReplaySummary::tr(" and a p99 queue wait of at most %1 ms").arg(Units::formatDecimal(*maxQueueMs, 0)) : QString());
 }

@@ -411,6 +411,25 @@ private slots:
         }
     }
 
+    // A fleet the arrivals outrun is no answer, preemptions or not: the solve's fewest replicas
+    // keep up (a trial's window solved 68 GPUs and then said they "cannot keep up"). Two-second
+    // steps on the users' trace outrun one replica (usersAgainstRunningRequests).
+    void solveMinReplicasKeepsUp()
+    {
+        const TrafficTrace t = TrafficTrace::read(mooncake, QStringLiteral("--trace"));
+        ReplayOptions o;
+        ReplayShape slow = shapeOf(100'000);
+        const double k = replayForUsers(t, slow, o, 20, QStringLiteral("--users")).first;
+        slow.stepSeconds = [](qint64, double) { return 2.0; };
+        const TrafficTrace users = scaledTraffic(t, k, QStringLiteral("--users"));
+        const std::optional<ReplayResult> solved = solveMinReplicas(users, slow, o, 1e12, std::nullopt, 256);
+        QVERIFY(solved);
+        QVERIFY2(!solved->cannotKeepUp(), qPrintable(QString::number(solved->replicas)));
+        o.replicas = solved->replicas - 1;
+        QVERIFY(o.replicas >= 1);
+        QVERIFY(replay(users, slow, o).cannotKeepUp());
+    }
+
     // Bad traces: each refusal names the line and the field.
     void badTracesNameTheLineAndField_data()
     {

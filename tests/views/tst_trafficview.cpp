@@ -183,7 +183,7 @@ private Q_SLOTS:
         QCOMPARE(a.result.preemptions, qint64(0));
         QCOMPARE(v->replicasSpin()->value(), a.result.replicas);
         QCOMPARE(a.result.gpus, qint64(a.result.replicas) * w.planner()->scenario().tp);
-        QVERIFY2(v->summaryText().contains(QStringLiteral("Solved for: the fewest replicas with at most 0 preemptions per hour")), qPrintable(v->summaryText()));
+        QVERIFY2(v->summaryText().contains(QStringLiteral("Solved for: the fewest replicas that keep up, with at most 0 preemptions per hour")), qPrintable(v->summaryText()));
         QVERIFY2(v->answerText().startsWith(QStringLiteral("600 users like this trace need %1 × 1 GPU").arg(a.result.replicas)), qPrintable(v->answerText()));
     }
 
