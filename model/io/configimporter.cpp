@@ -664,6 +664,7 @@ ModelShape shapeOf(const QJsonObject &root, QJsonObject c)
     refuseUnsizedHybrids(c, m.modelType);
     const int headDimV = readAttentionGeometry(c, m);
     const LayerSlots plan = layerSlotsOf(c, m.modelType, layers);
+    m.sizingNotes << plan.notes;
     if (plan.kinds.contains(LayerSlot::Chunked))
         m.sizingNotes << QStringLiteral("%1 layers attend within chunks of attention_chunk_size %2 tokens; "
                                         "each is sized as a sliding window of %2 (the most it keeps: the current chunk).")

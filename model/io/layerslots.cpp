@@ -2,6 +2,7 @@
 #include "io/layerslots.h"
 #include "io/configfields.h"
 #include "core/inputerror.h"
+#include "core/jsonnumbers.h"
 
 #include <QJsonArray>
 #include <algorithm>
@@ -204,7 +205,26 @@ QVector<LayerSlot> qwen2(const SlotInput &in)
     return kinds;
 }
 
-/// Any other config with a sliding_window slides on every layer (Mistral-7B-v0.1, Phi-3).
+/// Families whose config class carries use_sliding_window (transformers Qwen2Config, Qwen2MoeConfig,
+/// Qwen3Config, Qwen3MoeConfig, default False): a sliding_window without it is not in force.
+bool qwenFamily(const QString &modelType)
+{
+    return modelType.startsWith(QLatin1String("qwen"));
+}
+
+/// Families whose attention passes sliding_window to every layer when the config sets it
+/// (transformers modeling_mistral.py, modeling_mixtral.py, modeling_phi3.py, modeling_phimoe.py,
+/// modeling_starcoder2.py: sliding_window=config.sliding_window in each layer's attention).
+/// Others (Llama among them: LlamaConfig has no sliding_window, and vLLM's llama.py slides only
+/// the layers layer_types names) keep full attention on every layer.
+bool slidesEveryLayer(const QString &modelType)
+{
+    static const QStringList families{QStringLiteral("mistral"), QStringLiteral("mixtral"), QStringLiteral("phi3"),
+                                      QStringLiteral("phimoe"), QStringLiteral("starcoder2")};
+    return families.contains(modelType);
+}
+
+/// A sliding_window on every layer (Mistral-7B-v0.1, Phi-3: slidesEveryLayer).
 QVector<LayerSlot> allSliding(const SlotInput &in)
 {
     return QVector<LayerSlot>(in.layers, LayerSlot::Sliding);
@@ -237,10 +257,10 @@ const FamilyRule familyRules[] = {
     {[](const SlotInput &in) { return in.window > 0 && in.c.value(QStringLiteral("sliding_window_pattern")).isString(); }, exaoneLetters},
     // Gemma 3, Cohere2, EXAONE 4.0 (sliding_window_pattern as a number).
     {[](const SlotInput &in) { return in.window > 0 && has(in.c, "sliding_window_pattern"); }, everyPatternthGlobal},
-    // Qwen2 and its kin (use_sliding_window).
-    {[](const SlotInput &in) { return in.window > 0 && in.useSw.isBool(); }, qwen2},
-    // Mistral-7B-v0.1, Phi-3 (sliding_window alone).
-    {[](const SlotInput &in) { return in.window > 0; }, allSliding},
+    // Qwen2 and its kin (use_sliding_window, False when absent).
+    {[](const SlotInput &in) { return in.window > 0 && (in.useSw.isBool() || qwenFamily(in.modelType)); }, qwen2},
+    // Mistral-7B-v0.1, Phi-3 (sliding_window alone, in families that slide every layer by it).
+    {[](const SlotInput &in) { return in.window > 0 && slidesEveryLayer(in.modelType); }, allSliding},
 };
 
 } // namespace
@@ -261,14 +281,26 @@ LayerSlots layerSlotsOf(const QJsonObject &c, const QString &modelType, int laye
     LayerSlots s;
     s.window = intField(c, "sliding_window", 0, false, 0);
     const QJsonValue useSw = c.value(QStringLiteral("use_sliding_window"));
+    // A switch that is not true or false (a string "false" reads as true in Python, 0 as false)
+    // is refused: which layers slide turns on it (an attacker's "false" slid every Qwen2 layer).
+    if (!useSw.isUndefined() && !useSw.isNull() && !useSw.isBool())
+        throw InputError(QStringLiteral("use_sliding_window"),
+                         QStringLiteral("must be true or false, got %1").arg(JsonNumbers::shown(useSw)));
     s.chunk = intField(c, "attention_chunk_size", 0, false, 0);
     const SlotInput in{c, modelType, layers, s.window, useSw, s.chunk};
     s.kinds = QVector<LayerSlot>(layers, LayerSlot::Full);
+    bool ruled = false;
     for (const FamilyRule &rule : familyRules)
         if (rule.applies(in)) {
             s.kinds = rule.kinds(in);
+            ruled = true;
             break;
         }
+    if (!ruled && s.window > 0)
+        s.notes << QStringLiteral("sliding_window %1 is not applied: %2's attention slides only the layers layer_types names "
+                                  "(none here), so every layer is sized at full attention.")
+                       .arg(s.window)
+                       .arg(modelType.isEmpty() ? QStringLiteral("a config without model_type") : modelType);
     // Granite 4's "mamba" layers are Mamba-2 mixers (mamba_n_heads), Jamba's Mamba-1.
     if (hasGraniteMambaLayers(c))
         std::replace(s.kinds.begin(), s.kinds.end(), LayerSlot::Mamba, LayerSlot::Mamba2);

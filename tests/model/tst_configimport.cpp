@@ -89,6 +89,7 @@ private slots:
     void miniMaxLightningLayersKeepAFixedState();
     void unmodelledKvSavingsAreSizedWithoutThemAndSaid();
     void perLayerListsTakeOneValue();
+    void slidingWindowOnlyWhereTheFamilyReadsIt();
     void pureStateSpaceModels_data();
     void pureStateSpaceModels();
     void nestedLanguageModelObjects_data();
@@ -750,6 +751,50 @@ void TestConfigImport::unmodelledKvSavingsAreSizedWithoutThemAndSaid()
     QJsonObject baichuan = plain;
     baichuan.insert(QStringLiteral("model_max_length"), 4096);
     QCOMPARE(ConfigImporter::fromConfig(baichuan).maxPositionEmbeddings, qint64(4096));
+}
+
+// A sliding_window is in force only where the family's attention reads it (an attacker's Qwen2
+// config without use_sliding_window, and a Llama config with a sliding_window, were sized as if
+// every layer slid: 24 x too little KV):
+// - Qwen2: transformers configuration_qwen2.py, use_sliding_window=False by default; a switch
+//   that is not true or false is refused;
+// - Llama: LlamaConfig has no sliding_window; vLLM's llama.py slides only the layers layer_types
+//   names: every layer full (2 x 8 x 128 x 2 B x 32 = 131072 B a token), and said;
+// - Mistral: modeling_mistral.py passes sliding_window to every layer (publishedConfigs' row).
+void TestConfigImport::slidingWindowOnlyWhereTheFamilyReadsIt()
+{
+    const QJsonObject qwen{{QStringLiteral("model_type"), QStringLiteral("qwen2")}, {QStringLiteral("hidden_size"), 3584},
+                           {QStringLiteral("num_hidden_layers"), 28}, {QStringLiteral("num_attention_heads"), 28},
+                           {QStringLiteral("num_key_value_heads"), 4}, {QStringLiteral("sliding_window"), 4096},
+                           {QStringLiteral("max_window_layers"), 28}};
+    // 2 x 4 x 128 x 2 B = 2048 B a layer, x 28 = 57344 B a token (the Qwen2.5-7B row).
+    for (const QJsonValue &off : {QJsonValue(QJsonValue::Undefined), QJsonValue(QJsonValue::Null), QJsonValue(false)}) {
+        QJsonObject c = qwen;
+        if (!off.isUndefined())
+            c.insert(QStringLiteral("use_sliding_window"), off);
+        const ModelShape m = ConfigImporter::fromConfig(c);
+        QCOMPARE(m.layersOf(LayerKind::SlidingWindow), qint64(0));
+        QCOMPARE(KvCost(m, Dtype::BF16, 1, 16).bytesPerToken(), qint64(57344));
+    }
+    for (const QJsonValue &bad : {QJsonValue(QStringLiteral("false")), QJsonValue(0), QJsonValue(1), QJsonValue(QJsonArray{})}) {
+        QJsonObject c = qwen;
+        c.insert(QStringLiteral("use_sliding_window"), bad);
+        try {
+            ConfigImporter::fromConfig(c);
+            QFAIL("a use_sliding_window that is not true or false was read");
+        } catch (const InputError &e) {
+            QCOMPARE(e.field(), QStringLiteral("use_sliding_window"));
+            QVERIFY2(e.message().startsWith(QStringLiteral("must be true or false")), qPrintable(e.message()));
+        }
+    }
+    const QJsonObject llama{{QStringLiteral("model_type"), QStringLiteral("llama")}, {QStringLiteral("hidden_size"), 4096},
+                            {QStringLiteral("num_hidden_layers"), 32}, {QStringLiteral("num_attention_heads"), 32},
+                            {QStringLiteral("num_key_value_heads"), 8}, {QStringLiteral("sliding_window"), 4096}};
+    const ModelShape l = ConfigImporter::fromConfig(llama);
+    QCOMPARE(l.layersOf(LayerKind::FullAttention), qint64(32));
+    QCOMPARE(KvCost(l, Dtype::BF16, 1, 16).bytesPerToken(), qint64(131072));
+    QCOMPARE(l.sizingNotes.size(), 1);
+    QVERIFY2(l.sizingNotes.first().contains(QStringLiteral("sliding_window 4096 is not applied")), qPrintable(l.sizingNotes.first()));
 }
 
 void TestConfigImport::perLayerListsTakeOneValue()
