@@ -110,11 +110,12 @@ Rows memoryRows(const Scenario &s, const CapacityResult &r, UnitSystem units)
     auto fmt = [units](qint64 b) { return Units::formatBytes(b, units); };
     auto both = [fmt](qint64 b) { return QStringLiteral("%1 (%2)").arg(Units::formatExactBytes(b), fmt(b)); };
     const QString perGpu = Cli::tr(" per GPU");
+    const bool split = s.gpusPerReplica() > 1; // heads over TP, layers over PP: each GPU holds a share
     row(Cli::tr("KV bytes per token"), both(r.kvBytesPerToken)
-        + (s.tp > 1 ? Cli::tr("; %1%2").arg(both(r.kvBytesPerTokenPerGpu), perGpu) : QString()));
+        + (split ? Cli::tr("; %1%2").arg(both(r.kvBytesPerTokenPerGpu), perGpu) : QString()));
     if (r.draftKvBytesPerToken > 0)
         row(Cli::tr("Draft KV per token"), both(r.draftKvBytesPerToken));
-    row(Cli::tr("Bytes per session"), both(r.reservedSessionBytesPerGpu) + (s.tp > 1 ? perGpu : QString())
+    row(Cli::tr("Bytes per session"), both(r.reservedSessionBytesPerGpu) + (split ? perGpu : QString())
         + (r.draftKvBytesPerToken > 0 ? Cli::tr(" with the draft's KV") : QString()));
     if (r.draftWeightsBytes > 0)
         row(Cli::tr("Draft weights per GPU"), Cli::tr("%1 (whole draft %2)").arg(fmt(r.draftWeightsBytesPerGpu), fmt(r.draftWeightsBytes)));
@@ -123,7 +124,7 @@ Rows memoryRows(const Scenario &s, const CapacityResult &r, UnitSystem units)
     row(Cli::tr("KV budget per GPU"), fmt(r.kvBudgetBytesPerGpu));
     // Under a distribution this count is one of several: its label names its length.
     row(s.distribution ? Cli::tr("Sessions at %1 tokens").arg(Units::formatCount(r.reservedTokensPerSession)) : Cli::tr("Sessions that fit"),
-        Units::formatCount(r.maxSessions) + (s.tp > 1 ? Cli::tr(" per TP group") : QString()));
+        Units::formatCount(r.maxSessions) + perReplicaOf(s));
     // Sessions asked beyond one replica size a fleet (the rows below): one GPU's share of them is no question asked.
     if (!r.distribution.fleetTargetFromSessions)
         row(s.distribution ? Cli::tr("KV for %1 at %2 tokens").arg(Units::plural(s.sessions, Cli::tr("session"), Cli::tr("sessions")),
@@ -225,8 +226,8 @@ Rows serviceRows(const Scenario &s, const CapacityResult &r)
     // than the target: the fleet that holds it with the margin too.
     if (d.gpusNeeded && d.gpusNeededAtAdmissionLimit && *d.gpusNeededAtAdmissionLimit > *d.gpusNeeded)
         row(Cli::tr("With the margin"),
-            Cli::tr("%1 (admitting %2 per TP group; %3 hold %4)")
-                .arg(Units::plural(*d.gpusNeededAtAdmissionLimit, Cli::tr("GPU"), Cli::tr("GPUs")), Units::formatCount(d.admissionLimit),
+            Cli::tr("%1 (admitting %2; %3 hold %4)")
+                .arg(Units::plural(*d.gpusNeededAtAdmissionLimit, Cli::tr("GPU"), Cli::tr("GPUs")), sessionsPerGpus(d.admissionLimit, s.gpusPerReplica()),
                      Units::plural(*d.gpusNeeded, Cli::tr("GPU"), Cli::tr("GPUs")),
                      Units::formatCount(d.admissionLimit * (*d.gpusNeeded / s.gpusPerReplica()))));
     return rows;
@@ -258,7 +259,7 @@ void printText(QTextStream &out, const Scenario &s, const CapacityResult &r, Uni
                const QStringList &derivation)
 {
     out << Cli::tr("%1 on %2%3; every per-session figure at %4\n\n")
-               .arg(s.model.name, s.tp > 1 ? QStringLiteral("%1 x ").arg(s.tp) : QString(), s.gpu.name, sessionBasis(s, r));
+               .arg(s.model.name, s.gpusPerReplica() > 1 ? QStringLiteral("%1 x ").arg(s.gpusPerReplica()) : QString(), s.gpu.name, sessionBasis(s, r));
     printRows(out, memoryRows(s, r, units), lengthRows(s, r), serviceRows(s, r));
     for (const QString &key : solved.keys()) {
         if (key.endsWith(QLatin1String("_reason")))

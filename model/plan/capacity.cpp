@@ -78,6 +78,15 @@ void addKvFigures(CapacityResult &r, const Scenario &s, const KvCost &cost, cons
     r.indexerKvBytesPerToken = cost.indexerBytesPerToken();
     r.stateBytesPerSession = cost.stateBytesPerSession();
     r.sessionBytes = cost.sessionBytes(s.contextTokens, false, contextField(s));
+    if (s.pp > 1) {
+        // `cost` is one pipeline stage's (its share of the layers): the model's own figures are
+        // every stage's layers (an attacker read the stage's 65,536 B as Llama-3.1-8B's KV per token).
+        const KvCost whole(s.model, s.effectiveKvDtype(), s.tp, s.effectiveBlockSize(), s.kvHeadsOverride, s.kvCostNames());
+        r.kvBytesPerToken = whole.bytesPerToken();
+        r.indexerKvBytesPerToken = whole.indexerBytesPerToken();
+        r.stateBytesPerSession = whole.stateBytesPerSession();
+        r.sessionBytes = whole.sessionBytes(s.contextTokens, false, contextField(s));
+    }
     r.sessionBytesPerGpu = cost.sessionBytes(s.contextTokens, true, contextField(s));
     r.reservedTokensPerSession = reservedTokens(s);
     r.reservedSessionBytesPerGpu = cost.sessionBytes(r.reservedTokensPerSession, true, reservedField(s));

@@ -57,6 +57,11 @@ bool askedSessionsFit(const Scenario &scenario, const CapacityResult &result);
 /// no number of sessions anything holds, and is never shown as one.
 QString sessionsPerGpus(qint64 sessions, int gpus, bool noun = true);
 
+/// The GPUs a count of sessions is held by, as a phrase after the count: "" on one GPU,
+/// " per TP group of 4 GPUs" under tensor parallelism alone, " per replica of 4 GPUs (TP 2 × PP 2)"
+/// once pipeline stages share the replica (each stage holds its own layers' KV of every session).
+QString perReplicaOf(const Scenario &scenario);
+
 /// Every value of `scenario` that overrides its model or card, in words, one a line, each said
 /// as a what-if with the value it replaces: "KV heads 4 (what-if; the model has 8)", card
 /// memory, weights, workspace, the length scale (bytes in `units`). Empty when none is in

@@ -80,6 +80,15 @@ QString sessionsPerGpus(qint64 sessions, int gpus, bool noun)
     return gpus <= 1 ? Derivation::tr("%1 per GPU").arg(count) : Derivation::tr("%1 per %2 GPUs").arg(count).arg(gpus);
 }
 
+QString perReplicaOf(const Scenario &s)
+{
+    if (s.gpusPerReplica() <= 1)
+        return QString();
+    if (s.pp <= 1)
+        return Derivation::tr(" per TP group of %1 GPUs").arg(s.tp);
+    return Derivation::tr(" per replica of %1 GPUs (TP %2 × PP %3)").arg(s.gpusPerReplica()).arg(s.tp).arg(s.pp);
+}
+
 QStringList whatIfsInForce(const Scenario &s, UnitSystem u)
 {
     QStringList out;
@@ -198,7 +207,7 @@ QString verdictAtTheContext(const Scenario &s, const CapacityResult &r, UnitSyst
         return asked + Derivation::tr("%1 %2%3 at a %4 risk of overflowing the KV pool (%5); the KV cache budget is the limit.")
             .arg(plural(d.sessionsAtRisk, Derivation::tr("session"), Derivation::tr("sessions")),
                  d.sessionsAtRisk == 1 ? Derivation::tr("fits") : Derivation::tr("fit"),
-                 s.tp > 1 ? Derivation::tr(" per TP group of %1 GPUs").arg(s.tp) : QString(), Units::formatRisk(d.replicaRisk),
+                 perReplicaOf(s), Units::formatRisk(d.replicaRisk),
                  worstAndMean(s, d));
     }
     if (r.maxSessions == 0)
@@ -219,17 +228,17 @@ QString verdictAtTheContext(const Scenario &s, const CapacityResult &r, UnitSyst
                  sessionBasis(s, r), fmt(r.overflowBytesPerGpu));
     return Derivation::tr("%1 of %2 tokens %3%4; the KV cache budget is the limit.")
         .arg(plural(r.maxSessions, Derivation::tr("session"), Derivation::tr("sessions")), tokens,
-             r.maxSessions == 1 ? Derivation::tr("fits") : Derivation::tr("fit"),
-             s.tp > 1 ? Derivation::tr(" per TP group of %1 GPUs").arg(s.tp) : QString());
+             r.maxSessions == 1 ? Derivation::tr("fits") : Derivation::tr("fit"), perReplicaOf(s));
 }
 } // namespace
 
 namespace {
 
-// The KV bytes per token the derivation works with: per GPU under TP, else the model's own.
+// The KV bytes per token the derivation works with: per GPU under TP or PP (one stage's
+// layers), else the model's own.
 qint64 perTokenShown(const Scenario &s, const CapacityResult &r)
 {
-    return s.tp > 1 ? r.kvBytesPerTokenPerGpu : r.kvBytesPerToken;
+    return s.gpusPerReplica() > 1 ? r.kvBytesPerTokenPerGpu : r.kvBytesPerToken;
 }
 
 // A full-attention or sliding-window group `c`: heads x head_dim x bytes per value per layer
@@ -318,7 +327,7 @@ QStringList explainPerToken(const Scenario &s, const CapacityResult &r, UnitSyst
     const qint64 perToken = perTokenShown(s, r);
     if (!perLayerTerms.isEmpty())
         out << Derivation::tr("Per token%1: %2 = %3 (%4)")
-                   .arg(tp ? Derivation::tr(" per GPU") : QString(), perLayerTerms.join(QStringLiteral(" + ")),
+                   .arg(s.gpusPerReplica() > 1 ? Derivation::tr(" per GPU") : QString(), perLayerTerms.join(QStringLiteral(" + ")),
                         formatExactBytes(perToken), Units::formatBytes(perToken, u));
     return out;
 }
@@ -510,7 +519,7 @@ QStringList explainSessionsAndCost(const Scenario &s, const CapacityResult &r)
     // The quotient is shown truncated, not rounded, so floor() of it reads true (4.994 -> 4.99, never 5.00).
     if (r.reservedSessionBytesPerGpu > 0)
         out << Derivation::tr("Sessions%1, each at %2: floor(%3 ÷ %4) = floor(%5) = %6")
-                   .arg(s.tp > 1 ? Derivation::tr(" per TP group") : QString(), sessionBasis(s, r),
+                   .arg(perReplicaOf(s), sessionBasis(s, r),
                         formatExactBytes(std::max<qint64>(0, r.kvBudgetBytesPerGpu - r.distribution.sharedPrefixBytesPerGpu)),
                         formatExactBytes(r.reservedSessionBytesPerGpu),
                         QLocale::c().toString(std::floor(r.sessionsExact * 100.0) / 100.0, 'f', 2), formatCount(r.maxSessions));

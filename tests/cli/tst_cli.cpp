@@ -481,6 +481,21 @@ private Q_SLOTS:
         QVERIFY2(r.code == 0, r.err.constData());
         QCOMPARE(r.json().value(QStringLiteral("kv_bytes_per_token")).toInteger(), qint64(327680));
         QCOMPARE(r.json().value(QStringLiteral("kv_bytes_per_token_per_gpu")).toInteger(), qint64(81920));
+        // At PP 2 each stage holds 40 of the 80 layers: the model's KV per token stays 327,680 B
+        // (it printed the stage's 163,840 B as the model's), a GPU holds 40,960 B of it (its stage's
+        // layers, a quarter of their heads), and the text names the replica's GPUs (TP 4 x PP 2 = 8;
+        // it said "on 4 x H100" and "per TP group").
+        const Run pp = run(plan("--model llama-3.1-70b --gpu h100-sxm-80gb --tp 4 --pp 2 --context 32768"));
+        QVERIFY2(pp.code == 0, pp.err.constData());
+        QCOMPARE(pp.json().value(QStringLiteral("kv_bytes_per_token")).toInteger(), qint64(327680));
+        QCOMPARE(pp.json().value(QStringLiteral("kv_bytes_per_token_per_gpu")).toInteger(), qint64(40960));
+        QCOMPARE(pp.json().value(QStringLiteral("session_bytes")).toInteger(), qint64(327680) * 32768);
+        QStringList text = plan("--model llama-3.1-70b --gpu h100-sxm-80gb --tp 4 --pp 2 --context 32768");
+        text.removeAll(QStringLiteral("--json"));
+        const Run words = run(text);
+        QVERIFY2(words.out.startsWith("Llama-3.1-70B on 8 x H100"), words.out.left(80).constData());
+        QVERIFY2(words.out.contains("327,680 B (327.7 kB); 40,960 B (41.0 kB) per GPU"), words.out.constData());
+        QVERIFY2(words.out.contains(" per replica of 8 GPUs (TP 4 × PP 2)"), words.out.constData());
     }
 
     void configJsonPath()
