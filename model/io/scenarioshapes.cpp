@@ -2,6 +2,7 @@
 #include "io/scenarioparts.h"
 #include "core/inputerror.h"
 #include "core/jsonnumbers.h"
+#include "core/units.h"
 
 #include <QJsonArray>
 #include <cmath>
@@ -82,6 +83,21 @@ LayerGroup layerGroupFromJson(const QJsonObject &g, qsizetype index)
     if (l.ssmStateValues < 0 || (l.kind == LayerKind::Recurrent && l.convStateValues == 0 && l.ssmStateValues == 0))
         throw InputError(gp + QStringLiteral("ssm_state_values"), QStringLiteral("a recurrent group needs a positive state"));
     return l;
+}
+
+// What a model's parts must agree on, as a hand-edited file may break it: its groups hold at
+// most num_hidden_layers layers (fewer where layers hold no KV of their own: Gemma 3n's
+// KV-sharing layers, Nemotron-H's MLP layers), and active_params are at most total_params (an
+// attacker's 10^13 active of 8 x 10^9 timed a first token at 1,933 s). Throws InputError.
+void checkModelWhole(const ModelShape &m)
+{
+    const qint64 held = m.layersOf(LayerKind::FullAttention) + m.layersOf(LayerKind::SlidingWindow) + m.layersOf(LayerKind::Mla)
+                        + m.layersOf(LayerKind::Recurrent);
+    if (m.hiddenLayers > 0 && held > m.hiddenLayers)
+        throw InputError(QStringLiteral("model.groups"), QStringLiteral("hold %1 layers, more than num_hidden_layers %2").arg(held).arg(m.hiddenLayers));
+    if (m.totalParams > 0 && m.activeParams > m.totalParams)
+        throw InputError(QStringLiteral("model.active_params"), QStringLiteral("%1 is more than total_params %2: the active parameters are some of the whole")
+                                                                     .arg(Units::formatCount(m.activeParams), Units::formatCount(m.totalParams)));
 }
 
 } // namespace
@@ -187,7 +203,14 @@ ModelShape modelFromJson(const QJsonObject &o)
         if (m.layersOf(LayerKind::FullAttention) + m.layersOf(LayerKind::SlidingWindow) + m.layersOf(LayerKind::Mla)
                 + m.layersOf(LayerKind::Recurrent) > 10'000'000)
             throw InputError(QStringLiteral("model.groups[%1].count").arg(i), QStringLiteral("the groups hold more than 10,000,000 layers in all"));
+        // Each KV head serves a whole group of query heads (the config.json reader's rule).
+        const LayerGroup &g = m.groups.constLast();
+        if ((g.kind == LayerKind::FullAttention || g.kind == LayerKind::SlidingWindow) && m.attentionHeads > 0 && g.kvHeads > m.attentionHeads)
+            throw InputError(QStringLiteral("model.groups[%1].kv_heads").arg(i),
+                             QStringLiteral("%1 is more than num_attention_heads %2 (each KV head serves a whole group of query heads)")
+                                 .arg(g.kvHeads).arg(m.attentionHeads));
     }
+    checkModelWhole(m);
     return m;
 }
 
@@ -273,6 +296,10 @@ LengthDistribution distributionFromJson(const QJsonObject &o)
             throw InputError(QStringLiteral("distribution.prompt_probabilities"),
                              QStringLiteral("prompts must form a distribution no longer than the sessions"));
     }
+    // The output is part of each session's length (an attacker's 10^12 quartered the decode time).
+    if (d.meanOutputTokens > double(d.lengths.last()))
+        throw InputError(QStringLiteral("distribution.mean_output_tokens"), QStringLiteral("%1 tokens is more than the longest session, %2 tokens: the output is part of each session's length")
+                                                                                 .arg(Units::formatDecimal(d.meanOutputTokens, 1), Units::formatCount(d.lengths.last())));
     for (const auto &[value, key] : {std::pair{d.arrivalRatePerSecond, "arrival_rate_per_second"}, {d.meanOutputTokens, "mean_output_tokens"},
                                      {double(d.requests), "requests"}, {double(d.conversations), "conversations"},
                                      {double(d.sharedPrefixTokens), "shared_prefix_tokens"}})

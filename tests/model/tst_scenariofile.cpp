@@ -258,7 +258,8 @@ private Q_SLOTS:
             s.risk = InputRanges::of(RealInput::Risk).high;
             s.marginFraction = InputRanges::of(RealInput::Margin).high;
             s.distribution->arrivalRatePerSecond = InputRanges::of(RealInput::ArrivalRate).high;
-            s.distribution->meanOutputTokens = InputRanges::of(RealInput::MeanOutputTokens).high;
+            // The most a mean output can be: the longest session (the output is part of its length).
+            s.distribution->meanOutputTokens = double(s.distribution->maximum());
         });
         QTest::newRow("lognormal, scaled x 10^6") << Edit([](Scenario &s) {
             s.distribution = LengthDistribution::parse(QStringLiteral("lognormal:median=1000,p99=8000"), QStringLiteral("d"));
@@ -668,6 +669,15 @@ private Q_SLOTS:
         QTest::newRow("model.groups.kind 4 (unknown layer kind)") << patchedGroup({{QStringLiteral("kind"), 4}}) << QStringLiteral("model.groups[0].kind")
                                                                   << QStringLiteral("unknown layer kind 4");
         // The refusal names the group at fault (an attacker's file with two groups said only "model.groups.kind").
+        // The parts of a model agree (an attacker's hand edits: 64 KV heads of 32 query heads; one
+        // group of 10,000 layers in a 62-layer model; 10^13 active of the total parameters).
+        QTest::newRow("model.groups[0].kv_heads past the attention heads") << patchedGroup({{QStringLiteral("kv_heads"), 100000}})
+                                                                          << QStringLiteral("model.groups[0].kv_heads")
+                                                                          << QStringLiteral("is more than num_attention_heads");
+        QTest::newRow("model.groups past num_hidden_layers") << patchedGroup({{QStringLiteral("count"), 10000}}) << QStringLiteral("model.groups")
+                                                             << QStringLiteral("more than num_hidden_layers");
+        QTest::newRow("model.active_params past total_params") << patched("model", "active_params", QStringLiteral("10000000000000000"))
+                                                               << QStringLiteral("model.active_params") << QStringLiteral("is more than total_params");
         QTest::newRow("model.groups[1].kind 4 (the second group)") << patchedGroup({{QStringLiteral("kind"), 4}}, 1)
                                                                    << QStringLiteral("model.groups[1].kind") << QStringLiteral("unknown layer kind 4");
         {
@@ -832,6 +842,10 @@ private Q_SLOTS:
             QTest::newRow("distribution: mean_output_tokens -1") << with({{QStringLiteral("mean_output_tokens"), -1}})
                                                                  << QStringLiteral("distribution.mean_output_tokens")
                                                                  << QStringLiteral("must be a number from 0 to 9007199254740992, got -1");
+            // Within the range rule but past the longest session (an attacker's 10^12 quartered the decode time).
+            QTest::newRow("distribution: mean_output_tokens past the longest") << with({{QStringLiteral("mean_output_tokens"), 1e12}})
+                                                                               << QStringLiteral("distribution.mean_output_tokens")
+                                                                               << QStringLiteral("is more than the longest session");
             QTest::newRow("distribution.arrival_rate_per_second \"fast\" (readOptionalDouble)")
                 << with({{QStringLiteral("arrival_rate_per_second"), QStringLiteral("fast")}})
                 << QStringLiteral("distribution.arrival_rate_per_second") << QStringLiteral("must be a number");
