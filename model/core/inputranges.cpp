@@ -91,6 +91,7 @@ const InputSpelling spellings[] = {
     {Input::LoraModules, "--lora-modules", "lora.modules", "inputs.lora_modules", nullptr},
     {Input::MaxOutputTokens, "--max-output-tokens", "engine.max_output_tokens", "inputs.max_output_tokens", nullptr},
     {Input::SchedulerPolicy, "--scheduler-policy", "engine.scheduler_policy", "inputs.scheduler_policy", nullptr},
+    {Input::TrafficMultiplier, "--traffic-multiplier", "inputs.traffic_multiplier", "inputs.traffic_multiplier", nullptr},
 };
 static_assert(sizeof(spellings) / sizeof(spellings[0]) == inputCount, "one spelling per Input");
 

@@ -104,8 +104,10 @@ enum class Input {
     LoraModules,
     // Admission (issue 32): TensorRT-LLM's capacity scheduler and the output it reserves.
     MaxOutputTokens, SchedulerPolicy,
+    // A trace's arrivals scaled (Little's law, the replay).
+    TrafficMultiplier,
 };
-constexpr int inputCount = int(Input::SchedulerPolicy) + 1;
+constexpr int inputCount = int(Input::TrafficMultiplier) + 1;
 
 /// One input's spellings: its command-line flag, its .headroom field, its
 /// field in a saved plan --json, and its preset field (nullptr where that

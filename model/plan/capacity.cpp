@@ -214,17 +214,31 @@ void addWarnings(CapacityResult &r, const Scenario &s, const Budget &b)
     if (s.engine == Engine::Trtllm && s.engineSettings.trtMaxSeqLen && s.contextTokens > *s.engineSettings.trtMaxSeqLen)
         r.warnings << Capacity::tr("The context of %1 tokens is beyond %2 %3: TensorRT-LLM refuses longer requests; computed anyway.")
                           .arg(formatCount(s.contextTokens), s.field(Input::MaxSeqLen), formatCount(*s.engineSettings.trtMaxSeqLen));
-    // A fleet-wide risk bounds the overflow of lengths that vary; at one fixed length there is none.
-    if (s.fleetRisk && !s.distribution)
-        r.warnings << Capacity::tr("%1 has no effect without a length distribution (--distribution): every session is at the context, "
-                                   "so no overflow is risked.").arg(s.field(Input::FleetRisk));
+    // Inputs that act on lengths that vary or on a trace's arrivals: at one fixed length they
+    // change nothing, and say so (an attacker's --length-scale 1e6 printed the plan unchanged).
+    if (!s.distribution) {
+        const QString none = Capacity::tr("%1 has no effect without a length distribution (%3): %2.");
+        const QString noRisk = Capacity::tr("every session is at the context, so no overflow is risked");
+        if (s.fleetRisk)
+            r.warnings << none.arg(s.field(Input::FleetRisk), noRisk, s.field(Input::Distribution));
+        if (s.risk != Scenario{}.risk && !s.fleetRisk)
+            r.warnings << none.arg(s.field(Input::Risk), noRisk, s.field(Input::Distribution));
+        if (s.lengthScale != 1.0)
+            r.warnings << none.arg(s.field(Input::LengthScale), Capacity::tr("there are no lengths to scale"), s.field(Input::Distribution));
+        if (s.trafficMultiplier != 1.0)
+            r.warnings << none.arg(s.field(Input::TrafficMultiplier), Capacity::tr("there are no arrivals to scale"), s.field(Input::Distribution));
+    }
     // A release past the newest its rule was checked against: its terms are that release's.
     const EngineVersion checked = Engines::rule(s.engine).checkedVersion();
     const std::optional<EngineVersion> given = s.engine == Engine::Vllm
         ? std::optional(EngineVersion{s.engineSettings.vllmMajor, s.engineSettings.vllmMinor})
         : s.engineSettings.engineVersion;
     if (given && s.engine != Engine::Plain && !checked.atLeast(given->major, given->minor))
-        r.warnings << Capacity::tr("%1 %2 is newer than %3, the newest release Headroom's rule was checked against: planned with %3's terms.")
+        // The rule's terms by release apply as they stand (vLLM's for 0.21 and later to 0.22): the
+        // release is planned with the terms the rule gives the newest releases it knows, not with
+        // the checked one's (an attacker read "planned with 0.11's terms" beside 0.21's CUDA graphs).
+        r.warnings << Capacity::tr("%1 %2 is newer than %3, the newest release Headroom's rule was checked against: planned with the "
+                                   "terms the rule gives the newest releases it knows, unchecked for %2.")
                           .arg(Engines::rule(s.engine).title(), given->text(), checked.text());
     // (A plan --json echo names the plain rule's release as 0.0, its checked one: no warning.)
     if (s.engine == Engine::Plain && s.engineSettings.engineVersion && *s.engineSettings.engineVersion != checked)

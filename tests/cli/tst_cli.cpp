@@ -249,12 +249,23 @@ private Q_SLOTS:
         // A fleet-wide risk at one fixed length bounds nothing.
         Run r = run(plan(QByteArray(QByteArray(base) + "--fleet-risk 0.01").constData()));
         QVERIFY2(r.code == 0 && notes(r).contains(QStringLiteral("--fleet-risk has no effect without a length distribution")), r.out.constData());
+        // So does every input that acts on lengths that vary or on arrivals (an attacker's --length-scale 1e6 changed nothing, in silence).
+        for (const char *flag : {"--risk 0.3", "--length-scale 1000000", "--traffic-multiplier 5"}) {
+            r = run(plan(QByteArray(QByteArray(base) + flag).constData()));
+            const QString name = QString::fromLatin1(flag).section(QLatin1Char(' '), 0, 0);
+            QVERIFY2(r.code == 0 && notes(r).contains(name + QStringLiteral(" has no effect without a length distribution")), r.out.constData());
+        }
+        r = run(plan(base));
+        QVERIFY2(r.code == 0 && !notes(r).contains(QStringLiteral("has no effect")), r.out.constData());
         // TensorRT-LLM refuses a request past its engine's max_seq_len.
         r = run(plan(QByteArray(QByteArray(base) + "--engine trtllm --max-seq-len 999").constData()));
         QVERIFY2(r.code == 0 && notes(r).contains(QStringLiteral("beyond --max-seq-len 999")), r.out.constData());
         // A release past the newest the rule was checked against (vLLM 0.11) is said to be.
         r = run(plan(QByteArray(QByteArray(base) + "--engine vllm --engine-version 99.0").constData()));
         QVERIFY2(r.code == 0 && notes(r).contains(QStringLiteral("vLLM 99.0 is newer than")), r.out.constData());
+        // Not "planned with 0.11's terms": the rule's terms for its newest releases apply (0.21's CUDA graphs among them).
+        QVERIFY2(notes(r).contains(QStringLiteral("planned with the terms the rule gives the newest releases it knows, unchecked for 99.0")),
+                 r.out.constData());
         r = run(plan(QByteArray(QByteArray(base) + "--engine vllm --engine-version 0.11").constData()));
         QVERIFY2(r.code == 0 && !notes(r).contains(QStringLiteral("is newer than")), r.out.constData());
         // Two releases for vLLM: refused, as a scenario file's engine_version beside vllm_version is.
