@@ -14,8 +14,10 @@ void checkCounts(const Scenario &s)
     const QString ip = QStringLiteral("inputs.");
     if (s.contextTokens < 1)
         throw InputError(ip + QStringLiteral("context_tokens"), QStringLiteral("must be at least 1 token"));
-    if (s.sessions < 0)
-        throw InputError(ip + QStringLiteral("sessions"), QStringLiteral("must not be negative"));
+    // At least one session, as --sessions and a version-1 file hold it: a plan output with 0
+    // was taken, saved, and refused on reopening (the fuzzer's find).
+    if (s.sessions < 1)
+        throw InputError(ip + QStringLiteral("sessions"), QStringLiteral("must be at least 1, got %1").arg(s.sessions));
     if (s.gpu.memoryBytes < 1)
         throw InputError(ip + QStringLiteral("gpu_memory_bytes"), QStringLiteral("must be at least 1 byte"));
     for (const auto &[value, key] : {std::pair{s.maxModelLen, "max_model_len"}, {s.retainTokens, "retain_tokens"}, {s.outputTokens, "output_tokens"}, {s.targetSessions, "target_sessions"}})
