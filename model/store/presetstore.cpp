@@ -67,12 +67,15 @@ std::optional<QJsonObject> readableRow(const QString &id, const QString &kind, c
     return o;
 }
 
-// `path` with `suffix`, or with -2, -3, ... after it when that name is taken (never overwritten).
+// `path` with `suffix`, or with -2, -3, ... before the suffix when that name is taken (never
+// overwritten): "replaced-presets-20261207-204501-2.json" keeps the extension its kind is read by
+// (a second import in the same second named its backup "....json-2", which the bundle writer
+// refused as no .json name).
 QString freeName(const QString &path, const QString &suffix)
 {
     QString candidate = path + suffix;
     for (int n = 2; QFileInfo::exists(candidate) || QFileInfo::exists(candidate + QStringLiteral("-journal")); ++n)
-        candidate = path + suffix + QStringLiteral("-%1").arg(n);
+        candidate = path + QStringLiteral("-%1").arg(n) + suffix;
     return candidate;
 }
 
@@ -432,7 +435,7 @@ bool PresetStore::recover(const QString &damage, QString *error)
 
 bool PresetStore::keepDamagedAside(const QString &damage, QString *error)
 {
-    const QString aside = freeName(m_path, QStringLiteral(".damaged-") + QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")));
+    const QString aside = freeName(m_path + QStringLiteral(".damaged-") + QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")), QString());
     if (!QFile::rename(m_path, aside)) {
         *error = QStringLiteral("The preset database %1 is damaged (%2) and could not be moved aside. "
                                 "It was left untouched; move it away and Headroom will create a fresh one.")

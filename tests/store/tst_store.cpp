@@ -452,6 +452,16 @@ private Q_SLOTS:
         const QVector<QJsonObject> backup = PresetBundle::read(result.backupPath);
         QCOMPARE(backup.size(), 1);
         QCOMPARE(backup.first(), mine.at(0));
+        // Twice more within the second: each backup takes a free .json name of its own (the
+        // second was named "....json-2", which the bundle writer refused: nothing imported).
+        QStringList backups{result.backupPath};
+        for (double price : {1.7, 1.8}) {
+            cheaper.insert(QStringLiteral("price_usd_per_hour"), price);
+            QVERIFY2(store.importPresets({cheaper}, true, &result, &error), qPrintable(error));
+            QVERIFY2(result.backupPath.endsWith(QStringLiteral(".json")) && !backups.contains(result.backupPath), qPrintable(result.backupPath));
+            backups << result.backupPath;
+        }
+        QCOMPARE(store.find(QStringLiteral("acme-h100")).json.value(QStringLiteral("price_usd_per_hour")).toDouble(), 1.8);
     }
 
     void bundleVersionIsNeverNarrowed()
