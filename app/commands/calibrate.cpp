@@ -173,6 +173,17 @@ int runCalibrate(const QCommandLineParser &p, QTextStream &out, QTextStream &err
     if (BenchReading::recognises(text))
         return calibrateFromBenchmark(p, text, out, err);
     const LogReading reading = LogCalibration::read(text, QStringLiteral("LOGFILE"));
+    // The log names its engine; another on the command line is a contradiction, not a choice
+    // (an attacker's vLLM log with --engine sglang was read as vLLM, in silence).
+    if (isSet(p, "engine")) {
+        const Engine given = Engines::parse(value(p, "engine"), QStringLiteral("--engine"));
+        // Ollama's runner prints llama.cpp's own lines: either name serves for the other's log.
+        const auto family = [](Engine e) { return e == Engine::Ollama ? Engine::LlamaCpp : e; };
+        if (reading.engine != Engine::Plain && family(given) != family(reading.engine))
+            throw InputError(QStringLiteral("--engine"), QStringLiteral("%1 disagrees with the log, which %2 printed: leave --engine out, or give "
+                                                                        "the log of a %1 run")
+                                                             .arg(Engines::name(given), Engines::rule(reading.engine).title()));
+    }
     Scenario base = scenarioFrom(p, err, false, false);
     completeFromLog(base, reading, err);
     const Scenario calibrated = LogCalibration::apply(reading, base);

@@ -618,6 +618,16 @@ private Q_SLOTS:
         // Before hardware (no card given: the free memory before loading stands for it) the
         // prediction is SGLang's rule, not the printed figure again.
         QVERIFY(row.value(QStringLiteral("predicted")).toDouble() != 46611.0);
+        // The log names its engine (SGLang's ServerArgs): --engine vllm beside it is a contradiction, refused.
+        const Run other = run({QStringLiteral("calibrate"), QStringLiteral(HEADROOM_TEST_DATA "/logs/sglang-qwq-32b-tp4.log"),
+                               QStringLiteral("--engine"), QStringLiteral("vllm"), QStringLiteral("--layers"), QStringLiteral("64"),
+                               QStringLiteral("--heads"), QStringLiteral("40"), QStringLiteral("--kv-heads"), QStringLiteral("8"),
+                               QStringLiteral("--head-dim"), QStringLiteral("128")});
+        QVERIFY2(other.code == 1 && other.err.contains("--engine: vllm disagrees with the log, which SGLang printed"), other.err.constData());
+        // Ollama's runner prints llama.cpp's lines: --engine ollama reads such a log.
+        const Run ollama = run({QStringLiteral("calibrate"), QStringLiteral(HEADROOM_TEST_DATA "/logs/ollama-0.11-gemma3-12b.log"),
+                                QStringLiteral("--engine"), QStringLiteral("ollama"), QStringLiteral("--json")});
+        QVERIFY2(!ollama.err.contains("disagrees with the log"), ollama.err.constData());
         const Run bad = run({QStringLiteral("calibrate"), QStringLiteral(HEADROOM_TEST_DATA "/llama-2-7b/config.json")});
         QVERIFY(bad.code != 0);
         // A config.json given as the log is named as what it is (issue 31), with the flag that reads it.
