@@ -150,14 +150,15 @@ QVector<CompareView::Row> CompareView::answerRows(UnitSystem u)
     return {
         {tr("KV bytes per token"), [](const Scenario &, const CapacityResult &r) -> QString { return Units::formatExactBytes(r.kvBytesPerToken); }},
         {tr("KV budget per GPU"), [u](const Scenario &, const CapacityResult &r) -> QString { return Units::formatBytes(r.kvBudgetBytesPerGpu, u); }},
-        // The whole count a TP group holds with its GPUs ("15 per 4 GPUs"): never a quotient per GPU.
-        {tr("Sessions per TP group"),
-         [](const Scenario &s, const CapacityResult &r) -> QString { return sessionsPerGpus(r.distribution.sessionsAtRisk, s.tp, false); }},
+        // The whole count a replica holds with its GPUs ("15 per 4 GPUs"): never a quotient per GPU.
+        // Named for what it is at any TP (a trial read "Sessions per TP group: 3 per GPU").
+        {tr("Sessions that fit"),
+         [](const Scenario &s, const CapacityResult &r) -> QString { return sessionsPerGpus(r.distribution.sessionsAtRisk, s.gpusPerReplica(), false); }},
         {tr("Cost per session-hour"),
          [](const Scenario &, const CapacityResult &r) -> QString {
              return r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour")) : QStringLiteral("—");
          }},
-        {tr("Cost per million tokens"),
+        {tr("Cost per million output tokens"),
          [](const Scenario &, const CapacityResult &r) -> QString {
              return r.distribution.costPerMillionTokensUsd ? Units::formatUsd(*r.distribution.costPerMillionTokensUsd) : QStringLiteral("—");
          }},

@@ -464,7 +464,7 @@ void DistributionView::showResult(const CapacityResult &r)
                             Units::formatCount(d.sessionsAtMean), Units::formatRisk(d.replicaRisk), Units::formatCount(d.sessionsAtRisk),
                             QStringLiteral("%1%").arg(s.marginFraction * 100, 0, 'g', 3), Units::formatCount(d.admissionLimit))
                        .arg(s.retainTokens ? tr(", the mean of the lengths as capped") : d.reservationWords());
-    text += tr("<tr><td>Overflow if %1 share one replica</td><td><b>%2</b></td></tr>")
+    text += tr("<tr><td>Overflow with %1 on one replica</td><td><b>%2</b></td></tr>")
                 .arg(Units::plural(s.sessions, tr("session"), tr("sessions")), Units::formatRisk(d.overflowProbability));
     // Which risk the answer holds, each replica's or the fleet's, and what the other comes to.
     if (const QString fleet = FleetRisk::words(s, r); !fleet.isEmpty())

@@ -86,6 +86,7 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     // bar too: a keyboard user never hovers, and the tooltip covers the next field.
     for (TokenSpinBox *box : findChildren<TokenSpinBox *>())
         connect(box, &TokenSpinBox::noted, this, [this](const QString &text) { statusBar()->showMessage(text, 15000); });
+    connect(m_planner, &Planner::noted, this, [this](const QString &text) { statusBar()->showMessage(text, 15000); });
     createActions();
     rebuildRecentMenu();
     // A recent file moved or deleted since the menu was built is marked when the menu opens.

@@ -183,7 +183,12 @@ void Planner::setDistribution(std::optional<LengthDistribution> distribution, bo
             // Lengths the scale cannot hold: the plan says so, naming --length-scale.
         }
     }
+    const qint64 was = m_scenario.contextTokens;
     edit(s, ScenarioCommand::Distribution, tr("Change session lengths"), dragging);
+    // Said, not done in silence (a trial saw its 100,000 become 14,089 with no word).
+    if (s.contextTokens != was)
+        Q_EMIT noted(tr("Context set to %1 tokens, the longest session of these lengths (it was %2; Undo puts it back).")
+                         .arg(Units::formatCount(s.contextTokens), Units::formatCount(was)));
 }
 
 void Planner::setRetainTokens(std::optional<qint64> tokens)

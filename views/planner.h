@@ -103,6 +103,9 @@ Q_SIGNALS:
     void unitsChanged(Headroom::UnitSystem units);
     void leversChanged(const Headroom::LeverReport &report);
     void adviceChanged(const Headroom::LeverReport &report);
+    /// An input the planner changed beside the one asked, in one sentence for the status bar
+    /// (lengths loaded set the context to their longest session).
+    void noted(const QString &text);
 
 private:
     Scenario m_scenario;

@@ -258,7 +258,7 @@ private Q_SLOTS:
             // One basis, named: the per-session table is against the trace at the risk 0.01, in the
             // one form the window and the command line write it (Units::formatRisk).
             QVERIFY(text.contains(QStringLiteral("Per session and per card, against the trace at a 1 in 100 (1e-2) risk")));
-            QVERIFY(text.contains(QStringLiteral("Sessions per TP group %1 sessions per 4 GPUs").arg(Units::formatCount(d.sessionsAtRisk))));
+            QVERIFY(text.contains(QStringLiteral("Sessions that fit %1 sessions per 4 GPUs").arg(Units::formatCount(d.sessionsAtRisk))));
             // Worst case: every session the longest request of the trace, 14,089 tokens = 881 blocks of
             // 16 = 14,096 tokens x 81,920 B per GPU (2 of the 8 KV heads at TP 4) = 1,154,744,320 B.
             QCOMPARE(d.sessionsWorstCase, r.kvBudgetBytesPerGpu / qint64(1'154'744'320));

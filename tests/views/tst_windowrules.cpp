@@ -43,6 +43,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QStatusBar>
 #include <QTest>
 #include <QDoubleSpinBox>
 #include <QUndoStack>
@@ -524,7 +525,14 @@ private Q_SLOTS:
     {
         MainWindow w(store());
         const qint64 before = w.planner()->scenario().contextTokens;
+        QSignalSpy noted(w.planner(), &Planner::noted);
         QVERIFY(w.distributionView()->importTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv")));
+        // Said in the status bar, with the value it replaced (a trial saw 100,000 become 14,089 with no word).
+        QCOMPARE(noted.size(), 1);
+        QVERIFY2(noted.first().first().toString().startsWith(QStringLiteral("Context set to 14,089 tokens, the longest session of these lengths (it was %1;")
+                                                                  .arg(Units::formatCount(before))),
+                 qPrintable(noted.first().first().toString()));
+        QCOMPARE(w.statusBar()->currentMessage(), noted.first().first().toString());
         // Loaded lengths bring their longest session as the context, as `plan` takes it without
         // --context: the conversation trace's longest request is 14,089 tokens (tst_cli reads the
         // CSV's max independently). One undo step gives the context back with the lengths.

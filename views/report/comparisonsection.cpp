@@ -108,7 +108,7 @@ void answers(ComparisonTable &t, const ReportFigures &f)
     t.line(tr("KV bytes per token"), [](const Scenario &, const CapacityResult &y) { return Units::formatExactBytes(y.kvBytesPerToken); }, false);
     t.line(tr("KV budget per GPU"), [&f](const Scenario &, const CapacityResult &y) { return f.bytes(y.kvBudgetBytesPerGpu); }, false);
     // The whole count a TP group holds with its GPUs ("15 per 4 GPUs"), never a quotient per GPU.
-    t.line(tr("Sessions per TP group"), [](const Scenario &x, const CapacityResult &y) { return esc(sessionsPerGpus(y.distribution.sessionsAtRisk, x.tp, false)); }, false);
+    t.line(tr("Sessions that fit"), [](const Scenario &x, const CapacityResult &y) { return esc(sessionsPerGpus(y.distribution.sessionsAtRisk, x.gpusPerReplica(), false)); }, false);
     t.line(tr("Money per month"), [](const Scenario &x, const CapacityResult &y) { return money(Deployment::of(x, y).perMonth); }, false);
     t.line(tr("Money per session-hour"), [](const Scenario &x, const CapacityResult &y) {
         const auto v = Deployment::of(x, y).perSessionHour;

@@ -178,7 +178,7 @@ void perSessionAndCard(PageCursor &page, const ReportFigures &f)
     else
         t1 += row(tr("KV bytes per session per GPU"), tr("%1 (%2 tokens)").arg(f.bytes(r.reservedSessionBytesPerGpu), Units::formatCount(r.reservedTokensPerSession)));
     t1 += row(tr("KV budget per GPU"), f.bytes(r.kvBudgetBytesPerGpu));
-    t1 += row(tr("Sessions per TP group"), esc(sessionsPerGpus(f.dep.perGroup, s.tp)));
+    t1 += row(tr("Sessions that fit"), esc(sessionsPerGpus(f.dep.perGroup, s.gpusPerReplica())));
     t1 += row(tr("Money per session-hour, every TP group full"), r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour")) : tr("set a price"));
     t1 += sidePoolRows(f);
     t1 += QStringLiteral("</table>");
@@ -205,10 +205,10 @@ void sensitivity(PageCursor &page, const ReportFigures &f)
 {
     QString sens = QStringLiteral("<h2>%1</h2><p>%2</p><table width=100% cellspacing=0 cellpadding=2 border=1 style='font-size:8pt'><tr><th width=27%>%3</th><th width=19%>%4</th><th width=7%>%5</th><th width=13%>%6</th><th width=34%>%7</th></tr>")
                        .arg(tr("Sensitivity, %1").arg(f.basis), tr("Each row changes one input and recomputes the plan; the fleet is resized for the target (or stays one TP group)."),
-                            tr("Change"), tr("Sessions per TP group"), tr("GPUs"), tr("Money per month"), tr("Money per session-hour"));
-    sens += sensitivityRow(tr("<b>Now</b>"), f.dep.perGroup, f.s.tp, f.dep);
+                            tr("Change"), tr("Sessions that fit"), tr("GPUs"), tr("Money per month"), tr("Money per session-hour"));
+    sens += sensitivityRow(tr("<b>Now</b>"), f.dep.perGroup, f.s.gpusPerReplica(), f.dep);
     for (const SensitivityRow &x : f.rows)
-        sens += x.r.ok ? sensitivityRow(esc(x.v.change) + x.pastMaximum(), x.dep.perGroup, x.v.scenario.tp, x.dep)
+        sens += x.r.ok ? sensitivityRow(esc(x.v.change) + x.pastMaximum(), x.dep.perGroup, x.v.scenario.gpusPerReplica(), x.dep)
                        : QStringLiteral("<tr><td>%1</td><td colspan=4>%2</td></tr>").arg(esc(x.v.change), esc(x.r.error));
     sens += QStringLiteral("</table>");
     const EngineFigures &e = f.r.engineFigures;
