@@ -287,17 +287,33 @@ int runPlan(const QCommandLineParser &p, QTextStream &out, QTextStream &err, con
         err << "error: unexpected argument \"" << pos.at(1) << "\"\n";
         return 2;
     }
-    // Solving for the context needs none given.
-    const bool solvingLength = isSet(p, "solve") && (value(p, "solve") == QLatin1String("max-context") || value(p, "solve") == QLatin1String("max-model-len"));
-    const Scenario s = scenarioFrom(p, err, !solvingLength || isSet(p, "context"));
+    // Solving for the context needs none given (the plan is then shown at the length solved);
+    // --solve max-model-len answers the engine's setting, not a session's length: the plan
+    // beside it needs its context, as every plan does.
+    const bool solvingLength = isSet(p, "solve") && value(p, "solve") == QLatin1String("max-context");
+    Scenario s = scenarioFrom(p, err, !solvingLength || isSet(p, "context"));
     const UnitSystem units = unitsFrom(p);
-    const CapacityResult r = computeCapacity(s);
+    CapacityResult r = computeCapacity(s);
     if (!r.ok) {
         err << "error: " << r.error << '\n';
         return 1;
     }
-    const QStringList derivation = explainCapacity(s, r, units);
     const QJsonObject solved = solveAsked(p, s, r, units);
+    // A length solved without --context is the context the plan is shown at: every figure at the
+    // length it found, not at a default nobody gave (an attacker read "at 100,000 tokens (the
+    // context)" beside a solved length).
+    if (solvingLength && !isSet(p, "context") && !s.distribution) {
+        const QJsonValue length = solved.value(QStringLiteral("solved_context_tokens"));
+        if (length.isDouble() && length.toInteger() > 0) {
+            s.contextTokens = length.toInteger();
+            r = computeCapacity(s);
+            if (!r.ok) {
+                err << "error: " << r.error << '\n';
+                return 1;
+            }
+        }
+    }
+    const QStringList derivation = explainCapacity(s, r, units);
     if (isSet(p, "save") && saveScenario(p, s))
         return 0;
     if (isSet(p, "json"))

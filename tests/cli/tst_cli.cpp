@@ -780,6 +780,14 @@ private Q_SLOTS:
         QVERIFY2(fits.code == 0, fits.err.constData());
         QVERIFY(fits.json().value(QStringLiteral("solved_context_tokens")).toInteger() > 0);
         QCOMPARE(fits.json().value(QStringLiteral("solved_context_tokens_reason")).toString(), QString());
+        // Without --context the plan is shown at the length solved, not at a default nobody gave
+        // (an attacker read "at 100,000 tokens (the context)"): 4 sessions of it fit.
+        const qint64 solvedTokens = fits.json().value(QStringLiteral("solved_context_tokens")).toInteger();
+        QCOMPARE(fits.json().value(QStringLiteral("inputs")).toObject().value(QStringLiteral("context_tokens")).toInteger(), solvedTokens);
+        QCOMPARE(fits.json().value(QStringLiteral("max_sessions")).toInteger(), qint64(4));
+        // --solve max-model-len answers the engine's setting: the plan beside it needs its --context.
+        const Run setting = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --sessions 4 --solve max-model-len"));
+        QVERIFY2(setting.code == 1 && setting.err.contains("--context: is required"), setting.err.constData());
     }
 
     // --risk reads the window's forms through the one parser: "1 in 5,000" is 1/5000 = 2e-4.
