@@ -47,7 +47,7 @@ int smallField(const QJsonObject &o, const char *key, qint64 fallback, bool requ
 
 NamedCount namedField(const QJsonObject &o, const char *key, qint64 fallback, bool required)
 {
-    return NamedCount(intField(o, key, fallback, required), QString::fromLatin1(key));
+    return NamedCount(smallField(o, key, fallback, required), QString::fromLatin1(key));
 }
 
 bool has(const QJsonObject &o, const char *key)

@@ -20,7 +20,8 @@ qint64 intField(const QJsonObject &o, const char *key, qint64 fallback, bool req
 /// as implausibly large.
 int smallField(const QJsonObject &o, const char *key, qint64 fallback, bool required, qint64 minimum = 1);
 
-/// intField() (minimum 1) as a NamedCount carrying `key`, for checked formulas.
+/// smallField() (minimum 1, at most 1,000,000: a dimension, a head count, a kernel) as a
+/// NamedCount carrying `key`, for checked formulas.
 NamedCount namedField(const QJsonObject &o, const char *key, qint64 fallback, bool required);
 
 /// True when `key` is present and not null.

@@ -450,9 +450,11 @@ LayerGroup jambaMambaGroup(const QJsonObject &c, const ModelShape &m)
 {
     LayerGroup recurrent;
     recurrent.kind = LayerKind::Recurrent;
-    const qint64 expand = intField(c, "mamba_expand", 2, false);
-    const qint64 dState = intField(c, "mamba_d_state", 16, false);
-    const qint64 dConv = intField(c, "mamba_d_conv", 4, false);
+    // Geometry, held to the bound every dimension has (smallField: 10^6): 2^43 states per
+    // channel overflowed later and blamed --params (an attacker's Jamba config).
+    const qint64 expand = smallField(c, "mamba_expand", 2, false);
+    const qint64 dState = smallField(c, "mamba_d_state", 16, false);
+    const qint64 dConv = smallField(c, "mamba_d_conv", 4, false);
     if (m.hiddenSize == 0)
         throw InputError(QStringLiteral("hidden_size"), QStringLiteral("is needed to size the Mamba state"));
     const NamedCount dInner = NamedCount(expand, QStringLiteral("mamba_expand")) * NamedCount(m.hiddenSize, QStringLiteral("hidden_size"));

@@ -1013,6 +1013,13 @@ void TestConfigImport::badInput_data()
     QTest::newRow("JSON that is not an object")
         << QByteArray("[1, 2, 3]\n") << model << QStringLiteral("object");
 
+    // Recurrent-state geometry holds the bound every dimension has (10^6): an attacker's Jamba with
+    // mamba_d_state 2^43 overflowed later and blamed --params; 2^40 gave 10^18 B per session.
+    const QByteArray jamba = R"({"model_type": "jamba", "hidden_size": 4096, "num_hidden_layers": 8, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "attn_layer_period": 8, "attn_layer_offset": 4, "mamba_d_state": 8796093022208})";
+    QTest::newRow("mamba_d_state 2^43") << jamba << QStringList{QStringLiteral("mamba_d_state")} << QStringLiteral("implausibly large");
+    QTest::newRow("mamba_d_conv 2^40") << QByteArray(jamba).replace("\"mamba_d_state\": 8796093022208", "\"mamba_d_conv\": 1099511627776")
+                                       << QStringList{QStringLiteral("mamba_d_conv")} << QStringLiteral("implausibly large");
     QTest::newRow("num_hidden_layers 0")
         << llamaWith(R"("x": 0)").replace("\"num_hidden_layers\": 32", "\"num_hidden_layers\": 0")
         << QStringList{QStringLiteral("num_hidden_layers")} << QString();
