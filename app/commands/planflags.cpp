@@ -46,7 +46,7 @@ ModelShape namedModel(const QString &m, const QString &field, QTextStream &err)
 {
     if (m.contains(QLatin1Char('/')) || m.endsWith(QLatin1String(".json")) || QFileInfo(m).isFile())
         return ConfigImporter::fromFile(m, field);
-    return ConfigImporter::fromPreset(findPreset(m, QStringLiteral("model"), field, err).json);
+    return presetModel(m, err, field);
 }
 
 /// The vision encoder's and the host tier's flags (issue 14) into `s`: --images-per-request,
@@ -260,7 +260,7 @@ void readModel(const QCommandLineParser &p, Scenario &s, bool fromFile, bool req
 void readGpu(const QCommandLineParser &p, Scenario &s, bool fromFile, bool required, QTextStream &err)
 {
     if (isSet(p, "gpu")) {
-        s.gpu = GpuSpec::fromPreset(findPreset(value(p, "gpu"), QStringLiteral("gpu"), QStringLiteral("--gpu"), err).json);
+        s.gpu = presetGpu(value(p, "gpu"), err, QStringLiteral("--gpu"));
         s.gpuMemoryBytes.reset(); // the file's memory override belonged to its card
         s.priceUsdPerGpuHour.reset();
     }

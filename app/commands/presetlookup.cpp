@@ -82,14 +82,32 @@ QVector<GpuSpec> allGpus(QTextStream &err)
     return allPresets<GpuSpec>(QStringLiteral("gpu"), [](const QJsonObject &o) { return GpuSpec::fromPreset(o); }, err);
 }
 
-ModelShape presetModel(const QString &id, QTextStream &err)
+namespace {
+// The preset `id` of `kind` read by `read`; a stored row that no longer reads is named as the
+// preset it is, with the commands that mend it (an attacker's damaged row said only
+// "memory_bytes: must be a positive whole number of bytes", naming neither preset nor store).
+template <typename T, typename Read>
+T readPreset(const QString &id, const QString &kind, const QString &field, Read read, QTextStream &err)
 {
-    return ConfigImporter::fromPreset(findPreset(id, QStringLiteral("model"), QStringLiteral("model"), err).json);
+    const PresetRecord r = findPreset(id, kind, field, err);
+    try {
+        return read(r.json);
+    } catch (const InputError &e) {
+        throw InputError(field, QStringLiteral("the %1 preset \"%2\" is damaged (%3): fix it with `headroom presets edit %2`, "
+                                                                     "or remove it with `headroom presets remove %2`")
+                                                          .arg(kind, id, e.text()));
+    }
+}
+} // namespace
+
+ModelShape presetModel(const QString &id, QTextStream &err, const QString &field)
+{
+    return readPreset<ModelShape>(id, QStringLiteral("model"), field, [](const QJsonObject &o) { return ConfigImporter::fromPreset(o); }, err);
 }
 
-GpuSpec presetGpu(const QString &id, QTextStream &err)
+GpuSpec presetGpu(const QString &id, QTextStream &err, const QString &field)
 {
-    return GpuSpec::fromPreset(findPreset(id, QStringLiteral("gpu"), QStringLiteral("gpu"), err).json);
+    return readPreset<GpuSpec>(id, QStringLiteral("gpu"), field, [](const QJsonObject &o) { return GpuSpec::fromPreset(o); }, err);
 }
 
 } // namespace Headroom

@@ -21,9 +21,11 @@ PresetRecord findPreset(const QString &id, const QString &kind, const QString &f
 QVector<ModelShape> allModels(QTextStream &err);
 /// Every GPU preset that reads (a damaged user preset is left out).
 QVector<GpuSpec> allGpus(QTextStream &err);
-/// The model preset `id`. Throws InputError naming "model".
-ModelShape presetModel(const QString &id, QTextStream &err);
-/// The GPU preset `id`. Throws InputError naming "gpu".
-GpuSpec presetGpu(const QString &id, QTextStream &err);
+/// The model preset `id`. Throws InputError naming `field` (unknown, or a stored row that no
+/// longer reads: named as that preset, with the commands that mend it).
+ModelShape presetModel(const QString &id, QTextStream &err, const QString &field = QStringLiteral("model"));
+/// The GPU preset `id`. Throws InputError naming `field` (unknown, or a stored row that no
+/// longer reads: named as that preset, with the commands that mend it).
+GpuSpec presetGpu(const QString &id, QTextStream &err, const QString &field = QStringLiteral("gpu"));
 
 } // namespace Headroom

@@ -340,6 +340,29 @@ private Q_SLOTS:
         QVERIFY2(r.code == 0 && r.out.contains(QStringLiteral("1 added")), qPrintable(r.out + r.err));
     }
 
+    // A stored row whose figures no longer read is named as the preset it is, with the commands
+    // that mend it (an attacker's -5 B card said only "memory_bytes: must be a positive ...").
+    void aDamagedRowIsNamedAsItsPreset()
+    {
+        QTemporaryDir home;
+        QCOMPARE(run(home, args(QStringLiteral("add"), {QStringLiteral("gpu"), QStringLiteral("lab-card"), QStringLiteral("--memory"), QStringLiteral("24GB")})).code, 0);
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("edit"));
+            db.setDatabaseName(storeFile(home));
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(QStringLiteral("UPDATE presets SET json = json_set(json, '$.memory_bytes', -5) WHERE id = 'lab-card'")));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("edit"));
+        const Run r = run(home, {QStringLiteral("plan"), QStringLiteral("--model"), QStringLiteral("llama-3.1-8b"), QStringLiteral("--gpu"),
+                                 QStringLiteral("lab-card"), QStringLiteral("--context"), QStringLiteral("1000")});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(QStringLiteral("--gpu: the gpu preset \"lab-card\" is damaged (memory_bytes"))
+                     && r.err.contains(QStringLiteral("`headroom presets edit lab-card`")),
+                 qPrintable(r.err));
+    }
+
     void damagedIndexIsReportedAndRepaired()
     {
         QTemporaryDir home;
