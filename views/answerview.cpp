@@ -472,9 +472,12 @@ void AnswerView::showAdvice(const LeverReport &report)
     QString text = QStringLiteral("<b>%1</b> ").arg(tr("What to do now:"));
     const DistributionFigures &d = m_planner->result().distribution;
     if (d.fleetTargetFromSessions && d.fleetGpus) { // the fleet answers the sessions asked
-        m_advice->setText(text + tr("deploy the fleet: %1 on %2 (%3 replicas); Levers prices a cheaper replica.")
+        // With the GPUs the admission margin needs beside it, as the fleet line above says (a
+        // trial read "on 16 GPUs" here and "17 GPUs with the margin" in presenter).
+        m_advice->setText(text + tr("deploy the fleet: %1 on %2 (%3 replicas)%4; Levers prices a cheaper replica.")
                                      .arg(Units::plural(s.sessions, tr("session"), tr("sessions")),
-                                          Units::plural(*d.fleetGpus, tr("GPU"), tr("GPUs")), Units::formatCount(d.fleetReplicas.value_or(0))));
+                                          Units::plural(*d.fleetGpus, tr("GPU"), tr("GPUs")), Units::formatCount(d.fleetReplicas.value_or(0)),
+                                          Deployment::of(s, m_planner->result()).marginWords(s.marginFraction)));
         return;
     }
     if (m_fit >= m_wanted) {

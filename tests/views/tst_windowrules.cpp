@@ -343,6 +343,28 @@ private Q_SLOTS:
                  qPrintable(levers->answer()));
     }
 
+    // Sessions asked past one replica: "What to do now" names the fleet with the GPUs the
+    // admission margin needs beside it, as the fleet line and presenter do (a trial's case: the
+    // conversation trace, 5,000 sessions: "on 16 GPUs" here, 17 with the margin elsewhere).
+    void theFleetAdviceSaysTheMargin()
+    {
+        MainWindow w(store());
+        Scenario s = w.planner()->scenario();
+        s.distribution = LengthDistribution::fromTrace(QStringLiteral(HEADROOM_SAMPLES "/azure-llm-inference-2023-conv.csv"), QStringLiteral("t"));
+        s.contextTokens = 14'089; // the trace's longest request (theCapsEffectIsSaidOutright)
+        s.sessions = 5000;
+        w.planner()->reset(s);
+        QTRY_VERIFY(!w.planner()->busy());
+        const DistributionFigures &d = w.planner()->result().distribution;
+        QVERIFY(d.fleetTargetFromSessions && d.fleetGpus && d.gpusNeededAtAdmissionLimit);
+        QVERIFY2(*d.gpusNeededAtAdmissionLimit > *d.fleetGpus, "the case no longer needs more GPUs with the margin");
+        QTRY_VERIFY2(w.adviceText().contains(QStringLiteral("deploy the fleet: 5,000 sessions on %1").arg(Units::formatCount(*d.fleetGpus))),
+                     qPrintable(w.adviceText()));
+        QVERIFY2(w.adviceText().contains(QStringLiteral("(%1 GPUs").arg(Units::formatCount(*d.gpusNeededAtAdmissionLimit)))
+                     && w.adviceText().contains(QStringLiteral("with the 5% admission margin")),
+                 qPrintable(w.adviceText()));
+    }
+
     void whatToDoNowRestoresThePreviousCount()
     {
         // 100,000 tokens: floor(65,460,287,488 B / 13,107,200,000 B) = 4 sessions; 128,000 tokens:
