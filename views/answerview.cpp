@@ -181,6 +181,18 @@ void AnswerView::buildHeadline()
 void AnswerView::setTrafficReplay(TrafficReplay *replay)
 {
     connect(replay, &TrafficReplay::answerChanged, this, &AnswerView::showTraffic);
+    // While a replay or a solve runs, the fleet on screen is the last one's: said to be, never
+    // shown as the answer beside the new plan (a trial's presenter showed "1 GPU for the trace
+    // on 1 replica" beside 16 GPUs for 5,000 sessions while a solve ran).
+    connect(replay, &TrafficReplay::busyChanged, this, [this, replay](bool busy) {
+        if (!busy || m_trafficValue->isHidden()) {
+            showTraffic(replay->answer());
+            return;
+        }
+        m_trafficValue->setText(QStringLiteral("…"));
+        m_trafficCaption->setText(tr("replaying the trace: its fleet follows when the replay ends"));
+        m_traffic->setText(tr("Traffic: replaying the trace; its fleet follows when the replay ends."));
+    });
     showTraffic(replay->answer());
 }
 

@@ -177,8 +177,15 @@ private Q_SLOTS:
         QVERIFY2(v->answerText().startsWith(QStringLiteral("600 users like this trace on ")), qPrintable(v->answerText()));
         QVERIFY(w.trafficReplay()->answer().multiplier != 1.0);
         // One replica preempts at this load; the solve finds the count with none.
+        const QString before = w.findChild<AnswerView *>()->trafficText();
         v->solveButton()->click();
+        // While it runs, the Memory tab and presenter do not show the last replay's fleet as the
+        // answer (a trial's presenter showed "1 GPU" beside the plan's 16 during a solve).
+        if (w.trafficReplay()->busy())
+            QVERIFY2(w.findChild<AnswerView *>()->trafficText().contains(QStringLiteral("replaying the trace")),
+                     qPrintable(before + QStringLiteral(" / ") + w.findChild<AnswerView *>()->trafficText()));
         QTRY_VERIFY_WITH_TIMEOUT(settled(w) && w.trafficReplay()->answer().solved, kDeadline);
+        QVERIFY(!w.findChild<AnswerView *>()->trafficText().contains(QStringLiteral("replaying the trace")));
         const TrafficAnswer a = w.trafficReplay()->answer();
         QCOMPARE(a.result.preemptions, qint64(0));
         QCOMPARE(v->replicasSpin()->value(), a.result.replicas);
