@@ -476,16 +476,8 @@ void DistributionView::showResult(const CapacityResult &r)
                      Units::formatCount(d.maxTokens));
     if (s.retainTokens && m_planner->uncappedSessionsAtRisk()) {
         // The cap's effect said outright: what it buys per card, and what it costs the users.
-        const qint64 open = *m_planner->uncappedSessionsAtRisk();
-        // Whole sessions, as a TP group holds them ("+15 sessions per 4 GPUs"), never a quotient per card.
-        const qint64 gained = d.sessionsAtRisk - open;
-        const QString share = open > 0 ? tr(" (%1%2% of the sessions without it)").arg(gained >= 0 ? QStringLiteral("+") : QString())
-                                              .arg(Units::formatDecimal((double(d.sessionsAtRisk) / double(open) - 1.0) * 100.0, 0))
-                                        : QString();
-        // Named by its count: the sessions at the risk (a trial could not tell it from the worst case).
-        text += tr("<tr><td colspan=2><b>The cap: %1%2%3 at %4 risk, against no cap (what it costs: the next line)</b></td></tr>")
-                    .arg(gained >= 0 ? QStringLiteral("+") : QStringLiteral("−"), sessionsPerGpus(std::abs(gained), s.tp).toHtmlEscaped(), share,
-                         Units::formatRisk(d.replicaRisk));
+        text += tr("<tr><td colspan=2><b>The cap: %1; what it costs, below</b></td></tr>")
+                    .arg(capEffect(s, m_planner->result(), *m_planner->uncappedSessionsAtRisk()).toHtmlEscaped());
     }
     if (s.retainTokens)
         text += tr("<tr><td>Lost to the cap</td><td>%1</td></tr>").arg(d.truncatedShare > 0 ? historyLost(m_planner->result()).toHtmlEscaped() : tr("nothing"));

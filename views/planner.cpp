@@ -53,7 +53,8 @@ void Planner::apply(const Scenario &scenario)
         // Microseconds: answer at once (a request still waiting is older: it never runs).
         m_results.queued = {};
         m_result = computeCapacity(m_scenario);
-        m_uncapped.reset();
+        // With a cap, the count without it too (a trial saw 4 become 15 with no word of it).
+        m_uncapped = uncappedSessions(m_scenario);
         Q_EMIT resultChanged(m_result);
         return;
     }
@@ -65,15 +66,7 @@ void Planner::apply(const Scenario &scenario)
     runLatest(
         m_results,
         [scenario] {
-            std::optional<qint64> uncapped;
-            if (scenario.retainTokens) {
-                Scenario open = scenario;
-                open.retainTokens.reset();
-                RiskWork counts(RiskWork::Figures::Counts);
-                const CapacityResult r = computeCapacity(open, counts);
-                if (r.ok)
-                    uncapped = r.distribution.sessionsAtRisk;
-            }
+            const std::optional<qint64> uncapped = uncappedSessions(scenario);
             // The window shows no fixes (its levers are priced apart): a heavy tail's take seconds.
             RiskWork window(RiskWork::Figures::Window);
             return Answer(computeCapacity(scenario, window), uncapped);

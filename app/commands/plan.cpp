@@ -95,6 +95,9 @@ void printJson(QTextStream &out, const Scenario &s, const CapacityResult &r, con
     for (const QString &key : solved.keys())
         o.insert(key, solved.value(key));
     o.insert(QStringLiteral("inputs"), scenarioEcho(s));
+    // With a cap, the count at the risk without it: what the cap buys (added field).
+    const std::optional<qint64> open = uncappedSessions(s);
+    o.insert(QStringLiteral("sessions_at_risk_without_cap"), open ? QJsonValue(*open) : QJsonValue());
     // The length reserved_tokens_per_session is, in the derivation's words (added field).
     o.insert(QStringLiteral("session_basis"), sessionBasis(s, r));
     o.insert(QStringLiteral("derivation"), QJsonArray::fromStringList(derivation));
@@ -125,6 +128,10 @@ Rows memoryRows(const Scenario &s, const CapacityResult &r, UnitSystem units)
     // Under a distribution this count is one of several: its label names its length.
     row(s.distribution ? Cli::tr("Sessions at %1 tokens").arg(Units::formatCount(r.reservedTokensPerSession)) : Cli::tr("Sessions that fit"),
         Units::formatCount(r.maxSessions) + perReplicaOf(s));
+    // At one length the cap's gain is said here (under a distribution, with the risk's rows).
+    if (!s.distribution && s.retainTokens)
+        if (const std::optional<qint64> open = uncappedSessions(s))
+            row(Cli::tr("Retention cap gains"), capEffect(s, r, *open));
     // Sessions asked beyond one replica size a fleet (the rows below): one GPU's share of them is no question asked.
     if (!r.distribution.fleetTargetFromSessions)
         row(s.distribution ? Cli::tr("KV for %1 at %2 tokens").arg(Units::plural(s.sessions, Cli::tr("session"), Cli::tr("sessions")),
@@ -180,8 +187,12 @@ Rows lengthRows(const Scenario &s, const CapacityResult &r)
     row(Cli::tr("Lengths (tokens)"), Cli::tr("mean %1, p50 %2, p90 %3, p99 %4, max %5")
                                          .arg(Units::formatCount(qint64(std::llround(d.meanTokens))), Units::formatCount(d.p50),
                                               Units::formatCount(d.p90), Units::formatCount(d.p99), Units::formatCount(d.maxTokens)));
-    if (s.retainTokens)
+    if (s.retainTokens) {
+        // What it buys against no cap, as the window says it (a trial found only what it costs here).
+        if (const std::optional<qint64> open = uncappedSessions(s))
+            row(Cli::tr("Retention cap gains"), capEffect(s, r, *open));
         row(Cli::tr("Retention cap"), d.truncatedShare > 0 ? historyLost(r) : Cli::tr("no session loses history"));
+    }
     if (d.hasPrompts)
         row(Cli::tr("Admitting by prompt"), Cli::tr("%1, a %2 overflow risk once they have grown")
                                                 .arg(Units::plural(d.admissionByPrompt, Cli::tr("session"), Cli::tr("sessions")),

@@ -388,6 +388,17 @@ QVector<QPair<qint64, qint64>> sessionsAcrossContexts(const Scenario &s, int poi
     return out;
 }
 
+std::optional<qint64> uncappedSessions(const Scenario &s)
+{
+    if (!s.retainTokens)
+        return std::nullopt;
+    Scenario open = s;
+    open.retainTokens.reset();
+    RiskWork counts(RiskWork::Figures::Counts);
+    const CapacityResult r = computeCapacity(open, counts);
+    return r.ok ? std::optional<qint64>(r.distribution.sessionsAtRisk) : std::nullopt;
+}
+
 CapacityResult computeCapacity(const Scenario &s)
 {
     RiskWork work;

@@ -57,6 +57,11 @@ bool askedSessionsFit(const Scenario &scenario, const CapacityResult &result);
 /// no number of sessions anything holds, and is never shown as one.
 QString sessionsPerGpus(qint64 sessions, int gpus, bool noun = true);
 
+/// The sessions at the risk of `scenario` without its retention cap (what the cap buys: the
+/// window's "The cap: +11 sessions per GPU", plan's sessions_at_risk_without_cap), or nothing
+/// without a cap or when that plan has no answer. Counts only: no fixes or fleet figures.
+std::optional<qint64> uncappedSessions(const Scenario &scenario);
+
 /// The GPUs a count of sessions is held by, as a phrase after the count: "" on one GPU,
 /// " per TP group of 4 GPUs" under tensor parallelism alone, " per replica of 4 GPUs (TP 2 × PP 2)"
 /// once pipeline stages share the replica (each stage holds its own layers' KV of every session).
@@ -81,6 +86,12 @@ QString historyLostWords(double share, bool conversations, double meanByThoseLos
 /// historyLostWords from the distribution's figures of `r` (truncatedShare,
 /// meanTokensDroppedByThoseLosing, meanTokensDropped, p99TokensDropped). Empty when nothing is lost.
 QString historyLost(const CapacityResult &r);
+
+/// What the retention cap of `scenario` buys against no cap, in words: "+11 sessions per GPU
+/// (+275% of the sessions without it) at 1 in 100 (1e-2) risk, against no cap", from the plan
+/// `result` and the count `uncapped` without the cap (uncappedSessions). The window's "The cap"
+/// line and plan's "Retention cap gains" row.
+QString capEffect(const Scenario &scenario, const CapacityResult &result, qint64 uncapped);
 
 /// The length every per-session figure (session bytes, the sessions that fit
 /// at it, KV for the asked sessions) is for, said outright: "131,072 tokens

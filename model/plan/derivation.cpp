@@ -131,6 +131,22 @@ QString historyLostWords(double share, bool conversations, double meanByThoseLos
              Units::formatCount(p99OverAll));
 }
 
+QString capEffect(const Scenario &s, const CapacityResult &r, qint64 uncapped)
+{
+    const DistributionFigures &d = r.distribution;
+    // Whole sessions, as a replica holds them ("+15 sessions per 4 GPUs"), never a quotient per card.
+    const qint64 gained = d.sessionsAtRisk - uncapped;
+    const QString share = uncapped > 0 ? Derivation::tr(" (%1%2% of the sessions without it)")
+                                             .arg(gained >= 0 ? QStringLiteral("+") : QString())
+                                             .arg(Units::formatDecimal((double(d.sessionsAtRisk) / double(uncapped) - 1.0) * 100.0, 0))
+                                       : QString();
+    // Named by its count: the sessions at the risk (a trial could not tell it from the worst case).
+    // At one length no risk is taken: the gain is every session's.
+    return Derivation::tr("%1%2%3%4, against no cap")
+        .arg(gained >= 0 ? QStringLiteral("+") : QStringLiteral("−"), sessionsPerGpus(std::abs(gained), s.gpusPerReplica()), share,
+             s.distribution ? Derivation::tr(" at %1 risk").arg(Units::formatRisk(d.replicaRisk)) : QString());
+}
+
 QString historyLost(const CapacityResult &r)
 {
     const DistributionFigures &d = r.distribution;

@@ -574,6 +574,21 @@ private Q_SLOTS:
         QVERIFY(text.contains(QStringLiteral("of sessions lose history")));
     }
 
+    // At one length too (every session at the context), the cap's effect is said: 100,000 tokens,
+    // 4 sessions (whatToDoNowRestoresThePreviousCount's arithmetic); capped at 32,000 tokens,
+    // floor(65,460,287,488 B / (32,000 x 131,072 B)) = 15: +11 (a trial saw 4 become 15, unsaid).
+    void theCapsEffectAtOneLength()
+    {
+        MainWindow w(store());
+        QTRY_VERIFY(!w.planner()->busy());
+        QCOMPARE(w.planner()->result().distribution.sessionsAtRisk, qint64(4));
+        w.planner()->setRetainTokens(32'000);
+        QTRY_VERIFY(!w.planner()->busy());
+        QCOMPARE(w.planner()->result().distribution.sessionsAtRisk, qint64(15));
+        const QString text = w.distributionView()->figuresText();
+        QVERIFY2(text.contains(QStringLiteral("The cap: +11 sessions per GPU")), qPrintable(text));
+    }
+
     void fitsA1280x720Laptop()
     {
         MainWindow w(store());
