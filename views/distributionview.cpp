@@ -493,7 +493,7 @@ void DistributionView::showResult(const CapacityResult &r)
     if (d.costPerMillionTokensUsd)
         text += tr("<tr><td>Cost</td><td>%1, %2</td></tr>")
                     .arg(r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour")) : tr("—"),
-                         Units::formatUsdPer(*d.costPerMillionTokensUsd, tr("million tokens")));
+                         Units::formatUsdPer(*d.costPerMillionTokensUsd, tr("million output tokens")));
     if (d.concurrencyFromTraffic)
         text += tr("<tr><td>Traffic (Little's law)</td><td>%1 req/s × time in system = %2 sessions at once</td></tr>")
                     .arg(QString::number(*d.arrivalRatePerSecond, 'f', 2), QString::number(*d.concurrencyFromTraffic, 'f', 1));
