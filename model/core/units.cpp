@@ -205,15 +205,21 @@ qint64 parseSize(const QString &input, const QString &field, bool allowZero)
 qint64 parseCount(const QString &input, const QString &field, qint64 minimum)
 {
     const QString text = input.trimmed();
-    // An SI suffix scales exactly: "1.5M" = 15 x 10^5, no binary rounding.
+    // An SI suffix scales exactly: "1.5M" = 15 x 10^5, no binary rounding; a binary one (IEC
+    // 60027-2, as KiB beside kB) by 2^10 or 2^20: "128Ki" = 131,072, the form the window names
+    // beside "128K" (an attacker's "128Ki" was refused as no whole number).
     qint64 unit = 1;
     QString number = text;
-    if (number.endsWith(QLatin1Char('k')) || number.endsWith(QLatin1Char('K')))
+    if (number.endsWith(QLatin1String("Ki")))
+        unit = KiB;
+    else if (number.endsWith(QLatin1String("Mi")))
+        unit = MiB;
+    else if (number.endsWith(QLatin1Char('k')) || number.endsWith(QLatin1Char('K')))
         unit = kB;
     else if (number.endsWith(QLatin1Char('M')))
         unit = MB;
     if (unit > 1)
-        number = number.chopped(1).trimmed();
+        number = number.chopped(unit == KiB || unit == MiB ? 2 : 1).trimmed();
     // "100.000" is 100 with a decimal point and 100,000 with a German or Italian thousands dot:
     // one to three digits, a dot and exactly three more, nothing else, is refused as "1,5" is.
     static const QRegularExpression dotGrouped(QStringLiteral("^[+-]?\\d{1,3}\\.\\d{3}\\z"));

@@ -49,9 +49,9 @@ qint64 parseSize(const QString &text, const QString &field, bool allowZero = fal
 /// Parses a whole count such as "100000", "8e9", "1.5e3", "100_000" or
 /// "100,000" (commas and underscores as thousands separators only), with an
 /// optional SI suffix k or K (x 1,000) or M (x 1,000,000): "8k" = 8,000,
-/// "32K" = 32,000, "1.5M" = 1,500,000 (decimal, as GB = 10^9: write 8192 for
-/// 2^13). Throws InputError(field) unless the value is a whole number in
-/// [minimum, 2^63).
+/// "32K" = 32,000, "1.5M" = 1,500,000 (decimal, as GB = 10^9), or a binary one
+/// Ki (x 1,024) or Mi (x 1,048,576): "128Ki" = 131,072, "8Ki" = 8,192.
+/// Throws InputError(field) unless the value is a whole number in [minimum, 2^63).
 qint64 parseCount(const QString &text, const QString &field, qint64 minimum = 1);
 /// The same in `locale`'s number format first (de_DE: "1.500.000", "1,5M";
 /// fr_FR: "1 500 000"), then in the command line's forms above when the text

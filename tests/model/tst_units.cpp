@@ -196,6 +196,10 @@ private Q_SLOTS:
         QTest::newRow("8k = 8,000") << QStringLiteral("8k") << QStringLiteral("C") << qint64(8'000);
         QTest::newRow("32K = 32,000") << QStringLiteral("32K") << QStringLiteral("C") << qint64(32'000);
         QTest::newRow("1.5M = 1,500,000") << QStringLiteral("1.5M") << QStringLiteral("C") << qint64(1'500'000);
+        // Binary suffixes (IEC 60027-2): the window's "128 Ki would be 131,072" typed back.
+        QTest::newRow("128Ki = 131,072") << QStringLiteral("128Ki") << QStringLiteral("C") << qint64(131'072);
+        QTest::newRow("8 Ki = 8,192") << QStringLiteral("8 Ki") << QStringLiteral("C") << qint64(8'192);
+        QTest::newRow("1Mi = 1,048,576") << QStringLiteral("1Mi") << QStringLiteral("C") << qint64(1'048'576);
         QTest::newRow("2e5 = 200,000") << QStringLiteral("2e5") << QStringLiteral("C") << qint64(200'000);
         QTest::newRow("128 k with a space") << QStringLiteral("128 k") << QStringLiteral("C") << qint64(128'000);
         QTest::newRow("past 2^31: 3e9") << QStringLiteral("3e9") << QStringLiteral("C") << qint64(3'000'000'000);
