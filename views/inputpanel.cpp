@@ -301,6 +301,17 @@ void InputPanel::reflow()
     const auto policy = width() >= sideBySide ? QFormLayout::DontWrapRows : QFormLayout::WrapAllRows;
     if (m_form->rowWrapPolicy() != policy)
         m_form->setRowWrapPolicy(policy);
+    fitContextNote();
+}
+
+void InputPanel::fitContextNote()
+{
+    // A wrapped note is given the lines it wraps to at the width it has: the scroll area sized
+    // the panel without asking, and under qt6ct's larger font at 1280 x 720 the note's second
+    // line ("128 Ki)") was drawn over the Sessions row (trials, twice; seen on screen before and after).
+    const int width = m_contextSpin->width();
+    if (width > 0)
+        m_contextNote->setMinimumHeight(m_contextNote->heightForWidth(width));
 }
 
 void InputPanel::setPresets(QVector<ModelShape> models, QVector<GpuSpec> gpus)
@@ -391,6 +402,7 @@ void InputPanel::showScenario(const Scenario &s)
     m_contextNote->setText(maxPos > 0 ? (s.contextTokens > maxPos ? tr("<b>Beyond the model's maximum of %1 tokens%2</b>").arg(Units::formatCount(maxPos), ki)
                                                                   : tr("Model maximum: %1 tokens%2").arg(Units::formatCount(maxPos), ki))
                                       : QString());
+    fitContextNote();
     m_sessionsSlider->setValue(int(std::min<qint64>(s.sessions, m_sessionsSlider->maximum())));
     m_sessionsSpin->setValue(s.sessions);
     m_sessionsSpin->setSuffix(s.sessions == 1 ? tr(" session") : tr(" sessions"));

@@ -87,6 +87,8 @@ private:
     void connectSignals();
     /// Labels beside the fields when the width allows, else above them.
     void reflow();
+    /// The context note's height: the lines it wraps to at the context box's width.
+    void fitContextNote();
     void sizeSliders();
     void showScenario(const Scenario &s);
     qint64 contextTop() const;

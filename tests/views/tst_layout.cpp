@@ -1120,6 +1120,20 @@ private Q_SLOTS:
                     }
                 }
                 verifyChartsAndTablesReadable(&w, centre->tabText(i));
+                QApplication::processEvents(); // the layouts a text just set asked for
+                // A wrapped label has the lines it wraps to: the inputs' "Model maximum: 131,072
+                // tokens (128 Ki)" drew its second line over the Sessions row under +2 pt (trials, twice).
+                for (const QLabel *label : w.findChildren<QLabel *>()) {
+                    if (!label->isVisible() || !label->wordWrap() || label->text().isEmpty() || label->width() <= 0)
+                        continue;
+                    QVERIFY2(label->height() >= label->heightForWidth(label->width()),
+                             qPrintable(QStringLiteral("%1: %6 \"%2\" is %3 tall, its %4-wide text needs %5")
+                                            .arg(centre->tabText(i), label->text().left(60))
+                                            .arg(label->height())
+                                            .arg(label->width())
+                                            .arg(label->heightForWidth(label->width()))
+                                            .arg(QString::fromLatin1(label->metaObject()->className()))));
+                }
             }
             // The dialogs open within the screen too (a trial's Presets dialog was 795 px tall at the
             // default font and 893 px at +2 pt on a 720-pixel screen, its buttons off the bottom).
