@@ -290,6 +290,41 @@ private:
         }
     }
 
+    // Takes request `request`'s prompt blocks [from, to) out of host memory (an id repeated
+    // within the prompt is taken once); returns their bytes on one GPU, to resume over the link.
+    qint64 takeFromHost(qsizetype request, qint32 from, qint32 to)
+    {
+        const qint64 *ids = m_t.blocksOf(request);
+        qint64 bytes = 0;
+        for (qint32 k = from; k < to; ++k) {
+            if (!m_host.contains(ids[k]))
+                continue;
+            const Entry h = m_host.take(ids[k]);
+            bytes += m_t.blockTokensOf(request, k) * m_shape.kvBytesPerTokenPerGpu;
+            m_hostUsed -= h.cost;
+            m_hostLru.erase(h.lru);
+        }
+        return bytes;
+    }
+
+    // Holds request `request`'s prompt blocks from `from` on the GPU, each once and pinned (an id
+    // repeated within the prompt pins the block already held).
+    void holdOnGpu(qsizetype request, qint32 from)
+    {
+        const qint64 *ids = m_t.blocksOf(request);
+        for (qint32 k = from; k < m_t.requests.at(request).blockCount; ++k) {
+            if (m_gpu.contains(ids[k])) {
+                pin(ids[k]);
+                continue;
+            }
+            Entry e;
+            e.refs = 1;
+            e.cost = costOf(request, k);
+            m_gpu.insert(ids[k], e);
+            m_used += e.cost;
+        }
+    }
+
     // Admits the waiting requests, first come first served, while the head's missing blocks fit.
     void admit()
     {
@@ -329,27 +364,9 @@ private:
                 pin(ids[k]);
             // The host's blocks leave the host before room is made on the GPU (whose evictions
             // go to the host and could push them out).
-            qint64 hostBytes = 0;
-            for (qint32 k = gpuHit; k < gpuHit + hostHit; ++k) {
-                if (!m_host.contains(ids[k])) // an id repeated within the prompt, already taken
-                    continue;
-                const Entry h = m_host.take(ids[k]);
-                hostBytes += m_t.blockTokensOf(w.request, k) * m_shape.kvBytesPerTokenPerGpu;
-                m_hostUsed -= h.cost;
-                m_hostLru.erase(h.lru);
-            }
+            const qint64 hostBytes = takeFromHost(w.request, gpuHit, gpuHit + hostHit);
             makeRoom(need);
-            for (qint32 k = gpuHit; k < q.blockCount; ++k) {
-                if (m_gpu.contains(ids[k])) { // an id repeated within the prompt
-                    pin(ids[k]);
-                    continue;
-                }
-                Entry e;
-                e.refs = 1;
-                e.cost = costOf(w.request, k);
-                m_gpu.insert(ids[k], e);
-                m_used += e.cost;
-            }
+            holdOnGpu(w.request, gpuHit);
             Running r{w.request, w.generated, (w.generated + B - 1) / B + (q.blockCount == 0 ? (q.promptTokens + B - 1) / B : 0)};
             m_used += r.privateBlocks;
             const qint64 gpuTokens = std::min(qint64(gpuHit) * m_t.blockTokens, q.promptTokens);
