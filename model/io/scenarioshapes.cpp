@@ -91,8 +91,7 @@ LayerGroup layerGroupFromJson(const QJsonObject &g, qsizetype index)
 // attacker's 10^13 active of 8 x 10^9 timed a first token at 1,933 s). Throws InputError.
 void checkModelWhole(const ModelShape &m)
 {
-    const qint64 held = m.layersOf(LayerKind::FullAttention) + m.layersOf(LayerKind::SlidingWindow) + m.layersOf(LayerKind::Mla)
-                        + m.layersOf(LayerKind::Recurrent);
+    const qint64 held = m.groupLayers();
     if (m.hiddenLayers > 0 && held > m.hiddenLayers)
         throw InputError(QStringLiteral("model.groups"), QStringLiteral("hold %1 layers, more than num_hidden_layers %2").arg(held).arg(m.hiddenLayers));
     if (m.totalParams > 0 && m.activeParams > m.totalParams)
@@ -200,8 +199,7 @@ ModelShape modelFromJson(const QJsonObject &o)
         m.groups << layerGroupFromJson(v.toObject(), i);
         // A thousand groups of 10^7 layers would pass 2^31: the whole model is held to
         // the same 10^7 as one group (a model has at most a few hundred layers).
-        if (m.layersOf(LayerKind::FullAttention) + m.layersOf(LayerKind::SlidingWindow) + m.layersOf(LayerKind::Mla)
-                + m.layersOf(LayerKind::Recurrent) > 10'000'000)
+        if (m.groupLayers() > 10'000'000)
             throw InputError(QStringLiteral("model.groups[%1].count").arg(i), QStringLiteral("the groups hold more than 10,000,000 layers in all"));
         // Each KV head serves a whole group of query heads (the config.json reader's rule).
         const LayerGroup &g = m.groups.constLast();

@@ -20,8 +20,11 @@ bool LayerGroup::operator==(const LayerGroup &o) const
 
 qint64 ModelShape::layers() const
 {
-    if (hiddenLayers > 0)
-        return hiddenLayers;
+    return hiddenLayers > 0 ? hiddenLayers : groupLayers();
+}
+
+qint64 ModelShape::groupLayers() const
+{
     qint64 n = 0;
     for (const LayerGroup &g : groups)
         n += g.count;

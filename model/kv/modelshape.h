@@ -80,6 +80,9 @@ struct ModelShape
     /// num_hidden_layers: hiddenLayers when the config stated it, else the layers over all groups
     /// (summed in 64 bits: a thousand groups of 10^7 layers do not wrap).
     qint64 layers() const;
+    /// The layers the groups hold, every kind (64-bit sum); fewer than num_hidden_layers where
+    /// layers hold no KV of their own (Gemma 3n's KV-sharing layers, Nemotron-H's MLP layers).
+    qint64 groupLayers() const;
     /// Layers of one kind (64-bit sum).
     qint64 layersOf(LayerKind kind) const;
     /// True when any group is of `kind`.
