@@ -304,7 +304,7 @@ void AnswerView::showResult(const CapacityResult &r)
     // the chart draws the asked sessions at the mean, as the report does.
     // Sessions asked beyond one replica: the chart is one card of the fleet, its replica's share.
     const bool fleet = r.ok && r.distribution.fleetTargetFromSessions;
-    m_chart->setResult(r, s.tp, u,
+    m_chart->setResult(r, s.gpusPerReplica(), u,
                        r.ok && answersByRisk(s)
                            ? MemoryChartView::sessionsAtMean(fleet ? r.distribution.sessionsPerReplica : s.sessions, s, r.distribution)
                                  + (fleet ? tr(", one replica of %1").arg(Units::formatCount(r.distribution.fleetReplicas.value_or(0))) : QString())
@@ -317,7 +317,7 @@ void AnswerView::showResult(const CapacityResult &r)
     const qint64 fit = s.distribution ? r.distribution.sessionsAtRisk : r.maxSessions;
     trackFit(s, fit);
     m_adviceTimer->start();
-    const QString perGroup = s.tp > 1 ? tr(" per %1 GPUs").arg(s.tp) : QString();
+    const QString perGroup = s.gpusPerReplica() > 1 ? tr(" per %1 GPUs").arg(s.gpusPerReplica()) : QString();
     if (s.distribution)
         m_sessions->setText(Units::plural(r.distribution.sessionsAtRisk, tr("session fits"), tr("sessions fit")) + perGroup
                             + tr(" at a %1 risk").arg(Units::formatRisk(r.distribution.replicaRisk)));
@@ -384,7 +384,7 @@ void AnswerView::showHeadline(const Scenario &s, const CapacityResult &r, qint64
     // over a small "per 1,000 session-hours" was read as $8.81 a session-hour.
     const QString perHour = r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour")) : QString();
     const QString headline[3][2] = {
-        {Units::formatCount(fit), s.tp > 1 ? tr("sessions per %1 GPUs (one TP group)").arg(s.tp) : fit == 1 ? tr("session per card") : tr("sessions per card")},
+        {Units::formatCount(fit), s.gpusPerReplica() > 1 ? tr("sessions per %1 GPUs (one replica)").arg(s.gpusPerReplica()) : fit == 1 ? tr("session per card") : tr("sessions per card")},
         {perHour.isEmpty() ? tr("no price") : perHour,
          perHour.isEmpty() ? tr("set a price for the cost per session-hour") : tr("each session's cost, every card full")},
         {r.shortfallBytesPerGpu > 0 ? tr("Weights") : tr("KV cache"),
@@ -439,7 +439,7 @@ void AnswerView::showFigures(const Scenario &s, const CapacityResult &r)
                                                   : tr("set a price");
     // Every per-session figure names the length it is for, as the derivation does.
     const QString basis = sessionBasis(s, r);
-    const QString perGpu = s.tp > 1 ? tr(" per GPU") : QString();
+    const QString perGpu = s.gpusPerReplica() > 1 ? tr(" per GPU") : QString();
     // With a draft model its own KV shares the pool: the per-token row names both, target
     // first, so the target's figure is never read as the whole.
     const bool draft = r.draftKvBytesPerTokenPerGpu > 0;
@@ -525,7 +525,7 @@ QString AnswerView::adviceLines() const
                                                : tr("unpriced");
         const std::optional<double> optionPrice = o.scenario.effectivePrice();
         if (price && optionPrice) {
-            const double extra = *optionPrice * o.scenario.tp - *price * s.tp;
+            const double extra = *optionPrice * o.scenario.gpusPerReplica() - *price * s.gpusPerReplica();
             if (extra > 0.005)
                 cost += tr(", +%1 an hour").arg(Units::formatUsd(extra));
         }

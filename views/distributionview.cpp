@@ -159,7 +159,7 @@ void DistributionView::buildControls()
     m_riskScope->setAccessibleName(tr("Risk of"));
     m_riskScope->addItem(tr("each replica"));
     m_riskScope->addItem(tr("the whole fleet"));
-    m_riskScope->setToolTip(tr("Each replica (TP group) at this risk, or the whole fleet: the chance that some replica "
+    m_riskScope->setToolTip(tr("Each replica (its TP × PP GPUs) at this risk, or the whole fleet: the chance that some replica "
                                "overflows, each replica's risk solved from it"));
 }
 

@@ -214,7 +214,7 @@ void LeversView::showReport(const LeverReport &report)
                           : !o.missesTargetReason.isEmpty() ? tr("Misses the target: %1; %2").arg(o.missesTargetReason, effect)
                                                            : effect;
         // Sessions as the whole count a TP group holds ("15 per 4 GPUs"), never a quotient per GPU.
-        const QStringList cells = {option, sessionsPerGpus(o.sessionsPerGroup, o.scenario.tp, false), change,
+        const QStringList cells = {option, sessionsPerGpus(o.sessionsPerGroup, o.scenario.gpusPerReplica(), false), change,
                                    o.costPerSessionHourUsd && o.sessionsPerGroup > 0 ? Units::formatUsd(*o.costPerSessionHourUsd) : QStringLiteral("—"),
                                    o.costPerMillionTokensUsd ? Units::formatUsd(*o.costPerMillionTokensUsd) : QStringLiteral("—"),
                                    o.itlMs ? Units::formatDecimal(*o.itlMs, 1) : QStringLiteral("—")};

@@ -17,7 +17,7 @@ ThroughputChartView::ThroughputChartView(QWidget *parent)
     QChart *c = chart();
     c->setAnimationOptions(QChart::NoAnimation);
     c->setTitle(tr("Batch versus latency (decode)"));
-    m_axisX->setTitleText(tr("concurrent sessions per TP group (log scale)"));
+    m_axisX->setTitleText(tr("concurrent sessions per replica (log scale)"));
     m_axisX->setLabelFormat(QStringLiteral("%.0f"));
     m_axisItl->setTitleText(tr("inter-token latency, ms"));
     m_axisTps->setTitleText(tr("tokens/s per GPU"));

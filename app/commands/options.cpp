@@ -27,7 +27,7 @@ QList<QCommandLineOption> shapeOptions()
         opt("params", "Total parameters (8e9 or 8000000000); sets the count a config.json lacks.", "N"),
         opt("gpu", "GPU preset id, e.g. h100-sxm-80gb.", "ID"),
         opt("gpu-memory", "Memory per card, with a unit: 80GB, 79.6GiB. Alone, a custom card.", "SIZE"),
-        opt("weights", "Weights of the whole model, split over the TP group: 16GB.", "SIZE"),
+        opt("weights", "Weights of the whole model, split over the replica's GPUs (TP × PP): 16GB.", "SIZE"),
         opt("workspace", "Workspace per card (activations + runtime reserve); default 4GB.", "SIZE"),
         opt("tp", "Tensor-parallel GPUs per replica (default 1).", "N"),
         opt("context", "Resident tokens per session (prompt + output).", "TOKENS"),

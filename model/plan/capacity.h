@@ -63,9 +63,17 @@ QString sessionsPerGpus(qint64 sessions, int gpus, bool noun = true);
 std::optional<qint64> uncappedSessions(const Scenario &scenario);
 
 /// The GPUs a count of sessions is held by, as a phrase after the count: "" on one GPU,
-/// " per TP group of 4 GPUs" under tensor parallelism alone, " per replica of 4 GPUs (TP 2 × PP 2)"
+/// " per replica of 4 GPUs (TP 4)" under tensor parallelism, " per replica of 4 GPUs (TP 2 × PP 2)"
 /// once pipeline stages share the replica (each stage holds its own layers' KV of every session).
 QString perReplicaOf(const Scenario &scenario);
+
+/// One replica's GPUs and how they are split: "1 GPU", "4 GPUs (TP 4)", "8 GPUs (TP 4 × PP 2)".
+QString replicaShape(const Scenario &scenario);
+
+/// What one copy of the model is, as the noun for `n` of them: "GPU"/"GPUs" when a replica is
+/// one GPU, "replica"/"replicas" once TP or PP spreads it over more (a count of sessions is
+/// held by a whole replica; perReplicaOf names its GPUs the first time).
+QString replicaNoun(const Scenario &scenario, qint64 n = 1);
 
 /// Every value of `scenario` that overrides its model or card, in words, one a line, each said
 /// as a what-if with the value it replaces: "KV heads 4 (what-if; the model has 8)", card

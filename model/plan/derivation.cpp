@@ -84,9 +84,23 @@ QString perReplicaOf(const Scenario &s)
 {
     if (s.gpusPerReplica() <= 1)
         return QString();
+    return Derivation::tr(" per replica of %1").arg(replicaShape(s));
+}
+
+QString replicaShape(const Scenario &s)
+{
+    if (s.gpusPerReplica() <= 1)
+        return Derivation::tr("1 GPU");
     if (s.pp <= 1)
-        return Derivation::tr(" per TP group of %1 GPUs").arg(s.tp);
-    return Derivation::tr(" per replica of %1 GPUs (TP %2 × PP %3)").arg(s.gpusPerReplica()).arg(s.tp).arg(s.pp);
+        return Derivation::tr("%1 GPUs (TP %2)").arg(s.gpusPerReplica()).arg(s.tp);
+    return Derivation::tr("%1 GPUs (TP %2 × PP %3)").arg(s.gpusPerReplica()).arg(s.tp).arg(s.pp);
+}
+
+QString replicaNoun(const Scenario &s, qint64 n)
+{
+    if (s.gpusPerReplica() <= 1)
+        return n == 1 ? Derivation::tr("GPU") : Derivation::tr("GPUs");
+    return n == 1 ? Derivation::tr("replica") : Derivation::tr("replicas");
 }
 
 QStringList whatIfsInForce(const Scenario &s, UnitSystem u)

@@ -27,7 +27,7 @@ LeverOption LeverEvaluator::priced(const QString &lever, const QString &option, 
         return o;
     }
     o.sessionsPerGroup = r.distribution.sessionsAtRisk;
-    o.sessionsPerGpu = double(o.sessionsPerGroup) / double(std::max(1, s.tp));
+    o.sessionsPerGpu = double(o.sessionsPerGroup) / double(s.gpusPerReplica());
     o.costPerSessionHourUsd = r.costPerSessionHourUsd;
     o.costPerMillionTokensUsd = r.distribution.costPerMillionTokensUsd;
     o.itlMs = r.distribution.itlMsAtRisk;

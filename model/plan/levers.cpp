@@ -34,7 +34,7 @@ void judge(QVector<LeverOption> &options, const LeverOption &current, const Leve
             : !latencyOk && o.itlMs ? Levers::tr("%1 ms per token, past the %2 ms %3").arg(QString::number(*o.itlMs, 'f', 1), QString::number(maxItl, 'f', 1),
                                                                                         target.maxItlMs ? Levers::tr("target") : Levers::tr("ceiling (5 tokens/s)"))
             : !latencyOk ? Levers::tr("no latency figure for the card, and a latency target is set")
-            : !sessionsOk ? Levers::tr("%1, below the target of %2 sessions per GPU").arg(sessionsPerGpus(o.sessionsPerGroup, o.scenario.tp), Units::formatDecimal(*target.sessionsPerGpu))
+            : !sessionsOk ? Levers::tr("%1, below the target of %2 sessions per GPU").arg(sessionsPerGpus(o.sessionsPerGroup, o.scenario.gpusPerReplica()), Units::formatDecimal(*target.sessionsPerGpu))
                           : QString();
         if (target.maxItlMs && o.itlMs && *o.itlMs > *target.maxItlMs && !o.changesRequirement) {
             o.changesRequirement = true;
@@ -127,7 +127,7 @@ QString answerOf(const LeverReport &report, const Scenario &now, const LeverTarg
                          : Levers::tr("No option here holds a session within 200 ms per token without changing the requirement: combine levers.");
     return Levers::tr("The cheapest here is %1 (%2)%3, at %4 and %5%6")
         .arg(named(*cheapest, now), cheapest->lever, targetSet ? Levers::tr(" meeting the target") : QString(),
-             perSessionHour(*cheapest->costPerSessionHourUsd), sessionsPerGpus(cheapest->sessionsPerGroup, cheapest->scenario.tp),
+             perSessionHour(*cheapest->costPerSessionHourUsd), sessionsPerGpus(cheapest->sessionsPerGroup, cheapest->scenario.gpusPerReplica()),
              parts.isEmpty() ? Levers::tr(".") : Levers::tr("; next by kind of option: %1.").arg(parts.join(Levers::tr(", "))));
 }
 
@@ -229,7 +229,7 @@ Diagnosis diagnoseFailure(const Scenario &s, qint64 failedAt, qint64 context, co
         d.budgetShare = 0;
         d.explainedByKv = false;
         d.expectedFailureSessions = 1;
-        d.cheapestFix = Levers::tr("a card or TP group that holds the weights (%1 short per GPU)")
+        d.cheapestFix = Levers::tr("a card, or more GPUs per replica (TP or PP), that holds the weights (%1 short per GPU)")
                             .arg(Units::formatBytes(r.shortfallBytesPerGpu, UnitSystem::Decimal));
         d.sentence = Levers::tr("Not the KV cache: weights and workspace alone exceed the card by %1 per GPU, so it cannot start. Fix: %2.")
                          .arg(Units::formatBytes(r.shortfallBytesPerGpu, UnitSystem::Decimal), d.cheapestFix);
@@ -240,11 +240,11 @@ Diagnosis diagnoseFailure(const Scenario &s, qint64 failedAt, qint64 context, co
     d.budgetShare = r.kvBudgetBytesPerGpu > 0 ? resident / double(r.kvBudgetBytesPerGpu) : INFINITY;
     d.explainedByKv = d.budgetShare >= 0.95;
     d.expectedFailureSessions = r.maxSessions < std::numeric_limits<qint64>::max() ? r.maxSessions + 1 : r.maxSessions; // no wrap at 2^63
-    const LeverReport levers = evaluateLevers(at, models, gpus, LeverTarget{double(failedAt) / double(at.tp), std::nullopt});
+    const LeverReport levers = evaluateLevers(at, models, gpus, LeverTarget{double(failedAt) / double(at.gpusPerReplica()), std::nullopt});
     const auto fix = std::find_if(levers.options.cbegin(), levers.options.cend(), [](const LeverOption &o) { return o.cheapest; });
     if (fix != levers.options.cend())
-        d.cheapestFix = Levers::tr("%1 (%2): %3 sessions per TP group, %4; price paid: %5")
-                            .arg(fix->option, fix->lever, formatCount(fix->sessionsPerGroup),
+        d.cheapestFix = Levers::tr("%1 (%2): %3, %4; price paid: %5")
+                            .arg(fix->option, fix->lever, sessionsPerGpus(fix->sessionsPerGroup, fix->scenario.gpusPerReplica()),
                                  Units::formatUsdPer(*fix->costPerSessionHourUsd, Levers::tr("session-hour")),
                                  fix->sideEffect);
     else

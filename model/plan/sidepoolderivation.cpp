@@ -27,7 +27,7 @@ QStringList explainVisionEncoder(const Scenario &s, const CapacityResult &r, Uni
     if (r.encoderLoaded)
         out << QStringLiteral("Vision encoder: %1 of the %2 parameters (config.json vision_config: tower + projector) = %3 of the weights%4")
                    .arg(formatCount(m.visionParams), formatCount(m.totalParams), both(r.encoderWeightsBytes),
-                        s.tp > 1 ? QStringLiteral(", %1 per GPU").arg(both(r.encoderWeightsBytesPerGpu)) : QString());
+                        s.gpusPerReplica() > 1 ? QStringLiteral(", %1 per GPU").arg(both(r.encoderWeightsBytesPerGpu)) : QString());
     else
         out << QStringLiteral("Vision encoder: not loaded: vLLM skips the tower with no images (--limit-mm-per-prompt '{\"image\": 0}'; "
                               "vllm/model_executor/models/interfaces.py _mark_tower_model), so the weights leave out its %1 parameters")

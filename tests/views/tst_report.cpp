@@ -248,11 +248,13 @@ private Q_SLOTS:
                                                    "replicas: %2 that some replica overflows.").arg(groups).arg(fleetRisk)),
                      qPrintable(page1));
             QVERIFY(page1.contains(QStringLiteral("The three assumptions that move the answer most")));
-            QVERIFY(page1.contains(QStringLiteral("%1 TP groups of 4 GPUs").arg(Units::formatCount(groups))));
+            // One noun for one copy of the model on every row: a replica, with its GPUs and their split.
+            QVERIFY(page1.contains(QStringLiteral("= %1 replicas of 4 GPUs (TP 4)").arg(Units::formatCount(groups))));
+            QVERIFY2(!text.contains(QStringLiteral("TP group")), qPrintable(text));
             // Engines admitting the count to deploy (the admission limit, with the 5% margin) on those
             // groups hold fewer than the 1,000 when groups x limit falls short: said, with the fleet that holds them.
             const qint64 admittedGroups = (1000 + d.admissionLimit - 1) / d.admissionLimit;
-            const QString margin = QStringLiteral("admitting the count to deploy, %1 per TP group (the budget less a 5% margin), these GPUs hold %2; %3 GPUs hold 1,000 with the margin too")
+            const QString margin = QStringLiteral("admitting the count to deploy, %1 per replica (the budget less a 5% margin), these GPUs hold %2; %3 GPUs hold 1,000 with the margin too")
                                        .arg(Units::formatCount(d.admissionLimit), Units::formatCount(d.admissionLimit * groups), Units::formatCount(admittedGroups * 4));
             QCOMPARE(page1.contains(margin), admittedGroups > groups);
             // One basis, named: the per-session table is against the trace at the risk 0.01, in the
@@ -262,7 +264,7 @@ private Q_SLOTS:
             // Worst case: every session the longest request of the trace, 14,089 tokens = 881 blocks of
             // 16 = 14,096 tokens x 81,920 B per GPU (2 of the 8 KV heads at TP 4) = 1,154,744,320 B.
             QCOMPARE(d.sessionsWorstCase, r.kvBudgetBytesPerGpu / qint64(1'154'744'320));
-            QVERIFY(text.contains(QStringLiteral("every session at the longest, 14,089 tokens %1 sessions per TP group").arg(Units::formatCount(d.sessionsWorstCase))));
+            QVERIFY(text.contains(QStringLiteral("every session at the longest, 14,089 tokens %1 sessions per 4 GPUs").arg(Units::formatCount(d.sessionsWorstCase))));
             QVERIFY(text.contains(QStringLiteral("327,680 B")));
             QVERIFY(text.contains(QStringLiteral("Sensitivity")) && text.contains(QStringLiteral("risk 1 in 1,000,000 (1e-6)")));
             // The figures for scripts, under their field names, in the appendix only.
@@ -326,7 +328,7 @@ private Q_SLOTS:
         // per-session figures are for (the cap): the lengths alone said neither (new user's report).
         QVERIFY2(text.contains(QStringLiteral("Context 14,089 tokens; every per-session figure at 4,096 tokens (the retention cap)")),
                  qPrintable(text.mid(text.indexOf(QStringLiteral("Inputs")), 1200)));
-        QVERIFY(text.contains(QStringLiteral("Money per session-hour ") + figure + QStringLiteral(" ($2.95 per GPU-hour × 4 GPUs ÷ %1 sessions per TP group)")
+        QVERIFY(text.contains(QStringLiteral("Money per session-hour ") + figure + QStringLiteral(" ($2.95 per GPU-hour × 4 GPUs ÷ %1 sessions per replica)")
                                                                                         .arg(Units::formatCount(r.distribution.sessionsAtRisk))));
         QVERIFY2(!text.contains(monthOverTarget), qPrintable(monthOverTarget));
 
@@ -353,7 +355,7 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(ReportWriter::writePdf(pdf, ReportInput{QStringLiteral("70B capped"), s, r, UnitSystem::Decimal, {}}, QPageSize::A4, &error), qPrintable(error));
         const QString page1 = textOf(pdf, 1);
-        const QString margin = QStringLiteral("admitting the count to deploy, %1 per TP group (the budget less a 5% margin), these GPUs hold %2; %3 GPUs hold 1,000 with the margin too")
+        const QString margin = QStringLiteral("admitting the count to deploy, %1 per replica (the budget less a 5% margin), these GPUs hold %2; %3 GPUs hold 1,000 with the margin too")
                                    .arg(Units::formatCount(d.admissionLimit), Units::formatCount(d.admissionLimit * groups), Units::formatCount(admittedGroups * 4));
         QVERIFY2(page1.contains(margin), qPrintable(margin + QStringLiteral("\n---\n") + page1));
         // The decision itself names that fleet and its month beside the one at the risk alone
@@ -647,6 +649,27 @@ private Q_SLOTS:
                  qPrintable(page1));
     }
 
+    void aReplicaIsItsTpTimesPpGpus()
+    {
+        // Issue 31's wording and the PP kind: under TP 2 x PP 2 a replica is 4 GPUs (vLLM's world
+        // size is tensor_parallel_size x pipeline_parallel_size, docs "Distributed inference and
+        // serving"); the report counted its fleet in "TP groups of 2 GPUs" and its sessions per 2 GPUs.
+        Scenario s = issueScenario3();
+        s.tp = 2;
+        s.pp = 2;
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY(r.ok && r.distribution.sessionsAtRisk > 0);
+        const qint64 groups = (1000 + r.distribution.sessionsAtRisk - 1) / r.distribution.sessionsAtRisk;
+        const QString pdf = m_dir.filePath(QStringLiteral("pp.pdf"));
+        QString error;
+        QVERIFY2(ReportWriter::writePdf(pdf, ReportInput{QStringLiteral("pp"), s, r, UnitSystem::Decimal, {}}, QPageSize::A4, &error), qPrintable(error));
+        const QString page1 = textOf(pdf, 1), text = textOf(pdf);
+        QVERIFY2(page1.contains(QStringLiteral("%1 × %2 = %3 replicas of 4 GPUs (TP 2 × PP 2)").arg(Units::formatCount(groups * 4), s.gpu.name, Units::formatCount(groups))),
+                 qPrintable(page1));
+        QVERIFY2(text.contains(QStringLiteral("Sessions that fit %1 sessions per 4 GPUs").arg(Units::formatCount(r.distribution.sessionsAtRisk))), qPrintable(text));
+        QVERIFY(!text.contains(QStringLiteral("TP group")));
+    }
+
     void nothingFitsIsSaidOnce()
     {
         // A trial's A10 report: Llama-3.1-8B (16.06 GB of bf16 weights, 131,072 B of KV per token:
@@ -666,8 +689,8 @@ private Q_SLOTS:
         QVERIFY(text.contains(QStringLiteral("does not serve a session")));
         QVERIFY2(!text.contains(QStringLiteral("cannot overflow")), qPrintable(text.left(3000)));
         QVERIFY2(!text.contains(QStringLiteral("against now)")) || !text.contains(QStringLiteral("(—")), qPrintable(text.left(3000)));
-        QVERIFY(!text.contains(QStringLiteral("at 0 sessions per TP group")));
-        QVERIFY(text.contains(QStringLiteral("not one session fits on a TP group, so nothing is decoded")));
+        QVERIFY(!text.contains(QStringLiteral("at 0 sessions per")));
+        QVERIFY(text.contains(QStringLiteral("not one session fits on a GPU, so nothing is decoded")));
     }
 
     void traceWithCapAndWhatIf()

@@ -63,23 +63,23 @@ QString fleetRows(const ReportFigures &f)
     const Scenario &s = f.s;
     const DistributionFigures &d = f.d;
     const Deployment &dep = f.dep;
-    QString fleet = row(tr("GPUs"), tr("%1 × %2 = %3 of %4 (one model replica each)")
-                                        .arg(Units::formatCount(dep.gpus), esc(s.gpu.name), Units::plural(dep.groups, tr("TP group"), tr("TP groups")),
-                                             Units::plural(s.tp, tr("GPU"), tr("GPUs"))));
-    // Whole sessions only: a TP group's count with its GPUs ("15 per 4 GPUs"), never a quotient per GPU.
-    const QString perGroup = esc(sessionsPerGpus(dep.perGroup, s.tp, false));
-    fleet += row(tr("Sessions"), d.fleetTargetSessions ? tr("%1 asked; %2 in each TP group").arg(Units::formatCount(*d.fleetTargetSessions), perGroup)
-                                                  : s.dp > 1 ? tr("%1 in each TP group (no target given: %2 from --dp)")
-                                                                  .arg(perGroup, Units::plural(dep.groups, tr("group"), tr("groups")))
-                                                  : tr("%1 (no target given: one TP group)").arg(perGroup));
+    // One noun for one copy of the model on every row: a GPU, or a replica of its TP x PP GPUs.
+    const QString replicas = Units::formatCount(dep.groups) + QLatin1Char(' ') + replicaNoun(s, dep.groups);
+    QString fleet = row(tr("GPUs"), s.gpusPerReplica() > 1 ? tr("%1 × %2 = %3 of %4").arg(Units::formatCount(dep.gpus), esc(s.gpu.name), replicas, esc(replicaShape(s)))
+                                                           : tr("%1 × %2 (one model replica each)").arg(Units::formatCount(dep.gpus), esc(s.gpu.name)));
+    // Whole sessions only: a replica's count with its GPUs ("15 per 4 GPUs"), never a quotient per GPU.
+    const QString perGroup = esc(sessionsPerGpus(dep.perGroup, s.gpusPerReplica(), false));
+    fleet += row(tr("Sessions"), d.fleetTargetSessions ? tr("%1 asked; %2").arg(Units::formatCount(*d.fleetTargetSessions), perGroup)
+                                                  : s.dp > 1 ? tr("%1 (no target given: %2 from --dp)").arg(perGroup, replicas)
+                                                  : tr("%1 (no target given: one %2)").arg(perGroup, replicaNoun(s)));
     // The fleet is sized at the risk-based count; engines admitting the count to deploy (the
     // admission limit, with the margin) on it may hold fewer than the target, and that is said.
     if (d.fleetTargetSessions && d.gpusNeeded && d.gpusNeededAtAdmissionLimit && *d.gpusNeededAtAdmissionLimit > *d.gpusNeeded)
-        fleet += row(tr("With the margin"), tr("admitting the count to deploy, %1 per TP group (the budget less a %2% margin), these GPUs hold %3; "
+        fleet += row(tr("With the margin"), tr("admitting the count to deploy, %1 per %6 (the budget less a %2% margin), these GPUs hold %3; "
                                                "%4 hold %5 with the margin too")
                                                 .arg(Units::formatCount(d.admissionLimit), Units::formatDecimal(s.marginFraction * 100, 1),
                                                      Units::formatCount(d.admissionLimit * dep.groups),
-                                                     Units::plural(*d.gpusNeededAtAdmissionLimit, tr("GPU"), tr("GPUs")), Units::formatCount(*d.fleetTargetSessions)));
+                                                     Units::plural(*d.gpusNeededAtAdmissionLimit, tr("GPU"), tr("GPUs")), Units::formatCount(*d.fleetTargetSessions), replicaNoun(s)));
     return fleet;
 }
 
@@ -93,18 +93,18 @@ QString moneyRows(const ReportFigures &f)
                                                                    .arg(Units::formatUsd(*dep.perMonth), Units::plural(dep.gpus, tr("GPU"), tr("GPUs")), Units::formatUsd(*price))
                                                              : tr("set a price per GPU-hour"));
     if (dep.perSessionHour)
-        fleet += row(tr("Money per session-hour"), tr("%1 (%2 per GPU-hour × %3 ÷ %4 per TP group)")
+        fleet += row(tr("Money per session-hour"), tr("%1 (%2 per GPU-hour × %3 ÷ %4 per %5)")
                                                        .arg(Units::formatUsdPer(*dep.perSessionHour, tr("session-hour")), Units::formatUsd(*price),
-                                                            Units::plural(s.gpusPerReplica(), tr("GPU"), tr("GPUs")), Units::plural(dep.perGroup, tr("session"), tr("sessions"))));
+                                                            Units::plural(s.gpusPerReplica(), tr("GPU"), tr("GPUs")), Units::plural(dep.perGroup, tr("session"), tr("sessions")), replicaNoun(s)));
     if (f.d.costPerMillionTokensUsd)
-        fleet += row(tr("Money per million output tokens"), tr("%1 (decode at %2 sessions per TP group)").arg(Units::formatUsd(*f.d.costPerMillionTokensUsd), Units::formatCount(dep.perGroup)));
+        fleet += row(tr("Money per million output tokens"), tr("%1 (decode at %2 per %3)").arg(Units::formatUsd(*f.d.costPerMillionTokensUsd), Units::plural(dep.perGroup, tr("session"), tr("sessions")), replicaNoun(s)));
     if (const SensitivityRow *cheaper = cheaperChoice(f))
         fleet += row(tr("<b>Cheaper</b>"), s.targetSessions
                          ? tr("<b>%1: %2 a month on %3</b>, the same %4 sessions")
                                .arg(esc(cheaper->v.change), Units::formatUsd(*cheaper->dep.perMonth), Units::plural(cheaper->dep.gpus, tr("GPU"), tr("GPUs")),
                                     Units::formatCount(dep.sessions))
-                         : tr("<b>%1: %2 per TP group, %3</b>")
-                               .arg(esc(cheaper->v.change), Units::plural(cheaper->dep.perGroup, tr("session"), tr("sessions")),
+                         : tr("<b>%1: %2, %3</b>")
+                               .arg(esc(cheaper->v.change), esc(sessionsPerGpus(cheaper->dep.perGroup, cheaper->v.scenario.gpusPerReplica())),
                                     Units::formatUsdPer(*cheaper->dep.perSessionHour, tr("session-hour"))));
     return fleet;
 }
@@ -137,12 +137,12 @@ QVector<QPair<double, QString>> assumptionMoves(const ReportFigures &f)
             seen << x->v.kind;
             moves << qMakePair(std::abs(x->perGpu() - perGpu),
                                tr("<b>%1</b>: with %2%5, %3 (%4 against now)")
-                                   .arg(x->v.kind, esc(x->v.change), esc(sessionsPerGpus(x->dep.perGroup, x->v.scenario.tp)), signedPercent(perGpu, x->perGpu()),
+                                   .arg(x->v.kind, esc(x->v.change), esc(sessionsPerGpus(x->dep.perGroup, x->v.scenario.gpusPerReplica())), signedPercent(perGpu, x->perGpu()),
                                         x->pastMaximum()));
         }
     if (f.band)
-        moves << qMakePair(double(f.dep.perGroup - f.sessionsLow) / f.s.tp,
-                           tr("<b>the engine's budget</b>: before measuring on the card, about %1 to %2 sessions per TP group").arg(Units::formatCount(f.sessionsLow), Units::formatCount(f.sessionsHigh)));
+        moves << qMakePair(double(f.dep.perGroup - f.sessionsLow) / f.s.gpusPerReplica(),
+                           tr("<b>the engine's budget</b>: before measuring on the card, about %1 to %2 sessions per %3").arg(Units::formatCount(f.sessionsLow), Units::formatCount(f.sessionsHigh), replicaNoun(f.s)));
     std::stable_sort(moves.begin(), moves.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
     return moves;
 }
@@ -154,7 +154,7 @@ QString riskAccepted(const ReportFigures &f)
     const DistributionFigures &d = f.d;
     QString out;
     if (f.dep.perGroup <= 0)
-        return tr("None to accept: not one session fits on a TP group, so there is no count whose overflow to risk.");
+        return tr("None to accept: not one session fits on a %1, so there is no count whose overflow to risk.").arg(replicaNoun(f.s));
     // Which risk the answer holds, each replica's or the fleet's, and what the other comes to
     // (in place of what an overflow does, so that page 1 keeps its length).
     const QString fleet = FleetRisk::words(s, f.r);

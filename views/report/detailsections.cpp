@@ -57,10 +57,10 @@ QString otherBases(const ReportFigures &f)
                                                 : tr("%1 tokens%2").arg(Units::formatCount(f.meanHeld), d.reservationWords());
     QString t1 = QStringLiteral("<h3>%1</h3><table cellspacing=3>").arg(tr("The same card on other bases (each row its own basis)"));
     t1 += row(tr("Worst case: every session at the longest, %1 tokens%2").arg(Units::formatCount(d.worstCaseTokens(s.retainTokens)), d.reservationWords()),
-              tr("%1 sessions per TP group").arg(Units::formatCount(d.sessionsWorstCase)));
-    t1 += row(tr("At the mean length, %1 (overflows about half the time)").arg(meanHeldText), tr("%1 sessions per TP group").arg(Units::formatCount(d.sessionsAtMean)));
+              esc(sessionsPerGpus(d.sessionsWorstCase, s.gpusPerReplica())));
+    t1 += row(tr("At the mean length, %1 (overflows about half the time)").arg(meanHeldText), esc(sessionsPerGpus(d.sessionsAtMean, s.gpusPerReplica())));
     t1 += row(tr("Admission limit: at a %1 risk against the budget less %2%").arg(Units::formatRisk(d.replicaRisk), Units::formatDecimal(s.marginFraction * 100, 1)),
-              tr("%1 sessions per TP group").arg(Units::formatCount(d.admissionLimit)));
+              esc(sessionsPerGpus(d.admissionLimit, s.gpusPerReplica())));
     t1 += QStringLiteral("</table>");
     return t1;
 }
@@ -121,8 +121,8 @@ QString sidePoolInputRows(const ReportFigures &f)
                             : s.speculative.draftLayers > 1  ? tr("%1 MTP / EAGLE layers").arg(s.speculative.draftLayers)
                                                              : tr("no draft (n-gram)"))
                        .arg(s.speculative.speculativeTokens == 1 ? tr("1 token") : tr("%1 tokens").arg(s.speculative.speculativeTokens))
-                       .arg(f.bytes(r.draftWeightsBytesPerGpu), Units::formatExactBytes(s.tp > 1 ? r.draftKvBytesPerTokenPerGpu : r.draftKvBytesPerToken),
-                            s.tp > 1 ? tr(" per GPU") : QString(),
+                       .arg(f.bytes(r.draftWeightsBytesPerGpu), Units::formatExactBytes(s.gpusPerReplica() > 1 ? r.draftKvBytesPerTokenPerGpu : r.draftKvBytesPerToken),
+                            s.gpusPerReplica() > 1 ? tr(" per GPU") : QString(),
                             s.speculative.speculativeTokens == 1 ? tr("1 lookahead slot") : tr("%1 lookahead slots").arg(s.speculative.speculativeTokens)));
     if (s.lora.on())
         in1 += row(tr("LoRA slots"), tr("<b>%1 slots of rank %2</b> on %3: %4 per GPU")
@@ -139,8 +139,8 @@ QString trafficAndPriceRows(const ReportFigures &f)
     const CapacityResult &r = f.r;
     const auto &price = f.price;
     QString in1 = row(tr("Sessions asked"), r.distribution.fleetTargetFromSessions
-                                                ? tr("%1 in all: more than one TP group holds, so they size the fleet").arg(Units::formatCount(s.sessions))
-                                                : tr("%1 per TP group%2").arg(Units::formatCount(s.sessions),
+                                                ? tr("%1 in all: more than one %2 holds, so they size the fleet").arg(Units::formatCount(s.sessions), replicaNoun(s))
+                                                : tr("%1%2").arg(esc(sessionsPerGpus(s.sessions, s.gpusPerReplica())),
                                                                              s.targetSessions ? tr("; the fleet must hold %1").arg(Units::formatCount(*s.targetSessions)) : QString()));
     in1 += row(tr("Session lengths"), s.distribution ? esc(QFileInfo(s.distribution->spec).fileName().isEmpty() ? s.distribution->spec : QFileInfo(s.distribution->spec).fileName())
                                                          + (s.lengthScale != 1 ? tr(", <b>× %1 (what-if; the trace as recorded is × 1)</b>").arg(Units::formatDecimal(s.lengthScale, 3)) : QString())
@@ -170,7 +170,7 @@ void perSessionAndCard(PageCursor &page, const ReportFigures &f)
     const DistributionFigures &d = f.d;
     QString t1 = QStringLiteral("<h2>%1</h2><table cellspacing=3>").arg(tr("Per session and per card, %1").arg(f.basis));
     t1 += row(tr("KV bytes per token"), QStringLiteral("%1 (%2)").arg(Units::formatExactBytes(r.kvBytesPerToken), f.bytes(r.kvBytesPerToken)));
-    if (s.tp > 1)
+    if (s.gpusPerReplica() > 1)
         t1 += row(tr("KV bytes per token per GPU"), Units::formatExactBytes(r.kvBytesPerTokenPerGpu));
     if (s.distribution)
         t1 += row(tr("KV bytes per session per GPU, on average"), QStringLiteral("%1 (%2)").arg(f.bytes(qint64(std::llround(d.meanSessionBytesPerGpu))),
@@ -179,7 +179,7 @@ void perSessionAndCard(PageCursor &page, const ReportFigures &f)
         t1 += row(tr("KV bytes per session per GPU"), tr("%1 (%2 tokens)").arg(f.bytes(r.reservedSessionBytesPerGpu), Units::formatCount(r.reservedTokensPerSession)));
     t1 += row(tr("KV budget per GPU"), f.bytes(r.kvBudgetBytesPerGpu));
     t1 += row(tr("Sessions that fit"), esc(sessionsPerGpus(f.dep.perGroup, s.gpusPerReplica())));
-    t1 += row(tr("Money per session-hour, every TP group full"), r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour")) : tr("set a price"));
+    t1 += row(tr("Money per session-hour, every %1 full").arg(replicaNoun(s)), r.costPerSessionHourUsd ? Units::formatUsdPer(*r.costPerSessionHourUsd, tr("session-hour")) : tr("set a price"));
     t1 += sidePoolRows(f);
     t1 += QStringLiteral("</table>");
     if (s.distribution)
@@ -204,7 +204,7 @@ QString spreadTermNames(const QStringList &terms)
 void sensitivity(PageCursor &page, const ReportFigures &f)
 {
     QString sens = QStringLiteral("<h2>%1</h2><p>%2</p><table width=100% cellspacing=0 cellpadding=2 border=1 style='font-size:8pt'><tr><th width=27%>%3</th><th width=19%>%4</th><th width=7%>%5</th><th width=13%>%6</th><th width=34%>%7</th></tr>")
-                       .arg(tr("Sensitivity, %1").arg(f.basis), tr("Each row changes one input and recomputes the plan; the fleet is resized for the target (or stays one TP group)."),
+                       .arg(tr("Sensitivity, %1").arg(f.basis), tr("Each row changes one input and recomputes the plan; the fleet is resized for the target (or stays one %1).").arg(replicaNoun(f.s)),
                             tr("Change"), tr("Sessions that fit"), tr("GPUs"), tr("Money per month"), tr("Money per session-hour"));
     sens += sensitivityRow(tr("<b>Now</b>"), f.dep.perGroup, f.s.gpusPerReplica(), f.dep);
     for (const SensitivityRow &x : f.rows)
@@ -215,11 +215,11 @@ void sensitivity(PageCursor &page, const ReportFigures &f)
     if (f.band)
         sens += QStringLiteral("<p>%1</p>").arg(tr("Before measuring on the card: the engine's KV cache is expected to hold %1 tokens, but could hold from %2 to %3 "
                                                   "(the range public start-up logs show for what the engine measures and this plan estimates: %7), so about "
-                                                  "%4 to %5 sessions per TP group rather than %6. "
+                                                  "%4 to %5 sessions per %8 rather than %6. "
                                                   "Calibrate from one startup log to remove the band.")
                                                    .arg(Units::formatCount(e.kvCacheTokens), Units::formatCount(e.kvCacheTokensLow), Units::formatCount(e.kvCacheTokensHigh),
                                                         Units::formatCount(f.sessionsLow), Units::formatCount(f.sessionsHigh), Units::formatCount(f.dep.perGroup),
-                                                        esc(spreadTermNames(e.spreadTerms))));
+                                                        esc(spreadTermNames(e.spreadTerms)), replicaNoun(f.s)));
     page.text(sens);
 }
 
@@ -263,10 +263,10 @@ void throughput(PageCursor &page, const ReportFigures &f, const ReportCharts &ch
 {
     const DistributionFigures &d = f.d;
     if (f.dep.perGroup <= 0) {
-        page.text(QStringLiteral("<h2>%1</h2><p>%2</p>").arg(tr("Throughput and latency"), tr("None: not one session fits on a TP group, so nothing is decoded.")));
+        page.text(QStringLiteral("<h2>%1</h2><p>%2</p>").arg(tr("Throughput and latency"), tr("None: not one session fits on a %1, so nothing is decoded.").arg(replicaNoun(f.s))));
         return;
     }
-    QString p4 = QStringLiteral("<h2>%1</h2><table cellspacing=3>").arg(tr("Throughput and latency, at %1 sessions per TP group").arg(Units::formatCount(f.dep.perGroup)));
+    QString p4 = QStringLiteral("<h2>%1</h2><table cellspacing=3>").arg(tr("Throughput and latency, at %1").arg(esc(sessionsPerGpus(f.dep.perGroup, f.s.gpusPerReplica()))));
     // Each time with the range measured engines fell in around the prediction (issue 30).
     if (d.itlMsAtRisk)
         p4 += row(tr("Inter-token latency"), tr("%1 ms (90% of measured engines: %2 to %3 ms)")

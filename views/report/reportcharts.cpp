@@ -26,7 +26,7 @@ QChart *sessionsChart(const Scenario &s, const QWidget *look)
 {
     auto *chart = new QChart;
     auto *series = new QLineSeries;
-    series->setName(QCoreApplication::translate("ReportWriter", "sessions that fit per TP group"));
+    series->setName(QCoreApplication::translate("ReportWriter", "sessions that fit per replica"));
     qint64 top = 1;
     double first = 1, last = 10;
     const auto points = sessionsAcrossContexts(s);
@@ -93,7 +93,7 @@ void ReportCharts::showMemory(const ReportFigures &f)
         atRisk.sessions = drawn;
         atRisk.contextTokens = f.meanHeld;
         atRisk.distribution.reset();
-        m_memory.setResult(computeCapacity(atRisk), s.tp, f.u);
+        m_memory.setResult(computeCapacity(atRisk), s.gpusPerReplica(), f.u);
         // Short enough for the half-page chart's width (a longer title was cut: "the me...").
         m_memory.chart()->setTitle(tr("Memory per GPU: %1").arg(MemoryChartView::sessionsAtMean(drawn, s, d)) + ofFleet);
     } else if (d.sessionsAtRisk > 0) {
@@ -102,12 +102,12 @@ void ReportCharts::showMemory(const ReportFigures &f)
         const qint64 drawn = fleet ? d.sessionsPerReplica : d.sessionsAtRisk;
         Scenario decided = s;
         decided.sessions = drawn;
-        m_memory.setResult(computeCapacity(decided), s.tp, f.u);
+        m_memory.setResult(computeCapacity(decided), s.gpusPerReplica(), f.u);
         m_memory.chart()->setTitle(tr("Memory per GPU: %1 × %2 tokens").arg(Units::plural(drawn, tr("session"), tr("sessions")),
                                                                              Units::formatCount(f.r.reservedTokensPerSession))
                                    + ofFleet);
     } else {
-        m_memory.setResult(f.r, s.tp, f.u);
+        m_memory.setResult(f.r, s.gpusPerReplica(), f.u);
     }
 }
 
@@ -145,7 +145,7 @@ QVector<QChart *> ReportCharts::compared(const QVector<QPair<QString, Scenario>>
     for (int i = 0; i < all.size(); ++i) {
         auto c = std::make_unique<MemoryChartView>();
         c->setPalette(PageCursor::paper());
-        c->setResult(results.at(i), all.at(i).second.tp, u);
+        c->setResult(results.at(i), all.at(i).second.gpusPerReplica(), u);
         c->setScaleTop(top);
         c->setLegendVisible(false);
         c->chart()->setTitle(all.at(i).first);

@@ -19,7 +19,7 @@ ReportFigures::ReportFigures(const ReportInput &input)
     basis = ReportText::basisOf(s);
     dep = Deployment::of(s, r);
     price = s.effectivePrice();
-    perGpu = double(dep.perGroup) / s.tp;
+    perGpu = double(dep.perGroup) / s.gpusPerReplica();
     rows = sensitivityRows(s, r);
     const EngineFigures &e = r.engineFigures;
     band = e.kvCacheTokensHigh > e.kvCacheTokensLow && e.kvCacheTokens > 0;

@@ -96,7 +96,7 @@ QVector<Variant> variantsOf(const Scenario &s, const CapacityResult &r)
 
 double SensitivityRow::perGpu() const
 {
-    return double(dep.perGroup) / v.scenario.tp;
+    return double(dep.perGroup) / v.scenario.gpusPerReplica();
 }
 
 QString SensitivityRow::pastMaximum() const
