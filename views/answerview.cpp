@@ -156,6 +156,7 @@ void AnswerView::buildHeadline()
     headlineGrid->addWidget(m_trafficValue, 0, 3);
     headlineGrid->addWidget(m_trafficCaption, 1, 3);
     m_headline->setVisible(false);
+    m_headline->installEventFilter(this);
     // Under the figures: the fleet for the sessions asked, when more are asked than one TP group
     // holds (its GPUs and money a month), and the what-ifs in force, so that no figure is read
     // as the model's or the card's own (showHeadline). Presenter only, hidden when empty.
@@ -222,6 +223,7 @@ void AnswerView::showTraffic(const TrafficAnswer &a)
     m_trafficCaption->setVisible(shown);
     if (auto *grid = qobject_cast<QGridLayout *>(m_headline->layout()))
         grid->setColumnStretch(3, shown ? 1 : 0);
+    fitHeadline();
 }
 
 QString AnswerView::trafficText() const
@@ -242,13 +244,7 @@ void AnswerView::restyle()
     big.setPointSizeF(font().pointSizeF() * (m_presenter ? 2.6 : 2.2));
     big.setBold(true);
     m_sessions->setFont(big);
-    QFont value = font();
-    value.setPointSizeF(font().pointSizeF() * 2.6);
-    value.setBold(true);
-    for (int i = 0; i < 3; ++i)
-        m_headlineValues[i]->setFont(value);
-    if (m_trafficValue)
-        m_trafficValue->setFont(value);
+    fitHeadline();
     // The fleet and the what-ifs as large as the presenter's sentence, in bold.
     QFont line = font();
     line.setPointSizeF(font().pointSizeF() * 1.5);
@@ -257,6 +253,40 @@ void AnswerView::restyle()
         if (l)
             l->setFont(line);
     styleVerdict();
+}
+
+void AnswerView::fitHeadline()
+{
+    if (!m_trafficValue)
+        return;
+    QFont value = font();
+    value.setPointSizeF(font().pointSizeF() * 2.6);
+    value.setBold(true);
+    QList<QLabel *> values(std::begin(m_headlineValues), std::end(m_headlineValues));
+    if (!m_trafficValue->isHidden())
+        values << m_trafficValue;
+    const auto *grid = qobject_cast<QGridLayout *>(m_headline->layout());
+    const int spacing = grid ? std::max(0, grid->horizontalSpacing()) : 0;
+    const qsizetype columns = values.size();
+    const double room = double(m_headline->contentsRect().width() - spacing * (columns - 1)) / double(columns);
+    double widest = 0;
+    const QFontMetricsF metrics(value);
+    for (const QLabel *l : values)
+        for (const QString &word : l->text().split(QLatin1Char(' '), Qt::SkipEmptyParts))
+            widest = std::max(widest, metrics.horizontalAdvance(word));
+    // Hidden (outside the presenter, before the first layout) the headline has no width of its own.
+    if (m_headline->isVisible() && room > 0 && widest > room)
+        value.setPointSizeF(std::max(font().pointSizeF(), value.pointSizeF() * room / widest * 0.97));
+    for (QLabel *l : values)
+        if (!(l->font() == value))
+            l->setFont(value);
+}
+
+bool AnswerView::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_headline && event->type() == QEvent::Resize)
+        fitHeadline();
+    return QWidget::eventFilter(watched, event);
 }
 
 void AnswerView::styleVerdict()
@@ -394,6 +424,7 @@ void AnswerView::showHeadline(const Scenario &s, const CapacityResult &r, qint64
         m_headlineValues[i]->setText(QString(headline[i][0]).replace(QLatin1Char('-'), QChar(0x2011)));
         m_headlineCaptions[i]->setText(QString(headline[i][1]).replace(QLatin1Char('-'), QChar(0x2011)));
     }
+    fitHeadline();
     // The fleet, where more sessions are asked than one TP group holds (a target, or sessions
     // past one group): its GPUs, and its money a month (the report's deployment).
     const bool fleetAsked = s.targetSessions || r.distribution.fleetTargetFromSessions;

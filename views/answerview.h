@@ -53,6 +53,8 @@ public:
 protected:
     /// The window's zoom: the large figures and the sentence follow the body text.
     void changeEvent(QEvent *event) override;
+    /// The headline's figures refit their columns when the headline is resized.
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     /// The sessions figure, the sentence and its notes (line under line), and the figures grid.
@@ -65,6 +67,10 @@ private:
     /// The fonts that follow the body text: the sessions figure 2.2 times it (2.6 in the
     /// presenter), the headline's values 2.6 times, and the sentence (styleVerdict).
     void restyle();
+    /// The presenter's figures at 2.6 times the body text, or smaller where a figure's longest
+    /// word ("session‑hour", never broken) would run past its column into the next figure:
+    /// one size for every figure, the largest at which each word fits its column's width.
+    void fitHeadline();
     /// The sentence's and its notes' fonts: the window's, bold when the plan does not fit, the
     /// notes italic, the sentence half as large again in the presenter.
     void styleVerdict();

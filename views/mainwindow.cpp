@@ -65,6 +65,8 @@ namespace Headroom {
 namespace {
 const QString kDefaultModel = QStringLiteral("llama-3.1-8b");
 const QString kDefaultGpu = QStringLiteral("h100-sxm-80gb");
+/// The presenter's body text on a 1080-line screen, in points: twice Qt's default 9 pt.
+constexpr double kPresenterBodyPoints = 18.0;
 } // namespace
 
 MainWindow::MainWindow(const QString &storePath, QWidget *parent)
@@ -386,15 +388,18 @@ void MainWindow::setPresenterMode(bool on)
         showFullScreen();
         if (this->screen())
             setGeometry(this->screen()->geometry()); // the whole screen even where no window manager honours full screen
-        // Body text twice the system's (about 20 pt) on a 1080-line projector, the
+        // Body text of 18 pt on a 1080-line projector (twice Qt's default 9 pt), the
         // figures 2.6 times that: readable from four metres. A 720-line projector of
-        // the same size shows the same physical type, so the zoom scales with the lines;
+        // the same size shows the same physical type, so the size scales with the lines;
         // a screen narrower than 16:9 (800 x 800, 1280 x 1024) by its columns instead, so
-        // the inputs, the three figures and the sentence still fit side by side.
+        // the inputs, the three figures and the sentence still fit side by side. The size is
+        // in points, not a multiple of the desktop's font: twice qt6ct's larger font pushed
+        // the headline's figures into each other and the chart below the screen.
         const QScreen *screen = this->screen();
         const double lines = screen ? screen->geometry().height() : 1080.0;
         const double columns = screen ? screen->geometry().width() : 1920.0;
-        setZoom(std::max(m_zoom, std::max(1.0, 2.0 * std::min(lines / 1080.0, columns / 1920.0))));
+        const double body = kPresenterBodyPoints * std::min(lines / 1080.0, columns / 1920.0);
+        setZoom(std::max(m_zoom, std::max(1.0, body / QApplication::font().pointSizeF())));
         // The inputs get room for their larger type, labels beside their fields when that
         // takes at most 40% of the screen ("Host KV memory per node" on one line); the answer
         // takes the rest.

@@ -972,10 +972,10 @@ private Q_SLOTS:
         QVERIFY2(w.rect().contains(sentenceRect), qPrintable(QStringLiteral("%1,%2 %3 x %4 in a window of %5 x %6")
                                                                 .arg(sentenceRect.x()).arg(sentenceRect.y()).arg(sentenceRect.width())
                                                                 .arg(sentenceRect.height()).arg(w.width()).arg(w.height())));
-        // The zoom follows the screen: twice the system font on 1920 x 1080, in proportion to
-        // its lines on 16:9 and to its columns on a narrower screen.
+        // The zoom follows the screen: 18 pt body text (twice Qt's default 9 pt) on 1920 x 1080, in
+        // proportion to its lines on 16:9 and to its columns on a narrower screen.
         const QRect screen = w.screen()->geometry();
-        QVERIFY(std::abs(w.zoom() - std::max(1.0, 2.0 * std::min(screen.height() / 1080.0, screen.width() / 1920.0))) < 1e-9);
+        QVERIFY(std::abs(w.zoom() - std::max(1.0, 18.0 * std::min(screen.height() / 1080.0, screen.width() / 1920.0) / QApplication::font().pointSizeF())) < 1e-9);
         // The sliders live, Esc leaves.
         w.inputPanel()->tpSlider()->setValue(1);
         QCOMPARE(w.planner()->scenario().tp, 2);
@@ -983,6 +983,60 @@ private Q_SLOTS:
         QVERIFY(!w.presenterMode());
         QVERIFY(centre->tabBar()->isVisible());
         QCOMPARE(w.zoom(), 1.0);
+    }
+
+    void presenterFitsUnderALargerFont_data()
+    {
+        QTest::addColumn<int>("larger"); // points added to the application's font
+        QTest::newRow("default font") << 0;
+        // A trial under qt6ct's larger font (the README's dark recipe): the presenter doubled it, its
+        // "$0.983 per session-hour" ran into "KV cache" and the chart went below the screen.
+        QTest::newRow("font +3 pt") << 3;
+    }
+
+    void presenterFitsUnderALargerFont()
+    {
+        QFETCH(int, larger);
+        const QFont font = QApplication::font();
+        QFont big = font;
+        big.setPointSizeF(font.pointSizeF() + larger);
+        QApplication::setFont(big);
+        {
+            MainWindow w(store());
+            w.show();
+            QVERIFY(QTest::qWaitForWindowActive(&w));
+            // A wide figure: the price of a card that makes the cost run to five digits and a unit.
+            Scenario s = w.planner()->scenario();
+            s.priceUsdPerGpuHour = 2950.0;
+            w.planner()->edit(s, ScenarioCommand::Other, QStringLiteral("Price"));
+            w.setPresenterMode(true);
+            QApplication::processEvents();
+            QApplication::processEvents();
+            const QWidget *headline = w.findChild<QWidget *>(QStringLiteral("presenterHeadline"));
+            QVERIFY(headline && headline->isVisible());
+            QVector<QRect> values;
+            for (QLabel *l : headline->findChildren<QLabel *>()) {
+                if (!l->isVisible() || l->text().isEmpty())
+                    continue;
+                // Every word of every figure inside its own label: none runs into the next figure.
+                const QFontMetrics metrics(l->font());
+                for (const QString &word : l->text().split(QLatin1Char(' '), Qt::SkipEmptyParts))
+                    QVERIFY2(metrics.horizontalAdvance(word) <= l->contentsRect().width(),
+                             qPrintable(QStringLiteral("'%1' is %2 px in a label %3 px wide").arg(word).arg(metrics.horizontalAdvance(word)).arg(l->contentsRect().width())));
+                QVERIFY2(l->height() >= l->heightForWidth(l->width()), qPrintable(l->text()));
+                if (l->font().bold())
+                    values << QRect(l->mapTo(&w, QPoint(0, 0)), l->size());
+            }
+            QVERIFY(values.size() >= 3);
+            for (int i = 0; i < values.size(); ++i)
+                for (int j = i + 1; j < values.size(); ++j)
+                    QVERIFY(!values[i].intersects(values[j]));
+            // The chart whole on the screen, under the figures and the sentence.
+            const QRect chart(w.chartView()->mapTo(&w, QPoint(0, 0)), w.chartView()->size());
+            QVERIFY2(w.rect().contains(chart), qPrintable(QStringLiteral("chart %1,%2 %3 x %4 in a window of %5 x %6")
+                                                              .arg(chart.x()).arg(chart.y()).arg(chart.width()).arg(chart.height()).arg(w.width()).arg(w.height())));
+        }
+        QApplication::setFont(font);
     }
 
     void readableInAWindowWithoutFocus()
