@@ -50,6 +50,21 @@ QString sqlError(const QSqlQuery &q)
     return q.lastError().text();
 }
 
+// Another program holds the file's lock (SQLITE_BUSY 5, SQLITE_LOCKED 6, sqlite.org/rescode.html)
+// past the busy timeout: the store is in use, not damaged, and is never moved aside for it.
+bool inUse(const QSqlError &e)
+{
+    const QString code = e.nativeErrorCode();
+    return code == QLatin1String("5") || code == QLatin1String("6");
+}
+
+QString inUseError(const QString &path, const QSqlError &e)
+{
+    return QStringLiteral("The preset database %1 is in use by another program (SQLite: %2). Nothing was changed; "
+                          "close the other program (another Headroom, a backup) and try again.")
+        .arg(path, e.text());
+}
+
 QString compact(const QJsonObject &o)
 {
     return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
@@ -143,7 +158,7 @@ bool PresetStore::open(QString *error)
     return true;
 }
 
-bool PresetStore::integrityFailure(QString *report)
+bool PresetStore::integrityFailure(QString *report, QSqlError *lock)
 {
     // integrity_check rather than quick_check: it also compares every index
     // with its table (a damaged index page otherwise hides rows from find()).
@@ -152,7 +167,10 @@ bool PresetStore::integrityFailure(QString *report)
     q.setForwardOnly(true);
     if (!q.exec(QStringLiteral("PRAGMA integrity_check(20)"))) {
         *report = sqlError(q);
-        return true;
+        if (!inUse(q.lastError()))
+            return true;
+        *lock = q.lastError();
+        return false;
     }
     QStringList lines;
     static const QRegularExpression heading(QStringLiteral("^\\*\\*\\* in database \\S+ \\*\\*\\*\\s*"));
@@ -454,6 +472,10 @@ bool PresetStore::migrate(QString *error)
     QSqlQuery q(db);
     // Reading the header is the first thing that fails on a damaged file.
     if (!q.exec(QStringLiteral("PRAGMA user_version")) || !q.next()) {
+        if (inUse(q.lastError())) {
+            *error = inUseError(m_path, q.lastError());
+            return false;
+        }
         // SQLite cannot read it; a file whose header still says it is our store
         // (a truncated one, say) is recovered from its pages.
         QFile raw(m_path);
@@ -474,8 +496,13 @@ bool PresetStore::migrate(QString *error)
     if (version == schemaVersion) {
         // Ours: damage found by the integrity check is repaired aside.
         QString damage;
-        if (integrityFailure(&damage))
+        QSqlError lock;
+        if (integrityFailure(&damage, &lock))
             return recover(QStringLiteral("SQLite integrity check: ") + damage, error);
+        if (lock.isValid()) {
+            *error = inUseError(m_path, lock);
+            return false;
+        }
         // The tables must be there, or the file is not ours.
         if (!q.exec(QStringLiteral("SELECT id, kind, origin, json FROM presets LIMIT 1"))) {
             *error = QStringLiteral("The preset database %1 is damaged: %2. It was left untouched; move it aside and "
@@ -485,7 +512,11 @@ bool PresetStore::migrate(QString *error)
         }
         // Damage SQLite cannot see: bytes changed inside a row's JSON (its id or kind no
         // longer the row's, or the text no longer JSON) pass integrity_check.
-        if (q.exec(QStringLiteral("SELECT id, kind, json FROM presets WHERE origin = 'user'")))
+        if (!q.exec(QStringLiteral("SELECT id, kind, json FROM presets WHERE origin = 'user'")) && inUse(q.lastError())) {
+            *error = inUseError(m_path, q.lastError());
+            return false;
+        }
+        if (q.isActive())
             while (q.next())
                 if (!readableRow(q.value(0).toString(), q.value(1).toString(), q.value(2).toString()))
                     return recover(QStringLiteral("the preset \"%1\" no longer reads as itself").arg(q.value(0).toString()), error);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QJsonObject>
+#include <QSqlError>
 #include <QString>
 #include <QStringList>
 #include <QVector>
@@ -143,7 +144,9 @@ public:
 private:
     bool migrate(QString *error);
     bool refreshBuiltIns(QString *error);
-    bool integrityFailure(QString *report);
+    /// True with *report when SQLite's integrity check finds damage; false when it finds none,
+    /// or when another program holds the file's lock (*lock set: in use, not damaged).
+    bool integrityFailure(QString *report, QSqlError *lock);
     /// Rebuilds a damaged store (the integrity check found `damage`): its readable user
     /// presets are kept, the file is moved aside and warning() tells what was lost. False
     /// with *error when the file cannot be moved aside or the fresh store cannot be written.

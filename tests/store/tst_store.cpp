@@ -1144,6 +1144,40 @@ private Q_SLOTS:
         QCOMPARE(f.readAll(), content);
     }
 
+    void aStoreInUseIsNeverTakenForDamaged()
+    {
+        // An attacker held BEGIN EXCLUSIVE on the store for 8 s (past SQLite's busy timeout, 5 s
+        // in Qt's QSQLITE): "database is locked" (SQLITE_BUSY, sqlite.org/rescode.html) was read as
+        // damage, the live file renamed .damaged-... and rebuilt under the other program.
+        const QString dir = m_dir.filePath(QStringLiteral("inuse"));
+        QVERIFY(QDir().mkpath(dir));
+        const QString path = dir + QStringLiteral("/presets.sqlite");
+        makeTeamStore(path);
+        {
+            QSqlDatabase locker = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("locker"));
+            locker.setDatabaseName(path);
+            QVERIFY(locker.open());
+            QSqlQuery hold(locker);
+            QVERIFY(hold.exec(QStringLiteral("BEGIN EXCLUSIVE")));
+            {
+                PresetStore store(path);
+                QString error;
+                QVERIFY(!store.open(&error));
+                QVERIFY2(error.contains(QStringLiteral("is in use by another program")) && error.contains(QStringLiteral("Nothing was changed")), qPrintable(error));
+            }
+            QVERIFY(hold.exec(QStringLiteral("COMMIT")));
+            locker.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("locker"));
+        QCOMPARE(keptAside(dir), QString());
+        PresetStore store(path);
+        QString error;
+        QVERIFY2(store.open(&error), qPrintable(error));
+        QVERIFY(store.warning().isEmpty());
+        for (int i = 1; i <= 3; ++i)
+            QCOMPARE(store.find(QStringLiteral("team-card-%1").arg(i)).id, QStringLiteral("team-card-%1").arg(i));
+    }
+
     void foreignAndNewerDatabasesAreRefused()
     {
         const QString foreign = fresh("foreign.sqlite");
