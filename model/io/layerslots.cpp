@@ -296,6 +296,18 @@ LayerSlots layerSlotsOf(const QJsonObject &c, const QString &modelType, int laye
             ruled = true;
             break;
         }
+    // use_sliding_window off turns the window off in the config itself, whatever layer_types names:
+    // transformers' Qwen2Config / Qwen3Config set sliding_window = None unless use_sliding_window,
+    // and each attention layer slides by config.sliding_window (modeling_qwen2.py, modeling_qwen3.py).
+    const bool switchedOff = (useSw.isBool() || qwenFamily(modelType)) && !useSw.toBool();
+    if (switchedOff && s.kinds.contains(LayerSlot::Sliding)) {
+        s.notes << QStringLiteral("layer_types names %1 sliding_attention layers, but use_sliding_window is %2: %3's config then has "
+                                  "no sliding window, so every layer is sized at full attention.")
+                       .arg(s.kinds.count(LayerSlot::Sliding))
+                       .arg(useSw.isBool() ? QStringLiteral("false") : QStringLiteral("absent (false)"))
+                       .arg(modelType.isEmpty() ? QStringLiteral("the model") : modelType);
+        std::replace(s.kinds.begin(), s.kinds.end(), LayerSlot::Sliding, LayerSlot::Full);
+    }
     if (!ruled && s.window > 0)
         s.notes << QStringLiteral("sliding_window %1 is not applied: %2's attention slides only the layers layer_types names "
                                   "(none here), so every layer is sized at full attention.")

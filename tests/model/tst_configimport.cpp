@@ -776,6 +776,28 @@ void TestConfigImport::slidingWindowOnlyWhereTheFamilyReadsIt()
         QCOMPARE(m.layersOf(LayerKind::SlidingWindow), qint64(0));
         QCOMPARE(KvCost(m, Dtype::BF16, 1, 16).bytesPerToken(), qint64(57344));
     }
+    // layer_types naming sliding layers does not turn the window on: with the switch off or absent
+    // Qwen2Config's sliding_window is None and every layer attends in full (an attacker's config was
+    // sized 8 x too small); with the switch on, the layers it names slide.
+    QJsonArray allSliding;
+    for (int i = 0; i < 28; ++i)
+        allSliding.append(QStringLiteral("sliding_attention"));
+    for (const QJsonValue &off : {QJsonValue(QJsonValue::Undefined), QJsonValue(false)}) {
+        QJsonObject c = qwen;
+        c.insert(QStringLiteral("layer_types"), allSliding);
+        if (!off.isUndefined())
+            c.insert(QStringLiteral("use_sliding_window"), off);
+        const ModelShape m = ConfigImporter::fromConfig(c);
+        QCOMPARE(m.layersOf(LayerKind::SlidingWindow), qint64(0));
+        QCOMPARE(KvCost(m, Dtype::BF16, 1, 16).bytesPerToken(), qint64(57344));
+        QVERIFY(!m.sizingNotes.isEmpty() && m.sizingNotes.first().contains(QStringLiteral("use_sliding_window")));
+    }
+    {
+        QJsonObject c = qwen;
+        c.insert(QStringLiteral("layer_types"), allSliding);
+        c.insert(QStringLiteral("use_sliding_window"), true);
+        QCOMPARE(ConfigImporter::fromConfig(c).layersOf(LayerKind::SlidingWindow), qint64(28));
+    }
     for (const QJsonValue &bad : {QJsonValue(QStringLiteral("false")), QJsonValue(0), QJsonValue(1), QJsonValue(QJsonArray{})}) {
         QJsonObject c = qwen;
         c.insert(QStringLiteral("use_sliding_window"), bad);
