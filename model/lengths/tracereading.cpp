@@ -676,17 +676,21 @@ void lengthsPerConversation(TrafficTrace &traffic, LengthDistribution &d)
     traffic.buildConversations();
     const qint64 prefix = traffic.commonPrefixTokens();
     std::vector<qint64> longest(size_t(traffic.conversations), 0), prompt(size_t(traffic.conversations), 0);
+    std::vector<char> shares(size_t(traffic.conversations), 0);
     for (const TrafficRequest &r : std::as_const(traffic.requests)) {
         const auto c = size_t(r.conversation);
         if (r.promptTokens + r.outputTokens > longest[c]) {
             longest[c] = r.promptTokens + r.outputTokens;
             prompt[c] = r.promptTokens;
+            shares[c] = r.holdsCommonPrefix;
         }
     }
     LengthCounts totals, prompts;
     for (size_t c = 0; c < longest.size(); ++c) {
-        // A conversation within the prefix keeps its own length: the prefix is not its to drop.
-        const qint64 leftOut = longest[c] > prefix ? prefix : 0;
+        // Only a conversation whose longest request starts with the whole shared prefix has it to
+        // leave out (an attacker's two conversations without it were cut to 612 tokens of 10,852);
+        // one within the prefix keeps its own length.
+        const qint64 leftOut = shares[c] && longest[c] > prefix ? prefix : 0;
         totals.add(std::max<qint64>(1, longest[c] - leftOut));
         prompts.add(std::max<qint64>(1, prompt[c] - leftOut));
     }

@@ -102,6 +102,7 @@ void TrafficTrace::buildConversations()
         qint32 k = 0;
         while (k < r.blockCount && k < commonPrefixBlocks && ids[k] == prefix[size_t(k)])
             ++k;
+        r.holdsCommonPrefix = commonPrefixBlocks > 0 && k == commonPrefixBlocks;
         // The prefix's tokens, from the first request that holds it whole (its last block may
         // be partial: an id names one content, so it is as long in every request holding it).
         if (k == commonPrefixBlocks && commonPrefixBlocks > 0 && commonPrefixTokenCount == 0)

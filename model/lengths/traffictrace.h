@@ -17,6 +17,7 @@ struct TrafficRequest
     qint64 firstBlock = 0;     ///< its first prefix-block id in TrafficTrace::blocks
     qint32 blockCount = 0;     ///< how many prefix-block ids it has (0 without hash_ids)
     qint32 conversation = -1;  ///< the conversation it belongs to, 0 .. conversations - 1
+    bool holdsCommonPrefix = false; ///< its first blocks are the trace's whole common prefix (buildConversations)
 };
 
 /// A trace of arrivals as a fleet sees them: requests with their arrival time, prompt and

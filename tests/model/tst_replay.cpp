@@ -118,6 +118,26 @@ private slots:
         QCOMPARE(d.promptLengths, (QVector<qint64>{88, 188, 288, 1188}));
     }
 
+    // Only conversations that start with the shared prefix leave it out: three of five requests
+    // open with blocks 0 and 1 (1,024 tokens, the common prefix: more than half hold it), two
+    // do not. An attacker's trace of this shape had every conversation cut by the prefix.
+    // By hand: 2,000 + 24 - 1,024 = 1,000 for each of the three; 2,000 + 24 whole for the two.
+    void onlyConversationsHoldingThePrefixLeaveItOut()
+    {
+        QTemporaryDir dir;
+        const QString path = writeTrace(dir, "{\"timestamp\": 0, \"input_length\": 2000, \"output_length\": 24, \"hash_ids\": [0, 1, 10, 11]}\n"
+                                             "{\"timestamp\": 100, \"input_length\": 2000, \"output_length\": 24, \"hash_ids\": [0, 1, 20, 21]}\n"
+                                             "{\"timestamp\": 200, \"input_length\": 2000, \"output_length\": 24, \"hash_ids\": [0, 1, 30, 31]}\n"
+                                             "{\"timestamp\": 300, \"input_length\": 2000, \"output_length\": 24, \"hash_ids\": [40, 41, 42, 43]}\n"
+                                             "{\"timestamp\": 400, \"input_length\": 2000, \"output_length\": 24, \"hash_ids\": [50, 51, 52, 53]}\n");
+        const LengthDistribution d = LengthDistribution::fromTrace(path, QStringLiteral("--distribution"));
+        QCOMPARE(d.conversations, qint64(5));
+        QCOMPARE(d.sharedPrefixTokens, qint64(1024));
+        QCOMPARE(d.lengths, (QVector<qint64>{1000, 2024}));
+        QCOMPARE(d.probabilities, (QVector<double>{0.6, 0.4}));
+        QCOMPARE(d.promptLengths, (QVector<qint64>{976, 2000}));
+    }
+
     // With a pool that holds everything and no idle limit, the replay hits what the ceiling
     // counts, preempts nothing and queues nothing.
     void unboundedMemoryReachesTheCeiling()
