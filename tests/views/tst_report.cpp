@@ -753,6 +753,35 @@ private Q_SLOTS:
         }
     }
 
+    void theDesktopFontNeverReachesThePaper()
+    {
+        // A trial under the README's dark recipe (qt6ct, a larger desktop font): the report grew from
+        // 6 pages to 8, page 1 two-thirds empty, its chart titles cut ("(the ...", "(log s..."). Paper
+        // has one type size whatever the desktop's: the same pages, the same words on each.
+        const Scenario s = issueScenario3();
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY(r.ok);
+        const QFont before = QApplication::font();
+        QStringList pages[2];
+        for (int larger : {0, 4}) {
+            QFont f = before;
+            f.setPointSizeF(before.pointSizeF() + larger);
+            QApplication::setFont(f);
+            const QString pdf = m_dir.filePath(QStringLiteral("font-%1.pdf").arg(larger));
+            QString error;
+            const bool written = ReportWriter::writePdf(pdf, ReportInput{QStringLiteral("font"), s, r, UnitSystem::Decimal, {}}, QPageSize::A4, &error);
+            QApplication::setFont(before);
+            QVERIFY2(written, qPrintable(error));
+            const int count = QRegularExpression(QStringLiteral("Pages:\\s+(\\d+)")).match(run(QStringLiteral("pdfinfo"), {pdf})).captured(1).toInt();
+            QVERIFY(count > 0);
+            for (int page = 1; page <= count; ++page)
+                pages[larger ? 1 : 0] << textOf(pdf, page);
+        }
+        QCOMPARE(pages[1].size(), pages[0].size());
+        for (int i = 0; i < pages[0].size(); ++i)
+            QCOMPARE(pages[1].at(i), pages[0].at(i));
+    }
+
     // Issue 31: "$0.0183 per session-hour" beside "$8.81 per 1,000 session-hours" in the Compare
     // row, and the report's sensitivity table and comparison page mixing the two. The foundation
     // example (Llama-3.1-8B on one H100) at $1 a GPU-hour and 1,000 tokens holds hundreds of

@@ -5,6 +5,7 @@
 #include <QAbstractTextDocumentLayout>
 #include <QChart>
 #include <QCoreApplication>
+#include <QGuiApplication>
 #include <QGraphicsScene>
 #include <QPagedPaintDevice>
 #include <QPainter>
@@ -82,6 +83,7 @@ Measured measure(const QVector<Block> &blocks, QPagedPaintDevice *device, const 
         } else {
             auto doc = std::make_unique<QTextDocument>();
             doc->documentLayout()->setPaintDevice(device);
+            doc->setDefaultFont(PageCursor::paperFont());
             doc->setDefaultStyleSheet(QStringLiteral("h1 { font-size: 18pt; } h2 { font-size: 13pt; } h3 { font-size: 11pt; } td { padding-right: 12px; }"));
             doc->setHtml(b.html);
             doc->setTextWidth(content.width());
@@ -230,7 +232,7 @@ bool PageCursor::paint(QPagedPaintDevice *device, const QString &title, QString 
     const Measured measured = measure(m_blocks, device, frame.content);
     const Laid laid = layBlocks(m_blocks, measured.natural, frame.content.height(), frame.gap);
     const int pages = laid.page.isEmpty() ? 1 : laid.page.constLast() + 1;
-    QFont small = painter.font();
+    QFont small = PageCursor::paperFont();
     small.setPointSizeF(8);
     int painted = -1;
     for (int i = 0; i < m_blocks.size(); ++i) {
@@ -245,6 +247,13 @@ bool PageCursor::paint(QPagedPaintDevice *device, const QString &title, QString 
     }
     painter.end();
     return true;
+}
+
+QFont PageCursor::paperFont()
+{
+    QFont f = QGuiApplication::font();
+    f.setPointSizeF(9);
+    return f;
 }
 
 QPalette PageCursor::paper()

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "report/reporttext.h"
+#include <QFont>
 #include <QPalette>
 #include <QString>
 #include <QVector>
@@ -51,6 +52,9 @@ public:
     /// drawn in this light palette, never the window's (a dark desktop printed white
     /// headings on a white page and charts on black).
     static QPalette paper();
+    /// Paper's type is the same whatever the desktop's font: the desktop's family at 9 pt, Qt's
+    /// default size (qt6ct's larger desktop font made a 6-page report 8, its chart titles cut).
+    static QFont paperFont();
 
 private:
     QVector<Block> m_blocks;

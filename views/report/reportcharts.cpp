@@ -62,6 +62,8 @@ ReportCharts::ReportCharts(const ReportFigures &f)
 {
     const Scenario &s = f.s;
     const QPalette paper = PageCursor::paper();
+    for (QWidget *chart : std::initializer_list<QWidget *>{&m_memory, &m_distribution, &m_throughput})
+        chart->setFont(PageCursor::paperFont());
     m_memory.setPalette(paper);
     showMemory(f);
     m_distribution.setPalette(paper);
@@ -144,6 +146,7 @@ QVector<QChart *> ReportCharts::compared(const QVector<QPair<QString, Scenario>>
     QVector<QChart *> charts;
     for (int i = 0; i < all.size(); ++i) {
         auto c = std::make_unique<MemoryChartView>();
+        c->setFont(PageCursor::paperFont());
         c->setPalette(PageCursor::paper());
         c->setResult(results.at(i), all.at(i).second.gpusPerReplica(), u);
         c->setScaleTop(top);
