@@ -9,6 +9,7 @@
 #include "wrappedlabel.h"
 #include "plan/fleetrisk.h"
 #include "plan/capacity.h"
+#include "engines/enginerule.h"
 #include "report/deployment.h"
 #include "traffic/replaysummary.h"
 
@@ -417,8 +418,10 @@ void AnswerView::showHeadline(const Scenario &s, const CapacityResult &r, qint64
         {Units::formatCount(fit), s.gpusPerReplica() > 1 ? tr("sessions per %1 GPUs (one replica)").arg(s.gpusPerReplica()) : fit == 1 ? tr("session per card") : tr("sessions per card")},
         {perHour.isEmpty() ? tr("no price") : perHour,
          perHour.isEmpty() ? tr("set a price for the cost per session-hour") : tr("each session's cost, every card full")},
-        {r.shortfallBytesPerGpu > 0 ? tr("Weights") : tr("KV cache"),
-         r.shortfallBytesPerGpu > 0 ? tr("and workspace exceed the card") : tr("budget is what limits it")}};
+        {r.shortfallBytesPerGpu > 0 ? tr("Weights") : r.runningCap ? Engines::rule(s.engine).title() : tr("KV cache"),
+         r.shortfallBytesPerGpu > 0 ? tr("and workspace exceed the card")
+         : r.runningCap             ? tr("%1 limits it (the KV cache holds %2)").arg(r.runningCap->setting, Units::formatCount(r.kvSessions))
+                                    : tr("budget is what limits it")}};
     for (int i = 0; i < 3; ++i) {
         // A wrapped figure or caption never breaks inside a unit ("session-/hour"): U+2011, the non-breaking hyphen.
         m_headlineValues[i]->setText(QString(headline[i][0]).replace(QLatin1Char('-'), QChar(0x2011)));

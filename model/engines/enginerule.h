@@ -84,6 +84,14 @@ struct AdmissionRule
     std::optional<qint64> reservedOutputTokens;
 };
 
+/// The most sessions an engine runs at once, whatever its KV cache holds: the setting's value
+/// and its words, as the engine names the setting ("max_num_seqs 3", "max_num_seqs 1,024 (vLLM's default here)").
+struct RunningCap
+{
+    qint64 sessions = 0;
+    QString setting;
+};
+
 /// One engine's whole rule, one class per engine (model/engines/<name>.cpp),
 /// the way vLLM keeps one spec class per cache kind: how it carves the card
 /// (budget), what it prints (figures), how its start-up log reads (log
@@ -169,6 +177,9 @@ public:
     virtual void setMemoryFraction(Scenario &, double) const {}
     /// How this engine admits sessions under `s` (AdmissionRule); paged by default.
     virtual AdmissionRule admission(const Scenario &s) const;
+    /// The most sessions this engine runs at once under `s` (RunningCap), or nothing when only
+    /// its KV cache bounds them (plain, SGLang).
+    virtual std::optional<RunningCap> runningCap(const Scenario &) const { return std::nullopt; }
     /// The name of its printed token count in a calibration table.
     virtual QString tokensFigure() const { return QStringLiteral("GPU KV cache size"); }
 };

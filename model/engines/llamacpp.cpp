@@ -62,19 +62,35 @@ void LlamaCppRule::addJson(const EngineFigures &f, QJsonObject &o) const
     EngineMath::addKvSelfJson(f, o);
 }
 
-AdmissionRule LlamaCppRule::admission(const Scenario &) const
+std::optional<RunningCap> LlamaCppRule::runningCap(const Scenario &s) const
 {
-    return LlamaCpp::slotAdmission(title());
+    return LlamaCpp::slotCap(s);
 }
 
-AdmissionRule LlamaCpp::slotAdmission(const QString &title)
+std::optional<RunningCap> LlamaCpp::slotCap(const Scenario &s)
+{
+    // Once n_ctx is set the server runs n_seq slots (--parallel), one sequence each
+    // (tools/server/server.cpp); without it the sessions are counted against the memory.
+    if (!s.engineSettings.nCtx)
+        return std::nullopt;
+    return RunningCap{s.engineSettings.nSeq, QStringLiteral("n_seq %1 (--parallel)").arg(Units::formatCount(s.engineSettings.nSeq))};
+}
+
+AdmissionRule LlamaCppRule::admission(const Scenario &s) const
+{
+    return LlamaCpp::slotAdmission(title(), s);
+}
+
+AdmissionRule LlamaCpp::slotAdmission(const QString &title, const Scenario &s)
 {
     // llama.cpp server: n_ctx cells allocated at start, split over n_seq slots (--parallel);
     // each slot holds at most n_ctx / n_seq tokens (tools/server/server.cpp, n_ctx_slot).
     return {QStringLiteral("slots"),
             QStringLiteral("%1 allocates n_ctx cells at start and splits them over n_seq slots (--parallel), each holding at most "
-                           "n_ctx / n_seq tokens; the sessions here are counted against the memory, not the slots: set --n-ctx and "
-                           "--n-seq to the sessions you run.").arg(title),
+                           "n_ctx / n_seq tokens; %2")
+                .arg(title, s.engineSettings.nCtx ? QStringLiteral("the sessions here are held to its n_seq slots.")
+                                                  : QStringLiteral("with no --n-ctx given, the sessions here are counted against the memory, "
+                                                                   "not the slots: set --n-ctx and --n-seq to the sessions you run.")),
             std::nullopt};
 }
 

@@ -31,6 +31,7 @@ public:
     void applyLog(const LogReading &r, Scenario &s) const override;
     /// How it admits sessions (EngineRule::admission).
     AdmissionRule admission(const Scenario &s) const override;
+    std::optional<RunningCap> runningCap(const Scenario &s) const override;
 };
 
 namespace LlamaCpp {
@@ -40,7 +41,10 @@ constexpr int contextPadding = 256;
 constexpr qint64 defaultContext = 4096;
 /// The admission rule of llama.cpp's server and of Ollama, which runs it (EngineRule::admission):
 /// n_ctx cells split over n_seq slots, named for the engine `title`.
-AdmissionRule slotAdmission(const QString &title);
+AdmissionRule slotAdmission(const QString &title, const Scenario &s);
+/// The running cap of llama.cpp's server and of Ollama once --n-ctx is set: n_seq slots, one
+/// sequence each (tools/server/server.cpp); nothing without --n-ctx (counted against the memory).
+std::optional<RunningCap> slotCap(const Scenario &s);
 } // namespace LlamaCpp
 
 } // namespace Headroom

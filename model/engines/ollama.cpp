@@ -75,10 +75,15 @@ void OllamaRule::addJson(const EngineFigures &f, QJsonObject &o) const
     EngineMath::addKvSelfJson(f, o);
 }
 
-AdmissionRule OllamaRule::admission(const Scenario &) const
+std::optional<RunningCap> OllamaRule::runningCap(const Scenario &s) const
+{
+    return LlamaCpp::slotCap(s); // num_parallel slots of llama.cpp's server
+}
+
+AdmissionRule OllamaRule::admission(const Scenario &s) const
 {
     // Ollama runs llama.cpp's server: its num_ctx x num_parallel cells, split the same way.
-    return LlamaCpp::slotAdmission(title());
+    return LlamaCpp::slotAdmission(title(), s);
 }
 
 QStringList OllamaRule::derivation(const Scenario &, const EngineFigures &e, UnitSystem) const

@@ -31,6 +31,7 @@ public:
     QString tokensFigure() const override { return QStringLiteral("cells (--ctx-size)"); }
     /// How it admits sessions (EngineRule::admission).
     AdmissionRule admission(const Scenario &s) const override;
+    std::optional<RunningCap> runningCap(const Scenario &s) const override;
 };
 
 namespace Ollama {

@@ -93,6 +93,15 @@ EngineFigures TrtllmRule::figures(const Scenario &s, const KvCost &cost, qint64 
     return f;
 }
 
+std::optional<RunningCap> TrtllmRule::runningCap(const Scenario &s) const
+{
+    // max_batch_size: "the maximum number of requests that the engine can schedule"
+    // (TensorRT-LLM docs, "Tuning max batch size and max num tokens"); only when given here.
+    if (const auto n = s.engineSettings.trtMaxBatchSize)
+        return RunningCap{*n, QStringLiteral("max_batch_size %1").arg(Units::formatCount(*n))};
+    return std::nullopt;
+}
+
 AdmissionRule TrtllmRule::admission(const Scenario &s) const
 {
     // The capacity scheduler ("Useful Runtime Options", TensorRT-LLM performance tuning guide;

@@ -38,6 +38,7 @@ public:
     QString tokensFigure() const override { return QStringLiteral("tokens in paged KV cache"); }
     /// Its capacity scheduler: GUARANTEED_NO_EVICT reserves prompt + --max-output-tokens (EngineRule::admission).
     AdmissionRule admission(const Scenario &s) const override;
+    std::optional<RunningCap> runningCap(const Scenario &s) const override;
     /// free_gpu_memory_fraction (EngineRule::memoryFraction).
     std::optional<std::pair<RealInput, double>> memoryFraction(const Scenario &s) const override
     {

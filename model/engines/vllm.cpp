@@ -264,6 +264,15 @@ void VllmRule::addJson(const EngineFigures &f, QJsonObject &o) const
     o.insert(QStringLiteral("engine_estimated_max_model_len"), f.estimatedMaxModelLen);
 }
 
+std::optional<RunningCap> VllmRule::runningCap(const Scenario &s) const
+{
+    // SchedulerConfig.max_num_seqs: "Maximum number of sequences to be processed in a single
+    // iteration" (vllm/config/scheduler.py): the running batch never holds more.
+    const QString count = Units::formatCount(Vllm::maxNumSeqs(s));
+    return RunningCap{Vllm::maxNumSeqs(s), s.engineSettings.maxNumSeqs ? QStringLiteral("max_num_seqs %1").arg(count)
+                                                                       : QStringLiteral("max_num_seqs %1 (vLLM's default here)").arg(count)};
+}
+
 AdmissionRule VllmRule::admission(const Scenario &) const
 {
     // vllm/v1/core/sched/scheduler.py: blocks are allocated per step as tokens arrive

@@ -30,6 +30,7 @@ public:
     EngineVersion kvDtypeVersion(const Scenario &s) const override { return version(s); }
     /// How it admits sessions (EngineRule::admission).
     AdmissionRule admission(const Scenario &s) const override;
+    std::optional<RunningCap> runningCap(const Scenario &s) const override;
     /// gpu_memory_utilization (EngineRule::memoryFraction).
     std::optional<std::pair<RealInput, double>> memoryFraction(const Scenario &s) const override
     {

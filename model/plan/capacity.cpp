@@ -137,6 +137,12 @@ void addSessionFigures(CapacityResult &r, const Scenario &s, const KvCost &cost,
     // A conversation trace's shared prefix is held once, beside the sessions (sessionsBudget).
     const qint64 forSessions = sessionsBudget(s, cost, r.kvBudgetBytesPerGpu);
     r.maxSessions = r.reservedSessionBytesPerGpu > 0 ? forSessions / r.reservedSessionBytesPerGpu : 0;
+    // The engine runs no more at once than its cap (vLLM's max_num_seqs, ...), whatever the KV holds.
+    if (const auto cap = Engines::rule(s.engine).runningCap(s); cap && cap->sessions < r.maxSessions) {
+        r.runningCap = cap;
+        r.kvSessions = r.maxSessions;
+        r.maxSessions = cap->sessions;
+    }
     r.sessionsExact = r.reservedSessionBytesPerGpu > 0 ? double(forSessions) / double(r.reservedSessionBytesPerGpu) : 0.0;
     r.sessions = s.sessions;
     r.kvBytesForSessionsPerGpu = Units::mul(s.sessions, r.reservedSessionBytesPerGpu, s.field(Input::Sessions));
@@ -418,6 +424,10 @@ CapacityResult computeCapacity(const Scenario &s, RiskWork &work)
         // Each replica's risk in force (solved from a fleet risk): every risk-based figure below uses it.
         const Scenario v = withReplicaRisk(s, cost, r, work);
         r.distribution = distributionFigures(v, cost, b, r, work);
+        if (answersByRisk(v)) { // the running cap is said of the answer: the risk-based count
+            r.runningCap = r.distribution.kvSessionsAtRisk > 0 ? Engines::rule(v.engine).runningCap(v) : std::nullopt;
+            r.kvSessions = r.distribution.kvSessionsAtRisk;
+        }
         lengthWarnings(v, r);
         const auto price = v.effectivePrice();
         if (price && r.distribution.sessionsAtRisk > 0)

@@ -109,6 +109,10 @@ void addVerdictJson(const CapacityResult &r, QJsonObject &o)
     o.insert(QStringLiteral("budget_rule"), r.budgetRule);
     o.insert(QStringLiteral("admission_rule"), r.admission.name);
     o.insert(QStringLiteral("admission_rule_text"), r.admission.text);
+    // The engine's cap on sessions running at once where it cut the KV cache's count (else null).
+    o.insert(QStringLiteral("running_cap"), r.runningCap ? QJsonValue(r.runningCap->sessions) : QJsonValue());
+    o.insert(QStringLiteral("running_cap_setting"), r.runningCap ? QJsonValue(r.runningCap->setting) : QJsonValue());
+    o.insert(QStringLiteral("kv_sessions_before_running_cap"), r.runningCap ? QJsonValue(r.kvSessions) : QJsonValue());
     o.insert(QStringLiteral("admission_reserved_output_tokens"),
              r.admission.reservedOutputTokens ? QJsonValue(*r.admission.reservedOutputTokens) : QJsonValue());
 }

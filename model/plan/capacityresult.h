@@ -30,7 +30,8 @@ struct ThroughputPoint
 /// scenario gives none), per TP group unless named per GPU.
 struct DistributionFigures
 {
-    qint64 sessionsAtRisk = 0;     ///< largest N with P(KV of N sessions > budget) <= risk
+    qint64 sessionsAtRisk = 0;     ///< largest N with P(KV of N sessions > budget) <= risk, at most the engine's running cap
+    qint64 kvSessionsAtRisk = 0;   ///< the KV cache's own count where the engine's running cap cut sessionsAtRisk (else 0)
     RiskCount::Method riskMethod = RiskCount::Method::ClosedForm; ///< what computed the tails that settled it
     double riskTailAt = 0;         ///< P(overflow) at sessionsAtRisk
     double riskTailAbove = 1;      ///< P(overflow) at sessionsAtRisk + 1
@@ -184,7 +185,13 @@ struct CapacityResult
     qint64 kvBudgetBytesPerGpu = 0;   ///< usable - weights - workspace, at least 0
     qint64 shortfallBytesPerGpu = 0;  ///< how far weights + workspace exceed the usable memory (0 if not)
     qint64 kvCapacityTokens = 0;      ///< whole blocks of tokens the budget holds at the full per-token rate
-    qint64 maxSessions = 0;           ///< floor(budget / reserved session bytes), per TP group
+    qint64 maxSessions = 0;           ///< floor(budget / reserved session bytes), per replica, at most runningCap
+    /// The engine's cap on sessions running at once (EngineRule::runningCap) where it is below
+    /// the answer the KV cache gives (maxSessions, or sessionsAtRisk against a distribution,
+    /// answersByRisk): every session count here is held to it, and kvSessions is the KV cache's
+    /// own count it cut. Empty otherwise.
+    std::optional<RunningCap> runningCap;
+    qint64 kvSessions = 0;
     double sessionsExact = 0;         ///< budget / reserved session bytes, unrounded (display only)
     qint64 sessions = 0;              ///< the sessions asked about
     qint64 kvBytesForSessionsPerGpu = 0; ///< sessions x reserved session bytes

@@ -172,6 +172,16 @@ QString historyLost(const CapacityResult &r)
 namespace {
 QString verdictAtTheContext(const Scenario &s, const CapacityResult &r, UnitSystem u);
 
+// What bounds the count: "the KV cache budget is the limit", or the engine's running cap where
+// it cut the KV cache's count ("vLLM's --max-num-seqs 3 is the limit: the KV cache holds 45").
+QString limitWords(const Scenario &s, const CapacityResult &r)
+{
+    if (!r.runningCap)
+        return Derivation::tr("the KV cache budget is the limit");
+    return Derivation::tr("%1's %2 is the limit: the KV cache holds %3")
+        .arg(Engines::rule(s.engine).title(), r.runningCap->setting, formatCount(r.kvSessions));
+}
+
 // ", $17,228 a month" for the fleet of the sessions asked, where a price is known (a trial
 // found the fleet's money only in presenter mode).
 QString fleetMonth(const DistributionFigures &d)
@@ -192,6 +202,15 @@ QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u
         return Derivation::tr("%1 refuses these sessions: %2 tokens each is beyond %3 %4. Raised to at least %2: %5")
             .arg(Engines::rule(s.engine).title(), formatCount(s.contextTokens), s.field(Input::MaxModelLen), formatCount(*s.maxModelLen),
                  verdictAtTheContext(s, r, u));
+    // llama.cpp's server (and Ollama's) gives each of its n_seq slots n_ctx / n_seq cells: a
+    // session longer than a slot is cut or refused (tools/server/server.cpp), whatever else is free.
+    if (const auto slotCap = Engines::rule(s.engine).runningCap(s); slotCap && (s.engine == Engine::LlamaCpp || s.engine == Engine::Ollama)
+        && !s.distribution && slotCap->sessions > 0 && r.engineFigures.kvCacheTokens / slotCap->sessions < r.reservedTokensPerSession)
+        return Derivation::tr("%1 cannot hold these sessions: each of its slots holds %2 tokens (%3 cells over %4), fewer than the %5 each needs. "
+                              "With %6 raised to at least %7: %8")
+            .arg(Engines::rule(s.engine).title(), formatCount(r.engineFigures.kvCacheTokens / slotCap->sessions), formatCount(r.engineFigures.kvCacheTokens),
+                 slotCap->setting, formatCount(r.reservedTokensPerSession), s.field(Input::NCtx),
+                 formatCount(Units::mul(r.reservedTokensPerSession, slotCap->sessions, s.field(Input::NCtx))), verdictAtTheContext(s, r, u));
     return verdictAtTheContext(s, r, u);
 }
 
@@ -234,31 +253,36 @@ QString verdictAtTheContext(const Scenario &s, const CapacityResult &r, UnitSyst
             : s.sessions > d.sessionsAtRisk
             ? Derivation::tr("%1 asked; ").arg(plural(s.sessions, Derivation::tr("session"), Derivation::tr("sessions")))
             : QString();
-        return asked + Derivation::tr("%1 %2%3 at a %4 risk of overflowing the KV pool (%5); the KV cache budget is the limit.")
+        return asked + Derivation::tr("%1 %2%3 at a %4 risk of overflowing the KV pool (%5); %6.")
             .arg(plural(d.sessionsAtRisk, Derivation::tr("session"), Derivation::tr("sessions")),
                  d.sessionsAtRisk == 1 ? Derivation::tr("fits") : Derivation::tr("fit"),
                  perReplicaOf(s), Units::formatRisk(d.replicaRisk),
-                 worstAndMean(s, d));
+                 worstAndMean(s, d), limitWords(s, r));
     }
     if (r.maxSessions == 0)
         return Derivation::tr("Not one %1-token session fits: it needs %2 of KV cache per GPU, the budget is %3.")
             .arg(tokens, fmt(r.reservedSessionBytesPerGpu), fmt(r.kvBudgetBytesPerGpu));
     // Sessions asked beyond one replica size a fleet (fleetTargetSessions): said first, as above.
     if (!r.fits && r.distribution.fleetTargetFromSessions && r.distribution.fleetGpus)
-        return Derivation::tr("%1 asked need %2 (%3 of %4)%9; %5 %6 per replica at %7; on one replica alone the KV cache would overflow by %8 per GPU.")
+        return Derivation::tr("%1 asked need %2 (%3 of %4)%9; %5 %6 per replica at %7; %8.")
             .arg(plural(s.sessions, Derivation::tr("session"), Derivation::tr("sessions")),
                  plural(*r.distribution.fleetGpus, Derivation::tr("GPU"), Derivation::tr("GPUs")),
                  plural(r.distribution.fleetReplicas.value_or(0), Derivation::tr("replica"), Derivation::tr("replicas")),
                  plural(s.gpusPerReplica(), Derivation::tr("GPU"), Derivation::tr("GPUs")), formatCount(r.maxSessions),
-                 r.maxSessions == 1 ? Derivation::tr("fits") : Derivation::tr("fit"), sessionBasis(s, r), fmt(r.overflowBytesPerGpu),
+                 r.maxSessions == 1 ? Derivation::tr("fits") : Derivation::tr("fit"), sessionBasis(s, r),
+                 r.overflowBytesPerGpu > 0 ? Derivation::tr("on one replica alone the KV cache would overflow by %1 per GPU").arg(fmt(r.overflowBytesPerGpu))
+                                           : limitWords(s, r),
                  fleetMonth(r.distribution));
+    if (!r.fits && r.runningCap && s.sessions <= r.kvSessions)
+        return Derivation::tr("%1 asked, %2 run at once at %3; %4.")
+            .arg(plural(s.sessions, Derivation::tr("session"), Derivation::tr("sessions")), formatCount(r.maxSessions), sessionBasis(s, r), limitWords(s, r));
     if (!r.fits)
         return Derivation::tr("%1 asked, %2 fit at %3: the KV cache overflows by %4 per GPU.")
             .arg(plural(s.sessions, Derivation::tr("session"), Derivation::tr("sessions")), formatCount(r.maxSessions),
                  sessionBasis(s, r), fmt(r.overflowBytesPerGpu));
-    return Derivation::tr("%1 of %2 tokens %3%4; the KV cache budget is the limit.")
+    return Derivation::tr("%1 of %2 tokens %3%4; %5.")
         .arg(plural(r.maxSessions, Derivation::tr("session"), Derivation::tr("sessions")), tokens,
-             r.maxSessions == 1 ? Derivation::tr("fits") : Derivation::tr("fit"), perReplicaOf(s));
+             r.maxSessions == 1 ? Derivation::tr("fits") : Derivation::tr("fit"), perReplicaOf(s), limitWords(s, r));
 }
 } // namespace
 
@@ -547,12 +571,16 @@ QStringList explainSessionsAndCost(const Scenario &s, const CapacityResult &r)
 {
     QStringList out;
     // The quotient is shown truncated, not rounded, so floor() of it reads true (4.994 -> 4.99, never 5.00).
-    if (r.reservedSessionBytesPerGpu > 0)
+    if (r.reservedSessionBytesPerGpu > 0) {
+        const qint64 forSessions = std::max<qint64>(0, r.kvBudgetBytesPerGpu - r.distribution.sharedPrefixBytesPerGpu);
+        const qint64 held = forSessions / r.reservedSessionBytesPerGpu; // the KV cache's count, before any running cap
         out << Derivation::tr("Sessions%1, each at %2: floor(%3 ÷ %4) = floor(%5) = %6")
-                   .arg(perReplicaOf(s), sessionBasis(s, r),
-                        formatExactBytes(std::max<qint64>(0, r.kvBudgetBytesPerGpu - r.distribution.sharedPrefixBytesPerGpu)),
-                        formatExactBytes(r.reservedSessionBytesPerGpu),
-                        QLocale::c().toString(std::floor(r.sessionsExact * 100.0) / 100.0, 'f', 2), formatCount(r.maxSessions));
+                   .arg(perReplicaOf(s), sessionBasis(s, r), formatExactBytes(forSessions), formatExactBytes(r.reservedSessionBytesPerGpu),
+                        QLocale::c().toString(std::floor(r.sessionsExact * 100.0) / 100.0, 'f', 2), formatCount(held));
+        // The engine's running cap where it cuts the count (EngineRule::runningCap).
+        if (const auto cap = Engines::rule(s.engine).runningCap(s); cap && cap->sessions < held)
+            out << Derivation::tr("At most %1 at once: %2's %3").arg(formatCount(cap->sessions), Engines::rule(s.engine).title(), cap->setting);
+    }
     const DistributionFigures &d = r.distribution;
     if (s.distribution && !s.preallocate) {
         out << Derivation::tr("Against the length distribution (%1): %2 at a %3 risk of overflowing the pool (%4)")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/capacityparts.h"
 #include "plan/fleetrisk.h"
+#include "engines/enginerule.h"
 #include "plan/speedfigures.h"
 #include "plan/servingestimate.h"
 #include "core/inputerror.h"
@@ -204,6 +205,15 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
     d.sharedPrefixTokens = s.preallocate ? 0 : lengths.sharedPrefixTokens;
     d.sharedPrefixBytesPerGpu = sharedPrefixBytes(s, cost);
     addRiskFigures(d, s, lengths, cost, cap, sessionsBudget(s, cost, r.kvBudgetBytesPerGpu), work);
+    // The engine runs no more sessions at once than its cap, whatever the KV cache holds (vLLM's
+    // max_num_seqs, TensorRT-LLM's max_batch_size, llama.cpp's slots): every count is held to it,
+    // so the fleet, the money and the speed below follow.
+    if (const auto running = Engines::rule(s.engine).runningCap(s)) {
+        if (d.sessionsAtRisk > running->sessions)
+            d.kvSessionsAtRisk = d.sessionsAtRisk;
+        for (qint64 *n : {&d.sessionsAtRisk, &d.sessionsWorstCase, &d.sessionsAtMean, &d.admissionLimit})
+            *n = std::min(*n, running->sessions);
+    }
     // Throughput and cost at the risk-based count.
     addFleetFigures(d, s);
     addSpeedFigures(d, s, lengths, b.weightsPerGpu);

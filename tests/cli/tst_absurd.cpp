@@ -83,17 +83,19 @@ private:
         const QJsonObject o = QJsonDocument::fromJson(r.out).object();
         return figures(o.value(QStringLiteral("kv_bytes_per_token")).toInteger(-1), o.value(QStringLiteral("session_bytes")).toInteger(-1),
                        o.value(QStringLiteral("reserved_session_bytes_per_gpu")).toInteger(-1),
-                       o.value(QStringLiteral("kv_budget_bytes_per_gpu")).toInteger(-1), o.value(QStringLiteral("max_sessions")).toInteger(-1));
+                       o.value(QStringLiteral("kv_budget_bytes_per_gpu")).toInteger(-1), o.value(QStringLiteral("max_sessions")).toInteger(-1),
+                       o.value(QStringLiteral("running_cap")).isDouble() ? std::optional<qint64>(o.value(QStringLiteral("running_cap")).toInteger()) : std::nullopt);
     }
 
     // Figures of an accepted plan: none negative, and max_sessions =
     // floor(KV budget per GPU / reserved bytes per session per GPU).
-    static QString figures(qint64 perToken, qint64 session, qint64 reserved, qint64 budget, qint64 sessions)
+    static QString figures(qint64 perToken, qint64 session, qint64 reserved, qint64 budget, qint64 sessions, std::optional<qint64> runningCap)
     {
         if (perToken < 0 || session < 0 || reserved < 0 || budget < 0 || sessions < 0)
             return QStringLiteral("a negative or missing figure: %1 B/token, %2 B/session, %3 B reserved, %4 B budget, %5 sessions")
                 .arg(perToken).arg(session).arg(reserved).arg(budget).arg(sessions);
-        if (reserved > 0 && sessions != budget / reserved)
+        // The engine's running cap (running_cap: vLLM's max_num_seqs, llama.cpp's slots) holds it lower.
+        if (reserved > 0 && sessions != std::min(budget / reserved, runningCap.value_or(std::numeric_limits<qint64>::max())))
             return QStringLiteral("max_sessions %1 disagrees with %2 B per session and a %3 B budget").arg(sessions).arg(reserved).arg(budget);
         return {};
     }
@@ -109,7 +111,8 @@ private:
             const CapacityResult r = computeCapacity(s);
             if (!r.ok)
                 return namesField(r.error, field) ? QString() : QStringLiteral("the error does not name %1: %2").arg(field, r.error);
-            if (const QString p = figures(r.kvBytesPerToken, r.sessionBytes, r.reservedSessionBytesPerGpu, r.kvBudgetBytesPerGpu, r.maxSessions);
+            if (const QString p = figures(r.kvBytesPerToken, r.sessionBytes, r.reservedSessionBytesPerGpu, r.kvBudgetBytesPerGpu, r.maxSessions,
+                                               r.runningCap ? std::optional<qint64>(r.runningCap->sessions) : std::nullopt);
                 !p.isEmpty())
                 return p;
             try {

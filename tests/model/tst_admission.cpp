@@ -222,6 +222,62 @@ private Q_SLOTS:
         QCOMPARE(computeCapacity(pinned(Engine::Vllm)).toJson().value(QStringLiteral("admission_rule")).toString(), QStringLiteral("paged"));
     }
 
+    // The engine's cap on sessions running at once bounds every count, whatever the KV cache holds
+    // (an attacker read "45 sessions fit" beside --max-num-seqs 3): vLLM's max_num_seqs ("Maximum
+    // number of sequences to be processed in a single iteration", vllm/config/scheduler.py),
+    // TensorRT-LLM's max_batch_size ("the maximum number of requests that the engine can schedule",
+    // its tuning guide), llama.cpp's n_seq slots once n_ctx is set (tools/server/server.cpp).
+    // 60 GB pinned / (8,192 tokens x 131,072 B) = 55 sessions by the KV cache alone.
+    void theEnginesRunningCapBoundsTheCount()
+    {
+        const qint64 held = 60'000'000'000 / (8192 * qint64(131072));
+        QCOMPARE(held, qint64(55));
+        Scenario v = pinned(Engine::Vllm);
+        v.engineSettings.maxNumSeqs = 3;
+        Scenario t = pinned(Engine::Trtllm);
+        t.engineSettings.trtMaxBatchSize = 3;
+        t.engineSettings.schedulerPolicy = SchedulerPolicy::MaxUtilization;
+        for (const Scenario &s : {v, t}) {
+            const CapacityResult r = computeCapacity(s);
+            QVERIFY2(r.ok, qPrintable(r.error));
+            QCOMPARE(r.maxSessions, qint64(3));
+            QVERIFY(r.runningCap);
+            QCOMPARE(r.kvSessions, held);
+            const QString verdict = capacityVerdict(s, r, UnitSystem::Decimal);
+            QVERIFY2(verdict.contains(QStringLiteral("%1 3 is the limit: the KV cache holds 55").arg(s.engine == Engine::Vllm ? QStringLiteral("max_num_seqs") : QStringLiteral("max_batch_size"))),
+                     qPrintable(verdict));
+            const QJsonObject o = r.toJson();
+            QCOMPARE(o.value(QStringLiteral("running_cap")).toInteger(), qint64(3));
+            QCOMPARE(o.value(QStringLiteral("kv_sessions_before_running_cap")).toInteger(), held);
+            // Against a distribution too: the risk-based count, and the fleet it sizes (30 asked: 10 replicas).
+            Scenario d = s;
+            d.distribution = LengthDistribution::fromTrace(conv, QStringLiteral("t"));
+            d.contextTokens = d.distribution->maximum();
+            d.targetSessions = 30;
+            const CapacityResult rd = computeCapacity(d);
+            QVERIFY2(rd.ok, qPrintable(rd.error));
+            QCOMPARE(rd.distribution.sessionsAtRisk, qint64(3));
+            QVERIFY(rd.distribution.kvSessionsAtRisk > 3);
+            QCOMPARE(rd.distribution.gpusNeeded.value_or(-1), qint64(10));
+        }
+        // vLLM's default (256 on a card this size) is above 55: the KV cache is the limit, said so.
+        const CapacityResult plain = computeCapacity(pinned(Engine::Vllm));
+        QCOMPARE(plain.maxSessions, held);
+        QVERIFY(!plain.runningCap);
+        // llama.cpp: n_seq 2 slots of n_ctx 500,000 / 2 cells each hold 2 sessions of 8,192 tokens;
+        // a slot of n_ctx 5,000 (padded to 5,120) / 1 cannot hold one, and the verdict says so first.
+        Scenario l = pinned(Engine::LlamaCpp);
+        l.engineSettings.kvCacheMemory.reset();
+        l.engineSettings.nCtx = 500'000;
+        l.engineSettings.nSeq = 2;
+        QCOMPARE(computeCapacity(l).maxSessions, qint64(2));
+        l.engineSettings.nCtx = 5000;
+        l.engineSettings.nSeq = 1;
+        const CapacityResult small = computeCapacity(l);
+        QVERIFY2(capacityVerdict(l, small, UnitSystem::Decimal).startsWith(QStringLiteral("llama.cpp cannot hold these sessions: each of its slots holds 5,120 tokens")),
+                 qPrintable(capacityVerdict(l, small, UnitSystem::Decimal)));
+    }
+
     // A policy word the engine does not have, and a maximum output out of range, are refused by name.
     void badInputsNameTheirField()
     {
