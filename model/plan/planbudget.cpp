@@ -52,6 +52,16 @@ qint64 weightsPerGpuOf(const Scenario &s, qint64 weights)
     if (s.ep && m.numExperts > 0 && *s.ep > m.numExperts)
         throw InputError(s.field(Input::Ep), QStringLiteral("%1 expert-parallel GPUs for %2 experts per layer: each GPU needs at least one expert")
                                                  .arg(*s.ep).arg(m.numExperts));
+    // The experts are spread over GPUs the deployment holds: vLLM's EP group is TP x DP
+    // (--enable-expert-parallel, docs "Expert Parallel Deployment"), SGLang's and TensorRT-LLM's
+    // lie within TP (ep_size, moe_expert_parallel_size). An EP wider than TP x DP, or not a whole
+    // share of it, sized experts on GPUs no fleet here has (--tp 1 --dp 3 --ep 8: 3 GPUs, each
+    // holding an eighth of the experts).
+    if (s.ep && *s.ep > 1 && (qint64(s.tp) * s.dp < *s.ep || (qint64(s.tp) * s.dp) % *s.ep != 0))
+        throw InputError(f, QStringLiteral("%1 expert-parallel GPUs, but the deployment has TP %2 × DP %3 = %4: the experts are spread over "
+                                           "GPUs the fleet holds (vLLM: EP = TP × DP; SGLang, TensorRT-LLM: EP within TP), so TP × DP must be "
+                                           "a multiple of it")
+                                .arg(*s.ep).arg(s.tp).arg(s.dp).arg(qint64(s.tp) * s.dp));
     const qint64 split = qint64(std::max(1, s.tp)) * std::max(1, s.pp);
     qint64 expertParams = 0;
     if (s.ep && m.numExperts > 0 && m.hiddenSize > 0 && m.totalParams > 0) {

@@ -544,8 +544,8 @@ private Q_SLOTS:
     void expertParallelWeights()
     {
         // --ep: the routed experts (2 layers x 8 experts x 3 x hidden 1024 x expert size 512 =
-        // 25,165,824 parameters) split over EP 4, the rest over TP 1: of 60,000,000 B of bf16
-        // weights (30,000,000 parameters), 50,331,648 B are experts -> 9,668,352 + 12,582,912 B.
+        // 25,165,824 parameters) split over EP 4, the rest over TP 4: of 60,000,000 B of bf16
+        // weights (30,000,000 parameters), 50,331,648 B are experts -> 9,668,352 / 4 + 12,582,912 B.
         ModelShape m = dense(2, 8, 8, 128, 30'000'000);
         m.numExperts = 8;
         m.expertsPerToken = 2;
@@ -555,9 +555,21 @@ private Q_SLOTS:
         s.model.totalParams = 30'000'000;
         s.weightsDtype = Dtype::BF16;
         s.ep = 4;
+        s.tp = 4;
         CapacityResult r = computeCapacity(s);
         QVERIFY2(r.ok, qPrintable(r.error));
-        QCOMPARE(r.weightsBytesPerGpu, qint64(9'668'352 + 12'582'912));
+        QCOMPARE(r.weightsBytesPerGpu, qint64(9'668'352 / 4 + 12'582'912));
+        // An EP group wider than the GPUs the deployment holds (TP x DP) is refused, naming --ep:
+        // TP 1 x DP 3 cannot hold experts split eight ways (an attacker's fleet of 3 GPUs did).
+        for (const auto &[tp, dp, ep] : {std::tuple{1, 3, 8}, std::tuple{2, 1, 4}, std::tuple{4, 1, 3}}) {
+            Scenario w = s;
+            w.tp = tp;
+            w.dp = dp;
+            w.ep = ep;
+            const CapacityResult refused = computeCapacity(w);
+            QVERIFY(!refused.ok);
+            QCOMPARE(refused.errorField, QStringLiteral("--ep"));
+        }
         // --pp 2 halves both the weights and the KV per GPU of a 32-layer dense model.
         Scenario p = scenario(dense(32, 32, 8, 128, 8'000'000'000), Engine::Plain);
         const CapacityResult one = computeCapacity(p);
