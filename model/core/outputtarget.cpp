@@ -151,11 +151,10 @@ void check(const QString &path, Kind kind, const QVector<Protected> &protect, co
     // A name the terminal's bytes did not decode as UTF-8 (\xff\xfe) holds U+FFFD: the file
     // would be created under another name than the one typed.
     // A newline or a tab in a name is a paste gone wrong, and no listing shows it.
-    for (const QChar c : path)
-        if (c.unicode() < 0x20 || c.unicode() == 0x7f)
-            throw InputError(field, QStringLiteral("\"%1\" holds the control character U+%2; nothing was written: give the name without it")
-                                        .arg(QString(path).replace(QLatin1Char('\n'), QStringLiteral("\\n")).replace(QLatin1Char('\t'), QStringLiteral("\\t")))
-                                        .arg(c.unicode(), 4, 16, QLatin1Char('0')));
+    if (const qsizetype i = Units::firstControlCharacter(path); i >= 0)
+        throw InputError(field, QStringLiteral("\"%1\" holds the control character U+%2; nothing was written: give the name without it")
+                                    .arg(QString(path).replace(QLatin1Char('\n'), QStringLiteral("\\n")).replace(QLatin1Char('\t'), QStringLiteral("\\t")))
+                                    .arg(path.at(i).unicode(), 4, 16, QLatin1Char('0')));
     if (path.contains(QChar::ReplacementCharacter))
         throw InputError(field, QStringLiteral("%1 holds bytes that are not UTF-8 text (shown as U+FFFD); nothing was written: "
                                                "give a name in UTF-8").arg(path));

@@ -330,6 +330,16 @@ QLocale userLocale()
     return l.language() == QLocale::C ? QLocale(QLocale::English, QLocale::UnitedStates) : l;
 }
 
+qsizetype firstControlCharacter(const QString &text)
+{
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const char16_t c = text.at(i).unicode();
+        if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069))
+            return i;
+    }
+    return -1;
+}
+
 QString plural(qint64 n, const QString &one, const QString &many)
 {
     return formatCount(n) + QLatin1Char(' ') + (n == 1 ? one : many);

@@ -77,6 +77,11 @@ QString formatCount(qint64 value, const QLocale &locale);
 QLocale userLocale();
 /// "1 session" / "4 sessions": the count with separators and the right noun.
 QString plural(qint64 n, const QString &one, const QString &many);
+
+/// The index of the first character in `text` no name should hold: a C0 or C1 control, DEL, or a
+/// bidirectional override or isolate (U+202A-202E, U+2066-2069: a terminal or a list would
+/// show the name reordered, or run its escape sequences), or -1 when there is none.
+qsizetype firstControlCharacter(const QString &text);
 /// Dollars, in fixed notation below $10^15: "$1,234" from $1,000, "$2.95"
 /// from $1, three significant digits below ("$0.738", "$0.0473",
 /// "$0.000123"); "$0.00" for 0 and "< $0.000001" below a millionth. From $10^15 on,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "io/scenarioparts.h"
+#include "core/units.h"
 #include "core/inputerror.h"
 #include "core/jsonnumbers.h"
 
@@ -21,12 +22,9 @@ qint64 readBig(const QJsonObject &o, const char *key, qint64 fallback, const QSt
 QString readText(const QJsonObject &o, const char *key, const QString &prefix)
 {
     const QString text = JsonNumbers::text(o, key, QString(), prefix, QStringLiteral("a text"));
-    for (qsizetype i = 0; i < text.size(); ++i) {
-        const char16_t c = text.at(i).unicode();
-        if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069))
-            throw InputError(prefix + QLatin1String(key), QStringLiteral("holds the control character U+%1 at character %2")
-                                                              .arg(uint(c), 4, 16, QLatin1Char('0')).arg(i + 1));
-    }
+    if (const qsizetype i = Units::firstControlCharacter(text); i >= 0)
+        throw InputError(prefix + QLatin1String(key), QStringLiteral("holds the control character U+%1 at character %2")
+                                                          .arg(uint(text.at(i).unicode()), 4, 16, QLatin1Char('0')).arg(i + 1));
     return text;
 }
 

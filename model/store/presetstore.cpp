@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "presetstore.h"
+#include "core/units.h"
 #include "pagescan.h"
 #include "presetbundle.h"
 
@@ -676,6 +677,13 @@ void PresetStore::validate(const QJsonObject &preset)
     const QJsonValue name = preset.value(QStringLiteral("name"));
     if (!name.isString() || name.toString().trimmed().isEmpty())
         throw InputError(QStringLiteral("name"), QStringLiteral("give the name shown in the pickers, e.g. \"ACME H100 (contract)\""));
+    // A name is printed by `presets list` and `plan`: an escape sequence in it would run in the
+    // user's terminal (an attacker's bundle set the title and cleared the screen).
+    if (const qsizetype i = Units::firstControlCharacter(name.toString()); i >= 0)
+        throw InputError(QStringLiteral("name"), QStringLiteral("holds the control character U+%1 at character %2: give the name without it")
+                                                     .arg(uint(name.toString().at(i).unicode()), 4, 16, QLatin1Char('0')).arg(i + 1));
+    if (name.toString().size() > 200)
+        throw InputError(QStringLiteral("name"), QStringLiteral("is %1 characters long: at most 200").arg(name.toString().size()));
     // Text fields as the built-ins use them (presets/*.json): a string or null.
     static const char *const text[] = {"vendor", "memory_source", "marketed_memory", "native_formats_source", "host_link", "peer_link", "source", "price_source",
                                        "hf_id", "params_source", "checkpoint_source", "notes", "source_date", "price_date"};

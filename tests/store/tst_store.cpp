@@ -312,6 +312,12 @@ private Q_SLOTS:
         QTest::newRow("date 31 February") << "source_date" << QJsonValue(QStringLiteral("2026-02-31")) << "source_date";
         QTest::newRow("source a number") << "source" << QJsonValue(3) << "source";
         QTest::newRow("empty name") << "name" << QJsonValue(QStringLiteral(" ")) << "name";
+        // A name is printed by `presets list` and `plan`: an attacker's bundle named a preset with an
+        // escape sequence that set the terminal's title and cleared its screen.
+        QTest::newRow("name with an escape sequence") << "name" << QJsonValue(QStringLiteral("\x1b]0;pwned\x07\x1b[2JH100")) << "name";
+        QTest::newRow("name with a right-to-left override") << "name" << QJsonValue(QStringLiteral("ACME \u202E001H")) << "name";
+        QTest::newRow("name with a C1 control") << "name" << QJsonValue(QString(QStringLiteral("ACME ")) + QChar(0x9b) + QStringLiteral("2J")) << "name";
+        QTest::newRow("name of 20,000 characters") << "name" << QJsonValue(QString(20000, QLatin1Char('x'))) << "name";
         QTest::newRow("id with capitals") << "id" << QJsonValue(QStringLiteral("ACME")) << "id";
         // A regular expression's $ also matches before a final newline: "l4\n" would shadow the built-in l4.
         QTest::newRow("id with a final newline") << "id" << QJsonValue(QStringLiteral("l4\n")) << "id";
