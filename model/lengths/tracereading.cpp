@@ -441,15 +441,30 @@ private:
         // The Azure LLM inference traces' TIMESTAMP,ContextTokens,GeneratedTokens
         // (Azure/AzurePublicDataset) and BurstGPT's Timestamp,Model,Request tokens,
         // Response tokens,... (HPMLL/BurstGPT README: Timestamp in seconds).
+        // A column named twice is refused naming both: which copy holds the lengths is a guess
+        // (an attacker's second ContextTokens column of 9s was read in silence).
+        const auto take = [&](qsizetype &col, size_t i) {
+            if (col >= 0)
+                throw InputError(m_field, QStringLiteral("%1 line %2: columns %3 and %4 are both \"%5\"; keep one")
+                                              .arg(m_path).arg(lineNo).arg(col + 1).arg(i + 1).arg(QString::fromUtf8(m_cells.at(i))));
+            col = qsizetype(i);
+        };
         for (size_t i = 0; i < m_cells.size(); ++i) {
             const QByteArray h = m_cells.at(i).toByteArray().toLower();
             if (h == "contexttokens" || h == "request tokens")
-                m_contextCol = qsizetype(i);
+                take(m_contextCol, i);
             else if (h == "generatedtokens" || h == "response tokens")
-                m_generatedCol = qsizetype(i);
+                take(m_generatedCol, i);
             else if (h == "timestamp")
-                m_timeCol = qsizetype(i);
+                take(m_timeCol, i);
         }
+        // One cell holding another separator: a spreadsheet's semicolon or tab export.
+        if (m_cells.size() == 1)
+            for (const char sep : {';', '\t'})
+                if (m_cells.front().contains(sep))
+                    throw InputError(m_field, QStringLiteral("%1 line %2: the header is separated by %3, not commas; save the trace as "
+                                                             "comma-separated values (CSV)")
+                                                  .arg(m_path).arg(lineNo).arg(sep == ';' ? QStringLiteral("semicolons") : QStringLiteral("tabs")));
         m_promptAndOutput = m_contextCol >= 0 && m_generatedCol >= 0;
         m_lastCol = std::max({m_contextCol, m_generatedCol, m_timeCol});
         if (m_promptAndOutput) {

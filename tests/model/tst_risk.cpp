@@ -805,6 +805,12 @@ private Q_SLOTS:
                                            << data + QStringLiteral("empty.csv holds no lengths");
         QTest::newRow("trace: unknown header") << QStringLiteral("trace:") + data + QStringLiteral("wrong-header.csv") << f
                                                << data + QStringLiteral("wrong-header.csv line 1: expected the Azure trace header");
+        // A column named twice: which holds the lengths is a guess (the last copy was read in silence).
+        QTest::newRow("trace: a column twice") << QStringLiteral("trace:") + data + QStringLiteral("duplicate-column.csv") << f
+                                               << data + QStringLiteral("duplicate-column.csv line 1: columns 2 and 4 are both \"ContextTokens\"; keep one");
+        // A spreadsheet's semicolon export: its header is one cell, said as such.
+        QTest::newRow("trace: semicolons") << QStringLiteral("trace:") + data + QStringLiteral("semicolons.csv") << f
+                                           << data + QStringLiteral("semicolons.csv line 1: the header is separated by semicolons, not commas");
         QTest::newRow("trace: missing file") << QStringLiteral("trace:/nonexistent.csv") << f << QStringLiteral("/nonexistent.csv is not a readable file");
         QTest::newRow("trace: Azure row of 0 tokens") << QStringLiteral("trace:") + data + QStringLiteral("zero-request.csv") << f
                                                       << data + QStringLiteral("zero-request.csv line 3: a request of 0 tokens");
