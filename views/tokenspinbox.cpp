@@ -120,15 +120,10 @@ void TokenSpinBox::commit()
     QString number = typed.trimmed();
     if (!m_suffix.trimmed().isEmpty() && number.endsWith(m_suffix.trimmed(), Qt::CaseInsensitive))
         number = number.chopped(m_suffix.trimmed().size()).trimmed();
-    const QChar last = number.isEmpty() ? QChar() : number.back();
-    if (last != QLatin1Char('k') && last != QLatin1Char('K') && last != QLatin1Char('M'))
+    const QString reading = Units::decimalSuffixReading(number, *v, Units::userLocale());
+    if (reading.isEmpty())
         return;
-    const bool mega = last == QLatin1Char('M');
-    const long double binary = (long double)*v * (mega ? 1048576.0L / 1e6L : 1024.0L / 1e3L);
-    m_reading = tr("%1 read as %2 (%3); %4 %5 would be %6")
-                    .arg(number, Units::formatCount(*v, Units::userLocale()), mega ? tr("M = 1,000,000") : tr("k = 1,000"),
-                         number.chopped(1).trimmed(), mega ? QStringLiteral("Mi") : QStringLiteral("Ki"),
-                         binary < 9.2e18L ? Units::formatCount(qint64(std::llround(binary)), Units::userLocale()) : tr("past 64 bits"));
+    m_reading = reading;
     setToolTip(m_reading);
     if (hasFocus())
         QToolTip::showText(mapToGlobal(rect().bottomLeft()), m_reading, this);

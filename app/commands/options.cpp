@@ -169,6 +169,15 @@ qint64 countOpt(const QCommandLineParser &p, const char *name, qint64 minimum)
     return Units::parseCount(value(p, name), QStringLiteral("--") + QString::fromLatin1(name), minimum);
 }
 
+qint64 tokenOpt(const QCommandLineParser &p, const char *name)
+{
+    const qint64 v = countOpt(p, name);
+    const QString reading = Units::decimalSuffixReading(value(p, name), v, QLocale(QLocale::English, QLocale::UnitedStates));
+    if (!reading.isEmpty())
+        QTextStream(stderr) << "note: --" << name << ' ' << reading << '\n';
+    return v;
+}
+
 int smallOpt(const QCommandLineParser &p, const char *name)
 {
     return InputRanges::small(countOpt(p, name), QStringLiteral("--") + QString::fromLatin1(name));

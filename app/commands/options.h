@@ -24,6 +24,10 @@ QString value(const QCommandLineParser &p, const char *name);
 bool isSet(const QCommandLineParser &p, const char *name);
 /// --`name` as a count of at least `minimum` (Units::parseCount). Throws InputError naming the flag.
 qint64 countOpt(const QCommandLineParser &p, const char *name, qint64 minimum = 1);
+/// A token count (--context, --retain, --max-model-len) as countOpt reads it; one typed with a
+/// decimal k or M says on standard error how it was read ("note: --retain 32K read as 32,000
+/// (k = 1,000); 32 Ki would be 32,768"), as the window's token boxes do in their tooltip.
+qint64 tokenOpt(const QCommandLineParser &p, const char *name);
 /// --`name` as a count from 1 to 1,000,000 (layers, heads, GPUs). Throws InputError naming the flag.
 int smallOpt(const QCommandLineParser &p, const char *name);
 

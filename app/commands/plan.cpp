@@ -176,9 +176,11 @@ Rows lengthRows(const Scenario &s, const CapacityResult &r)
         row(Cli::tr("Worst case"), Cli::tr("%1 (every session at %2 tokens, the longest%3)")
                                        .arg(Units::formatCount(d.sessionsWorstCase), Units::formatCount(longest),
                                             longest < d.maxTokens ? Cli::tr(" at the cap") : d.reservationWords()));
+    // Under a cap the mean is the capped lengths' (what a session holds), named so beside the
+    // lengths' own mean a row below (a trial read two "means" side by side).
     row(Cli::tr("At the mean"), Cli::tr("%1 (every session at %2 tokens%3)")
                                     .arg(Units::formatCount(d.sessionsAtMean), Units::formatCount(d.meanHeldTokens(s.retainTokens.has_value())),
-                                         d.reservationWords()));
+                                         s.retainTokens ? Cli::tr(", the mean of the lengths as capped") : d.reservationWords()));
     row(Cli::tr("Admission limit"), Cli::tr("%1 (the budget less a %2% margin)")
                                         .arg(Units::formatCount(d.admissionLimit), Units::formatDecimal(s.marginFraction * 100, 2)));
     if (!d.fleetTargetFromSessions)

@@ -289,7 +289,7 @@ void readWorkload(const QCommandLineParser &p, Scenario &s)
         s.distribution = LengthDistribution::parse(value(p, "distribution"), QStringLiteral("--distribution"));
     readReal(p, RealInput::LengthScale, s.lengthScale);
     if (isSet(p, "retain"))
-        s.retainTokens = countOpt(p, "retain");
+        s.retainTokens = tokenOpt(p, "retain");
     if (isSet(p, "output-tokens"))
         s.outputTokens = countOpt(p, "output-tokens");
     // Each replica's risk or the whole fleet's: one of the two (a flag overrides a file's either).
@@ -322,7 +322,7 @@ void readContextAndSessions(const QCommandLineParser &p, Scenario &s, bool fromF
     if (!isSet(p, "context") && required && !s.distribution && !fromFile && !contextFromMaxModelLen(p))
         throw InputError(QStringLiteral("--context"), QStringLiteral("is required: resident tokens per session, e.g. --context 100000 (or give --distribution)"));
     if (isSet(p, "context")) {
-        s.contextTokens = countOpt(p, "context");
+        s.contextTokens = tokenOpt(p, "context");
     } else if (s.distribution && !(fromFile && !isSet(p, "distribution") && !isSet(p, "retain") && !isSet(p, "length-scale"))) {
         s.contextTokens = distributionLongest(s); // after the scale and the cap
 
@@ -382,7 +382,7 @@ void readEngineSettings(const QCommandLineParser &p, Scenario &s)
     if (isSet(p, "block-size"))
         s.blockSize = smallOpt(p, "block-size");
     if (isSet(p, "max-model-len"))
-        s.maxModelLen = countOpt(p, "max-model-len");
+        s.maxModelLen = tokenOpt(p, "max-model-len");
 }
 
 /// Names each value given by flag by its flag from here on, whatever file it overrode (the

@@ -330,6 +330,20 @@ QLocale userLocale()
     return l.language() == QLocale::C ? QLocale(QLocale::English, QLocale::UnitedStates) : l;
 }
 
+QString decimalSuffixReading(const QString &typed, qint64 value, const QLocale &locale)
+{
+    const QString number = typed.trimmed();
+    const QChar last = number.isEmpty() ? QChar() : number.back();
+    if (last != QLatin1Char('k') && last != QLatin1Char('K') && last != QLatin1Char('M'))
+        return QString();
+    const bool mega = last == QLatin1Char('M');
+    const long double binary = (long double)value * (mega ? 1048576.0L / 1e6L : 1024.0L / 1e3L);
+    return QStringLiteral("%1 read as %2 (%3); %4 %5 would be %6")
+        .arg(number, formatCount(value, locale), mega ? QStringLiteral("M = 1,000,000") : QStringLiteral("k = 1,000"),
+             number.chopped(1).trimmed(), mega ? QStringLiteral("Mi") : QStringLiteral("Ki"),
+             binary < 9.2e18L ? formatCount(qint64(std::llround(binary)), locale) : QStringLiteral("past 64 bits"));
+}
+
 qsizetype firstControlCharacter(const QString &text)
 {
     for (qsizetype i = 0; i < text.size(); ++i) {

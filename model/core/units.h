@@ -58,6 +58,10 @@ qint64 parseCount(const QString &text, const QString &field, qint64 minimum = 1)
 /// is not a number in that locale. Errors as parseCount; the message is the
 /// one for the locale's reading.
 qint64 parseCount(const QString &text, const QString &field, qint64 minimum, const QLocale &locale);
+/// How a count typed with a decimal suffix was read, for a token count where the binary one is
+/// common (a model's "128K" is often 131,072): "32K read as 32,000 (k = 1,000); 32 Ki would be
+/// 32,768" for `typed` "32K" parsed as `value`, figures in `locale`; empty without k, K or M.
+QString decimalSuffixReading(const QString &typed, qint64 value, const QLocale &locale);
 
 /// Parses a decimal fraction (e.g. gpu_memory_utilization) in (low, high].
 /// Throws InputError(field) when outside or not a number.

@@ -164,6 +164,20 @@ private Q_SLOTS:
         QVERIFY2(std::abs(perMillion / (price / (tps * 3600) * 1e6) - 1) < 1e-4, qPrintable(QString::number(perMillion)));
     }
 
+    void aDecimalSuffixIsSaidAsRead()
+    {
+        // A trial's --retain 32K was read as 32,000 in silence where the window's cap said 32,768
+        // (32 Ki): k is 1,000 (SI, as GB is 10^9), and the reading is said once, on standard error,
+        // so the JSON on standard output stays whole.
+        const Run r = run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --context 128K --retain 32K"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(r.json().value(QStringLiteral("reserved_tokens_per_session")).toInteger(), qint64(32000));
+        const QString err = QString::fromUtf8(r.err);
+        QCOMPARE(err.count(QStringLiteral("note: --context 128K read as 128,000 (k = 1,000); 128 Ki would be 131,072")), 1);
+        QCOMPARE(err.count(QStringLiteral("note: --retain 32K read as 32,000 (k = 1,000); 32 Ki would be 32,768")), 1);
+        QVERIFY(!QString::fromUtf8(run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --context 128Ki")).err).contains(QStringLiteral("read as")));
+    }
+
     void versionHelpAndGiBText()
     {
         // --version prints the project's version (CMakeLists.txt, project(headroom VERSION ...)).
