@@ -76,6 +76,9 @@ MainWindow::MainWindow(const QString &storePath, QWidget *parent)
     WheelGuard::install(); // every box, picker and slider of every window: the wheel only with the focus
     setAcceptDrops(true);
 
+    // The status bar from the start: made on its first message (or by the presenter hiding it),
+    // it pushed the answer up mid-session and stayed after leaving the presenter.
+    statusBar();
     m_storePath = storePath.isEmpty() ? PresetStore::defaultPath() : storePath;
     const QStringList skipped = loadPresets(true);
     if (!skipped.isEmpty())

@@ -60,6 +60,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QSizeGrip>
 #include <QTest>
 #include <QValueAxis>
 #include <QWheelEvent>
@@ -364,6 +365,47 @@ private Q_SLOTS:
         QCOMPARE(again.geometry().size(), placed.size());
         QCOMPARE(again.geometry().topLeft(), placed.topLeft());
         QVERIFY(!again.findChild<QToolBar *>(QStringLiteral("mainToolBar"))->isHidden());
+    }
+
+    void leavingThePresenterLeavesNoLayoutBehind()
+    {
+        // A trial (1920 x 1080, light): after F5 and Esc the chart stayed presenter-tall, "4 sessions
+        // fit" and "What to do now" fell below the fold and the inputs' spacing grew. Every widget
+        // of the window is shown, where and as large as it was before the round trip.
+        MainWindow w(store());
+        w.setGeometry(QRect(40, 40, 1400, 820));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QApplication::processEvents();
+        const auto layoutOf = [&w] {
+            QMap<QWidget *, QRect> out;
+            // (Not the status bar's size grip: Qt hides it full screen and places it again on the next resize.)
+            for (QWidget *c : w.findChildren<QWidget *>())
+                if (c->isVisible() && !qobject_cast<QSizeGrip *>(c))
+                    out.insert(c, QRect(c->mapTo(&w, QPoint(0, 0)), c->size()));
+            return out;
+        };
+        const QMap<QWidget *, QRect> before = layoutOf();
+        w.setPresenterMode(true);
+        QApplication::processEvents();
+        w.setPresenterMode(false);
+        QTest::qWait(100);
+        const QMap<QWidget *, QRect> after = layoutOf();
+        QStringList moved;
+        const auto name = [](QWidget *c) {
+            const auto *label = qobject_cast<QLabel *>(c);
+            return QStringLiteral("%1 %2 %3").arg(QString::fromLatin1(c->metaObject()->className()), c->objectName(), label ? label->text().left(40) : QString());
+        };
+        for (auto it = after.cbegin(); it != after.cend(); ++it)
+            if (!before.contains(it.key()))
+                moved << QStringLiteral("shown after only: ") + name(it.key());
+        for (auto it = before.cbegin(); it != before.cend(); ++it) {
+            const QRect a = after.value(it.key());
+            if (a != it.value())
+                moved << QStringLiteral("%1: %2,%3 %4x%5 -> %6,%7 %8x%9").arg(name(it.key())).arg(it->x()).arg(it->y()).arg(it->width()).arg(it->height())
+                             .arg(a.x()).arg(a.y()).arg(a.width()).arg(a.height());
+        }
+        QVERIFY2(moved.isEmpty(), qPrintable(moved.mid(0, 14).join(QLatin1Char('\n'))));
     }
 
     void aCustomCardInWholeGbIsToldItsDriverFigure()
