@@ -281,6 +281,14 @@ void printText(QTextStream &out, const Scenario &s, const CapacityResult &r, Uni
         out << key << ": " << (solved.value(key).isNull() ? Cli::tr("none") : Units::formatCount(solved.value(key).toInteger()))
             << (why.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(why)) << '\n';
     }
+    // The fewest GPUs at another TP than the plan's: the fleet row above is the plan's TP, said
+    // so (a trial read "Fleet for 8 sessions: 3 GPUs" beside "solved_gpus: 2, solved_tp: 2").
+    if (const int tp = solved.value(QStringLiteral("solved_tp")).toInt(); tp > 0 && tp != s.tp && !solved.value(QStringLiteral("solved_gpus")).isNull())
+        out << Cli::tr("The fleet above is at TP %1; the fewest GPUs are %2 at TP %3: plan with --tp %3 for its figures.")
+                   .arg(s.tp)
+                   .arg(Units::plural(solved.value(QStringLiteral("solved_gpus")).toInteger(), Cli::tr("GPU"), Cli::tr("GPUs")))
+                   .arg(tp)
+            << '\n';
     out << '\n' << r.verdict << '\n';
     for (const QString &f : r.fixes)
         out << Cli::tr("  fix: %1").arg(f) << '\n';

@@ -178,6 +178,26 @@ private Q_SLOTS:
         QVERIFY(!QString::fromUtf8(run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --context 128Ki")).err).contains(QStringLiteral("read as")));
     }
 
+    void aSolvedTpApartFromThePlansIsSaid()
+    {
+        // A trial: Llama-3.1-8B at 128,000 tokens, 8 sessions, --solve min-gpus printed "Fleet for 8
+        // sessions: 3 GPUs" (TP 1: 3 sessions a card, ceil(8 / 3) = 3) beside "solved_gpus: 2,
+        // solved_tp: 2" with no word of which is which.
+        const Run r = run(QString::fromLatin1("plan --model llama-3.1-8b --gpu h100-sxm-80gb --context 128K --target-sessions 8 --solve min-gpus").split(QLatin1Char(' ')));
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QString out = QString::fromUtf8(r.out);
+        QVERIFY2(out.contains(QStringLiteral("Fleet for 8 sessions:")) && out.contains(QStringLiteral("3 GPUs")), qPrintable(out.left(1500)));
+        const QRegularExpressionMatch m = QRegularExpression(QStringLiteral("solved_gpus: (\\d+)\nsolved_tp: (\\d+)")).match(out);
+        // By hand at TP 2: 85,520,809,984 - 16,060,522,496 / 2 - 4e9 = 73,490,548,736 B per GPU; a session
+        // is 128,000 x 65,536 B = 8,388,608,000 B per GPU (4 of 8 KV heads): 8 sessions on 2 GPUs.
+        QVERIFY(m.hasMatch());
+        QCOMPARE(m.captured(1), QStringLiteral("2"));
+        QCOMPARE(m.captured(2), QStringLiteral("2"));
+        QVERIFY2(out.contains(QStringLiteral("The fleet above is at TP 1; the fewest GPUs are %1 GPUs at TP %2: plan with --tp %2 for its figures.")
+                                      .arg(m.captured(1), m.captured(2))),
+                     qPrintable(out.left(2000)));
+    }
+
     void versionHelpAndGiBText()
     {
         // --version prints the project's version (CMakeLists.txt, project(headroom VERSION ...)).
