@@ -26,6 +26,18 @@ qint64 int4SixteenBitParams(const Scenario &s)
     return e < s.model.totalParams ? e : 0;
 }
 
+// The routed experts' parameters (layers x experts x 3 x hidden x expert size: gate, up and down
+// projections), at most the total; 0 for a dense model or one without its shapes.
+qint64 routedExpertParams(const ModelShape &m, const QString &field)
+{
+    if (m.numExperts <= 0 || m.hiddenSize <= 0 || m.totalParams <= 0)
+        return 0;
+    const qint64 expertSize = m.moeIntermediateSize > 0 ? m.moeIntermediateSize : m.intermediateSize;
+    return std::min(m.totalParams, Units::mul(Units::mul(Units::mul(m.layers(), m.numExperts, field, "parameter count"),
+                                                         Units::mul(3, m.hiddenSize, field, "parameter count"), field, "parameter count"),
+                                              expertSize, field, "parameter count"));
+}
+
 // Weights one GPU holds, bytes: the dense part split over TP x PP; under --ep the routed
 // experts (layers x experts x 3 x hidden x expert size parameters, their share of the
 // weights) split over EP x PP instead (vLLM --enable-expert-parallel: attention stays
@@ -63,14 +75,7 @@ qint64 weightsPerGpuOf(const Scenario &s, qint64 weights)
                                            "a multiple of it")
                                 .arg(*s.ep).arg(s.tp).arg(s.dp).arg(qint64(s.tp) * s.dp));
     const qint64 split = qint64(std::max(1, s.tp)) * std::max(1, s.pp);
-    qint64 expertParams = 0;
-    if (s.ep && m.numExperts > 0 && m.hiddenSize > 0 && m.totalParams > 0) {
-        const qint64 expertSize = m.moeIntermediateSize > 0 ? m.moeIntermediateSize : m.intermediateSize;
-        const QString mf = s.field(Input::Model);
-        expertParams = std::min(m.totalParams, Units::mul(Units::mul(Units::mul(m.layers(), m.numExperts, mf, "parameter count"),
-                                                                     Units::mul(3, m.hiddenSize, mf, "parameter count"), mf, "parameter count"),
-                                                          expertSize, mf, "parameter count"));
-    }
+    const qint64 expertParams = s.ep ? routedExpertParams(m, s.field(Input::Model)) : 0;
     if (expertParams <= 0)
         return Units::ceilDiv(weights, split);
     const qint64 experts = qint64((long double)weights * (long double)expertParams / (long double)m.totalParams);
@@ -112,7 +117,17 @@ Budget budgetOf(const Scenario &s)
         b.weights = Dtypes::bytesFor(d, s.model.totalParams, s.field(Input::Params));
         b.weightsBasis = Capacity::tr("%1 parameters × %2 (%3)")
                              .arg(formatCount(s.model.totalParams), Dtypes::describeSize(d), Dtypes::name(d));
-        if (const qint64 embeddings = int4SixteenBitParams(s); embeddings > 0) {
+        // MXFP4 checkpoints of mixture-of-experts models quantize the routed experts only: gpt-oss's
+        // config.json lists self_attn, the router, embed_tokens and lm_head in modules_to_not_convert
+        // (20.9 B parameters: 19.1 B of experts at 4.25 bits + 1.8 B in bf16 = 12.8 GiB, the model
+        // card's checkpoint size; every parameter at 4.25 bits was 11.1 GB).
+        if (const qint64 experts = d == Dtype::MXFP4 ? routedExpertParams(s.model, s.field(Input::Model)) : 0; experts > 0) {
+            const QString f = s.field(Input::Params);
+            b.weights = Units::add(Dtypes::bytesFor(Dtype::MXFP4, experts, f), Units::mul(s.model.totalParams - experts, 2, f), f);
+            b.weightsBasis = Capacity::tr("%1 parameters as loaded: %2 routed-expert parameters in mxfp4 + %3 others (attention, router, "
+                                            "embeddings, output head) in 16-bit")
+                                 .arg(formatCount(s.model.totalParams), formatCount(experts), formatCount(s.model.totalParams - experts));
+        } else if (const qint64 embeddings = int4SixteenBitParams(s); embeddings > 0) {
             const QString f = s.field(Input::Params);
             const qint64 linear = s.model.totalParams - embeddings;
             // int4 linear weights + one fp16 scale and one packed 4-bit zero per group of 128

@@ -29,6 +29,7 @@
 #include "kv/gpuspec.h"
 #include "kv/kvcost.h"
 #include "kv/modelshape.h"
+#include "plan/capacity.h"
 
 #include <cmath>
 #include <utility>
@@ -90,6 +91,7 @@ private slots:
     void unmodelledKvSavingsAreSizedWithoutThemAndSaid();
     void perLayerListsTakeOneValue();
     void slidingWindowOnlyWhereTheFamilyReadsIt();
+    void mxfp4QuantizesTheRoutedExpertsOnly();
     void pureStateSpaceModels_data();
     void pureStateSpaceModels();
     void nestedLanguageModelObjects_data();
@@ -817,6 +819,28 @@ void TestConfigImport::slidingWindowOnlyWhereTheFamilyReadsIt()
     QCOMPARE(KvCost(l, Dtype::BF16, 1, 16).bytesPerToken(), qint64(131072));
     QCOMPARE(l.sizingNotes.size(), 1);
     QVERIFY2(l.sizingNotes.first().contains(QStringLiteral("sliding_window 4096 is not applied")), qPrintable(l.sizingNotes.first()));
+}
+
+void TestConfigImport::mxfp4QuantizesTheRoutedExpertsOnly()
+{
+    // gpt-oss-20b's config.json: quant_method mxfp4 with modules_to_not_convert self_attn, the
+    // router, embed_tokens and lm_head: only the experts are 4.25-bit (4-bit values + an 8-bit
+    // scale per 32, OCP MX spec). Its model card gives the checkpoint as 12.8 GiB. An attacker's
+    // plan from the config sized every parameter at 4.25 bits: 11.1 GB, 3 sessions on an L4
+    // where the preset (12.8 GiB) gave 2.
+    const ModelShape m = ConfigImporter::fromFile(QStringLiteral(HEADROOM_TEST_DATA "/gpt-oss-20b/config.json"), QStringLiteral("--model"));
+    QCOMPARE(m.weightsDtype, Dtype::MXFP4);
+    Scenario s;
+    s.model = m;
+    s.gpu = GpuSpec::custom(24'000'000'000);
+    s.contextTokens = 1000;
+    const CapacityResult r = computeCapacity(s);
+    QVERIFY2(r.ok, qPrintable(r.error));
+    // 24 layers x 32 experts x 3 x 2,880 x 2,880 = 19,110,297,600 expert parameters.
+    const qint64 experts = qint64(24) * 32 * 3 * 2880 * 2880;
+    QCOMPARE(r.weightsBytes, experts * 17 / 32 + (m.totalParams - experts) * 2);
+    const double gib = double(r.weightsBytes) / double(qint64(1) << 30);
+    QVERIFY2(std::abs(gib - 12.8) < 0.05, qPrintable(QString::number(gib)));
 }
 
 void TestConfigImport::perLayerListsTakeOneValue()
