@@ -7,6 +7,8 @@
 #include "shownhtml.h"
 #include "trafficreplay.h"
 #include "wrappedlabel.h"
+#include "scenariocommand.h"
+#include <QUndoStack>
 #include "plan/fleetrisk.h"
 #include "plan/capacity.h"
 #include "engines/enginerule.h"
@@ -398,14 +400,40 @@ void AnswerView::trackFit(const Scenario &s, qint64 fit)
                                          bytes(e.activationPeak), bytes(e.nonTorch), bytes(e.cudaGraph), bytes(e.freeMemoryBefore),
                                          bytes(e.freeMemoryAfter)}
                               .join(QLatin1Char('\n'));
+    // Each scenario's count as shown, so that the count before the last change is found by
+    // walking the undo history back from the scenario shown (previousFit), after an undo too (a
+    // trial's Undo of "KV fp8" left "keep 7 sessions", the undone state's count).
     if (fitBasis != m_fitBasis) {
         m_fitBasis = fitBasis;
-        m_previousFit = -1;
-        m_fit = fit;
-    } else if (fit != m_fit) {
-        m_previousFit = m_fit;
-        m_fit = fit;
+        m_fitSeen.clear();
     }
+    const auto same = std::find_if(m_fitSeen.begin(), m_fitSeen.end(), [&s](const QPair<Scenario, qint64> &x) { return x.first == s; });
+    if (same != m_fitSeen.end())
+        m_fitSeen.erase(same);
+    m_fitSeen.append(qMakePair(s, fit));
+    if (m_fitSeen.size() > 64)
+        m_fitSeen.removeFirst();
+    m_fit = fit;
+}
+
+qint64 AnswerView::previousFit() const
+{
+    // Back through the undo steps that led to the scenario shown (the stack settled: the advice
+    // asks 150 ms after a change), to the first whose count differs from the one shown.
+    const QUndoStack *stack = m_planner->undoStack();
+    Scenario at = m_planner->scenario();
+    for (int step = stack->index() - 1; step >= 0; --step) {
+        const auto *c = dynamic_cast<const ScenarioCommand *>(stack->command(step));
+        if (!c || !(c->after() == at))
+            return -1;
+        const auto seen = std::find_if(m_fitSeen.cbegin(), m_fitSeen.cend(), [c](const QPair<Scenario, qint64> &x) { return x.first == c->before(); });
+        if (seen == m_fitSeen.cend())
+            return -1; // shown under another basis, or long ago
+        if (seen->second != m_fit)
+            return seen->second;
+        at = c->before();
+    }
+    return -1;
 }
 
 void AnswerView::showHeadline(const Scenario &s, const CapacityResult &r, qint64 fit)
@@ -505,6 +533,7 @@ void AnswerView::showFigures(const Scenario &s, const CapacityResult &r)
 void AnswerView::requestAdvice()
 {
     // Restore what was asked for, or what fitted before the last change, whichever is more.
+    m_previousFit = previousFit();
     m_wanted = std::max({m_planner->scenario().sessions, m_previousFit, qint64(1)});
     m_planner->requestAdvice(LeverTarget{});
 }

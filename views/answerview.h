@@ -4,6 +4,8 @@
 #include "plan/capacityresult.h"
 #include "plan/levers.h"
 
+#include <QPair>
+#include <QVector>
 #include <QWidget>
 
 QT_BEGIN_NAMESPACE
@@ -80,8 +82,11 @@ private:
     void showTraffic(const TrafficAnswer &answer);
     /// A plan with no answer: its error as the sentence, every figure and the advice cleared.
     void showFailure(const CapacityResult &result);
-    /// Records the sessions that fit now (`fit`) and before the last change, under one basis.
+    /// Records the sessions that fit now (`fit`) for scenario `s`, under one basis.
     void trackFit(const Scenario &s, qint64 fit);
+    /// The sessions that fitted before the last change of that count: back through the undo
+    /// steps to the scenario shown, the first shown count that differs; -1 when none is known.
+    qint64 previousFit() const;
     /// The presenter's figures: the sessions a TP group holds, the cost per session-hour with its
     /// unit at the figure's size, what limits it, the fleet's GPUs and month when a fleet is
     /// asked, and the what-ifs in force.
@@ -119,7 +124,8 @@ private:
     QTimer *m_adviceTimer = nullptr;
     QVector<LeverOption> m_adviceOptions;
     qint64 m_fit = -1;         ///< sessions per TP group that fit now
-    qint64 m_previousFit = -1; ///< and before the last change (-1: none under this basis)
+    qint64 m_previousFit = -1; ///< and before the last change of the count, as the advice was asked (-1: none under this basis)
+    QVector<QPair<Scenario, qint64>> m_fitSeen; ///< the last 64 scenarios shown under m_fitBasis and their counts
     QString m_fitBasis;        ///< the model, card, TP, length law and cap both counts are under
     qint64 m_wanted = 0;       ///< what the advice restores
     QWidget *m_headline = nullptr; ///< presenter only: the three figures

@@ -27,6 +27,9 @@ public:
 
     void undo() override;
     void redo() override;
+    /// The scenario before this step and after it.
+    const Scenario &before() const { return m_before; }
+    const Scenario &after() const { return m_after; }
     int id() const override { return m_mergeable ? int(m_id) : -1; }
     bool mergeWith(const QUndoCommand *other) override;
 

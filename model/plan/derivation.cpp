@@ -574,8 +574,14 @@ QStringList explainSessionsAndCost(const Scenario &s, const CapacityResult &r)
     if (r.reservedSessionBytesPerGpu > 0) {
         const qint64 forSessions = std::max<qint64>(0, r.kvBudgetBytesPerGpu - r.distribution.sharedPrefixBytesPerGpu);
         const qint64 held = forSessions / r.reservedSessionBytesPerGpu; // the KV cache's count, before any running cap
+        // The budget as the line above gives it, less the shared prefix held once (said here, so the
+        // figure divided is read from the line before: a trial could not find 65,393,178,624 B there).
+        const qint64 prefix = r.distribution.sharedPrefixBytesPerGpu;
+        const QString dividend = prefix > 0 && r.kvBudgetBytesPerGpu > 0
+            ? Derivation::tr("(%1 − %2 shared prefix)").arg(formatExactBytes(r.kvBudgetBytesPerGpu), formatExactBytes(prefix))
+            : formatExactBytes(forSessions);
         out << Derivation::tr("Sessions%1, each at %2: floor(%3 ÷ %4) = floor(%5) = %6")
-                   .arg(perReplicaOf(s), sessionBasis(s, r), formatExactBytes(forSessions), formatExactBytes(r.reservedSessionBytesPerGpu),
+                   .arg(perReplicaOf(s), sessionBasis(s, r), dividend, formatExactBytes(r.reservedSessionBytesPerGpu),
                         QLocale::c().toString(std::floor(r.sessionsExact * 100.0) / 100.0, 'f', 2), formatCount(held));
         // The engine's running cap where it cuts the count (EngineRule::runningCap).
         if (const auto cap = Engines::rule(s.engine).runningCap(s); cap && cap->sessions < held)

@@ -384,6 +384,12 @@ private Q_SLOTS:
         QCOMPARE(w.planner()->scenario().contextTokens, qint64(128000)); // the requirement kept
         w.planner()->undoStack()->undo();
         QCOMPARE(w.planner()->result().maxSessions, qint64(3));
+        // Undone, the count to keep is still the 4 before the context was raised, not the applied
+        // option's (a trial read "keep 7 sessions" after undoing KV fp8).
+        QTRY_VERIFY2(w.adviceText().contains(QStringLiteral("keep 4 sessions at 128,000 tokens")), qPrintable(w.adviceText()));
+        // Undone again, 100,000 tokens: nothing to do, 4 fit.
+        w.planner()->undoStack()->undo();
+        QTRY_VERIFY2(w.adviceText().contains(QStringLiteral("nothing: 4 sessions fit")), qPrintable(w.adviceText()));
     }
 
     // "Keep N" is a count from before a change of a lever under the same model, card, TP and
