@@ -35,7 +35,11 @@ QJsonObject solveContext(const Scenario &s, const CapacityResult &r, UnitSystem 
     const qint64 tokens = solveMaxContext(s, s.sessions);
     solved.insert(QStringLiteral("solved_context_tokens"), tokens > 0 ? QJsonValue(tokens) : QJsonValue());
     QString why;
-    if (tokens <= 0)
+    const auto cap = Engines::rule(s.engine).runningCap(s);
+    if (tokens <= 0 && cap && s.sessions > cap->sessions)
+        why = QStringLiteral("no context fits: %1 runs at most %2 sessions at once (%3), fewer than the %4 asked")
+                  .arg(Engines::rule(s.engine).title(), Units::formatCount(cap->sessions), cap->setting, Units::formatCount(s.sessions));
+    else if (tokens <= 0)
         why = r.kvBudgetBytesPerGpu <= 0
             ? QStringLiteral("no context fits: the weights and workspace leave no KV budget on the card (%1 of weights per GPU)")
                   .arg(Units::formatBytes(r.weightsBytesPerGpu, units))

@@ -67,6 +67,10 @@ std::optional<qint64> uncappedSessions(const Scenario &scenario);
 /// once pipeline stages share the replica (each stage holds its own layers' KV of every session).
 QString perReplicaOf(const Scenario &scenario);
 
+/// What bounds the count of `r`: "the KV cache budget is the limit", or the engine's running
+/// cap where it cut the KV cache's count ("vLLM's max_num_seqs 3 is the limit: the KV cache holds 45").
+QString limitWords(const Scenario &scenario, const CapacityResult &r);
+
 /// One replica's GPUs and how they are split: "1 GPU", "4 GPUs (TP 4)", "8 GPUs (TP 4 × PP 2)".
 QString replicaShape(const Scenario &scenario);
 

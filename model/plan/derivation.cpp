@@ -169,11 +169,6 @@ QString historyLost(const CapacityResult &r)
     return historyLostWords(d.truncatedShare, d.conversations > 0, d.meanTokensDroppedByThoseLosing, d.meanTokensDropped, d.p99TokensDropped);
 }
 
-namespace {
-QString verdictAtTheContext(const Scenario &s, const CapacityResult &r, UnitSystem u);
-
-// What bounds the count: "the KV cache budget is the limit", or the engine's running cap where
-// it cut the KV cache's count ("vLLM's --max-num-seqs 3 is the limit: the KV cache holds 45").
 QString limitWords(const Scenario &s, const CapacityResult &r)
 {
     if (!r.runningCap)
@@ -181,6 +176,9 @@ QString limitWords(const Scenario &s, const CapacityResult &r)
     return Derivation::tr("%1's %2 is the limit: the KV cache holds %3")
         .arg(Engines::rule(s.engine).title(), r.runningCap->setting, formatCount(r.kvSessions));
 }
+
+namespace {
+QString verdictAtTheContext(const Scenario &s, const CapacityResult &r, UnitSystem u);
 
 // ", $17,228 a month" for the fleet of the sessions asked, where a price is known (a trial
 // found the fleet's money only in presenter mode).

@@ -24,10 +24,12 @@ qint64 sessionsOf(const Scenario &s, RiskWork &work)
         const qint64 per = cost.sessionBytes(reserved, true, reservedField(s));
         if (b.budget <= 0 || per <= 0)
             return 0;
+        // Held to the engine's running cap as the plan is: a change that grows the KV cache runs no more.
+        const qint64 cap = Engines::rule(s.engine).runningCap(s).value_or(RunningCap{std::numeric_limits<qint64>::max(), {}}).sessions;
         if (answersByRisk(s))
-            return admittedLaw(work, s, lengthsOf(s, reserved), cost, s.retainTokens.value_or(0))
-                .sessionsAtRisk(sessionsBudget(s, cost, b.budget), s.risk).sessions;
-        return b.budget / per;
+            return std::min(cap, admittedLaw(work, s, lengthsOf(s, reserved), cost, s.retainTokens.value_or(0))
+                                     .sessionsAtRisk(sessionsBudget(s, cost, b.budget), s.risk).sessions);
+        return std::min(cap, b.budget / per);
     } catch (const InputError &) {
         return -1;
     }
@@ -90,6 +92,11 @@ QString capFix(const Scenario &s, qint64 want, const CapacityResult &r)
 QStringList fixesFor(const Scenario &s, qint64 want, const CapacityResult &r, RiskWork &work)
 {
     QStringList out;
+    // The engine's own cap, where it holds the count below what the KV cache holds: raising it is
+    // the fix (an attacker's plan offered fp8 and TP 2, each still running max_num_seqs 3).
+    if (r.runningCap && r.kvSessions >= want)
+        out << Capacity::tr("%1's %2 raised to at least %3: the KV cache holds %4")
+                   .arg(Engines::rule(s.engine).title(), r.runningCap->setting.section(QLatin1Char(' '), 0, 0), formatCount(want), formatCount(r.kvSessions));
     auto offer = [&](const QString &what, const Scenario &variant) {
         const qint64 n = sessionsOf(variant, work);
         if (n >= want)

@@ -287,6 +287,9 @@ qint64 solveMaxContext(const Scenario &s, qint64 sessions)
 {
     if (sessions < 1)
         throw InputError(QStringLiteral("--sessions"), QStringLiteral("must be at least 1"));
+    // More sessions than the engine runs at once fit no context (its cap, not the KV cache).
+    if (const auto cap = Engines::rule(s.engine).runningCap(s); cap && sessions > cap->sessions)
+        return 0;
     const qint64 modelMax = s.model.maxPositionEmbeddings > 0 ? s.model.maxPositionEmbeddings : std::numeric_limits<qint64>::max();
     if (!s.distribution) {
         // Every session at the answer: paged, not capped (the cap is what is being solved for).

@@ -82,16 +82,25 @@ void addRiskFigures(DistributionFigures &d, const Scenario &s, const LengthDistr
     d.sessionsAtRisk = count.sessions;
     d.riskMethod = count.method;
     d.riskTailAt = count.tailAt;
-    d.riskTailAbove = count.tailAbove;
+    // The engine runs no more sessions at once than its cap, whatever the KV cache holds (vLLM's
+    // max_num_seqs, TensorRT-LLM's max_batch_size, llama.cpp's slots): the count is held to it and
+    // its overflow probability is the cap's (an attacker read 20 sessions at the 76's 9.5e-3).
+    const std::optional<RunningCap> running = Engines::rule(s.engine).runningCap(s);
+    if (running && d.sessionsAtRisk > running->sessions) {
+        d.kvSessionsAtRisk = d.sessionsAtRisk;
+        d.sessionsAtRisk = running->sessions;
+        d.riskTailAt = law.overflowProbability(running->sessions, budget);
+    }
+    d.riskTailAbove = d.kvSessionsAtRisk > 0 ? law.overflowProbability(d.sessionsAtRisk + 1, budget) : count.tailAbove;
     d.riskErrorBound = count.errorBound;
     d.riskRoundingBytes = count.roundingBytes;
-    d.sessionsWorstCase = law.risk().sessionsWorstCase(budget);
-    d.sessionsAtMean = law.risk().sessionsAtMean(budget);
+    d.sessionsWorstCase = std::min(law.risk().sessionsWorstCase(budget), running ? running->sessions : std::numeric_limits<qint64>::max());
+    d.sessionsAtMean = std::min(law.risk().sessionsAtMean(budget), running ? running->sessions : std::numeric_limits<qint64>::max());
     if (work.figures() != RiskWork::Figures::Counts) {
         // The margin's bytes taken off (at most 0.9 of the budget, so within 64 bits): the
         // budget times (1 - margin) as a double rounds up to 2^63 within 512 B of it.
         const qint64 admissionBudget = budget - std::min(budget, qint64(std::ceil(double(budget) * s.marginFraction)));
-        d.admissionLimit = law.sessionsAtRisk(admissionBudget, s.risk).sessions;
+        d.admissionLimit = std::min(law.sessionsAtRisk(admissionBudget, s.risk).sessions, running ? running->sessions : std::numeric_limits<qint64>::max());
         d.overflowProbability = law.overflowProbability(s.sessions, budget);
     }
     if (!lengths.promptLengths.isEmpty() && !s.preallocate && !reservesOutput && work.figures() != RiskWork::Figures::Counts) {
@@ -205,15 +214,6 @@ DistributionFigures distributionFigures(const Scenario &s, const KvCost &cost, c
     d.sharedPrefixTokens = s.preallocate ? 0 : lengths.sharedPrefixTokens;
     d.sharedPrefixBytesPerGpu = sharedPrefixBytes(s, cost);
     addRiskFigures(d, s, lengths, cost, cap, sessionsBudget(s, cost, r.kvBudgetBytesPerGpu), work);
-    // The engine runs no more sessions at once than its cap, whatever the KV cache holds (vLLM's
-    // max_num_seqs, TensorRT-LLM's max_batch_size, llama.cpp's slots): every count is held to it,
-    // so the fleet, the money and the speed below follow.
-    if (const auto running = Engines::rule(s.engine).runningCap(s)) {
-        if (d.sessionsAtRisk > running->sessions)
-            d.kvSessionsAtRisk = d.sessionsAtRisk;
-        for (qint64 *n : {&d.sessionsAtRisk, &d.sessionsWorstCase, &d.sessionsAtMean, &d.admissionLimit})
-            *n = std::min(*n, running->sessions);
-    }
     // Throughput and cost at the risk-based count.
     addFleetFigures(d, s);
     addSpeedFigures(d, s, lengths, b.weightsPerGpu);

@@ -6,6 +6,7 @@
 // MAX_UTILIZATION pages, as vLLM does. Counts are checked against hand arithmetic and against
 // a law the test builds itself from the Azure trace's CSV rows.
 #include "plan/capacity.h"
+#include "plan/levers.h"
 #include "core/inputerror.h"
 #include "core/units.h"
 #include "lengths/lengthdistribution.h"
@@ -259,6 +260,21 @@ private Q_SLOTS:
             QCOMPARE(rd.distribution.sessionsAtRisk, qint64(3));
             QVERIFY(rd.distribution.kvSessionsAtRisk > 3);
             QCOMPARE(rd.distribution.gpusNeeded.value_or(-1), qint64(10));
+            // Its overflow risk is that of the 3 it runs, as a plan asked for 3 without a cap gives
+            // it (an attacker read 20 sessions at the 76's 9.5e-3, and a fleet risk of 76%).
+            Scenario three = d;
+            three.engineSettings.maxNumSeqs.reset();
+            three.engineSettings.trtMaxBatchSize.reset();
+            three.targetSessions.reset();
+            three.sessions = 3;
+            QCOMPARE(rd.distribution.riskTailAt, computeCapacity(three).distribution.overflowProbability);
+            // Ten asked: the fix is the cap itself, not a change that grows a KV cache it never fills;
+            // and no context holds ten at once.
+            Scenario ten = s;
+            ten.sessions = 10;
+            const CapacityResult rt = computeCapacity(ten);
+            QVERIFY2(rt.fixes.size() == 1 && rt.fixes.first().contains(QStringLiteral(" raised to at least 10: the KV cache holds 55")), qPrintable(rt.fixes.join(QLatin1Char('\n'))));
+            QCOMPARE(solveMaxContext(ten, 10), qint64(0));
         }
         // vLLM's default (256 on a card this size) is above 55: the KV cache is the limit, said so.
         const CapacityResult plain = computeCapacity(pinned(Engine::Vllm));

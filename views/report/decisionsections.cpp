@@ -37,8 +37,9 @@ QString decisionSentence(const ReportFigures &f)
                                                                        Units::formatUsdPer(*dep.perSessionHour, tr("session-hour")))
                                             : tr("set a price per GPU-hour for the cost"))
         + esc(dep.marginWords(s.marginFraction));
-    return tr("Serve %1 concurrent %2 %3 on %4: %5; the KV cache is the limit.")
-        .arg(Units::formatCount(dep.sessions), dep.sessions == 1 ? tr("session") : tr("sessions"), traffic, cards, moneyPart);
+    return tr("Serve %1 concurrent %2 %3 on %4: %5; %6.")
+        .arg(Units::formatCount(dep.sessions), dep.sessions == 1 ? tr("session") : tr("sessions"), traffic, cards, moneyPart,
+             esc(f.r.runningCap ? limitWords(s, f.r) : tr("the KV cache is the limit")));
 }
 
 // A choice the sensitivity table prices (another TP, the next card up) that serves the same

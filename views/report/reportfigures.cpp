@@ -23,8 +23,12 @@ ReportFigures::ReportFigures(const ReportInput &input)
     rows = sensitivityRows(s, r);
     const EngineFigures &e = r.engineFigures;
     band = e.kvCacheTokensHigh > e.kvCacheTokensLow && e.kvCacheTokens > 0;
-    sessionsLow = band ? qint64(double(dep.perGroup) * double(e.kvCacheTokensLow) / double(e.kvCacheTokens)) : 0;
-    sessionsHigh = band ? qint64(double(dep.perGroup) * double(e.kvCacheTokensHigh) / double(e.kvCacheTokens)) : 0;
+    // The band scales the KV cache's own count; the engine's running cap still holds it (an
+    // attacker's report said "about 2 to 3 sessions" for a band that holds about 56, capped at 3).
+    const double kv = double(r.runningCap ? r.kvSessions : dep.perGroup);
+    const double cap = r.runningCap ? double(r.runningCap->sessions) : std::numeric_limits<double>::max();
+    sessionsLow = band ? qint64(std::min(cap, kv * double(e.kvCacheTokensLow) / double(e.kvCacheTokens))) : 0;
+    sessionsHigh = band ? qint64(std::min(cap, kv * double(e.kvCacheTokensHigh) / double(e.kvCacheTokens))) : 0;
     meanHeld = d.meanHeldTokens(s.retainTokens.has_value());
 }
 
