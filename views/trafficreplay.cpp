@@ -165,8 +165,8 @@ void TrafficReplay::request(bool solve, std::optional<double> maxQueueMs)
     ReplayOptions o;
     o.replicas = in.replicas;
     o.keepIdleSeconds = in.keepIdleSeconds;
-    if (s.engineSettings.maxNumSeqs)
-        o.maxRunningPerReplica = *s.engineSettings.maxNumSeqs;
+    o.maxRunningPerReplica = Engines::rule(s.engine).runningCap(s).value_or(RunningCap{}).sessions; // as plan holds it
+
     const double multiplier = s.trafficMultiplier;
     std::shared_ptr<const TrafficTrace> held = m_trace && m_trace->path == in.path ? m_trace : nullptr;
     run([=]() {

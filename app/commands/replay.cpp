@@ -33,8 +33,8 @@ ReplayOptions replayOptionsFrom(const QCommandLineParser &p, const Scenario &s)
         throw InputError(QStringLiteral("--replicas"), QStringLiteral("must be at least 1"));
     if (isSet(p, "keep-idle"))
         o.keepIdleSeconds = Units::parseFraction(value(p, "keep-idle"), QStringLiteral("--keep-idle"), 0, 31.0 * 86400.0);
-    if (s.engineSettings.maxNumSeqs)
-        o.maxRunningPerReplica = *s.engineSettings.maxNumSeqs;
+    // The engine's running cap, as plan holds it (vLLM's max_num_seqs given or its default, ...).
+    o.maxRunningPerReplica = Engines::rule(s.engine).runningCap(s).value_or(RunningCap{}).sessions;
     return o;
 }
 

@@ -208,7 +208,10 @@ QString capacityVerdict(const Scenario &s, const CapacityResult &r, UnitSystem u
                               "With %6 raised to at least %7: %8")
             .arg(Engines::rule(s.engine).title(), formatCount(r.engineFigures.kvCacheTokens / slotCap->sessions), formatCount(r.engineFigures.kvCacheTokens),
                  slotCap->setting, formatCount(r.reservedTokensPerSession), s.field(Input::NCtx),
-                 formatCount(Units::mul(r.reservedTokensPerSession, slotCap->sessions, s.field(Input::NCtx))), verdictAtTheContext(s, r, u));
+                 // Ollama's num_ctx is each slot's (it runs llama.cpp with num_ctx x num_parallel cells).
+                 formatCount(s.engine == Engine::Ollama ? r.reservedTokensPerSession
+                                                        : Units::mul(r.reservedTokensPerSession, slotCap->sessions, s.field(Input::NCtx))),
+                 verdictAtTheContext(s, r, u));
     return verdictAtTheContext(s, r, u);
 }
 

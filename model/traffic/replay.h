@@ -44,7 +44,7 @@ struct ReplayOptions
 {
     int replicas = 1;                      ///< data-parallel replicas; conversation c runs on replica c mod replicas
     std::optional<double> keepIdleSeconds; ///< how long an idle conversation's blocks stay; empty: until evicted
-    qint64 maxRunningPerReplica = 0;       ///< the engine's running-request cap (--max-num-seqs); 0: none
+    qint64 maxRunningPerReplica = 0;       ///< the engine's running-request cap (EngineRule::runningCap); 0: none
     double sampleSeconds = 10;             ///< the timeline's step
 };
 

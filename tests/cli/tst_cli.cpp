@@ -178,6 +178,17 @@ private Q_SLOTS:
         QVERIFY(!QString::fromUtf8(run(plan("--model llama-3.1-8b --gpu h100-sxm-80gb --context 128Ki")).err).contains(QStringLiteral("read as")));
     }
 
+    void theReplayHoldsTheEnginesRunningCap()
+    {
+        // An attacker's replay under TensorRT-LLM --max-batch-size 2 peaked at 23 requests running
+        // on a replica: only vLLM's --max-num-seqs was read. Every engine's cap holds, as in plan.
+        const Run r = run(QString::fromLatin1("replay --model llama-3.1-8b --gpu h100-sxm-80gb --engine trtllm --max-batch-size 2 --replicas 8 --json --trace "
+                                              HEADROOM_SAMPLES "/mooncake-fast25-conversation.jsonl").split(QLatin1Char(' ')));
+        QVERIFY2(r.code == 0, r.err.constData());
+        const qint64 peak = r.json().value(QStringLiteral("peak_running_per_replica")).toInteger(-1);
+        QVERIFY2(peak >= 1 && peak <= 2, qPrintable(QString::number(peak)));
+    }
+
     void aSolvedTpApartFromThePlansIsSaid()
     {
         // A trial: Llama-3.1-8B at 128,000 tokens, 8 sessions, --solve min-gpus printed "Fleet for 8

@@ -292,6 +292,16 @@ private Q_SLOTS:
         const CapacityResult small = computeCapacity(l);
         QVERIFY2(capacityVerdict(l, small, UnitSystem::Decimal).startsWith(QStringLiteral("llama.cpp cannot hold these sessions: each of its slots holds 5,120 tokens")),
                  qPrintable(capacityVerdict(l, small, UnitSystem::Decimal)));
+        // Ollama's num_ctx is each slot's (it starts llama.cpp with --ctx-size num_ctx x num_parallel,
+        // server.go): a slot of 4,096 needs num_ctx raised to the session's 8,192, not to 8,192 x 4.
+        Scenario o = pinned(Engine::Ollama);
+        o.engineSettings.kvCacheMemory.reset();
+        o.engineSettings.nCtx = 4096;
+        o.engineSettings.nSeq = 4;
+        const QString ollama = capacityVerdict(o, computeCapacity(o), UnitSystem::Decimal);
+        QVERIFY2(ollama.startsWith(QStringLiteral("Ollama cannot hold these sessions: each of its slots holds 4,096 tokens"))
+                     && ollama.contains(QStringLiteral("raised to at least 8,192:")),
+                 qPrintable(ollama));
     }
 
     // A policy word the engine does not have, and a maximum output out of range, are refused by name.
