@@ -27,15 +27,22 @@ qint64 int4SixteenBitParams(const Scenario &s)
 }
 
 // The routed experts' parameters (layers x experts x 3 x hidden x expert size: gate, up and down
-// projections), at most the total; 0 for a dense model or one without its shapes.
+// projections), at most the total; 0 for a dense model or one without its shapes. Where the
+// active count is known, also at most what it leaves: total - active = the experts a token does
+// not use, (E - k) / E of them, so routed <= (total - active) x E / (E - k). That bound holds
+// the layers every layer count misses: DeepSeek-V3's first_k_dense_replace 3 dense layers (an
+// attacker's EP plan put all 671 B parameters on the experts' ranks; 654 B are routed experts).
 qint64 routedExpertParams(const ModelShape &m, const QString &field)
 {
     if (m.numExperts <= 0 || m.hiddenSize <= 0 || m.totalParams <= 0)
         return 0;
     const qint64 expertSize = m.moeIntermediateSize > 0 ? m.moeIntermediateSize : m.intermediateSize;
-    return std::min(m.totalParams, Units::mul(Units::mul(Units::mul(m.layers(), m.numExperts, field, "parameter count"),
-                                                         Units::mul(3, m.hiddenSize, field, "parameter count"), field, "parameter count"),
-                                              expertSize, field, "parameter count"));
+    qint64 routed = std::min(m.totalParams, Units::mul(Units::mul(Units::mul(m.layers(), m.numExperts, field, "parameter count"),
+                                                                  Units::mul(3, m.hiddenSize, field, "parameter count"), field, "parameter count"),
+                                                       expertSize, field, "parameter count"));
+    if (m.activeParams > 0 && m.activeParams < m.totalParams && m.expertsPerToken > 0 && m.expertsPerToken < m.numExperts)
+        routed = std::min(routed, qint64((long double)(m.totalParams - m.activeParams) * m.numExperts / (m.numExperts - m.expertsPerToken)));
+    return routed;
 }
 
 // Weights one GPU holds, bytes: the dense part split over TP x PP; under --ep the routed
@@ -78,7 +85,12 @@ qint64 weightsPerGpuOf(const Scenario &s, qint64 weights)
     const qint64 expertParams = s.ep ? routedExpertParams(m, s.field(Input::Model)) : 0;
     if (expertParams <= 0)
         return Units::ceilDiv(weights, split);
-    const qint64 experts = qint64((long double)weights * (long double)expertParams / (long double)m.totalParams);
+    // The experts' bytes: at mxfp4 (gpt-oss: the experts alone are, the rest bf16) their own
+    // format's, else their share of the parameters (an attacker's gpt-oss-120b split by
+    // parameters put 9.22 GB on each GPU where 11.95 GB is held).
+    const bool mxfp4Experts = s.effectiveWeightsDtype() == Dtype::MXFP4 && !s.weightsBytes;
+    const qint64 experts = mxfp4Experts ? std::min(weights, Dtypes::bytesFor(Dtype::MXFP4, expertParams, s.field(Input::Params)))
+                                        : qint64((long double)weights * (long double)expertParams / (long double)m.totalParams);
     return Units::add(Units::ceilDiv(weights - experts, split), Units::ceilDiv(experts, qint64(*s.ep) * std::max(1, s.pp)), f);
 }
 

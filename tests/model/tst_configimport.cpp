@@ -841,6 +841,32 @@ void TestConfigImport::mxfp4QuantizesTheRoutedExpertsOnly()
     QCOMPARE(r.weightsBytes, experts * 17 / 32 + (m.totalParams - experts) * 2);
     const double gib = double(r.weightsBytes) / double(qint64(1) << 30);
     QVERIFY2(std::abs(gib - 12.8) < 0.05, qPrintable(QString::number(gib)));
+    // Under EP 8 (TP 1 x DP 8) each GPU holds the bf16 rest whole and an eighth of the mxfp4
+    // experts by their bytes, not by their share of the parameters (an attacker's gpt-oss-120b
+    // came out 9.22 GB a GPU where 11.95 GB is held).
+    Scenario ep = s;
+    ep.dp = 8;
+    ep.ep = 8;
+    const CapacityResult re = computeCapacity(ep);
+    QVERIFY2(re.ok, qPrintable(re.error));
+    const qint64 expertBytes = experts * 17 / 32;
+    QCOMPARE(re.weightsBytesPerGpu, (r.weightsBytes - expertBytes) + (expertBytes + 7) / 8);
+    // DeepSeek-V3's first three layers are dense (first_k_dense_replace 3): its routed experts are
+    // 58 x 256 x 3 x 7,168 x 2,048 = 653.9 B of its 671 B parameters, not every layer's 687 B capped at
+    // the total (which put every parameter on the experts' ranks); the published active count bounds
+    // them: (671,026,419,200 - 37,552,297,472) x 256 / 248 = 653,908,577,618 at fp8, 1 B each.
+    QFile f(QStringLiteral(HEADROOM_SOURCE "/presets/models/deepseek-v3.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    Scenario d;
+    d.model = ConfigImporter::fromPreset(QJsonDocument::fromJson(f.readAll()).object());
+    d.gpu = GpuSpec::custom(150'000'000'000);
+    d.contextTokens = 1000;
+    d.dp = 8;
+    d.ep = 8;
+    const CapacityResult rd = computeCapacity(d);
+    QVERIFY2(rd.ok, qPrintable(rd.error));
+    const qint64 routed = qint64((long double)(671'026'419'200 - 37'552'297'472) * 256 / 248);
+    QCOMPARE(rd.weightsBytesPerGpu, (rd.weightsBytes - routed) + (routed + 7) / 8);
 }
 
 void TestConfigImport::perLayerListsTakeOneValue()
