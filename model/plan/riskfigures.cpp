@@ -109,7 +109,8 @@ void addRiskFigures(DistributionFigures &d, const Scenario &s, const LengthDistr
         prompts.lengths = lengths.promptLengths;
         prompts.probabilities = lengths.promptProbabilities;
         d.hasPrompts = true;
-        d.admissionByPrompt = work.law(prompts, cost, cap).sessionsAtRisk(budget, s.risk).sessions;
+        d.admissionByPrompt = std::min(work.law(prompts, cost, cap).sessionsAtRisk(budget, s.risk).sessions,
+                                       running ? running->sessions : std::numeric_limits<qint64>::max()); // never past the engine's cap
         d.riskAtGrownSize = law.overflowProbability(d.admissionByPrompt, budget);
     }
 }

@@ -674,6 +674,26 @@ private Q_SLOTS:
         QVERIFY(!text.contains(QStringLiteral("TP group")));
     }
 
+    void theEnginesRunningCapIsNamed()
+    {
+        // A trial's report of a plan held by vLLM's --max-num-seqs 16 said "the KV cache is the limit"
+        // and never named the setting. Llama-3.1-8B at 8,000 tokens on an H100: the KV cache holds
+        // dozens (65.5 GB / 1.05 GB), the engine runs 16.
+        Scenario s = preset(QStringLiteral("llama-3.1-8b"), QStringLiteral("h100-sxm-80gb"));
+        s.engine = Engine::Vllm;
+        s.engineSettings.maxNumSeqs = 16;
+        s.contextTokens = 8000;
+        const CapacityResult r = computeCapacity(s);
+        QVERIFY(r.ok && r.runningCap);
+        const QString pdf = m_dir.filePath(QStringLiteral("cap.pdf"));
+        QString error;
+        QVERIFY2(ReportWriter::writePdf(pdf, ReportInput{QStringLiteral("cap"), s, r, UnitSystem::Decimal, {}}, QPageSize::A4, &error), qPrintable(error));
+        const QString page1 = textOf(pdf, 1), text = textOf(pdf);
+        QVERIFY2(page1.contains(QStringLiteral("vLLM's max_num_seqs 16 is the limit: the KV cache holds %1.").arg(Units::formatCount(r.kvSessions))), qPrintable(page1));
+        QVERIFY(!page1.contains(QStringLiteral("the KV cache is the limit")));
+        QVERIFY2(text.contains(QStringLiteral("--max-num-seqs 16")), qPrintable(text.left(4000)));
+    }
+
     void nothingFitsIsSaidOnce()
     {
         // A trial's A10 report: Llama-3.1-8B (16.06 GB of bf16 weights, 131,072 B of KV per token:

@@ -2,6 +2,7 @@
 // The report's details after page 1: per session and per card, the sensitivity, the inputs,
 // the lengths and risk, the throughput.
 #include "plan/fleetrisk.h"
+#include "engines/enginesettingfields.h"
 #include "report/pagecursor.h"
 #include "report/reportcharts.h"
 #include "report/reportfigures.h"
@@ -103,6 +104,11 @@ QString modelAndCardRows(const ReportFigures &f)
     if (s.workspaceBytes)
         in1 += row(tr("Workspace"), tr("<b>%1 per card (what-if; not the engine's rule)</b>").arg(f.bytes(*s.workspaceBytes)));
     in1 += row(tr("Engine rule"), esc(Engines::describe(s.engine)));
+    // Every engine setting given, by its flag (a trial's report never named the --max-num-seqs 16
+    // that decided its answer); the defaults in force are the engine's and go unlisted.
+    for (const EngineSettingField &field : EngineSettingFields::of(s.engine))
+        if (const QString given = EngineSettingFields::text(s, field, QLocale(QLocale::English, QLocale::UnitedStates)); !given.isEmpty())
+            in1 += row(esc(EngineSettingFields::flag(field)), QStringLiteral("<b>%1</b>").arg(esc(given)));
     return in1;
 }
 
