@@ -523,12 +523,25 @@ bool PresetStore::migrate(QString *error)
                     return recover(QStringLiteral("the preset \"%1\" no longer reads as itself").arg(q.value(0).toString()), error);
         return true;
     }
-    if (version == 0 && q.exec(QStringLiteral("SELECT count(*) FROM sqlite_master")) && q.next() && q.value(0).toInt() > 0) {
-        *error = QStringLiteral("%1 is an SQLite database but not a Headroom preset store. It was left untouched.").arg(m_path);
+    // A new store is made under the write lock, looked at again once it is held: another
+    // process starting at the same moment may have made it meanwhile (concurrent first runs read
+    // one another's half-made store as "not a Headroom preset store", or failed as locked).
+    // No statement of ours may hold its read lock while the write lock is asked for: SQLite then
+    // answers "locked" at once rather than wait (a deadlock it refuses, sqlite.org/lockingv3.html).
+    q.finish();
+    QSqlQuery begin(db);
+    if (!begin.exec(QStringLiteral("BEGIN IMMEDIATE"))) {
+        *error = inUse(begin.lastError()) ? inUseError(m_path, begin.lastError())
+                                          : QStringLiteral("Cannot write the preset database %1: %2").arg(m_path, sqlError(begin));
         return false;
     }
-    if (!db.transaction()) {
-        *error = QStringLiteral("Cannot write the preset database %1: %2").arg(m_path, db.lastError().text());
+    if (q.exec(QStringLiteral("PRAGMA user_version")) && q.next() && q.value(0).toInt() != 0) {
+        db.rollback();
+        return migrate(error); // made by another process since the first look
+    }
+    if (version == 0 && q.exec(QStringLiteral("SELECT count(*) FROM sqlite_master")) && q.next() && q.value(0).toInt() > 0) {
+        db.rollback();
+        *error = QStringLiteral("%1 is an SQLite database but not a Headroom preset store. It was left untouched.").arg(m_path);
         return false;
     }
     const char *const schema[] = {
@@ -790,23 +803,43 @@ bool PresetStore::saveUserPreset(const QJsonObject &preset, QString *error)
 bool PresetStore::importPresets(const QVector<QJsonObject> &presets, bool replace, ImportResult *result, QString *error)
 {
     *result = {};
-    QStringList builtIns, conflicts;
+    for (qsizetype i = 0; i < presets.size(); ++i) {
+        try {
+            validate(presets.at(i));
+        } catch (const InputError &e) {
+            *error = QStringLiteral("presets[%1].%2: %3").arg(i).arg(e.field(), e.message());
+            return false;
+        }
+    }
+    // The store's write lock before the first look at what it holds: another import between the
+    // look and the write overwrote presets in silence (an attacker's ten concurrent imports of one
+    // id: three said "1 added"), and two --replace runs named their backups alike. BEGIN IMMEDIATE
+    // waits out another writer for the busy timeout (sqlite.org/lang_transaction.html).
+    QSqlDatabase db = QSqlDatabase::database(m_connection);
+    QSqlQuery begin(db);
+    if (!begin.exec(QStringLiteral("BEGIN IMMEDIATE"))) {
+        *error = inUse(begin.lastError()) ? inUseError(m_path, begin.lastError())
+                                          : QStringLiteral("Cannot write the preset database %1: %2").arg(m_path, sqlError(begin));
+        return false;
+    }
+    const auto fail = [&db, error](const QString &why) {
+        *error = why;
+        db.rollback();
+        return false;
+    };
+    QStringList builtIns, conflicts, otherKinds;
     QVector<PresetRecord> toReplace;
     for (qsizetype i = 0; i < presets.size(); ++i) {
         const QJsonObject &p = presets.at(i);
         const QString where = QStringLiteral("presets[%1]").arg(i);
-        try {
-            validate(p);
-        } catch (const InputError &e) {
-            *error = QStringLiteral("%1.%2: %3").arg(where, e.field(), e.message());
-            return false;
-        }
         const QString id = p.value(QStringLiteral("id")).toString();
         const PresetRecord existing = find(id);
         if (isBuiltInId(id) || existing.builtIn)
             builtIns << QStringLiteral("%1.id \"%2\"").arg(where, id);
         else if (existing.id.isEmpty())
             result->added << id;
+        else if (existing.kind != p.value(QStringLiteral("kind")).toString())
+            otherKinds << QStringLiteral("%1.id \"%2\" (your %3 preset; this one is a %4)").arg(where, id, existing.kind, p.value(QStringLiteral("kind")).toString());
         else if (existing.json == p)
             result->unchanged << id;
         else if (replace)
@@ -814,34 +847,26 @@ bool PresetStore::importPresets(const QVector<QJsonObject> &presets, bool replac
         else
             conflicts << QStringLiteral("%1.id \"%2\"").arg(where, id);
     }
-    if (!builtIns.isEmpty()) {
-        *error = QStringLiteral("%1: %2 built-in, which an import cannot overwrite; give your copy another id. Nothing was imported.")
-                     .arg(builtIns.join(QStringLiteral(", ")), builtIns.size() == 1 ? QStringLiteral("is") : QStringLiteral("are"));
-        return false;
-    }
-    if (!conflicts.isEmpty()) {
-        *error = QStringLiteral("%1: already your preset with other figures; import with --replace to overwrite (the current ones "
-                                "are kept in a backup bundle). Nothing was imported.")
-                     .arg(conflicts.join(QStringLiteral(", ")));
-        return false;
-    }
+    if (!otherKinds.isEmpty())
+        return fail(QStringLiteral("%1: an import keeps a preset's kind, even with --replace; give it another id. Nothing was imported.")
+                        .arg(otherKinds.join(QStringLiteral(", "))));
+    if (!builtIns.isEmpty())
+        return fail(QStringLiteral("%1: %2 built-in, which an import cannot overwrite; give your copy another id. Nothing was imported.")
+                        .arg(builtIns.join(QStringLiteral(", ")), builtIns.size() == 1 ? QStringLiteral("is") : QStringLiteral("are")));
+    if (!conflicts.isEmpty())
+        return fail(QStringLiteral("%1: already your preset with other figures; import with --replace to overwrite (the current ones "
+                                   "are kept in a backup bundle). Nothing was imported.")
+                        .arg(conflicts.join(QStringLiteral(", "))));
     if (!toReplace.isEmpty()) {
         // The presets about to be overwritten, kept as a bundle first.
         const QString backup = freeName(QFileInfo(m_path).absolutePath() + QStringLiteral("/replaced-presets-")
                                             + QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")),
                                         QStringLiteral(".json"));
-        if (!PresetBundle::save(backup, toReplace, error)) {
-            *error = QStringLiteral("Nothing was imported: the presets it would replace could not be backed up first (%1)").arg(*error);
-            return false;
-        }
+        if (!PresetBundle::save(backup, toReplace, error))
+            return fail(QStringLiteral("Nothing was imported: the presets it would replace could not be backed up first (%1)").arg(*error));
         result->backupPath = backup;
         for (const PresetRecord &r : toReplace)
             result->replaced << r.id;
-    }
-    QSqlDatabase db = QSqlDatabase::database(m_connection);
-    if (!db.transaction()) {
-        *error = QStringLiteral("Cannot write the preset database %1: %2").arg(m_path, db.lastError().text());
-        return false;
     }
     QSqlQuery q(db);
     q.prepare(QStringLiteral("INSERT INTO presets (id, kind, origin, json) VALUES (?, ?, 'user', ?) "

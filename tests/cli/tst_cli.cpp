@@ -189,6 +189,48 @@ private Q_SLOTS:
         QVERIFY2(peak >= 1 && peak <= 2, qPrintable(QString::number(peak)));
     }
 
+    void concurrentImportsOfOneIdAddItOnce()
+    {
+        // An attacker ran ten imports of one new id at once, each with another price: three said
+        // "1 added", each overwriting another's in silence (the store was looked at before its write
+        // lock was taken). One adds it; every other is refused as a conflict, naming --replace.
+        QTemporaryDir home;
+        // The store made first, so that the imports alone race (a sanitizer's slower first run
+        // writing every built-in could outlast SQLite's 5 s busy timeout for the last in line).
+        QVERIFY(HeadroomTest::runHeadroom({QStringLiteral("presets"), QStringLiteral("list")}, home.path(), {}, 60000).code == 0);
+        QVector<QProcess *> runs;
+        for (int i = 0; i < 6; ++i) {
+            const QString bundle = home.filePath(QStringLiteral("race-%1.json").arg(i));
+            QFile f(bundle);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QStringLiteral("{\"format\": \"headroom-presets\", \"version\": 1, \"presets\": [{\"id\": \"race-card\", \"kind\": \"gpu\", "
+                                   "\"name\": \"Race\", \"memory_bytes\": 24000000000, \"price_usd_per_hour\": %1}]}").arg(i + 1).toUtf8());
+            f.close();
+            auto *p = new QProcess(this);
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("XDG_DATA_HOME"), home.path());
+            env.insert(QStringLiteral("HOME"), home.path());
+            p->setProcessEnvironment(env);
+            runs << p;
+        }
+        for (int i = 0; i < runs.size(); ++i)
+            runs[i]->start(QStringLiteral(HEADROOM_BINARY), {QStringLiteral("presets"), QStringLiteral("import"), home.filePath(QStringLiteral("race-%1.json").arg(i))});
+        int added = 0, refused = 0;
+        for (QProcess *p : std::as_const(runs)) {
+            QVERIFY(p->waitForFinished(60000));
+            const QString out = QString::fromUtf8(p->readAllStandardOutput() + p->readAllStandardError());
+            if (p->exitCode() == 0 && out.contains(QStringLiteral("1 added")))
+                ++added;
+            else if (out.contains(QStringLiteral("already your preset with other figures")))
+                ++refused;
+            else
+                QFAIL(qPrintable(out));
+        }
+        QCOMPARE(added, 1);
+        QCOMPARE(refused, int(runs.size()) - 1);
+        qDeleteAll(runs);
+    }
+
     void aSolvedTpApartFromThePlansIsSaid()
     {
         // A trial: Llama-3.1-8B at 128,000 tokens, 8 sessions, --solve min-gpus printed "Fleet for 8
