@@ -468,6 +468,13 @@ private Q_SLOTS:
             backups << result.backupPath;
         }
         QCOMPARE(store.find(QStringLiteral("acme-h100")).json.value(QStringLiteral("price_usd_per_hour")).toDouble(), 1.8);
+        // A model under the card's id is refused even with replace: an attacker's import turned the
+        // card into a model, and --gpu acme-h100 then found no card.
+        QJsonObject model = mine.at(1);
+        model.insert(QStringLiteral("id"), QStringLiteral("acme-h100"));
+        QVERIFY(!store.importPresets({model}, true, &result, &error));
+        QVERIFY2(error.contains(QStringLiteral("your gpu preset; this one is a model")) && error.contains(QStringLiteral("keeps a preset's kind")), qPrintable(error));
+        QCOMPARE(store.find(QStringLiteral("acme-h100")).kind, QStringLiteral("gpu"));
     }
 
     void bundleVersionIsNeverNarrowed()
