@@ -12,14 +12,16 @@ using Units::formatCount;
 
 namespace {
 
-// Parameters an int4 (AWQ/GPTQ) checkpoint keeps in 16-bit: the input embeddings and
-// the output head, vocab x hidden each (vLLM's AWQ/GPTQ linear methods quantize
-// linear layers only: vllm/model_executor/layers/quantization/awq.py, gptq.py;
-// E05 loaded 5.29 GiB for Qwen2.5-7B-AWQ, E24 3.88 GiB for Mistral-7B GPTQ).
-// Counted untied (two matrices); 0 when the shape lacks vocab or hidden size.
-qint64 int4SixteenBitParams(const Scenario &s)
+// Parameters a quantized checkpoint keeps in 16-bit: the input embeddings and the output
+// head, vocab x hidden each. Every format here quantizes linear layers only: vLLM's AWQ/GPTQ
+// and fp8 linear methods (vllm/model_executor/layers/quantization/awq.py, gptq.py, fp8.py)
+// leave the vocabulary embedding and lm_head in the model's dtype (E05 loaded 5.29 GiB for
+// Qwen2.5-7B-AWQ, E24 3.88 GiB for Mistral-7B GPTQ; an attacker's fp8 Llama-3.1-8B was sized
+// 8.03 GB with its 1.05 B embedding parameters at 1 B each). Counted untied (two matrices);
+// 0 for a 16- or 32-bit format, or when the shape lacks vocab or hidden size.
+qint64 sixteenBitParams(const Scenario &s)
 {
-    if (s.effectiveWeightsDtype() != Dtype::INT4 || s.model.vocabSize <= 0 || s.model.hiddenSize <= 0)
+    if (Dtypes::bytesFor(s.effectiveWeightsDtype(), 1024, {}) >= 2048 || s.model.vocabSize <= 0 || s.model.hiddenSize <= 0)
         return 0;
     const QString f = s.field(Input::Model);
     const qint64 e = Units::mul(Units::mul(s.model.vocabSize, s.model.hiddenSize, f, "parameter count"), 2, f, "parameter count");
@@ -85,12 +87,11 @@ qint64 weightsPerGpuOf(const Scenario &s, qint64 weights)
     const qint64 expertParams = s.ep ? routedExpertParams(m, s.field(Input::Model)) : 0;
     if (expertParams <= 0)
         return Units::ceilDiv(weights, split);
-    // The experts' bytes: at mxfp4 (gpt-oss: the experts alone are, the rest bf16) their own
-    // format's, else their share of the parameters (an attacker's gpt-oss-120b split by
-    // parameters put 9.22 GB on each GPU where 11.95 GB is held).
-    const bool mxfp4Experts = s.effectiveWeightsDtype() == Dtype::MXFP4 && !s.weightsBytes;
-    const qint64 experts = mxfp4Experts ? std::min(weights, Dtypes::bytesFor(Dtype::MXFP4, expertParams, s.field(Input::Params)))
-                                        : qint64((long double)weights * (long double)expertParams / (long double)m.totalParams);
+    // The experts' bytes in the weights' format (the embeddings and head stay 16-bit, and
+    // gpt-oss keeps all but its experts in bf16: their share of the parameters put 9.22 GB on
+    // each GPU of gpt-oss-120b where 11.95 GB is held); weights given by hand split by share.
+    const qint64 experts = s.weightsBytes ? qint64((long double)weights * (long double)expertParams / (long double)m.totalParams)
+                                          : std::min(weights, Dtypes::bytesFor(s.effectiveWeightsDtype(), expertParams, s.field(Input::Params)));
     return Units::add(Units::ceilDiv(weights - experts, split), Units::ceilDiv(experts, qint64(*s.ep) * std::max(1, s.pp)), f);
 }
 
@@ -139,16 +140,16 @@ Budget budgetOf(const Scenario &s)
             b.weightsBasis = Capacity::tr("%1 parameters as loaded: %2 routed-expert parameters in mxfp4 + %3 others (attention, router, "
                                             "embeddings, output head) in 16-bit")
                                  .arg(formatCount(s.model.totalParams), formatCount(experts), formatCount(s.model.totalParams - experts));
-        } else if (const qint64 embeddings = int4SixteenBitParams(s); embeddings > 0) {
+        } else if (const qint64 embeddings = sixteenBitParams(s); embeddings > 0) {
             const QString f = s.field(Input::Params);
             const qint64 linear = s.model.totalParams - embeddings;
-            // int4 linear weights + one fp16 scale and one packed 4-bit zero per group of 128
-            // (2.5 B per 128 weights), embeddings and lm_head in 16-bit.
-            b.weights = Units::add(Units::add(Dtypes::bytesFor(Dtype::INT4, linear, f), Units::mul(linear, 5, f) / 256, f),
-                                   Units::mul(embeddings, 2, f), f);
-            b.weightsBasis = Capacity::tr("%1 parameters as loaded: %2 int4 (+ group-128 scales) + %3 embedding and "
-                                            "output-head parameters in 16-bit")
-                                 .arg(formatCount(s.model.totalParams), formatCount(linear), formatCount(embeddings));
+            // The linear weights in the format (int4: + one fp16 scale and one packed 4-bit zero per
+            // group of 128, 2.5 B per 128 weights), embeddings and lm_head in 16-bit.
+            const qint64 scales = d == Dtype::INT4 ? Units::mul(linear, 5, f) / 256 : 0;
+            b.weights = Units::add(Units::add(Dtypes::bytesFor(d, linear, f), scales, f), Units::mul(embeddings, 2, f), f);
+            b.weightsBasis = Capacity::tr("%1 parameters as loaded: %2 %3%4 + %5 embedding and output-head parameters in 16-bit")
+                                 .arg(formatCount(s.model.totalParams), formatCount(linear), Dtypes::name(d),
+                                      d == Dtype::INT4 ? Capacity::tr(" (+ group-128 scales)") : QString(), formatCount(embeddings));
         }
     }
     if (b.weights < 0)

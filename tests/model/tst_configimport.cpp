@@ -92,6 +92,7 @@ private slots:
     void perLayerListsTakeOneValue();
     void slidingWindowOnlyWhereTheFamilyReadsIt();
     void mxfp4QuantizesTheRoutedExpertsOnly();
+    void quantizedCheckpointsKeepTheirEmbeddingsIn16Bit();
     void pureStateSpaceModels_data();
     void pureStateSpaceModels();
     void nestedLanguageModelObjects_data();
@@ -854,7 +855,8 @@ void TestConfigImport::mxfp4QuantizesTheRoutedExpertsOnly()
     // DeepSeek-V3's first three layers are dense (first_k_dense_replace 3): its routed experts are
     // 58 x 256 x 3 x 7,168 x 2,048 = 653.9 B of its 671 B parameters, not every layer's 687 B capped at
     // the total (which put every parameter on the experts' ranks); the published active count bounds
-    // them: (671,026,419,200 - 37,552,297,472) x 256 / 248 = 653,908,577,618 at fp8, 1 B each.
+    // them: (671,026,419,200 - 37,552,297,472) x 256 / 248 = 653,908,577,618 at fp8, 1 B each; the
+    // rest (embeddings and head at 2 B) stays whole on every GPU.
     QFile f(QStringLiteral(HEADROOM_SOURCE "/presets/models/deepseek-v3.json"));
     QVERIFY(f.open(QIODevice::ReadOnly));
     Scenario d;
@@ -867,6 +869,28 @@ void TestConfigImport::mxfp4QuantizesTheRoutedExpertsOnly()
     QVERIFY2(rd.ok, qPrintable(rd.error));
     const qint64 routed = qint64((long double)(671'026'419'200 - 37'552'297'472) * 256 / 248);
     QCOMPARE(rd.weightsBytesPerGpu, (rd.weightsBytes - routed) + (routed + 7) / 8);
+}
+
+void TestConfigImport::quantizedCheckpointsKeepTheirEmbeddingsIn16Bit()
+{
+    // vLLM's fp8, AWQ and GPTQ linear methods quantize linear layers only: the vocabulary embedding
+    // and lm_head stay in the model's dtype (vllm/model_executor/layers/quantization/fp8.py). An
+    // attacker's fp8 Llama-3.1-8B was sized 8.03 GB, its 2 x 128,256 x 4,096 = 1,050,673,152
+    // embedding and head parameters at 1 B each.
+    QFile f(QStringLiteral(HEADROOM_TEST_DATA "/llama-3.1-8b/config.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QJsonObject c = QJsonDocument::fromJson(f.readAll()).object();
+    c.insert(QStringLiteral("quantization_config"), QJsonObject{{QStringLiteral("quant_method"), QStringLiteral("fp8")}});
+    Scenario s;
+    s.model = ConfigImporter::fromConfig(c);
+    QCOMPARE(s.model.weightsDtype, Dtype::FP8);
+    s.model.totalParams = 8'030'261'248;
+    s.gpu = GpuSpec::custom(80'000'000'000);
+    s.contextTokens = 1000;
+    const CapacityResult r = computeCapacity(s);
+    QVERIFY2(r.ok, qPrintable(r.error));
+    const qint64 embeddings = qint64(2) * 128256 * 4096;
+    QCOMPARE(r.weightsBytes, (8'030'261'248 - embeddings) * 1 + embeddings * 2);
 }
 
 void TestConfigImport::perLayerListsTakeOneValue()
