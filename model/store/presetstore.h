@@ -142,7 +142,14 @@ public:
     static constexpr int schemaVersion = 1;
 
 private:
+    /// Opens the store at its schema: checked when it is ours (checkStored), made when it is new
+    /// (create), refused when it is foreign or newer. False with *error.
     bool migrate(QString *error);
+    /// The checks of a store at this schema: integrity (damage recovered aside), the tables, every
+    /// user row reading as itself; a store another program holds is refused as in use.
+    bool checkStored(QString *error);
+    /// A new store's tables, under the write lock (`version` as first read: 0 or none).
+    bool create(int version, QString *error);
     bool refreshBuiltIns(QString *error);
     /// True with *report when SQLite's integrity check finds damage; false when it finds none,
     /// or when another program holds the file's lock (*lock set: in use, not damaged).
