@@ -95,6 +95,42 @@ qint64 weightsPerGpuOf(const Scenario &s, qint64 weights)
     return Units::add(Units::ceilDiv(weights - experts, split), Units::ceilDiv(experts, qint64(*s.ep) * std::max(1, s.pp)), f);
 }
 
+// The weights from the parameter count in their format (b.weights, b.weightsBasis): every
+// parameter at the format's size, MXFP4 mixture-of-experts checkpoints with their experts alone
+// quantized, and other quantized formats with the embeddings and head in 16-bit. Throws
+// InputError naming --params when the count is unknown, or on overflow.
+void weightsFromParameters(const Scenario &s, Budget &b)
+{
+    if (s.model.totalParams <= 0)
+        throw InputError(s.field(Input::Params),
+                         QStringLiteral("the parameter count of %1 is unknown: give --params or --weights").arg(s.model.name));
+    const Dtype d = s.effectiveWeightsDtype();
+    b.weights = Dtypes::bytesFor(d, s.model.totalParams, s.field(Input::Params));
+    b.weightsBasis = Capacity::tr("%1 parameters × %2 (%3)")
+                         .arg(formatCount(s.model.totalParams), Dtypes::describeSize(d), Dtypes::name(d));
+    // MXFP4 checkpoints of mixture-of-experts models quantize the routed experts only: gpt-oss's
+    // config.json lists self_attn, the router, embed_tokens and lm_head in modules_to_not_convert
+    // (20.9 B parameters: 19.1 B of experts at 4.25 bits + 1.8 B in bf16 = 12.8 GiB, the model
+    // card's checkpoint size; every parameter at 4.25 bits was 11.1 GB).
+    if (const qint64 experts = d == Dtype::MXFP4 ? routedExpertParams(s.model, s.field(Input::Model)) : 0; experts > 0) {
+        const QString f = s.field(Input::Params);
+        b.weights = Units::add(Dtypes::bytesFor(Dtype::MXFP4, experts, f), Units::mul(s.model.totalParams - experts, 2, f), f);
+        b.weightsBasis = Capacity::tr("%1 parameters as loaded: %2 routed-expert parameters in mxfp4 + %3 others (attention, router, "
+                                        "embeddings, output head) in 16-bit")
+                             .arg(formatCount(s.model.totalParams), formatCount(experts), formatCount(s.model.totalParams - experts));
+    } else if (const qint64 embeddings = sixteenBitParams(s); embeddings > 0) {
+        const QString f = s.field(Input::Params);
+        const qint64 linear = s.model.totalParams - embeddings;
+        // The linear weights in the format (int4: + one fp16 scale and one packed 4-bit zero per
+        // group of 128, 2.5 B per 128 weights), embeddings and lm_head in 16-bit.
+        const qint64 scales = d == Dtype::INT4 ? Units::mul(linear, 5, f) / 256 : 0;
+        b.weights = Units::add(Units::add(Dtypes::bytesFor(d, linear, f), scales, f), Units::mul(embeddings, 2, f), f);
+        b.weightsBasis = Capacity::tr("%1 parameters as loaded: %2 %3%4 + %5 embedding and output-head parameters in 16-bit")
+                             .arg(formatCount(s.model.totalParams), formatCount(linear), Dtypes::name(d),
+                                  d == Dtype::INT4 ? Capacity::tr(" (+ group-128 scales)") : QString(), formatCount(embeddings));
+    }
+}
+
 } // namespace
 
 Budget budgetOf(const Scenario &s)
@@ -123,34 +159,7 @@ Budget budgetOf(const Scenario &s)
         b.weights = s.model.checkpointBytes;
         b.weightsBasis = Capacity::tr("published checkpoint size");
     } else {
-        if (s.model.totalParams <= 0)
-            throw InputError(s.field(Input::Params),
-                             QStringLiteral("the parameter count of %1 is unknown: give --params or --weights").arg(s.model.name));
-        const Dtype d = s.effectiveWeightsDtype();
-        b.weights = Dtypes::bytesFor(d, s.model.totalParams, s.field(Input::Params));
-        b.weightsBasis = Capacity::tr("%1 parameters × %2 (%3)")
-                             .arg(formatCount(s.model.totalParams), Dtypes::describeSize(d), Dtypes::name(d));
-        // MXFP4 checkpoints of mixture-of-experts models quantize the routed experts only: gpt-oss's
-        // config.json lists self_attn, the router, embed_tokens and lm_head in modules_to_not_convert
-        // (20.9 B parameters: 19.1 B of experts at 4.25 bits + 1.8 B in bf16 = 12.8 GiB, the model
-        // card's checkpoint size; every parameter at 4.25 bits was 11.1 GB).
-        if (const qint64 experts = d == Dtype::MXFP4 ? routedExpertParams(s.model, s.field(Input::Model)) : 0; experts > 0) {
-            const QString f = s.field(Input::Params);
-            b.weights = Units::add(Dtypes::bytesFor(Dtype::MXFP4, experts, f), Units::mul(s.model.totalParams - experts, 2, f), f);
-            b.weightsBasis = Capacity::tr("%1 parameters as loaded: %2 routed-expert parameters in mxfp4 + %3 others (attention, router, "
-                                            "embeddings, output head) in 16-bit")
-                                 .arg(formatCount(s.model.totalParams), formatCount(experts), formatCount(s.model.totalParams - experts));
-        } else if (const qint64 embeddings = sixteenBitParams(s); embeddings > 0) {
-            const QString f = s.field(Input::Params);
-            const qint64 linear = s.model.totalParams - embeddings;
-            // The linear weights in the format (int4: + one fp16 scale and one packed 4-bit zero per
-            // group of 128, 2.5 B per 128 weights), embeddings and lm_head in 16-bit.
-            const qint64 scales = d == Dtype::INT4 ? Units::mul(linear, 5, f) / 256 : 0;
-            b.weights = Units::add(Units::add(Dtypes::bytesFor(d, linear, f), scales, f), Units::mul(embeddings, 2, f), f);
-            b.weightsBasis = Capacity::tr("%1 parameters as loaded: %2 %3%4 + %5 embedding and output-head parameters in 16-bit")
-                                 .arg(formatCount(s.model.totalParams), formatCount(linear), Dtypes::name(d),
-                                      d == Dtype::INT4 ? Capacity::tr(" (+ group-128 scales)") : QString(), formatCount(embeddings));
-        }
+        weightsFromParameters(s, b);
     }
     if (b.weights < 0)
         throw InputError(s.field(Input::Weights), QStringLiteral("must not be negative"));
